@@ -1,0 +1,71 @@
+package policy
+
+import "slices"
+
+// Decide applies entry trust, operator rules, the risk class and the mode,
+// in that order. The order matters: trust limits and operator denials come
+// before any mode can allow, and a critical action asks in every mode.
+func Decide(in Input) Decision {
+	switch in.Trust {
+	case TrustOwner:
+	case TrustGuest:
+		if !in.ReadOnly || in.Risk > RiskLow {
+			return Decision{Deny, "a guest may only use read-only low-risk tools", "trust.guest-readonly"}
+		}
+		if !slices.Contains(in.Guest, in.Tool) {
+			return Decision{Deny, "tool " + in.Tool + " is not on the guest tool list (policy.guest_tools)", "trust.guest-tools"}
+		}
+	default:
+		return Decision{Deny, "the caller's identity is unknown; unknown callers may not use tools", "trust.unknown"}
+	}
+	if !validMode(in.Mode) {
+		return Decision{Deny, "unknown permission mode " + string(in.Mode), "mode.unknown"}
+	}
+	if in.Risk < RiskLow || in.Risk > RiskCritical {
+		return Decision{Deny, "the tool declared no valid risk class", "risk.unknown"}
+	}
+
+	var rule *Rule
+	for i := range in.Rules {
+		if in.Rules[i].Matches(in.Tool, in.Targets) {
+			rule = &in.Rules[i]
+			break
+		}
+	}
+	if rule != nil && rule.Effect == Deny {
+		return Decision{Deny, "denied by operator rule " + rule.ID, "rule." + rule.ID}
+	}
+	if in.Risk == RiskCritical {
+		return Decision{Ask, "critical actions always need the owner's approval", "risk.critical"}
+	}
+	if rule != nil && rule.Effect == Ask {
+		return Decision{Ask, "operator rule " + rule.ID + " asks for approval", "rule." + rule.ID}
+	}
+	if in.Trust == TrustGuest {
+		// A guest got here only with a read-only low-risk listed tool.
+		return Decision{Allow, "read-only tool on the guest list", "trust.guest-tools"}
+	}
+	safeRead := in.ReadOnly && in.Risk == RiskLow
+	if safeRead {
+		return Decision{Allow, "read-only low-risk action", "mode." + string(in.Mode) + ".read"}
+	}
+	switch in.Mode {
+	case ModeSafe:
+		return Decision{Ask, "safe mode asks before anything but a read-only low-risk action", "mode.safe"}
+	case ModeSmart:
+		if rule != nil && rule.Effect == Allow {
+			return Decision{Allow, "allowed by operator rule " + rule.ID, "rule." + rule.ID}
+		}
+		return Decision{Ask, "smart mode asks unless an operator rule allows the action", "mode.smart"}
+	case ModeAutopilot:
+		if in.Risk <= RiskMedium || (rule != nil && rule.Effect == Allow) {
+			return Decision{Allow, "autopilot runs the owner's " + in.Risk.String() + "-risk actions", "mode.autopilot"}
+		}
+		return Decision{Ask, "autopilot asks before high-risk actions", "mode.autopilot"}
+	case ModeYolo:
+		return Decision{Allow, "yolo mode runs non-critical actions", "mode.yolo"}
+	}
+	return Decision{Deny, "unknown permission mode", "mode.unknown"}
+}
+
+func validMode(m Mode) bool { return slices.Contains(Modes, m) }

@@ -1,0 +1,204 @@
+// Package policy makes the arbiter's pure decisions: given what a Plan does
+// (its action and risk), who asked (entry trust), the permission mode and the
+// operator's rules, it returns Allow, Ask or Deny with a reason and a rule id.
+//
+// Contract: no I/O, no clock, no environment. Every input is a value and
+// every rule is a table test. Hard limits (workspace confinement, secrets in
+// arguments, size caps) are enforced before policy runs and cannot be lifted
+// here; policy can only make things stricter than the hard limits.
+package policy
+
+import (
+	"fmt"
+	"path"
+	"strings"
+)
+
+// Action says what kind of effect a Plan has.
+type Action string
+
+// Actions known to policy.
+const (
+	ActionRead  Action = "read"  // reads the workspace or the clock; no effect
+	ActionWrite Action = "write" // changes files in the workspace
+	ActionExec  Action = "exec"  // runs a program
+	ActionFetch Action = "fetch" // reads from the network
+	ActionSend  Action = "send"  // sends data out (messages, posts)
+)
+
+// Risk orders how much harm a Plan can do if it is wrong.
+type Risk int
+
+// Risk classes, from harmless to must-always-ask.
+const (
+	RiskLow Risk = iota + 1
+	RiskMedium
+	RiskHigh
+	RiskCritical
+)
+
+func (r Risk) String() string {
+	switch r {
+	case RiskLow:
+		return "low"
+	case RiskMedium:
+		return "medium"
+	case RiskHigh:
+		return "high"
+	case RiskCritical:
+		return "critical"
+	}
+	return fmt.Sprintf("risk(%d)", int(r))
+}
+
+// ParseRisk is the inverse of Risk.String.
+func ParseRisk(s string) (Risk, error) {
+	for r := RiskLow; r <= RiskCritical; r++ {
+		if r.String() == s {
+			return r, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown risk %q (want low, medium, high or critical)", s)
+}
+
+// Mode is the owner's chosen level of supervision. A mode only chooses
+// between running an allowed action at once and asking; it never lifts a
+// hard limit and never skips the approval of a critical action.
+type Mode string
+
+// Permission modes, from most to least supervised.
+const (
+	ModeSafe      Mode = "safe"      // only read-only low-risk actions run unasked
+	ModeSmart     Mode = "smart"     // plus exact operator allow rules
+	ModeAutopilot Mode = "autopilot" // plus an owner's low and medium risk actions
+	ModeYolo      Mode = "yolo"      // plus high risk; critical still asks
+)
+
+// Modes lists every mode in order of decreasing supervision.
+var Modes = []Mode{ModeSafe, ModeSmart, ModeAutopilot, ModeYolo}
+
+// ParseMode validates a mode name.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range Modes {
+		if string(m) == s {
+			return m, nil
+		}
+	}
+	return "", fmt.Errorf("unknown mode %q (want safe, smart, autopilot or yolo)", s)
+}
+
+// Trust is how far homard trusts the entry a request came through. It comes
+// from the channel's authentication, never from message text.
+type Trust string
+
+// Entry trust levels. Anything not listed is treated as TrustUnknown.
+const (
+	TrustOwner   Trust = "owner"   // the authenticated owner
+	TrustGuest   Trust = "guest"   // a known non-owner (a group chat, a paired guest)
+	TrustUnknown Trust = "unknown" // anyone else; fails closed
+)
+
+// ParseTrust validates a trust level name.
+func ParseTrust(s string) (Trust, error) {
+	switch Trust(s) {
+	case TrustOwner, TrustGuest, TrustUnknown:
+		return Trust(s), nil
+	}
+	return "", fmt.Errorf("unknown trust %q (want owner, guest or unknown)", s)
+}
+
+// Verdict is the outcome of a decision.
+type Verdict string
+
+// Verdicts.
+const (
+	Allow Verdict = "allow"
+	Ask   Verdict = "ask"
+	Deny  Verdict = "deny"
+)
+
+// Effect is what an operator rule asks for when it matches.
+type Effect = Verdict
+
+// Rule is one operator rule from config. It matches a tool by exact name and,
+// when Path is set, every target path of the Plan against a slash-separated
+// glob ("notes/**", "*.md"); "**" matches any number of path elements.
+type Rule struct {
+	ID     string
+	Tool   string
+	Path   string
+	Effect Effect
+}
+
+// Matches reports whether r applies to a Plan of tool with these targets.
+// A rule with a Path never matches a Plan without targets.
+func (r Rule) Matches(tool string, targets []string) bool {
+	if r.Tool != tool {
+		return false
+	}
+	if r.Path == "" {
+		return true
+	}
+	if len(targets) == 0 {
+		return false
+	}
+	for _, t := range targets {
+		if !MatchPath(r.Path, t) {
+			return false
+		}
+	}
+	return true
+}
+
+// MatchPath matches a slash-separated path against a glob in which "**"
+// stands for any number (including zero) of whole path elements and the
+// other elements follow path.Match. It is hand-rolled because path.Match
+// has no "**" and the pattern must never match across a "..".
+func MatchPath(pattern, name string) bool {
+	return matchParts(strings.Split(pattern, "/"), strings.Split(name, "/"))
+}
+
+func matchParts(pat, name []string) bool {
+	for len(pat) > 0 {
+		if pat[0] == "**" {
+			rest := pat[1:]
+			for i := 0; i <= len(name); i++ {
+				if matchParts(rest, name[i:]) {
+					return true
+				}
+			}
+			return false
+		}
+		if len(name) == 0 || name[0] == ".." {
+			return false
+		}
+		ok, err := path.Match(pat[0], name[0])
+		if err != nil || !ok {
+			return false
+		}
+		pat, name = pat[1:], name[1:]
+	}
+	return len(name) == 0
+}
+
+// Input is everything a decision depends on.
+type Input struct {
+	Tool     string
+	Action   Action
+	Risk     Risk
+	ReadOnly bool     // the Plan has no effect outside reading
+	Targets  []string // root-relative paths the Plan touches, slash-separated
+	Trust    Trust
+	Mode     Mode
+	Rules    []Rule   // operator rules, first match wins
+	Guest    []string // tools a guest may use; only read-only ones take effect
+}
+
+// Decision is the answer with its reason and the id of the rule that made it.
+type Decision struct {
+	Verdict Verdict
+	Reason  string
+	Rule    string
+}
+
+func (d Decision) String() string { return fmt.Sprintf("%s (%s: %s)", d.Verdict, d.Rule, d.Reason) }

@@ -1,0 +1,128 @@
+// Package tool is the contract every tool follows, built-in or adapted.
+//
+// A tool author writes a typed params struct and a type implementing Typed:
+// Spec describes it, Prepare turns decoded params into an immutable Plan
+// with no side effects, and Run executes only that Plan. Adapt erases the
+// params type: it generates the JSON schema from the struct and performs
+// the arbiter's strict decoding (duplicate keys, case-folded keys, unknown
+// fields, wrong types and oversized values are rejected).
+//
+// Two error channels: a Result with IsError is for the model to read and act
+// on; a Go error aborts the turn. A Refusal returned by Prepare is a hard
+// limit: the arbiter denies the proposal with the Refusal's rule and reason.
+package tool
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/homard/homard/internal/policy"
+)
+
+// Spec describes a tool to the model and to policy.
+type Spec struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	Schema      json.RawMessage `json:"input_schema"`
+	Action      policy.Action   `json:"action"`
+	// Risk is the tool's usual risk; a Plan may raise it (a destructive
+	// command is critical even if the tool is usually medium).
+	Risk     policy.Risk `json:"-"`
+	ReadOnly bool        `json:"read_only"`
+}
+
+// Result is what a run returns to the model.
+type Result struct {
+	Text    string `json:"text"`
+	IsError bool   `json:"is_error,omitempty"`
+	// Untrusted marks content from outside the owner's control (web pages,
+	// files written by others, command output). The agent wraps it in
+	// nonce markers; it is data, never instructions.
+	Untrusted bool `json:"untrusted,omitempty"`
+}
+
+// Errorf builds an error Result for the model.
+func Errorf(format string, args ...any) Result {
+	return Result{Text: fmt.Sprintf(format, args...), IsError: true}
+}
+
+// Typed is what a tool author implements for a params struct P.
+type Typed[P any] interface {
+	Spec() Spec // Schema is filled in by Adapt
+	Prepare(ctx context.Context, p P) (Plan, error)
+	Run(ctx context.Context, plan Plan) (Result, error)
+}
+
+// Tool is the erased form the registry and the arbiter use.
+type Tool interface {
+	Spec() Spec
+	// Decode strictly decodes raw arguments into the tool's params.
+	Decode(raw []byte) (any, error)
+	// Prepare builds the Plan from params returned by Decode.
+	Prepare(ctx context.Context, params any) (Plan, error)
+	Run(ctx context.Context, plan Plan) (Result, error)
+}
+
+// Adapt erases a typed tool. It panics if P cannot be described by a JSON
+// schema, which is a programming error found by the registry test.
+func Adapt[P any](t Typed[P]) Tool {
+	spec := t.Spec()
+	schema, err := SchemaFor[P]()
+	if err != nil {
+		panic(fmt.Sprintf("tool %s: schema: %v", spec.Name, err))
+	}
+	spec.Schema = schema
+	return &adapted[P]{t: t, spec: spec}
+}
+
+type adapted[P any] struct {
+	t    Typed[P]
+	spec Spec
+}
+
+func (a *adapted[P]) Spec() Spec { return a.spec }
+
+func (a *adapted[P]) Decode(raw []byte) (any, error) {
+	var p P
+	if err := DecodeStrict(raw, &p, DefaultLimits); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+func (a *adapted[P]) Prepare(ctx context.Context, params any) (Plan, error) {
+	p, ok := params.(P)
+	if !ok {
+		return Plan{}, fmt.Errorf("tool %s: prepare: params of type %T, want %T", a.spec.Name, params, p)
+	}
+	plan, err := a.t.Prepare(ctx, p)
+	if err != nil {
+		return Plan{}, err
+	}
+	if plan.Tool() != a.spec.Name {
+		return Plan{}, fmt.Errorf("tool %s: prepare returned a plan for %q", a.spec.Name, plan.Tool())
+	}
+	return plan, nil
+}
+
+func (a *adapted[P]) Run(ctx context.Context, plan Plan) (Result, error) {
+	if plan.Tool() != a.spec.Name {
+		return Result{}, fmt.Errorf("tool %s: refusing to run a plan for %q", a.spec.Name, plan.Tool())
+	}
+	return a.t.Run(ctx, plan)
+}
+
+// Refusal is a hard-limit denial found while preparing a Plan: the request
+// can never run in any mode. Rule is a stable id ("limit.workspace").
+type Refusal struct {
+	Rule   string
+	Reason string
+}
+
+func (r *Refusal) Error() string { return r.Reason }
+
+// Refuse returns a *Refusal.
+func Refuse(rule, format string, args ...any) error {
+	return &Refusal{Rule: rule, Reason: fmt.Sprintf(format, args...)}
+}
