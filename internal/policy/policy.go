@@ -154,8 +154,17 @@ func (r Rule) Matches(tool string, targets []string) bool {
 // stands for any number (including zero) of whole path elements and the
 // other elements follow path.Match. It is hand-rolled because path.Match
 // has no "**" and the pattern must never match across a "..".
+//
+// A name that is not clean (an empty, "." or ".." element) never matches:
+// targets reach policy already resolved, so anything else is suspect.
 func MatchPath(pattern, name string) bool {
-	return matchParts(strings.Split(pattern, "/"), strings.Split(name, "/"))
+	parts := strings.Split(name, "/")
+	for _, p := range parts {
+		if p == "" || p == "." || p == ".." {
+			return name == "." && pattern == "."
+		}
+	}
+	return matchParts(strings.Split(pattern, "/"), parts)
 }
 
 func matchParts(pat, name []string) bool {
@@ -169,7 +178,7 @@ func matchParts(pat, name []string) bool {
 			}
 			return false
 		}
-		if len(name) == 0 || name[0] == ".." {
+		if len(name) == 0 {
 			return false
 		}
 		ok, err := path.Match(pat[0], name[0])

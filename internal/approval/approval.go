@@ -1,0 +1,310 @@
+// Package approval keeps the owner's approvals and grants (DESIGN.md §2.7).
+//
+// An approval is bound to a Binding: tool name + SHA-256 of the canonical
+// Plan + owner + session. It is created pending with an expiry, decided
+// once by its owner (approve or deny), and an approved one is consumed by
+// exactly one run of exactly that Plan in exactly that session. A changed
+// argument is a new Plan hash and so a new approval; a replayed, expired or
+// foreign approval is refused with an error saying why.
+//
+// Approving with scope session or always also creates a Grant: a standing,
+// expiring permission for the same owner and tool over path patterns
+// derived from the Plan's targets (see Patterns), covering Plans up to the
+// approved Plan's risk. Critical Plans are only ever approved once and are
+// never covered by a grant.
+//
+// Every state change is a conditional UPDATE inside one store.Write
+// transaction, so concurrent approvers or consumers cannot both win. SQL
+// lives in package store; the rules live here.
+package approval
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/store"
+)
+
+// Status is the state of an approval as seen now.
+type Status string
+
+// Approval statuses. Expired is derived on read: a pending or approved
+// approval whose expiry has passed is shown as expired.
+const (
+	Pending  Status = "pending"
+	Approved Status = "approved"
+	Denied   Status = "denied"
+	Consumed Status = "consumed"
+	Expired  Status = "expired"
+)
+
+// Scope is how far an approval reaches.
+type Scope string
+
+// Approval scopes.
+const (
+	ScopeOnce    Scope = "once"    // this Plan, one run
+	ScopeSession Scope = "session" // plus a grant for this session
+	ScopeAlways  Scope = "always"  // plus a grant for every session, expiring
+)
+
+func (s Scope) valid() bool { return s == ScopeOnce || s == ScopeSession || s == ScopeAlways }
+
+// Binding is what an approval is bound to. All four must match to consume.
+type Binding struct {
+	Tool     string
+	PlanHash string // hex SHA-256 of the canonical Plan
+	Owner    string
+	Session  string
+}
+
+// Approval is one request for the owner's decision.
+type Approval struct {
+	ID string
+	Binding
+	Display    string
+	Plan       []byte // canonical JSON; PlanHash is its SHA-256
+	Targets    []string
+	Risk       policy.Risk
+	Status     Status
+	Scope      Scope // empty until approved
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	DecidedAt  time.Time
+	DecidedBy  string
+	ConsumedAt time.Time
+}
+
+// Options configures a Service.
+type Options struct {
+	// Now is the clock. Nil means time.Now.
+	Now func() time.Time
+	// TTL is how long a pending approval can be decided, and how long an
+	// approved one can then be consumed (counted from the decision).
+	// Zero means 30 minutes.
+	TTL time.Duration
+	// SessionTTL is the lifetime of a session grant. Zero means 12 hours.
+	SessionTTL time.Duration
+	// AlwaysTTL is the lifetime of an always grant. Zero means 720 hours.
+	AlwaysTTL time.Duration
+}
+
+// Service manages approvals and grants. It is safe for concurrent use.
+type Service struct {
+	st         *store.Store
+	now        func() time.Time
+	ttl        time.Duration
+	sessionTTL time.Duration
+	alwaysTTL  time.Duration
+}
+
+// New returns a Service over st.
+func New(st *store.Store, o Options) *Service {
+	s := &Service{st: st, now: o.Now, ttl: o.TTL, sessionTTL: o.SessionTTL, alwaysTTL: o.AlwaysTTL}
+	if s.now == nil {
+		s.now = time.Now
+	}
+	if s.ttl <= 0 {
+		s.ttl = 30 * time.Minute
+	}
+	if s.sessionTTL <= 0 {
+		s.sessionTTL = 12 * time.Hour
+	}
+	if s.alwaysTTL <= 0 {
+		s.alwaysTTL = 720 * time.Hour
+	}
+	return s
+}
+
+// Request returns the unexpired pending approval with exactly this binding,
+// or creates one. It also records the session for the owner; a session
+// that belongs to another owner is refused (store.ErrSessionOwner).
+func (s *Service) Request(ctx context.Context, b Binding, display string, plan []byte, targets []string, risk policy.Risk) (Approval, error) {
+	if b.Tool == "" || b.PlanHash == "" || b.Owner == "" || b.Session == "" {
+		return Approval{}, fmt.Errorf("request approval: %w: the binding needs tool, plan hash, owner and session", ErrInvalidRequest)
+	}
+	if risk < policy.RiskLow || risk > policy.RiskCritical {
+		return Approval{}, fmt.Errorf("request approval: %w: unknown risk %v", ErrInvalidRequest, risk)
+	}
+	if sum := sha256.Sum256(plan); hex.EncodeToString(sum[:]) != b.PlanHash {
+		return Approval{}, fmt.Errorf("request approval for %s: %w", b.Tool, ErrPlanMismatch)
+	}
+	now := s.now()
+	var out store.Approval
+	err := s.st.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.EnsureSession(b.Session, b.Owner, now); err != nil {
+			return err
+		}
+		existing, err := tx.PendingApproval(b.Tool, b.PlanHash, b.Owner, b.Session, now)
+		if err == nil {
+			out = existing
+			return nil
+		}
+		if !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		out = store.Approval{
+			ID: newID("ap_"), Tool: b.Tool, PlanHash: b.PlanHash, Owner: b.Owner, SessionID: b.Session,
+			Display: display, Plan: slices.Clone(plan), Targets: slices.Clone(targets), Risk: int(risk),
+			Status: string(Pending), CreatedAt: now, ExpiresAt: now.Add(s.ttl),
+		}
+		return tx.InsertApproval(out)
+	})
+	if err != nil {
+		return Approval{}, fmt.Errorf("request approval for %s: %w", b.Tool, err)
+	}
+	return fromRow(out, now), nil
+}
+
+// Approve records the owner's yes. Only the approval's owner may decide,
+// only once, only before it expires. Scope session or always also creates
+// a grant (see the package doc); a critical Plan may only be approved once.
+func (s *Service) Approve(ctx context.Context, id, approver string, scope Scope) (Approval, error) {
+	if !scope.valid() {
+		return Approval{}, fmt.Errorf("approve %s: %w (got %q)", id, ErrInvalidScope, scope)
+	}
+	return s.decide(ctx, "approve", id, approver, Approved, scope)
+}
+
+// Deny records the owner's no, with the same checks as Approve.
+func (s *Service) Deny(ctx context.Context, id, approver string) (Approval, error) {
+	return s.decide(ctx, "deny", id, approver, Denied, "")
+}
+
+func (s *Service) decide(ctx context.Context, op, id, approver string, to Status, scope Scope) (Approval, error) {
+	now := s.now()
+	var out store.Approval
+	err := s.st.Write(ctx, func(tx *store.Tx) error {
+		row, err := tx.GetApproval(id)
+		if errors.Is(err, store.ErrNotFound) {
+			return ErrNotFound
+		}
+		if err != nil {
+			return err
+		}
+		switch {
+		case row.Owner != approver:
+			return ErrForeignOwner
+		case row.Status == string(Expired):
+			return ErrExpired
+		case row.Status != string(Pending):
+			return ErrAlreadyDecided
+		case !now.Before(row.ExpiresAt):
+			return ErrExpired
+		case to == Approved && policy.Risk(row.Risk) >= policy.RiskCritical && scope != ScopeOnce:
+			return ErrScopeNotAllowed
+		}
+		expires := row.ExpiresAt
+		if to == Approved {
+			expires = now.Add(s.ttl) // time to consume it, counted from the decision
+		}
+		// The conditions above, again, in the UPDATE itself: the row
+		// changes only if it is still pending, unexpired and ours.
+		changed, err := tx.DecideApproval(store.ApprovalDecision{
+			ID: id, Approver: approver, Status: string(to), Scope: string(scope), Now: now, ExpiresAt: expires,
+		})
+		if err != nil {
+			return err
+		}
+		if !changed {
+			return ErrAlreadyDecided
+		}
+		if scope == ScopeSession || scope == ScopeAlways {
+			if err := tx.InsertGrant(s.grantFor(row, scope, now)); err != nil {
+				return err
+			}
+		}
+		out, err = tx.GetApproval(id)
+		return err
+	})
+	if err != nil {
+		return Approval{}, fmt.Errorf("%s %s: %w", op, id, err)
+	}
+	return fromRow(out, now), nil
+}
+
+// Consume uses up one approved, unexpired approval with exactly this
+// binding and returns it. It reports false when there is none, so a retry
+// after approval runs once and a second retry finds nothing.
+func (s *Service) Consume(ctx context.Context, b Binding) (Approval, bool, error) {
+	now := s.now()
+	var out store.Approval
+	var ok bool
+	err := s.st.Write(ctx, func(tx *store.Tx) error {
+		var err error
+		out, ok, err = tx.ConsumeApproval(b.Tool, b.PlanHash, b.Owner, b.Session, now)
+		return err
+	})
+	if err != nil {
+		return Approval{}, false, fmt.Errorf("consume approval for %s: %w", b.Tool, err)
+	}
+	if !ok {
+		return Approval{}, false, nil
+	}
+	return fromRow(out, now), true, nil
+}
+
+// Get returns one approval with its status as seen now.
+func (s *Service) Get(ctx context.Context, id string) (Approval, error) {
+	row, err := s.st.GetApproval(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return Approval{}, fmt.Errorf("get approval %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Approval{}, err
+	}
+	return fromRow(row, s.now()), nil
+}
+
+// List returns approvals newest first (at most 1000), all of them when
+// status is empty, else those whose status as seen now is status.
+func (s *Service) List(ctx context.Context, status Status) ([]Approval, error) {
+	switch status {
+	case "", Pending, Approved, Denied, Consumed, Expired:
+	default:
+		return nil, fmt.Errorf("list approvals: unknown status %q (want pending, approved, denied, consumed or expired)", status)
+	}
+	now := s.now()
+	rows, err := s.st.ListApprovals(ctx, string(status), now, 1000)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Approval, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, fromRow(r, now))
+	}
+	return out, nil
+}
+
+func fromRow(r store.Approval, now time.Time) Approval {
+	st := Status(r.Status)
+	if (st == Pending || st == Approved) && !now.Before(r.ExpiresAt) {
+		st = Expired
+	}
+	return Approval{
+		ID:        r.ID,
+		Binding:   Binding{Tool: r.Tool, PlanHash: r.PlanHash, Owner: r.Owner, Session: r.SessionID},
+		Display:   r.Display,
+		Plan:      r.Plan,
+		Targets:   r.Targets,
+		Risk:      policy.Risk(r.Risk),
+		Status:    st,
+		Scope:     Scope(r.Scope),
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, DecidedAt: r.DecidedAt,
+		DecidedBy: r.DecidedBy, ConsumedAt: r.ConsumedAt,
+	}
+}
+
+// newID returns prefix + 16 random hex digits.
+func newID(prefix string) string {
+	var b [8]byte
+	rand.Read(b[:]) // never returns an error (crypto/rand, Go ≥ 1.24)
+	return prefix + hex.EncodeToString(b[:])
+}

@@ -1,0 +1,192 @@
+package approval
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/store"
+)
+
+// Grant is a standing permission made by a session or always approval:
+// owner may run tool (in Session, or in any session when it is empty) on
+// targets covered by Patterns, for Plans up to MaxRisk, until ExpiresAt.
+type Grant struct {
+	ID         string
+	Owner      string
+	Session    string // empty for scope always
+	Tool       string
+	Patterns   []string // empty: only Plans without targets
+	MaxRisk    policy.Risk
+	Scope      Scope
+	ApprovalID string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	RevokedAt  time.Time // zero while not revoked
+}
+
+// Active reports whether g is unrevoked and unexpired at now.
+func (g Grant) Active(now time.Time) bool {
+	return g.RevokedAt.IsZero() && now.Before(g.ExpiresAt)
+}
+
+// Covers reports whether g's patterns cover a Plan with these targets.
+// A grant with patterns covers a Plan only if every target matches one of
+// them; it never covers a Plan without targets. A grant without patterns
+// (made from a Plan without targets) covers only Plans without targets: it
+// never reaches paths the owner was never shown.
+//
+// Matching is policy.MatchPath with two restrictions: a folder pattern
+// "dir/**" covers what is inside dir but not dir itself (a grant to write
+// notes/a.md must not cover deleting notes) and only clean relative
+// paths ("notes/", "notes//x", "notes/./x" are not), and a target with a
+// ".." element is never covered.
+func (g Grant) Covers(targets []string) bool {
+	if len(g.Patterns) == 0 || len(targets) == 0 {
+		return len(g.Patterns) == 0 && len(targets) == 0
+	}
+	for _, t := range targets {
+		if !slices.ContainsFunc(g.Patterns, func(p string) bool { return coversPath(p, t) }) {
+			return false
+		}
+	}
+	return true
+}
+
+func coversPath(pattern, target string) bool {
+	if slices.Contains(strings.Split(target, "/"), "..") {
+		return false // policy.MatchPath lets "**" match across ".."
+	}
+	if dir, ok := strings.CutSuffix(pattern, "/**"); ok {
+		// "dir/*/**": at least one element below dir. Only clean paths:
+		// in "notes/" or "notes//x" the "*" would match an empty element.
+		return cleanRelative(target) && policy.MatchPath(dir+"/*/**", target)
+	}
+	return policy.MatchPath(pattern, target)
+}
+
+func (s *Service) grantFor(a store.Approval, scope Scope, now time.Time) store.Grant {
+	g := store.Grant{
+		ID: newID("gr_"), Owner: a.Owner, Tool: a.Tool, Patterns: Patterns(a.Targets),
+		MaxRisk: a.Risk, Scope: string(scope), ApprovalID: a.ID, CreatedAt: now,
+	}
+	if scope == ScopeSession {
+		g.SessionID = a.SessionID
+		g.ExpiresAt = now.Add(s.sessionTTL)
+	} else {
+		g.ExpiresAt = now.Add(s.alwaysTTL)
+	}
+	return g
+}
+
+// MatchGrant finds an active grant of owner for tool that applies to
+// session, covers every target and covers risk. A critical risk is never
+// covered by a grant.
+func (s *Service) MatchGrant(ctx context.Context, owner, session, tool string, targets []string, risk policy.Risk) (Grant, bool, error) {
+	if risk < policy.RiskLow || risk >= policy.RiskCritical || owner == "" || tool == "" {
+		return Grant{}, false, nil
+	}
+	now := s.now()
+	rows, err := s.st.ActiveGrants(ctx, owner, session, tool, int(risk), now)
+	if err != nil {
+		return Grant{}, false, fmt.Errorf("match grant for %s: %w", tool, err)
+	}
+	for _, r := range rows {
+		g := grantFromRow(r)
+		// The store filtered on all but the patterns; check again here
+		// so a query mistake cannot widen a grant.
+		if g.Owner != owner || g.Tool != tool || !g.Active(now) ||
+			(g.Session != "" && g.Session != session) ||
+			g.MaxRisk < risk || g.MaxRisk >= policy.RiskCritical {
+			continue
+		}
+		if g.Covers(targets) {
+			return g, true, nil
+		}
+	}
+	return Grant{}, false, nil
+}
+
+// Grants lists every grant of owner, newest first, revoked and expired
+// ones included (see Grant.Active).
+func (s *Service) Grants(ctx context.Context, owner string) ([]Grant, error) {
+	rows, err := s.st.ListGrants(ctx, owner)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Grant, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, grantFromRow(r))
+	}
+	return out, nil
+}
+
+// RevokeGrant ends a grant now. Revoking twice is not an error.
+func (s *Service) RevokeGrant(ctx context.Context, id string) error {
+	err := s.st.Write(ctx, func(tx *store.Tx) error { return tx.RevokeGrant(id, s.now()) })
+	if errors.Is(err, store.ErrNotFound) {
+		return fmt.Errorf("revoke grant %s: %w", id, ErrNotFound)
+	}
+	return err
+}
+
+func grantFromRow(r store.Grant) Grant {
+	return Grant{
+		ID: r.ID, Owner: r.Owner, Session: r.SessionID, Tool: r.Tool, Patterns: r.Patterns,
+		MaxRisk: policy.Risk(r.MaxRisk), Scope: Scope(r.Scope), ApprovalID: r.ApprovalID,
+		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt,
+	}
+}
+
+// Patterns turns a Plan's targets into the patterns of a scoped grant:
+// a target in a folder widens to everything under that folder
+// ("notes/a.md" → "notes/**", "name:notes/a.md" → "name:notes/**"); a
+// target at the root stays exact ("a.md" → "a.md"), so a grant never
+// covers the whole root. A target that is not a clean relative slash path
+// (a URL, "../x", "/abs", "a//b") also stays exact. Glob metacharacters in
+// targets are escaped, so a file named "*.md" grants only itself. The
+// result is sorted and without duplicates; no targets gives nil.
+func Patterns(targets []string) []string {
+	if len(targets) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(targets))
+	for _, t := range targets {
+		i := strings.LastIndexByte(t, '/')
+		if i <= 0 || !cleanRelative(t) {
+			out = append(out, escapeGlob(t))
+			continue
+		}
+		out = append(out, escapeGlob(t[:i])+"/**")
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+func cleanRelative(p string) bool {
+	if p == "" || path.IsAbs(p) || path.Clean(p) != p {
+		return false
+	}
+	return !slices.Contains(strings.Split(p, "/"), "..")
+}
+
+// escapeGlob makes every character of s literal for path.Match, element
+// by element (policy.MatchPath splits on "/" first).
+func escapeGlob(s string) string {
+	// Bytes, not runes: the metacharacters are ASCII, and ranging over
+	// runes would turn invalid UTF-8 into U+FFFD, a different name.
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		switch s[i] {
+		case '*', '?', '[', ']', '\\':
+			b.WriteByte('\\')
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}

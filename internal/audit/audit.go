@@ -1,0 +1,206 @@
+// Package audit keeps homard's append-only, hash-chained audit log: one
+// Record per tool-call proposal, denials included (DESIGN.md §2.11).
+//
+// Each record's Hash is the SHA-256 of its PrevHash and every other field
+// (see Sum for the exact encoding), and PrevHash is the previous record's
+// Hash (64 zeros for the first). Seq counts from 1 without gaps. Editing,
+// inserting, reordering or deleting a record therefore breaks the chain at
+// that record or the one after it, and Verify names the first break.
+// Deleting records from the end leaves a valid shorter chain; detecting
+// that needs the last hash kept somewhere else.
+//
+// Callers pass text that is already redacted: the audit never sees
+// secrets. Append runs inside the caller's store transaction, so a record
+// and the state change it describes commit together.
+package audit
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"hash"
+	"strconv"
+	"time"
+
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/store"
+)
+
+// GenesisHash is the PrevHash of the first record.
+const GenesisHash = "0000000000000000000000000000000000000000000000000000000000000000"
+
+// Decision is what happened to the proposal.
+type Decision string
+
+// Decisions.
+const (
+	Ran     Decision = "ran"     // the tool ran (successfully or not)
+	Pending Decision = "pending" // waiting for the owner's approval
+	Denied  Decision = "denied"  // refused by a hard limit, policy or the owner
+	Errored Decision = "error"   // could not be decided or run (bad arguments, unknown tool)
+)
+
+// Record is one audit entry.
+type Record struct {
+	Seq        int64 // set by Append
+	Time       time.Time
+	Owner      string
+	Session    string
+	Trust      policy.Trust
+	Tool       string
+	Decision   Decision
+	Rule       string
+	Reason     string
+	Args       string // redacted by the caller
+	PlanHash   string
+	RunID      string
+	ApprovalID string
+	PrevHash   string // set by Append
+	Hash       string // set by Append
+}
+
+// Append adds r at the end of the chain inside tx: it reads the last
+// record in the same transaction (which holds the write lock), sets Seq,
+// PrevHash and Hash, stores r and returns it. r.Time must be set; it is
+// stored in UTC with nanosecond precision.
+func Append(tx *store.Tx, r Record) (Record, error) {
+	switch r.Decision {
+	case Ran, Pending, Denied, Errored:
+	default:
+		return Record{}, fmt.Errorf("append audit record: unknown decision %q (want ran, pending, denied or error)", r.Decision)
+	}
+	if r.Time.IsZero() || !time.Unix(0, r.Time.UnixNano()).Equal(r.Time) {
+		return Record{}, fmt.Errorf("append audit record: time %v is unset or outside years 1678-2262", r.Time)
+	}
+	r.Time = r.Time.UTC().Round(0)
+	seq, last, err := tx.LastAudit()
+	if err != nil {
+		return Record{}, fmt.Errorf("append audit record: %w", err)
+	}
+	r.Seq, r.PrevHash = seq+1, last
+	if seq == 0 {
+		r.PrevHash = GenesisHash
+	}
+	r.Hash = Sum(r)
+	if err := tx.InsertAudit(toRow(r)); err != nil {
+		return Record{}, fmt.Errorf("append audit record: %w", err)
+	}
+	return r, nil
+}
+
+// Sum returns the hash r should carry: lowercase hex SHA-256 over the
+// following fields, in this order, each written as its length in bytes
+// (8-byte big-endian unsigned) followed by its bytes:
+//
+//	"homard-audit-v1", PrevHash, Seq (decimal), Time (RFC 3339 with
+//	nanoseconds, UTC, as Go's time.RFC3339Nano), Owner, Session, Trust,
+//	Tool, Decision, Rule, Reason, Args, PlanHash, RunID, ApprovalID
+//
+// Length prefixes make the encoding injective for any bytes (no escaping,
+// no ambiguity between "ab"+"c" and "a"+"bc"), and it is simple to
+// reimplement in an offline verifier. Hash itself is not covered.
+func Sum(r Record) string {
+	h := sha256.New()
+	for _, f := range []string{
+		"homard-audit-v1", r.PrevHash, strconv.FormatInt(r.Seq, 10), r.Time.UTC().Format(time.RFC3339Nano),
+		r.Owner, r.Session, string(r.Trust), r.Tool, string(r.Decision), r.Rule, r.Reason, r.Args,
+		r.PlanHash, r.RunID, r.ApprovalID,
+	} {
+		writeField(h, f)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+func writeField(h hash.Hash, f string) {
+	var n [8]byte
+	binary.BigEndian.PutUint64(n[:], uint64(len(f)))
+	h.Write(n[:])
+	h.Write([]byte(f))
+}
+
+// ErrBroken matches every *BrokenError with errors.Is.
+var ErrBroken = errors.New("audit chain broken")
+
+// BrokenError names the first record at which the chain does not verify.
+type BrokenError struct {
+	Seq    int64
+	Reason string
+}
+
+func (e *BrokenError) Error() string {
+	return fmt.Sprintf("audit chain broken at record %d: %s; the audit log was changed after it was written, keep a copy and investigate", e.Seq, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrBroken) true.
+func (e *BrokenError) Is(target error) bool { return target == ErrBroken }
+
+// Verify recomputes the whole chain from one consistent snapshot. It
+// returns the number of records that verified and, at the first problem, a
+// *BrokenError (a seq gap, a PrevHash that does not link to the previous
+// record, or a Hash that does not match the content).
+func Verify(ctx context.Context, st *store.Store) (int, error) {
+	return verify(func(yield func(store.AuditRow) error) error { return st.AllAudit(ctx, yield) })
+}
+
+// verify checks the rows src yields in order. It is separate from Verify
+// so tests can feed it stored rows altered in flight.
+func verify(src func(yield func(store.AuditRow) error) error) (int, error) {
+	count := 0
+	want, prev := int64(1), GenesisHash
+	err := src(func(row store.AuditRow) error {
+		r := fromRow(row)
+		switch {
+		case r.Seq != want:
+			return &BrokenError{r.Seq, fmt.Sprintf("expected record %d here; a record is missing or out of order", want)}
+		case r.PrevHash != prev && want == 1:
+			return &BrokenError{r.Seq, "the first record does not start from the genesis hash"}
+		case r.PrevHash != prev:
+			return &BrokenError{r.Seq, fmt.Sprintf("its previous hash does not match record %d", want-1)}
+		case Sum(r) != r.Hash:
+			return &BrokenError{r.Seq, "its content does not match its hash"}
+		}
+		count++
+		want, prev = want+1, r.Hash
+		return nil
+	})
+	if err != nil {
+		if be := (*BrokenError)(nil); errors.As(err, &be) {
+			return count, err
+		}
+		return count, fmt.Errorf("verify audit: %w", err)
+	}
+	return count, nil
+}
+
+// List returns records with Seq > afterSeq in order, at most limit (≤ 0
+// means 100, never more than 1000).
+func List(ctx context.Context, st *store.Store, afterSeq int64, limit int) ([]Record, error) {
+	rows, err := st.ListAudit(ctx, afterSeq, limit)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Record, len(rows))
+	for i, row := range rows {
+		out[i] = fromRow(row)
+	}
+	return out, nil
+}
+
+func toRow(r Record) store.AuditRow {
+	return store.AuditRow{
+		Seq: r.Seq, Time: r.Time, Owner: r.Owner, Session: r.Session, Trust: string(r.Trust), Tool: r.Tool,
+		Decision: string(r.Decision), Rule: r.Rule, Reason: r.Reason, Args: r.Args, PlanHash: r.PlanHash,
+		RunID: r.RunID, ApprovalID: r.ApprovalID, PrevHash: r.PrevHash, Hash: r.Hash,
+	}
+}
+
+func fromRow(r store.AuditRow) Record {
+	return Record{
+		Seq: r.Seq, Time: r.Time, Owner: r.Owner, Session: r.Session, Trust: policy.Trust(r.Trust), Tool: r.Tool,
+		Decision: Decision(r.Decision), Rule: r.Rule, Reason: r.Reason, Args: r.Args, PlanHash: r.PlanHash,
+		RunID: r.RunID, ApprovalID: r.ApprovalID, PrevHash: r.PrevHash, Hash: r.Hash,
+	}
+}

@@ -1,0 +1,257 @@
+// Package config reads, validates, writes and locates homard's TOML
+// configuration.
+//
+// Contract:
+//   - ResolvePaths decides where config, data and workspace live: under one
+//     folder (--home or HOMARD_HOME) or following XDG. It reads the environment
+//     only through the getenv function it is given.
+//   - Load returns a Config that is complete and valid or an error: keys the
+//     file omits get their documented defaults, unknown keys are rejected, and
+//     every error names the file, the key and what is allowed. Root paths in a
+//     loaded Config are absolute and clean.
+//   - Default, Render and Load round-trip: Load(Render(Default(p))) equals
+//     Default(p).
+//   - Init writes a new config file atomically with mode 0600 and creates the
+//     data, checkpoint and workspace folders; it never creates the database.
+//
+// The package imports no other homard package, so mode, effect and provider
+// names are repeated here as plain strings; internal/policy parses them again.
+package config
+
+import (
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Model providers homard has a wire client for.
+const (
+	ProviderOpenAI    = "openai"    // OpenAI or any OpenAI-compatible endpoint
+	ProviderAnthropic = "anthropic" // Anthropic's Messages API
+)
+
+// DefaultRootName is the name of the workspace root Default creates.
+const DefaultRootName = "main"
+
+// Size defaults.
+const (
+	DefaultMaxFileBytes       = 8 << 20  // 8 MiB
+	DefaultMaxCheckpoints     = 100      // checkpoints kept
+	DefaultMaxCheckpointBytes = 64 << 20 // 64 MiB
+)
+
+// Allowed values, in the order error messages list them. These duplicate
+// internal/policy on purpose: config imports no internal package.
+var (
+	providers = []string{ProviderOpenAI, ProviderAnthropic}
+	modes     = []string{"safe", "smart", "autopilot", "yolo"}
+	effects   = []string{"allow", "ask", "deny"}
+)
+
+// providerDefaults are the endpoint, model and key variable Init and Load use
+// when the file names only a provider.
+var providerDefaults = map[string]Model{
+	ProviderOpenAI: {
+		Provider: ProviderOpenAI, BaseURL: "https://api.openai.com/v1",
+		Name: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY",
+	},
+	ProviderAnthropic: {
+		Provider: ProviderAnthropic, BaseURL: "https://api.anthropic.com",
+		Name: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY",
+	},
+}
+
+// Config is the whole of config.toml. After Load no field is at its zero value
+// except Rules, which may be empty. The "missing means" notes below describe a
+// key the file leaves out; a key written with a zero or empty value is an
+// error unless its note says otherwise, so "0" never silently means a default.
+type Config struct {
+	// Owner is the owner's id; approvals and grants are bound to it.
+	// Missing means "owner".
+	Owner string `toml:"owner"`
+	// Model is the language model homard talks to.
+	Model Model `toml:"model"`
+	// Permissions sets how much the owner is asked.
+	Permissions Permissions `toml:"permissions"`
+	// Workspace says where tools may touch files and how much.
+	Workspace Workspace `toml:"workspace"`
+	// Rules are operator rules, first match wins. Empty means no rules: the
+	// permission mode alone decides.
+	Rules []Rule `toml:"rules"`
+}
+
+// Model selects the language model endpoint. It never holds the API key
+// itself, only the name of the environment variable that does.
+type Model struct {
+	// Provider is the wire protocol: "openai" or "anthropic". Required.
+	Provider string `toml:"provider"`
+	// BaseURL is the absolute http or https URL of the API, without
+	// credentials. Missing or empty means the provider's public endpoint.
+	BaseURL string `toml:"base_url"`
+	// Name is the model name sent to the API. Missing or empty means the
+	// provider's default model.
+	Name string `toml:"name"`
+	// APIKeyEnv names the environment variable holding the API key
+	// ([A-Z_][A-Z0-9_]*). Missing or empty means the provider's usual one,
+	// OPENAI_API_KEY or ANTHROPIC_API_KEY.
+	APIKeyEnv string `toml:"api_key_env"`
+}
+
+// Permissions holds the permission mode and approval lifetimes.
+type Permissions struct {
+	// Mode is "safe", "smart", "autopilot" or "yolo". Missing means "smart".
+	Mode string `toml:"mode"`
+	// ApprovalTTL is how long a pending approval waits for an answer.
+	// Must be positive; missing means 30m.
+	ApprovalTTL Duration `toml:"approval_ttl"`
+	// SessionGrantTTL is how long an "allow for this session" answer lasts.
+	// Must be positive; missing means 12h.
+	SessionGrantTTL Duration `toml:"session_grant_ttl"`
+	// AlwaysGrantTTL is how long an "always" rule lasts before it expires.
+	// Must be positive; missing means 720h (30 days).
+	AlwaysGrantTTL Duration `toml:"always_grant_ttl"`
+	// GuestTools are the tools a guest entry (group chat, paired guest) may
+	// use; only read-only ones take effect. Missing means ["current_time"];
+	// an explicit empty list means none.
+	GuestTools []string `toml:"guest_tools"`
+}
+
+// Workspace configures confined file access.
+type Workspace struct {
+	// Roots are the folders tools may read and write. Missing or empty is an
+	// error rather than a guess, because Load does not know Paths; Default
+	// and Init write the root "main" at Paths.WorkspaceDir.
+	Roots []Root `toml:"roots"`
+	// MaxFileBytes caps one file read or written by a tool. Must be
+	// positive; missing means 8 MiB.
+	MaxFileBytes int64 `toml:"max_file_bytes"`
+	// MaxCheckpoints caps how many checkpoints are kept. Must be positive;
+	// missing means 100.
+	MaxCheckpoints int `toml:"max_checkpoints"`
+	// MaxCheckpointBytes caps the total size of kept checkpoints. Must be
+	// positive; missing means 64 MiB.
+	MaxCheckpointBytes int64 `toml:"max_checkpoint_bytes"`
+}
+
+// Root is one named workspace folder.
+type Root struct {
+	// Name identifies the root in tool arguments ([a-z0-9_-]+). Required.
+	Name string `toml:"name"`
+	// Path is the folder. In the file it may start with "~/" or be relative
+	// to the config file's folder; after Load it is absolute and clean.
+	Path string `toml:"path"`
+}
+
+// Rule is one operator rule. It mirrors internal/policy.Rule.
+type Rule struct {
+	// ID names the rule in decisions and the audit log; unique. Required.
+	ID string `toml:"id"`
+	// Tool is the exact tool name the rule applies to ([a-z0-9_]+). Required.
+	Tool string `toml:"tool"`
+	// Path is an optional slash-separated glob over root-relative paths
+	// ("notes/**", "*.md"). Empty means the rule matches any target.
+	Path string `toml:"path"`
+	// Effect is "allow", "ask" or "deny". Required.
+	Effect string `toml:"effect"`
+}
+
+// Duration is a time.Duration written in TOML as a string such as "30m" or
+// "12h" (time.ParseDuration syntax).
+type Duration time.Duration
+
+// Std returns d as a time.Duration.
+func (d Duration) Std() time.Duration { return time.Duration(d) }
+
+// String formats d the way Render writes it: "30m", "12h", "1h30m".
+func (d Duration) String() string {
+	s := time.Duration(d).String()
+	if strings.HasSuffix(s, "m0s") {
+		s = strings.TrimSuffix(s, "0s")
+	}
+	if strings.HasSuffix(s, "h0m") {
+		s = strings.TrimSuffix(s, "0m")
+	}
+	return s
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Duration) UnmarshalText(text []byte) error {
+	v, err := time.ParseDuration(string(text))
+	if err != nil {
+		return fmt.Errorf("invalid duration %q: want a duration such as \"30m\" or \"12h\"", text)
+	}
+	*d = Duration(v)
+	return nil
+}
+
+// MarshalText implements encoding.TextMarshaler.
+func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil }
+
+// Default returns the configuration Init writes when given no options: the
+// OpenAI provider, smart mode, and one workspace root "main" at
+// p.WorkspaceDir.
+func Default(p Paths) *Config {
+	c := &Config{
+		Model: providerDefaults[ProviderOpenAI],
+		Workspace: Workspace{
+			Roots: []Root{{Name: DefaultRootName, Path: p.WorkspaceDir}},
+		},
+	}
+	applyDefaults(c)
+	return c
+}
+
+// applyModelDefaults fills the empty fields of m from its provider's
+// defaults. It runs after decoding because the defaults depend on the
+// provider the file chose.
+func applyModelDefaults(m *Model) {
+	d, ok := providerDefaults[m.Provider]
+	if !ok {
+		return
+	}
+	if m.BaseURL == "" {
+		m.BaseURL = d.BaseURL
+	}
+	if m.Name == "" {
+		m.Name = d.Name
+	}
+	if m.APIKeyEnv == "" {
+		m.APIKeyEnv = d.APIKeyEnv
+	}
+}
+
+// applyDefaults fills every zero field that has a provider-independent
+// default. Load calls it before decoding, so a key the file omits keeps its
+// default while a key the file sets to zero stays zero and fails validation.
+// Roots have no default here: it depends on Paths, which Load does not know.
+func applyDefaults(c *Config) {
+	if c.Owner == "" {
+		c.Owner = "owner"
+	}
+	p := &c.Permissions
+	if p.Mode == "" {
+		p.Mode = "smart"
+	}
+	if p.ApprovalTTL == 0 {
+		p.ApprovalTTL = Duration(30 * time.Minute)
+	}
+	if p.SessionGrantTTL == 0 {
+		p.SessionGrantTTL = Duration(12 * time.Hour)
+	}
+	if p.AlwaysGrantTTL == 0 {
+		p.AlwaysGrantTTL = Duration(720 * time.Hour)
+	}
+	if p.GuestTools == nil {
+		p.GuestTools = []string{"current_time"}
+	}
+	w := &c.Workspace
+	if w.MaxFileBytes == 0 {
+		w.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if w.MaxCheckpoints == 0 {
+		w.MaxCheckpoints = DefaultMaxCheckpoints
+	}
+	if w.MaxCheckpointBytes == 0 {
+		w.MaxCheckpointBytes = DefaultMaxCheckpointBytes
+	}
+}

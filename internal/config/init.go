@@ -1,0 +1,176 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// InitOptions are the choices `homard init` passes on. Empty fields take the
+// defaults of Default, or of the chosen provider.
+type InitOptions struct {
+	// Provider is "openai" or "anthropic". Empty means "openai".
+	Provider string
+	// BaseURL overrides the provider's endpoint. Empty means its default.
+	BaseURL string
+	// Model overrides the provider's default model name.
+	Model string
+	// APIKeyEnv names the variable holding the API key. Empty means
+	// OPENAI_API_KEY or ANTHROPIC_API_KEY.
+	APIKeyEnv string
+	// Mode is the permission mode. Empty means "smart".
+	Mode string
+	// Force replaces an existing config file.
+	Force bool
+}
+
+// Init writes a new config file at p.ConfigFile built from Default(p) and o,
+// and returns the Config written. It validates first and writes nothing if
+// the options are invalid. It refuses to replace an existing file unless
+// o.Force is set; the error wraps fs.ErrExist. It creates p.DataDir and
+// p.CheckpointDir with mode 0700 and p.WorkspaceDir with mode 0755, then
+// writes the file atomically with mode 0600. It does not create the database.
+func Init(p Paths, o InitOptions) (*Config, error) {
+	for _, d := range []string{p.ConfigFile, p.DataDir, p.CheckpointDir, p.WorkspaceDir} {
+		if !filepath.IsAbs(d) {
+			return nil, fmt.Errorf("init config: path %q is not absolute: get Paths from ResolvePaths", d)
+		}
+	}
+	c := Default(p)
+	if o.Provider != "" {
+		d, ok := providerDefaults[o.Provider]
+		if !ok {
+			return nil, fmt.Errorf("init config: provider %q: want one of %s", o.Provider, strings.Join(providers, ", "))
+		}
+		c.Model = d
+	}
+	if o.BaseURL != "" {
+		c.Model.BaseURL = o.BaseURL
+	}
+	if o.Model != "" {
+		c.Model.Name = o.Model
+	}
+	if o.APIKeyEnv != "" {
+		c.Model.APIKeyEnv = o.APIKeyEnv
+	}
+	if o.Mode != "" {
+		if !slices.Contains(modes, o.Mode) {
+			return nil, fmt.Errorf("init config: mode %q: want one of %s", o.Mode, strings.Join(modes, ", "))
+		}
+		c.Permissions.Mode = o.Mode
+	}
+	// Render validates: an invalid URL or key variable stops here.
+	data, err := Render(c)
+	if err != nil {
+		return nil, fmt.Errorf("init config: %w", err)
+	}
+
+	if !o.Force {
+		if _, err := os.Lstat(p.ConfigFile); err == nil {
+			return nil, existsError(p.ConfigFile)
+		}
+	}
+	for _, d := range []struct {
+		path string
+		perm fs.FileMode
+	}{
+		{filepath.Dir(p.ConfigFile), 0o700},
+		{p.DataDir, 0o700},
+		{p.CheckpointDir, 0o700},
+		{p.WorkspaceDir, 0o755},
+	} {
+		if err := makeDir(d.path, d.perm); err != nil {
+			return nil, fmt.Errorf("init config: %w", err)
+		}
+	}
+	if err := writeFile(p.ConfigFile, data, o.Force); err != nil {
+		return nil, fmt.Errorf("init config: %w", err)
+	}
+	return c, nil
+}
+
+func existsError(path string) error {
+	return fmt.Errorf("config file %s already exists: pass --force to overwrite it: %w", path, fs.ErrExist)
+}
+
+// makeDir creates dir and its parents. A folder it creates gets exactly perm
+// whatever the umask; an existing folder keeps its mode, since the owner may
+// have chosen it. Missing parents get perm minus the umask.
+func makeDir(dir string, perm fs.FileMode) error {
+	if _, err := os.Stat(dir); err == nil {
+		return nil
+	}
+	if err := os.MkdirAll(dir, perm); err != nil {
+		return err
+	}
+	return os.Chmod(dir, perm)
+}
+
+// writeFile replaces path with data atomically: readers see the old file or
+// the whole new one, never a part. Without force it never replaces an
+// existing file, even one created after Init's first check: the new file is
+// hard-linked into place, which fails if the name is taken.
+func writeFile(path string, data []byte, force bool) error {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".config-*.toml.tmp")
+	if err != nil {
+		return err
+	}
+	name := tmp.Name()
+	// After a rename this finds nothing; after a link it drops the extra name.
+	defer os.Remove(name)
+	if err := writeAndClose(tmp, data); err != nil {
+		return err
+	}
+	if force {
+		err = os.Rename(name, path)
+	} else {
+		err = os.Link(name, path)
+		if errors.Is(err, fs.ErrExist) {
+			return existsError(path)
+		}
+		if err != nil {
+			// Some file systems have no hard links: fall back to check
+			// and rename, which is only racy against a concurrent init.
+			if _, serr := os.Lstat(path); serr == nil {
+				return existsError(path)
+			}
+			err = os.Rename(name, path)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+// writeAndClose writes data to f with mode 0600, flushes it to disk and
+// closes f.
+func writeAndClose(f *os.File, data []byte) error {
+	// CreateTemp already uses 0600; Chmod states the contract.
+	err := f.Chmod(0o600)
+	if err == nil {
+		_, err = f.Write(data)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// syncDir makes a rename or link in dir durable.
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}

@@ -1,0 +1,236 @@
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"runtime"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// maxFileSize bounds how much of a config file Load reads. A real config is a
+// few KiB; anything this large is a mistake.
+const maxFileSize = 1 << 20
+
+// Load reads, completes and validates the config file at path. A missing file
+// is an error wrapping fs.ErrNotExist that tells the owner to run
+// `homard init`. Every other error names the file and the offending key; a
+// syntax error also gives line and column. Several problems may be reported
+// at once, joined with newlines.
+//
+// Relative and "~/" root paths are resolved against the config file's folder
+// and HOME. On Unix a world-writable file is refused, since whoever can write
+// the config can widen what tools may do.
+func Load(path string) (*Config, error) {
+	return load(path, os.Getenv)
+}
+
+func load(path string, getenv func(string) string) (*Config, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("load config %s: %w", path, err)
+	}
+	f, err := os.Open(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("config file %s does not exist: run `homard init` to create it: %w", path, err)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("load config: %s is not a regular file", path)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o002 != 0 {
+		return nil, fmt.Errorf("load config: %s is writable by every user (mode %04o): run `chmod 600 %s`",
+			path, fi.Mode().Perm(), path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return nil, fmt.Errorf("load config: %w", err)
+	}
+	if len(data) > maxFileSize {
+		return nil, fmt.Errorf("load config: %s is larger than %d bytes", path, maxFileSize)
+	}
+	return parse(path, filepath.Dir(abs), data, getenv)
+}
+
+// parse decodes data, fills defaults, resolves root paths against dir and
+// validates. name is the file name used in error messages.
+func parse(name, dir string, data []byte, getenv func(string) string) (*Config, error) {
+	c := &Config{}
+	applyDefaults(c)
+	md, err := toml.Decode(string(data), c)
+	if err != nil {
+		return nil, decodeError(name, data, err)
+	}
+	if errs := unknownKeys(name, md); len(errs) > 0 {
+		return nil, errors.Join(errs...)
+	}
+	applyModelDefaults(&c.Model)
+
+	var ps problems
+	resolveRoots(c, dir, getenv, &ps)
+	validate(c, &ps)
+	if err := ps.err(name); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// decodeError rewrites a TOML error as "file:line:col: key: message".
+func decodeError(name string, data []byte, err error) error {
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Message
+		if pe.LastKey != "" {
+			msg = pe.LastKey + ": " + msg
+		}
+		line, col := pe.Position.Line, pe.Position.Col
+		if s := pe.Position.Start; s > 0 && s <= len(data) {
+			// The parser counts an offending newline as the start of
+			// the next line; the byte offset is exact, so recount.
+			line = bytes.Count(data[:s], []byte("\n")) + 1
+			col = s - bytes.LastIndexByte(data[:s], '\n')
+		}
+		if line > 0 {
+			return fmt.Errorf("%s:%d:%d: %s", name, line, col, msg)
+		}
+		return fmt.Errorf("%s: %s", name, msg)
+	}
+	// Type mismatches are plain errors: `toml: line N (last key "k"): msg`.
+	msg := strings.TrimPrefix(err.Error(), "toml: ")
+	if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
+		return fmt.Errorf("%s:%s: %s: %s", name, m[1], m[2], m[3])
+	}
+	return fmt.Errorf("%s: %s", name, msg)
+}
+
+var typeErrorRE = regexp.MustCompile(`^line (\d+) \(last key "(.*)"\): (.*)$`)
+
+// unknownKeys reports every key in the file that Config has no field for,
+// naming the table it is in and the keys allowed there. A key under an
+// unknown table is reported once, as the table.
+func unknownKeys(name string, md toml.MetaData) []error {
+	var errs []error
+	seen := make(map[string]bool)
+	for _, k := range md.Undecoded() {
+		table, allowed, ok := firstUnknown(k)
+		if !ok {
+			continue // a known key left undecoded, such as an empty array
+		}
+		bad := toml.Key(k[:len(table)+1]).String()
+		if seen[bad] {
+			continue
+		}
+		seen[bad] = true
+		where := "at the top level"
+		if len(table) > 0 {
+			where = "in [" + toml.Key(table).String() + "]"
+		}
+		errs = append(errs, fmt.Errorf("%s: unknown key %s: allowed %s: %s",
+			name, bad, where, strings.Join(allowed, ", ")))
+	}
+	return errs
+}
+
+// firstUnknown walks k through the Config type and returns the table holding
+// the first segment with no matching field, with the keys allowed there.
+func firstUnknown(k toml.Key) (table toml.Key, allowed []string, ok bool) {
+	t := reflect.TypeFor[Config]()
+	for i, seg := range k {
+		if t.Kind() != reflect.Struct {
+			return nil, nil, false
+		}
+		f, found := fieldByTag(t, seg)
+		if !found {
+			return k[:i], tagNames(t), true
+		}
+		t = f.Type
+		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
+			t = t.Elem()
+		}
+	}
+	return nil, nil, false
+}
+
+func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if tagName(f) == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+func tagNames(t reflect.Type) []string {
+	names := make([]string, 0, t.NumField())
+	for i := range t.NumField() {
+		if n := tagName(t.Field(i)); n != "" {
+			names = append(names, n)
+		}
+	}
+	return names
+}
+
+func tagName(f reflect.StructField) string {
+	n, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
+	if n == "-" {
+		return ""
+	}
+	return n
+}
+
+// resolveRoots expands "~/" and makes relative root paths absolute against
+// dir, the config file's folder.
+func resolveRoots(c *Config, dir string, getenv func(string) string, ps *problems) {
+	for i := range c.Workspace.Roots {
+		r := &c.Workspace.Roots[i]
+		key := fmt.Sprintf("workspace.roots[%d].path", i)
+		if r.Path == "" {
+			continue // validate reports it
+		}
+		p, err := expandTilde(r.Path, getenv)
+		if err != nil {
+			ps.add("%s = %q: %v", key, r.Path, err)
+			continue
+		}
+		if !filepath.IsAbs(p) {
+			p = filepath.Join(dir, p)
+		}
+		r.Path = filepath.Clean(p)
+	}
+}
+
+// problems collects validation messages of the form "key = value: what is
+// allowed" so that one Load reports all of them.
+type problems []string
+
+func (ps *problems) add(format string, args ...any) {
+	*ps = append(*ps, fmt.Sprintf(format, args...))
+}
+
+// err returns nil or every problem prefixed by name, joined.
+func (ps problems) err(name string) error {
+	if len(ps) == 0 {
+		return nil
+	}
+	errs := make([]error, len(ps))
+	for i, p := range ps {
+		errs[i] = fmt.Errorf("%s: %s", name, p)
+	}
+	return errors.Join(errs...)
+}

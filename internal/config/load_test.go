@@ -1,0 +1,394 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// baseConfig is a valid file that sets every key. Cases edit one line.
+const baseConfig = `owner = "owner"
+
+[model]
+provider = "openai"
+base_url = "https://api.openai.com/v1"
+name = "gpt-4o-mini"
+api_key_env = "OPENAI_API_KEY"
+
+[permissions]
+mode = "smart"
+approval_ttl = "30m"
+session_grant_ttl = "12h"
+always_grant_ttl = "720h"
+guest_tools = ["current_time"]
+
+[workspace]
+roots = [{ name = "main", path = "/ws/main" }]
+max_file_bytes = 1024
+max_checkpoints = 10
+max_checkpoint_bytes = 4096
+
+[[rules]]
+id = "r1"
+tool = "read_file"
+path = "notes/**"
+effect = "allow"
+`
+
+// edit returns baseConfig with old replaced by new, failing the test if old
+// is absent, so that no case silently tests the unedited file.
+func edit(t *testing.T, old, new string) string {
+	t.Helper()
+	if !strings.Contains(baseConfig, old) {
+		t.Fatalf("baseConfig does not contain %q", old)
+	}
+	return strings.Replace(baseConfig, old, new, 1)
+}
+
+// writeConfig writes content to a fresh config.toml with mode 0600.
+func writeConfig(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "config.toml")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestLoadBase(t *testing.T) {
+	path := writeConfig(t, baseConfig)
+	got, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load(baseConfig): %v", err)
+	}
+	want := &Config{
+		Owner: "owner",
+		Model: Model{Provider: "openai", BaseURL: "https://api.openai.com/v1", Name: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY"},
+		Permissions: Permissions{
+			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
+			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"},
+		},
+		Workspace: Workspace{
+			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main")}},
+			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
+		},
+		Rules: []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Load(baseConfig) =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestLoadFillsDefaults(t *testing.T) {
+	path := writeConfig(t, `
+[model]
+provider = "anthropic"
+[workspace]
+roots = [{ name = "main", path = "/ws" }]
+`)
+	got, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load(minimal): %v", err)
+	}
+	want := &Config{
+		Owner: "owner",
+		Model: Model{Provider: "anthropic", BaseURL: "https://api.anthropic.com", Name: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY"},
+		Permissions: Permissions{
+			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
+			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"},
+		},
+		Workspace: Workspace{
+			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws")}},
+			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
+		},
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Load(minimal) =\n%+v\nwant\n%+v", got, want)
+	}
+}
+
+func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
+	path := writeConfig(t, edit(t, `guest_tools = ["current_time"]`, `guest_tools = []`))
+	c, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if len(c.Permissions.GuestTools) != 0 {
+		t.Errorf("guest_tools = [] loaded as %q; want none", c.Permissions.GuestTools)
+	}
+}
+
+func TestLoadUnknownKeys(t *testing.T) {
+	const (
+		top    = "owner, model, permissions, workspace, rules"
+		model  = "provider, base_url, name, api_key_env"
+		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools"
+		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"
+		rule   = "id, tool, path, effect"
+	)
+	tests := []struct {
+		name, old, new string
+		key, allowed   string
+	}{
+		{"top level", `owner = "owner"`, "owner = \"owner\"\nownr = \"x\"", "ownr", "at the top level: " + top},
+		{"quoted dotted key", `owner = "owner"`, "owner = \"owner\"\n\"permissions.mode\" = \"yolo\"", `"permissions.mode"`, top},
+		{"unknown table", `[model]`, "[telegram]\ntoken = \"x\"\n[model]", "telegram", top},
+		{"model", `name = "gpt-4o-mini"`, "name = \"gpt-4o-mini\"\nmodel_name = \"x\"", "model.model_name", "in [model]: " + model},
+		{"model subtable", `[permissions]`, "[model.extra]\nx = 1\n[permissions]", "model.extra", model},
+		{"permissions", `mode = "smart"`, "modee = \"smart\"", "permissions.modee", "in [permissions]: " + perms},
+		{"workspace", `max_checkpoints = 10`, "max_checkpoint = 10", "workspace.max_checkpoint", "in [workspace]: " + wspace},
+		{"root", `path = "/ws/main" }`, `path = "/ws/main", writable = true }`, "workspace.roots.writable", "in [workspace.roots]: name, path"},
+		{"rule", `effect = "allow"`, "effekt = \"allow\"", "rules.effekt", "in [rules]: " + rule},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, edit(t, tt.old, tt.new))
+			_, err := Load(path)
+			if err == nil {
+				t.Fatalf("Load with %q accepted; want unknown key %s rejected", tt.new, tt.key)
+			}
+			msg := err.Error()
+			for _, want := range []string{path + ": ", "unknown key " + tt.key + ":", tt.allowed} {
+				if !strings.Contains(msg, want) {
+					t.Errorf("Load with %q: error %q does not contain %q", tt.new, msg, want)
+				}
+			}
+			if n := strings.Count(msg, "unknown key"); n != 1 {
+				t.Errorf("Load with %q: %d unknown keys reported in %q; want 1", tt.new, n, msg)
+			}
+		})
+	}
+}
+
+func TestLoadBadValues(t *testing.T) {
+	tests := []struct {
+		name, old, new string
+		want           []string // substrings of the error, after the file name
+		secret         string   // must not appear in the error
+	}{
+		{"empty owner", `owner = "owner"`, `owner = ""`, []string{`owner = "": want a non-empty id`}, ""},
+		{"owner with space", `owner = "owner"`, `owner = "a b"`, []string{`owner = "a b"`}, ""},
+		{"provider", `provider = "openai"`, `provider = "gemini"`, []string{`model.provider = "gemini": want one of openai, anthropic`}, ""},
+		{"base_url scheme", `base_url = "https://api.openai.com/v1"`, `base_url = "ftp://h/v1"`,
+			[]string{`model.base_url = "ftp://h/v1": want an absolute http or https URL`}, ""},
+		{"base_url relative", `base_url = "https://api.openai.com/v1"`, `base_url = "api.openai.com/v1"`,
+			[]string{`model.base_url = "api.openai.com/v1": want an absolute http or https URL`}, ""},
+		{"base_url query", `base_url = "https://api.openai.com/v1"`, `base_url = "https://h/v1?k=1"`,
+			[]string{`model.base_url = "https://h/v1?k=1": want a URL without a query`}, ""},
+		{"base_url credentials", `base_url = "https://api.openai.com/v1"`, `base_url = "https://u:hunter2@h/v1"`,
+			[]string{"model.base_url", "credentials do not belong in the URL"}, "hunter2"},
+		{"api_key_env holds a key", `api_key_env = "OPENAI_API_KEY"`, `api_key_env = "sk-proj-abc123"`,
+			[]string{"model.api_key_env: want the name of an environment variable", "not the key itself"}, "sk-proj-abc123"},
+		{"api_key_env lower case", `api_key_env = "OPENAI_API_KEY"`, `api_key_env = "openai_key"`,
+			[]string{"model.api_key_env: want the name of an environment variable"}, ""},
+		{"mode", `mode = "smart"`, `mode = "fast"`, []string{`permissions.mode = "fast": want one of safe, smart, autopilot, yolo`}, ""},
+		{"empty mode", `mode = "smart"`, `mode = ""`, []string{`permissions.mode = "": want one of safe, smart, autopilot, yolo`}, ""},
+		{"negative ttl", `approval_ttl = "30m"`, `approval_ttl = "-5m"`, []string{`permissions.approval_ttl = "-5m": want a positive duration`}, ""},
+		{"zero ttl", `session_grant_ttl = "12h"`, `session_grant_ttl = "0s"`, []string{`permissions.session_grant_ttl = "0s": want a positive duration`}, ""},
+		{"unparsable ttl", `always_grant_ttl = "720h"`, `always_grant_ttl = "forever"`,
+			[]string{`permissions.always_grant_ttl: invalid duration "forever": want a duration such as "30m"`}, ""},
+		{"guest tool", `guest_tools = ["current_time"]`, `guest_tools = ["current_time", "Read File"]`,
+			[]string{`permissions.guest_tools[1] = "Read File": want a tool name made of a-z, 0-9 and _`}, ""},
+		{"no roots", `roots = [{ name = "main", path = "/ws/main" }]`, `roots = []`, []string{"workspace.roots is missing or empty"}, ""},
+		{"missing roots", `roots = [{ name = "main", path = "/ws/main" }]`, ``, []string{"workspace.roots is missing or empty"}, ""},
+		{"root name", `name = "main"`, `name = "Main"`, []string{`workspace.roots[0].name = "Main": want a name made of a-z, 0-9, _ and -`}, ""},
+		{"duplicate root", `{ name = "main", path = "/ws/main" }`, `{ name = "main", path = "/ws/main" }, { name = "main", path = "/ws/b" }`,
+			[]string{`workspace.roots[1].name = "main": names must be unique`}, ""},
+		{"empty root path", `path = "/ws/main"`, `path = ""`, []string{"workspace.roots[0].path is empty"}, ""},
+		{"root path of another user", `path = "/ws/main"`, `path = "~bob/ws"`, []string{`workspace.roots[0].path = "~bob/ws": "~user" paths are not supported`}, ""},
+		{"zero max_file_bytes", `max_file_bytes = 1024`, `max_file_bytes = 0`, []string{"workspace.max_file_bytes = 0: want a positive number"}, ""},
+		{"negative max_file_bytes", `max_file_bytes = 1024`, `max_file_bytes = -1`, []string{"workspace.max_file_bytes = -1: want a positive number"}, ""},
+		{"zero max_checkpoints", `max_checkpoints = 10`, `max_checkpoints = 0`, []string{"workspace.max_checkpoints = 0: want a positive number"}, ""},
+		{"zero max_checkpoint_bytes", `max_checkpoint_bytes = 4096`, `max_checkpoint_bytes = 0`, []string{"workspace.max_checkpoint_bytes = 0: want a positive number"}, ""},
+		{"wrong type", `max_checkpoints = 10`, `max_checkpoints = "ten"`, []string{"workspace.max_checkpoints", "incompatible types"}, ""},
+		{"rule without id", `id = "r1"`, ``, []string{"rules[0].id is missing"}, ""},
+		{"rule id with space", `id = "r1"`, `id = "r 1"`, []string{`rules[0].id = "r 1": want a name made of`}, ""},
+		{"duplicate rule id", `effect = "allow"`, "effect = \"allow\"\n[[rules]]\nid = \"r1\"\ntool = \"x\"\neffect = \"deny\"",
+			[]string{`rules[1].id = "r1": ids must be unique`}, ""},
+		{"rule tool", `tool = "read_file"`, `tool = "read-file"`, []string{`rules[0].tool = "read-file": want a tool name made of a-z, 0-9 and _`}, ""},
+		{"rule without tool", `tool = "read_file"`, ``, []string{`rules[0].tool = "": want a tool name`}, ""},
+		{"rule effect", `effect = "allow"`, `effect = "maybe"`, []string{`rules[0].effect = "maybe": want one of allow, ask, deny`}, ""},
+		{"rule path dotdot", `path = "notes/**"`, `path = "notes/../secrets/*"`, []string{`rules[0].path = "notes/../secrets/*": want no ".." path elements`}, ""},
+		{"rule path dot", `path = "notes/**"`, `path = "./notes"`, []string{`rules[0].path = "./notes": want no "." path elements`}, ""},
+		{"rule path absolute", `path = "notes/**"`, `path = "/etc/*"`, []string{`rules[0].path = "/etc/*": want a path relative to a workspace root`}, ""},
+		{"rule path empty element", `path = "notes/**"`, `path = "notes//x"`, []string{`rules[0].path = "notes//x": want no empty path elements`}, ""},
+		{"rule path bad pattern", `path = "notes/**"`, `path = "notes/[a"`, []string{`rules[0].path = "notes/[a": invalid pattern "[a"`}, ""},
+		{"rule path backslash", `path = "notes/**"`, `path = 'notes\*'`, []string{`rules[0].path = "notes\\*": want "/" as the separator`}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, edit(t, tt.old, tt.new))
+			c, err := Load(path)
+			if err == nil {
+				t.Fatalf("Load with %q = %+v; want an error", tt.new, c)
+			}
+			msg := err.Error()
+			// The first line at least must name the file.
+			if !strings.HasPrefix(msg, path+":") {
+				t.Errorf("Load with %q: error %q does not start with the file name %q", tt.new, msg, path)
+			}
+			for _, want := range tt.want {
+				if !strings.Contains(msg, want) {
+					t.Errorf("Load with %q: error\n%s\ndoes not contain\n%s", tt.new, msg, want)
+				}
+			}
+			if tt.secret != "" && strings.Contains(msg, tt.secret) {
+				t.Errorf("Load with %q: error %q leaks %q", tt.new, msg, tt.secret)
+			}
+		})
+	}
+}
+
+func TestLoadReportsEveryProblem(t *testing.T) {
+	doc := strings.Replace(edit(t, `mode = "smart"`, `mode = "fast"`), `effect = "allow"`, `effect = "maybe"`, 1)
+	path := writeConfig(t, doc)
+	_, err := Load(path)
+	if err == nil {
+		t.Fatal("Load with two bad values succeeded")
+	}
+	for _, want := range []string{
+		path + `: permissions.mode = "fast"`,
+		path + `: rules[0].effect = "maybe"`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Load error %q does not contain %q", err, want)
+		}
+	}
+}
+
+func TestLoadSyntaxErrorPosition(t *testing.T) {
+	tests := []struct {
+		name, doc, want string
+	}{
+		{"unclosed table", "owner = \"o\"\n[model\nprovider = \"openai\"\n", ":2:7: "},
+		{"bad duration", "[permissions]\n\napproval_ttl = \"soon\"\n", `:3:17: permissions.approval_ttl: invalid duration "soon"`},
+		{"type mismatch", "owner = 5\n", `:1: owner: incompatible types`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := writeConfig(t, tt.doc)
+			_, err := Load(path)
+			if err == nil {
+				t.Fatalf("Load(%q) succeeded; want a syntax error", tt.doc)
+			}
+			if want := path + tt.want; !strings.Contains(err.Error(), want) {
+				t.Errorf("Load(%q) error = %q; want it to contain %q", tt.doc, err, want)
+			}
+		})
+	}
+}
+
+func TestLoadMissingFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.toml")
+	_, err := Load(path)
+	if !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("Load(missing) error = %v; want one wrapping fs.ErrNotExist", err)
+	}
+	for _, want := range []string{path, "homard init"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("Load(missing) error = %q; want it to contain %q", err, want)
+		}
+	}
+}
+
+func TestLoadFileChecks(t *testing.T) {
+	path := writeConfig(t, baseConfig)
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err != nil {
+		t.Errorf("Load(mode 0644) = %v; want success", err)
+	}
+	if err := os.Chmod(path, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(path); err == nil || !strings.Contains(err.Error(), "chmod 600") {
+		t.Errorf("Load(mode 0666) error = %v; want a refusal suggesting chmod 600", err)
+	}
+	if _, err := Load(t.TempDir()); err == nil || !strings.Contains(err.Error(), "not a regular file") {
+		t.Errorf("Load(folder) error = %v; want a not-a-regular-file refusal", err)
+	}
+	big := writeConfig(t, baseConfig+"\n#"+strings.Repeat("x", maxFileSize))
+	if _, err := Load(big); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("Load(huge file) error = %v; want a size refusal", err)
+	}
+}
+
+func TestLoadRootPaths(t *testing.T) {
+	getenv := env(map[string]string{"HOME": "/home/o"})
+	tests := []struct {
+		in   string
+		want string // absolute; "DIR" stands for the config file's folder
+	}{
+		{"~/work", "/home/o/work"},
+		{"~", "/home/o"},
+		{"~/", "/home/o"},
+		{"rel/work", "DIR/rel/work"},
+		{"./a/../b", "DIR/b"},
+		{"..", "PARENT"},
+		{"a/~", "DIR/a/~"},
+		{"/abs/x/", "/abs/x"},
+		{"/abs/./x/../y", "/abs/y"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.in, func(t *testing.T) {
+			path := writeConfig(t, edit(t, `path = "/ws/main"`, "path = "+quote(tt.in)))
+			dir := filepath.Dir(path)
+			c, err := load(path, getenv)
+			if err != nil {
+				t.Fatalf("load(root path %q): %v", tt.in, err)
+			}
+			want := strings.Replace(tt.want, "DIR", dir, 1)
+			want = strings.Replace(want, "PARENT", filepath.Dir(dir), 1)
+			want = filepath.FromSlash(want)
+			if got := c.Workspace.Roots[0].Path; got != want {
+				t.Errorf("root path %q loaded as %q; want %q", tt.in, got, want)
+			}
+		})
+	}
+}
+
+func TestLoadTildeUsesHOME(t *testing.T) {
+	t.Setenv("HOME", "/home/someone")
+	path := writeConfig(t, edit(t, `path = "/ws/main"`, `path = "~/w"`))
+	c, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load: %v", err)
+	}
+	if got, want := c.Workspace.Roots[0].Path, filepath.FromSlash("/home/someone/w"); got != want {
+		t.Errorf("root path ~/w with HOME=/home/someone loaded as %q; want %q", got, want)
+	}
+}
+
+func TestDurationText(t *testing.T) {
+	tests := []struct {
+		in   string
+		want time.Duration
+		out  string
+	}{
+		{"30m", 30 * time.Minute, "30m"},
+		{"12h", 12 * time.Hour, "12h"},
+		{"720h0m0s", 720 * time.Hour, "720h"},
+		{"1h30m", 90 * time.Minute, "1h30m"},
+		{"90s", 90 * time.Second, "1m30s"},
+		{"1.5s", 1500 * time.Millisecond, "1.5s"},
+	}
+	for _, tt := range tests {
+		var d Duration
+		if err := d.UnmarshalText([]byte(tt.in)); err != nil {
+			t.Errorf("UnmarshalText(%q): %v", tt.in, err)
+			continue
+		}
+		if d.Std() != tt.want {
+			t.Errorf("UnmarshalText(%q) = %v; want %v", tt.in, d.Std(), tt.want)
+		}
+		if d.String() != tt.out {
+			t.Errorf("Duration(%v).String() = %q; want %q", tt.want, d.String(), tt.out)
+		}
+	}
+}

@@ -1,0 +1,159 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Render writes c as a commented config.toml in which every key carries a
+// comment explaining it and its allowed values, followed by one commented-out
+// example rule and then c's own rules. It refuses an invalid Config, so
+// whatever it returns, Load accepts and reads back as an equal Config.
+func Render(c *Config) ([]byte, error) {
+	var ps problems
+	validate(c, &ps)
+	if len(ps) > 0 {
+		return nil, fmt.Errorf("render config: %w", ps.err("invalid config"))
+	}
+
+	var b strings.Builder
+	w := func(format string, args ...any) { fmt.Fprintf(&b, format, args...) }
+
+	w(`# homard configuration. Unknown keys are rejected.
+# Durations use Go syntax ("90s", "30m", "12h"); sizes are in bytes.
+
+# The owner's id. Approvals and grants are bound to it.
+owner = %s
+
+[model]
+# Wire protocol: "openai" (OpenAI or any OpenAI-compatible server) or
+# "anthropic".
+provider = %s
+# Absolute http or https URL of the API, without credentials.
+base_url = %s
+# Model name sent to the API.
+name = %s
+# Name of the environment variable holding the API key (A-Z, 0-9 and _).
+# Never put the key itself in this file.
+api_key_env = %s
+
+[permissions]
+# How much homard asks before acting. Hard limits apply in every mode.
+#   "safe"       only read-only, low-risk actions run unasked
+#   "smart"      also actions an operator rule below allows exactly
+#   "autopilot"  also the verified owner's non-critical actions
+#   "yolo"       least supervision; critical actions still ask
+mode = %s
+# How long a pending approval waits for an answer (positive duration).
+approval_ttl = %s
+# How long an "allow for this session" answer lasts (positive duration).
+session_grant_ttl = %s
+# How long an "always" rule lasts before it expires (positive duration).
+always_grant_ttl = %s
+# Tools a guest entry (group chat, paired guest) may use. Only read-only
+# tools take effect. [] means none.
+guest_tools = %s
+
+[workspace]
+# Folders tools may read and write; at least one. name is made of a-z, 0-9,
+# _ and - and is unique. path is absolute, "~/..." or relative to this file's
+# folder.
+roots = [
+`,
+		quote(c.Owner),
+		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv),
+		quote(c.Permissions.Mode),
+		quote(c.Permissions.ApprovalTTL.String()),
+		quote(c.Permissions.SessionGrantTTL.String()),
+		quote(c.Permissions.AlwaysGrantTTL.String()),
+		quoteList(c.Permissions.GuestTools))
+	for _, r := range c.Workspace.Roots {
+		w("  { name = %s, path = %s },\n", quote(r.Name), quote(r.Path))
+	}
+	w(`]
+# Largest file a tool may read or write, in bytes%s.
+max_file_bytes = %d
+# How many file checkpoints are kept.
+max_checkpoints = %d
+# Total size of kept checkpoints, in bytes%s.
+max_checkpoint_bytes = %d
+
+# Operator rules, checked in order; the first that matches decides.
+#   id      unique name shown in decisions and the audit log
+#   tool    exact tool name (a-z, 0-9 and _)
+#   path    optional glob over root-relative paths, "/"-separated, "**"
+#           matches any number of folders ("notes/**", "*.md"); no "..",
+#           no leading "/"; leave it out to match every target
+#   effect  "allow", "ask" or "deny"
+#
+# [[rules]]
+# id = "read-notes"
+# tool = "read_file"
+# path = "notes/**"
+# effect = "allow"
+`,
+		mib(c.Workspace.MaxFileBytes), c.Workspace.MaxFileBytes,
+		c.Workspace.MaxCheckpoints,
+		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes)
+	for _, r := range c.Rules {
+		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))
+		if r.Path != "" {
+			w("path = %s\n", quote(r.Path))
+		}
+		w("effect = %s\n", quote(r.Effect))
+	}
+	// TOML files are UTF-8; a non-UTF-8 folder name cannot be written
+	// faithfully, and a silently altered path would point somewhere else.
+	if !utf8.ValidString(b.String()) {
+		return nil, errors.New("render config: a value is not valid UTF-8")
+	}
+	return []byte(b.String()), nil
+}
+
+// quote writes s as a TOML basic string. strconv.Quote is not used because
+// Go escapes such as \x00 are not valid TOML.
+func quote(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			// Keep an invalid byte as it is so that Render can refuse it
+			// instead of writing a different value.
+			b.WriteByte(s[i])
+		case r == '"':
+			b.WriteString(`\"`)
+		case r == '\\':
+			b.WriteString(`\\`)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case unicode.IsControl(r):
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func quoteList(l []string) string {
+	q := make([]string, len(l))
+	for i, s := range l {
+		q[i] = quote(s)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// mib returns " (N MiB)" when n is a whole number of MiB.
+func mib(n int64) string {
+	if n > 0 && n%(1<<20) == 0 {
+		return fmt.Sprintf(" (%d MiB)", n>>20)
+	}
+	return ""
+}

@@ -1,0 +1,193 @@
+package config
+
+import (
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/BurntSushi/toml"
+)
+
+// renderLoad renders c, writes it and loads it back.
+func renderLoad(t *testing.T, c *Config) (*Config, string) {
+	t.Helper()
+	data, err := Render(c)
+	if err != nil {
+		t.Fatalf("Render: %v", err)
+	}
+	path := writeConfig(t, string(data))
+	got, err := Load(path)
+	if err != nil {
+		t.Fatalf("Load(Render(c)): %v\nrendered:\n%s", err, data)
+	}
+	return got, string(data)
+}
+
+func TestRenderDefaultRoundTrips(t *testing.T) {
+	p, err := ResolvePaths(filepath.Join(t.TempDir(), "home"), env(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Default(p)
+	got, data := renderLoad(t, want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Load(Render(Default(p))) =\n%+v\nwant\n%+v\nrendered:\n%s", got, want, data)
+	}
+	if want.Workspace.Roots[0] != (Root{Name: "main", Path: p.WorkspaceDir}) {
+		t.Errorf("Default(p) roots = %+v; want main at %s", want.Workspace.Roots, p.WorkspaceDir)
+	}
+}
+
+func TestRenderCustomRoundTrips(t *testing.T) {
+	dir := t.TempDir()
+	want := &Config{
+		Owner: "telegram:42é",
+		Model: Model{Provider: "anthropic", BaseURL: "http://localhost:8080/proxy", Name: `we"ird\model`, APIKeyEnv: "MY_KEY_2"},
+		Permissions: Permissions{
+			Mode: "yolo", ApprovalTTL: Duration(90 * time.Second), SessionGrantTTL: Duration(90 * time.Minute),
+			AlwaysGrantTTL: Duration(1500 * time.Millisecond), GuestTools: []string{},
+		},
+		Workspace: Workspace{
+			Roots: []Root{
+				{Name: "main", Path: filepath.Join(dir, "main")},
+				{Name: "odd-1", Path: filepath.Join(dir, `sp ace "q" \b 世界 #x`)},
+			},
+			MaxFileBytes: 1, MaxCheckpoints: 1, MaxCheckpointBytes: 3 << 20,
+		},
+		Rules: []Rule{
+			{ID: "a.b:c-d_e", Tool: "write_file", Path: "notes/**/*.md", Effect: "ask"},
+			{ID: "no-path", Tool: "run", Effect: "deny"},
+		},
+	}
+	got, data := renderLoad(t, want)
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("Load(Render(c)) =\n%+v\nwant\n%+v\nrendered:\n%s", got, want, data)
+	}
+}
+
+// TestRenderCommentsEveryKey checks that each key line follows a comment and
+// that every field of every table appears, so a new field cannot be added
+// to Config without being rendered.
+func TestRenderCommentsEveryKey(t *testing.T) {
+	data, err := Render(Default(Paths{WorkspaceDir: "/ws"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(data), "\n")
+	keyLine := regexp.MustCompile(`^([a-z_]+) = `)
+	seen := make(map[string]bool)
+	for i, l := range lines {
+		m := keyLine.FindStringSubmatch(l)
+		if m == nil {
+			continue
+		}
+		seen[m[1]] = true
+		if i == 0 || !strings.HasPrefix(lines[i-1], "#") {
+			t.Errorf("line %d %q has no comment above it", i+1, l)
+		}
+	}
+	for _, typ := range []reflect.Type{
+		reflect.TypeFor[Config](), reflect.TypeFor[Model](), reflect.TypeFor[Permissions](), reflect.TypeFor[Workspace](),
+	} {
+		for _, k := range tagNames(typ) {
+			switch k {
+			case "rules":
+				continue // an array of tables; checked below
+			case "model", "permissions", "workspace":
+				if !strings.Contains(string(data), "\n["+k+"]\n") {
+					t.Errorf("Render does not write the table [%s]", k)
+				}
+				continue
+			}
+			if !seen[k] {
+				t.Errorf("Render does not write %s.%s", typ.Name(), k)
+			}
+		}
+	}
+	for _, k := range tagNames(reflect.TypeFor[Rule]()) {
+		if !strings.Contains(string(data), "\n# "+k+" = ") {
+			t.Errorf("the example rule does not show %q", k)
+		}
+	}
+	for _, k := range tagNames(reflect.TypeFor[Root]()) {
+		if !strings.Contains(string(data), k+" = ") {
+			t.Errorf("roots do not show %q", k)
+		}
+	}
+}
+
+// TestRenderExampleRuleIsValid uncomments the example rule and loads it.
+func TestRenderExampleRuleIsValid(t *testing.T) {
+	data, err := Render(Default(Paths{WorkspaceDir: "/ws"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := string(data)
+	i := strings.Index(doc, "# [[rules]]")
+	if i < 0 {
+		t.Fatalf("no commented-out example rule in\n%s", doc)
+	}
+	doc = doc[:i] + strings.ReplaceAll(doc[i:], "# ", "")
+	c, err := Load(writeConfig(t, doc))
+	if err != nil {
+		t.Fatalf("Load(uncommented example): %v\n%s", err, doc)
+	}
+	want := []Rule{{ID: "read-notes", Tool: "read_file", Path: "notes/**", Effect: "allow"}}
+	if !reflect.DeepEqual(c.Rules, want) {
+		t.Errorf("example rule loaded as %+v; want %+v", c.Rules, want)
+	}
+}
+
+func TestRenderRefusesInvalid(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(*Config)
+		want   string
+	}{
+		{"mode", func(c *Config) { c.Permissions.Mode = "fast" }, "permissions.mode"},
+		{"relative root", func(c *Config) { c.Workspace.Roots[0].Path = "ws" }, `workspace.roots[0].path = "ws": want an absolute path`},
+		{"no roots", func(c *Config) { c.Workspace.Roots = nil }, "workspace.roots"},
+		{"empty root path", func(c *Config) { c.Workspace.Roots[0].Path = "" }, "workspace.roots[0].path is empty"},
+		{"newline in owner", func(c *Config) { c.Owner = "a\nb" }, "owner"},
+		{"not UTF-8", func(c *Config) { c.Workspace.Roots[0].Path = "/ws/\xff" }, "UTF-8"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := Default(Paths{WorkspaceDir: "/ws"})
+			tt.change(c)
+			data, err := Render(c)
+			if err == nil {
+				t.Fatalf("Render(%s) succeeded:\n%s", tt.name, data)
+			}
+			if !strings.Contains(err.Error(), tt.want) {
+				t.Errorf("Render(%s) error = %q; want it to contain %q", tt.name, err, tt.want)
+			}
+		})
+	}
+}
+
+func TestQuote(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{`plain`, `"plain"`},
+		{`a"b\c`, `"a\"b\\c"`},
+		{"tab\tnl\n", `"tab\tnl\n"`},
+		{"nul\x00del\x7f", `"nul\u0000del\u007F"`},
+		{"世界", `"世界"`},
+	}
+	for _, tt := range tests {
+		if got := quote(tt.in); got != tt.want {
+			t.Errorf("quote(%q) = %s; want %s", tt.in, got, tt.want)
+		}
+	}
+	// What quote writes, the TOML decoder must read back unchanged.
+	for _, tt := range tests {
+		doc := "owner = " + quote(tt.in) + "\n"
+		var c Config
+		if _, err := toml.Decode(doc, &c); err != nil || c.Owner != tt.in {
+			t.Errorf("toml.Decode(%q) owner = %q, %v; want %q", doc, c.Owner, err, tt.in)
+		}
+	}
+}

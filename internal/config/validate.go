@@ -1,0 +1,183 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"path"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"unicode"
+)
+
+var (
+	toolNameRE = regexp.MustCompile(`^[a-z0-9_]+$`)
+	rootNameRE = regexp.MustCompile(`^[a-z0-9_-]+$`)
+	ruleIDRE   = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
+	envNameRE  = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+)
+
+// validate checks a complete Config (defaults applied, roots resolved) and
+// records every problem in ps.
+func validate(c *Config, ps *problems) {
+	if c.Owner == "" || strings.ContainsFunc(c.Owner, badIDRune) {
+		ps.add("owner = %q: want a non-empty id without spaces or control characters", c.Owner)
+	}
+	validateModel(&c.Model, ps)
+	validatePermissions(&c.Permissions, ps)
+	validateWorkspace(&c.Workspace, ps)
+	validateRules(c.Rules, ps)
+}
+
+func validateModel(m *Model, ps *problems) {
+	if !slices.Contains(providers, m.Provider) {
+		ps.add("model.provider = %q: want one of %s", m.Provider, strings.Join(providers, ", "))
+		return // the other fields' defaults depend on the provider
+	}
+	validateBaseURL(m.BaseURL, ps)
+	if m.Name == "" || strings.ContainsFunc(m.Name, unicode.IsControl) {
+		ps.add("model.name = %q: want a model name such as %q", m.Name, providerDefaults[m.Provider].Name)
+	}
+	// The value is never echoed: someone may have pasted the key itself.
+	if !envNameRE.MatchString(m.APIKeyEnv) {
+		ps.add("model.api_key_env: want the name of an environment variable such as %q (A-Z, 0-9 and _), not the key itself",
+			providerDefaults[m.Provider].APIKeyEnv)
+	}
+}
+
+func validateBaseURL(s string, ps *problems) {
+	const want = "want an absolute http or https URL such as"
+	example := "https://api.openai.com/v1"
+	u, err := url.Parse(s)
+	if err != nil {
+		// url.Parse errors quote the input, which may hold credentials.
+		ps.add("model.base_url: %s %q", want, example)
+		return
+	}
+	if u.User != nil {
+		ps.add("model.base_url = %q: credentials do not belong in the URL; put the key in the variable named by model.api_key_env",
+			u.Redacted())
+		return
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		ps.add("model.base_url = %q: %s %q", s, want, example)
+		return
+	}
+	if u.Fragment != "" || u.RawQuery != "" {
+		ps.add("model.base_url = %q: want a URL without a query or fragment", s)
+	}
+}
+
+func validatePermissions(p *Permissions, ps *problems) {
+	if !slices.Contains(modes, p.Mode) {
+		ps.add("permissions.mode = %q: want one of %s", p.Mode, strings.Join(modes, ", "))
+	}
+	for _, d := range []struct {
+		key string
+		val Duration
+	}{
+		{"approval_ttl", p.ApprovalTTL},
+		{"session_grant_ttl", p.SessionGrantTTL},
+		{"always_grant_ttl", p.AlwaysGrantTTL},
+	} {
+		if d.val <= 0 {
+			ps.add("permissions.%s = %q: want a positive duration such as \"30m\" or \"12h\"", d.key, d.val)
+		}
+	}
+	for i, t := range p.GuestTools {
+		if !toolNameRE.MatchString(t) {
+			ps.add("permissions.guest_tools[%d] = %q: want a tool name made of a-z, 0-9 and _", i, t)
+		}
+	}
+}
+
+func validateWorkspace(w *Workspace, ps *problems) {
+	if len(w.Roots) == 0 {
+		ps.add(`workspace.roots is missing or empty: want at least one root such as roots = [{ name = "main", path = "~/homard-workspace" }]`)
+	}
+	seen := make(map[string]bool)
+	for i, r := range w.Roots {
+		switch {
+		case !rootNameRE.MatchString(r.Name):
+			ps.add("workspace.roots[%d].name = %q: want a name made of a-z, 0-9, _ and -", i, r.Name)
+		case seen[r.Name]:
+			ps.add("workspace.roots[%d].name = %q: names must be unique", i, r.Name)
+		}
+		seen[r.Name] = true
+		switch {
+		case r.Path == "":
+			ps.add("workspace.roots[%d].path is empty: want a folder path", i)
+		case !filepath.IsAbs(r.Path):
+			// Load has already resolved "~/" and relative paths.
+			ps.add("workspace.roots[%d].path = %q: want an absolute path", i, r.Path)
+		}
+	}
+	if w.MaxFileBytes <= 0 {
+		ps.add("workspace.max_file_bytes = %d: want a positive number of bytes", w.MaxFileBytes)
+	}
+	if w.MaxCheckpoints <= 0 {
+		ps.add("workspace.max_checkpoints = %d: want a positive number", w.MaxCheckpoints)
+	}
+	if w.MaxCheckpointBytes <= 0 {
+		ps.add("workspace.max_checkpoint_bytes = %d: want a positive number of bytes", w.MaxCheckpointBytes)
+	}
+}
+
+func validateRules(rules []Rule, ps *problems) {
+	seen := make(map[string]bool)
+	for i, r := range rules {
+		switch {
+		case r.ID == "":
+			ps.add("rules[%d].id is missing: want a unique name such as \"read-notes\"", i)
+		case !ruleIDRE.MatchString(r.ID):
+			ps.add("rules[%d].id = %q: want a name made of letters, digits, _, ., : and -", i, r.ID)
+		case seen[r.ID]:
+			ps.add("rules[%d].id = %q: ids must be unique", i, r.ID)
+		}
+		seen[r.ID] = true
+		if !toolNameRE.MatchString(r.Tool) {
+			ps.add("rules[%d].tool = %q: want a tool name made of a-z, 0-9 and _", i, r.Tool)
+		}
+		if !slices.Contains(effects, r.Effect) {
+			ps.add("rules[%d].effect = %q: want one of %s", i, r.Effect, strings.Join(effects, ", "))
+		}
+		if r.Path != "" {
+			if err := checkGlob(r.Path); err != nil {
+				ps.add("rules[%d].path = %q: %v", i, r.Path, err)
+			}
+		}
+	}
+}
+
+// checkGlob accepts a slash-separated, root-relative glob whose elements are
+// "**" or path.Match patterns. It rejects what could never match a cleaned
+// root-relative path ("", ".", "..", a leading "/") so that a typo does not
+// silently disable a rule.
+func checkGlob(g string) error {
+	if strings.HasPrefix(g, "/") {
+		return fmt.Errorf("want a path relative to a workspace root, without a leading /")
+	}
+	if strings.Contains(g, `\`) {
+		return fmt.Errorf(`want "/" as the separator, without backslashes`)
+	}
+	for elem := range strings.SplitSeq(g, "/") {
+		switch elem {
+		case "":
+			return fmt.Errorf("want no empty path elements (// or a trailing /)")
+		case ".", "..":
+			return fmt.Errorf("want no %q path elements", elem)
+		case "**":
+			continue
+		}
+		if _, err := path.Match(elem, ""); err != nil {
+			return fmt.Errorf("invalid pattern %q: %v", elem, err)
+		}
+	}
+	return nil
+}
+
+// badIDRune reports runes not allowed in an owner id.
+func badIDRune(r rune) bool {
+	return unicode.IsSpace(r) || unicode.IsControl(r)
+}

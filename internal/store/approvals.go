@@ -1,0 +1,196 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Approval is a stored approval row. Status is the stored status; the
+// approval package derives "expired" from ExpiresAt when it reads one.
+type Approval struct {
+	ID         string
+	Tool       string
+	PlanHash   string
+	Owner      string
+	SessionID  string
+	Display    string
+	Plan       []byte // canonical JSON
+	Targets    []string
+	Risk       int
+	Status     string // pending, approved, denied, consumed or expired
+	Scope      string // empty until decided; once, session or always
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	DecidedAt  time.Time // zero until decided
+	DecidedBy  string
+	ConsumedAt time.Time // zero until consumed
+}
+
+// ApprovalDecision is a conditional state change for DecideApproval.
+type ApprovalDecision struct {
+	ID        string
+	Approver  string    // must equal the approval's owner
+	Status    string    // approved or denied
+	Scope     string    // for approved: once, session or always
+	Now       time.Time // the approval must not have expired at Now
+	ExpiresAt time.Time // the new expiry
+}
+
+const approvalColumns = `id, tool, plan_hash, owner, session_id, display, plan, targets, risk, status,
+	scope, created_at, expires_at, decided_at, decided_by, consumed_at`
+
+func scanApproval(sc interface{ Scan(...any) error }) (Approval, error) {
+	var a Approval
+	var plan, targets string
+	var created, expires, decided, consumed sql.NullInt64
+	err := sc.Scan(&a.ID, &a.Tool, &a.PlanHash, &a.Owner, &a.SessionID, &a.Display, &plan, &targets,
+		&a.Risk, &a.Status, &a.Scope, &created, &expires, &decided, &a.DecidedBy, &consumed)
+	if err != nil {
+		return Approval{}, err
+	}
+	a.Plan = []byte(plan)
+	if a.Targets, err = decodeStrings(targets); err != nil {
+		return Approval{}, fmt.Errorf("approval %s targets: %w", a.ID, err)
+	}
+	a.CreatedAt, a.ExpiresAt = fromNanos(created), fromNanos(expires)
+	a.DecidedAt, a.ConsumedAt = fromNanos(decided), fromNanos(consumed)
+	return a, nil
+}
+
+// InsertApproval stores a new approval. Its session must exist and belong
+// to a.Owner.
+func (tx *Tx) InsertApproval(a Approval) error {
+	var owner string
+	err := tx.queryRow(`SELECT owner FROM sessions WHERE id = ?`, a.SessionID).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("insert approval %s: session %s: %w", a.ID, a.SessionID, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("insert approval %s: %w", a.ID, err)
+	}
+	if owner != a.Owner {
+		return fmt.Errorf("insert approval %s: %w", a.ID, ErrSessionOwner)
+	}
+	_, err = tx.exec(`INSERT INTO approvals (`+approvalColumns+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.Tool, a.PlanHash, a.Owner, a.SessionID, a.Display, string(a.Plan), encodeStrings(a.Targets),
+		a.Risk, a.Status, a.Scope, nanos(a.CreatedAt), nanos(a.ExpiresAt), nanos(a.DecidedAt),
+		a.DecidedBy, nanos(a.ConsumedAt))
+	if err != nil {
+		return fmt.Errorf("insert approval %s: %w", a.ID, err)
+	}
+	return nil
+}
+
+// GetApproval reads one approval inside the transaction, or ErrNotFound.
+func (tx *Tx) GetApproval(id string) (Approval, error) {
+	a, err := scanApproval(tx.queryRow(`SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Approval{}, fmt.Errorf("get approval %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Approval{}, fmt.Errorf("get approval %s: %w", id, err)
+	}
+	return a, nil
+}
+
+// PendingApproval returns the oldest pending approval with exactly this
+// binding that has not expired at now, or ErrNotFound.
+func (tx *Tx) PendingApproval(tool, planHash, owner, session string, now time.Time) (Approval, error) {
+	a, err := scanApproval(tx.queryRow(`SELECT `+approvalColumns+` FROM approvals
+		WHERE tool = ? AND plan_hash = ? AND owner = ? AND session_id = ? AND status = 'pending' AND expires_at > ?
+		ORDER BY created_at, rowid LIMIT 1`, tool, planHash, owner, session, nanos(now)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Approval{}, fmt.Errorf("find pending approval: %w", ErrNotFound)
+	}
+	if err != nil {
+		return Approval{}, fmt.Errorf("find pending approval: %w", err)
+	}
+	return a, nil
+}
+
+// DecideApproval applies d only if the approval is still pending, has not
+// expired at d.Now and is owned by d.Approver, in one conditional UPDATE.
+// It reports whether the row changed.
+func (tx *Tx) DecideApproval(d ApprovalDecision) (bool, error) {
+	res, err := tx.exec(`UPDATE approvals SET status = ?, scope = ?, decided_at = ?, decided_by = ?, expires_at = ?
+		WHERE id = ? AND status = 'pending' AND expires_at > ? AND owner = ?`,
+		d.Status, d.Scope, nanos(d.Now), d.Approver, nanos(d.ExpiresAt), d.ID, nanos(d.Now), d.Approver)
+	if err != nil {
+		return false, fmt.Errorf("decide approval %s: %w", d.ID, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("decide approval %s: %w", d.ID, err)
+	}
+	return n == 1, nil
+}
+
+// ConsumeApproval flips one approved approval with exactly this binding,
+// unexpired at now, to consumed and returns it. The flip is one
+// conditional UPDATE ... RETURNING, so two consumers cannot both get it.
+func (tx *Tx) ConsumeApproval(tool, planHash, owner, session string, now time.Time) (Approval, bool, error) {
+	a, err := scanApproval(tx.queryRow(`UPDATE approvals SET status = 'consumed', consumed_at = ?
+		WHERE status = 'approved' AND expires_at > ? AND id = (
+			SELECT id FROM approvals
+			WHERE tool = ? AND plan_hash = ? AND owner = ? AND session_id = ? AND status = 'approved' AND expires_at > ?
+			ORDER BY decided_at, rowid LIMIT 1)
+		RETURNING `+approvalColumns,
+		nanos(now), nanos(now), tool, planHash, owner, session, nanos(now)))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Approval{}, false, nil
+	}
+	if err != nil {
+		return Approval{}, false, fmt.Errorf("consume approval: %w", err)
+	}
+	return a, true, nil
+}
+
+// GetApproval returns one approval or ErrNotFound.
+func (s *Store) GetApproval(ctx context.Context, id string) (Approval, error) {
+	a, err := scanApproval(s.reader.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Approval{}, fmt.Errorf("get approval %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Approval{}, fmt.Errorf("get approval %s: %w", id, err)
+	}
+	return a, nil
+}
+
+// ListApprovals returns approvals newest first, at most limit (≤ 0 means
+// 100, never more than 1000). A non-empty status filters on the status as
+// seen at now: a pending or approved approval whose expiry has passed
+// counts as "expired", not as what is stored.
+func (s *Store) ListApprovals(ctx context.Context, status string, now time.Time, limit int) ([]Approval, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals
+		WHERE ?1 = '' OR ?1 = CASE WHEN status IN ('pending', 'approved') AND expires_at <= ?2 THEN 'expired' ELSE status END
+		ORDER BY created_at DESC, rowid DESC LIMIT ?3`, status, nanos(now), clampLimit(limit, 100, 1000))
+	if err != nil {
+		return nil, fmt.Errorf("list approvals: %w", err)
+	}
+	return collect(rows, scanApproval, "list approvals")
+}
+
+func encodeStrings(s []string) string {
+	if len(s) == 0 {
+		return "[]"
+	}
+	b, _ := json.Marshal(s) // a []string always encodes
+	return string(b)
+}
+
+func decodeStrings(s string) ([]string, error) {
+	var out []string
+	if err := json.Unmarshal([]byte(s), &out); err != nil {
+		return nil, err
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, nil
+}

@@ -1,0 +1,191 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Tool run statuses. A run only moves forward:
+// requested → approved → running → succeeded | failed | denied | cancelled
+// (steps may be skipped; a final status never changes).
+const (
+	RunRequested = "requested"
+	RunApproved  = "approved"
+	RunRunning   = "running"
+	RunSucceeded = "succeeded"
+	RunFailed    = "failed"
+	RunDenied    = "denied"
+	RunCancelled = "cancelled"
+)
+
+// runStage orders the statuses; the final ones share the last stage.
+var runStage = map[string]int{
+	RunRequested: 0,
+	RunApproved:  1,
+	RunRunning:   2,
+	RunSucceeded: 3,
+	RunFailed:    3,
+	RunDenied:    3,
+	RunCancelled: 3,
+}
+
+const finalStage = 3
+
+// ToolRun is the durable record of one proposed tool call.
+type ToolRun struct {
+	ID        string
+	SessionID string
+	Owner     string
+	Tool      string
+	PlanHash  string
+	Plan      []byte // canonical JSON, redacted by the caller
+	Display   string
+	Status    string
+	Decision  string // the verdict: allow, ask or deny
+	Rule      string
+	Reason    string
+	// ApprovalID is empty when no approval was involved.
+	ApprovalID string
+	Result     string
+	IsError    bool
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+}
+
+// InsertToolRun records a new run. The session must exist (EnsureSession)
+// and belong to r.Owner.
+func (tx *Tx) InsertToolRun(r ToolRun) error {
+	if r.ID == "" {
+		return fmt.Errorf("insert tool run: empty id")
+	}
+	if _, ok := runStage[r.Status]; !ok {
+		return fmt.Errorf("insert tool run %s: %w: unknown status %q", r.ID, ErrRunStatus, r.Status)
+	}
+	var owner string
+	err := tx.queryRow(`SELECT owner FROM sessions WHERE id = ?`, r.SessionID).Scan(&owner)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("insert tool run %s: session %s: %w", r.ID, r.SessionID, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("insert tool run %s: %w", r.ID, err)
+	}
+	if owner != r.Owner {
+		return fmt.Errorf("insert tool run %s: %w", r.ID, ErrSessionOwner)
+	}
+	updated := r.UpdatedAt
+	if updated.IsZero() {
+		updated = r.CreatedAt
+	}
+	_, err = tx.exec(`INSERT INTO tool_runs (id, session_id, owner, tool, plan_hash, plan, display, status,
+		decision, rule, reason, approval_id, result, is_error, created_at, updated_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		r.ID, r.SessionID, r.Owner, r.Tool, r.PlanHash, string(r.Plan), r.Display, r.Status,
+		r.Decision, r.Rule, r.Reason, nullString(r.ApprovalID), r.Result, r.IsError,
+		nanos(r.CreatedAt), nanos(updated))
+	if err != nil {
+		return fmt.Errorf("insert tool run %s: %w", r.ID, err)
+	}
+	return nil
+}
+
+// UpdateToolRun moves a run to status and records its result. It returns
+// ErrNotFound for an unknown id, ErrRunFinished if the run already has a
+// final status, and ErrRunStatus for a move backwards.
+func (tx *Tx) UpdateToolRun(id, status, result string, isError bool, now time.Time) error {
+	next, ok := runStage[status]
+	if !ok {
+		return fmt.Errorf("update tool run %s: %w: unknown status %q", id, ErrRunStatus, status)
+	}
+	var cur string
+	err := tx.queryRow(`SELECT status FROM tool_runs WHERE id = ?`, id).Scan(&cur)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("update tool run %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("update tool run %s: %w", id, err)
+	}
+	if runStage[cur] == finalStage {
+		return fmt.Errorf("update tool run %s (%s): %w", id, cur, ErrRunFinished)
+	}
+	if next <= runStage[cur] {
+		return fmt.Errorf("update tool run %s: %w: %s → %s", id, ErrRunStatus, cur, status)
+	}
+	// The status condition repeats the check above in SQL so the update
+	// cannot apply to a row that changed in between.
+	res, err := tx.exec(`UPDATE tool_runs SET status = ?, result = ?, is_error = ?, updated_at = ?
+		WHERE id = ? AND status = ?`, status, result, isError, nanos(now), id, cur)
+	if err != nil {
+		return fmt.Errorf("update tool run %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n != 1 {
+		return fmt.Errorf("update tool run %s: %w: the run changed concurrently", id, ErrRunStatus)
+	}
+	return nil
+}
+
+const toolRunColumns = `id, session_id, owner, tool, plan_hash, plan, display, status, decision, rule,
+	reason, coalesce(approval_id, ''), result, is_error, created_at, updated_at`
+
+func scanToolRun(sc interface{ Scan(...any) error }) (ToolRun, error) {
+	var r ToolRun
+	var plan string
+	var created, updated sql.NullInt64
+	err := sc.Scan(&r.ID, &r.SessionID, &r.Owner, &r.Tool, &r.PlanHash, &plan, &r.Display, &r.Status,
+		&r.Decision, &r.Rule, &r.Reason, &r.ApprovalID, &r.Result, &r.IsError, &created, &updated)
+	if err != nil {
+		return ToolRun{}, err
+	}
+	r.Plan = []byte(plan)
+	r.CreatedAt, r.UpdatedAt = fromNanos(created), fromNanos(updated)
+	return r, nil
+}
+
+// GetToolRun returns one run or ErrNotFound.
+func (s *Store) GetToolRun(ctx context.Context, id string) (ToolRun, error) {
+	r, err := scanToolRun(s.reader.QueryRowContext(ctx, `SELECT `+toolRunColumns+` FROM tool_runs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return ToolRun{}, fmt.Errorf("get tool run %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return ToolRun{}, fmt.Errorf("get tool run %s: %w", id, err)
+	}
+	return r, nil
+}
+
+// ListToolRuns returns the newest runs first. A limit ≤ 0 means 50; at
+// most 1000 rows are returned.
+func (s *Store) ListToolRuns(ctx context.Context, limit int) ([]ToolRun, error) {
+	rows, err := s.reader.QueryContext(ctx, `SELECT `+toolRunColumns+` FROM tool_runs
+		ORDER BY created_at DESC, rowid DESC LIMIT ?`, clampLimit(limit, 50, 1000))
+	if err != nil {
+		return nil, fmt.Errorf("list tool runs: %w", err)
+	}
+	return collect(rows, scanToolRun, "list tool runs")
+}
+
+// collect scans every row with scan and closes rows.
+func collect[T any](rows *sql.Rows, scan func(interface{ Scan(...any) error }) (T, error), op string) ([]T, error) {
+	defer rows.Close()
+	var out []T
+	for rows.Next() {
+		v, err := scan(rows)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", op, err)
+		}
+		out = append(out, v)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return out, nil
+}
+
+func nullString(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
