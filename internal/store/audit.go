@@ -102,3 +102,12 @@ func (s *Store) AllAudit(ctx context.Context, fn func(AuditRow) error) error {
 	}
 	return nil
 }
+
+// LastAuditSeq returns the seq of the newest audit record, 0 if none.
+func (s *Store) LastAuditSeq(ctx context.Context) (int64, error) {
+	var seq int64
+	if err := s.reader.QueryRowContext(ctx, `SELECT COALESCE(MAX(seq), 0) FROM audit`).Scan(&seq); err != nil {
+		return 0, fmt.Errorf("last audit seq: %w", err)
+	}
+	return seq, nil
+}

@@ -1,0 +1,157 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func (c *cli) approvalCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "approval",
+		Short: "List, inspect, approve or deny calls waiting for you",
+		Long: `An approval is bound to the tool, the SHA-256 of the exact canonical plan,
+the owner and the session, and it expires. It is single use. Scopes:
+
+  once     this exact plan, one run
+  session  this tool on the same paths (e.g. notes/**) for this session
+  always   this tool on the same paths in any session, until it expires
+
+Critical actions can only be approved once. After approving, run the same
+call again in the same session (a model retries by itself).`,
+	}
+	cmd.AddCommand(c.approvalListCmd(), c.approvalShowCmd(), c.approvalApproveCmd(), c.approvalDenyCmd())
+	return cmd
+}
+
+func (c *cli) approvalListCmd() *cobra.Command {
+	var all, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List pending approvals (--all for every state)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := c.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			status := "pending"
+			if all {
+				status = ""
+			}
+			list, err := r.ApprovalList(cmd.Context(), status)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(c.stdout, list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(c.stdout, "no approvals", map[bool]string{true: "", false: "pending"}[all])
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATUS\tTOOL\tRISK\tSESSION\tHASH\tEXPIRES\tPLAN")
+			for _, a := range list {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Status, a.Tool, a.Risk, a.Session,
+					a.PlanHash[:12], a.ExpiresAt.Local().Format(time.DateTime), firstLine(a.Display))
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "include approved, denied, consumed and expired approvals")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	return cmd
+}
+
+func (c *cli) approvalShowCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "show ID",
+		Short: "Show one approval card: the exact plan, its hash, who asked, when it expires",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := c.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			a, err := r.ApprovalGet(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "approval %s  [%s]\n", a.ID, a.Status)
+			fmt.Fprintf(c.stdout, "tool      %s (risk %s)\n", a.Tool, a.Risk)
+			fmt.Fprintf(c.stdout, "owner     %s   session %s\n", a.Owner, a.Session)
+			fmt.Fprintf(c.stdout, "plan hash %s\n", a.PlanHash)
+			fmt.Fprintf(c.stdout, "asked     %s\n", a.CreatedAt.Local().Format(time.RFC3339))
+			fmt.Fprintf(c.stdout, "expires   %s\n", a.ExpiresAt.Local().Format(time.RFC3339))
+			if a.DecidedBy != "" {
+				fmt.Fprintf(c.stdout, "decided   %s by %s (scope %s)\n", a.DecidedAt.Local().Format(time.RFC3339), a.DecidedBy, a.Scope)
+			}
+			fmt.Fprintf(c.stdout, "\n%s\n", a.Display)
+			return nil
+		},
+	}
+}
+
+func (c *cli) approvalApproveCmd() *cobra.Command {
+	var scope string
+	cmd := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Approve a pending call (once, for this session, or always)",
+		Example: `  homard approval approve ap_1a2b3c4d5e6f7a8b
+  homard approval approve ap_1a2b3c4d5e6f7a8b --scope session`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := c.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			a, err := r.ApprovalApprove(cmd.Context(), args[0], scope)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "approved %s (%s, scope %s); run the same call again in session %s to execute it\n",
+				a.ID, a.Tool, a.Scope, a.Session)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&scope, "scope", "once", "once, session or always")
+	return cmd
+}
+
+func (c *cli) approvalDenyCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "deny ID",
+		Short: "Deny a pending call",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := c.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			if err := r.ApprovalDeny(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "denied %s\n", args[0])
+			return nil
+		},
+	}
+}
+
+func firstLine(s string) string {
+	for i, ch := range s {
+		if ch == '\n' {
+			return s[:i] + " …"
+		}
+	}
+	if r := []rune(s); len(r) > 80 {
+		return string(r[:77]) + "..."
+	}
+	return s
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+)
+
+func (c *cli) auditCmd() *cobra.Command {
+	var asJSON, follow, verify bool
+	var limit int
+	cmd := &cobra.Command{
+		Use:   "audit",
+		Short: "Show the audit trail, follow it, or verify its hash chain",
+		Long: `Every proposal — run, pending, denied or malformed — leaves one audit record
+with its arguments redacted. Each record carries the hash of the previous one,
+so editing or deleting a record breaks the chain: --verify names the first
+broken record.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			r, err := c.open(ctx)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			if verify {
+				n, err := r.AuditVerify(ctx)
+				if err != nil {
+					return &exitError{code: exitFailure, err: fmt.Errorf("audit chain broken: %w", err)}
+				}
+				fmt.Fprintf(c.stdout, "audit chain intact: %d records\n", n)
+				return nil
+			}
+			recs, err := r.AuditTail(ctx, limit)
+			if err != nil {
+				return err
+			}
+			var last int64
+			print := func(rs []app.AuditRecord) error {
+				for _, rec := range rs {
+					last = rec.Seq
+					if asJSON {
+						if err := writeJSONLine(c.stdout, rec); err != nil {
+							return err
+						}
+						continue
+					}
+					fmt.Fprintf(c.stdout, "%6d  %s  %-8s %-14s %-22s %s\n", rec.Seq, rec.Time.Local().Format(time.DateTime),
+						rec.Decision, rec.Tool, rec.Rule, rec.Reason)
+				}
+				return nil
+			}
+			if err := print(recs); err != nil {
+				return err
+			}
+			for follow {
+				select {
+				case <-ctx.Done():
+					return nil
+				case <-time.After(500 * time.Millisecond):
+				}
+				recs, err := r.AuditAfter(ctx, last, 1000)
+				if err != nil {
+					return err
+				}
+				if err := print(recs); err != nil {
+					return err
+				}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "one JSON object per line")
+	f.BoolVar(&follow, "follow", false, "keep printing new records until interrupted")
+	f.BoolVar(&verify, "verify", false, "recompute the hash chain and name the first broken record")
+	f.IntVar(&limit, "limit", 50, "show the last `N` records")
+	return cmd
+}

@@ -1,0 +1,83 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+)
+
+func (c *cli) checkpointCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "checkpoint",
+		Short: "List the saved copies of files tools replaced, and roll one back",
+		Long: `Before write_file or edit_file replaces a file, homard keeps a checkpoint of
+the old content (bounded in number and size; the oldest are pruned).
+rollback first shows a preview; to proceed, pass the saved content's hash
+(or its first 8+ characters) with --hash, so you roll back exactly what you saw.`,
+	}
+	cmd.AddCommand(c.checkpointListCmd(), c.checkpointRollbackCmd())
+	return cmd
+}
+
+func (c *cli) checkpointListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List checkpoints, newest first",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := c.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			cps, err := r.Workspace.Checkpoints()
+			if err != nil {
+				return err
+			}
+			if len(cps) == 0 {
+				fmt.Fprintln(c.stdout, "no checkpoints")
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTIME\tROOT\tPATH\tBYTES\tHASH")
+			for _, cp := range cps {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", cp.ID, cp.Time.Local().Format(time.DateTime), cp.Root, cp.Rel, cp.Size, cp.SHA256[:12])
+			}
+			return tw.Flush()
+		},
+	}
+}
+
+func (c *cli) checkpointRollbackCmd() *cobra.Command {
+	var hash string
+	cmd := &cobra.Command{
+		Use:   "rollback ID [--hash HASH]",
+		Short: "Preview a rollback; with --hash, restore the saved content",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := c.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			pv, err := r.Workspace.RollbackPreview(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.stdout, pv.String())
+			if hash == "" {
+				fmt.Fprintf(c.stdout, "\nto restore, run: homard checkpoint rollback %s --hash %s\n", args[0], pv.SavedSHA256()[:12])
+				return nil
+			}
+			if err := r.Workspace.Rollback(args[0], hash); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "restored %s from checkpoint %s\n", pv.Checkpoint.Target, args[0])
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&hash, "hash", "", "the saved content's SHA-256 (8+ leading characters) shown by the preview")
+	return cmd
+}

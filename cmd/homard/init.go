@@ -1,0 +1,54 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/config"
+)
+
+func (c *cli) initCmd() *cobra.Command {
+	var o config.InitOptions
+	cmd := &cobra.Command{
+		Use:   "init",
+		Short: "Create config.toml, the data folder, the database and a workspace",
+		Long: `init creates a commented config.toml, the data folder with the SQLite
+database, and a workspace root. It refuses to overwrite an existing
+config unless --force is given.
+
+The API key is never written to the config: --api-key-env names the
+environment variable homard reads it from.`,
+		Example: `  homard init --home ~/homard
+  homard init --provider anthropic --mode safe
+  homard init --provider openai --base-url http://127.0.0.1:11434/v1 --model qwen3 --api-key-env OLLAMA_KEY`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := c.paths()
+			if err != nil {
+				return err
+			}
+			cfg, err := app.Init(cmd.Context(), p, o)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "created %s\n", p.ConfigFile)
+			fmt.Fprintf(c.stdout, "database  %s\n", p.DBFile)
+			for _, r := range cfg.Workspace.Roots {
+				fmt.Fprintf(c.stdout, "workspace %s (%s)\n", r.Path, r.Name)
+			}
+			fmt.Fprintf(c.stdout, "mode      %s\n", cfg.Permissions.Mode)
+			fmt.Fprintln(c.stdout, "next: homard tool list")
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Provider, "provider", "", "model API: openai (any OpenAI-compatible endpoint) or anthropic (default openai)")
+	f.StringVar(&o.BaseURL, "base-url", "", "model API base `URL` (default per provider)")
+	f.StringVar(&o.Model, "model", "", "model `NAME` (default per provider)")
+	f.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment `VAR` holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
+	f.StringVar(&o.Mode, "mode", "", "permission mode: safe, smart, autopilot or yolo (default smart)")
+	f.BoolVar(&o.Force, "force", false, "overwrite an existing config.toml")
+	return cmd
+}

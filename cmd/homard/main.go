@@ -1,0 +1,150 @@
+// Command homard is a self-hosted personal AI agent runtime in which the
+// model only ever proposes and homard decides. This command is its CLI: it
+// parses flags and calls internal/app; all decisions live below it.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/config"
+)
+
+// Exit codes, documented in `homard tool call --help` and the README.
+const (
+	exitOK      = 0
+	exitFailure = 1 // homard itself failed (database, config)
+	exitUsage   = 2 // bad flags or arguments
+	exitPending = 3 // the call waits for the owner's approval
+	exitDenied  = 4 // refused by a hard limit or policy
+	exitToolErr = 5 // the tool ran and failed, or rejected its arguments
+)
+
+// exitError carries an exit code out of a command.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: exitUsage, err: fmt.Errorf(format, args...)}
+}
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// cli holds what every command shares.
+type cli struct {
+	home   string
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
+	root := c.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		if ee.err != nil {
+			fmt.Fprintln(stderr, "homard:", ee.err)
+		}
+		return ee.code
+	}
+	fmt.Fprintln(stderr, "homard:", err)
+	if isUsage(err) || errors.Is(err, app.ErrBadRequest) {
+		return exitUsage
+	}
+	return exitFailure
+}
+
+func (c *cli) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "homard",
+		Short: "A personal AI agent runtime where the model proposes and homard decides",
+		Long: `homard runs a language model's tool calls through a deterministic arbiter:
+every call is validated strictly, checked against hard limits no mode can
+lift, decided by policy and your permission mode, approved by you when
+needed (bound to the exact plan's hash), run confined to your workspace,
+redacted and written to a tamper-evident audit log.
+
+Start with:
+  homard init --home ~/homard          create config, database and workspace
+  homard tool list                     see the tools and their risk
+  homard tool call read_file '{"path":"notes.txt"}'
+  homard approval list                 calls waiting for you
+  homard audit --verify                check the audit chain
+
+Every command reads --home DIR (or $HOMARD_HOME); without it homard uses
+the XDG directories (~/.config/homard, ~/.local/share/homard).`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	root.PersistentFlags().StringVar(&c.home, "home", "", "put config, data and workspace under `DIR` (default $HOMARD_HOME, else XDG)")
+	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		return usageErr("%v\nsee `%s --help`", err, cmd.CommandPath())
+	})
+	root.AddCommand(c.initCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.doctorCmd(), c.versionCmd())
+	return root
+}
+
+func isUsage(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires exactly", "invalid argument"} {
+		if strings.Contains(msg, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func (c *cli) paths() (config.Paths, error) {
+	return config.ResolvePaths(c.home, os.Getenv)
+}
+
+// open loads the runtime for commands that need it.
+func (c *cli) open(ctx context.Context) (*app.Runtime, error) {
+	p, err := c.paths()
+	if err != nil {
+		return nil, err
+	}
+	return app.Open(ctx, p, app.Options{})
+}
+
+func (c *cli) versionCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print the version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(c.stdout, "homard", app.Version)
+			return nil
+		},
+	}
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+)
+
+func (c *cli) toolCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "tool",
+		Short: "List tools, or propose a tool call exactly as a model would",
+	}
+	cmd.AddCommand(c.toolListCmd(), c.toolCallCmd())
+	return cmd
+}
+
+func (c *cli) toolListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the tools with their action and risk class",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := c.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			tools := r.Tools()
+			if asJSON {
+				return writeJSON(c.stdout, tools)
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "TOOL\tACTION\tRISK\tREAD-ONLY")
+			for _, t := range tools {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", t.Name, t.Action, t.Risk, t.ReadOnly)
+			}
+			return tw.Flush()
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print descriptions and JSON schemas as JSON")
+	return cmd
+}
+
+func (c *cli) toolCallCmd() *cobra.Command {
+	var req app.CallRequest
+	cmd := &cobra.Command{
+		Use:   "call NAME 'JSON'",
+		Short: "Propose one tool call through the whole arbiter pipeline",
+		Long: `call proposes a tool call exactly as a model would: strict decoding, hard
+limits, policy, permission mode, approval, a confined run, redaction and an
+audit record. It prints one JSON object:
+
+  decision     ran | pending | denied | error
+  reason       why, in words
+  rule         the id of the rule that decided
+  approval_id  the card to answer with 'homard approval approve ID'
+  plan         what exactly runs (the approval is bound to its hash)
+  result       the tool's redacted output
+
+Exit status: 0 ran, 3 pending approval, 4 denied, 5 tool error or bad
+arguments, 2 usage error, 1 homard failed.
+
+After approving a pending call, run the same call again in the same session:
+it runs once. A changed argument is a new plan and needs a new approval.`,
+		Example: `  homard tool call read_file '{"path":"notes.txt"}'
+  homard tool call write_file '{"path":"todo.md","content":"- tea\n"}' --session work
+  homard tool call list_dir '{}' --as guest`,
+		Args: cobra.RangeArgs(1, 2),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			req.Tool = args[0]
+			if len(args) == 2 {
+				req.Args = args[1]
+			} else {
+				b, err := io.ReadAll(io.LimitReader(c.stdin, 8<<20))
+				if err != nil {
+					return fmt.Errorf("read arguments from stdin: %w", err)
+				}
+				req.Args = string(b)
+			}
+			r, err := c.open(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			out, err := r.Call(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			if err := writeJSON(c.stdout, out); err != nil {
+				return err
+			}
+			switch out.Decision {
+			case "ran":
+				return nil
+			case "pending":
+				return &exitError{code: exitPending}
+			case "denied":
+				return &exitError{code: exitDenied}
+			default:
+				return &exitError{code: exitToolErr}
+			}
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&req.As, "as", "owner", "entry trust of the caller: owner, guest or unknown")
+	f.StringVar(&req.Session, "session", "", "session `ID` the call and its approvals belong to (default cli)")
+	f.StringVar(&req.Mode, "mode", "", "permission mode for this call: safe, smart, autopilot or yolo (default from config)")
+	return cmd
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func writeJSONLine(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

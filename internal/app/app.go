@@ -1,0 +1,153 @@
+// Package app is the composition root: it builds every service from the
+// configuration and wires them into the Runtime that every front end (the
+// CLI today; the TUI, web and chat channels later) talks to. Nothing imports
+// app but cmd/homard.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/tool"
+	"github.com/homard/homard/internal/tools"
+	"github.com/homard/homard/internal/workspace"
+)
+
+// Version is set at build time with -ldflags "-X .../internal/app.Version=…".
+var Version = "dev"
+
+// Runtime is one opened homard home: config, database, workspace, tools and
+// the arbiter that decides every call.
+type Runtime struct {
+	Paths     config.Paths
+	Config    *config.Config
+	Store     *store.Store
+	Workspace *workspace.Workspace
+	Approvals *approval.Service
+	Arbiter   *arbiter.Arbiter
+	Registry  *tool.Registry
+	now       func() time.Time
+}
+
+// Options adjust Open; the zero value is right for real use.
+type Options struct {
+	// Now is the clock. Zero means time.Now.
+	Now func() time.Time
+}
+
+// ErrNotInitialized is returned by Open when there is no config file.
+var ErrNotInitialized = errors.New("homard is not initialised here")
+
+// Open loads the config under paths and opens everything it names.
+func Open(ctx context.Context, paths config.Paths, o Options) (*Runtime, error) {
+	cfg, err := config.Load(paths.ConfigFile)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("%w: no config at %s; run `homard init` (or pass --home DIR)", ErrNotInitialized, paths.ConfigFile)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	r := &Runtime{Paths: paths, Config: cfg, now: o.Now}
+	if err := r.open(ctx); err != nil {
+		r.Close()
+		return nil, err
+	}
+	return r, nil
+}
+
+func (r *Runtime) open(ctx context.Context) error {
+	cfg := r.Config
+	st, err := store.Open(ctx, r.Paths.DBFile)
+	if err != nil {
+		return fmt.Errorf("open database %s: %w", r.Paths.DBFile, err)
+	}
+	r.Store = st
+
+	var roots []workspace.Root
+	for _, rc := range cfg.Workspace.Roots {
+		roots = append(roots, workspace.Root{Name: rc.Name, Path: rc.Path})
+	}
+	ws, err := workspace.Open(workspace.Options{
+		Roots:              roots,
+		Protected:          []string{r.Paths.ConfigFile, r.Paths.DataDir, filepath.Dir(r.Paths.DBFile)},
+		MaxFileBytes:       cfg.Workspace.MaxFileBytes,
+		CheckpointDir:      r.Paths.CheckpointDir,
+		MaxCheckpoints:     cfg.Workspace.MaxCheckpoints,
+		MaxCheckpointBytes: cfg.Workspace.MaxCheckpointBytes,
+	})
+	if err != nil {
+		return fmt.Errorf("open workspace: %w", err)
+	}
+	r.Workspace = ws
+
+	reg, err := tool.NewRegistry(tools.FileTools(ws, r.now)...)
+	if err != nil {
+		return err
+	}
+	r.Registry = reg
+
+	r.Approvals = approval.New(st, approval.Options{
+		Now:        r.now,
+		TTL:        cfg.Permissions.ApprovalTTL.Std(),
+		SessionTTL: cfg.Permissions.SessionGrantTTL.Std(),
+		AlwaysTTL:  cfg.Permissions.AlwaysGrantTTL.Std(),
+	})
+
+	mode, err := policy.ParseMode(cfg.Permissions.Mode)
+	if err != nil {
+		return fmt.Errorf("%s: permissions.mode: %w", r.Paths.ConfigFile, err)
+	}
+	var rules []policy.Rule
+	for _, rc := range cfg.Rules {
+		rules = append(rules, policy.Rule{ID: rc.ID, Tool: rc.Tool, Path: rc.Path, Effect: policy.Effect(rc.Effect)})
+	}
+	r.Arbiter = arbiter.New(arbiter.Options{
+		Registry:   reg,
+		Store:      st,
+		Approvals:  r.Approvals,
+		Redactor:   secrets.NewRedactor(),
+		Mode:       mode,
+		Rules:      rules,
+		GuestTools: cfg.Permissions.GuestTools,
+		Now:        r.now,
+	})
+	return nil
+}
+
+// Close releases the database and the workspace roots.
+func (r *Runtime) Close() error {
+	var errs []error
+	if r.Workspace != nil {
+		errs = append(errs, r.Workspace.Close())
+	}
+	if r.Store != nil {
+		errs = append(errs, r.Store.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Init creates a new home: config, data folder, workspace and database.
+func Init(ctx context.Context, paths config.Paths, o config.InitOptions) (*config.Config, error) {
+	cfg, err := config.Init(paths, o)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, paths.DBFile)
+	if err != nil {
+		return nil, fmt.Errorf("create database %s: %w", paths.DBFile, err)
+	}
+	return cfg, st.Close()
+}

@@ -1,0 +1,60 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/config"
+)
+
+// Check is one line of `homard doctor`.
+type Check struct {
+	Name   string
+	OK     bool
+	Detail string
+}
+
+// Doctor checks the config, the database, the audit chain and the roots.
+// It never stops at the first failure: the owner sees everything at once.
+func Doctor(ctx context.Context, paths config.Paths) []Check {
+	var out []Check
+	add := func(name string, err error, ok string) {
+		if err != nil {
+			out = append(out, Check{name, false, err.Error()})
+		} else {
+			out = append(out, Check{name, true, ok})
+		}
+	}
+	cfg, err := config.Load(paths.ConfigFile)
+	add("config", err, paths.ConfigFile)
+	if err != nil {
+		return out
+	}
+	for _, root := range cfg.Workspace.Roots {
+		fi, err := os.Stat(root.Path)
+		if err == nil && !fi.IsDir() {
+			err = fmt.Errorf("%s is not a directory", root.Path)
+		}
+		if err != nil {
+			err = fmt.Errorf("root %s: %w (create it or fix workspace.roots)", root.Name, err)
+		}
+		add("root", err, root.Name+" "+root.Path)
+	}
+	if _, err := os.Stat(paths.DBFile); err != nil {
+		add("database", fmt.Errorf("%w; run `homard init --force` to recreate the home", err), "")
+		return out
+	}
+	r, err := Open(ctx, paths, Options{})
+	if err != nil {
+		add("database", err, "")
+		return out
+	}
+	defer r.Close()
+	add("database", r.Store.Integrity(ctx), paths.DBFile+" (integrity ok)")
+	n, err := audit.Verify(ctx, r.Store)
+	add("audit", err, fmt.Sprintf("chain intact, %d records", n))
+	add("mode", nil, cfg.Permissions.Mode)
+	return out
+}

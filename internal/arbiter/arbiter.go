@@ -1,0 +1,130 @@
+// Package arbiter decides every tool call the model proposes. It runs the
+// eleven stages of DESIGN.md §2 in order — lookup, strict decode, prepare,
+// hard limits, policy, permission mode, approval, ToolRun, execute, result,
+// audit — and nothing reaches a tool any other way.
+//
+// Contract: Decide never executes anything but the Plan it decided on; every
+// proposal, including unknown tools, malformed arguments and denials, leaves
+// exactly one hash-chained audit record with its arguments redacted; a Go
+// error is returned only when homard itself failed (database gone), never
+// for something the model did.
+package arbiter
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"time"
+
+	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/tool"
+)
+
+// Decision is the outcome class of one proposal.
+type Decision string
+
+// Decisions, as printed by `homard tool call`.
+const (
+	Ran     Decision = "ran"     // the Plan ran; Result holds its (redacted) output
+	Pending Decision = "pending" // waiting for the owner; ApprovalID names the card
+	Denied  Decision = "denied"  // refused by a hard limit or policy
+	Error   Decision = "error"   // unknown tool, bad arguments, or the tool failed
+)
+
+// Caller is who proposed the call. It comes from the channel's
+// authentication, never from anything the model wrote.
+type Caller struct {
+	Owner   string
+	Trust   policy.Trust
+	Session string
+}
+
+// Proposal is one tool call as the model emitted it.
+type Proposal struct {
+	Tool   string
+	Args   json.RawMessage
+	Caller Caller
+	// Mode overrides the configured permission mode when set.
+	Mode policy.Mode
+}
+
+// Outcome is what the arbiter decided and, if it ran, what came back.
+type Outcome struct {
+	Decision   Decision     `json:"decision"`
+	Reason     string       `json:"reason"`
+	Rule       string       `json:"rule,omitempty"`
+	ApprovalID string       `json:"approval_id,omitempty"`
+	Plan       string       `json:"plan,omitempty"`
+	PlanHash   string       `json:"plan_hash,omitempty"`
+	Risk       string       `json:"risk,omitempty"`
+	RunID      string       `json:"run_id,omitempty"`
+	Result     *tool.Result `json:"result,omitempty"`
+	AuditSeq   int64        `json:"audit_seq"`
+}
+
+// Approvals is what the arbiter needs from the approval service.
+type Approvals interface {
+	Consume(ctx context.Context, b approval.Binding) (approval.Approval, bool, error)
+	MatchGrant(ctx context.Context, owner, session, tool string, targets []string, risk policy.Risk) (approval.Grant, bool, error)
+	Request(ctx context.Context, b approval.Binding, display string, plan []byte, targets []string, risk policy.Risk) (approval.Approval, error)
+}
+
+// Redactor removes secrets from text and spots them in arguments.
+type Redactor interface {
+	Redact(s string) string
+	Contains(s string) (kind string, ok bool)
+}
+
+// Options configure an Arbiter. Registry, Store, Approvals and Redactor are
+// required.
+type Options struct {
+	Registry  *tool.Registry
+	Store     *store.Store
+	Approvals Approvals
+	Redactor  Redactor
+	// Mode is the default permission mode. Zero means smart.
+	Mode       policy.Mode
+	Rules      []policy.Rule
+	GuestTools []string
+	// Now is the clock. Zero means time.Now.
+	Now func() time.Time
+	// MaxResultBytes caps the text returned to the model. Zero means 64 KiB.
+	MaxResultBytes int
+	// MaxAuditArgs caps the redacted arguments kept in an audit record.
+	// Zero means 16 KiB; the Plan hash still binds the full arguments.
+	MaxAuditArgs int
+}
+
+// Arbiter is the pipeline. It is safe for concurrent use.
+type Arbiter struct {
+	o Options
+}
+
+// New builds an Arbiter.
+func New(o Options) *Arbiter {
+	if o.Mode == "" {
+		o.Mode = policy.ModeSmart
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.MaxResultBytes == 0 {
+		o.MaxResultBytes = 64 << 10
+	}
+	if o.MaxAuditArgs == 0 {
+		o.MaxAuditArgs = 16 << 10
+	}
+	return &Arbiter{o: o}
+}
+
+// Registry returns the tools the arbiter decides for.
+func (a *Arbiter) Registry() *tool.Registry { return a.o.Registry }
+
+func newID(prefix string) string {
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
+	return prefix + hex.EncodeToString(b[:])
+}

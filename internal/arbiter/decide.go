@@ -1,0 +1,286 @@
+package arbiter
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/tool"
+)
+
+// call carries one proposal through the stages.
+type call struct {
+	p      Proposal
+	mode   policy.Mode
+	tool   tool.Tool
+	plan   tool.Plan
+	out    Outcome
+	runID  string
+	status string // ToolRun status when a run row exists
+}
+
+// Decide runs the whole pipeline for one proposal.
+func (a *Arbiter) Decide(ctx context.Context, p Proposal) (Outcome, error) {
+	c := &call{p: p, mode: p.Mode}
+	if c.mode == "" {
+		c.mode = a.o.Mode
+	}
+	if err := a.decide(ctx, c); err != nil {
+		return Outcome{}, err
+	}
+	return c.out, nil
+}
+
+func (a *Arbiter) decide(ctx context.Context, c *call) error {
+	// 1. Lookup.
+	t, ok := a.o.Registry.Lookup(c.p.Tool)
+	if !ok {
+		c.out = Outcome{Decision: Error, Rule: "lookup.unknown", Reason: a.unknownTool(c.p.Tool)}
+		return a.finish(ctx, c)
+	}
+	c.tool = t
+	spec := t.Spec()
+
+	// 4a. Entry trust fails closed before the tool sees anything, so an
+	// unknown caller cannot even probe what exists in the workspace.
+	if tr, err := policy.ParseTrust(string(c.p.Caller.Trust)); err != nil || tr == policy.TrustUnknown {
+		c.out = Outcome{Decision: Denied, Rule: "trust.unknown", Reason: "the caller's identity is unknown; unknown callers may not use tools"}
+		return a.finish(ctx, c)
+	}
+	if c.p.Caller.Owner == "" || c.p.Caller.Session == "" {
+		c.out = Outcome{Decision: Denied, Rule: "trust.unknown", Reason: "the call names no owner or session; refusing"}
+		return a.finish(ctx, c)
+	}
+
+	// 2. Strict decode.
+	params, err := t.Decode(c.p.Args)
+	if err != nil {
+		c.out = Outcome{Decision: Error, Rule: "decode.strict", Reason: err.Error()}
+		return a.finish(ctx, c)
+	}
+
+	// 4b. No secrets in arguments: a proposal carrying a key is an
+	// exfiltration attempt whatever the tool.
+	if kind, found := a.o.Redactor.Contains(string(c.p.Args)); found {
+		c.out = Outcome{Decision: Denied, Rule: "limit.secret-in-args",
+			Reason: "the arguments contain a secret (" + kind + "); secrets are never passed through tool arguments"}
+		return a.finish(ctx, c)
+	}
+
+	// 3. Prepare the immutable Plan; 4c. hard limits found while preparing.
+	plan, err := t.Prepare(ctx, params)
+	if err != nil {
+		var ref *tool.Refusal
+		if errors.As(err, &ref) {
+			c.out = Outcome{Decision: Denied, Rule: ref.Rule, Reason: ref.Reason}
+		} else {
+			c.out = Outcome{Decision: Error, Rule: "prepare", Reason: err.Error()}
+		}
+		return a.finish(ctx, c)
+	}
+	c.plan = plan
+	c.out.Plan, c.out.PlanHash, c.out.Risk = plan.Display(), plan.Hash(), plan.Risk().String()
+
+	// 5 and 6. Policy and permission mode.
+	d := policy.Decide(policy.Input{
+		Tool:     spec.Name,
+		Action:   plan.Action(),
+		Risk:     plan.Risk(),
+		ReadOnly: plan.ReadOnly() && spec.ReadOnly,
+		Targets:  plan.Targets(),
+		Trust:    c.p.Caller.Trust,
+		Mode:     c.mode,
+		Rules:    a.o.Rules,
+		Guest:    a.o.GuestTools,
+	})
+	c.out.Rule, c.out.Reason = d.Rule, d.Reason
+	switch d.Verdict {
+	case policy.Deny:
+		c.out.Decision = Denied
+		c.status = "denied"
+		return a.finish(ctx, c)
+	case policy.Ask:
+		// 7. Approval: a consumed once-approval for exactly this Plan, a
+		// scoped grant, or a new pending card.
+		ran, err := a.approve(ctx, c)
+		if err != nil || !ran {
+			return err
+		}
+	case policy.Allow:
+	default:
+		return fmt.Errorf("arbiter: policy returned verdict %q", d.Verdict)
+	}
+	return a.execute(ctx, c)
+}
+
+// approve reports whether the Plan may run now; if not it has recorded a
+// pending approval and finished the call.
+func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
+	b := approval.Binding{Tool: c.plan.Tool(), PlanHash: c.plan.Hash(), Owner: c.p.Caller.Owner, Session: c.p.Caller.Session}
+	ap, ok, err := a.o.Approvals.Consume(ctx, b)
+	if err != nil {
+		return false, fmt.Errorf("arbiter: consume approval: %w", err)
+	}
+	if ok {
+		c.out.ApprovalID, c.out.Rule, c.out.Reason = ap.ID, "approval.once", "approved by "+ap.DecidedBy+" ("+string(ap.Scope)+")"
+		return true, nil
+	}
+	if c.p.Caller.Trust == policy.TrustOwner {
+		g, ok, err := a.o.Approvals.MatchGrant(ctx, b.Owner, b.Session, b.Tool, c.plan.Targets(), c.plan.Risk())
+		if err != nil {
+			return false, fmt.Errorf("arbiter: match grant: %w", err)
+		}
+		if ok {
+			c.out.Rule, c.out.Reason = "grant."+g.ID, "covered by a "+string(g.Scope)+" approval"
+			return true, nil
+		}
+	}
+	ap, err = a.o.Approvals.Request(ctx, b, c.plan.Display(), c.plan.Canonical(), c.plan.Targets(), c.plan.Risk())
+	if err != nil {
+		return false, fmt.Errorf("arbiter: request approval: %w", err)
+	}
+	c.out.Decision, c.out.ApprovalID, c.status = Pending, ap.ID, "requested"
+	c.out.Reason += "; waiting for approval " + ap.ID
+	return false, a.finish(ctx, c)
+}
+
+// execute records the ToolRun as running, runs exactly the Plan, and
+// finishes the call with the redacted result.
+func (a *Arbiter) execute(ctx context.Context, c *call) error {
+	// 8. A durable ToolRun row before anything happens.
+	c.runID = newID("run_")
+	now := a.o.Now()
+	err := a.o.Store.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.EnsureSession(c.p.Caller.Session, c.p.Caller.Owner, now); err != nil {
+			return err
+		}
+		return tx.InsertToolRun(a.runRow(c, "running"))
+	})
+	if errors.Is(err, store.ErrSessionOwner) {
+		c.runID = ""
+		c.out = Outcome{Decision: Denied, Rule: "limit.session-owner", Reason: "session " + c.p.Caller.Session + " belongs to another owner"}
+		return a.finish(ctx, c)
+	}
+	if err != nil {
+		return fmt.Errorf("arbiter: record tool run: %w", err)
+	}
+
+	// 9. Execute exactly the Plan. The tool re-enforces its own limits.
+	res, err := c.tool.Run(ctx, c.plan)
+	if err != nil {
+		if ctx.Err() != nil {
+			c.out.Decision, c.status = Error, "cancelled"
+			c.out.Result = &tool.Result{Text: "cancelled", IsError: true}
+			_ = a.finish(context.WithoutCancel(ctx), c)
+			return ctx.Err()
+		}
+		c.status = "failed"
+		c.out.Decision = Error
+		c.out.Result = &tool.Result{Text: "internal error: " + a.o.Redactor.Redact(err.Error()), IsError: true}
+		if ferr := a.finish(ctx, c); ferr != nil {
+			return ferr
+		}
+		return fmt.Errorf("arbiter: run %s: %w", c.plan.Tool(), err)
+	}
+
+	// 10. Redact and cap the result.
+	res.Text = capText(a.o.Redactor.Redact(res.Text), a.o.MaxResultBytes)
+	c.out.Result = &res
+	if res.IsError {
+		c.out.Decision, c.status = Error, "failed"
+	} else {
+		c.out.Decision, c.status = Ran, "succeeded"
+	}
+	return a.finish(ctx, c)
+}
+
+func (a *Arbiter) runRow(c *call, status string) store.ToolRun {
+	now := a.o.Now()
+	return store.ToolRun{
+		ID: c.runID, SessionID: c.p.Caller.Session, Owner: c.p.Caller.Owner, Tool: c.plan.Tool(),
+		PlanHash: c.plan.Hash(), Plan: []byte(a.o.Redactor.Redact(string(c.plan.Canonical()))),
+		Display: a.o.Redactor.Redact(c.plan.Display()), Status: status,
+		Decision: string(c.out.Decision), Rule: c.out.Rule, Reason: c.out.Reason, ApprovalID: c.out.ApprovalID,
+		CreatedAt: now, UpdatedAt: now,
+	}
+}
+
+// finish is stage 11: it writes the audit record, and the ToolRun's final
+// state when there is one, in one transaction.
+func (a *Arbiter) finish(ctx context.Context, c *call) error {
+	now := a.o.Now()
+	c.out.Reason = a.o.Redactor.Redact(c.out.Reason)
+	rec := audit.Record{
+		Time: now, Owner: c.p.Caller.Owner, Session: c.p.Caller.Session, Trust: c.p.Caller.Trust,
+		Tool: capText(a.o.Redactor.Redact(c.p.Tool), 128), Decision: audit.Decision(c.out.Decision), Rule: c.out.Rule, Reason: c.out.Reason,
+		Args: capText(a.o.Redactor.Redact(string(c.p.Args)), a.o.MaxAuditArgs), PlanHash: c.out.PlanHash,
+		ApprovalID: c.out.ApprovalID,
+	}
+	err := a.o.Store.Write(ctx, func(tx *store.Tx) error {
+		switch {
+		case c.runID != "":
+			var text string
+			var isErr bool
+			if c.out.Result != nil {
+				text, isErr = c.out.Result.Text, c.out.Result.IsError
+			}
+			if err := tx.UpdateToolRun(c.runID, c.status, text, isErr, now); err != nil {
+				return err
+			}
+			rec.RunID = c.runID
+		case c.status != "" && !c.plan.IsZero():
+			// Denied or pending after a Plan existed: keep the ledger whole.
+			if err := tx.EnsureSession(c.p.Caller.Session, c.p.Caller.Owner, now); err != nil {
+				if errors.Is(err, store.ErrSessionOwner) {
+					break
+				}
+				return err
+			}
+			c.runID = newID("run_")
+			if err := tx.InsertToolRun(a.runRow(c, c.status)); err != nil {
+				return err
+			}
+			rec.RunID = c.runID
+		}
+		r, err := audit.Append(tx, rec)
+		if err != nil {
+			return err
+		}
+		c.out.AuditSeq = r.Seq
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("arbiter: audit: %w", err)
+	}
+	c.out.RunID = c.runID
+	return nil
+}
+
+func (a *Arbiter) unknownTool(name string) string {
+	var names []string
+	for _, s := range a.o.Registry.Specs() {
+		names = append(names, s.Name)
+	}
+	if !utf8.ValidString(name) || len(name) > 64 {
+		name = "(invalid name)"
+	}
+	return fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(names, ", "))
+}
+
+// capText truncates s to at most n bytes on a rune boundary, with a marker.
+func capText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + fmt.Sprintf("\n[truncated: %d of %d bytes shown]", cut, len(s))
+}

@@ -1,0 +1,187 @@
+package archtest
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/homard/homard"
+
+// allowed maps a package (relative to the module) to the internal packages
+// it may import. "*" means any. A package missing here fails the test: a
+// new package must be placed on the map first.
+var allowed = map[string][]string{
+	"cmd/homard":             {"internal/app", "internal/config"},
+	"internal/app":           {"*"},
+	"internal/config":        {},
+	"internal/policy":        {},
+	"internal/tool":          {"internal/policy"},
+	"internal/tools":         {"internal/tool", "internal/policy", "internal/workspace", "internal/egress", "internal/sandbox", "internal/secrets", "internal/memory"},
+	"internal/workspace":     {},
+	"internal/egress":        {},
+	"internal/sandbox":       {},
+	"internal/secrets":       {},
+	"internal/store":         {},
+	"internal/approval":      {"internal/store", "internal/policy"},
+	"internal/audit":         {"internal/store", "internal/policy"},
+	"internal/arbiter":       {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store"},
+	"internal/archtest":      {},
+	"internal/llm":           {},
+	"internal/memory":        {"internal/store"},
+	"internal/agent":         {"internal/llm", "internal/tool", "internal/arbiter", "internal/store", "internal/memory"},
+	"internal/channel":       {},
+	"internal/llm/openai":    {"internal/llm"},
+	"internal/llm/anthropic": {"internal/llm"},
+	"internal/llm/llmtest":   {"internal/llm"},
+}
+
+// exclusive names third-party import prefixes only one package may use.
+var exclusive = map[string]string{
+	"modernc.org/sqlite":                     "internal/store",
+	"github.com/charmbracelet/bubbletea":     "internal/channel/tui",
+	"charm.land/bubbletea":                   "internal/channel/tui",
+	"github.com/chromedp/chromedp":           "internal/browser",
+	"github.com/modelcontextprotocol/go-sdk": "internal/mcp",
+}
+
+type pkg struct {
+	ImportPath string
+	Name       string
+	Doc        string
+	Imports    []string
+	GoFiles    []string
+}
+
+func listPackages(t *testing.T) []pkg {
+	t.Helper()
+	cmd := exec.Command("go", "list", "-json", module+"/...")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, stderr.String())
+	}
+	var pkgs []pkg
+	dec := json.NewDecoder(bytes.NewReader(out))
+	for {
+		var p pkg
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("decode go list output: %v", err)
+		}
+		pkgs = append(pkgs, p)
+	}
+	if len(pkgs) < 5 {
+		t.Fatalf("go list found only %d packages; is the module path %s?", len(pkgs), module)
+	}
+	return pkgs
+}
+
+func rel(path string) string { return strings.TrimPrefix(strings.TrimPrefix(path, module), "/") }
+
+func TestImportsFollowThePackageTable(t *testing.T) {
+	for _, p := range listPackages(t) {
+		name := rel(p.ImportPath)
+		if err := checkImports(name, p.Imports); err != "" {
+			t.Error(err)
+		}
+	}
+}
+
+// checkImports returns a description of the first rule name breaks.
+func checkImports(name string, imports []string) string {
+	may, known := allowed[name]
+	if !known && strings.HasPrefix(name, "internal/channel/") {
+		may, known = []string{"internal/channel"}, true
+	}
+	if !known {
+		return name + ": package is not in the architecture table (internal/archtest and docs/ARCHITECTURE.md)"
+	}
+	for _, imp := range imports {
+		if imp == "testing" || strings.HasPrefix(imp, "testing/") {
+			return name + ": production code imports " + imp
+		}
+		for prefix, owner := range exclusive {
+			if (imp == prefix || strings.HasPrefix(imp, prefix+"/")) && name != owner {
+				return name + ": imports " + imp + "; only " + owner + " may"
+			}
+		}
+		if name == "internal/policy" && pureForbidden(imp) {
+			return name + ": imports " + imp + "; policy is pure (no I/O, no clock, no third-party code)"
+		}
+		if !strings.HasPrefix(imp, module+"/") {
+			continue
+		}
+		target := rel(imp)
+		if target == "internal/app" || strings.HasPrefix(target, "cmd/") {
+			if name != "cmd/homard" || target != "internal/app" {
+				return name + ": imports " + target + "; nothing imports app or cmd"
+			}
+		}
+		ok := false
+		for _, m := range may {
+			if m == "*" || m == target {
+				ok = true
+			}
+		}
+		if !ok {
+			return name + ": imports " + target + ", which the package table does not allow"
+		}
+	}
+	return ""
+}
+
+func TestEveryPackageHasADocComment(t *testing.T) {
+	for _, p := range listPackages(t) {
+		if p.Name == "main" {
+			if !strings.HasPrefix(p.Doc, "Homard ") && !strings.HasPrefix(p.Doc, "Command ") {
+				t.Errorf("%s: command doc comment should start with \"Command homard\" or \"Homard\", got %q", rel(p.ImportPath), p.Doc)
+			}
+			continue
+		}
+		if !strings.HasPrefix(p.Doc, "Package "+p.Name+" ") {
+			t.Errorf("%s: missing package doc comment starting with \"Package %s \"", rel(p.ImportPath), p.Name)
+		}
+	}
+}
+
+// pureForbidden reports imports that would let policy do I/O or read the
+// clock or environment, or pull in third-party code.
+func pureForbidden(imp string) bool {
+	switch imp {
+	case "os", "os/exec", "io", "io/fs", "io/ioutil", "net", "net/http", "time", "syscall", "database/sql", "unsafe":
+		return true
+	}
+	first, _, _ := strings.Cut(imp, "/")
+	return strings.Contains(first, ".") && !strings.HasPrefix(imp, module+"/")
+}
+
+// TestCheckImportsCatchesViolations proves the checker is not vacuous.
+func TestCheckImportsCatchesViolations(t *testing.T) {
+	bad := []struct {
+		name    string
+		imports []string
+	}{
+		{"internal/policy", []string{module + "/internal/store"}},
+		{"internal/policy", []string{"os", module + "/internal/tool"}},
+		{"internal/tool", []string{"modernc.org/sqlite"}},
+		{"internal/arbiter", []string{module + "/internal/app"}},
+		{"internal/workspace", []string{"testing"}},
+		{"internal/nosuch", nil},
+		{"internal/policy", []string{"time"}},
+		{"internal/policy", []string{"github.com/BurntSushi/toml"}},
+	}
+	for _, b := range bad {
+		if checkImports(b.name, b.imports) == "" {
+			t.Errorf("checkImports(%s, %v) accepted a forbidden import", b.name, b.imports)
+		}
+	}
+	if got := checkImports("internal/arbiter", []string{module + "/internal/tool", "context"}); got != "" {
+		t.Errorf("checkImports rejected an allowed import: %s", got)
+	}
+}
