@@ -67,7 +67,10 @@ func coversPath(pattern, target string) bool {
 		// in "notes/" or "notes//x" the "*" would match an empty element.
 		return cleanRelative(target) && policy.MatchPath(dir+"/*/**", target)
 	}
-	return policy.MatchPath(pattern, target)
+	// An exact pattern is the escaped target it was made from; compare it
+	// literally so targets MatchPath will not match (URLs with "//") still
+	// cover themselves, and only themselves.
+	return pattern == escapeGlob(target) || policy.MatchPath(pattern, target)
 }
 
 func (s *Service) grantFor(a store.Approval, scope Scope, now time.Time) store.Grant {

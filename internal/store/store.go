@@ -23,6 +23,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"modernc.org/sqlite"
@@ -33,6 +34,60 @@ type Store struct {
 	path   string
 	writer *sql.DB // exactly one connection: the only writer in this process
 	reader *sql.DB // read-only pool (query_only), WAL readers do not block the writer
+
+	// stmtMu guards stmts and missed. stmts are statements prepared on the
+	// writer's single connection: SQLite spends more time parsing a
+	// statement than running a small insert, and the arbiter's hot path
+	// repeats the same few. A statement cannot be prepared while a
+	// transaction holds that connection, so a miss inside a transaction
+	// runs unprepared and is prepared after the transaction ends.
+	stmtMu sync.Mutex
+	stmts  map[string]*sql.Stmt
+	missed map[string]bool
+}
+
+// cachedStmt returns the prepared writer statement for query, or nil
+// (and remembers the miss) if it has not been prepared yet.
+func (s *Store) cachedStmt(query string) *sql.Stmt {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.stmts[query]; ok {
+		return st
+	}
+	if s.missed == nil {
+		s.missed = make(map[string]bool)
+	}
+	s.missed[query] = true
+	return nil
+}
+
+// prepareMissed prepares the statements that missed the cache. It runs
+// after a transaction, when the writer connection is free; it never holds
+// stmtMu while waiting for the connection.
+func (s *Store) prepareMissed(ctx context.Context) {
+	s.stmtMu.Lock()
+	var todo []string
+	for q := range s.missed {
+		todo = append(todo, q)
+	}
+	s.missed = nil
+	s.stmtMu.Unlock()
+	for _, q := range todo {
+		st, err := s.writer.PrepareContext(ctx, q)
+		if err != nil {
+			continue // the statement keeps running unprepared
+		}
+		s.stmtMu.Lock()
+		if s.stmts == nil {
+			s.stmts = make(map[string]*sql.Stmt)
+		}
+		if _, dup := s.stmts[q]; dup {
+			st.Close()
+		} else {
+			s.stmts[q] = st
+		}
+		s.stmtMu.Unlock()
+	}
 }
 
 // busyTimeout is how long a connection waits for a lock held by another
@@ -145,12 +200,20 @@ func (s *Store) Path() string { return s.path }
 // Close closes both pools. The last connection to close checkpoints the
 // WAL into the database file.
 func (s *Store) Close() error {
-	return errors.Join(s.reader.Close(), s.writer.Close())
+	s.stmtMu.Lock()
+	var errs []error
+	for _, st := range s.stmts {
+		errs = append(errs, st.Close())
+	}
+	s.stmts = nil
+	s.stmtMu.Unlock()
+	return errors.Join(append(errs, s.reader.Close(), s.writer.Close())...)
 }
 
 // Tx is one write transaction, valid only inside the function given to
 // Write. Its methods fail once Write has returned.
 type Tx struct {
+	s  *Store
 	tx *sql.Tx
 	// ctx is Write's context. A Tx lives only for the duration of one
 	// Write call (like an *http.Request carries its request's context),
@@ -166,13 +229,15 @@ func (s *Store) Write(ctx context.Context, fn func(*Tx) error) (err error) {
 	if err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
+	// Runs last, once the transaction has released the connection.
+	defer s.prepareMissed(context.WithoutCancel(ctx))
 	done := false
 	defer func() {
 		if !done {
 			sqlTx.Rollback() // fn panicked; the panic continues
 		}
 	}()
-	if err := fn(&Tx{tx: sqlTx, ctx: ctx}); err != nil {
+	if err := fn(&Tx{s: s, tx: sqlTx, ctx: ctx}); err != nil {
 		done = true
 		if rbErr := sqlTx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
 			return errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
@@ -186,11 +251,20 @@ func (s *Store) Write(ctx context.Context, fn func(*Tx) error) (err error) {
 	return nil
 }
 
+// exec runs a statement in the transaction, from the prepared cache: on
+// the writer's single connection database/sql reuses the prepared
+// statement instead of parsing the SQL again.
 func (tx *Tx) exec(query string, args ...any) (sql.Result, error) {
+	if st := tx.s.cachedStmt(query); st != nil {
+		return tx.tx.StmtContext(tx.ctx, st).ExecContext(tx.ctx, args...)
+	}
 	return tx.tx.ExecContext(tx.ctx, query, args...)
 }
 
 func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
+	if st := tx.s.cachedStmt(query); st != nil {
+		return tx.tx.StmtContext(tx.ctx, st).QueryRowContext(tx.ctx, args...)
+	}
 	return tx.tx.QueryRowContext(tx.ctx, query, args...)
 }
 

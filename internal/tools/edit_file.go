@@ -1,0 +1,114 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"fmt"
+	"strings"
+
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/tool"
+	"github.com/homard/homard/internal/workspace"
+)
+
+//go:embed edit_file.md
+var editFileDoc string
+
+// editPreviewBytes caps each side of the text shown on an approval card.
+const editPreviewBytes = 2000
+
+// EditFileParams are edit_file's arguments.
+type EditFileParams struct {
+	Path    string `json:"path" jsonschema:"file to edit: relative to the workspace, or absolute under a workspace root"`
+	OldText string `json:"old_text" jsonschema:"exact text to replace; must occur exactly once in the file"`
+	NewText string `json:"new_text" jsonschema:"replacement text; empty deletes old_text"`
+}
+
+// EditFile is the edit_file tool.
+type EditFile struct{ ws *workspace.Workspace }
+
+var _ tool.Typed[EditFileParams] = (*EditFile)(nil)
+
+type editFileBody struct {
+	File    location `json:"file"`
+	OldText string   `json:"old_text"`
+	NewText string   `json:"new_text"`
+}
+
+func (t *EditFile) Spec() tool.Spec {
+	return tool.Spec{Name: "edit_file", Description: editFileDoc, Action: policy.ActionWrite, Risk: policy.RiskMedium}
+}
+
+func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, error) {
+	wp, err := resolve(t.ws, p.Path)
+	if err != nil {
+		return tool.Plan{}, err
+	}
+	if err := checkWrite(t.ws, wp); err != nil {
+		return tool.Plan{}, err
+	}
+	display := fmt.Sprintf("edit %s: replace %d bytes with %d bytes\n--- old\n%s\n+++ new\n%s",
+		wp.Target(), len(p.OldText), len(p.NewText),
+		truncate(p.OldText, editPreviewBytes), truncate(p.NewText, editPreviewBytes))
+	return tool.NewPlan(tool.PlanSpec{
+		Tool: "edit_file", Action: policy.ActionWrite, Risk: policy.RiskMedium,
+		Display: display,
+		Targets: []string{wp.Target()},
+		Body:    editFileBody{File: locate(wp), OldText: p.OldText, NewText: p.NewText},
+	})
+}
+
+func (t *EditFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
+	var b editFileBody
+	if err := plan.Decode(&b); err != nil {
+		return tool.Result{}, err
+	}
+	p, refused := reopen(t.ws, b.File)
+	if refused != nil {
+		return *refused, nil
+	}
+	name := t.ws.Display(p)
+	if b.OldText == "" {
+		return tool.Errorf("old_text is empty; give the exact text to replace, or use write_file to create or rewrite %s", name), nil
+	}
+	if b.OldText == b.NewText {
+		return tool.Errorf("old_text and new_text are the same; nothing would change in %s", name), nil
+	}
+	data, err := t.ws.ReadFile(p)
+	if err != nil {
+		return readError(name, err), nil
+	}
+	if isBinary(data) {
+		return tool.Errorf("%s looks like a binary file (it has NUL bytes or invalid UTF-8); edit_file only edits text", name), nil
+	}
+	content := string(data)
+	at, n := occurrences(content, b.OldText)
+	switch {
+	case n == 0:
+		return tool.Errorf("old_text was not found in %s; read the file again and copy the exact text, including whitespace and indentation", name), nil
+	case n > 1:
+		return tool.Errorf("old_text was found %d times in %s; include more surrounding lines so it matches exactly once", n, name), nil
+	}
+	line := strings.Count(content[:at], "\n") + 1
+	edited := content[:at] + b.NewText + content[at+len(b.OldText):]
+	return write(t.ws, p, []byte(edited), fmt.Sprintf("edited %s at line %d", name, line)), nil
+}
+
+// occurrences finds where sub occurs in s and how many times, counting
+// overlapping matches ("aa" occurs twice in "aaa"), since an overlapping
+// second match makes the edit just as ambiguous.
+func occurrences(s, sub string) (first, n int) {
+	first = -1
+	for from := 0; from <= len(s); {
+		i := strings.Index(s[from:], sub)
+		if i < 0 {
+			break
+		}
+		if first < 0 {
+			first = from + i
+		}
+		n++
+		from += i + 1
+	}
+	return first, n
+}

@@ -1,0 +1,94 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/tool"
+	"github.com/homard/homard/internal/workspace"
+)
+
+//go:embed list_dir.md
+var listDirDoc string
+
+// listMaxEntries caps the entries list_dir shows.
+const listMaxEntries = 1000
+
+// ListDirParams are list_dir's arguments.
+type ListDirParams struct {
+	Path string `json:"path,omitempty" jsonschema:"directory to list: relative to the workspace or absolute under a workspace root; default \".\""`
+}
+
+// ListDir is the list_dir tool.
+type ListDir struct{ ws *workspace.Workspace }
+
+var _ tool.Typed[ListDirParams] = (*ListDir)(nil)
+
+type listDirBody struct {
+	Dir location `json:"dir"`
+}
+
+func (t *ListDir) Spec() tool.Spec {
+	return tool.Spec{Name: "list_dir", Description: listDirDoc, Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
+}
+
+func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, error) {
+	if p.Path == "" {
+		p.Path = "."
+	}
+	wp, err := resolve(t.ws, p.Path)
+	if err != nil {
+		return tool.Plan{}, err
+	}
+	return tool.NewPlan(tool.PlanSpec{
+		Tool: "list_dir", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+		Display: "list " + wp.Target(),
+		Targets: []string{wp.Target()},
+		Body:    listDirBody{Dir: locate(wp)},
+	})
+}
+
+func (t *ListDir) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
+	var b listDirBody
+	if err := plan.Decode(&b); err != nil {
+		return tool.Result{}, err
+	}
+	p, refused := reopen(t.ws, b.Dir)
+	if refused != nil {
+		return *refused, nil
+	}
+	name := t.ws.Display(p)
+	entries, err := t.ws.ReadDir(p)
+	switch {
+	case errors.Is(err, workspace.ErrNotDir):
+		return tool.Errorf("%s is not a directory; use read_file to read a file", name), nil
+	case errors.Is(err, fs.ErrNotExist):
+		return tool.Errorf("%s does not exist; list its parent directory to see what is there", name), nil
+	case err != nil && isLimit(err):
+		return tool.Errorf("refused: %v", err), nil
+	case err != nil:
+		return tool.Errorf("cannot list %s: %v", name, err), nil
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "%s: %s (directories end in /, symlinks in @)\n", name, plural(len(entries), "entry", "entries"))
+	for i, e := range entries {
+		if i == listMaxEntries {
+			fmt.Fprintf(&out, "[%d more entries not shown; use glob with a narrower pattern]\n", len(entries)-i)
+			break
+		}
+		out.WriteString(cleanName(e.Name()))
+		switch {
+		case e.Type()&fs.ModeSymlink != 0:
+			out.WriteString("@")
+		case e.IsDir():
+			out.WriteString("/")
+		}
+		out.WriteString("\n")
+	}
+	return tool.Result{Text: out.String(), Untrusted: true}, nil
+}

@@ -1,0 +1,161 @@
+// Package tools holds homard's built-in tools, one file each: the file
+// tools (read_file, write_file, edit_file, list_dir, glob, grep) and
+// current_time.
+//
+// Contract, for every tool here:
+//   - Params are a typed struct; the JSON schema is generated from it and
+//     the description is the embedded .md file next to the tool.
+//   - Prepare resolves paths through the workspace and returns a tool.Refusal
+//     for hard-limit violations ("limit.workspace", "limit.protected",
+//     "limit.symlink", "limit.size", "args.invalid"). It has no side effects.
+//     Plan targets are workspace.Path.Target values.
+//   - The Plan body holds everything Run needs (root name, relative path,
+//     content...). Run decodes it with plan.Decode, works only from it, and
+//     re-resolves every path through the workspace: nothing Prepare checked
+//     is trusted.
+//   - Expected failures (file missing, binary file, no unique match) are
+//     error Results the model can act on; a Go error means the turn should
+//     stop.
+//   - Content read from files is marked Untrusted: it is data, never
+//     instructions.
+package tools
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/homard/homard/internal/tool"
+	"github.com/homard/homard/internal/workspace"
+)
+
+// FileTools returns the built-in file tools over ws, plus current_time
+// reading now (nil means time.Now).
+func FileTools(ws *workspace.Workspace, now func() time.Time) []tool.Tool {
+	if now == nil {
+		now = time.Now
+	}
+	return []tool.Tool{
+		tool.Adapt[ReadFileParams](&ReadFile{ws: ws}),
+		tool.Adapt[WriteFileParams](&WriteFile{ws: ws}),
+		tool.Adapt[EditFileParams](&EditFile{ws: ws}),
+		tool.Adapt[ListDirParams](&ListDir{ws: ws}),
+		tool.Adapt[GlobParams](&Glob{ws: ws}),
+		tool.Adapt[GrepParams](&Grep{ws: ws}),
+		tool.Adapt[CurrentTimeParams](&CurrentTime{now: now}),
+	}
+}
+
+// location is how a plan body names a file: root name and relative path.
+type location struct {
+	Root string `json:"root"`
+	Rel  string `json:"rel"`
+}
+
+func locate(p workspace.Path) location { return location{Root: p.Root, Rel: p.Rel} }
+
+// resolve maps a model-sent path for Prepare, turning a confinement
+// violation into a Refusal.
+func resolve(ws *workspace.Workspace, p string) (workspace.Path, error) {
+	wp, err := ws.Resolve(p)
+	if err != nil {
+		return workspace.Path{}, refusal(err)
+	}
+	return wp, nil
+}
+
+// checkWrite applies the workspace's write checks for Prepare. Hard limits
+// become Refusals; other failures (a parent that is a file, permissions)
+// are left for Run to report, since WriteFile checks everything again.
+func checkWrite(ws *workspace.Workspace, p workspace.Path) error {
+	err := ws.CheckWrite(p)
+	if err == nil || isLimit(err) {
+		return refusal(err)
+	}
+	return nil
+}
+
+// refusal converts a workspace limit error into a tool.Refusal; other
+// errors pass through unchanged.
+func refusal(err error) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, workspace.ErrProtected):
+		return tool.Refuse("limit.protected", "%v", err)
+	case errors.Is(err, workspace.ErrSymlink):
+		return tool.Refuse("limit.symlink", "%v", err)
+	case errors.Is(err, workspace.ErrTooLarge):
+		return tool.Refuse("limit.size", "%v", err)
+	case isLimit(err):
+		return tool.Refuse("limit.workspace", "%v", err)
+	}
+	return err
+}
+
+// isLimit reports whether err is a workspace hard limit rather than an
+// ordinary failure.
+func isLimit(err error) bool {
+	for _, e := range []error{
+		workspace.ErrEmptyPath, workspace.ErrNUL, workspace.ErrControl, workspace.ErrTooLong,
+		workspace.ErrDotDot, workspace.ErrEncoded, workspace.ErrOutside, workspace.ErrEscape,
+		workspace.ErrUnknownRoot, workspace.ErrProtected, workspace.ErrSymlink, workspace.ErrTooLarge,
+	} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// reopen re-resolves a plan body's location at run time. A refusal here is
+// an error Result: the workspace changed since the plan was made.
+func reopen(ws *workspace.Workspace, l location) (workspace.Path, *tool.Result) {
+	p, err := ws.ResolveIn(l.Root, l.Rel)
+	if err != nil {
+		r := tool.Errorf("refused: %v", err)
+		return workspace.Path{}, &r
+	}
+	return p, nil
+}
+
+// isBinary reports content the text tools refuse: a NUL byte or invalid
+// UTF-8.
+func isBinary(b []byte) bool {
+	return !utf8.Valid(b) || strings.IndexByte(string(b), 0) >= 0
+}
+
+// shortHash is the first 12 hex digits of a SHA-256, for display.
+func shortHash(sum [32]byte) string { return fmt.Sprintf("%x", sum[:6]) }
+
+// cleanName shows a file name safely on one line: quoted when it holds
+// control characters or invalid UTF-8.
+func cleanName(s string) string {
+	if !utf8.ValidString(s) || strings.ContainsFunc(s, unicode.IsControl) {
+		return strconv.Quote(s)
+	}
+	return s
+}
+
+// truncate cuts s to at most n bytes at a rune boundary, marking the cut.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := n
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + " … [line truncated]"
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return strconv.Itoa(n) + " " + many
+}

@@ -1,0 +1,169 @@
+package workspace
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"unicode/utf8"
+)
+
+// Preview shows what Rollback would do, so the owner can confirm it with
+// the saved content's hash.
+type Preview struct {
+	Checkpoint Checkpoint
+	// Exists says whether the file is there now; when it is not, rollback
+	// recreates it.
+	Exists        bool
+	CurrentSize   int64
+	CurrentSHA256 string
+	// Same is true when the current content already equals the saved one.
+	Same bool
+	// Diff shows, line by line, how rollback changes the current content:
+	// "-" lines are removed, "+" lines come back. It is cut short for
+	// long changes and omitted for binary content.
+	Diff string
+}
+
+// SavedSHA256 is the hash Rollback must be given.
+func (p Preview) SavedSHA256() string { return p.Checkpoint.SHA256 }
+
+// String renders the preview for a person.
+func (p Preview) String() string {
+	var b strings.Builder
+	cp := p.Checkpoint
+	fmt.Fprintf(&b, "rollback %s: restore %s as saved at %s\n", cp.ID, cp.Target, cp.Time.Format("2006-01-02 15:04:05 MST"))
+	if p.Exists {
+		fmt.Fprintf(&b, "current: %d bytes, sha256 %s\n", p.CurrentSize, p.CurrentSHA256)
+	} else {
+		b.WriteString("current: the file does not exist; rollback recreates it\n")
+	}
+	fmt.Fprintf(&b, "saved:   %d bytes, sha256 %s\n", cp.Size, cp.SHA256)
+	if p.Same {
+		b.WriteString("the current content already equals the saved content\n")
+	} else if p.Diff != "" {
+		b.WriteString(p.Diff)
+	}
+	fmt.Fprintf(&b, "to confirm, roll back with hash %s\n", cp.SHA256[:min(12, len(cp.SHA256))])
+	return b.String()
+}
+
+// RollbackPreview shows what Rollback(id, ...) would change.
+func (w *Workspace) RollbackPreview(id string) (Preview, error) {
+	w.cps.mu.Lock()
+	cp, err := w.cps.load(id)
+	var saved []byte
+	if err == nil {
+		saved, err = w.cps.content(cp)
+	}
+	w.cps.mu.Unlock()
+	if err != nil {
+		return Preview{}, err
+	}
+	pv := Preview{Checkpoint: cp}
+	p, err := w.ResolveIn(cp.Root, cp.Rel)
+	if err != nil {
+		return Preview{}, fmt.Errorf("rollback %s: %w", id, err)
+	}
+	current, err := w.ReadFile(p)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		pv.Diff = diff(nil, saved)
+		return pv, nil
+	case err != nil:
+		return Preview{}, fmt.Errorf("rollback %s: %w", id, err)
+	}
+	sum := sha256.Sum256(current)
+	pv.Exists = true
+	pv.CurrentSize = int64(len(current))
+	pv.CurrentSHA256 = hex.EncodeToString(sum[:])
+	pv.Same = pv.CurrentSHA256 == cp.SHA256
+	if !pv.Same {
+		pv.Diff = diff(current, saved)
+	}
+	return pv, nil
+}
+
+// Rollback restores a checkpoint's content. hash must be the saved
+// content's SHA-256 as shown by RollbackPreview, in full or as a prefix of
+// at least 8 hex digits. The restore goes through WriteFile, so the
+// current content is checkpointed first and every write check applies.
+func (w *Workspace) Rollback(id, hash string) error {
+	w.cps.mu.Lock()
+	cp, err := w.cps.load(id)
+	var saved []byte
+	if err == nil {
+		saved, err = w.cps.content(cp)
+	}
+	w.cps.mu.Unlock()
+	if err != nil {
+		return err
+	}
+	hash = strings.ToLower(strings.TrimSpace(hash))
+	if len(hash) < 8 || !strings.HasPrefix(cp.SHA256, hash) {
+		return fmt.Errorf("rollback %s: %w", id, ErrHashMismatch)
+	}
+	p, err := w.ResolveIn(cp.Root, cp.Rel)
+	if err != nil {
+		return fmt.Errorf("rollback %s: %w", id, err)
+	}
+	if _, err := w.WriteFile(p, saved); err != nil {
+		return fmt.Errorf("rollback %s: %w", id, err)
+	}
+	return nil
+}
+
+// Bounds of a preview diff.
+const (
+	diffContext  = 2
+	diffMaxLines = 40
+)
+
+// diff shows the lines rollback changes: the common head and tail are
+// trimmed and the differing middle is shown as removed current lines and
+// restored saved lines. It is not a minimal diff; it is short and honest.
+func diff(current, saved []byte) string {
+	if !isText(current) || !isText(saved) {
+		return "binary content: no line diff shown\n"
+	}
+	a, b := lines(current), lines(saved)
+	head := 0
+	for head < len(a) && head < len(b) && a[head] == b[head] {
+		head++
+	}
+	tail := 0
+	for tail < len(a)-head && tail < len(b)-head && a[len(a)-1-tail] == b[len(b)-1-tail] {
+		tail++
+	}
+	from := max(head-diffContext, 0)
+	var out strings.Builder
+	fmt.Fprintf(&out, "@@ -%d,%d +%d,%d @@\n", from+1, len(a)-tail-from, from+1, len(b)-tail-from)
+	n := 0
+	emit := func(prefix string, ls []string) {
+		for i, l := range ls {
+			if n == diffMaxLines {
+				fmt.Fprintf(&out, "... %d more %q lines not shown\n", len(ls)-i, prefix)
+				return
+			}
+			out.WriteString(prefix + l + "\n")
+			n++
+		}
+	}
+	emit(" ", a[from:head])
+	emit("-", a[head:len(a)-tail])
+	emit("+", b[head:len(b)-tail])
+	emit(" ", a[len(a)-tail:min(len(a), len(a)-tail+diffContext)])
+	return out.String()
+}
+
+func lines(b []byte) []string {
+	if len(b) == 0 {
+		return nil
+	}
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+}
+
+func isText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
