@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
 	"os"
+	"os/exec"
+	"strconv"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -23,6 +26,31 @@ func TestScripts(t *testing.T) {
 			env.Setenv("XDG_DATA_HOME", env.WorkDir+"/xdg-data")
 			return nil
 		},
-		RequireExplicitExec: false,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"exitcode": exitcode,
+		},
 	})
+}
+
+// exitcode N PROG ARGS... runs PROG like exec and checks its exact exit
+// status; stdout and stderr are kept for the next stdout/stderr check.
+func exitcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: exitcode N PROG [ARGS...]")
+	}
+	want, err := strconv.Atoi(args[0])
+	if err != nil {
+		ts.Fatalf("exitcode: %v", err)
+	}
+	got := 0
+	if err := ts.Exec(args[1], args[2:]...); err != nil {
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) {
+			ts.Fatalf("exitcode: %v", err)
+		}
+		got = ee.ExitCode()
+	}
+	if got != want {
+		ts.Fatalf("exit status %d; want %d", got, want)
+	}
 }

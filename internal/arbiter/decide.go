@@ -77,10 +77,19 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 	plan, err := t.Prepare(ctx, params)
 	if err != nil {
 		var ref *tool.Refusal
-		if errors.As(err, &ref) {
+		var bad *tool.ArgError
+		switch {
+		case errors.As(err, &ref):
 			c.out = Outcome{Decision: Denied, Rule: ref.Rule, Reason: ref.Reason}
-		} else {
-			c.out = Outcome{Decision: Error, Rule: "prepare", Reason: err.Error()}
+		case errors.As(err, &bad):
+			c.out = Outcome{Decision: Error, Rule: "args.invalid", Reason: bad.Reason}
+		default:
+			// homard failed, not the model: record it, then abort the turn.
+			c.out = Outcome{Decision: Error, Rule: "prepare.failed", Reason: "internal error while preparing the call"}
+			if ferr := a.finish(ctx, c); ferr != nil {
+				return ferr
+			}
+			return fmt.Errorf("arbiter: prepare %s: %w", spec.Name, err)
 		}
 		return a.finish(ctx, c)
 	}

@@ -8,8 +8,9 @@
 // fields, wrong types and oversized values are rejected).
 //
 // Two error channels: a Result with IsError is for the model to read and act
-// on; a Go error aborts the turn. A Refusal returned by Prepare is a hard
-// limit: the arbiter denies the proposal with the Refusal's rule and reason.
+// on; a Go error aborts the turn. Prepare has two more: a *Refusal is a hard
+// limit (the arbiter denies the proposal with its rule and reason) and an
+// *ArgError is a mistake the model can fix (an error result).
 package tool
 
 import (
@@ -121,6 +122,20 @@ type Refusal struct {
 }
 
 func (r *Refusal) Error() string { return r.Reason }
+
+// ArgError is an argument the model can fix, found while preparing (a
+// malformed regular expression, an offset past the end): the arbiter
+// returns it to the model as an error result, not a denial.
+type ArgError struct {
+	Reason string
+}
+
+func (e *ArgError) Error() string { return e.Reason }
+
+// InvalidArgs returns an *ArgError.
+func InvalidArgs(format string, args ...any) error {
+	return &ArgError{Reason: fmt.Sprintf(format, args...)}
+}
 
 // Refuse returns a *Refusal.
 func Refuse(rule, format string, args ...any) error {

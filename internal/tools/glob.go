@@ -53,7 +53,7 @@ func (t *Glob) Prepare(ctx context.Context, p GlobParams) (tool.Plan, error) {
 	base, rest := splitPattern(p.Pattern)
 	for _, e := range rest {
 		if _, err := path.Match(e, ""); err != nil {
-			return tool.Plan{}, tool.Refuse("args.invalid", "pattern %q: element %q is malformed (%v); check the [...] brackets", p.Pattern, e, err)
+			return tool.Plan{}, tool.InvalidArgs("pattern %q: element %q is malformed (%v); check the [...] brackets", p.Pattern, e, err)
 		}
 	}
 	wp, err := resolve(t.ws, base)

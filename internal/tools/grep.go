@@ -49,7 +49,7 @@ func (t *Grep) Spec() tool.Spec {
 // parser's reason.
 func (t *Grep) Prepare(ctx context.Context, p GrepParams) (tool.Plan, error) {
 	if _, err := regexp.Compile(p.Pattern); err != nil {
-		return tool.Plan{}, tool.Refuse("args.invalid", "pattern is not a valid RE2 regular expression: %v; fix it (Go regexp syntax: no lookaround or backreferences)", err)
+		return tool.Plan{}, tool.InvalidArgs("pattern is not a valid RE2 regular expression: %v; fix it (Go regexp syntax: no lookaround or backreferences)", err)
 	}
 	if p.Path == "" {
 		p.Path = "."

@@ -97,6 +97,13 @@ func (e *env) call(t *testing.T, name, raw string) tool.Result {
 func (e *env) wantRefusal(t *testing.T, name, raw, rule string) {
 	t.Helper()
 	_, err := e.prepare(t, name, raw)
+	if rule == "args.invalid" {
+		var a *tool.ArgError
+		if !errors.As(err, &a) {
+			t.Errorf("%s %s: prepare = %v; want an argument error", name, raw, err)
+		}
+		return
+	}
 	var r *tool.Refusal
 	if !errors.As(err, &r) || r.Rule != rule {
 		t.Errorf("%s %s: prepare = %v; want a refusal with rule %s", name, raw, err, rule)

@@ -79,8 +79,9 @@ func checkWrite(ws *workspace.Workspace, p workspace.Path) error {
 	return nil
 }
 
-// refusal converts a workspace limit error into a tool.Refusal; other
-// errors pass through unchanged.
+// refusal converts a workspace limit error into a tool.Refusal; any other
+// failure to resolve (a permission problem) is reported to the model as an
+// argument error rather than aborting the turn.
 func refusal(err error) error {
 	switch {
 	case err == nil:
@@ -94,7 +95,7 @@ func refusal(err error) error {
 	case isLimit(err):
 		return tool.Refuse("limit.workspace", "%v", err)
 	}
-	return err
+	return tool.InvalidArgs("%v", err)
 }
 
 // isLimit reports whether err is a workspace hard limit rather than an

@@ -47,7 +47,6 @@ func (p Preview) String() string {
 	} else if p.Diff != "" {
 		b.WriteString(p.Diff)
 	}
-	fmt.Fprintf(&b, "to confirm, roll back with hash %s\n", cp.SHA256[:min(12, len(cp.SHA256))])
 	return b.String()
 }
 
