@@ -112,7 +112,7 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 	switch d.Verdict {
 	case policy.Deny:
 		c.out.Decision = Denied
-		c.status = "denied"
+		c.status = store.RunDenied
 		return a.finish(ctx, c)
 	case policy.Ask:
 		// 7. Approval: a consumed once-approval for exactly this Plan, a
@@ -154,7 +154,7 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("arbiter: request approval: %w", err)
 	}
-	c.out.Decision, c.out.ApprovalID, c.status = Pending, ap.ID, "requested"
+	c.out.Decision, c.out.ApprovalID, c.status = Pending, ap.ID, store.RunRequested
 	c.out.Reason += "; waiting for approval " + ap.ID
 	return false, a.finish(ctx, c)
 }
@@ -162,34 +162,50 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 // execute records the ToolRun as running, runs exactly the Plan, and
 // finishes the call with the redacted result.
 func (a *Arbiter) execute(ctx context.Context, c *call) error {
-	// 8. A durable ToolRun row before anything happens.
-	c.runID = newID("run_")
-	now := a.o.Now()
-	err := a.o.Store.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.EnsureSession(c.p.Caller.Session, c.p.Caller.Owner, now); err != nil {
-			return err
+	// 8. A durable ToolRun row before anything with an effect happens. A
+	// read-only Plan has no effect to account for after a crash, so its row
+	// is written once, with its result, in the audit transaction; that
+	// halves the commits on the hot path. Either way the session must
+	// belong to the caller before anything runs.
+	if c.plan.ReadOnly() && c.tool.Spec().ReadOnly {
+		sess, err := a.o.Store.Session(ctx, c.p.Caller.Session)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+		case err != nil:
+			return fmt.Errorf("arbiter: look up session: %w", err)
+		case sess.Owner != c.p.Caller.Owner:
+			c.out = Outcome{Decision: Denied, Rule: "limit.session-owner", Reason: "session " + c.p.Caller.Session + " belongs to another owner"}
+			return a.finish(ctx, c)
 		}
-		return tx.InsertToolRun(a.runRow(c, "running"))
-	})
-	if errors.Is(err, store.ErrSessionOwner) {
-		c.runID = ""
-		c.out = Outcome{Decision: Denied, Rule: "limit.session-owner", Reason: "session " + c.p.Caller.Session + " belongs to another owner"}
-		return a.finish(ctx, c)
-	}
-	if err != nil {
-		return fmt.Errorf("arbiter: record tool run: %w", err)
+	} else {
+		c.runID = newID("run_")
+		now := a.o.Now()
+		err := a.o.Store.Write(ctx, func(tx *store.Tx) error {
+			if err := tx.EnsureSession(c.p.Caller.Session, c.p.Caller.Owner, now); err != nil {
+				return err
+			}
+			return tx.InsertToolRun(a.runRow(c, store.RunRunning))
+		})
+		if errors.Is(err, store.ErrSessionOwner) {
+			c.runID = ""
+			c.out = Outcome{Decision: Denied, Rule: "limit.session-owner", Reason: "session " + c.p.Caller.Session + " belongs to another owner"}
+			return a.finish(ctx, c)
+		}
+		if err != nil {
+			return fmt.Errorf("arbiter: record tool run: %w", err)
+		}
 	}
 
 	// 9. Execute exactly the Plan. The tool re-enforces its own limits.
 	res, err := c.tool.Run(ctx, c.plan)
 	if err != nil {
 		if ctx.Err() != nil {
-			c.out.Decision, c.status = Error, "cancelled"
+			c.out.Decision, c.status = Error, store.RunCancelled
 			c.out.Result = &tool.Result{Text: "cancelled", IsError: true}
 			_ = a.finish(context.WithoutCancel(ctx), c)
 			return ctx.Err()
 		}
-		c.status = "failed"
+		c.status = store.RunFailed
 		c.out.Decision = Error
 		c.out.Result = &tool.Result{Text: "internal error: " + a.o.Redactor.Redact(err.Error()), IsError: true}
 		if ferr := a.finish(ctx, c); ferr != nil {
@@ -202,16 +218,22 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 	res.Text = capText(a.o.Redactor.Redact(res.Text), a.o.MaxResultBytes)
 	c.out.Result = &res
 	if res.IsError {
-		c.out.Decision, c.status = Error, "failed"
+		c.out.Decision, c.status = Error, store.RunFailed
 	} else {
-		c.out.Decision, c.status = Ran, "succeeded"
+		c.out.Decision, c.status = Ran, store.RunSucceeded
 	}
 	return a.finish(ctx, c)
 }
 
 func (a *Arbiter) runRow(c *call, status string) store.ToolRun {
 	now := a.o.Now()
+	var result string
+	var isErr bool
+	if c.out.Result != nil {
+		result, isErr = c.out.Result.Text, c.out.Result.IsError
+	}
 	return store.ToolRun{
+		Result: result, IsError: isErr,
 		ID: c.runID, SessionID: c.p.Caller.Session, Owner: c.p.Caller.Owner, Tool: c.plan.Tool(),
 		PlanHash: c.plan.Hash(), Plan: []byte(a.o.Redactor.Redact(string(c.plan.Canonical()))),
 		Display: a.o.Redactor.Redact(c.plan.Display()), Status: status,
@@ -244,7 +266,8 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 			}
 			rec.RunID = c.runID
 		case c.status != "" && !c.plan.IsZero():
-			// Denied or pending after a Plan existed: keep the ledger whole.
+			// Denied or pending after a Plan existed, or a read-only
+			// Plan that ran: one row with its final state.
 			if err := tx.EnsureSession(c.p.Caller.Session, c.p.Caller.Owner, now); err != nil {
 				if errors.Is(err, store.ErrSessionOwner) {
 					break
