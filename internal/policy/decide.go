@@ -35,6 +35,12 @@ func Decide(in Input) Decision {
 	if rule != nil && rule.Effect == Deny {
 		return Decision{Deny, "denied by operator rule " + rule.ID, "rule." + rule.ID}
 	}
+	if rule != nil && rule.Effect != Allow && rule.Effect != Ask {
+		// config validates effects, but policy does not lean on that: a
+		// misspelt effect would shadow later rules and fall through to the
+		// mode. Fail closed.
+		return Decision{Deny, "operator rule " + rule.ID + " has the unknown effect " + string(rule.Effect), "rule." + rule.ID}
+	}
 	if in.Risk == RiskCritical {
 		return Decision{Ask, "critical actions always need the owner's approval", "risk.critical"}
 	}
@@ -58,8 +64,11 @@ func Decide(in Input) Decision {
 		}
 		return Decision{Ask, "smart mode asks unless an operator rule allows the action", "mode.smart"}
 	case ModeAutopilot:
-		if in.Risk <= RiskMedium || (rule != nil && rule.Effect == Allow) {
+		if in.Risk <= RiskMedium {
 			return Decision{Allow, "autopilot runs the owner's " + in.Risk.String() + "-risk actions", "mode.autopilot"}
+		}
+		if rule != nil && rule.Effect == Allow {
+			return Decision{Allow, "allowed by operator rule " + rule.ID, "rule." + rule.ID}
 		}
 		return Decision{Ask, "autopilot asks before high-risk actions", "mode.autopilot"}
 	case ModeYolo:

@@ -121,8 +121,8 @@ const (
 type Effect = Verdict
 
 // Rule is one operator rule from config. It matches a tool by exact name and,
-// when Path is set, every target path of the Plan against a slash-separated
-// glob ("notes/**", "*.md"); "**" matches any number of path elements.
+// when Path is set, the Plan's target paths against a slash-separated glob
+// ("notes/**", "*.md"); "**" matches any number of path elements.
 type Rule struct {
 	ID     string
 	Tool   string
@@ -131,7 +131,12 @@ type Rule struct {
 }
 
 // Matches reports whether r applies to a Plan of tool with these targets.
-// A rule with a Path never matches a Plan without targets.
+// A rule with a Path never matches a Plan without targets. Otherwise each
+// effect errs on its safe side: an Allow rule applies only when every
+// target matches its Path; a Deny or Ask rule (or one with an unknown
+// effect) applies when any target matches, or when a target is not clean
+// (see MatchPath). Were every target required for a denial, adding one
+// harmless target to a Plan would slip it past the rule.
 func (r Rule) Matches(tool string, targets []string) bool {
 	if r.Tool != tool {
 		return false
@@ -142,12 +147,20 @@ func (r Rule) Matches(tool string, targets []string) bool {
 	if len(targets) == 0 {
 		return false
 	}
+	if r.Effect == Allow {
+		for _, t := range targets {
+			if !MatchPath(r.Path, t) {
+				return false
+			}
+		}
+		return true
+	}
 	for _, t := range targets {
-		if !MatchPath(r.Path, t) {
-			return false
+		if !cleanName(t) || MatchPath(r.Path, t) {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 // MatchPath matches a slash-separated path against a glob in which "**"
@@ -158,36 +171,52 @@ func (r Rule) Matches(tool string, targets []string) bool {
 // A name that is not clean (an empty, "." or ".." element) never matches:
 // targets reach policy already resolved, so anything else is suspect.
 func MatchPath(pattern, name string) bool {
-	parts := strings.Split(name, "/")
-	for _, p := range parts {
-		if p == "" || p == "." || p == ".." {
-			return name == "." && pattern == "."
-		}
+	if !cleanName(name) || name == "." {
+		return name == "." && pattern == "."
 	}
-	return matchParts(strings.Split(pattern, "/"), parts)
+	return matchParts(strings.Split(pattern, "/"), strings.Split(name, "/"))
 }
 
-func matchParts(pat, name []string) bool {
-	for len(pat) > 0 {
-		if pat[0] == "**" {
-			rest := pat[1:]
-			for i := 0; i <= len(name); i++ {
-				if matchParts(rest, name[i:]) {
-					return true
-				}
-			}
-			return false
-		}
-		if len(name) == 0 {
-			return false
-		}
-		ok, err := path.Match(pat[0], name[0])
-		if err != nil || !ok {
-			return false
-		}
-		pat, name = pat[1:], name[1:]
+// cleanName reports whether name is "." or has no empty, "." or ".."
+// element.
+func cleanName(name string) bool {
+	if name == "." {
+		return true
 	}
-	return len(name) == 0
+	for _, p := range strings.Split(name, "/") {
+		if p == "" || p == "." || p == ".." {
+			return false
+		}
+	}
+	return true
+}
+
+// matchParts reports whether the elements of name match those of pat. It
+// works from the ends backwards, keeping for each j whether the rest of
+// the pattern matches name[j:], so that several "**" cost
+// O(len(pat)·len(name)) steps: a backtracking match takes time exponential
+// in their number, and the name comes from the model.
+func matchParts(pat, name []string) bool {
+	ok := make([]bool, len(name)+1) // ok[j]: pat[i+1:] matches name[j:]
+	next := make([]bool, len(name)+1)
+	ok[len(name)] = true
+	for i := len(pat) - 1; i >= 0; i-- {
+		if pat[i] == "**" {
+			found := false // "**" takes name[j:k] for some k ≥ j
+			for j := len(name); j >= 0; j-- {
+				found = found || ok[j]
+				next[j] = found
+			}
+		} else {
+			next[len(name)] = false
+			for j := len(name) - 1; j >= 0; j-- {
+				m, err := path.Match(pat[i], name[j])
+				next[j] = ok[j+1] && err == nil && m
+			}
+		}
+		ok, next = next, ok
+	}
+	return ok[0]
 }
 
 // Input is everything a decision depends on.

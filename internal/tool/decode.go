@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -111,24 +112,77 @@ type field struct {
 	required bool
 }
 
-// fields lists the JSON names of a struct's exported fields.
+// fields lists the JSON names of a struct's fields as encoding/json (and
+// the schema generator) see them: exported fields, plus the fields of
+// embedded structs without a json name, promoted unless a shallower field,
+// or a tagged one at the same depth, has the same name. Names that stay
+// ambiguous are left out, as encoding/json ignores them.
 func fields(t reflect.Type) map[string]field {
-	out := make(map[string]field)
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
+	type candidate struct {
+		field
+		depth  int
+		tagged bool
+	}
+	byName := make(map[string][]candidate)
+	onPath := make(map[reflect.Type]bool)
+	var walk func(t reflect.Type, depth int)
+	walk = func(t reflect.Type, depth int) {
+		if onPath[t] {
+			return
 		}
-		name, opts, _ := strings.Cut(f.Tag.Get("json"), ",")
-		if name == "-" && opts == "" {
-			continue
+		onPath[t] = true
+		defer delete(onPath, t)
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("json")
+			if tag == "-" {
+				continue
+			}
+			name, opts, _ := strings.Cut(tag, ",")
+			if f.Anonymous {
+				ft := f.Type
+				if ft.Kind() == reflect.Pointer {
+					ft = ft.Elem()
+				}
+				if name == "" && ft.Kind() == reflect.Struct {
+					walk(ft, depth+1)
+					continue
+				}
+			}
+			if !f.IsExported() {
+				continue
+			}
+			tagged := name != ""
+			if !tagged {
+				name = f.Name
+			}
+			optional := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,") ||
+				f.Type.Kind() == reflect.Pointer
+			byName[name] = append(byName[name], candidate{field{typ: f.Type, required: !optional}, depth, tagged})
 		}
-		if name == "" {
-			name = f.Name
+	}
+	walk(t, 0)
+	out := make(map[string]field, len(byName))
+	for name, cs := range byName {
+		minDepth := cs[0].depth
+		for _, c := range cs {
+			minDepth = min(minDepth, c.depth)
 		}
-		optional := strings.Contains(","+opts+",", ",omitempty,") || strings.Contains(","+opts+",", ",omitzero,") ||
-			f.Type.Kind() == reflect.Pointer
-		out[name] = field{typ: f.Type, required: !optional}
+		var top, tagged []candidate
+		for _, c := range cs {
+			if c.depth == minDepth {
+				top = append(top, c)
+				if c.tagged {
+					tagged = append(tagged, c)
+				}
+			}
+		}
+		switch {
+		case len(top) == 1:
+			out[name] = top[0].field
+		case len(tagged) == 1:
+			out[name] = tagged[0].field
+		}
 	}
 	return out
 }
@@ -208,11 +262,11 @@ func (w *walker) object(t reflect.Type, at string, depth int) error {
 			return argErr("duplicate key %q", path)
 		}
 		seen[key] = true
-		low := strings.ToLower(key)
-		if prev, ok := folded[low]; ok {
+		fold := foldKey(key)
+		if prev, ok := folded[fold]; ok {
 			return argErr("keys %q and %q differ only by case", prev, key)
 		}
-		folded[low] = key
+		folded[fold] = key
 		var ft reflect.Type
 		switch {
 		case known != nil:
@@ -248,6 +302,28 @@ func (w *walker) object(t reflect.Type, at string, depth int) error {
 	return nil
 }
 
+// foldKey maps every key to one representative of its Unicode case-folding
+// class, so two keys collide exactly when strings.EqualFold holds (which
+// strings.ToLower misses: "s" and "ſ", the long s, fold together).
+func foldKey(s string) string {
+	ascii := true
+	for i := 0; i < len(s); i++ {
+		ascii = ascii && s[i] < utf8.RuneSelf
+	}
+	if ascii {
+		return strings.ToUpper(s) // the least rune of an ASCII letter's class
+	}
+	var b strings.Builder
+	for _, r := range s {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
+}
+
 func (w *walker) array(t reflect.Type, at string, depth int) error {
 	var elem reflect.Type
 	if t != nil {
@@ -259,11 +335,15 @@ func (w *walker) array(t reflect.Type, at string, depth int) error {
 			return argErr("field %s: want %s, got an array", fieldName(at), jsonKind(t))
 		}
 	}
+	limit := w.lim.MaxItems
+	if t != nil && t.Kind() == reflect.Array {
+		limit = min(limit, t.Len())
+	}
 	n := 0
 	for w.dec.More() {
 		n++
-		if n > w.lim.MaxItems {
-			return argErr("field %s: more than %d items", fieldName(at), w.lim.MaxItems)
+		if n > limit {
+			return argErr("field %s: more than %d items", fieldName(at), limit)
 		}
 		if err := w.value(elem, fmt.Sprintf("%s[%d]", at, n-1), depth+1); err != nil {
 			return err
@@ -271,6 +351,10 @@ func (w *walker) array(t reflect.Type, at string, depth int) error {
 	}
 	if _, err := w.dec.Token(); err != nil { // ']'
 		return argErr("malformed JSON: %v", err)
+	}
+	// encoding/json zero-fills a short fixed-size array; say so instead.
+	if t != nil && t.Kind() == reflect.Array && n != t.Len() {
+		return argErr("field %s: want exactly %d items, got %d", fieldName(at), t.Len(), n)
 	}
 	return nil
 }

@@ -1,11 +1,16 @@
 package tool
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
+	"math"
 	"slices"
+	"strconv"
+	"strings"
 
 	"github.com/gowebpki/jcs"
 
@@ -51,12 +56,13 @@ func NewPlan(s PlanSpec) (Plan, error) {
 	slices.Sort(targets)
 	targets = slices.Compact(targets)
 	canonical, err := Canonical(struct {
-		Tool    string   `json:"tool"`
-		Action  string   `json:"action"`
-		Risk    string   `json:"risk"`
-		Targets []string `json:"targets"`
-		Body    any      `json:"body"`
-	}{s.Tool, string(s.Action), s.Risk.String(), nonNil(targets), s.Body})
+		Tool     string   `json:"tool"`
+		Action   string   `json:"action"`
+		Risk     string   `json:"risk"`
+		ReadOnly bool     `json:"read_only"`
+		Targets  []string `json:"targets"`
+		Body     any      `json:"body"`
+	}{s.Tool, string(s.Action), s.Risk.String(), s.ReadOnly, nonNil(targets), s.Body})
 	if err != nil {
 		return Plan{}, fmt.Errorf("plan for %s: %w", s.Tool, err)
 	}
@@ -72,6 +78,37 @@ func NewPlan(s PlanSpec) (Plan, error) {
 	}, nil
 }
 
+// exactNumbers checks that RFC 8785 keeps the value of every number in raw:
+// an integer must be written as the shortest form of its float64 (so
+// 2^53+1, or 2^60, which RFC 8785 prints as 1152921504606847000, is
+// refused), a fraction must be a finite float64, and -0 is refused.
+func exactNumbers(raw []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	for {
+		tok, err := dec.Token()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("canonicalize: %w", err)
+		}
+		n, ok := tok.(json.Number)
+		if !ok {
+			continue
+		}
+		f, err := strconv.ParseFloat(string(n), 64)
+		exact := err == nil && !(f == 0 && math.Signbit(f))
+		if exact && !strings.ContainsAny(string(n), ".eE") {
+			short, _ := json.Marshal(f) // finite, so no error
+			exact = string(short) == string(n)
+		}
+		if !exact {
+			return fmt.Errorf("canonicalize: number %s has no exact RFC 8785 form; encode it as a string", n)
+		}
+	}
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}
@@ -79,11 +116,18 @@ func nonNil(s []string) []string {
 	return s
 }
 
-// Canonical returns the RFC 8785 (JCS) form of v's JSON encoding.
+// Canonical returns the RFC 8785 (JCS) form of v's JSON encoding. RFC 8785
+// numbers are IEEE 754 doubles, so a number the canonical form would change
+// (an integer beyond 2^53 such as a nanosecond timestamp, or -0) is an
+// error: two different values would share one hash, and Decode would not
+// give back what was prepared. Encode such a value as a string.
 func Canonical(v any) ([]byte, error) {
 	raw, err := json.Marshal(v)
 	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
+	}
+	if err := exactNumbers(raw); err != nil {
+		return nil, err
 	}
 	out, err := jcs.Transform(raw)
 	if err != nil {
