@@ -67,6 +67,7 @@ func TestHostileArgumentsAreRefusedAndAudited(t *testing.T) {
 		{"write homard config", "write_file", `{"path":"` + r.Paths.ConfigFile + `","content":"x"}`, "denied", "limit."},
 		{"unknown tool", "run_shell", `{"cmd":"id"}`, "error", "lookup.unknown"},
 		{"secret in arguments", "write_file", `{"path":"k.txt","content":"sk-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}`, "denied", "limit.secret-in-args"},
+		{"JSON-escaped secret in arguments", "write_file", `{"path":"k.txt","content":"\u0073k-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}`, "denied", "limit.secret-in-args"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -272,13 +273,18 @@ func TestSecretsAppearNowhere(t *testing.T) {
 	}
 	out = call(t, r, CallRequest{Tool: "write_file", Args: `{"path":"leak.txt","content":"` + canary + `"}`})
 	wantDecision(t, out, "denied", "limit.secret-in-args")
+	escaped := `\u0073k-proj-\u0043ANARYcanaryCANARYcanary0123456789`
+	out = call(t, r, CallRequest{Tool: "write_file", Args: `{"path":"leak.txt","content":"` + escaped + `","content":"x"}`})
+	wantDecision(t, out, "error", "decode.strict") // duplicate key: rejected before Prepare
+	out = call(t, r, CallRequest{Tool: "write_file", Args: `{"path":"leak.txt","content":"` + escaped + `"}`})
+	wantDecision(t, out, "denied", "limit.secret-in-args")
 	r.Close()
 	for _, suffix := range []string{"", "-wal", "-shm"} {
 		b, err := os.ReadFile(r.Paths.DBFile + suffix)
 		if err != nil && !os.IsNotExist(err) {
 			t.Fatal(err)
 		}
-		if bytes.Contains(b, []byte(canary)) || bytes.Contains(b, []byte("hunter2")) {
+		if bytes.Contains(b, []byte("ANARYcanaryCANARYcanary0123456789")) || bytes.Contains(b, []byte("hunter2")) {
 			t.Fatalf("the secret is stored in %s", filepath.Base(r.Paths.DBFile+suffix))
 		}
 	}

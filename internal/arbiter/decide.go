@@ -95,6 +95,13 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 	}
 	c.plan = plan
 	c.out.Plan, c.out.PlanHash, c.out.Risk = plan.Display(), plan.Hash(), plan.Risk().String()
+	// 4b again, on the decoded Plan: JSON escapes ("\u0073k-…") hide a key
+	// from the check on the raw arguments but not from the canonical form.
+	if kind, found := a.o.Redactor.Contains(string(plan.Canonical())); found {
+		c.out.Decision, c.out.Rule, c.status = Denied, "limit.secret-in-args", store.RunDenied
+		c.out.Reason = "the arguments contain a secret (" + kind + "); secrets are never passed through tool arguments"
+		return a.finish(ctx, c)
+	}
 
 	// 5 and 6. Policy and permission mode.
 	d := policy.Decide(policy.Input{
@@ -250,7 +257,7 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 	rec := audit.Record{
 		Time: now, Owner: c.p.Caller.Owner, Session: c.p.Caller.Session, Trust: c.p.Caller.Trust,
 		Tool: capText(a.o.Redactor.Redact(c.p.Tool), 128), Decision: audit.Decision(c.out.Decision), Rule: c.out.Rule, Reason: c.out.Reason,
-		Args: capText(a.o.Redactor.Redact(string(c.p.Args)), a.o.MaxAuditArgs), PlanHash: c.out.PlanHash,
+		Args: capText(a.o.Redactor.Redact(normalizeArgs(c.p.Args)), a.o.MaxAuditArgs), PlanHash: c.out.PlanHash,
 		ApprovalID: c.out.ApprovalID,
 	}
 	err := a.o.Store.Write(ctx, func(tx *store.Tx) error {
