@@ -300,12 +300,17 @@ func hasDigitOrUpper(s string) bool {
 func foldScan(s string) foldHits {
 	var h foldHits
 	for i := 0; i < len(s); i++ {
-		if keywordStart[s[i]] && (i == 0 || !isAlnumByte(s[i-1])) {
+		if keywordStart[s[i]] && (i == 0 || !continuesWord(s[i-1])) {
 			h |= keywordAt(s, i)
 		}
 	}
 	return h
 }
+
+// continuesWord reports whether a keyword after b is part of a longer
+// word or a path: "db_password" is a key, but "/etc/passwd" is a file
+// name, not an assignment, however it is followed.
+func continuesWord(b byte) bool { return isAlnumByte(b) || b == '/' }
 
 // keywordStart marks the first letters of the keywords, in both cases.
 var keywordStart = func() (t [256]bool) {
@@ -319,7 +324,7 @@ var keywordStart = func() (t [256]bool) {
 // starts there, after no ASCII letter or digit (a keyword rule's \b, or for
 // key=value the end of a longer key such as "db_password").
 func keywordAt(s string, i int) foldHits {
-	if !keywordStart[s[i]] || i > 0 && isAlnumByte(s[i-1]) {
+	if !keywordStart[s[i]] || i > 0 && continuesWord(s[i-1]) {
 		return 0
 	}
 	t := s[i:]

@@ -111,6 +111,7 @@ func TestRedactPatterns(t *testing.T) {
 		{"password unquoted", "password=hunter2", "password=[REDACTED:password]"},
 		{"password yaml", "db:\n  password: hunter2 # prod\n", "db:\n  password: [REDACTED:password] # prod\n"},
 		{"passwd", "passwd: s3cr3t", "passwd: [REDACTED:password]"},
+		{"passwd file name kept", `path "../../etc/passwd": ".." is never accepted`, `path "../../etc/passwd": ".." is never accepted`},
 		{"secret single quoted", "secret = 'two words'", "secret = '[REDACTED:secret]'"},
 		{"client secret", "client_secret: abcdef", "client_secret: [REDACTED:secret]"},
 		{"token query", "https://x.test/cb?token=abc123&next=%2F", "https://x.test/cb?token=[REDACTED:token]&next=%2F"},
@@ -206,7 +207,7 @@ func referenceMatches(ru *rule, s string) [][]int {
 		return out
 	}
 	for i := 0; i < len(s); i++ {
-		if i > 0 && isAlnumByte(s[i-1]) {
+		if i > 0 && continuesWord(s[i-1]) {
 			continue
 		}
 		m := ru.re.FindStringSubmatchIndex(s[i:])
