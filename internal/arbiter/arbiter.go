@@ -15,6 +15,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
+	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/approval"
@@ -101,6 +102,10 @@ type Options struct {
 // Arbiter is the pipeline. It is safe for concurrent use.
 type Arbiter struct {
 	o Options
+	// owners caches session id → owner for sessions read from or written
+	// to the store. A session never changes hands (the store refuses it),
+	// so an entry can never go stale; it saves a query per read-only call.
+	owners sync.Map
 }
 
 // New builds an Arbiter.

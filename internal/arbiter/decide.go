@@ -175,12 +175,11 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 	// halves the commits on the hot path. Either way the session must
 	// belong to the caller before anything runs.
 	if c.plan.ReadOnly() && c.tool.Spec().ReadOnly {
-		sess, err := a.o.Store.Session(ctx, c.p.Caller.Session)
-		switch {
-		case errors.Is(err, store.ErrNotFound):
-		case err != nil:
-			return fmt.Errorf("arbiter: look up session: %w", err)
-		case sess.Owner != c.p.Caller.Owner:
+		owner, err := a.sessionOwner(ctx, c.p.Caller.Session)
+		if err != nil {
+			return err
+		}
+		if owner != "" && owner != c.p.Caller.Owner {
 			c.out = Outcome{Decision: Denied, Rule: "limit.session-owner", Reason: "session " + c.p.Caller.Session + " belongs to another owner"}
 			return a.finish(ctx, c)
 		}
@@ -201,6 +200,7 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 		if err != nil {
 			return fmt.Errorf("arbiter: record tool run: %w", err)
 		}
+		a.owners.Store(c.p.Caller.Session, c.p.Caller.Owner)
 	}
 
 	// 9. Execute exactly the Plan. The tool re-enforces its own limits.
@@ -230,6 +230,22 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 		c.out.Decision, c.status = Ran, store.RunSucceeded
 	}
 	return a.finish(ctx, c)
+}
+
+// sessionOwner returns the owner of a session, "" if it does not exist yet.
+func (a *Arbiter) sessionOwner(ctx context.Context, id string) (string, error) {
+	if o, ok := a.owners.Load(id); ok {
+		return o.(string), nil
+	}
+	sess, err := a.o.Store.Session(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("arbiter: look up session: %w", err)
+	}
+	a.owners.Store(id, sess.Owner)
+	return sess.Owner, nil
 }
 
 func (a *Arbiter) runRow(c *call, status string) store.ToolRun {
@@ -296,6 +312,9 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 	})
 	if err != nil {
 		return fmt.Errorf("arbiter: audit: %w", err)
+	}
+	if c.runID != "" {
+		a.owners.Store(c.p.Caller.Session, c.p.Caller.Owner) // the row proves it
 	}
 	c.out.RunID = c.runID
 	return nil

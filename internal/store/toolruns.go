@@ -155,11 +155,12 @@ func (s *Store) GetToolRun(ctx context.Context, id string) (ToolRun, error) {
 	return r, nil
 }
 
-// ListToolRuns returns the newest runs first. A limit ≤ 0 means 50; at
+// ListToolRuns returns the newest runs first (insertion order: rowid, so
+// no index on created_at has to be kept up to date on every insert). A limit ≤ 0 means 50; at
 // most 1000 rows are returned.
 func (s *Store) ListToolRuns(ctx context.Context, limit int) ([]ToolRun, error) {
 	rows, err := s.reader.QueryContext(ctx, `SELECT `+toolRunColumns+` FROM tool_runs
-		ORDER BY created_at DESC, rowid DESC LIMIT ?`, clampLimit(limit, 50, 1000))
+		ORDER BY rowid DESC LIMIT ?`, clampLimit(limit, 50, 1000))
 	if err != nil {
 		return nil, fmt.Errorf("list tool runs: %w", err)
 	}

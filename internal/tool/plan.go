@@ -1,12 +1,10 @@
 package tool
 
 import (
-	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"math"
 	"slices"
 	"strconv"
@@ -82,31 +80,47 @@ func NewPlan(s PlanSpec) (Plan, error) {
 // an integer must be written as the shortest form of its float64 (so
 // 2^53+1, or 2^60, which RFC 8785 prints as 1152921504606847000, is
 // refused), a fraction must be a finite float64, and -0 is refused.
+//
+// raw is json.Marshal output, so it is valid JSON: a byte scan that skips
+// string literals finds every number without a tokenizer, which matters on
+// the hot path (a write_file plan is mostly one long string).
 func exactNumbers(raw []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	for {
-		tok, err := dec.Token()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("canonicalize: %w", err)
-		}
-		n, ok := tok.(json.Number)
-		if !ok {
+	for i := 0; i < len(raw); i++ {
+		c := raw[i]
+		if c == '"' {
+			for i++; i < len(raw) && raw[i] != '"'; i++ {
+				if raw[i] == '\\' {
+					i++
+				}
+			}
 			continue
 		}
-		f, err := strconv.ParseFloat(string(n), 64)
-		exact := err == nil && !(f == 0 && math.Signbit(f))
-		if exact && !strings.ContainsAny(string(n), ".eE") {
-			short, _ := json.Marshal(f) // finite, so no error
-			exact = string(short) == string(n)
+		if c != '-' && (c < '0' || c > '9') {
+			continue
 		}
-		if !exact {
-			return fmt.Errorf("canonicalize: number %s has no exact RFC 8785 form; encode it as a string", n)
+		j := i
+		for j < len(raw) && strings.IndexByte("+-.eE0123456789", raw[j]) >= 0 {
+			j++
 		}
+		if err := exactNumber(string(raw[i:j])); err != nil {
+			return err
+		}
+		i = j - 1
 	}
+	return nil
+}
+
+func exactNumber(n string) error {
+	f, err := strconv.ParseFloat(n, 64)
+	exact := err == nil && !(f == 0 && math.Signbit(f))
+	if exact && !strings.ContainsAny(n, ".eE") {
+		short, _ := json.Marshal(f) // finite, so no error
+		exact = string(short) == n
+	}
+	if !exact {
+		return fmt.Errorf("canonicalize: number %s has no exact RFC 8785 form; encode it as a string", n)
+	}
+	return nil
 }
 
 func nonNil(s []string) []string {

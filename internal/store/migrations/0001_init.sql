@@ -69,7 +69,6 @@ CREATE TABLE tool_runs (
 	updated_at  INTEGER NOT NULL
 ) STRICT;
 
-CREATE INDEX tool_runs_created ON tool_runs (created_at);
 CREATE INDEX tool_runs_session ON tool_runs (session_id, created_at);
 
 -- The audit chain. seq is assigned by audit.Append (last + 1), not by
