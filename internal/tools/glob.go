@@ -26,9 +26,10 @@ type GlobParams struct {
 }
 
 // Glob is the glob tool. Matching is hand-rolled over fs.WalkDir on the
-// root's os.Root FS with policy.MatchPath ("**" = any number of elements,
-// path.Match for the rest): no doublestar dependency, and the walk can
-// neither leave the root nor follow a symlinked directory.
+// root's workspace FS with policy.MatchPath ("**" = any number of
+// elements, path.Match for the rest): no doublestar dependency, and the
+// walk can neither leave the root, nor follow a symlinked directory, nor
+// see homard's own files.
 type Glob struct{ ws *workspace.Workspace }
 
 var _ tool.Typed[GlobParams] = (*Glob)(nil)
@@ -46,8 +47,9 @@ func (t *Glob) Spec() tool.Spec {
 // any path) and the wildcard rest.
 func (t *Glob) Prepare(ctx context.Context, p GlobParams) (tool.Plan, error) {
 	// The whole pattern must pass the path checks (no "..", no encoded
-	// characters, inside a root); wildcards are ordinary characters there.
-	if _, err := resolve(t.ws, p.Pattern); err != nil {
+	// characters, inside a root, not homard's own files); wildcards are
+	// ordinary characters there.
+	if _, err := resolveRead(t.ws, p.Pattern); err != nil {
 		return tool.Plan{}, err
 	}
 	base, rest := splitPattern(p.Pattern)
@@ -56,7 +58,7 @@ func (t *Glob) Prepare(ctx context.Context, p GlobParams) (tool.Plan, error) {
 			return tool.Plan{}, tool.InvalidArgs("pattern %q: element %q is malformed (%v); check the [...] brackets", p.Pattern, e, err)
 		}
 	}
-	wp, err := resolve(t.ws, base)
+	wp, err := resolveRead(t.ws, base)
 	if err != nil {
 		return tool.Plan{}, err
 	}

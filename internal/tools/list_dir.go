@@ -41,7 +41,7 @@ func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, erro
 	if p.Path == "" {
 		p.Path = "."
 	}
-	wp, err := resolve(t.ws, p.Path)
+	wp, err := resolveRead(t.ws, p.Path)
 	if err != nil {
 		return tool.Plan{}, err
 	}

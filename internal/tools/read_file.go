@@ -48,7 +48,7 @@ func (t *ReadFile) Spec() tool.Spec {
 // Prepare resolves the path; offset and limit out of range are clamped
 // (offset below 1 to 1, limit outside 1..2000 to 2000).
 func (t *ReadFile) Prepare(ctx context.Context, p ReadFileParams) (tool.Plan, error) {
-	wp, err := resolve(t.ws, p.Path)
+	wp, err := resolveRead(t.ws, p.Path)
 	if err != nil {
 		return tool.Plan{}, err
 	}

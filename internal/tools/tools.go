@@ -72,7 +72,28 @@ func resolve(ws *workspace.Workspace, p string) (workspace.Path, error) {
 // become Refusals; other failures (a parent that is a file, permissions)
 // are left for Run to report, since WriteFile checks everything again.
 func checkWrite(ws *workspace.Workspace, p workspace.Path) error {
-	err := ws.CheckWrite(p)
+	return limitOnly(ws.CheckWrite(p))
+}
+
+// checkRead applies the workspace's read checks for Prepare: homard's own
+// files (and symlinks leading to them) become a "limit.protected" Refusal.
+// Run checks again, on the opened file.
+func checkRead(ws *workspace.Workspace, p workspace.Path) error {
+	return limitOnly(ws.CheckRead(p))
+}
+
+// resolveRead is resolve followed by checkRead.
+func resolveRead(ws *workspace.Workspace, p string) (workspace.Path, error) {
+	wp, err := resolve(ws, p)
+	if err == nil {
+		err = checkRead(ws, wp)
+	}
+	return wp, err
+}
+
+// limitOnly turns a hard limit into a Refusal and drops other failures,
+// which Run reports.
+func limitOnly(err error) error {
 	if err == nil || isLimit(err) {
 		return refusal(err)
 	}

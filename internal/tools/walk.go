@@ -15,13 +15,13 @@ const walkMaxVisits = 100_000
 // errStop ends a walk early without an error.
 var errStop = errors.New("stop walking")
 
-// walk visits the tree under base in fsys (a workspace root's os.Root FS)
-// in lexical order, calling fn with each entry's path relative to base.
-// fs.WalkDir never follows symlinked directories. Directories named .git
-// are skipped unless skipGit is false; directories deeper than maxDepth
-// elements below base are not entered (maxDepth < 0: no limit). Entries
-// that cannot be read are skipped. It reports whether the visit budget ran
-// out.
+// walk visits the tree under base in fsys (workspace.Workspace.FS, which
+// leaves homard's own files out and refuses them) in lexical order,
+// calling fn with each entry's path relative to base. fs.WalkDir never
+// follows symlinked directories. Directories named .git are skipped unless
+// skipGit is false; directories deeper than maxDepth elements below base
+// are not entered (maxDepth < 0: no limit). Entries that cannot be read
+// are skipped. It reports whether the visit budget ran out.
 func walk(ctx context.Context, fsys fs.FS, base string, skipGit bool, maxDepth int, fn func(rel string, d fs.DirEntry) error) (exhausted bool, err error) {
 	visits := 0
 	err = fs.WalkDir(fsys, base, func(p string, d fs.DirEntry, err error) error {

@@ -26,9 +26,11 @@ var (
 	ErrEscape = errors.New("path goes through a symlink that leads outside the workspace root; use the real path inside the workspace")
 	// ErrUnknownRoot: a Path names a root the workspace does not have.
 	ErrUnknownRoot = errors.New("unknown workspace root")
-	// ErrProtected: the path may never be written (git hooks and config,
-	// homard's own files, checkpoints).
-	ErrProtected = errors.New("path is protected and can never be written by a tool")
+	// ErrProtected: the path is protected. Git metadata (any ".git"
+	// element) is never written; homard's own files (Options.Protected,
+	// checkpoints) are neither written nor read, and are left out of
+	// directory listings.
+	ErrProtected = errors.New("path is protected")
 	// ErrSymlink: the file to write is itself a symlink.
 	ErrSymlink = errors.New("the file is a symlink and is not written through; write to the file it points to instead")
 	// ErrTooLarge: a file or content is over Options.MaxFileBytes.

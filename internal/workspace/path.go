@@ -139,7 +139,11 @@ func checkText(p string) error {
 			return ErrEncoded
 		}
 	}
-	for _, e := range strings.Split(p, "/") {
+	// strings.Cut rather than Split: this runs on every path of every
+	// call, and Cut does not allocate.
+	for rest, more := p, true; more; {
+		var e string
+		e, rest, more = strings.Cut(rest, "/")
 		if e == ".." {
 			return ErrDotDot
 		}

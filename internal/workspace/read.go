@@ -5,43 +5,119 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path"
 	"slices"
 	"strings"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Stat describes the file at p, following symlinks inside the root.
+// homard's own files are refused with ErrProtected.
 func (w *Workspace) Stat(p Path) (fs.FileInfo, error) {
 	r, err := w.check(p)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := r.fs.Stat(p.Rel)
-	return fi, wrapAccess(p, err)
+	if len(r.protected) == 0 {
+		fi, err := r.fs.Stat(p.Rel)
+		return fi, wrapAccess(p, err)
+	}
+	return r.stat(p, true)
 }
 
 // Lstat describes the file at p without following a final symlink.
+// homard's own files are refused with ErrProtected, and so is a symlink
+// leading to them: describing it would confirm where it leads.
 func (w *Workspace) Lstat(p Path) (fs.FileInfo, error) {
 	r, err := w.check(p)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := r.fs.Lstat(p.Rel)
-	return fi, wrapAccess(p, err)
+	if len(r.protected) == 0 {
+		fi, err := r.fs.Lstat(p.Rel)
+		return fi, wrapAccess(p, err)
+	}
+	return r.stat(p, false)
 }
 
+// stat is Stat (follow) or Lstat in a root holding protected paths. Each
+// step opens the name with O_PATH (no final symlink followed, nothing read)
+// and checks the descriptor's real location before describing it; a
+// symlink to follow is read through that same descriptor and its target
+// taken from the link's real directory, as os.Root would.
+func (r *root) stat(p Path, follow bool) (fs.FileInfo, error) {
+	if err := r.guard(p, "stat"); err != nil {
+		return nil, err
+	}
+	rel := p.Rel
+	for links := 0; ; links++ {
+		f, err := r.fs.OpenFile(rel, unix.O_PATH, 0)
+		if err != nil {
+			return nil, r.openFailed(p, "stat", err)
+		}
+		fi, relReal, target, err := describe(r, f, p, follow)
+		f.Close()
+		if err != nil {
+			return nil, err
+		}
+		if target == "" {
+			return namedInfo{fi, path.Base(p.Rel)}, nil
+		}
+		if links == maxLinks {
+			return nil, fmt.Errorf("stat %s: %w", p, syscall.ELOOP)
+		}
+		if strings.HasPrefix(target, "/") {
+			return nil, fmt.Errorf("path %q: %w", p.Target(), ErrEscape)
+		}
+		// Not cleaned: os.Root resolves each ".." after the element
+		// before it, as the kernel does.
+		rel = path.Dir(relReal) + "/" + target
+	}
+}
+
+// describe checks where the O_PATH file f really is and describes it; for
+// a symlink to follow it also returns the link's target.
+func describe(r *root, f *os.File, p Path, follow bool) (fi fs.FileInfo, rel, target string, err error) {
+	if rel, err = r.checkOpened(f, p, "stat"); err != nil {
+		return nil, "", "", err
+	}
+	if fi, err = f.Stat(); err != nil {
+		return nil, "", "", fmt.Errorf("stat %s: %w", p, err)
+	}
+	if follow && fi.Mode()&fs.ModeSymlink != 0 {
+		err = withFd(f, func(fd int) (err error) {
+			target, err = readlinkFd(fd)
+			return err
+		})
+		if err != nil {
+			return nil, "", "", fmt.Errorf("stat %s: %w", p, err)
+		}
+	}
+	return fi, rel, target, nil
+}
+
+// namedInfo keeps the name of the path asked for when Stat followed a
+// symlink, as os.Root.Stat does.
+type namedInfo struct {
+	fs.FileInfo
+	name string
+}
+
+func (n namedInfo) Name() string { return n.name }
+
 // ReadFile returns the content of the regular file at p. A file over
-// MaxFileBytes is refused with ErrTooLarge before it is read.
+// MaxFileBytes is refused with ErrTooLarge before it is read; homard's own
+// files with ErrProtected.
 func (w *Workspace) ReadFile(p Path) ([]byte, error) {
 	r, err := w.check(p)
 	if err != nil {
 		return nil, err
 	}
-	// O_NONBLOCK so that opening a named pipe cannot hang the turn; it has
-	// no effect on reads of a regular file.
-	f, err := r.fs.OpenFile(p.Rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, _, err := r.openRead(p, "read")
 	if err != nil {
-		return nil, wrapAccess(p, err)
+		return nil, err
 	}
 	defer f.Close()
 	fi, err := f.Stat()
@@ -64,38 +140,74 @@ func (w *Workspace) ReadFile(p Path) ([]byte, error) {
 	return data, nil
 }
 
+// openRead opens p for reading and, in a root holding protected paths,
+// refuses it unless both guard and the opened file's real location allow
+// it; rel is that location relative to the root. O_NONBLOCK so that opening a named
+// pipe cannot hang the turn; it has no effect on reads of a regular file.
+func (r *root) openRead(p Path, op string) (f *os.File, rel string, err error) {
+	if err := r.guard(p, op); err != nil {
+		return nil, "", err
+	}
+	f, err = r.fs.OpenFile(p.Rel, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, "", r.openFailed(p, op, err)
+	}
+	if rel, err = r.checkOpened(f, p, op); err != nil {
+		f.Close()
+		return nil, "", err
+	}
+	return f, rel, nil
+}
+
 // ReadDir lists the directory at p, sorted by name. Entries describe the
-// names themselves: a symlink is reported as a symlink.
+// names themselves: a symlink is reported as a symlink. homard's own files
+// are left out; listing one of them is refused with ErrProtected.
 func (w *Workspace) ReadDir(p Path) ([]fs.DirEntry, error) {
 	r, err := w.check(p)
 	if err != nil {
 		return nil, err
 	}
+	return r.readDir(p)
+}
+
+func (r *root) readDir(p Path) ([]fs.DirEntry, error) {
+	if err := r.guard(p, "list"); err != nil {
+		return nil, err
+	}
 	f, err := r.fs.OpenFile(p.Rel, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		if pe, ok := err.(*fs.PathError); ok && pe.Err == syscall.ENOTDIR {
-			return nil, fmt.Errorf("list %s: %w", p, ErrNotDir)
-		}
-		return nil, wrapAccess(p, err)
+		return nil, r.openFailed(p, "list", err)
 	}
 	defer f.Close()
+	relDir, err := r.checkOpened(f, p, "list")
+	if err != nil {
+		return nil, err
+	}
 	entries, err := f.ReadDir(-1)
 	if err != nil {
 		return nil, fmt.Errorf("list %s: %w", p, err)
 	}
+	entries = r.visible(relDir, entries)
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries, nil
 }
 
-// FS returns the named root as an fs.FS (os.Root.FS), for walking and
-// globbing. It follows symlinks only inside the root; fs.WalkDir does not
-// descend into symlinked directories.
+// FS returns the named root as an fs.FS, for walking and globbing. It
+// follows symlinks only inside the root; fs.WalkDir does not descend into
+// symlinked directories. homard's own files are invisible through it:
+// ReadDir (and ReadDir on an opened directory) leaves them out, and Open
+// and Stat refuse them with ErrProtected, judged by the real location of
+// the opened file. A root that holds none of them is served by its
+// os.Root.FS directly.
 func (w *Workspace) FS(rootName string) (fs.FS, error) {
 	r, err := w.root(rootName)
 	if err != nil {
 		return nil, err
 	}
-	return r.fs.FS(), nil
+	if len(r.protected) == 0 {
+		return r.fs.FS(), nil
+	}
+	return guardedFS{r: r, inDefault: r == w.roots[0]}, nil
 }
 
 // wrapAccess turns os.Root's escape error into ErrEscape and names the path.

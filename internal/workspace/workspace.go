@@ -17,6 +17,13 @@
 //     ".git" element, Options.Protected, the checkpoint directory) after
 //     checking the real location of the opened parent directory, not just
 //     the path text.
+//   - homard's own files (Options.Protected, the checkpoint directory) are
+//     invisible to reads as well: ReadFile, ReadDir, Stat, Lstat and the
+//     fs.FS from FS refuse them with ErrProtected, judged by the real
+//     location of the opened file (/proc/self/fd), and directory listings
+//     leave them out. Git metadata stays readable. Which protected paths
+//     lie inside each root is worked out once at Open; in a root that holds
+//     none, reads pay nothing for the check.
 //   - Before an existing file is replaced its old content is saved as a
 //     checkpoint, bounded by count and bytes; Rollback restores one only
 //     when given the hash its preview shows.
@@ -52,10 +59,17 @@ type Options struct {
 	// roots may not overlap (one inside another would give one file two
 	// policy targets).
 	Roots []Root
-	// Protected are absolute paths that are never written, nor anything
-	// under them: homard's config file, its data directory. They may lie
-	// inside a root. Relative entries are made absolute. The checkpoint
+	// Protected are absolute paths that are never written nor read, nor
+	// anything under them: homard's config file, its data directory, its
+	// secrets. They may lie inside a root, where they are left out of
+	// listings. Relative entries are made absolute. The checkpoint
 	// directory is always protected, whether listed or not.
+	//
+	// A protected directory that strictly contains a root does not protect
+	// that root: the owner chose that folder as a workspace (the XDG layout
+	// puts the default workspace inside the data directory), and the os.Root
+	// keeps every access inside it, away from the rest of the protected
+	// directory. A root that is itself a protected path is wholly refused.
 	Protected []string
 	// MaxFileBytes caps the size of a file read or written, and of the old
 	// content a replacement checkpoints. Zero means 8 MiB.
@@ -84,10 +98,9 @@ const (
 // Workspace is a set of opened roots plus the checkpoint store. It is safe
 // for concurrent use.
 type Workspace struct {
-	roots     []*root // roots[0] is the default; immutable after Open
-	protected []string
-	maxFile   int64
-	cps       *checkpoints
+	roots   []*root // roots[0] is the default; immutable after Open
+	maxFile int64
+	cps     *checkpoints
 
 	// testHook, if set, runs at named points of WriteFile ("checked":
 	// after the pre-check, before the parent is opened; "rename": before
@@ -100,6 +113,10 @@ type root struct {
 	path string // cleaned absolute path as configured
 	real string // path with symlinks evaluated at Open
 	fs   *os.Root
+	// protected lists the protected locations inside this root as clean
+	// slash paths relative to real ("." when the root itself is
+	// protected). Empty in the common case: then no check runs at all.
+	protected []string
 }
 
 // Open opens every root and the checkpoint directory.
@@ -167,12 +184,16 @@ func Open(o Options) (*Workspace, error) {
 	if err := os.MkdirAll(cpDir, 0o700); err != nil {
 		return nil, fmt.Errorf("open workspace: create checkpoint directory: %w", err)
 	}
+	var protected []string
 	for _, p := range append([]string{cpDir}, o.Protected...) {
 		abs, err := filepath.Abs(p)
 		if err != nil {
 			return nil, fmt.Errorf("open workspace: protected path %q: %w", p, err)
 		}
-		w.protected = append(w.protected, abs, realPath(abs))
+		protected = append(protected, abs, realPath(abs))
+	}
+	for _, r := range w.roots {
+		r.protected = protectedIn(r, protected)
 	}
 	now := o.Now
 	if now == nil {

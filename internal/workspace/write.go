@@ -221,41 +221,27 @@ func (w *Workspace) readOld(dirfd int, p Path, name string) (data []byte, mode o
 // not depend on /proc.
 func (w *Workspace) allowedLexical(r *root, p Path) error {
 	if gitElement(p.Rel) {
-		return fmt.Errorf("write %s: %w (git metadata: hooks and config run code)", p, ErrProtected)
+		return fmt.Errorf("write %s: %w: git metadata (hooks and config run code) is never written by a tool", p, ErrProtected)
 	}
-	for _, base := range []string{r.path, r.real} {
-		if w.isProtected(filepath.Join(base, filepath.FromSlash(p.Rel))) {
-			return fmt.Errorf("write %s: %w (homard's own files)", p, ErrProtected)
-		}
+	if r.protectedRel(p.Rel) {
+		return fmt.Errorf("write %s: %w: it is homard's own data; tools may not write it", p, ErrProtected)
 	}
 	return nil
 }
 
 // allowed refuses by the real absolute location the write would reach.
 func (w *Workspace) allowed(r *root, p Path, real string) error {
-	if !within(r.real, real) {
+	rel, ok := r.relOf(real)
+	if !ok {
 		return fmt.Errorf("path %q: %w", p.Target(), ErrEscape)
 	}
-	rel, err := filepath.Rel(r.real, real)
-	if err != nil {
-		return fmt.Errorf("path %q: %w", p.Target(), ErrEscape)
+	if gitElement(rel) {
+		return fmt.Errorf("write %s: %w: it resolves to git metadata %s, which is never written by a tool", p, ErrProtected, rel)
 	}
-	if gitElement(filepath.ToSlash(rel)) {
-		return fmt.Errorf("write %s: %w (it resolves to git metadata %s)", p, ErrProtected, filepath.ToSlash(rel))
-	}
-	if w.isProtected(real) {
-		return fmt.Errorf("write %s: %w (it resolves to homard's own files)", p, ErrProtected)
+	if r.protectedRel(rel) {
+		return fmt.Errorf("write %s: %w: it resolves to homard's own data; tools may not write it", p, ErrProtected)
 	}
 	return nil
-}
-
-func (w *Workspace) isProtected(abs string) bool {
-	for _, pr := range w.protected {
-		if within(pr, abs) {
-			return true
-		}
-	}
-	return false
 }
 
 // gitElement reports whether any element of rel is ".git" in any case.
@@ -288,7 +274,7 @@ func fdPath(f *os.File) (string, error) {
 		return "", fmt.Errorf("cannot verify the real location (is /proc mounted?): %w", rerr)
 	}
 	if !filepath.IsAbs(real) || strings.HasSuffix(real, " (deleted)") {
-		return "", fmt.Errorf("directory %q is gone or not on a path; try again", real)
+		return "", fmt.Errorf("%q is gone or not on a path; try again", real)
 	}
 	return real, nil
 }
