@@ -290,12 +290,16 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 			rec.RunID = c.runID
 		case c.status != "" && !c.plan.IsZero():
 			// Denied or pending after a Plan existed, or a read-only
-			// Plan that ran: one row with its final state.
-			if err := tx.EnsureSession(c.p.Caller.Session, c.p.Caller.Owner, now); err != nil {
-				if errors.Is(err, store.ErrSessionOwner) {
-					break
+			// Plan that ran: one row with its final state. A session in
+			// the owner cache exists (sessions are never deleted) and
+			// InsertToolRun checks its owner again.
+			if o, ok := a.owners.Load(c.p.Caller.Session); !ok || o != c.p.Caller.Owner {
+				if err := tx.EnsureSession(c.p.Caller.Session, c.p.Caller.Owner, now); err != nil {
+					if errors.Is(err, store.ErrSessionOwner) {
+						break
+					}
+					return err
 				}
-				return err
 			}
 			c.runID = newID("run_")
 			if err := tx.InsertToolRun(a.runRow(c, c.status)); err != nil {

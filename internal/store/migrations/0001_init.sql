@@ -69,7 +69,8 @@ CREATE TABLE tool_runs (
 	updated_at  INTEGER NOT NULL
 ) STRICT;
 
-CREATE INDEX tool_runs_session ON tool_runs (session_id, created_at);
+-- No secondary indexes on tool_runs: every index is another page written
+-- in the hot path's commit. Add one with a migration when a query needs it.
 
 -- The audit chain. seq is assigned by audit.Append (last + 1), not by
 -- SQLite, so a gap left by a deleted row stays visible. No foreign keys:
