@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
 )
 
 func (c *cli) approvalCmd() *cobra.Command {
@@ -32,12 +34,7 @@ func (c *cli) approvalListCmd() *cobra.Command {
 		Use:   "list",
 		Short: "List pending approvals (--all for every state)",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := c.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer r.Close()
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
 			status := "pending"
 			if all {
 				status = ""
@@ -60,7 +57,7 @@ func (c *cli) approvalListCmd() *cobra.Command {
 					a.PlanHash[:12], a.ExpiresAt.Local().Format(time.DateTime), firstLine(a.Display))
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include approved, denied, consumed and expired approvals")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
@@ -72,12 +69,7 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 		Use:   "show ID",
 		Short: "Show one approval card: the exact plan, its hash, who asked, when it expires",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := c.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer r.Close()
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			a, err := r.ApprovalGet(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -93,7 +85,7 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 			}
 			fmt.Fprintf(c.stdout, "\n%s\n", a.Display)
 			return nil
-		},
+		}),
 	}
 }
 
@@ -105,12 +97,7 @@ func (c *cli) approvalApproveCmd() *cobra.Command {
 		Example: `  homard approval approve ap_1a2b3c4d5e6f7a8b
   homard approval approve ap_1a2b3c4d5e6f7a8b --scope session`,
 		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := c.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer r.Close()
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			a, err := r.ApprovalApprove(cmd.Context(), args[0], scope)
 			if err != nil {
 				return err
@@ -118,7 +105,7 @@ func (c *cli) approvalApproveCmd() *cobra.Command {
 			fmt.Fprintf(c.stdout, "approved %s (%s, scope %s); run the same call again in session %s to execute it\n",
 				a.ID, a.Tool, a.Scope, a.Session)
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&scope, "scope", "once", "once, session or always")
 	return cmd
@@ -129,18 +116,13 @@ func (c *cli) approvalDenyCmd() *cobra.Command {
 		Use:   "deny ID",
 		Short: "Deny a pending call",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := c.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer r.Close()
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			if err := r.ApprovalDeny(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "denied %s\n", args[0])
 			return nil
-		},
+		}),
 	}
 }
 

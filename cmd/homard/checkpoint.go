@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
 )
 
 func (c *cli) checkpointCmd() *cobra.Command {
@@ -26,12 +28,7 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 		Use:   "list",
 		Short: "List checkpoints, newest first",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := c.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer r.Close()
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
 			cps, err := r.Workspace.Checkpoints()
 			if err != nil {
 				return err
@@ -46,7 +43,7 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", cp.ID, cp.Time.Local().Format(time.DateTime), cp.Root, cp.Rel, cp.Size, cp.SHA256[:12])
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 }
 
@@ -56,12 +53,7 @@ func (c *cli) checkpointRollbackCmd() *cobra.Command {
 		Use:   "rollback ID [--hash HASH]",
 		Short: "Preview a rollback; with --hash, restore the saved content",
 		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := c.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer r.Close()
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			pv, err := r.Workspace.RollbackPreview(args[0])
 			if err != nil {
 				return err
@@ -76,7 +68,7 @@ func (c *cli) checkpointRollbackCmd() *cobra.Command {
 			}
 			fmt.Fprintf(c.stdout, "restored %s from checkpoint %s\n", pv.Checkpoint.Target, args[0])
 			return nil
-		},
+		}),
 	}
 	cmd.Flags().StringVar(&hash, "hash", "", "the saved content's SHA-256 (8+ leading characters) shown by the preview")
 	return cmd

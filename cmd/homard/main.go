@@ -148,3 +148,16 @@ func (c *cli) versionCmd() *cobra.Command {
 		},
 	}
 }
+
+// withRuntime adapts a command body that needs the opened runtime: it opens
+// the home, runs fn and closes it.
+func (c *cli) withRuntime(fn func(cmd *cobra.Command, r *app.Runtime, args []string) error) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		r, err := c.open(cmd.Context())
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		return fn(cmd, r, args)
+	}
+}

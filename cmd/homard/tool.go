@@ -26,12 +26,7 @@ func (c *cli) toolListCmd() *cobra.Command {
 		Use:   "list",
 		Short: "List the tools with their action and risk class",
 		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			r, err := c.open(cmd.Context())
-			if err != nil {
-				return err
-			}
-			defer r.Close()
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
 			tools := r.Tools()
 			if asJSON {
 				return writeJSON(c.stdout, tools)
@@ -42,7 +37,7 @@ func (c *cli) toolListCmd() *cobra.Command {
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", t.Name, t.Action, t.Risk, t.ReadOnly)
 			}
 			return tw.Flush()
-		},
+		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print descriptions and JSON schemas as JSON")
 	return cmd
