@@ -36,6 +36,7 @@ type Runtime struct {
 	Approvals *approval.Service
 	Arbiter   *arbiter.Arbiter
 	Registry  *tool.Registry
+	Vault     *secrets.Vault
 	now       func() time.Time
 }
 
@@ -93,6 +94,15 @@ func (r *Runtime) open(ctx context.Context) error {
 	}
 	r.Workspace = ws
 
+	r.Vault, err = secrets.OpenVault(vaultPath(r.Paths), vaultKeyPath(r.Paths))
+	if err != nil {
+		return err
+	}
+	known, err := r.Vault.Values()
+	if err != nil {
+		return fmt.Errorf("vault: %w", err)
+	}
+
 	reg, err := tool.NewRegistry(tools.FileTools(ws, r.now)...)
 	if err != nil {
 		return err
@@ -118,7 +128,7 @@ func (r *Runtime) open(ctx context.Context) error {
 		Registry:   reg,
 		Store:      st,
 		Approvals:  r.Approvals,
-		Redactor:   secrets.NewRedactor(),
+		Redactor:   secrets.NewRedactor(known...),
 		Mode:       mode,
 		Rules:      rules,
 		GuestTools: cfg.Permissions.GuestTools,
@@ -126,6 +136,9 @@ func (r *Runtime) open(ctx context.Context) error {
 	})
 	return nil
 }
+
+func vaultPath(p config.Paths) string    { return filepath.Join(p.DataDir, "vault.json") }
+func vaultKeyPath(p config.Paths) string { return filepath.Join(p.DataDir, "vault.key") }
 
 // Close releases the database and the workspace roots.
 func (r *Runtime) Close() error {

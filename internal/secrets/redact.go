@@ -2,12 +2,16 @@
 // model or writes down: prompts, tool results, logs, the audit trail and
 // memory.
 //
-// For now it holds redaction. A Redactor replaces known secret values (in
-// raw, base64, hex, URL-escaped and JSON-escaped form) and well-known secret
+// A Vault keeps secret values encrypted at rest (AES-256-GCM, key in a 0600
+// file), each bound to the hosts it may be sent to; Release hands a value
+// out only for a bound host, at the egress boundary.
+//
+// A Redactor replaces known secret values (in raw, base64, hex, URL-escaped
+// and JSON-escaped form) and well-known secret
 // patterns (private keys, API keys, access tokens, key=value passwords) with
 // markers such as "[REDACTED:openai-key]"; Contains tells the arbiter that
-// tool arguments carry a secret, so the proposal is denied. The vault, which
-// comes later, will hand its values to NewRedactor.
+// tool arguments carry a secret, so the proposal is denied. The vault's
+// values are handed to NewRedactor.
 //
 // Contract: a Redactor is immutable and safe for concurrent use; when the
 // known values change, build a new one. Redact is idempotent, and its output

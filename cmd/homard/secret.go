@@ -1,0 +1,117 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/homard/homard/internal/app"
+)
+
+func (c *cli) secretCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "secret",
+		Short: "Keep credentials in the encrypted vault, bound to the hosts they are for",
+		Long: `Secrets are encrypted at rest (AES-256-GCM; the key is data/vault.key, mode
+0600) and bound to host names. A tool refers to a secret by name only; homard
+puts the value into a request at the network boundary, and only for a bound
+host. The value never appears in a plan, a prompt, a tool result, the audit
+trail or a log: known values are redacted in raw, base64, hex and URL-encoded
+form, and a proposal whose arguments contain one is denied.`,
+	}
+	cmd.AddCommand(c.secretSetCmd(), c.secretListCmd(), c.secretRmCmd())
+	return cmd
+}
+
+func (c *cli) secretSetCmd() *cobra.Command {
+	var s app.Secret
+	cmd := &cobra.Command{
+		Use:   "set NAME --host HOST",
+		Short: "Store a secret read from stdin (never from the command line)",
+		Example: `  homard secret set github --host api.github.com        # type the token, then Enter
+  printf %s "$TOKEN" | homard secret set github --host api.github.com
+  homard secret set weather --host api.weather.example --header X-Api-Key --format '{}'`,
+		Args: cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			s.Name = args[0]
+			value, err := c.readSecret(s.Name)
+			if err != nil {
+				return err
+			}
+			if err := r.SecretSet(s, value); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "stored %s for %s\n", s.Name, strings.Join(s.Hosts, ", "))
+			return nil
+		}),
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&s.Hosts, "host", nil, "host `NAME` the secret may be sent to (repeat for more; exact, no wildcards)")
+	f.StringVar(&s.Header, "header", "Authorization", "HTTP header the value goes into")
+	f.StringVar(&s.Format, "format", "Bearer {}", "header value; {} is replaced by the secret")
+	return cmd
+}
+
+// readSecret reads one value from stdin: without echo on a terminal,
+// otherwise everything piped in (up to 64 KiB).
+func (c *cli) readSecret(name string) ([]byte, error) {
+	if f, ok := c.stdin.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		fmt.Fprintf(c.stderr, "value for %s (not shown): ", name)
+		b, err := term.ReadPassword(int(f.Fd()))
+		fmt.Fprintln(c.stderr)
+		if err != nil {
+			return nil, fmt.Errorf("read secret: %w", err)
+		}
+		return b, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(c.stdin, 64<<10+1))
+	if err != nil {
+		return nil, fmt.Errorf("read secret from stdin: %w", err)
+	}
+	if len(b) > 64<<10 {
+		return nil, usageErr("the secret on stdin is over 64 KiB")
+	}
+	return b, nil
+}
+
+func (c *cli) secretListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List secret names and the hosts they are bound to (never values)",
+		Args:  cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			list := r.SecretList()
+			if len(list) == 0 {
+				fmt.Fprintln(c.stdout, "no secrets")
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tHOSTS\tHEADER\tFORMAT\tCREATED")
+			for _, s := range list {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, strings.Join(s.Hosts, ","), s.Header, s.Format, s.Created.Local().Format(time.DateTime))
+			}
+			return tw.Flush()
+		}),
+	}
+}
+
+func (c *cli) secretRmCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Delete a secret",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			if err := r.SecretRemove(args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "removed %s\n", args[0])
+			return nil
+		}),
+	}
+}

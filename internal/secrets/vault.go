@@ -1,0 +1,289 @@
+package secrets
+
+import (
+	"bytes"
+	"crypto/aes"
+	"crypto/cipher"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Vault errors.
+var (
+	ErrNoSecret    = errors.New("no such secret; `homard secret list` shows the names")
+	ErrSecretName  = errors.New("a secret name is 1-64 characters of a-z, 0-9, _ and -")
+	ErrSecretHost  = errors.New("a secret needs at least one host name it is released to (--host api.example.com); no wildcards, schemes or paths")
+	ErrVaultKey    = errors.New("the vault key file is missing or unreadable")
+	ErrVaultFormat = errors.New("the vault file is damaged")
+)
+
+// Secret is one vault entry as shown to people: never its value.
+type Secret struct {
+	Name    string    `json:"name"`
+	Hosts   []string  `json:"hosts"`
+	Header  string    `json:"header"` // HTTP header the value goes into
+	Format  string    `json:"format"` // "{}" is replaced by the value
+	Created time.Time `json:"created"`
+}
+
+// sealed is one entry as stored: the value encrypted with AES-256-GCM, the
+// entry's metadata as associated data, so moving a ciphertext to another
+// name or host list makes it fail to open.
+type sealed struct {
+	Secret
+	Nonce []byte `json:"nonce"`
+	Box   []byte `json:"box"`
+}
+
+// Vault holds secrets encrypted at rest in one JSON file, with the key in a
+// separate 0600 file. It is safe for concurrent use within one process;
+// writes replace the file atomically.
+type Vault struct {
+	path, keyPath string
+
+	mu      sync.Mutex // guards entries and aead
+	entries map[string]sealed
+	aead    cipher.AEAD
+}
+
+var (
+	nameRe = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
+	hostRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:[0-9]{1,5})?$`)
+	hdrRe  = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
+)
+
+// OpenVault opens (creating if needed) the vault file and its key file.
+// The key is 32 random bytes written once with mode 0600; a key file with
+// looser permissions is refused.
+func OpenVault(path, keyPath string) (*Vault, error) {
+	key, err := loadKey(keyPath)
+	if err != nil {
+		return nil, err
+	}
+	block, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, fmt.Errorf("vault key: %w", err)
+	}
+	aead, err := cipher.NewGCM(block)
+	if err != nil {
+		return nil, fmt.Errorf("vault key: %w", err)
+	}
+	v := &Vault{path: path, keyPath: keyPath, aead: aead, entries: map[string]sealed{}}
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return v, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("open vault: %w", err)
+	}
+	var list []sealed
+	if err := json.Unmarshal(b, &list); err != nil {
+		return nil, fmt.Errorf("%w: %s: %v", ErrVaultFormat, path, err)
+	}
+	for _, e := range list {
+		v.entries[e.Name] = e
+	}
+	return v, nil
+}
+
+func loadKey(keyPath string) ([]byte, error) {
+	fi, err := os.Stat(keyPath)
+	if errors.Is(err, fs.ErrNotExist) {
+		key := make([]byte, 32)
+		_, _ = rand.Read(key) // crypto/rand.Read never fails on Linux
+		if err := os.MkdirAll(filepath.Dir(keyPath), 0o700); err != nil {
+			return nil, fmt.Errorf("create vault key: %w", err)
+		}
+		f, err := os.OpenFile(keyPath, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err != nil {
+			return nil, fmt.Errorf("create vault key: %w", err)
+		}
+		_, werr := f.Write(key)
+		if err := errors.Join(werr, f.Sync(), f.Close()); err != nil {
+			return nil, fmt.Errorf("create vault key: %w", err)
+		}
+		return key, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrVaultKey, err)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		return nil, fmt.Errorf("%w: %s has mode %04o; run chmod 600 %s", ErrVaultKey, keyPath, fi.Mode().Perm(), keyPath)
+	}
+	key, err := os.ReadFile(keyPath)
+	if err != nil || len(key) != 32 {
+		return nil, fmt.Errorf("%w: %s must hold exactly 32 bytes", ErrVaultKey, keyPath)
+	}
+	return key, nil
+}
+
+// Set stores value under s.Name, replacing an entry of that name.
+func (v *Vault) Set(s Secret, value []byte) error {
+	if !nameRe.MatchString(s.Name) {
+		return fmt.Errorf("secret %q: %w", s.Name, ErrSecretName)
+	}
+	if len(s.Hosts) == 0 {
+		return ErrSecretHost
+	}
+	for i, h := range s.Hosts {
+		h = strings.ToLower(h)
+		if !hostRe.MatchString(h) {
+			return fmt.Errorf("host %q: %w", h, ErrSecretHost)
+		}
+		s.Hosts[i] = h
+	}
+	slices.Sort(s.Hosts)
+	s.Hosts = slices.Compact(s.Hosts)
+	if s.Header == "" {
+		s.Header = "Authorization"
+	}
+	if !hdrRe.MatchString(s.Header) {
+		return fmt.Errorf("header %q: want letters, digits and -", s.Header)
+	}
+	if s.Format == "" {
+		s.Format = "Bearer {}"
+	}
+	if strings.Count(s.Format, "{}") != 1 || strings.ContainsAny(s.Format, "\r\n") {
+		return fmt.Errorf("format %q: want exactly one {} and no line breaks", s.Format)
+	}
+	value = bytes.TrimRight(value, "\r\n")
+	if len(value) < MinKnownLen {
+		return fmt.Errorf("secret %s: the value is shorter than %d bytes, too short to redact reliably", s.Name, MinKnownLen)
+	}
+	if bytes.ContainsAny(value, "\r\n") {
+		return fmt.Errorf("secret %s: the value spans several lines; a header value cannot", s.Name)
+	}
+	if s.Created.IsZero() {
+		s.Created = time.Now().UTC()
+	}
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e := sealed{Secret: s, Nonce: make([]byte, v.aead.NonceSize())}
+	_, _ = rand.Read(e.Nonce)
+	e.Box = v.aead.Seal(nil, e.Nonce, value, associated(s))
+	next := maps.Clone(v.entries)
+	if next == nil {
+		next = map[string]sealed{}
+	}
+	next[s.Name] = e
+	if err := v.save(next); err != nil {
+		return err
+	}
+	v.entries = next
+	return nil
+}
+
+// Remove deletes a secret.
+func (v *Vault) Remove(name string) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if _, ok := v.entries[name]; !ok {
+		return fmt.Errorf("secret %q: %w", name, ErrNoSecret)
+	}
+	next := maps.Clone(v.entries)
+	delete(next, name)
+	if err := v.save(next); err != nil {
+		return err
+	}
+	v.entries = next
+	return nil
+}
+
+// List returns every secret's name and binding, sorted by name.
+func (v *Vault) List() []Secret {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	out := make([]Secret, 0, len(v.entries))
+	for _, e := range v.entries {
+		s := e.Secret
+		s.Hosts = slices.Clone(s.Hosts)
+		out = append(out, s)
+	}
+	slices.SortFunc(out, func(a, b Secret) int { return strings.Compare(a.Name, b.Name) })
+	return out
+}
+
+// Release returns the header name and value to put into a request to host,
+// only if the secret is bound to exactly that host (lowercase, with port
+// when the binding names one). It is meant for the egress boundary alone.
+func (v *Vault) Release(name, host string) (header, value string, err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, ok := v.entries[name]
+	if !ok {
+		return "", "", fmt.Errorf("secret %q: %w", name, ErrNoSecret)
+	}
+	if !slices.Contains(e.Hosts, strings.ToLower(host)) {
+		return "", "", fmt.Errorf("secret %q is not bound to host %q (bound to %s)", name, host, strings.Join(e.Hosts, ", "))
+	}
+	plain, err := v.aead.Open(nil, e.Nonce, e.Box, associated(e.Secret))
+	if err != nil {
+		return "", "", fmt.Errorf("%w: secret %q does not decrypt with this key", ErrVaultFormat, name)
+	}
+	return e.Header, strings.Replace(e.Format, "{}", string(plain), 1), nil
+}
+
+// Values returns every decrypted value, for building a Redactor. Entries
+// that fail to decrypt are reported, not skipped silently.
+func (v *Vault) Values() ([]string, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	var out []string
+	var errs []error
+	for _, e := range v.entries {
+		plain, err := v.aead.Open(nil, e.Nonce, e.Box, associated(e.Secret))
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%w: secret %q does not decrypt with this key", ErrVaultFormat, e.Name))
+			continue
+		}
+		out = append(out, string(plain))
+	}
+	return out, errors.Join(errs...)
+}
+
+// associated binds a ciphertext to its entry's name, hosts, header and
+// format.
+func associated(s Secret) []byte {
+	b, _ := json.Marshal([]any{s.Name, s.Hosts, s.Header, s.Format})
+	return b
+}
+
+// save writes the entries atomically with mode 0600.
+func (v *Vault) save(entries map[string]sealed) error {
+	list := make([]sealed, 0, len(entries))
+	for _, e := range entries {
+		list = append(list, e)
+	}
+	slices.SortFunc(list, func(a, b sealed) int { return strings.Compare(a.Name, b.Name) })
+	b, err := json.MarshalIndent(list, "", "  ")
+	if err != nil {
+		return fmt.Errorf("save vault: %w", err)
+	}
+	if err := os.MkdirAll(filepath.Dir(v.path), 0o700); err != nil {
+		return fmt.Errorf("save vault: %w", err)
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(v.path), ".vault-*")
+	if err != nil {
+		return fmt.Errorf("save vault: %w", err)
+	}
+	defer os.Remove(tmp.Name())
+	_, werr := tmp.Write(b)
+	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
+		return fmt.Errorf("save vault: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), v.path); err != nil {
+		return fmt.Errorf("save vault: %w", err)
+	}
+	return nil
+}
