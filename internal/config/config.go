@@ -46,6 +46,7 @@ var (
 	providers = []string{ProviderOpenAI, ProviderAnthropic}
 	modes     = []string{"safe", "smart", "autopilot", "yolo"}
 	effects   = []string{"allow", "ask", "deny"}
+	backends  = []string{"auto", "bwrap", "landlock", "host"}
 )
 
 // providerDefaults are the endpoint, model and key variable Init and Load use
@@ -75,9 +76,52 @@ type Config struct {
 	Permissions Permissions `toml:"permissions"`
 	// Workspace says where tools may touch files and how much.
 	Workspace Workspace `toml:"workspace"`
+	// Sandbox chooses how run_command confines programs.
+	Sandbox Sandbox `toml:"sandbox"`
+	// Commands sets what run_command may start and with what limits.
+	Commands Commands `toml:"commands"`
+	// Egress sets where the web tools may connect.
+	Egress Egress `toml:"egress"`
 	// Rules are operator rules, first match wins. Empty means no rules: the
 	// permission mode alone decides.
 	Rules []Rule `toml:"rules"`
+}
+
+// Sandbox selects the process confinement backend.
+type Sandbox struct {
+	// Backend is "auto" (the strongest that works here; never the
+	// unconfined host backend), "bwrap", "landlock" or "host". A named
+	// backend that does not work refuses to run commands; it never falls
+	// back. Missing means "auto".
+	Backend string `toml:"backend"`
+}
+
+// Commands configures run_command.
+type Commands struct {
+	// Allow lists programs (base names or absolute paths) the operator
+	// permits although they are shells, interpreters or wrappers. Missing
+	// or empty means none.
+	Allow []string `toml:"allow"`
+	// Env names environment variables passed to commands besides PATH,
+	// HOME, LANG and TERM. Missing or empty means none.
+	Env []string `toml:"env"`
+	// Timeout is the default limit for one command. Must be positive;
+	// missing means 60s.
+	Timeout Duration `toml:"timeout"`
+	// MaxOutputBytes caps a command's output. Must be positive; missing
+	// means 64 KiB.
+	MaxOutputBytes int `toml:"max_output_bytes"`
+}
+
+// Egress configures the web tools' network access.
+type Egress struct {
+	// Allow lists exact "scheme://host:port" endpoints (home-lab services)
+	// exempt from the private-address and HTTPS-only rules; nothing wider.
+	// Missing or empty means none.
+	Allow []string `toml:"allow"`
+	// SearchURL is web_search's RSS endpoint, with {query} where the query
+	// goes. Missing means Bing's RSS search.
+	SearchURL string `toml:"search_url"`
 }
 
 // Model selects the language model endpoint. It never holds the API key
@@ -243,6 +287,27 @@ func applyDefaults(c *Config) {
 	}
 	if p.GuestTools == nil {
 		p.GuestTools = []string{"current_time"}
+	}
+	if c.Sandbox.Backend == "" {
+		c.Sandbox.Backend = "auto"
+	}
+	if c.Commands.Timeout == 0 {
+		c.Commands.Timeout = Duration(60 * time.Second)
+	}
+	if c.Commands.MaxOutputBytes == 0 {
+		c.Commands.MaxOutputBytes = 64 << 10
+	}
+	if c.Commands.Allow == nil {
+		c.Commands.Allow = []string{}
+	}
+	if c.Commands.Env == nil {
+		c.Commands.Env = []string{}
+	}
+	if c.Egress.Allow == nil {
+		c.Egress.Allow = []string{}
+	}
+	if c.Egress.SearchURL == "" {
+		c.Egress.SearchURL = "https://www.bing.com/search?format=rss&q={query}"
 	}
 	w := &c.Workspace
 	if w.MaxFileBytes == 0 {

@@ -60,6 +60,13 @@ func writeConfig(t *testing.T, content string) string {
 	return path
 }
 
+// The documented defaults of the run-limit sections, spelled out.
+var (
+	defaultSandbox  = Sandbox{Backend: "auto"}
+	defaultCommands = Commands{Allow: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10}
+	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
+)
+
 func TestLoadBase(t *testing.T) {
 	path := writeConfig(t, baseConfig)
 	got, err := Load(path)
@@ -77,6 +84,7 @@ func TestLoadBase(t *testing.T) {
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main")}},
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
+		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress,
 		Rules: []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -106,6 +114,7 @@ roots = [{ name = "main", path = "/ws" }]
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws")}},
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
+		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(minimal) =\n%+v\nwant\n%+v", got, want)
@@ -125,7 +134,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, permissions, workspace, rules"
+		top    = "owner, model, permissions, workspace, sandbox, commands, egress, rules"
 		model  = "provider, base_url, name, api_key_env"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"
@@ -186,6 +195,18 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{"model.api_key_env: want the name of an environment variable", "not the key itself"}, "sk-proj-abc123"},
 		{"api_key_env lower case", `api_key_env = "OPENAI_API_KEY"`, `api_key_env = "openai_key"`,
 			[]string{"model.api_key_env: want the name of an environment variable"}, ""},
+		{"sandbox backend", `owner = "owner"`, "owner = \"owner\"\n[sandbox]\nbackend = \"docker\"",
+			[]string{`sandbox.backend = "docker": want one of auto, bwrap, landlock, host`}, ""},
+		{"commands allow shell syntax", `owner = "owner"`, "owner = \"owner\"\n[commands]\nallow = [\"sh -c\"]",
+			[]string{`commands.allow[0] = "sh -c": want a program name or a clean absolute path`}, ""},
+		{"commands env", `owner = "owner"`, "owner = \"owner\"\n[commands]\nenv = [\"PATH=/x\"]",
+			[]string{`commands.env[0] = "PATH=/x"`}, ""},
+		{"commands timeout", `owner = "owner"`, "owner = \"owner\"\n[commands]\ntimeout = \"0s\"",
+			[]string{`commands.timeout = "0s": want a positive duration`}, ""},
+		{"egress allow wide", `owner = "owner"`, "owner = \"owner\"\n[egress]\nallow = [\"http://10.0.0.0/8\"]",
+			[]string{`egress.allow[0] = "http://10.0.0.0/8": want an exact endpoint`}, ""},
+		{"egress search url", `owner = "owner"`, "owner = \"owner\"\n[egress]\nsearch_url = \"http://s.example/?q=x\"",
+			[]string{`egress.search_url = "http://s.example/?q=x": want an https URL containing {query}`}, ""},
 		{"mode", `mode = "smart"`, `mode = "fast"`, []string{`permissions.mode = "fast": want one of safe, smart, autopilot, yolo`}, ""},
 		{"empty mode", `mode = "smart"`, `mode = ""`, []string{`permissions.mode = "": want one of safe, smart, autopilot, yolo`}, ""},
 		{"negative ttl", `approval_ttl = "30m"`, `approval_ttl = "-5m"`, []string{`permissions.approval_ttl = "-5m": want a positive duration`}, ""},

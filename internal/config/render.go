@@ -81,6 +81,31 @@ max_checkpoints = %d
 # Total size of kept checkpoints, in bytes%s.
 max_checkpoint_bytes = %d
 
+[sandbox]
+# How run_command confines programs: "auto" (the strongest that works on this
+# machine, never the unconfined host), "bwrap" (bubblewrap), "landlock" or
+# "host" (no confinement: only if you mean it). A named backend that does
+# not work refuses to run commands; it never falls back.
+backend = %s
+
+[commands]
+# Programs allowed although they are shells, interpreters or wrappers
+# (base names or absolute paths). [] means none.
+allow = %s
+# Environment variables passed to commands besides PATH, HOME, LANG, TERM.
+env = %s
+# Default time limit for one command (positive duration).
+timeout = %s
+# Largest output kept from one command, in bytes.
+max_output_bytes = %d
+
+[egress]
+# Exact "scheme://host:port" endpoints the web tools may reach although they
+# are private or plain http (home-lab services). [] means none.
+allow = %s
+# RSS search endpoint for web_search; {query} is replaced by the query.
+search_url = %s
+
 # Operator rules, checked in order; the first that matches decides.
 #   id      unique name shown in decisions and the audit log
 #   tool    exact tool name (a-z, 0-9 and _)
@@ -97,7 +122,10 @@ max_checkpoint_bytes = %d
 `,
 		mib(c.Workspace.MaxFileBytes), c.Workspace.MaxFileBytes,
 		c.Workspace.MaxCheckpoints,
-		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes)
+		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes,
+		quote(c.Sandbox.Backend),
+		quoteList(c.Commands.Allow), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes,
+		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL))
 	for _, r := range c.Rules {
 		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))
 		if r.Path != "" {

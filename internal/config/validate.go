@@ -27,7 +27,43 @@ func validate(c *Config, ps *problems) {
 	validateModel(&c.Model, ps)
 	validatePermissions(&c.Permissions, ps)
 	validateWorkspace(&c.Workspace, ps)
+	validateRunLimits(c, ps)
 	validateRules(c.Rules, ps)
+}
+
+var programRE = regexp.MustCompile(`^(/[A-Za-z0-9._+-]+)+$|^[A-Za-z0-9._+-]+$`)
+
+func validateRunLimits(c *Config, ps *problems) {
+	if !slices.Contains(backends, c.Sandbox.Backend) {
+		ps.add("sandbox.backend = %q: want one of %s", c.Sandbox.Backend, strings.Join(backends, ", "))
+	}
+	for i, p := range c.Commands.Allow {
+		if !programRE.MatchString(p) || path.Clean(p) != p {
+			ps.add("commands.allow[%d] = %q: want a program name or a clean absolute path", i, p)
+		}
+	}
+	for i, e := range c.Commands.Env {
+		if !envNameRE.MatchString(e) {
+			ps.add("commands.env[%d] = %q: want an environment variable name (A-Z, 0-9 and _)", i, e)
+		}
+	}
+	if c.Commands.Timeout <= 0 {
+		ps.add("commands.timeout = %q: want a positive duration such as \"60s\"", c.Commands.Timeout)
+	}
+	if c.Commands.MaxOutputBytes <= 0 {
+		ps.add("commands.max_output_bytes = %d: want a positive number of bytes", c.Commands.MaxOutputBytes)
+	}
+	for i, a := range c.Egress.Allow {
+		u, err := url.Parse(a)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Hostname() == "" || u.Port() == "" ||
+			u.User != nil || (u.Path != "" && u.Path != "/") || u.RawQuery != "" || u.Fragment != "" {
+			ps.add("egress.allow[%d] = %q: want an exact endpoint such as \"http://127.0.0.1:3900\" (scheme, host and port; no path)", i, a)
+		}
+	}
+	if u, err := url.Parse(c.Egress.SearchURL); err != nil || u.Scheme != "https" || u.Host == "" ||
+		!strings.Contains(c.Egress.SearchURL, "{query}") {
+		ps.add("egress.search_url = %q: want an https URL containing {query}", c.Egress.SearchURL)
+	}
 }
 
 func validateModel(m *Model, ps *problems) {
