@@ -1,0 +1,191 @@
+package sandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"syscall"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// drainGrace bounds how long output is read after the process group is gone,
+// in case a descendant escaped the group (setsid) and still holds the pipe.
+const drainGrace = 500 * time.Millisecond
+
+// command is a fully prepared exec: the program homard starts (the target
+// itself for host, bwrap for bwrap) with its complete argv.
+type command struct {
+	path      string
+	argv      []string // argv[0] included
+	env       []string
+	dir       string
+	stdin     []byte
+	cred      *syscall.Credential
+	limits    Limits
+	timeout   time.Duration
+	maxOutput int
+}
+
+// execute runs c in its own process group, captures combined output through
+// one pipe up to the cap, kills the whole group on timeout, cancellation or
+// when the leader exits, and reaps the leader.
+func execute(ctx context.Context, c command) (Result, error) {
+	runCtx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return Result{}, fmt.Errorf("create output pipe: %w", err)
+	}
+	defer pr.Close()
+	env := append([]string{}, c.env...) // never nil: nil would inherit homard's environment
+	cmd := &exec.Cmd{
+		Path:   c.path,
+		Args:   c.argv,
+		Env:    env,
+		Dir:    c.dir,
+		Stdout: pw,
+		Stderr: pw,
+		SysProcAttr: &syscall.SysProcAttr{
+			Setpgid:    true,
+			Pdeathsig:  syscall.SIGKILL,
+			Credential: c.cred,
+		},
+	}
+	if c.stdin != nil {
+		cmd.Stdin = bytes.NewReader(c.stdin)
+	}
+	start := time.Now()
+	err = startWithLimits(cmd, c.limits)
+	pw.Close() // the child holds its own copy; EOF comes when every writer is gone
+	if err != nil {
+		return Result{}, fmt.Errorf("start %s: %w", c.path, err)
+	}
+	pid := cmd.Process.Pid
+
+	out := newCapWriter(c.maxOutput)
+	readDone := make(chan struct{})
+	go func() { // owned by execute; ends at EOF or when pr is closed below
+		defer close(readDone)
+		_, _ = io.Copy(out, pr)
+	}()
+	exited := make(chan struct{})
+	go func() { // owned by execute; ends when the leader exits (killed or not)
+		defer close(exited)
+		waitExited(pid)
+	}()
+
+	select {
+	case <-exited:
+	case <-runCtx.Done():
+		killGroup(pid)
+		<-exited
+	}
+	// The leader has exited but is not reaped yet, so its pid (= pgid)
+	// cannot be reused: killing the group now only hits our descendants.
+	killGroup(pid)
+	waitErr := cmd.Wait()
+	dur := time.Since(start)
+
+	select {
+	case <-readDone:
+	case <-time.After(drainGrace):
+		pr.Close()
+		<-readDone
+	}
+
+	res := Result{Output: out.bytes(), Truncated: out.truncated, Duration: dur}
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		res.ExitCode = 128 + int(ws.Signal())
+	} else {
+		res.ExitCode = cmd.ProcessState.ExitCode()
+	}
+	var exitErr *exec.ExitError
+	if waitErr != nil && !errors.As(waitErr, &exitErr) {
+		return res, fmt.Errorf("wait for %s: %w", c.path, waitErr)
+	}
+	if ctx.Err() != nil {
+		return res, fmt.Errorf("run %s cancelled: %w", c.path, ctx.Err())
+	}
+	res.TimedOut = errors.Is(runCtx.Err(), context.DeadlineExceeded)
+	return res, nil
+}
+
+// waitExited blocks until pid has exited without reaping it.
+func waitExited(pid int) {
+	var info unix.Siginfo
+	for {
+		err := unix.Waitid(unix.P_PID, pid, &info, unix.WEXITED|unix.WNOWAIT, nil)
+		if err != unix.EINTR {
+			return
+		}
+	}
+}
+
+func killGroup(pgid int) { _ = unix.Kill(-pgid, unix.SIGKILL) }
+
+// startWithLimits starts cmd and, if any limit is set, applies the limits
+// before the new program runs a single instruction: the child is traced
+// (PTRACE_TRACEME), so it stops with SIGTRAP right after execve; we set the
+// rlimits with prlimit(2) and detach. ptrace requests must come from the
+// tracing thread, hence LockOSThread.
+func startWithLimits(cmd *exec.Cmd, l Limits) error {
+	if l.isZero() {
+		return cmd.Start()
+	}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	cmd.SysProcAttr.Ptrace = true
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	pid := cmd.Process.Pid
+	fail := func(err error) error {
+		_ = unix.Kill(pid, unix.SIGKILL)
+		_ = cmd.Wait()
+		return fmt.Errorf("apply resource limits: %w", err)
+	}
+	var ws unix.WaitStatus
+	for {
+		_, err := unix.Wait4(pid, &ws, unix.WALL, nil)
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			return fail(err)
+		}
+		break
+	}
+	if !ws.Stopped() || ws.StopSignal() != unix.SIGTRAP {
+		return fail(fmt.Errorf("child did not stop after exec (status %#x)", uint32(ws)))
+	}
+	set := []struct {
+		res      int
+		cur, max uint64
+	}{
+		// SIGXCPU at the soft limit, SIGKILL one second later if ignored.
+		{unix.RLIMIT_CPU, l.CPUSeconds, l.CPUSeconds + 1},
+		{unix.RLIMIT_AS, l.MemoryBytes, l.MemoryBytes},
+		{unix.RLIMIT_NPROC, l.Processes, l.Processes},
+		{unix.RLIMIT_FSIZE, l.FileBytes, l.FileBytes},
+	}
+	for _, s := range set {
+		if s.cur == 0 {
+			continue
+		}
+		if err := unix.Prlimit(pid, s.res, &unix.Rlimit{Cur: s.cur, Max: s.max}, nil); err != nil {
+			return fail(fmt.Errorf("prlimit %d: %w", s.res, err))
+		}
+	}
+	if err := unix.PtraceDetach(pid); err != nil {
+		return fail(fmt.Errorf("detach: %w", err))
+	}
+	return nil
+}

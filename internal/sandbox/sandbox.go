@@ -1,0 +1,208 @@
+package sandbox
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Defaults applied to a Spec's zero values.
+const (
+	DefaultTimeout   = 60 * time.Second
+	DefaultMaxOutput = 64 << 10
+)
+
+// Spec is one process to run. It is built from an approved Plan and is
+// executed exactly as given.
+type Spec struct {
+	// Path is the absolute, already resolved program path.
+	Path string
+	// Args are argv[1:]; argv[0] is Path.
+	Args []string
+	// Dir is the absolute working directory; it must be Root or inside it.
+	Dir string
+	// Root is the absolute workspace root.
+	Root string
+	// Env is the complete child environment as KEY=VALUE entries. Nothing
+	// else is inherited. Nil means an empty environment. (bwrap always adds
+	// PWD=Dir after changing directory; it cannot be turned off.)
+	Env []string
+	// Stdin is fed to the child; nil means /dev/null.
+	Stdin []byte
+	// Timeout for the whole run. Zero means DefaultTimeout (60s).
+	Timeout time.Duration
+	// MaxOutput caps stdout+stderr combined, in bytes. Zero means
+	// DefaultMaxOutput (64 KiB).
+	MaxOutput int
+	// Limits are rlimits for the child. Zero fields mean "inherit".
+	Limits Limits
+}
+
+// Limits are per-process resource limits applied to the child before its
+// first instruction. A zero field leaves that limit as inherited.
+type Limits struct {
+	// CPUSeconds is RLIMIT_CPU: CPU time before SIGXCPU/SIGKILL.
+	CPUSeconds uint64
+	// MemoryBytes is RLIMIT_AS: the address-space size.
+	MemoryBytes uint64
+	// Processes is RLIMIT_NPROC. The kernel counts every process of the
+	// child's real uid and never enforces it for uid 0 (nor for a child with
+	// CAP_SYS_ADMIN or CAP_SYS_RESOURCE). A run whose child would be uid 0
+	// outside any user namespace mapping therefore fails with
+	// ErrUnenforceable instead of running unlimited. The count includes
+	// homard's own processes (and, for bwrap, bwrap's), so set it well
+	// above what homard's user already runs.
+	Processes uint64
+	// FileBytes is RLIMIT_FSIZE: the largest file the child may write.
+	FileBytes uint64
+}
+
+func (l Limits) isZero() bool { return l == Limits{} }
+
+// Result is what a finished run produced.
+type Result struct {
+	// ExitCode is the exit status; a child killed by signal N reports 128+N.
+	ExitCode int
+	// Output is stdout and stderr interleaved, at most MaxOutput bytes plus
+	// the truncation marker.
+	Output []byte
+	// Truncated reports that output was dropped beyond MaxOutput.
+	Truncated bool
+	// TimedOut reports that Timeout expired and the process group was killed.
+	TimedOut bool
+	// Duration is the wall time from start to exit.
+	Duration time.Duration
+}
+
+// Backend executes a Spec.
+type Backend interface {
+	// Name is the configuration name: "host", "bwrap", "landlock".
+	Name() string
+	// Available returns nil if the backend works on this machine, otherwise
+	// an error wrapping ErrUnavailable that says what to install or change.
+	Available() error
+	// Run executes spec and returns when the process group is gone. An error
+	// means the program could not be run as specified (or ctx was
+	// cancelled); a non-zero exit status is not an error.
+	Run(ctx context.Context, spec Spec) (Result, error)
+}
+
+var (
+	_ Backend = (*Host)(nil)
+	_ Backend = (*Bwrap)(nil)
+	_ Backend = (*Landlock)(nil)
+)
+
+// Select returns the backend configured by name: "auto", "bwrap", "landlock"
+// or "host". A named backend that is unavailable returns its Available()
+// error and is never replaced by another. "auto" picks the strongest
+// available sandboxed backend (bwrap, then landlock) and returns an error if
+// none works; it never picks "host".
+func Select(name string) (Backend, error) {
+	switch name {
+	case "auto", "":
+		var reasons []string
+		for _, b := range sandboxed() {
+			err := b.Available()
+			if err == nil {
+				return b, nil
+			}
+			reasons = append(reasons, err.Error())
+		}
+		return nil, fmt.Errorf("%w: no sandboxed backend works here (%s); install bubblewrap (apt-get install bubblewrap) or set sandbox.backend = \"host\" to run without confinement",
+			ErrUnavailable, strings.Join(reasons, "; "))
+	case "bwrap", "landlock", "host":
+		b := byName(name)
+		if err := b.Available(); err != nil {
+			return nil, err
+		}
+		return b, nil
+	default:
+		return nil, fmt.Errorf("%w %q: use auto, bwrap, landlock or host", ErrUnknownBackend, name)
+	}
+}
+
+func sandboxed() []Backend { return []Backend{NewBwrap(), NewLandlock()} }
+
+func byName(name string) Backend {
+	switch name {
+	case "bwrap":
+		return NewBwrap()
+	case "landlock":
+		return NewLandlock()
+	default:
+		return NewHost()
+	}
+}
+
+// Status is one backend's availability, for `homard doctor`.
+type Status struct {
+	Name      string
+	Available bool
+	// Reason is the Available() error text when the backend is unavailable.
+	Reason string
+}
+
+// Report probes every backend, strongest first.
+func Report() []Status {
+	var out []Status
+	for _, b := range append(sandboxed(), NewHost()) {
+		s := Status{Name: b.Name(), Available: true}
+		if err := b.Available(); err != nil {
+			s.Available, s.Reason = false, err.Error()
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// normalize validates spec and fills its defaults.
+func normalize(spec Spec) (Spec, error) {
+	bad := func(format string, a ...any) (Spec, error) {
+		return Spec{}, fmt.Errorf("%w: %s", ErrInvalidSpec, fmt.Sprintf(format, a...))
+	}
+	if !filepath.IsAbs(spec.Path) || filepath.Clean(spec.Path) != spec.Path {
+		return bad("program path %q must be absolute and clean", spec.Path)
+	}
+	if !filepath.IsAbs(spec.Root) || filepath.Clean(spec.Root) != spec.Root || spec.Root == "/" {
+		return bad("workspace root %q must be an absolute, clean directory other than /", spec.Root)
+	}
+	if !filepath.IsAbs(spec.Dir) || filepath.Clean(spec.Dir) != spec.Dir {
+		return bad("working directory %q must be absolute and clean", spec.Dir)
+	}
+	if rel, err := filepath.Rel(spec.Root, spec.Dir); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
+		return bad("working directory %q is outside the workspace root %q", spec.Dir, spec.Root)
+	}
+	for _, e := range spec.Env {
+		k, _, ok := strings.Cut(e, "=")
+		if !ok || k == "" || strings.ContainsRune(e, 0) {
+			return bad("environment entry %q is not KEY=VALUE", e)
+		}
+	}
+	for _, a := range append([]string{spec.Path, spec.Dir, spec.Root}, spec.Args...) {
+		if strings.ContainsRune(a, 0) {
+			return bad("argument contains a NUL byte")
+		}
+	}
+	if spec.Timeout < 0 || spec.MaxOutput < 0 {
+		return bad("negative timeout or output cap")
+	}
+	if spec.Timeout == 0 {
+		spec.Timeout = DefaultTimeout
+	}
+	if spec.MaxOutput == 0 {
+		spec.MaxOutput = DefaultMaxOutput
+	}
+	return spec, nil
+}
+
+// checkEnforceable refuses a Processes limit for a child whose real uid is
+// 0: the kernel exempts root from RLIMIT_NPROC.
+func checkEnforceable(l Limits, childUID int) error {
+	if l.Processes > 0 && childUID == 0 {
+		return fmt.Errorf("%w: the kernel does not apply a process limit to uid 0; run homard as a non-root user (or give the host backend a non-root RunAs), or set the process limit to 0", ErrUnenforceable)
+	}
+	return nil
+}
