@@ -22,7 +22,10 @@ func (c *cli) doctorCmd() *cobra.Command {
 			failed := 0
 			for _, ch := range checks {
 				mark := "ok  "
-				if !ch.OK {
+				switch {
+				case ch.Info:
+					mark = "--  "
+				case !ch.OK:
 					mark = "FAIL"
 					failed++
 				}

@@ -7,12 +7,14 @@ import (
 
 	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/sandbox"
 )
 
 // Check is one line of `homard doctor`.
 type Check struct {
 	Name   string
 	OK     bool
+	Info   bool // not OK, but not a failure either (an unused backend)
 	Detail string
 }
 
@@ -22,9 +24,9 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 	var out []Check
 	add := func(name string, err error, ok string) {
 		if err != nil {
-			out = append(out, Check{name, false, err.Error()})
+			out = append(out, Check{Name: name, Detail: err.Error()})
 		} else {
-			out = append(out, Check{name, true, ok})
+			out = append(out, Check{Name: name, OK: true, Detail: ok})
 		}
 	}
 	cfg, err := config.Load(paths.ConfigFile)
@@ -56,5 +58,22 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 	n, err := audit.Verify(ctx, r.Store)
 	add("audit", err, fmt.Sprintf("chain intact, %d records", n))
 	add("mode", nil, cfg.Permissions.Mode)
+	for _, st := range sandbox.Report() {
+		if st.Available {
+			add("sandbox", nil, st.Name+" works here")
+		} else {
+			// An unavailable backend is only a failure if it is the one
+			// configured; the others are information.
+			out = append(out, Check{Name: "sandbox", Detail: st.Name + ": " + st.Reason})
+			if st.Name != cfg.Sandbox.Backend {
+				out[len(out)-1].Info = true
+			}
+		}
+	}
+	if b, err := sandbox.Select(cfg.Sandbox.Backend); err != nil {
+		add("sandbox", fmt.Errorf("configured backend %q: %w", cfg.Sandbox.Backend, err), "")
+	} else {
+		add("sandbox", nil, "configured "+cfg.Sandbox.Backend+" → "+b.Name())
+	}
 	return out
 }
