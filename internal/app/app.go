@@ -16,6 +16,7 @@ import (
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
@@ -103,7 +104,18 @@ func (r *Runtime) open(ctx context.Context) error {
 		return fmt.Errorf("vault: %w", err)
 	}
 
-	reg, err := tool.NewRegistry(tools.FileTools(ws, r.now)...)
+	backend, backendErr := sandbox.Select(cfg.Sandbox.Backend)
+	var env []string
+	for _, name := range cfg.Commands.Env {
+		if v, ok := os.LookupEnv(name); ok {
+			env = append(env, name+"="+v)
+		}
+	}
+	all := append(tools.FileTools(ws, r.now), tools.NewRunCommand(ws, tools.CommandOptions{
+		Backend: backend, BackendErr: backendErr, Allow: cfg.Commands.Allow, Env: env,
+		Timeout: cfg.Commands.Timeout.Std(), MaxOutput: cfg.Commands.MaxOutputBytes,
+	}))
+	reg, err := tool.NewRegistry(all...)
 	if err != nil {
 		return err
 	}

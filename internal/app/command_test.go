@@ -1,0 +1,62 @@
+package app
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/homard/homard/internal/sandbox"
+)
+
+// TestRunCommandThroughThePipeline drives run_command as a hostile model
+// would: shells, wrappers and shell syntax never run; a plain program runs
+// in the sandbox with argv taken literally; destructive forms always ask.
+func TestRunCommandThroughThePipeline(t *testing.T) {
+	r := newTestRuntime(t, "yolo")
+	if _, ok := r.Registry.Lookup("run_command"); !ok {
+		t.Fatal("run_command is not registered")
+	}
+	if _, err := sandbox.Select(r.Config.Sandbox.Backend); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no sandbox backend works here, and CI must test one: %v", err)
+		}
+		t.Skipf("no sandbox backend works here: %v", err)
+	}
+	root := r.Config.Workspace.Roots[0].Path
+	refused := []string{
+		`{"program":"sh","args":["-c","id"]}`,
+		`{"program":"bash","args":["-c","touch pwned"]}`,
+		`{"program":"/bin/sh","args":["-c","id"]}`,
+		`{"program":"python3","args":["-c","print(1)"]}`,
+		`{"program":"env","args":["-S","sh -c id"]}`,
+		`{"program":"ls; touch pwned"}`,
+		`{"program":"ls "}`,
+		`{"program":"find","args":[".","-exec","touch","pwned",";"]}`,
+		`{"program":"git","args":["-c","core.pager=touch pwned","log"]}`,
+		`{"program":"git","args":["clone","--upload-p=touch pwned","x"]}`,
+		`{"program":"curl","args":["http://169.254.169.254/"]}`,
+	}
+	for _, args := range refused {
+		out := call(t, r, CallRequest{Tool: "run_command", Args: args})
+		if string(out.Decision) != "denied" || !strings.HasPrefix(out.Rule, "limit.") {
+			t.Errorf("run_command %s: %s by %s (%s); want denied by a hard limit", args, out.Decision, out.Rule, out.Reason)
+		}
+	}
+	// Shell syntax in argv is literal: echo prints it, nothing else runs.
+	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"echo","args":["a;","touch","pwned","&&","$(id)","|","sh"]}`})
+	wantDecision(t, out, "ran", "mode.")
+	if !strings.Contains(out.Result.Text, "a; touch pwned && $(id) | sh") {
+		t.Fatalf("echo output %q; want the arguments verbatim", out.Result.Text)
+	}
+	if _, err := os.Stat(filepath.Join(root, "pwned")); err == nil {
+		t.Fatal("a refused or literal command created a file")
+	}
+	// Destructive forms ask even in yolo mode.
+	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"rm","args":["-rf","notes"]}`})
+	wantDecision(t, out, "pending", "risk.critical")
+	// The plan shows the absolute program path and the exact argv.
+	if !strings.Contains(out.Plan, `["/usr/bin/rm", "-rf", "notes"]`) && !strings.Contains(out.Plan, `["/bin/rm", "-rf", "notes"]`) {
+		t.Fatalf("plan %q does not show the resolved argv", out.Plan)
+	}
+}

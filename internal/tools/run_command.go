@@ -1,0 +1,251 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/sandbox"
+	"github.com/homard/homard/internal/tool"
+	"github.com/homard/homard/internal/workspace"
+)
+
+//go:embed run_command.md
+var runCommandDoc string
+
+// commandPath is where bare program names are looked up. It is fixed, not
+// homard's own $PATH, so a folder the model can write (the workspace)
+// never shadows a system program.
+const commandPath = "/usr/local/bin:/usr/bin:/bin"
+
+// maxCommandTimeout bounds timeout_s.
+const maxCommandTimeout = 10 * time.Minute
+
+// RunCommandParams are run_command's arguments.
+type RunCommandParams struct {
+	Program  string   `json:"program" jsonschema:"program name (looked up in /usr/local/bin, /usr/bin, /bin) or absolute path; no spaces or shell syntax"`
+	Args     []string `json:"args,omitempty" jsonschema:"arguments, one string each, passed literally (no shell)"`
+	Cwd      string   `json:"cwd,omitempty" jsonschema:"working folder in the workspace; default the workspace root"`
+	TimeoutS int      `json:"timeout_s,omitempty" jsonschema:"time limit in seconds; default from config, at most 600"`
+	Stdin    string   `json:"stdin,omitempty" jsonschema:"text fed to the program's standard input"`
+}
+
+// CommandOptions configure run_command; zero values are documented defaults.
+type CommandOptions struct {
+	// Backend runs the programs. When BackendErr is set instead, every
+	// proposal is refused with it (fail closed: never a silent fallback).
+	Backend    sandbox.Backend
+	BackendErr error
+	// Allow lists programs permitted although shells, interpreters or
+	// wrappers (policy.ClassifyCommand).
+	Allow []string
+	// Env holds extra KEY=VALUE entries besides PATH, HOME, LANG and TERM.
+	Env []string
+	// Timeout is the default limit. Zero means 60s.
+	Timeout time.Duration
+	// MaxOutput caps the output in bytes. Zero means 64 KiB.
+	MaxOutput int
+}
+
+// RunCommand is the run_command tool.
+type RunCommand struct {
+	ws *workspace.Workspace
+	o  CommandOptions
+}
+
+var _ tool.Typed[RunCommandParams] = (*RunCommand)(nil)
+
+// NewRunCommand builds the tool.
+func NewRunCommand(ws *workspace.Workspace, o CommandOptions) tool.Tool {
+	if o.Timeout <= 0 {
+		o.Timeout = sandbox.DefaultTimeout
+	}
+	if o.MaxOutput <= 0 {
+		o.MaxOutput = sandbox.DefaultMaxOutput
+	}
+	return tool.Adapt[RunCommandParams](&RunCommand{ws: ws, o: o})
+}
+
+type runCommandBody struct {
+	Path     string   `json:"path"`
+	RealPath string   `json:"real_path"`
+	Args     []string `json:"args"`
+	Cwd      location `json:"cwd"`
+	TimeoutS int      `json:"timeout_s"`
+	Stdin    string   `json:"stdin"`
+	Backend  string   `json:"backend"`
+}
+
+func (t *RunCommand) Spec() tool.Spec {
+	return tool.Spec{Name: "run_command", Description: runCommandDoc, Action: policy.ActionExec, Risk: policy.RiskMedium}
+}
+
+func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan, error) {
+	if t.o.BackendErr != nil || t.o.Backend == nil {
+		return tool.Plan{}, tool.Refuse("limit.sandbox", "commands cannot run: %v", t.o.BackendErr)
+	}
+	path, real, err := lookProgram(p.Program)
+	if err != nil {
+		if v := policy.ClassifyCommand(policy.Command{Program: p.Program, Path: "/", RealPath: "/", Args: p.Args}, t.o.Allow); v.Refused {
+			return tool.Plan{}, tool.Refuse(v.Rule, "%s", v.Reason)
+		}
+		return tool.Plan{}, tool.InvalidArgs("%v", err)
+	}
+	v := policy.ClassifyCommand(policy.Command{Program: p.Program, Path: path, RealPath: real, Args: p.Args}, t.o.Allow)
+	if v.Refused {
+		return tool.Plan{}, tool.Refuse(v.Rule, "%s", v.Reason)
+	}
+	if p.Cwd == "" {
+		p.Cwd = "."
+	}
+	cwd, err := resolveRead(t.ws, p.Cwd)
+	if err != nil {
+		return tool.Plan{}, err
+	}
+	if fi, err := t.ws.Stat(cwd); err != nil || !fi.IsDir() {
+		return tool.Plan{}, tool.InvalidArgs("cwd %q is not a folder in the workspace", p.Cwd)
+	}
+	timeout := t.o.Timeout
+	if p.TimeoutS < 0 || time.Duration(p.TimeoutS)*time.Second > maxCommandTimeout {
+		return tool.Plan{}, tool.InvalidArgs("timeout_s must be between 1 and %d", int(maxCommandTimeout/time.Second))
+	}
+	if p.TimeoutS > 0 {
+		timeout = time.Duration(p.TimeoutS) * time.Second
+	}
+	args := p.Args
+	if args == nil {
+		args = []string{}
+	}
+	display := fmt.Sprintf("run %s\n  argv: %s\n  in %s · timeout %s · sandbox %s",
+		path, quoteArgv(append([]string{path}, args...)), cwd.Target(), timeout, t.o.Backend.Name())
+	if p.Stdin != "" {
+		display += fmt.Sprintf(" · stdin %d bytes", len(p.Stdin))
+	}
+	return tool.NewPlan(tool.PlanSpec{
+		Tool: "run_command", Action: policy.ActionExec, Risk: v.Risk, ReadOnly: v.ReadOnly,
+		Display: display,
+		Targets: []string{cwd.Target()},
+		Body: runCommandBody{Path: path, RealPath: real, Args: args, Cwd: locate(cwd),
+			TimeoutS: int(timeout / time.Second), Stdin: p.Stdin, Backend: t.o.Backend.Name()},
+	})
+}
+
+func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
+	var b runCommandBody
+	if err := plan.Decode(&b); err != nil {
+		return tool.Result{}, err
+	}
+	if t.o.Backend == nil || b.Backend != t.o.Backend.Name() {
+		return tool.Errorf("the sandbox changed since this call was planned; propose it again"), nil
+	}
+	// The program must still be what was planned: a swapped symlink or a
+	// replaced binary path is refused, not followed.
+	if real, err := filepath.EvalSymlinks(b.Path); err != nil || real != b.RealPath {
+		return tool.Errorf("%s no longer resolves to %s; propose the call again", b.Path, b.RealPath), nil
+	}
+	cwd, err := t.ws.ResolveIn(b.Cwd.Root, b.Cwd.Rel)
+	if err != nil {
+		return tool.Errorf("cwd: %v", err), nil
+	}
+	root := rootPath(t.ws, cwd.Root)
+	dir := filepath.Join(root, filepath.FromSlash(cwd.Rel))
+	env := append([]string{"PATH=" + commandPath, "HOME=" + root, "LANG=C.UTF-8", "TERM=dumb"}, t.o.Env...)
+	var stdin []byte
+	if b.Stdin != "" {
+		stdin = []byte(b.Stdin)
+	}
+	timeout := time.Duration(b.TimeoutS) * time.Second
+	limits := sandbox.Limits{
+		CPUSeconds:  uint64(timeout/time.Second) + 1,
+		MemoryBytes: 2 << 30,
+		FileBytes:   uint64(t.ws.MaxFileBytes()),
+	}
+	if os.Geteuid() != 0 {
+		// The kernel never applies RLIMIT_NPROC to root; asking for it as
+		// root is refused by the sandbox, so it is set only where it holds.
+		limits.Processes = 512
+	}
+	res, err := t.o.Backend.Run(ctx, sandbox.Spec{
+		Path: b.Path, Args: b.Args, Dir: dir, Root: root, Env: env, Stdin: stdin,
+		Timeout: timeout, MaxOutput: t.o.MaxOutput, Limits: limits,
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return tool.Result{}, ctx.Err()
+		}
+		if errors.Is(err, sandbox.ErrInvalidSpec) || errors.Is(err, sandbox.ErrUnavailable) || errors.Is(err, sandbox.ErrUnenforceable) {
+			return tool.Errorf("the sandbox refused to run it: %v", err), nil
+		}
+		return tool.Result{}, err
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "exit code %d", res.ExitCode)
+	if res.TimedOut {
+		fmt.Fprintf(&out, " (timed out after %s; the process group was killed)", timeout)
+	}
+	fmt.Fprintf(&out, " · %s\n", res.Duration.Round(time.Millisecond))
+	out.Write(res.Output)
+	return tool.Result{Text: out.String(), IsError: res.ExitCode != 0 || res.TimedOut, Untrusted: true}, nil
+}
+
+// lookProgram resolves a program name in commandPath (or checks an
+// absolute path) and returns the path and its symlink-resolved form.
+func lookProgram(name string) (path, real string, err error) {
+	if name == "" || strings.ContainsAny(name, " \t\r\n") {
+		return "", "", fmt.Errorf("program %q: want a bare name or an absolute path", name)
+	}
+	if filepath.IsAbs(name) {
+		path = name
+	} else if !strings.Contains(name, "/") {
+		for _, dir := range filepath.SplitList(commandPath) {
+			cand := filepath.Join(dir, name)
+			if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+				path = cand
+				break
+			}
+		}
+		if path == "" {
+			return "", "", fmt.Errorf("program %q: %w in %s", name, exec.ErrNotFound, commandPath)
+		}
+	} else {
+		return "", "", fmt.Errorf("program %q: a path must be absolute", name)
+	}
+	real, err = filepath.EvalSymlinks(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", "", fmt.Errorf("program %q does not exist", name)
+	}
+	if err != nil {
+		return "", "", fmt.Errorf("program %q: %v", name, err)
+	}
+	fi, err := os.Stat(real)
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode()&0o111 == 0 {
+		return "", "", fmt.Errorf("program %q is not an executable file", name)
+	}
+	return path, real, nil
+}
+
+func rootPath(ws *workspace.Workspace, name string) string {
+	for _, r := range ws.Roots() {
+		if r.Name == name {
+			return r.Path
+		}
+	}
+	return ""
+}
+
+// quoteArgv shows an argv so that its element boundaries are visible.
+func quoteArgv(argv []string) string {
+	q := make([]string, len(argv))
+	for i, a := range argv {
+		q[i] = fmt.Sprintf("%q", a)
+	}
+	return "[" + strings.Join(q, ", ") + "]"
+}
