@@ -6,6 +6,7 @@ package app
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"os"
@@ -15,6 +16,7 @@ import (
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/egress"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
@@ -39,12 +41,17 @@ type Runtime struct {
 	Registry  *tool.Registry
 	Vault     *secrets.Vault
 	now       func() time.Time
+	egressTLS *tls.Config
 }
 
 // Options adjust Open; the zero value is right for real use.
 type Options struct {
 	// Now is the clock. Zero means time.Now.
 	Now func() time.Time
+	// EgressTLS, when set, is the TLS configuration of the web tools'
+	// client (tests trust an httptest server with it). Nil means the
+	// system roots.
+	EgressTLS *tls.Config
 }
 
 // ErrNotInitialized is returned by Open when there is no config file.
@@ -62,7 +69,7 @@ func Open(ctx context.Context, paths config.Paths, o Options) (*Runtime, error) 
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	r := &Runtime{Paths: paths, Config: cfg, now: o.Now}
+	r := &Runtime{Paths: paths, Config: cfg, now: o.Now, egressTLS: o.EgressTLS}
 	if err := r.open(ctx); err != nil {
 		r.Close()
 		return nil, err
@@ -115,6 +122,11 @@ func (r *Runtime) open(ctx context.Context) error {
 		Backend: backend, BackendErr: backendErr, Allow: cfg.Commands.Allow, Env: env,
 		Timeout: cfg.Commands.Timeout.Std(), MaxOutput: cfg.Commands.MaxOutputBytes,
 	}))
+	client, err := egress.New(egress.Options{Allow: cfg.Egress.Allow, TLSConfig: r.egressTLS})
+	if err != nil {
+		return fmt.Errorf("%s: egress: %w", r.Paths.ConfigFile, err)
+	}
+	all = append(all, tools.NewWebTools(client, r.Vault, cfg.Egress.SearchURL)...)
 	reg, err := tool.NewRegistry(all...)
 	if err != nil {
 		return err

@@ -26,6 +26,7 @@ var (
 	ErrSecretHost  = errors.New("a secret needs at least one host name it is released to (--host api.example.com); no wildcards, schemes or paths")
 	ErrVaultKey    = errors.New("the vault key file is missing or unreadable")
 	ErrVaultFormat = errors.New("the vault file is damaged")
+	ErrNotBound    = errors.New("the secret is not released to this host")
 )
 
 // Secret is one vault entry as shown to people: never its value.
@@ -214,6 +215,22 @@ func (v *Vault) List() []Secret {
 	return out
 }
 
+// Bound reports, without decrypting anything, whether the secret exists
+// and may be sent to host. Tools call it when planning; Release is called
+// only when the request is made.
+func (v *Vault) Bound(name, host string) error {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, ok := v.entries[name]
+	if !ok {
+		return fmt.Errorf("secret %q: %w", name, ErrNoSecret)
+	}
+	if !slices.Contains(e.Hosts, strings.ToLower(host)) {
+		return fmt.Errorf("%w: secret %q is not bound to host %q (bound to %s)", ErrNotBound, name, host, strings.Join(e.Hosts, ", "))
+	}
+	return nil
+}
+
 // Release returns the header name and value to put into a request to host,
 // only if the secret is bound to exactly that host (lowercase, with port
 // when the binding names one). It is meant for the egress boundary alone.
@@ -225,7 +242,7 @@ func (v *Vault) Release(name, host string) (header, value string, err error) {
 		return "", "", fmt.Errorf("secret %q: %w", name, ErrNoSecret)
 	}
 	if !slices.Contains(e.Hosts, strings.ToLower(host)) {
-		return "", "", fmt.Errorf("secret %q is not bound to host %q (bound to %s)", name, host, strings.Join(e.Hosts, ", "))
+		return "", "", fmt.Errorf("%w: secret %q is not bound to host %q (bound to %s)", ErrNotBound, name, host, strings.Join(e.Hosts, ", "))
 	}
 	plain, err := v.aead.Open(nil, e.Nonce, e.Box, associated(e.Secret))
 	if err != nil {

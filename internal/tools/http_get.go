@@ -1,0 +1,141 @@
+package tools
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/homard/homard/internal/egress"
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/tool"
+)
+
+//go:embed http_get.md
+var httpGetDoc string
+
+// Vault is what the web tools need from the secrets vault.
+type Vault interface {
+	Bound(name, host string) error
+	Release(name, host string) (header, value string, err error)
+}
+
+var _ Vault = (*secrets.Vault)(nil)
+
+// HTTPGetParams are http_get's arguments.
+type HTTPGetParams struct {
+	URL      string `json:"url" jsonschema:"the https URL to fetch"`
+	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"most bytes to read; default and maximum 2 MiB"`
+	Auth     string `json:"auth,omitempty" jsonschema:"name of a vault secret bound to this URL's host, sent as its configured header"`
+}
+
+// HTTPGet is the http_get tool.
+type HTTPGet struct {
+	client *egress.Client
+	vault  Vault
+}
+
+var _ tool.Typed[HTTPGetParams] = (*HTTPGet)(nil)
+
+// NewWebTools builds http_get and web_search over one egress client.
+// searchURL holds {query}.
+func NewWebTools(client *egress.Client, vault Vault, searchURL string) []tool.Tool {
+	return []tool.Tool{
+		tool.Adapt[HTTPGetParams](&HTTPGet{client: client, vault: vault}),
+		tool.Adapt[WebSearchParams](&WebSearch{client: client, searchURL: searchURL}),
+	}
+}
+
+type httpGetBody struct {
+	URL      string `json:"url"`
+	MaxBytes int    `json:"max_bytes"`
+	Auth     string `json:"auth"`
+	Host     string `json:"host"`
+}
+
+const maxFetchBytes = 2 << 20
+
+func (t *HTTPGet) Spec() tool.Spec {
+	return tool.Spec{Name: "http_get", Description: httpGetDoc, Action: policy.ActionFetch, Risk: policy.RiskMedium}
+}
+
+func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, error) {
+	if err := t.client.Check(p.URL); err != nil {
+		return tool.Plan{}, tool.Refuse("limit.egress", "%v", err)
+	}
+	u, err := url.Parse(p.URL)
+	if err != nil || u.Host == "" {
+		return tool.Plan{}, tool.InvalidArgs("url %q is not an absolute URL", p.URL)
+	}
+	if p.MaxBytes < 0 || p.MaxBytes > maxFetchBytes {
+		return tool.Plan{}, tool.InvalidArgs("max_bytes must be between 1 and %d", maxFetchBytes)
+	}
+	if p.MaxBytes == 0 {
+		p.MaxBytes = maxFetchBytes
+	}
+	host := strings.ToLower(u.Host)
+	risk := policy.RiskMedium
+	display := "GET " + u.Redacted()
+	if p.Auth != "" {
+		if t.vault == nil {
+			return tool.Plan{}, tool.Refuse("limit.secret-host", "there is no vault to take secret %q from", p.Auth)
+		}
+		if err := t.vault.Bound(p.Auth, host); err != nil {
+			return tool.Plan{}, tool.Refuse("limit.secret-host", "%v", err)
+		}
+		risk = policy.RiskHigh
+		display += "\n  with secret " + p.Auth + " (bound to " + host + ")"
+	}
+	return tool.NewPlan(tool.PlanSpec{
+		Tool: "http_get", Action: policy.ActionFetch, Risk: risk,
+		Display: display,
+		Targets: []string{u.Scheme + "://" + host},
+		Body:    httpGetBody{URL: p.URL, MaxBytes: p.MaxBytes, Auth: p.Auth, Host: host},
+	})
+}
+
+func (t *HTTPGet) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
+	var b httpGetBody
+	if err := plan.Decode(&b); err != nil {
+		return tool.Result{}, err
+	}
+	header := http.Header{}
+	if b.Auth != "" {
+		// The value exists only here, in the request to the bound host;
+		// the egress client drops it on a redirect to another origin.
+		name, value, err := t.vault.Release(b.Auth, b.Host)
+		if err != nil {
+			return tool.Errorf("%v", err), nil
+		}
+		header.Set(name, value)
+	}
+	resp, err := t.client.Get(ctx, b.URL, header)
+	if err != nil {
+		if ctx.Err() != nil {
+			return tool.Result{}, ctx.Err()
+		}
+		return tool.Result{Text: "fetch failed: " + err.Error(), IsError: true}, nil
+	}
+	body := resp.Body
+	if len(body) > b.MaxBytes {
+		body, resp.Truncated = body[:b.MaxBytes], true
+	}
+	text := string(body)
+	if strings.Contains(strings.ToLower(resp.ContentType), "html") {
+		text = egress.HTMLToText(body)
+	}
+	var out strings.Builder
+	fmt.Fprintf(&out, "HTTP %d · %s · %s\n", resp.Status, resp.ContentType, resp.FinalURL)
+	if resp.Truncated {
+		fmt.Fprintf(&out, "[truncated at %d bytes]\n", len(body))
+	}
+	out.WriteString(text)
+	return tool.Result{Text: out.String(), IsError: resp.Status >= 400, Untrusted: true}, nil
+}
+
+// errBadFeed is returned when a search endpoint does not answer with RSS.
+var errBadFeed = errors.New("the search endpoint did not return an RSS feed")
