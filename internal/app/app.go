@@ -111,7 +111,6 @@ func (r *Runtime) open(ctx context.Context) error {
 		return fmt.Errorf("vault: %w", err)
 	}
 
-	backend, backendErr := sandbox.Select(cfg.Sandbox.Backend)
 	var env []string
 	for _, name := range cfg.Commands.Env {
 		if v, ok := os.LookupEnv(name); ok {
@@ -119,7 +118,8 @@ func (r *Runtime) open(ctx context.Context) error {
 		}
 	}
 	all := append(tools.FileTools(ws, r.now), tools.NewRunCommand(ws, tools.CommandOptions{
-		Backend: backend, BackendErr: backendErr, Allow: cfg.Commands.Allow, Env: env,
+		Backend: func() (sandbox.Backend, error) { return sandbox.Select(cfg.Sandbox.Backend) },
+		Allow:   cfg.Commands.Allow, Env: env,
 		Timeout: cfg.Commands.Timeout.Std(), MaxOutput: cfg.Commands.MaxOutputBytes,
 	}))
 	client, err := egress.New(egress.Options{Allow: cfg.Egress.Allow, TLSConfig: r.egressTLS})

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/policy"
@@ -40,10 +41,12 @@ type RunCommandParams struct {
 
 // CommandOptions configure run_command; zero values are documented defaults.
 type CommandOptions struct {
-	// Backend runs the programs. When BackendErr is set instead, every
-	// proposal is refused with it (fail closed: never a silent fallback).
-	Backend    sandbox.Backend
-	BackendErr error
+	// Backend selects the backend that runs the programs. It is called
+	// once, on the first proposal (probing a sandbox costs a few
+	// milliseconds, too much for every start of the CLI). If it fails,
+	// every proposal is refused with its error: fail closed, never a
+	// silent fallback.
+	Backend func() (sandbox.Backend, error)
 	// Allow lists programs permitted although shells, interpreters or
 	// wrappers (policy.ClassifyCommand).
 	Allow []string
@@ -59,6 +62,21 @@ type CommandOptions struct {
 type RunCommand struct {
 	ws *workspace.Workspace
 	o  CommandOptions
+
+	once       sync.Once // guards backend and backendErr
+	backend    sandbox.Backend
+	backendErr error
+}
+
+func (t *RunCommand) sandbox() (sandbox.Backend, error) {
+	t.once.Do(func() {
+		if t.o.Backend == nil {
+			t.backendErr = errors.New("no sandbox backend is configured")
+			return
+		}
+		t.backend, t.backendErr = t.o.Backend()
+	})
+	return t.backend, t.backendErr
 }
 
 var _ tool.Typed[RunCommandParams] = (*RunCommand)(nil)
@@ -89,8 +107,9 @@ func (t *RunCommand) Spec() tool.Spec {
 }
 
 func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan, error) {
-	if t.o.BackendErr != nil || t.o.Backend == nil {
-		return tool.Plan{}, tool.Refuse("limit.sandbox", "commands cannot run: %v", t.o.BackendErr)
+	backend, err := t.sandbox()
+	if err != nil {
+		return tool.Plan{}, tool.Refuse("limit.sandbox", "commands cannot run: %v", err)
 	}
 	path, real, err := lookProgram(p.Program)
 	if err != nil {
@@ -125,7 +144,7 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 		args = []string{}
 	}
 	display := fmt.Sprintf("run %s\n  argv: %s\n  in %s · timeout %s · sandbox %s",
-		path, quoteArgv(append([]string{path}, args...)), cwd.Target(), timeout, t.o.Backend.Name())
+		path, quoteArgv(append([]string{path}, args...)), cwd.Target(), timeout, backend.Name())
 	if p.Stdin != "" {
 		display += fmt.Sprintf(" · stdin %d bytes", len(p.Stdin))
 	}
@@ -134,7 +153,7 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 		Display: display,
 		Targets: []string{cwd.Target()},
 		Body: runCommandBody{Path: path, RealPath: real, Args: args, Cwd: locate(cwd),
-			TimeoutS: int(timeout / time.Second), Stdin: p.Stdin, Backend: t.o.Backend.Name()},
+			TimeoutS: int(timeout / time.Second), Stdin: p.Stdin, Backend: backend.Name()},
 	})
 }
 
@@ -143,7 +162,8 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	if err := plan.Decode(&b); err != nil {
 		return tool.Result{}, err
 	}
-	if t.o.Backend == nil || b.Backend != t.o.Backend.Name() {
+	backend, err := t.sandbox()
+	if err != nil || b.Backend != backend.Name() {
 		return tool.Errorf("the sandbox changed since this call was planned; propose it again"), nil
 	}
 	// The program must still be what was planned: a swapped symlink or a
@@ -173,7 +193,7 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 		// root is refused by the sandbox, so it is set only where it holds.
 		limits.Processes = 512
 	}
-	res, err := t.o.Backend.Run(ctx, sandbox.Spec{
+	res, err := backend.Run(ctx, sandbox.Spec{
 		Path: b.Path, Args: b.Args, Dir: dir, Root: root, Env: env, Stdin: stdin,
 		Timeout: timeout, MaxOutput: t.o.MaxOutput, Limits: limits,
 	})
