@@ -146,7 +146,7 @@ func (r *Runtime) open(ctx context.Context) error {
 	}
 	var rules []policy.Rule
 	for _, rc := range cfg.Rules {
-		rules = append(rules, policy.Rule{ID: rc.ID, Tool: rc.Tool, Path: rc.Path, Effect: policy.Effect(rc.Effect)})
+		rules = append(rules, policy.Rule{ID: rc.ID, Tool: rc.Tool, Path: rc.Path, Effect: policy.Effect(rc.Effect), Command: rc.Command})
 	}
 	r.Arbiter = arbiter.New(arbiter.Options{
 		Registry:   reg,

@@ -110,6 +110,7 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		Risk:     plan.Risk(),
 		ReadOnly: plan.ReadOnly() && spec.ReadOnly,
 		Targets:  plan.Targets(),
+		Command:  plan.Command(),
 		Trust:    c.p.Caller.Trust,
 		Mode:     c.mode,
 		Rules:    a.o.Rules,

@@ -197,6 +197,11 @@ type Rule struct {
 	Path string `toml:"path"`
 	// Effect is "allow", "ask" or "deny". Required.
 	Effect string `toml:"effect"`
+	// Command is an optional pattern over a run_command Plan's full argv:
+	// the resolved absolute program path, then each argument, one glob per
+	// element; a last "**" matches any remaining arguments. Empty means the
+	// rule does not look at commands.
+	Command []string `toml:"command"`
 }
 
 // Duration is a time.Duration written in TOML as a string such as "30m" or

@@ -113,11 +113,21 @@ search_url = %s
 #           matches any number of folders ("notes/**", "*.md"); no "..",
 #           no leading "/"; leave it out to match every target
 #   effect  "allow", "ask" or "deny"
+#   command optional, for run_command: the full argv to match, the
+#           program's resolved absolute path first, one glob per element,
+#           a last "**" for any further arguments
+#           (command = ["/usr/bin/git", "status", "**"])
 #
 # [[rules]]
 # id = "read-notes"
 # tool = "read_file"
 # path = "notes/**"
+# effect = "allow"
+#
+# [[rules]]
+# id = "git-status"
+# tool = "run_command"
+# command = ["/usr/bin/git", "status", "**"]
 # effect = "allow"
 `,
 		mib(c.Workspace.MaxFileBytes), c.Workspace.MaxFileBytes,
@@ -130,6 +140,9 @@ search_url = %s
 		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))
 		if r.Path != "" {
 			w("path = %s\n", quote(r.Path))
+		}
+		if len(r.Command) > 0 {
+			w("command = %s\n", quoteList(r.Command))
 		}
 		w("effect = %s\n", quote(r.Effect))
 	}

@@ -140,7 +140,10 @@ func TestRenderExampleRuleIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load(uncommented example): %v\n%s", err, doc)
 	}
-	want := []Rule{{ID: "read-notes", Tool: "read_file", Path: "notes/**", Effect: "allow"}}
+	want := []Rule{
+		{ID: "read-notes", Tool: "read_file", Path: "notes/**", Effect: "allow"},
+		{ID: "git-status", Tool: "run_command", Effect: "allow", Command: []string{"/usr/bin/git", "status", "**"}},
+	}
 	if !reflect.DeepEqual(c.Rules, want) {
 		t.Errorf("example rule loaded as %+v; want %+v", c.Rules, want)
 	}

@@ -183,7 +183,33 @@ func validateRules(rules []Rule, ps *problems) {
 				ps.add("rules[%d].path = %q: %v", i, r.Path, err)
 			}
 		}
+		if len(r.Command) > 0 {
+			if err := checkCommand(r.Command); err != nil {
+				ps.add("rules[%d].command = %q: %v", i, r.Command, err)
+			}
+		}
 	}
+}
+
+// checkCommand accepts an argv pattern whose first element is an absolute
+// program path (rules match the resolved path, never a bare first word),
+// whose elements are path.Match patterns, and where "**" may only be last.
+func checkCommand(c []string) error {
+	if !strings.HasPrefix(c[0], "/") {
+		return fmt.Errorf("the first element must be the program's absolute path, such as \"/usr/bin/git\" (rules match the resolved path, not the first word)")
+	}
+	for i, e := range c {
+		if e == "**" {
+			if i != len(c)-1 {
+				return fmt.Errorf("\"**\" may only be the last element")
+			}
+			continue
+		}
+		if _, err := path.Match(e, ""); err != nil {
+			return fmt.Errorf("element %q is not a valid pattern", e)
+		}
+	}
+	return nil
 }
 
 // checkGlob accepts a slash-separated, root-relative glob whose elements are

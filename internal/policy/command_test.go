@@ -164,3 +164,44 @@ func FuzzClassifyCommand(f *testing.F) {
 		}
 	})
 }
+
+func TestRuleMatchesCommand(t *testing.T) {
+	git := []string{"/usr/bin/git", "status", "-s"}
+	cases := []struct {
+		pattern []string
+		argv    []string
+		want    bool
+	}{
+		{nil, git, true},
+		{[]string{"/usr/bin/git", "status", "**"}, git, true},
+		{[]string{"/usr/bin/git", "status", "**"}, []string{"/usr/bin/git", "status"}, true},
+		{[]string{"/usr/bin/git", "status"}, git, false}, // the full argv, not a prefix
+		{[]string{"/usr/bin/git", "**"}, git, true},
+		{[]string{"git", "**"}, git, false}, // never the bare first word
+		{[]string{"/usr/*/git", "st*", "-s"}, git, true},
+		{[]string{"/usr/bin/git", "push", "**"}, git, false},
+		{[]string{"/usr/bin/git", "**"}, nil, false}, // not a command plan
+	}
+	for _, c := range cases {
+		if got := (Rule{Command: c.pattern}).MatchesCommand(c.argv); got != c.want {
+			t.Errorf("Rule{Command: %q}.MatchesCommand(%q) = %v; want %v", c.pattern, c.argv, got, c.want)
+		}
+	}
+	in := Input{Tool: "run_command", Action: ActionExec, Risk: RiskMedium, Trust: TrustOwner, Mode: ModeSmart,
+		Command: []string{"/usr/bin/mkdir", "build"},
+		Rules: []Rule{
+			{ID: "no-touch", Tool: "run_command", Effect: Deny, Command: []string{"/usr/bin/touch", "**"}},
+			{ID: "mkdir-build", Tool: "run_command", Effect: Allow, Command: []string{"/usr/bin/mkdir", "build"}},
+		}}
+	if d := Decide(in); d.Verdict != Allow || d.Rule != "rule.mkdir-build" {
+		t.Errorf("Decide(mkdir build) = %v; want allow by rule.mkdir-build", d)
+	}
+	in.Command = []string{"/usr/bin/mkdir", "other"}
+	if d := Decide(in); d.Verdict != Ask {
+		t.Errorf("Decide(mkdir other) = %v; want ask", d)
+	}
+	in.Command, in.Mode = []string{"/usr/bin/touch", "x"}, ModeYolo
+	if d := Decide(in); d.Verdict != Deny || d.Rule != "rule.no-touch" {
+		t.Errorf("Decide(touch x) in yolo = %v; want deny by rule.no-touch", d)
+	}
+}

@@ -27,7 +27,7 @@ func Decide(in Input) Decision {
 
 	var rule *Rule
 	for i := range in.Rules {
-		if in.Rules[i].Matches(in.Tool, in.Targets) {
+		if in.Rules[i].Matches(in.Tool, in.Targets) && in.Rules[i].MatchesCommand(in.Command) {
 			rule = &in.Rules[i]
 			break
 		}

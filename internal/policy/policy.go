@@ -128,6 +128,36 @@ type Rule struct {
 	Tool   string
 	Path   string
 	Effect Effect
+	// Command, when set, matches a command Plan's full argv — the resolved
+	// absolute program path first — element by element with path.Match; a
+	// last element "**" matches any remaining arguments. A rule with a
+	// Command never matches a Plan without one.
+	Command []string
+}
+
+// MatchesCommand reports whether r's Command pattern (if any) matches argv.
+// It matches the resolved absolute path and every argument, never just the
+// first word: ["/usr/bin/git", "status"] does not match "git status -s",
+// and "git" alone does not match "/usr/bin/git".
+func (r Rule) MatchesCommand(argv []string) bool {
+	if len(r.Command) == 0 {
+		return true
+	}
+	if len(argv) == 0 {
+		return false
+	}
+	for i, pat := range r.Command {
+		if pat == "**" && i == len(r.Command)-1 {
+			return true
+		}
+		if i >= len(argv) {
+			return false
+		}
+		if ok, err := path.Match(pat, argv[i]); err != nil || !ok {
+			return false
+		}
+	}
+	return len(argv) == len(r.Command)
 }
 
 // Matches reports whether r applies to a Plan of tool with these targets.
@@ -226,6 +256,7 @@ type Input struct {
 	Risk     Risk
 	ReadOnly bool     // the Plan has no effect outside reading
 	Targets  []string // root-relative paths the Plan touches, slash-separated
+	Command  []string // a command Plan's argv, absolute program path first
 	Trust    Trust
 	Mode     Mode
 	Rules    []Rule   // operator rules, first match wins

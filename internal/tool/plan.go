@@ -27,6 +27,7 @@ type Plan struct {
 	readOnly  bool
 	display   string
 	targets   []string
+	command   []string
 	canonical []byte
 	hash      [sha256.Size]byte
 }
@@ -44,6 +45,9 @@ type PlanSpec struct {
 	// operator rules and scoped grants. Order carries no meaning: they are
 	// sorted and part of the hash.
 	Targets []string
+	// Command is a command Plan's full argv, the resolved absolute program
+	// path first; operator command rules match it. Empty for other tools.
+	Command []string
 	// Body is the tool's exact plan data; Run reads it back with Decode.
 	Body any
 }
@@ -59,8 +63,9 @@ func NewPlan(s PlanSpec) (Plan, error) {
 		Risk     string   `json:"risk"`
 		ReadOnly bool     `json:"read_only"`
 		Targets  []string `json:"targets"`
+		Command  []string `json:"command,omitempty"`
 		Body     any      `json:"body"`
-	}{s.Tool, string(s.Action), s.Risk.String(), s.ReadOnly, nonNil(targets), s.Body})
+	}{s.Tool, string(s.Action), s.Risk.String(), s.ReadOnly, nonNil(targets), s.Command, s.Body})
 	if err != nil {
 		return Plan{}, fmt.Errorf("plan for %s: %w", s.Tool, err)
 	}
@@ -71,6 +76,7 @@ func NewPlan(s PlanSpec) (Plan, error) {
 		readOnly:  s.ReadOnly,
 		display:   s.Display,
 		targets:   targets,
+		command:   slices.Clone(s.Command),
 		canonical: canonical,
 		hash:      sha256.Sum256(canonical),
 	}, nil
@@ -158,6 +164,9 @@ func (p Plan) Display() string       { return p.display }
 
 // Targets returns a copy of the sorted target paths.
 func (p Plan) Targets() []string { return slices.Clone(p.targets) }
+
+// Command returns a copy of a command Plan's argv (nil for other tools).
+func (p Plan) Command() []string { return slices.Clone(p.command) }
 
 // Canonical returns a copy of the canonical JSON that the hash covers.
 func (p Plan) Canonical() []byte { return slices.Clone(p.canonical) }

@@ -152,6 +152,7 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 		Tool: "run_command", Action: policy.ActionExec, Risk: v.Risk, ReadOnly: v.ReadOnly,
 		Display: display,
 		Targets: []string{cwd.Target()},
+		Command: append([]string{path}, args...),
 		Body: runCommandBody{Path: path, RealPath: real, Args: args, Cwd: locate(cwd),
 			TimeoutS: int(timeout / time.Second), Stdin: p.Stdin, Backend: backend.Name()},
 	})
