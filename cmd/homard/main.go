@@ -16,6 +16,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/sandbox"
 )
 
 // Exit codes, documented in `homard tool call --help` and the README.
@@ -46,6 +47,7 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
+	sandbox.MaybeRunHelper() // first: a re-exec of homard may be the landlock sandbox helper
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

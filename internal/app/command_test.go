@@ -52,6 +52,11 @@ func TestRunCommandThroughThePipeline(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "pwned")); err == nil {
 		t.Fatal("a refused or literal command created a file")
 	}
+	// In smart mode a read-only program runs; one that changes things asks.
+	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"ls","args":["-la"]}`, Mode: "smart"})
+	wantDecision(t, out, "ran", "mode.smart.read")
+	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"mkdir","args":["new"]}`, Mode: "smart"})
+	wantDecision(t, out, "pending", "mode.smart")
 	// Destructive forms ask even in yolo mode.
 	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"rm","args":["-rf","notes"]}`})
 	wantDecision(t, out, "pending", "risk.critical")

@@ -108,7 +108,11 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		Tool:     spec.Name,
 		Action:   plan.Action(),
 		Risk:     plan.Risk(),
-		ReadOnly: plan.ReadOnly() && spec.ReadOnly,
+		// The Plan says whether this exact call only reads: run_command
+		// classifies "git status" read-only although the tool is not.
+		// Plans come from homard's own tool code; an adapter for outside
+		// tools (MCP) must never copy a server's read-only hint here.
+		ReadOnly: plan.ReadOnly(),
 		Targets:  plan.Targets(),
 		Command:  plan.Command(),
 		Trust:    c.p.Caller.Trust,

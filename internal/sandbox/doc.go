@@ -26,12 +26,20 @@
 //     cgroup namespaces (no network at all), no capabilities, an unprivileged
 //     uid inside, no_new_privs, read-only system directories, a minimal /etc,
 //     the workspace root read-write with its .git read-only.
-//   - "landlock": not implemented yet; Available() says so.
+//   - "landlock": homard re-executes itself as a helper (argv[1]
+//     "__homard-sandbox-landlock"; main must call MaybeRunHelper first) in new
+//     user and network namespaces; the helper applies Landlock (the strict
+//     configuration of the kernel's ABI, v1 or later), a seccomp filter
+//     against UNIX sockets and no_new_privs to itself, then execs the
+//     program. Read-only system directories and minimal /etc, the workspace
+//     read-write; a workspace containing .git is refused (Landlock cannot
+//     keep it read-only). homard itself is never restricted.
 //   - "host": no confinement beyond argv-only exec, a fixed cwd, a cleared
 //     environment, a process group and rlimits. Only used when configured
 //     explicitly.
 //
-// Rlimits are applied race-free without a helper binary: the child is started
+// The landlock helper sets rlimits on itself right before its execve. The
+// other backends apply them race-free without a helper binary: the child is started
 // with PTRACE_TRACEME, so the kernel stops it right after execve and before the
 // program's first instruction; the parent sets the limits with prlimit(2) and
 // detaches. When Limits is zero no ptrace is used. If ptrace is forbidden on

@@ -31,6 +31,12 @@ type command struct {
 	limits    Limits
 	timeout   time.Duration
 	maxOutput int
+	// extraFiles become the child's fds 3, 4, ... (see exec.Cmd.ExtraFiles).
+	extraFiles []*os.File
+	// cloneflags, uidMap and gidMap create namespaces for the child (see
+	// syscall.SysProcAttr); zero values create none.
+	cloneflags     uintptr
+	uidMap, gidMap []syscall.SysProcIDMap
 }
 
 // execute runs c in its own process group, captures combined output through
@@ -47,16 +53,20 @@ func execute(ctx context.Context, c command) (Result, error) {
 	defer pr.Close()
 	env := append([]string{}, c.env...) // never nil: nil would inherit homard's environment
 	cmd := &exec.Cmd{
-		Path:   c.path,
-		Args:   c.argv,
-		Env:    env,
-		Dir:    c.dir,
-		Stdout: pw,
-		Stderr: pw,
+		Path:       c.path,
+		Args:       c.argv,
+		Env:        env,
+		Dir:        c.dir,
+		Stdout:     pw,
+		Stderr:     pw,
+		ExtraFiles: c.extraFiles,
 		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid:    true,
-			Pdeathsig:  syscall.SIGKILL,
-			Credential: c.cred,
+			Setpgid:     true,
+			Pdeathsig:   syscall.SIGKILL,
+			Credential:  c.cred,
+			Cloneflags:  c.cloneflags,
+			UidMappings: c.uidMap,
+			GidMappings: c.gidMap,
 		},
 	}
 	if c.stdin != nil {
@@ -166,6 +176,19 @@ func startWithLimits(cmd *exec.Cmd, l Limits) error {
 	if !ws.Stopped() || ws.StopSignal() != unix.SIGTRAP {
 		return fail(fmt.Errorf("child did not stop after exec (status %#x)", uint32(ws)))
 	}
+	if err := applyLimits(pid, l); err != nil {
+		return fail(err)
+	}
+	if err := unix.PtraceDetach(pid); err != nil {
+		return fail(fmt.Errorf("detach: %w", err))
+	}
+	return nil
+}
+
+// applyLimits sets the non-zero limits of l on pid (0 means this process)
+// with prlimit(2). It is shared by the ptrace path above and the landlock
+// helper, which limits itself just before it execs the program.
+func applyLimits(pid int, l Limits) error {
 	set := []struct {
 		res      int
 		cur, max uint64
@@ -181,11 +204,8 @@ func startWithLimits(cmd *exec.Cmd, l Limits) error {
 			continue
 		}
 		if err := unix.Prlimit(pid, s.res, &unix.Rlimit{Cur: s.cur, Max: s.max}, nil); err != nil {
-			return fail(fmt.Errorf("prlimit %d: %w", s.res, err))
+			return fmt.Errorf("prlimit %d: %w", s.res, err)
 		}
-	}
-	if err := unix.PtraceDetach(pid); err != nil {
-		return fail(fmt.Errorf("detach: %w", err))
 	}
 	return nil
 }

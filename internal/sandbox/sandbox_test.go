@@ -24,8 +24,8 @@ func TestInvalidSpecsAreRefused(t *testing.T) {
 		{"NUL in arg", Spec{Path: "/bin/echo", Args: []string{"a\x00b"}, Dir: root, Root: root}},
 		{"negative timeout", Spec{Path: "/bin/echo", Dir: root, Root: root, Timeout: -1}},
 	} {
-		for _, b := range []Backend{NewHost(), NewBwrap()} {
-			if b.Name() == "bwrap" && b.Available() != nil {
+		for _, b := range []Backend{NewHost(), NewBwrap(), NewLandlock()} {
+			if b.Name() != "host" && b.Available() != nil {
 				continue
 			}
 			if _, err := b.Run(context.Background(), tc.spec); !errors.Is(err, ErrInvalidSpec) {
@@ -42,8 +42,8 @@ func TestSelect(t *testing.T) {
 	if _, err := Select("docker"); !errors.Is(err, ErrUnknownBackend) {
 		t.Errorf(`Select("docker") err = %v; want ErrUnknownBackend`, err)
 	}
-	if _, err := Select("landlock"); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "not implemented") {
-		t.Errorf(`Select("landlock") err = %v; want ErrUnavailable saying not implemented`, err)
+	if b, err := Select("landlock"); (err == nil) != (NewLandlock().Available() == nil) || err == nil && b.Name() != "landlock" {
+		t.Errorf(`Select("landlock") = %v, %v; want landlock exactly when it is available`, b, err)
 	}
 	requireBwrap(t)
 	for _, name := range []string{"auto", "", "bwrap"} {
@@ -54,12 +54,21 @@ func TestSelect(t *testing.T) {
 }
 
 // TestSelectNeverFallsBack hides bwrap and checks that neither "bwrap" nor
-// "auto" quietly degrade to the host backend. Not parallel: it swaps a
-// package variable.
+// "auto" quietly degrade to the host backend: "auto" picks landlock when it
+// works, and fails once landlock is hidden too. Not parallel: it swaps
+// package variables.
 func TestSelectNeverFallsBack(t *testing.T) {
 	saved := bwrapPaths
 	bwrapPaths = []string{"/nonexistent/bwrap"}
 	defer func() { bwrapPaths = saved }()
+
+	if NewLandlock().Available() == nil {
+		if b, err := Select("auto"); err != nil || b.Name() != "landlock" {
+			t.Errorf(`Select("auto") without bwrap = %v, %v; want landlock`, b, err)
+		}
+	}
+	helperHooked.Store(false) // makes landlock unavailable
+	defer helperHooked.Store(true)
 
 	b, err := Select("bwrap")
 	if b != nil || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "apt-get install bubblewrap") {
@@ -68,6 +77,9 @@ func TestSelectNeverFallsBack(t *testing.T) {
 	b, err = Select("auto")
 	if b != nil || !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "install bubblewrap") {
 		t.Errorf(`Select("auto") without bwrap = %v, %v; want nil and an install hint, never host`, b, err)
+	}
+	if b, err = Select("landlock"); b != nil || !errors.Is(err, ErrUnavailable) {
+		t.Errorf(`Select("landlock") without the helper = %v, %v; want nil and ErrUnavailable, never host`, b, err)
 	}
 	if _, err := NewBwrap().Run(context.Background(), Spec{Path: "/bin/true", Dir: "/tmp/x", Root: "/tmp/x"}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("unavailable bwrap Run err = %v; want ErrUnavailable", err)
@@ -86,8 +98,8 @@ func TestReport(t *testing.T) {
 	if s := got["host"]; !s.Available {
 		t.Errorf("Report host = %+v; want available", s)
 	}
-	if s := got["landlock"]; s.Available || !strings.Contains(s.Reason, "not implemented") {
-		t.Errorf("Report landlock = %+v; want unavailable, not implemented", s)
+	if s, ok := got["landlock"]; !ok || s.Available != (NewLandlock().Available() == nil) {
+		t.Errorf("Report landlock = %+v; want it to match Available()", s)
 	}
 	if s, ok := got["bwrap"]; !ok || s.Available != (NewBwrap().Available() == nil) {
 		t.Errorf("Report bwrap = %+v; want it to match Available()", s)
