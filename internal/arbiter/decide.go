@@ -105,9 +105,9 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 
 	// 5 and 6. Policy and permission mode.
 	d := policy.Decide(policy.Input{
-		Tool:     spec.Name,
-		Action:   plan.Action(),
-		Risk:     plan.Risk(),
+		Tool:   spec.Name,
+		Action: plan.Action(),
+		Risk:   plan.Risk(),
 		// The Plan says whether this exact call only reads: run_command
 		// classifies "git status" read-only although the tool is not.
 		// Plans come from homard's own tool code; an adapter for outside
