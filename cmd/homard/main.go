@@ -16,7 +16,6 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
-	"github.com/homard/homard/internal/sandbox"
 )
 
 // Exit codes, documented in `homard tool call --help` and the README.
@@ -47,7 +46,7 @@ func usageErr(format string, args ...any) error {
 }
 
 func main() {
-	sandbox.MaybeRunHelper() // first: a re-exec of homard may be the landlock sandbox helper
+	app.MaybeRunSandboxHelper() // first: a re-exec of homard may be the landlock sandbox helper
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

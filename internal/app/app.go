@@ -188,3 +188,8 @@ func Init(ctx context.Context, paths config.Paths, o config.InitOptions) (*confi
 	}
 	return cfg, st.Close()
 }
+
+// MaybeRunSandboxHelper must be the first call in main: when homard was
+// re-executed as the Landlock sandbox helper it confines itself and execs
+// the planned program, never returning; otherwise it returns at once.
+func MaybeRunSandboxHelper() { sandbox.MaybeRunHelper() }
