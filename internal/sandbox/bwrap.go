@@ -123,10 +123,6 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	// The child's uid maps to homard's own uid outside the namespace.
-	if err := checkEnforceable(spec.Limits, os.Getuid()); err != nil {
-		return Result{}, err
-	}
 	return runBwrap(ctx, b.bin, spec)
 }
 
@@ -135,13 +131,16 @@ func runBwrap(ctx context.Context, bin string, spec Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
+	// The child's uid maps to homard's own uid outside the namespace.
+	limits, pidsMax := processLimit(spec.Limits, os.Getuid())
 	return execute(ctx, command{
 		path:      bin,
 		argv:      append([]string{bin}, args...),
 		env:       nil, // bwrap itself gets nothing; the child gets --setenv entries
 		dir:       "/",
 		stdin:     spec.Stdin,
-		limits:    spec.Limits, // applied to bwrap before it runs; the child inherits them
+		limits:    limits,  // applied to bwrap before it runs; the child inherits them
+		pidsMax:   pidsMax, // bwrap is moved into the cgroup; the sandbox inherits it
 		timeout:   spec.Timeout,
 		maxOutput: spec.MaxOutput,
 	})

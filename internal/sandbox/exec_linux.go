@@ -22,13 +22,17 @@ const drainGrace = 500 * time.Millisecond
 // command is a fully prepared exec: the program homard starts (the target
 // itself for host, bwrap for bwrap) with its complete argv.
 type command struct {
-	path      string
-	argv      []string // argv[0] included
-	env       []string
-	dir       string
-	stdin     []byte
-	cred      *syscall.Credential
-	limits    Limits
+	path   string
+	argv   []string // argv[0] included
+	env    []string
+	dir    string
+	stdin  []byte
+	cred   *syscall.Credential
+	limits Limits
+	// pidsMax > 0 puts the child in a fresh pids cgroup with that pids.max
+	// while it is stopped at exec (see startWithLimits); the cgroup is
+	// removed when the run ends.
+	pidsMax   uint64
 	timeout   time.Duration
 	maxOutput int
 	// extraFiles become the child's fds 3, 4, ... (see exec.Cmd.ExtraFiles).
@@ -72,8 +76,18 @@ func execute(ctx context.Context, c command) (Result, error) {
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
 	}
+	var cg *pidsCgroup
+	if c.pidsMax > 0 {
+		cg, err = newPidsCgroup(c.pidsMax)
+		if err != nil {
+			pw.Close()
+			return Result{}, fmt.Errorf("%w: the kernel does not apply a process limit to uid 0 and no pids cgroup can be used (%v); run homard as a non-root user (or give the host backend a non-root RunAs), mount a writable pids cgroup, or set the process limit to 0", ErrUnenforceable, err)
+		}
+		// Runs after the leader is reaped and the group killed (below).
+		defer func() { _ = cg.remove() }()
+	}
 	start := time.Now()
-	err = startWithLimits(cmd, c.limits)
+	err = startWithLimits(cmd, c.limits, cg)
 	pw.Close() // the child holds its own copy; EOF comes when every writer is gone
 	if err != nil {
 		return Result{}, fmt.Errorf("start %s: %w", c.path, err)
@@ -141,13 +155,13 @@ func waitExited(pid int) {
 
 func killGroup(pgid int) { _ = unix.Kill(-pgid, unix.SIGKILL) }
 
-// startWithLimits starts cmd and, if any limit is set, applies the limits
-// before the new program runs a single instruction: the child is traced
-// (PTRACE_TRACEME), so it stops with SIGTRAP right after execve; we set the
-// rlimits with prlimit(2) and detach. ptrace requests must come from the
-// tracing thread, hence LockOSThread.
-func startWithLimits(cmd *exec.Cmd, l Limits) error {
-	if l.isZero() {
+// startWithLimits starts cmd and, if any limit or a pids cgroup is set,
+// applies them before the new program runs a single instruction: the child
+// is traced (PTRACE_TRACEME), so it stops with SIGTRAP right after execve;
+// we move it into cg, set the rlimits with prlimit(2) and detach. ptrace
+// requests must come from the tracing thread, hence LockOSThread.
+func startWithLimits(cmd *exec.Cmd, l Limits, cg *pidsCgroup) error {
+	if l.isZero() && cg == nil {
 		return cmd.Start()
 	}
 	runtime.LockOSThread()
@@ -175,6 +189,11 @@ func startWithLimits(cmd *exec.Cmd, l Limits) error {
 	}
 	if !ws.Stopped() || ws.StopSignal() != unix.SIGTRAP {
 		return fail(fmt.Errorf("child did not stop after exec (status %#x)", uint32(ws)))
+	}
+	if cg != nil {
+		if err := cg.add(pid); err != nil {
+			return fail(fmt.Errorf("%w: %v", ErrUnenforceable, err))
+		}
 	}
 	if err := applyLimits(pid, l); err != nil {
 		return fail(err)

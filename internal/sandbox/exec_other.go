@@ -17,6 +17,7 @@ type command struct {
 	stdin     []byte
 	cred      *syscall.Credential
 	limits    Limits
+	pidsMax   uint64
 	timeout   time.Duration
 	maxOutput int
 }

@@ -14,8 +14,9 @@ import (
 // is only selected when the operator configures it explicitly.
 type Host struct {
 	// RunAs, if set, runs the child under these credentials (homard must be
-	// root). RLIMIT_NPROC is only enforced for a non-root uid, so a root
-	// homard that needs Limits.Processes must set this. Setting any Limits
+	// root). RLIMIT_NPROC is only enforced for a non-root uid; for a root
+	// child Limits.Processes becomes a pids cgroup instead (see Limits).
+	// Setting any Limits
 	// on a child of another uid needs CAP_SYS_RESOURCE (absent from Docker's
 	// default set); without it such a run fails to start.
 	RunAs *syscall.Credential
@@ -48,9 +49,7 @@ func (h *Host) Run(ctx context.Context, spec Spec) (Result, error) {
 	if h.RunAs != nil {
 		uid = int(h.RunAs.Uid)
 	}
-	if err := checkEnforceable(spec.Limits, uid); err != nil {
-		return Result{}, err
-	}
+	limits, pidsMax := processLimit(spec.Limits, uid)
 	return execute(ctx, command{
 		path:      spec.Path,
 		argv:      append([]string{spec.Path}, spec.Args...),
@@ -58,7 +57,8 @@ func (h *Host) Run(ctx context.Context, spec Spec) (Result, error) {
 		dir:       spec.Dir,
 		stdin:     spec.Stdin,
 		cred:      h.RunAs,
-		limits:    spec.Limits,
+		limits:    limits,
+		pidsMax:   pidsMax,
 		timeout:   spec.Timeout,
 		maxOutput: spec.MaxOutput,
 	})

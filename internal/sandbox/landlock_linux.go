@@ -56,7 +56,9 @@ func landlockSupported() error {
 // runLandlock starts the helper for a normalized spec and reports a setup
 // failure of the helper as an error.
 func runLandlock(ctx context.Context, spec Spec) (Result, error) {
-	req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: spec.Env, Root: spec.Root, Limits: spec.Limits})
+	// The child's uid maps to homard's own uid outside the namespace.
+	limits, pidsMax := processLimit(spec.Limits, os.Getuid())
+	req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: spec.Env, Root: spec.Root, Limits: limits})
 	if err != nil {
 		return Result{}, fmt.Errorf("encode helper request: %w", err)
 	}
@@ -83,7 +85,9 @@ func runLandlock(ctx context.Context, spec Spec) (Result, error) {
 		cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET,
 		uidMap:     []syscall.SysProcIDMap{{ContainerID: sandboxID, HostID: os.Getuid(), Size: 1}},
 		gidMap:     []syscall.SysProcIDMap{{ContainerID: sandboxID, HostID: os.Getgid(), Size: 1}},
-		// limits are applied by the helper itself (see applyLimits).
+		// rlimits are applied by the helper itself (see applyLimits); a
+		// pids cgroup gets the helper while it is stopped at its exec.
+		pidsMax: pidsMax,
 	})
 	// The helper's copy of statusW is gone (closed on exec or exit), so
 	// this read ends as soon as ours is closed.

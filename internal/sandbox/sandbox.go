@@ -49,11 +49,15 @@ type Limits struct {
 	MemoryBytes uint64
 	// Processes is RLIMIT_NPROC. The kernel counts every process of the
 	// child's real uid and never enforces it for uid 0 (nor for a child with
-	// CAP_SYS_ADMIN or CAP_SYS_RESOURCE). A run whose child would be uid 0
-	// outside any user namespace mapping therefore fails with
-	// ErrUnenforceable instead of running unlimited. The count includes
-	// homard's own processes (and, for bwrap, bwrap's), so set it well
-	// above what homard's user already runs.
+	// CAP_SYS_ADMIN or CAP_SYS_RESOURCE). The count includes homard's own
+	// processes (and, for bwrap, bwrap's), so set it well above what
+	// homard's user already runs. For a child that would be uid 0 outside
+	// any user namespace mapping (homard running as root) the limit is
+	// instead the pids.max of a fresh pids cgroup (cgroup v1 pids hierarchy
+	// or cgroup v2) holding the child and all its descendants, including
+	// bwrap's own processes; the cgroup is removed after the run. If no
+	// pids cgroup can be created the run fails with ErrUnenforceable
+	// instead of running unlimited.
 	Processes uint64
 	// FileBytes is RLIMIT_FSIZE: the largest file the child may write.
 	FileBytes uint64
@@ -198,11 +202,15 @@ func normalize(spec Spec) (Spec, error) {
 	return spec, nil
 }
 
-// checkEnforceable refuses a Processes limit for a child whose real uid is
-// 0: the kernel exempts root from RLIMIT_NPROC.
-func checkEnforceable(l Limits, childUID int) error {
+// processLimit decides how l.Processes is enforced for a child whose real
+// uid (outside any user namespace) is childUID. The kernel exempts uid 0
+// from RLIMIT_NPROC, so for root the limit moves to a pids cgroup: the
+// returned rlimits have Processes cleared and pidsMax is the cgroup's
+// pids.max (0: no cgroup). execute fails with ErrUnenforceable when that
+// cgroup cannot be created.
+func processLimit(l Limits, childUID int) (rlimits Limits, pidsMax uint64) {
 	if l.Processes > 0 && childUID == 0 {
-		return fmt.Errorf("%w: the kernel does not apply a process limit to uid 0; run homard as a non-root user (or give the host backend a non-root RunAs), or set the process limit to 0", ErrUnenforceable)
+		pidsMax, l.Processes = l.Processes, 0
 	}
-	return nil
+	return l, pidsMax
 }

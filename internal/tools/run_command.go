@@ -189,11 +189,10 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 		MemoryBytes: 2 << 30,
 		FileBytes:   uint64(t.ws.MaxFileBytes()),
 	}
-	if os.Geteuid() != 0 {
-		// The kernel never applies RLIMIT_NPROC to root; asking for it as
-		// root is refused by the sandbox, so it is set only where it holds.
-		limits.Processes = 512
-	}
+	// RLIMIT_NPROC for a non-root homard; as root (where the kernel
+	// ignores it) the sandbox enforces the same cap with a pids cgroup, or
+	// refuses to run the command at all.
+	limits.Processes = 512
 	res, err := backend.Run(ctx, sandbox.Spec{
 		Path: b.Path, Args: b.Args, Dir: dir, Root: root, Env: env, Stdin: stdin,
 		Timeout: timeout, MaxOutput: t.o.MaxOutput, Limits: limits,
