@@ -45,21 +45,21 @@ const (
 
 // Record is one audit entry.
 type Record struct {
-	Seq        int64 // set by Append
-	Time       time.Time
-	Owner      string
-	Session    string
-	Trust      policy.Trust
-	Tool       string
-	Decision   Decision
-	Rule       string
-	Reason     string
-	Args       string // redacted by the caller
-	PlanHash   string
-	RunID      string
-	ApprovalID string
-	PrevHash   string // set by Append
-	Hash       string // set by Append
+	Seq        int64        `json:"seq"` // set by Append
+	Time       time.Time    `json:"time"`
+	Owner      string       `json:"owner"`
+	Session    string       `json:"session"`
+	Trust      policy.Trust `json:"trust"`
+	Tool       string       `json:"tool"`
+	Decision   Decision     `json:"decision"`
+	Rule       string       `json:"rule"`
+	Reason     string       `json:"reason"`
+	Args       string       `json:"args"` // redacted by the caller
+	PlanHash   string       `json:"plan_hash,omitempty"`
+	RunID      string       `json:"run_id,omitempty"`
+	ApprovalID string       `json:"approval_id,omitempty"`
+	PrevHash   string       `json:"prev_hash"` // set by Append
+	Hash       string       `json:"hash"`      // set by Append
 }
 
 // Append adds r at the end of the chain inside tx: it reads the last
