@@ -1,0 +1,186 @@
+// Package anthropic is a streaming llm.Model for the Anthropic Messages API.
+//
+// It is a thin wire client on net/http + encoding/json and llm's SSE
+// reader, not the official SDK, to keep the binary lean. It POSTs
+// {BaseURL}/v1/messages with the x-api-key and anthropic-version headers
+// and stream:true, turns tool_use blocks (their input_json_delta fragments
+// joined) into tool calls, reports usage with cache reads, and retries (see
+// llm.Send) only before the answer has started. The API key never appears
+// in errors.
+package anthropic
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/homard/homard/internal/llm"
+)
+
+const provider = "anthropic"
+
+// Version is the anthropic-version header sent.
+const Version = "2023-06-01"
+
+// DefaultMaxTokens is sent when Request.MaxTokens is zero (the API requires
+// the field).
+const DefaultMaxTokens = 4096
+
+// Options configure a Client.
+type Options struct {
+	// BaseURL is the API root without the version. Zero means
+	// "https://api.anthropic.com".
+	BaseURL string
+	// APIKey is sent in the x-api-key header.
+	APIKey string
+	// HTTPClient is used for requests. Nil means http.DefaultClient.
+	// Its Timeout, if any, bounds the whole stream; prefer ctx deadlines.
+	HTTPClient *http.Client
+	// MaxRetries after the first try on 429, 5xx (incl. 529 overloaded) or
+	// a connection error. Zero means 3; negative means none.
+	MaxRetries int
+	// RetryDelay is the first backoff, doubling each retry. Zero means 500ms.
+	RetryDelay time.Duration
+}
+
+// Client is an llm.Model for one endpoint.
+type Client struct {
+	opts Options
+}
+
+var _ llm.Model = (*Client)(nil)
+
+// New returns a client for opts.
+func New(opts Options) *Client {
+	if opts.BaseURL == "" {
+		opts.BaseURL = "https://api.anthropic.com"
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	switch {
+	case opts.MaxRetries == 0:
+		opts.MaxRetries = 3
+	case opts.MaxRetries < 0:
+		opts.MaxRetries = 0
+	}
+	if opts.RetryDelay == 0 {
+		opts.RetryDelay = 500 * time.Millisecond
+	}
+	return &Client{opts: opts}
+}
+
+// Stream sends req and streams the answer.
+func (c *Client) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
+	body, err := json.Marshal(encodeRequest(req))
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode request: %w", provider, err)
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	h.Set("anthropic-version", Version)
+	if c.opts.APIKey != "" {
+		h.Set("x-api-key", c.opts.APIKey)
+	}
+	send := llm.Send{
+		Provider:   provider,
+		Client:     c.opts.HTTPClient,
+		URL:        c.opts.BaseURL + "/v1/messages",
+		Header:     h,
+		Body:       body,
+		Secret:     c.opts.APIKey,
+		MaxRetries: c.opts.MaxRetries,
+		BaseDelay:  c.opts.RetryDelay,
+	}
+	resp, err := send.Do(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newStream(ctx, resp.Body, c.opts.APIKey), nil
+}
+
+type wireRequest struct {
+	Model     string        `json:"model"`
+	System    string        `json:"system,omitempty"`
+	Messages  []wireMessage `json:"messages"`
+	Tools     []wireTool    `json:"tools,omitempty"`
+	MaxTokens int           `json:"max_tokens"`
+	Stream    bool          `json:"stream"`
+}
+
+type wireMessage struct {
+	Role    string      `json:"role"`
+	Content []wireBlock `json:"content"`
+}
+
+type wireBlock struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   string          `json:"content,omitempty"`
+}
+
+type wireTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+// encodeRequest maps req to the wire. A tool result becomes a tool_result
+// block in a user message; consecutive messages of one role are merged,
+// since the API wants roles to alternate (several tool results answer one
+// assistant turn). Tools keep their order so the prompt prefix stays
+// byte-identical (provider caches).
+func encodeRequest(req llm.Request) wireRequest {
+	w := wireRequest{Model: req.Model, System: req.System, MaxTokens: req.MaxTokens, Stream: true}
+	if w.MaxTokens == 0 {
+		w.MaxTokens = DefaultMaxTokens
+	}
+	for _, m := range req.Messages {
+		role := "user"
+		var blocks []wireBlock
+		switch m.Role {
+		case llm.RoleTool:
+			blocks = []wireBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}
+		case llm.RoleAssistant:
+			role = "assistant"
+			if m.Content != "" {
+				blocks = append(blocks, wireBlock{Type: "text", Text: m.Content})
+			}
+			for _, tc := range m.ToolCalls {
+				input := tc.Args
+				if !isObject(input) {
+					// The API needs an object; the model's broken argument
+					// text was already refused when it was proposed.
+					input = json.RawMessage(`{}`)
+				}
+				blocks = append(blocks, wireBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
+			}
+		default:
+			blocks = []wireBlock{{Type: "text", Text: m.Content}}
+		}
+		if n := len(w.Messages); n > 0 && w.Messages[n-1].Role == role {
+			w.Messages[n-1].Content = append(w.Messages[n-1].Content, blocks...)
+			continue
+		}
+		w.Messages = append(w.Messages, wireMessage{Role: role, Content: blocks})
+	}
+	for _, t := range req.Tools {
+		schema := t.Schema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	return w
+}
+
+func isObject(raw json.RawMessage) bool {
+	var m map[string]json.RawMessage
+	return json.Unmarshal(raw, &m) == nil && m != nil
+}

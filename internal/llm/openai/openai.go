@@ -1,0 +1,173 @@
+// Package openai is a streaming llm.Model for the OpenAI Chat Completions
+// API as spoken by OpenAI and by OpenAI-compatible servers (Ollama's /v1,
+// DeepSeek, vLLM, llama.cpp server, OpenRouter).
+//
+// It is a thin wire client on net/http + encoding/json and llm's SSE
+// reader, not the official SDK, to keep the binary lean. It POSTs
+// {BaseURL}/chat/completions with stream:true and
+// stream_options.include_usage, joins tool-call fragments by index,
+// reports usage including cached prompt tokens, and retries (see llm.Send)
+// only before the answer has started. The API key never appears in errors.
+package openai
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/homard/homard/internal/llm"
+)
+
+const provider = "openai"
+
+// Options configure a Client.
+type Options struct {
+	// BaseURL is the API root including the version, e.g.
+	// "https://api.openai.com/v1" or "http://localhost:11434/v1".
+	// Zero means "https://api.openai.com/v1".
+	BaseURL string
+	// APIKey is sent as a bearer token. Empty sends no Authorization
+	// header (local servers).
+	APIKey string
+	// HTTPClient is used for requests. Nil means http.DefaultClient.
+	// Its Timeout, if any, bounds the whole stream; prefer ctx deadlines.
+	HTTPClient *http.Client
+	// MaxRetries after the first try on 429, 5xx or a connection error.
+	// Zero means 3; negative means none.
+	MaxRetries int
+	// RetryDelay is the first backoff, doubling each retry. Zero means 500ms.
+	RetryDelay time.Duration
+}
+
+// Client is an llm.Model for one endpoint.
+type Client struct {
+	opts Options
+}
+
+var _ llm.Model = (*Client)(nil)
+
+// New returns a client for opts.
+func New(opts Options) *Client {
+	if opts.BaseURL == "" {
+		opts.BaseURL = "https://api.openai.com/v1"
+	}
+	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
+	switch {
+	case opts.MaxRetries == 0:
+		opts.MaxRetries = 3
+	case opts.MaxRetries < 0:
+		opts.MaxRetries = 0
+	}
+	if opts.RetryDelay == 0 {
+		opts.RetryDelay = 500 * time.Millisecond
+	}
+	return &Client{opts: opts}
+}
+
+// Stream sends req and streams the answer.
+func (c *Client) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
+	body, err := json.Marshal(encodeRequest(req))
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode request: %w", provider, err)
+	}
+	h := http.Header{}
+	h.Set("Content-Type", "application/json")
+	h.Set("Accept", "text/event-stream")
+	if c.opts.APIKey != "" {
+		h.Set("Authorization", "Bearer "+c.opts.APIKey)
+	}
+	send := llm.Send{
+		Provider:   provider,
+		Client:     c.opts.HTTPClient,
+		URL:        c.opts.BaseURL + "/chat/completions",
+		Header:     h,
+		Body:       body,
+		Secret:     c.opts.APIKey,
+		MaxRetries: c.opts.MaxRetries,
+		BaseDelay:  c.opts.RetryDelay,
+	}
+	resp, err := send.Do(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return newStream(ctx, resp.Body, c.opts.APIKey), nil
+}
+
+type wireRequest struct {
+	Model         string         `json:"model"`
+	Messages      []wireMessage  `json:"messages"`
+	Tools         []wireTool     `json:"tools,omitempty"`
+	MaxTokens     int            `json:"max_tokens,omitempty"`
+	Stream        bool           `json:"stream"`
+	StreamOptions map[string]any `json:"stream_options"`
+}
+
+type wireMessage struct {
+	Role       string         `json:"role"`
+	Content    *string        `json:"content"`
+	ToolCalls  []wireToolCall `json:"tool_calls,omitempty"`
+	ToolCallID string         `json:"tool_call_id,omitempty"`
+}
+
+type wireToolCall struct {
+	ID       string       `json:"id"`
+	Type     string       `json:"type"`
+	Function wireFunction `json:"function"`
+}
+
+type wireFunction struct {
+	Name      string `json:"name"`
+	Arguments string `json:"arguments"`
+}
+
+type wireTool struct {
+	Type     string          `json:"type"`
+	Function wireToolFuncDef `json:"function"`
+}
+
+type wireToolFuncDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	Parameters  json.RawMessage `json:"parameters,omitempty"`
+}
+
+// encodeRequest maps req to the wire. Tools keep their given order, so the
+// prompt prefix stays byte-identical from turn to turn (provider caches).
+func encodeRequest(req llm.Request) wireRequest {
+	w := wireRequest{
+		Model:         req.Model,
+		MaxTokens:     req.MaxTokens,
+		Stream:        true,
+		StreamOptions: map[string]any{"include_usage": true},
+	}
+	if req.System != "" {
+		s := req.System
+		w.Messages = append(w.Messages, wireMessage{Role: "system", Content: &s})
+	}
+	for _, m := range req.Messages {
+		content := m.Content
+		wm := wireMessage{Role: string(m.Role), Content: &content, ToolCallID: m.ToolCallID}
+		if m.Role == llm.RoleAssistant && len(m.ToolCalls) > 0 {
+			if content == "" {
+				wm.Content = nil
+			}
+			for _, tc := range m.ToolCalls {
+				wm.ToolCalls = append(wm.ToolCalls, wireToolCall{ID: tc.ID, Type: "function",
+					Function: wireFunction{Name: tc.Name, Arguments: string(tc.Args)}})
+			}
+		}
+		w.Messages = append(w.Messages, wm)
+	}
+	for _, t := range req.Tools {
+		schema := t.Schema
+		if len(schema) == 0 {
+			schema = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		w.Tools = append(w.Tools, wireTool{Type: "function",
+			Function: wireToolFuncDef{Name: t.Name, Description: t.Description, Parameters: schema}})
+	}
+	return w
+}
