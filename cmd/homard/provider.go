@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+)
+
+func (c *cli) providerCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "provider",
+		Short: "Check the configured model endpoint",
+	}
+	cmd.AddCommand(&cobra.Command{
+		Use:   "test",
+		Short: "Send one tiny request (with one tool definition) and say what is wrong, if anything",
+		Long: `test sends one short request to the model endpoint in config.toml, with one
+tool definition so that a server without tool-call support is caught. It
+tells apart an unreachable server, a refused key (401/403), an unknown model
+name and a rejected request. The key is read from the environment variable
+named by model.api_key_env and never printed.`,
+		Args: cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			rep, err := r.ProviderTest(cmd.Context())
+			fmt.Fprintf(c.stdout, "provider %s · %s · model %s\n", rep.Provider, rep.BaseURL, rep.Model)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "ok in %s · reply %q · tokens in %d (cached %d), out %d\n",
+				rep.Latency.Round(time.Millisecond), firstLine(rep.Reply), rep.Usage.Input, rep.Usage.Cached, rep.Usage.Output)
+			return nil
+		}),
+	})
+	return cmd
+}

@@ -1,0 +1,98 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/llm"
+	"github.com/homard/homard/internal/llm/anthropic"
+	"github.com/homard/homard/internal/llm/openai"
+)
+
+// Model builds the configured model client. The API key is read from the
+// environment variable the config names, at call time; it is never stored
+// in config, printed or logged.
+func (r *Runtime) Model() (llm.Model, error) {
+	return newModel(r.Config.Model, os.Getenv)
+}
+
+func newModel(m config.Model, getenv func(string) string) (llm.Model, error) {
+	key := getenv(m.APIKeyEnv)
+	switch m.Provider {
+	case config.ProviderOpenAI:
+		return openai.New(openai.Options{BaseURL: m.BaseURL, APIKey: key}), nil
+	case config.ProviderAnthropic:
+		if key == "" {
+			return nil, fmt.Errorf("%w: $%s is empty; export %s=… (the key is never written to config.toml)", ErrNoKey, m.APIKeyEnv, m.APIKeyEnv)
+		}
+		return anthropic.New(anthropic.Options{BaseURL: m.BaseURL, APIKey: key}), nil
+	}
+	return nil, fmt.Errorf("unknown provider %q", m.Provider)
+}
+
+// ErrNoKey is returned when the API key variable is empty.
+var ErrNoKey = errors.New("no API key")
+
+// ProviderReport is the outcome of `homard provider test`.
+type ProviderReport struct {
+	Provider, BaseURL, Model string
+	Reply                    string
+	Latency                  time.Duration
+	Usage                    llm.Usage
+}
+
+// ProviderTest sends one tiny request, with one tool definition so that an
+// endpoint without tool support is caught, and explains what went wrong.
+func (r *Runtime) ProviderTest(ctx context.Context) (ProviderReport, error) {
+	m := r.Config.Model
+	rep := ProviderReport{Provider: m.Provider, BaseURL: m.BaseURL, Model: m.Name}
+	if m.Provider == config.ProviderOpenAI && os.Getenv(m.APIKeyEnv) == "" {
+		// Local OpenAI-compatible servers often need no key; say so, go on.
+		rep.Reply = "(no key in $" + m.APIKeyEnv + "; sending without one)"
+	}
+	model, err := r.Model()
+	if err != nil {
+		return rep, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	defer cancel()
+	start := time.Now()
+	stream, err := model.Stream(ctx, llm.Request{
+		Model:     m.Name,
+		System:    "You are a connectivity check. Reply with the single word OK.",
+		Messages:  []llm.Message{{Role: llm.RoleUser, Content: "ping"}},
+		Tools:     []llm.ToolSpec{{Name: "noop", Description: "Does nothing; never call it.", Schema: json.RawMessage(`{"type":"object","properties":{}}`)}},
+		MaxTokens: 16,
+	})
+	if err == nil {
+		var res llm.Result
+		res, err = llm.Collect(stream)
+		rep.Reply, rep.Usage = res.Text, res.Usage
+	}
+	rep.Latency = time.Since(start)
+	if err != nil {
+		return rep, explainProviderError(m, err)
+	}
+	return rep, nil
+}
+
+func explainProviderError(m config.Model, err error) error {
+	switch {
+	case errors.Is(err, llm.ErrAuth):
+		return fmt.Errorf("the endpoint refused the key in $%s (401/403): check the key and that it belongs to %s: %w", m.APIKeyEnv, m.BaseURL, err)
+	case errors.Is(err, llm.ErrModelNotFound):
+		return fmt.Errorf("the endpoint does not know model %q: fix model.name in config.toml: %w", m.Name, err)
+	case errors.Is(err, llm.ErrUnreachable):
+		return fmt.Errorf("cannot reach %s: check model.base_url and that the server is running: %w", m.BaseURL, err)
+	case errors.Is(err, llm.ErrBadRequest):
+		return fmt.Errorf("the endpoint rejected the request; if it mentions tools, this model or server has no tool-call support, which homard needs: %w", err)
+	case errors.Is(err, llm.ErrRateLimited):
+		return fmt.Errorf("rate limited even after retries; try again later: %w", err)
+	}
+	return err
+}
