@@ -44,7 +44,7 @@ type ToolRun struct {
 	Plan      []byte // canonical JSON, redacted by the caller
 	Display   string
 	Status    string
-	Decision  string // the verdict: allow, ask or deny
+	Decision  string // the arbiter's outcome: ran, pending, denied or error
 	Rule      string
 	Reason    string
 	// ApprovalID is empty when no approval was involved.
