@@ -1,0 +1,400 @@
+// Package agent runs the tool loop of one turn: it assembles the request
+// (a stable prefix of system prompt and tool definitions, then history, then
+// the user message), streams the model, sends every tool call the model
+// proposes to the arbiter as a Proposal, and returns each Outcome to the model
+// as a tool message, until the model gives a final answer or a budget is
+// spent.
+//
+// Contract: the agent never runs a tool itself; it only asks a Decider. The
+// system prompt and tool definitions are byte-identical from call to call
+// and from turn to turn (tools sorted by name), so provider prompt caches
+// hold. Untrusted tool output reaches the model only between per-turn nonce
+// markers, with marker look-alikes in the content neutralised. A tool call is
+// never separated from its result in TurnResult.Messages. Turn starts no
+// goroutines; when ctx ends it closes the model stream and returns ctx.Err().
+//
+// This is the in-memory core: persistence of turns, context compaction and
+// artifacts for large results come later (issue 4).
+package agent
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/llm"
+	"github.com/homard/homard/internal/tool"
+)
+
+// Decider decides one proposal; *arbiter.Arbiter is one.
+type Decider interface {
+	Decide(ctx context.Context, p arbiter.Proposal) (arbiter.Outcome, error)
+}
+
+var _ Decider = (*arbiter.Arbiter)(nil)
+
+// Options configure an Agent. Model, Decider and Caller are required.
+type Options struct {
+	Model llm.Model
+	// ModelName is sent as llm.Request.Model.
+	ModelName string
+	Decider   Decider
+	// Tools are the tools offered to the model, usually Registry.Specs().
+	// Name, Description and Schema are sent; Action and ReadOnly weigh the
+	// budget. The order does not matter: they are sent sorted by name.
+	Tools []tool.Spec
+	// System is the system prompt, sent unchanged on every call.
+	System string
+	// Caller is who this agent acts for; it comes from the channel's
+	// authentication and is put on every Proposal.
+	Caller arbiter.Caller
+	Budget Budget
+}
+
+// Agent runs turns. It holds no per-turn state and is safe for concurrent
+// use if its Model and Decider are.
+type Agent struct {
+	model    llm.Model
+	name     string
+	decider  Decider
+	system   string
+	caller   arbiter.Caller
+	budget   Budget
+	specs    []llm.ToolSpec       // sorted by name; never modified after New
+	byName   map[string]tool.Spec // for weights and read-only checks
+	newNonce func() string
+}
+
+// New builds an Agent.
+func New(o Options) *Agent {
+	a := &Agent{
+		model:    o.Model,
+		name:     o.ModelName,
+		decider:  o.Decider,
+		system:   o.System,
+		caller:   o.Caller,
+		budget:   o.Budget.withDefaults(),
+		byName:   make(map[string]tool.Spec, len(o.Tools)),
+		newNonce: randomNonce,
+	}
+	specs := slices.Clone(o.Tools)
+	slices.SortStableFunc(specs, func(x, y tool.Spec) int { return strings.Compare(x.Name, y.Name) })
+	for _, s := range specs {
+		if _, dup := a.byName[s.Name]; dup {
+			continue // the registry refuses duplicates; keep the first
+		}
+		a.byName[s.Name] = s
+		a.specs = append(a.specs, llm.ToolSpec{
+			Name:        s.Name,
+			Description: s.Description,
+			Schema:      bytes.Clone(s.Schema),
+		})
+	}
+	return a
+}
+
+// EventKind says which fields of an Event are set.
+type EventKind int
+
+const (
+	// EventText carries Text, a fragment of the model's answer.
+	EventText EventKind = iota + 1
+	// EventToolCall carries Call, a proposal about to be decided.
+	EventToolCall
+	// EventToolResult carries Call and Outcome. Outcome is nil when the
+	// agent did not propose the call (budget spent or loop stopped); Text
+	// then says why.
+	EventToolResult
+	// EventStopped carries Text, why the loop stopped early.
+	EventStopped
+)
+
+// Event is something a channel may show while a turn runs.
+type Event struct {
+	Kind    EventKind
+	Text    string
+	Call    llm.ToolCall
+	Outcome *arbiter.Outcome
+}
+
+// TurnResult is what one turn produced.
+type TurnResult struct {
+	// Text is the final answer.
+	Text string
+	// Messages are the messages this turn added to the conversation, the
+	// user message first. Every assistant tool call is followed by its
+	// tool message.
+	Messages []llm.Message
+	// Pending lists the approval ids the turn is waiting for.
+	Pending []string
+	// Usage sums every model call of the turn.
+	Usage llm.Usage
+	// Calls and Units are the tool budget spent.
+	Calls int
+	Units int
+	// Stopped says why the loop stopped early; empty when the model
+	// answered on its own.
+	Stopped string
+}
+
+// Turn runs one turn: user is the owner's message, history the earlier
+// conversation (not modified). onEvent may be nil; it is called on the
+// calling goroutine. On error the TurnResult holds what the turn had done.
+func (a *Agent) Turn(ctx context.Context, history []llm.Message, user string, onEvent func(Event)) (TurnResult, error) {
+	if onEvent == nil {
+		onEvent = func(Event) {}
+	}
+	t := &turn{
+		a:       a,
+		onEvent: onEvent,
+		nonce:   a.newNonce(),
+		history: history,
+	}
+	t.res.Messages = []llm.Message{{Role: llm.RoleUser, Content: user}}
+	err := t.run(ctx)
+	return t.res, err
+}
+
+// turn is the state of one Turn; it is used by one goroutine.
+type turn struct {
+	a       *Agent
+	onEvent func(Event)
+	nonce   string
+	history []llm.Message
+	res     TurnResult
+
+	warned  bool   // the half-budget note was given
+	lastKey string // tool + args of the last failing call
+	streak  int    // how many times in a row lastKey failed
+}
+
+func (t *turn) run(ctx context.Context) error {
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		got, err := t.stream(ctx, t.a.specs)
+		if err != nil {
+			return err
+		}
+		if len(got.ToolCalls) == 0 {
+			t.res.Messages = append(t.res.Messages, llm.Message{Role: llm.RoleAssistant, Content: got.Text})
+			t.res.Text = got.Text
+			return nil
+		}
+		t.res.Messages = append(t.res.Messages, llm.Message{Role: llm.RoleAssistant, Content: got.Text, ToolCalls: got.ToolCalls})
+		stop, err := t.handleCalls(ctx, got.ToolCalls)
+		if err != nil {
+			return err
+		}
+		if stop != "" {
+			return t.finish(ctx, stop)
+		}
+	}
+}
+
+// finish records why the loop stopped, tells the model in the last tool
+// message, and asks it, with no tools offered, for a final answer.
+func (t *turn) finish(ctx context.Context, stop string) error {
+	t.res.Stopped = stop
+	t.onEvent(Event{Kind: EventStopped, Text: stop})
+	last := &t.res.Messages[len(t.res.Messages)-1]
+	last.Content += "\n\n[homard note: " + stop + ". No more tools can be called in this turn. " +
+		"Give your final answer now: say what the tool results above confirm, and what is not confirmed or not done.]"
+	got, err := t.stream(ctx, nil)
+	if err != nil {
+		return err
+	}
+	// Tool calls in this answer are ignored: none were offered, and a call
+	// without a result must not enter the conversation.
+	t.res.Messages = append(t.res.Messages, llm.Message{Role: llm.RoleAssistant, Content: got.Text})
+	t.res.Text = got.Text
+	return nil
+}
+
+// stream makes one model call and gathers its answer, passing text deltas
+// on. When ctx ends it returns ctx.Err(); the stream is always closed.
+func (t *turn) stream(ctx context.Context, tools []llm.ToolSpec) (llm.Result, error) {
+	msgs := make([]llm.Message, 0, len(t.history)+len(t.res.Messages))
+	msgs = append(append(msgs, t.history...), t.res.Messages...)
+	req := llm.Request{Model: t.a.name, System: t.a.system, Messages: msgs, Tools: tools}
+	s, err := t.a.model.Stream(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return llm.Result{}, ctx.Err()
+		}
+		return llm.Result{}, fmt.Errorf("model: %w", err)
+	}
+	defer s.Close()
+	var r llm.Result
+	var text strings.Builder
+	for {
+		ev, err := s.Next()
+		if ctx.Err() != nil {
+			return r, ctx.Err()
+		}
+		if errors.Is(err, io.EOF) {
+			r.Text = text.String()
+			return r, nil
+		}
+		if err != nil {
+			return r, fmt.Errorf("model stream: %w", err)
+		}
+		switch ev.Kind {
+		case llm.EventText:
+			text.WriteString(ev.Text)
+			t.onEvent(Event{Kind: EventText, Text: ev.Text})
+		case llm.EventToolCall:
+			r.ToolCalls = append(r.ToolCalls, ev.ToolCall)
+		case llm.EventUsage:
+			t.res.Usage.Input += ev.Usage.Input
+			t.res.Usage.Output += ev.Usage.Output
+			t.res.Usage.Cached += ev.Usage.Cached
+		case llm.EventDone:
+			r.StopReason = ev.StopReason
+		}
+	}
+}
+
+// handleCalls decides each call in order and appends one tool message per
+// call. It returns a non-empty reason when the loop must stop; calls after
+// that point are answered "not run" so that none is left without a result.
+func (t *turn) handleCalls(ctx context.Context, calls []llm.ToolCall) (string, error) {
+	stop := ""
+	for _, c := range calls {
+		if err := ctx.Err(); err != nil {
+			return "", err
+		}
+		var content string
+		if stop != "" {
+			content = "not run: " + stop
+			t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
+		} else {
+			var err error
+			content, stop, err = t.handleCall(ctx, c)
+			if err != nil {
+				return "", err
+			}
+		}
+		t.res.Messages = append(t.res.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: content})
+	}
+	return stop, nil
+}
+
+// handleCall checks the budget, proposes c to the decider and renders the
+// tool message. stop is set when this call spent a hard budget or was the
+// third identical failure in a row.
+func (t *turn) handleCall(ctx context.Context, c llm.ToolCall) (content, stop string, err error) {
+	b := t.a.budget
+	w, readOnly := t.a.weigh(c.Name)
+	switch {
+	case t.res.Calls >= b.MaxCalls:
+		stop = fmt.Sprintf("the tool-call budget of this turn is spent (%d calls)", b.MaxCalls)
+		content = "not run: " + stop
+		t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
+		return content, stop, nil
+	case t.res.Units+w > b.MaxUnits:
+		stop = fmt.Sprintf("the tool budget of this turn is spent (%d of %d units used; this call needs %d)", t.res.Units, b.MaxUnits, w)
+		content = "not run: " + stop
+		t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
+		return content, stop, nil
+	case !readOnly && t.res.Units+w > b.MaxUnits-b.Reserve:
+		// Counted as a call (so a model that keeps asking still ends) but
+		// spends no units; read-only tools may still use the reserve.
+		t.res.Calls++
+		content = fmt.Sprintf("not run: only read-only tools may use the last %d units of this turn's budget (%d of %d used)", b.Reserve, t.res.Units, b.MaxUnits)
+		t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
+		return content + t.note(), "", nil
+	}
+
+	t.onEvent(Event{Kind: EventToolCall, Call: c})
+	out, err := t.a.decider.Decide(ctx, arbiter.Proposal{Tool: c.Name, Args: c.Args, Caller: t.a.caller})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		return "", "", fmt.Errorf("decide %s: %w", c.Name, err)
+	}
+	t.res.Calls++
+	t.res.Units += w
+	t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &out})
+	if out.Decision == arbiter.Pending && out.ApprovalID != "" {
+		t.res.Pending = append(t.res.Pending, out.ApprovalID)
+	}
+	content = t.render(out) + t.note()
+
+	if out.Decision == arbiter.Error || out.Decision == arbiter.Denied {
+		key := c.Name + "\x00" + compactArgs(c.Args)
+		if key == t.lastKey {
+			t.streak++
+		} else {
+			t.lastKey, t.streak = key, 1
+		}
+		if t.streak >= repeatLimit {
+			return content, fmt.Sprintf("the same failing call (%s with the same arguments) was made %d times in a row", c.Name, repeatLimit), nil
+		}
+	} else {
+		t.lastKey, t.streak = "", 0
+	}
+	if t.res.Calls >= b.MaxCalls || t.res.Units >= b.MaxUnits {
+		stop = fmt.Sprintf("the tool budget of this turn is spent (%d of %d calls, %d of %d units)", t.res.Calls, b.MaxCalls, t.res.Units, b.MaxUnits)
+	}
+	return content, stop, nil
+}
+
+// repeatLimit is how many identical failing calls in a row stop the loop.
+const repeatLimit = 3
+
+// note returns the half-budget warning the first time half of a budget is
+// spent, and "" otherwise.
+func (t *turn) note() string {
+	b := t.a.budget
+	if t.warned || (2*t.res.Calls < b.MaxCalls && 2*t.res.Units < b.MaxUnits) {
+		return ""
+	}
+	t.warned = true
+	return fmt.Sprintf("\n\n[homard note: half of this turn's tool budget is spent (%d of %d calls, %d of %d units). Plan to finish soon.]",
+		t.res.Calls, b.MaxCalls, t.res.Units, b.MaxUnits)
+}
+
+// render is the tool message for an outcome: decision and reason, the
+// approval to wait for, and the result, wrapped when untrusted.
+func (t *turn) render(out arbiter.Outcome) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "decision: %s\n", out.Decision)
+	if out.Reason != "" {
+		fmt.Fprintf(&sb, "reason: %s\n", oneLine(out.Reason))
+	}
+	if out.Decision == arbiter.Pending {
+		fmt.Fprintf(&sb, "waiting for approval %s; do not retry\n", out.ApprovalID)
+	}
+	if out.Result != nil && (out.Decision == arbiter.Ran || out.Decision == arbiter.Error) {
+		if out.Result.IsError {
+			sb.WriteString("the tool reported an error:\n")
+		}
+		if out.Result.Untrusted {
+			sb.WriteString(wrapUntrusted(t.nonce, out.Result.Text))
+		} else {
+			sb.WriteString(out.Result.Text)
+		}
+	}
+	return strings.TrimRight(sb.String(), "\n")
+}
+
+// compactArgs normalises whitespace in JSON arguments so that the same call
+// with different spacing counts as the same call.
+func compactArgs(raw json.RawMessage) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(s, "\n", " ") }
