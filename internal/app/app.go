@@ -42,6 +42,8 @@ type Runtime struct {
 	Vault     *secrets.Vault
 	now       func() time.Time
 	egressTLS *tls.Config
+	// redactor is the arbiter's: it also redacts what Run persists.
+	redactor *secrets.Redactor
 }
 
 // Options adjust Open; the zero value is right for real use.
@@ -148,11 +150,12 @@ func (r *Runtime) open(ctx context.Context) error {
 	for _, rc := range cfg.Rules {
 		rules = append(rules, policy.Rule{ID: rc.ID, Tool: rc.Tool, Path: rc.Path, Effect: policy.Effect(rc.Effect), Command: rc.Command})
 	}
+	r.redactor = secrets.NewRedactor(known...)
 	r.Arbiter = arbiter.New(arbiter.Options{
 		Registry:   reg,
 		Store:      st,
 		Approvals:  r.Approvals,
-		Redactor:   secrets.NewRedactor(known...),
+		Redactor:   r.redactor,
 		Mode:       mode,
 		Rules:      rules,
 		GuestTools: cfg.Permissions.GuestTools,

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+)
+
+// runOutput is what `homard run --json` prints.
+type runOutput struct {
+	Text    string   `json:"text"`
+	Pending []string `json:"pending"`
+	Usage   struct {
+		Input  int `json:"input"`
+		Output int `json:"output"`
+		Cached int `json:"cached"`
+	} `json:"usage"`
+	Stopped string `json:"stopped"`
+}
+
+func (c *cli) runCmd() *cobra.Command {
+	var req app.RunRequest
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   `run "TASK"`,
+		Short: "Run one turn of the agent on a task and print the answer",
+		Long: `run sends TASK to the configured model as one turn of a conversation. The
+model may propose tool calls; each one goes through the arbiter exactly as
+with 'homard tool call' (strict decoding, hard limits, policy, your
+permission mode, approval, a confined run, redaction, audit). The answer is
+streamed to stdout as it arrives.
+
+A call that needs your approval is not run: the model is told it waits, and
+after the answer homard lists the approval ids. Approve one with
+'homard approval approve ID', then run again in the same session.
+
+The conversation is kept per session (--session, default cli): the next run
+in the same session sees the earlier turns. A run that fails or is
+interrupted (Ctrl+C) stores nothing of its turn; tool calls it made are in
+the audit log.
+
+With --json, nothing is streamed; one JSON object is printed at the end:
+
+  text      the answer
+  pending   approval ids the turn waits for
+  usage     tokens: input (cached included), output, cached
+  stopped   why the loop stopped early (a budget); empty otherwise
+
+Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
+1 homard or the model endpoint failed.`,
+		Example: `  homard run "summarise notes.txt"
+  homard run "add tea to todo.md" --session kitchen
+  homard run "list my files" --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			req.Task = args[0]
+			var last string // the last streamed fragment, to end the line
+			if !asJSON {
+				req.OnText = func(s string) {
+					fmt.Fprint(c.stdout, s)
+					last = s
+				}
+			}
+			res, err := r.Run(cmd.Context(), req)
+			if last != "" && !strings.HasSuffix(last, "\n") {
+				fmt.Fprintln(c.stdout)
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				out := runOutput{Text: res.Text, Pending: res.Pending, Stopped: res.Stopped}
+				if out.Pending == nil {
+					out.Pending = []string{}
+				}
+				out.Usage.Input, out.Usage.Output, out.Usage.Cached = res.Usage.Input, res.Usage.Output, res.Usage.Cached
+				if err := writeJSON(c.stdout, out); err != nil {
+					return err
+				}
+			} else {
+				if res.Stopped != "" {
+					fmt.Fprintf(c.stderr, "homard: stopped early: %s\n", res.Stopped)
+				}
+				for _, id := range res.Pending {
+					fmt.Fprintf(c.stdout, "waiting for approval: %s — homard approval approve %s, then run again\n", id, id)
+				}
+			}
+			if len(res.Pending) > 0 {
+				return &exitError{code: exitPending}
+			}
+			return nil
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&req.Session, "session", "", "conversation `ID` to continue (default cli)")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object at the end instead of streaming")
+	return cmd
+}

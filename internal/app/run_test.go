@@ -1,0 +1,188 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/homard/homard/internal/llm"
+	"github.com/homard/homard/internal/llm/llmtest"
+)
+
+// runServer starts a fake OpenAI endpoint answering with turns in order
+// and points r at it.
+func runServer(t *testing.T, r *Runtime, replies ...llmtest.Reply) *llmtest.Server {
+	t.Helper()
+	t.Setenv("OPENAI_API_KEY", "sk-test-RUNKEY0123456789")
+	srv := llmtest.NewServer(replies...)
+	t.Cleanup(srv.Close)
+	r.Config.Model.Provider = "openai"
+	r.Config.Model.BaseURL = srv.URL + "/v1"
+	return srv
+}
+
+func openAI(turn llmtest.Turn) llmtest.Reply {
+	return llmtest.Reply{Chunks: llmtest.OpenAIStream(turn)}
+}
+
+func toolCall(id, name, args string) llmtest.Turn {
+	// The arguments arrive split mid-JSON, as real providers send them.
+	half := len(args) / 2
+	return llmtest.Turn{Calls: []llmtest.CallScript{{ID: id, Name: name, Fragments: []string{args[:half], args[half:]}}}}
+}
+
+type wireMessage struct {
+	Role       string `json:"role"`
+	Content    any    `json:"content"`
+	ToolCallID string `json:"tool_call_id"`
+}
+
+func requestMessages(t *testing.T, rec llmtest.Recorded) []wireMessage {
+	t.Helper()
+	var body struct {
+		Messages []wireMessage `json:"messages"`
+	}
+	if err := json.Unmarshal(rec.Body, &body); err != nil {
+		t.Fatalf("request body: %v\n%s", err, rec.Body)
+	}
+	// The system prompt travels as the first message on this wire; the
+	// tests look at the conversation after it.
+	if len(body.Messages) > 0 && body.Messages[0].Role == "system" {
+		return body.Messages[1:]
+	}
+	return body.Messages
+}
+
+func TestRunReadsAnswersAndRemembers(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	writeWorkspaceFile(t, r, "notes.txt", "the kettle is blue\n")
+	srv := runServer(t, r,
+		openAI(toolCall("call_1", "read_file", `{"path":"notes.txt"}`)),
+		openAI(llmtest.Turn{Text: []string{"The kettle ", "is blue."}, Usage: &llm.Usage{Input: 30, Output: 5, Cached: 10}}),
+		openAI(llmtest.Turn{Text: []string{"You asked about the kettle."}}),
+	)
+	ctx := context.Background()
+	var streamed strings.Builder
+	res, err := r.Run(ctx, RunRequest{Task: "What colour is the kettle?", OnText: func(s string) { streamed.WriteString(s) }})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if res.Text != "The kettle is blue." || streamed.String() != res.Text || len(res.Pending) != 0 || res.Stopped != "" {
+		t.Fatalf("Run = %+v (streamed %q); want the answer, nothing pending", res, streamed.String())
+	}
+	if res.Usage.Input != 30 || res.Usage.Cached != 10 {
+		t.Errorf("Usage = %+v; want input 30 cached 10", res.Usage)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d model requests; want 2", len(reqs))
+	}
+	msgs := requestMessages(t, reqs[1])
+	last := msgs[len(msgs)-1]
+	content, _ := last.Content.(string)
+	if last.Role != "tool" || last.ToolCallID != "call_1" || !strings.Contains(content, "[BEGIN_UNTRUSTED nonce=") ||
+		!strings.Contains(content, "the kettle is blue") {
+		t.Fatalf("second request's last message = %+v; want the file content wrapped as untrusted", last)
+	}
+
+	stored, err := r.Store.Messages(ctx, "cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	roles := make([]string, len(stored))
+	for i, m := range stored {
+		roles[i] = m.Role
+	}
+	if got := strings.Join(roles, ","); got != "user,assistant,tool,assistant" {
+		t.Fatalf("stored roles = %s; want user,assistant,tool,assistant", got)
+	}
+
+	res, err = r.Run(ctx, RunRequest{Task: "What did I ask?"})
+	if err != nil || res.Text != "You asked about the kettle." {
+		t.Fatalf("second Run = %+v, %v", res, err)
+	}
+	third := requestMessages(t, srv.Requests()[2])
+	if len(third) != 5 || third[0].Role != "user" || third[2].ToolCallID != "call_1" || third[4].Role != "user" {
+		t.Fatalf("third request messages = %+v; want the first turn's 4 messages then the new task", third)
+	}
+	if third[0].Content != "What colour is the kettle?" {
+		t.Errorf("third request's first message = %v; want the first task", third[0].Content)
+	}
+}
+
+func TestRunPendingWriteWritesNothing(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	runServer(t, r,
+		openAI(toolCall("call_w", "write_file", `{"path":"todo.md","content":"- tea\n"}`)),
+		openAI(llmtest.Turn{Text: []string{"I asked to write todo.md; it waits for your approval."}}),
+	)
+	res, err := r.Run(context.Background(), RunRequest{Task: "Add tea to my todo list", Session: "work"})
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	if len(res.Pending) != 1 || !strings.HasPrefix(res.Pending[0], "ap_") {
+		t.Fatalf("Pending = %v; want one approval id", res.Pending)
+	}
+	if _, err := os.Stat(filepath.Join(r.Config.Workspace.Roots[0].Path, "todo.md")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("todo.md exists (stat error %v); a pending write must not run", err)
+	}
+	stored, err := r.Store.Messages(context.Background(), "work")
+	if err != nil || len(stored) != 4 || !strings.Contains(stored[2].Content, res.Pending[0]) {
+		t.Fatalf("stored = %+v, %v; want the turn with the pending tool message", stored, err)
+	}
+}
+
+func TestRunCancelledStoresNothing(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	writeWorkspaceFile(t, r, "notes.txt", "one\n")
+	runServer(t, r,
+		openAI(toolCall("call_1", "read_file", `{"path":"notes.txt"}`)),
+		llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"partial"}})[:2], Hang: true},
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := r.Run(ctx, RunRequest{Task: "read my notes", OnText: func(string) { cancel() }})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Run = %v; want context.Canceled", err)
+	}
+	stored, err := r.Store.Messages(context.Background(), "cli")
+	if err != nil || len(stored) != 0 {
+		t.Fatalf("stored %d messages, %v; a cancelled turn must store nothing", len(stored), err)
+	}
+}
+
+func TestRunRedactsWhatItStores(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	const key = "sk-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
+	runServer(t, r, openAI(llmtest.Turn{Text: []string{"your key is " + key}}))
+	if _, err := r.Run(context.Background(), RunRequest{Task: "my key is " + key}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	stored, err := r.Store.Messages(context.Background(), "cli")
+	if err != nil || len(stored) != 2 {
+		t.Fatalf("stored = %+v, %v", stored, err)
+	}
+	for _, m := range stored {
+		if strings.Contains(m.Content, key) {
+			t.Errorf("stored %s message holds the key: %q", m.Role, m.Content)
+		}
+	}
+}
+
+func TestRunRefusesAnotherOwnersSession(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	srv := runServer(t, r)
+	if _, err := r.Call(context.Background(), CallRequest{Tool: "list_dir", Args: `{}`, As: "guest", Session: "theirs"}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background(), RunRequest{Task: "hi", Session: "theirs"}); err == nil {
+		t.Fatal("Run in a guest's session succeeded; want an error")
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d model requests; want none", n)
+	}
+}
