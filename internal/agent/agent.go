@@ -179,7 +179,7 @@ func (t *turn) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		got, err := t.stream(ctx, t.a.specs)
+		got, err := t.stream(ctx, false)
 		if err != nil {
 			return err
 		}
@@ -207,7 +207,7 @@ func (t *turn) finish(ctx context.Context, stop string) error {
 	last := &t.res.Messages[len(t.res.Messages)-1]
 	last.Content += "\n\n[homard note: " + stop + ". No more tools can be called in this turn. " +
 		"Give your final answer now: say what the tool results above confirm, and what is not confirmed or not done.]"
-	got, err := t.stream(ctx, nil)
+	got, err := t.stream(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -220,10 +220,12 @@ func (t *turn) finish(ctx context.Context, stop string) error {
 
 // stream makes one model call and gathers its answer, passing text deltas
 // on. When ctx ends it returns ctx.Err(); the stream is always closed.
-func (t *turn) stream(ctx context.Context, tools []llm.ToolSpec) (llm.Result, error) {
+func (t *turn) stream(ctx context.Context, final bool) (llm.Result, error) {
 	msgs := make([]llm.Message, 0, len(t.history)+len(t.res.Messages))
 	msgs = append(append(msgs, t.history...), t.res.Messages...)
-	req := llm.Request{Model: t.a.name, System: t.a.system, Messages: msgs, Tools: tools}
+	// The final answer keeps the same tools (a stable, cacheable prefix)
+	// but may not call them.
+	req := llm.Request{Model: t.a.name, System: t.a.system, Messages: msgs, Tools: t.a.specs, NoToolCalls: final}
 	s, err := t.a.model.Stream(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

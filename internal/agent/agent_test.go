@@ -202,8 +202,8 @@ func TestBudgetSpentAsksForFinalAnswerWithoutTools(t *testing.T) {
 		t.Fatalf("tools missing from the working calls")
 	}
 	last := reqs[2]
-	if last.Tools != nil {
-		t.Fatalf("final call offered %d tools; want none", len(last.Tools))
+	if !last.NoToolCalls || len(last.Tools) != len(reqs[0].Tools) {
+		t.Fatalf("final call: NoToolCalls %v with %d tools; want tool calls forbidden and the same tools", last.NoToolCalls, len(last.Tools))
 	}
 	tms := toolMessages(last)
 	if len(tms) != 3 {
@@ -256,8 +256,8 @@ func TestSameFailingCallThreeTimesStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	reqs := m.Requests()
-	if len(reqs) != 4 || reqs[3].Tools != nil {
-		t.Fatalf("%d model calls (last with %d tools); want 4, the last without tools", len(reqs), len(reqs[len(reqs)-1].Tools))
+	if len(reqs) != 4 || !reqs[3].NoToolCalls {
+		t.Fatalf("%d model calls (last NoToolCalls %v); want 4, the last forbidding tool calls", len(reqs), reqs[len(reqs)-1].NoToolCalls)
 	}
 	if !strings.Contains(res.Stopped, "same failing call") || res.Calls != 3 || res.Text != "I could not read it." {
 		t.Fatalf("result %+v; want stopped by the repeated failure after 3 calls", res)

@@ -65,6 +65,11 @@ type Request struct {
 	System   string
 	Messages []Message
 	Tools    []ToolSpec
+	// NoToolCalls asks for a text answer only (tool_choice "none"). The
+	// tools are still sent, so the prompt prefix — and the provider's
+	// prompt cache — stays the same, and a history holding tool calls
+	// stays valid for providers that require tool definitions with it.
+	NoToolCalls bool
 	// MaxTokens caps the answer. Zero means the provider's default (the
 	// anthropic client, where the field is required, uses 4096).
 	MaxTokens int

@@ -102,12 +102,17 @@ func (c *Client) Stream(ctx context.Context, req llm.Request) (llm.Stream, error
 }
 
 type wireRequest struct {
-	Model     string        `json:"model"`
-	System    string        `json:"system,omitempty"`
-	Messages  []wireMessage `json:"messages"`
-	Tools     []wireTool    `json:"tools,omitempty"`
-	MaxTokens int           `json:"max_tokens"`
-	Stream    bool          `json:"stream"`
+	Model      string          `json:"model"`
+	System     string          `json:"system,omitempty"`
+	Messages   []wireMessage   `json:"messages"`
+	Tools      []wireTool      `json:"tools,omitempty"`
+	ToolChoice *wireToolChoice `json:"tool_choice,omitempty"`
+	MaxTokens  int             `json:"max_tokens"`
+	Stream     bool            `json:"stream"`
+}
+
+type wireToolChoice struct {
+	Type string `json:"type"`
 }
 
 type wireMessage struct {
@@ -176,6 +181,9 @@ func encodeRequest(req llm.Request) wireRequest {
 			schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
 		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if req.NoToolCalls && len(w.Tools) > 0 {
+		w.ToolChoice = &wireToolChoice{Type: "none"}
 	}
 	return w
 }

@@ -223,3 +223,32 @@ func TestCancelClosesBody(t *testing.T) {
 		srv.Close()
 	}
 }
+
+// TestNoToolCalls: a final answer keeps the tools (same prompt prefix) and
+// forbids calling them on the wire.
+func TestNoToolCalls(t *testing.T) {
+	turn := llmtest.Turn{Text: []string{"done"}}
+	srv := llmtest.NewServer(llmtest.Reply{Chunks: llmtest.AnthropicStream(turn)}, llmtest.Reply{Chunks: llmtest.AnthropicStream(turn)})
+	defer srv.Close()
+	c := client(srv)
+	tools := []llm.ToolSpec{{Name: "read_file", Description: "d", Schema: json.RawMessage(`{"type":"object","properties":{}}`)}}
+	for _, final := range []bool{false, true} {
+		s, err := c.Stream(context.Background(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Tools: tools, NoToolCalls: final})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := llm.Collect(s); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 {
+		t.Fatalf("%d requests; want 2", len(reqs))
+	}
+	if strings.Contains(string(reqs[0].Body), "tool_choice") {
+		t.Errorf("first request forbids tools: %s", reqs[0].Body)
+	}
+	if !strings.Contains(string(reqs[1].Body), `"tool_choice":{"type":"none"}`) || !strings.Contains(string(reqs[1].Body), `"read_file"`) {
+		t.Errorf("final request %s; want the tools and %s", reqs[1].Body, `"tool_choice":{"type":"none"}`)
+	}
+}

@@ -100,6 +100,7 @@ type wireRequest struct {
 	Model         string         `json:"model"`
 	Messages      []wireMessage  `json:"messages"`
 	Tools         []wireTool     `json:"tools,omitempty"`
+	ToolChoice    string         `json:"tool_choice,omitempty"`
 	MaxTokens     int            `json:"max_tokens,omitempty"`
 	Stream        bool           `json:"stream"`
 	StreamOptions map[string]any `json:"stream_options"`
@@ -168,6 +169,9 @@ func encodeRequest(req llm.Request) wireRequest {
 		}
 		w.Tools = append(w.Tools, wireTool{Type: "function",
 			Function: wireToolFuncDef{Name: t.Name, Description: t.Description, Parameters: schema}})
+	}
+	if req.NoToolCalls && len(w.Tools) > 0 {
+		w.ToolChoice = "none"
 	}
 	return w
 }
