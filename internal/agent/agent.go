@@ -374,7 +374,7 @@ func (t *turn) render(out arbiter.Outcome) string {
 		fmt.Fprintf(&sb, "reason: %s\n", oneLine(out.Reason))
 	}
 	if out.Decision == arbiter.Pending {
-		fmt.Fprintf(&sb, "waiting for approval %s; do not retry\n", out.ApprovalID)
+		fmt.Fprintf(&sb, "waiting for approval %s; do not retry in this turn. If the owner later says it is approved, propose exactly the same call again: it then runs once\n", out.ApprovalID)
 	}
 	if out.Result != nil && (out.Decision == arbiter.Ran || out.Decision == arbiter.Error) {
 		if out.Result.IsError {

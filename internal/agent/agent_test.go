@@ -172,7 +172,7 @@ func TestWriteInSmartModeIsPending(t *testing.T) {
 		t.Fatalf("Pending = %v; want one approval id", res.Pending)
 	}
 	content := toolMessages(m.Requests()[1])[0].Content
-	if !strings.Contains(content, "decision: pending") || !strings.Contains(content, "waiting for approval "+res.Pending[0]+"; do not retry") {
+	if !strings.Contains(content, "decision: pending") || !strings.Contains(content, "waiting for approval "+res.Pending[0]+"; do not retry in this turn") {
 		t.Fatalf("tool message %q; want the model told to wait for %s", content, res.Pending[0])
 	}
 	if _, err := os.Stat(filepath.Join(f.root, "out.txt")); !errors.Is(err, os.ErrNotExist) {

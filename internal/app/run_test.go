@@ -186,3 +186,32 @@ func TestRunRefusesAnotherOwnersSession(t *testing.T) {
 		t.Fatalf("%d model requests; want none", n)
 	}
 }
+
+// TestRunResumesAfterApproval: a write waits; the owner approves it; in the
+// next turn the model proposes exactly the same call and it runs once.
+func TestRunResumesAfterApproval(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	write := `{"path":"todo.md","content":"- tea\n"}`
+	runServer(t, r,
+		openAI(toolCall("call_1", "write_file", write)),
+		openAI(llmtest.Turn{Text: []string{"Waiting for your approval."}}),
+		openAI(toolCall("call_2", "write_file", write)),
+		openAI(llmtest.Turn{Text: []string{"Done."}}),
+	)
+	ctx := context.Background()
+	res, err := r.Run(ctx, RunRequest{Task: "Add tea to my todo list", Session: "work"})
+	if err != nil || len(res.Pending) != 1 {
+		t.Fatalf("first Run = %+v, %v; want one pending approval", res, err)
+	}
+	if _, err := r.ApprovalApprove(ctx, res.Pending[0], "once"); err != nil {
+		t.Fatal(err)
+	}
+	res, err = r.Run(ctx, RunRequest{Task: "Approved, go ahead.", Session: "work"})
+	if err != nil || len(res.Pending) != 0 || res.Text != "Done." {
+		t.Fatalf("second Run = %+v, %v; want the approved write to run", res, err)
+	}
+	b, err := os.ReadFile(filepath.Join(r.Config.Workspace.Roots[0].Path, "todo.md"))
+	if err != nil || string(b) != "- tea\n" {
+		t.Fatalf("todo.md = %q, %v; want the approved content", b, err)
+	}
+}
