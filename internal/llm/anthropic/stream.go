@@ -43,73 +43,26 @@ type partialCall struct {
 	args     []byte
 }
 
-// stream is an llm.Stream over one response body. It is used by one
-// goroutine. ctx is kept because the stream lives within the Stream call's
-// context, as the response body does: it tells a cancelled read from a
-// broken one.
-type stream struct {
-	ctx    context.Context
-	body   io.ReadCloser
-	sse    *llm.SSEReader
+// decoder turns Messages stream events into llm events. Tool calls are
+// held until message_stop: a stream cut earlier must not leave
+// half-trusted proposals behind.
+type decoder struct {
 	secret string
-	stop   func() bool // unregisters the close-on-cancel hook
-
-	pending []llm.Event
-	calls   map[int]*partialCall // open tool_use blocks by index
-	done    []llm.ToolCall       // finished tool_use blocks, emitted at message_stop
-	usage   llm.Usage
-	reason  llm.StopReason
-	ended   bool
-	err     error
+	calls  map[int]*partialCall // open tool_use blocks by index
+	done   []llm.ToolCall       // finished tool_use blocks, emitted at message_stop
+	usage  llm.Usage
+	reason llm.StopReason
 }
 
-func newStream(ctx context.Context, body io.ReadCloser, secret string) *stream {
-	s := &stream{ctx: ctx, body: body, sse: llm.NewSSEReader(body), secret: secret, calls: map[int]*partialCall{}}
-	// net/http already aborts the read when ctx ends; closing the body as
-	// well makes the release explicit and independent of the transport.
-	s.stop = context.AfterFunc(ctx, func() { body.Close() })
-	return s
+func newStream(ctx context.Context, body io.ReadCloser, secret string) llm.Stream {
+	return llm.NewFrameStream(ctx, body, provider, &decoder{secret: secret, calls: map[int]*partialCall{}})
 }
 
-func (s *stream) Close() error {
-	s.stop()
-	return s.body.Close()
-}
-
-func (s *stream) fail(err error) (llm.Event, error) {
-	s.err = err
-	s.pending = nil
-	s.Close()
-	return llm.Event{Kind: llm.EventError, Err: err}, err
-}
-
-func (s *stream) Next() (llm.Event, error) {
-	for {
-		if s.err != nil {
-			return llm.Event{Kind: llm.EventError, Err: s.err}, s.err
-		}
-		if len(s.pending) > 0 {
-			ev := s.pending[0]
-			s.pending = s.pending[1:]
-			return ev, nil
-		}
-		if s.ended {
-			return llm.Event{}, io.EOF
-		}
-		ev, err := s.sse.Next()
-		if err != nil {
-			return s.fail(llm.ReadError(s.ctx, provider, err))
-		}
-		if err := s.handle(ev.Data); err != nil {
-			return s.fail(err)
-		}
-	}
-}
-
-func (s *stream) handle(data string) error {
+// Decode implements llm.Decoder.
+func (s *decoder) Decode(data string) (events []llm.Event, end bool, err error) {
 	var e event
 	if err := json.Unmarshal([]byte(data), &e); err != nil {
-		return fmt.Errorf("%s: %w: malformed event: %v", provider, llm.ErrBrokenStream, err)
+		return nil, false, fmt.Errorf("%s: %w: malformed event: %v", provider, llm.ErrBrokenStream, err)
 	}
 	switch e.Type {
 	case "message_start":
@@ -122,12 +75,12 @@ func (s *stream) handle(data string) error {
 		switch e.Delta.Type {
 		case "text_delta":
 			if e.Delta.Text != "" {
-				s.pending = append(s.pending, llm.Event{Kind: llm.EventText, Text: e.Delta.Text})
+				events = append(events, llm.Event{Kind: llm.EventText, Text: e.Delta.Text})
 			}
 		case "input_json_delta":
 			p := s.calls[e.Index]
 			if p == nil {
-				return fmt.Errorf("%s: %w: input_json_delta for unknown block %d", provider, llm.ErrBrokenStream, e.Index)
+				return nil, false, fmt.Errorf("%s: %w: input_json_delta for unknown block %d", provider, llm.ErrBrokenStream, e.Index)
 			}
 			p.args = append(p.args, e.Delta.PartialJSON...)
 		}
@@ -149,28 +102,25 @@ func (s *stream) handle(data string) error {
 			s.usage.Output = e.Usage.OutputTokens
 		}
 	case "message_stop":
-		// Tool calls are held until here: a stream cut earlier must not
-		// leave half-trusted proposals behind.
 		for _, tc := range s.done {
-			s.pending = append(s.pending, llm.Event{Kind: llm.EventToolCall, ToolCall: tc})
+			events = append(events, llm.Event{Kind: llm.EventToolCall, ToolCall: tc})
 		}
 		if s.reason == "" {
 			s.reason = llm.StopEnd
 		}
-		s.pending = append(s.pending,
+		events = append(events,
 			llm.Event{Kind: llm.EventUsage, Usage: s.usage},
 			llm.Event{Kind: llm.EventDone, StopReason: s.reason})
-		s.ended = true
-		s.Close()
+		return events, true, nil
 	case "error":
 		e := llm.NewAPIError(provider, 500, []byte(`{"error":`+string(e.Error)+`}`), s.secret)
-		return fmt.Errorf("%w: in stream: %w", llm.ErrBrokenStream, e)
+		return nil, false, fmt.Errorf("%w: in stream: %w", llm.ErrBrokenStream, e)
 	}
 	// "ping" and unknown event types are ignored, as the API asks.
-	return nil
+	return events, false, nil
 }
 
-func (s *stream) addUsage(u wireUsage) {
+func (s *decoder) addUsage(u wireUsage) {
 	s.usage.Input = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 	s.usage.Cached = u.CacheReadInputTokens
 	s.usage.Output = u.OutputTokens

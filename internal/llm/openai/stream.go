@@ -42,93 +42,49 @@ type partialCall struct {
 	args     []byte
 }
 
-// stream is an llm.Stream over one response body. It is used by one
-// goroutine. ctx is kept because the stream lives within the Stream call's
-// context, as the response body does: it tells a cancelled read from a
-// broken one.
-type stream struct {
-	ctx    context.Context
-	body   io.ReadCloser
-	sse    *llm.SSEReader
+// decoder turns chat.completion.chunk events into llm events. Tool calls
+// are held until [DONE]: a stream cut after finish_reason must not leave
+// half-trusted proposals behind.
+type decoder struct {
 	secret string
-	stop   func() bool // unregisters the close-on-cancel hook
-
-	pending []llm.Event
-	calls   map[int]*partialCall // the open call at each index
-	order   []*partialCall       // every call, in the order first seen
-	reason  llm.StopReason
-	ended   bool // EventDone queued
-	err     error
+	calls  map[int]*partialCall // the open call at each index
+	order  []*partialCall       // every call, in the order first seen
+	reason llm.StopReason
 }
 
-func newStream(ctx context.Context, body io.ReadCloser, secret string) *stream {
-	s := &stream{ctx: ctx, body: body, sse: llm.NewSSEReader(body), secret: secret, calls: map[int]*partialCall{}}
-	// net/http already aborts the read when ctx ends; closing the body as
-	// well makes the release explicit and independent of the transport.
-	s.stop = context.AfterFunc(ctx, func() { body.Close() })
-	return s
+func newStream(ctx context.Context, body io.ReadCloser, secret string) llm.Stream {
+	return llm.NewFrameStream(ctx, body, provider, &decoder{secret: secret, calls: map[int]*partialCall{}})
 }
 
-func (s *stream) Close() error {
-	s.stop()
-	return s.body.Close()
-}
-
-func (s *stream) fail(err error) (llm.Event, error) {
-	s.err = err
-	s.pending = nil
-	s.Close()
-	return llm.Event{Kind: llm.EventError, Err: err}, err
-}
-
-func (s *stream) Next() (llm.Event, error) {
-	for {
-		if s.err != nil {
-			return llm.Event{Kind: llm.EventError, Err: s.err}, s.err
-		}
-		if len(s.pending) > 0 {
-			ev := s.pending[0]
-			s.pending = s.pending[1:]
-			return ev, nil
-		}
-		if s.ended {
-			return llm.Event{}, io.EOF
-		}
-		ev, err := s.sse.Next()
-		if err != nil {
-			return s.fail(llm.ReadError(s.ctx, provider, err))
-		}
-		if ev.Data == "[DONE]" {
-			if s.reason == "" { // a server that sent no finish_reason
-				s.reason = llm.StopEnd
-				if len(s.calls) > 0 {
-					s.reason = llm.StopToolUse
-				}
+// Decode implements llm.Decoder.
+func (s *decoder) Decode(data string) ([]llm.Event, bool, error) {
+	if data == "[DONE]" {
+		if s.reason == "" { // a server that sent no finish_reason
+			s.reason = llm.StopEnd
+			if len(s.calls) > 0 {
+				s.reason = llm.StopToolUse
 			}
-			s.flushCalls()
-			s.pending = append(s.pending, llm.Event{Kind: llm.EventDone, StopReason: s.reason})
-			s.ended = true
-			s.Close()
-			continue
 		}
-		if err := s.handle(ev.Data); err != nil {
-			return s.fail(err)
-		}
+		events := append(s.flushCalls(), llm.Event{Kind: llm.EventDone, StopReason: s.reason})
+		return events, true, nil
 	}
+	events, err := s.handle(data)
+	return events, false, err
 }
 
-func (s *stream) handle(data string) error {
+func (s *decoder) handle(data string) ([]llm.Event, error) {
+	var events []llm.Event
 	var c chunk
 	if err := json.Unmarshal([]byte(data), &c); err != nil {
-		return fmt.Errorf("%s: %w: malformed chunk: %v", provider, llm.ErrBrokenStream, err)
+		return nil, fmt.Errorf("%s: %w: malformed chunk: %v", provider, llm.ErrBrokenStream, err)
 	}
 	if len(c.Error) > 0 && string(c.Error) != "null" {
 		e := llm.NewAPIError(provider, 500, []byte(`{"error":`+string(c.Error)+`}`), s.secret)
-		return fmt.Errorf("%w: in stream: %w", llm.ErrBrokenStream, e)
+		return nil, fmt.Errorf("%w: in stream: %w", llm.ErrBrokenStream, e)
 	}
 	for _, ch := range c.Choices {
 		if d := ch.Delta.Content; d != nil && *d != "" {
-			s.pending = append(s.pending, llm.Event{Kind: llm.EventText, Text: *d})
+			events = append(events, llm.Event{Kind: llm.EventText, Text: *d})
 		}
 		for _, tc := range ch.Delta.ToolCalls {
 			p := s.calls[tc.Index]
@@ -146,8 +102,6 @@ func (s *stream) handle(data string) error {
 			p.args = append(p.args, tc.Function.Arguments...)
 		}
 		if ch.FinishReason != nil && *ch.FinishReason != "" {
-			// Tool calls are held until [DONE]: a stream cut after
-			// finish_reason must not leave half-trusted proposals behind.
 			s.reason = stopReason(*ch.FinishReason)
 		}
 	}
@@ -156,24 +110,26 @@ func (s *stream) handle(data string) error {
 		if u.PromptTokensDetails != nil {
 			usage.Cached = u.PromptTokensDetails.CachedTokens
 		}
-		s.pending = append(s.pending, llm.Event{Kind: llm.EventUsage, Usage: usage})
+		events = append(events, llm.Event{Kind: llm.EventUsage, Usage: usage})
 	}
-	return nil
+	return events, nil
 }
 
 // flushCalls emits the gathered tool calls in the order first seen (which
 // is index order on servers that send indexes).
-func (s *stream) flushCalls() {
+func (s *decoder) flushCalls() []llm.Event {
+	var events []llm.Event
 	for _, p := range s.order {
 		args := p.args
 		if len(args) == 0 {
 			args = []byte("{}")
 		}
-		s.pending = append(s.pending, llm.Event{Kind: llm.EventToolCall,
+		events = append(events, llm.Event{Kind: llm.EventToolCall,
 			ToolCall: llm.ToolCall{ID: p.id, Name: p.name, Args: json.RawMessage(args)}})
 	}
 	clear(s.calls)
 	s.order = nil
+	return events
 }
 
 func stopReason(v string) llm.StopReason {
