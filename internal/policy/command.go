@@ -136,7 +136,8 @@ var forbiddenPrograms = func() map[string]string {
 		"nice", "ionice", "stdbuf", "unbuffer", "watch", "time", "chroot", "setsid", "strace", "ltrace", "script",
 		"flock", "parallel", "unshare", "nsenter", "systemd-run", "at", "batch", "crontab", "taskset", "chrt",
 		"firejail", "bwrap", "docker", "podman", "kubectl", "exec", "eval", "command", "builtin", "xdg-open", "open",
-		"sg", "newgrp", "faketime", "proot", "valgrind", "perf", "catchsegv", "ld.so", "ld-linux-x86-64.so.2")
+		"sg", "newgrp", "faketime", "proot", "valgrind", "perf", "catchsegv", "ld.so", "ld-linux-x86-64.so.2",
+		"homard") // homard itself runs tools (and is the landlock helper)
 	return m
 }()
 

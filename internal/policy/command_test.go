@@ -34,6 +34,7 @@ func TestClassifyCommandRefuses(t *testing.T) {
 		{"sudo", cmd("sudo", "ls"), "limit.wrapper"},
 		{"timeout", cmd("timeout", "5", "sh"), "limit.wrapper"},
 		{"nice", cmd("nice", "ls"), "limit.wrapper"},
+		{"homard itself", cmd("homard", "__homard-sandbox-landlock"), "limit.wrapper"},
 		{"curl", cmd("curl", "http://169.254.169.254/"), "limit.network"},
 		{"find exec", cmd("find", ".", "-exec", "sh", "-c", "id", ";"), "limit.argv"},
 		{"find execdir", cmd("find", ".", "-execdir", "id", ";"), "limit.argv"},
