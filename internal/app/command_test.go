@@ -43,6 +43,18 @@ func TestRunCommandThroughThePipeline(t *testing.T) {
 			t.Errorf("run_command %s: %s by %s (%s); want denied by a hard limit", args, out.Decision, out.Rule, out.Reason)
 		}
 	}
+	// A program inside the (writable) workspace never runs: it could be a
+	// renamed interpreter.
+	bin, err := os.ReadFile("/bin/true")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "notes"), bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out0 := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "notes") + `"}`})
+	wantDecision(t, out0, "denied", "limit.program-location")
+
 	// Shell syntax in argv is literal: echo prints it, nothing else runs.
 	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"echo","args":["a;","touch","pwned","&&","$(id)","|","sh"]}`})
 	wantDecision(t, out, "ran", "mode.")

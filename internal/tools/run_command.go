@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -121,6 +122,14 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	v := policy.ClassifyCommand(policy.Command{Program: p.Program, Path: path, RealPath: real, Args: p.Args}, t.o.Allow)
 	if v.Refused {
 		return tool.Plan{}, tool.Refuse(v.Rule, "%s", v.Reason)
+	}
+	// The hard limits judge a program by its names, so a program the
+	// model could have written — anything in the writable workspace, such
+	// as a copy of python3 renamed "notes" — is refused outright unless
+	// the operator lists its exact path.
+	if root := t.rootHolding(path, real); root != "" && !slices.Contains(t.o.Allow, path) && !slices.Contains(t.o.Allow, real) {
+		return tool.Plan{}, tool.Refuse("limit.program-location",
+			"%s is inside the workspace (%s), which tools can write, so it could be anything; run programs installed outside the workspace, or list this exact path in commands.allow", real, root)
 	}
 	if p.Cwd == "" {
 		p.Cwd = "."
@@ -250,6 +259,18 @@ func lookProgram(name string) (path, real string, err error) {
 		return "", "", fmt.Errorf("program %q is not an executable file", name)
 	}
 	return path, real, nil
+}
+
+// rootHolding returns the workspace root that contains path or real, if any.
+func (t *RunCommand) rootHolding(path, real string) string {
+	for _, r := range t.ws.Roots() {
+		for _, p := range []string{path, real} {
+			if rel, err := filepath.Rel(r.Path, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
+				return r.Path
+			}
+		}
+	}
+	return ""
 }
 
 func rootPath(ws *workspace.Workspace, name string) string {
