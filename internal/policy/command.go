@@ -129,7 +129,8 @@ var forbiddenPrograms = func() map[string]string {
 		"groovy", "kotlin", "scala", "dotnet", "csi", "gdb", "lldb", "vim", "vi", "nvim", "ex", "emacs", "ed",
 		"less", "more", "man", "m4", "bc", "dc", "jq", "make", "gmake", "cmake", "ninja", "go", "cargo", "rustc",
 		"npm", "npx", "yarn", "pnpm", "pip", "pip3", "pipx", "uv", "uvx", "poetry", "gem", "bundle", "rake", "mvn", "gradle",
-		"ant")
+		"ant", "sqlite3", "psql", "mysql", "mariadb", "nano", "pico", "joe", "mc", "ranger", "screen", "tmux",
+		"xterm", "apt", "apt-get", "aptitude", "dpkg", "rpm", "snap", "flatpak")
 	add("network", "ssh", "scp", "sftp", "telnet", "nc", "ncat", "netcat", "socat", "curl", "wget", "ftp", "tftp",
 		"rsync", "aria2c", "httpie", "http")
 	add("wrapper", "env", "xargs", "sudo", "su", "doas", "pkexec", "runuser", "setpriv", "capsh", "nohup", "timeout",
