@@ -69,6 +69,22 @@ func TestRunCommandThroughThePipeline(t *testing.T) {
 	wantDecision(t, out, "ran", "mode.smart.read")
 	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"mkdir","args":["new"]}`, Mode: "smart"})
 	wantDecision(t, out, "pending", "mode.smart")
+	// A repository's own config cannot make git run a program: core.fsmonitor
+	// in .git/config is overridden.
+	if _, err := os.Stat("/usr/bin/git"); err == nil {
+		repo := filepath.Join(root, "repo")
+		for _, d := range []string{"repo/.git/objects", "repo/.git/refs"} {
+			if err := os.MkdirAll(filepath.Join(root, d), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+		writeWorkspaceFile(t, r, "repo/.git/HEAD", "ref: refs/heads/main\n")
+		writeWorkspaceFile(t, r, "repo/.git/config", "[core]\n\trepositoryformatversion = 0\n\tfsmonitor = touch fsmonitor-ran\n")
+		out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"git","args":["status"],"cwd":"repo"}`})
+		if _, err := os.Stat(filepath.Join(repo, "fsmonitor-ran")); err == nil {
+			t.Fatalf("git ran the repository's core.fsmonitor command: %+v", out.Result)
+		}
+	}
 	// Destructive forms ask even in yolo mode.
 	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"rm","args":["-rf","notes"]}`})
 	wantDecision(t, out, "pending", "risk.critical")

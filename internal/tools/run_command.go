@@ -187,7 +187,8 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	}
 	root := rootPath(t.ws, cwd.Root)
 	dir := filepath.Join(root, filepath.FromSlash(cwd.Rel))
-	env := append([]string{"PATH=" + commandPath, "HOME=" + root, "LANG=C.UTF-8", "TERM=dumb"}, t.o.Env...)
+	env := append([]string{"PATH=" + commandPath, "HOME=" + root, "LANG=C.UTF-8", "TERM=dumb"}, gitSafety...)
+	env = append(env, t.o.Env...)
 	var stdin []byte
 	if b.Stdin != "" {
 		stdin = []byte(b.Stdin)
@@ -260,6 +261,26 @@ func lookProgram(name string) (path, real string, err error) {
 	}
 	return path, real, nil
 }
+
+// gitSafety makes git ignore the parts of a repository's own config that
+// run programs: a workspace's .git/config may come from anywhere, and
+// core.fsmonitor alone would turn "git status" into arbitrary code. The
+// GIT_CONFIG_COUNT entries have command-line precedence over repository
+// config (git 2.31+); system and global config are skipped entirely.
+var gitSafety = func() []string {
+	pairs := [][2]string{
+		{"core.fsmonitor", "false"}, {"core.hooksPath", "/dev/null"}, {"core.pager", "cat"},
+		{"core.sshCommand", "false"}, {"core.editor", "false"}, {"core.askPass", "false"},
+		{"diff.external", ""}, {"protocol.ext.allow", "never"}, {"credential.helper", ""},
+		{"sequence.editor", "false"}, {"gpg.program", "false"},
+	}
+	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
+		"GIT_PAGER=cat", "PAGER=cat", fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(pairs))}
+	for i, p := range pairs {
+		env = append(env, fmt.Sprintf("GIT_CONFIG_KEY_%d=%s", i, p[0]), fmt.Sprintf("GIT_CONFIG_VALUE_%d=%s", i, p[1]))
+	}
+	return env
+}()
 
 // rootHolding returns the workspace root that contains path or real, if any.
 func (t *RunCommand) rootHolding(path, real string) string {
