@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -182,14 +181,16 @@ func bwrapArgs(spec Spec) ([]string, error) {
 	}
 	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
 		"--bind", spec.Root, spec.Root)
-	git := filepath.Join(spec.Root, ".git")
-	switch fi, err := os.Lstat(git); {
-	case err == nil && fi.Mode()&os.ModeSymlink != 0:
-		return nil, fmt.Errorf("%w: %s is a symlink; refusing to bind what it points to", ErrInvalidSpec, git)
-	case err == nil:
+	// Every .git — the root's and nested repositories' — is read-only.
+	gits, err := gitEntries(spec.Root)
+	if err != nil {
+		return nil, err
+	}
+	for _, git := range gits {
+		if isSymlink(git) {
+			return nil, fmt.Errorf("%w: %s is a symlink; refusing to bind what it points to", ErrInvalidSpec, git)
+		}
 		a = append(a, "--ro-bind", git, git)
-	case !errors.Is(err, os.ErrNotExist):
-		return nil, fmt.Errorf("inspect %s: %w", git, err)
 	}
 	a = append(a, "--chdir", spec.Dir)
 	for _, e := range spec.Env {

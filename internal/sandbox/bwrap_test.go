@@ -36,6 +36,7 @@ func TestBwrapWrites(t *testing.T) {
 	root := workspace(t)
 	writeFile(t, filepath.Join(root, ".git", "HEAD"), "ref: refs/heads/main\n")
 	writeFile(t, filepath.Join(root, "sub", "keep"), "")
+	writeFile(t, filepath.Join(root, "sub", "nested", ".git", "HEAD"), "ref: refs/heads/main\n")
 	for _, tc := range []struct {
 		path  string
 		allow bool
@@ -44,6 +45,8 @@ func TestBwrapWrites(t *testing.T) {
 		{filepath.Join(root, "top.txt"), true},
 		{filepath.Join(root, ".git", "hooks-pre-commit"), false},
 		{filepath.Join(root, ".git", "HEAD"), false},
+		{filepath.Join(root, "sub", "nested", ".git", "hooks-post-checkout"), false}, // a nested repository
+		{filepath.Join(root, "sub", "nested", "file.txt"), true},
 		{"/usr/homard-sandbox-test", false},
 		{"/etc/homard-sandbox-test", false},
 	} {

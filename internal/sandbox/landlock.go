@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -139,12 +138,12 @@ func checkLandlockRoot(root string) error {
 	if real, err := filepath.EvalSymlinks(root); err != nil || real != root {
 		return fmt.Errorf("%w: workspace root %q must exist and contain no symlinks", ErrInvalidSpec, root)
 	}
-	git := filepath.Join(root, ".git")
-	switch _, err := os.Lstat(git); {
-	case err == nil:
-		return fmt.Errorf("%w: landlock cannot keep %s read-only inside a writable workspace; use sandbox.backend = \"bwrap\" for a git workspace", ErrUnenforceable, git)
-	case !errors.Is(err, os.ErrNotExist):
-		return fmt.Errorf("inspect %s: %w", git, err)
+	gits, err := gitEntries(root)
+	if err != nil {
+		return err
+	}
+	if len(gits) > 0 {
+		return fmt.Errorf("%w: landlock cannot keep %s read-only inside a writable workspace; use sandbox.backend = \"bwrap\" for a git workspace", ErrUnenforceable, gits[0])
 	}
 	return nil
 }

@@ -182,6 +182,14 @@ func TestLandlockGitRefused(t *testing.T) {
 			t.Errorf("landlock with a .git in the root: err = %v (output %q); want ErrUnenforceable", err, res.Output)
 		}
 	}
+	// A nested repository's .git is refused too.
+	nested := workspace(t)
+	if err := os.MkdirAll(filepath.Join(nested, "sub", "repo", ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := l.Run(t.Context(), Spec{Path: "/bin/true", Dir: nested, Root: nested}); !errors.Is(err, ErrUnenforceable) {
+		t.Errorf("landlock with a nested .git: err = %v; want ErrUnenforceable", err)
+	}
 	root := workspace(t)
 	link := filepath.Join(workspace(t), "link")
 	if err := os.Symlink(root, link); err != nil {
