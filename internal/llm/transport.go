@@ -24,11 +24,12 @@ type Send struct {
 	Body     []byte
 	// Secret is removed from every error text (the API key).
 	Secret string
-	// MaxRetries is the number of retries after the first try.
+	// MaxRetries is the number of retries after the first try. Zero means
+	// 3; negative means none.
 	MaxRetries int
 	// BaseDelay is the first backoff; it doubles each retry, capped at
 	// 30s. A Retry-After header (seconds) from the server is honoured up
-	// to the same cap.
+	// to the same cap. Zero means 500ms.
 	BaseDelay time.Duration
 }
 
@@ -40,7 +41,17 @@ func (s *Send) Do(ctx context.Context) (*http.Response, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
+	retries := s.MaxRetries
+	switch {
+	case retries == 0:
+		retries = 3
+	case retries < 0:
+		retries = 0
+	}
 	delay := s.BaseDelay
+	if delay == 0 {
+		delay = 500 * time.Millisecond
+	}
 	for attempt := 0; ; attempt++ {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, bytes.NewReader(s.Body))
 		if err != nil {
@@ -70,7 +81,7 @@ func (s *Send) Do(ctx context.Context) (*http.Response, error) {
 			last = apiErr
 			wait = retryAfter(resp.Header.Get("Retry-After"))
 		}
-		if attempt >= s.MaxRetries {
+		if attempt >= retries {
 			return nil, last
 		}
 		if wait < delay {

