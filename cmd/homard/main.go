@@ -56,6 +56,9 @@ type cli struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr io.Writer
+
+	answers   chan answerLine // approval answers read from stdin, started on first use
+	beforeAsk func()          // ends a streamed line before a card is shown
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

@@ -24,6 +24,7 @@ type runOutput struct {
 func (c *cli) runCmd() *cobra.Command {
 	var req app.RunRequest
 	var asJSON bool
+	var askMode string
 	cmd := &cobra.Command{
 		Use:   `run "TASK"`,
 		Short: "Run one turn of the agent on a task and print the answer",
@@ -33,9 +34,15 @@ with 'homard tool call' (strict decoding, hard limits, policy, your
 permission mode, approval, a confined run, redaction, audit). The answer is
 streamed to stdout as it arrives.
 
-A call that needs your approval is not run: the model is told it waits, and
-after the answer homard lists the approval ids. Approve one with
-'homard approval approve ID', then run again in the same session.
+A call that needs your approval is asked about on the spot when homard runs
+on a terminal: the exact plan, its hash prefix and risk are printed to
+stderr and you answer once, session, always (a scoped rule with an expiry)
+or deny; the turn then goes on with the result. Press Enter to leave the
+call pending instead. With no terminal (or --ask never), the call is not
+run: the model is told it waits, and after the answer homard lists the
+approval ids. Approve one with 'homard approval approve ID', then run again
+in the same session. --ask always reads the answers from stdin even when it
+is not a terminal (one line per card: o, s, a, d or empty).
 
 The conversation is kept per session (--session, default cli): the next run
 in the same session sees the earlier turns. A run that fails or is
@@ -57,11 +64,28 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			req.Task = args[0]
+			switch askMode {
+			case "auto":
+				if c.interactive() {
+					req.Ask = c.askInline
+				}
+			case "always":
+				req.Ask = c.askInline
+			case "never":
+			default:
+				return usageErr("--ask %q: want auto, always or never", askMode)
+			}
 			var last string // the last streamed fragment, to end the line
 			if !asJSON {
 				req.OnText = func(s string) {
 					fmt.Fprint(c.stdout, s)
 					last = s
+				}
+				c.beforeAsk = func() {
+					if last != "" && !strings.HasSuffix(last, "\n") {
+						fmt.Fprintln(c.stdout)
+						last = "\n"
+					}
 				}
 			}
 			res, err := r.Run(cmd.Context(), req)
@@ -97,5 +121,6 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 	f := cmd.Flags()
 	f.StringVar(&req.Session, "session", "", "conversation `ID` to continue (default cli)")
 	f.BoolVar(&asJSON, "json", false, "print one JSON object at the end instead of streaming")
+	f.StringVar(&askMode, "ask", "auto", "ask about approvals inline: `auto` (on a terminal), always (read answers from stdin), never")
 	return cmd
 }

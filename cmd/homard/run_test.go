@@ -54,3 +54,65 @@ func TestRunCommand(t *testing.T) {
 		t.Fatalf("run --json = exit %d, %q (%v); want one object with text Done. and pending []", code, out, err)
 	}
 }
+
+// TestRunAsksInline answers approval cards as a person at a terminal would
+// (--ask always reads them from stdin): "o" runs the write in the same
+// turn, "d" refuses it, an empty line leaves it pending, and an unknown
+// answer is asked again.
+func TestRunAsksInline(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-CLIKEY0123456789")
+	write := func(name string) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Calls: []llmtest.CallScript{{ID: "c1", Name: "write_file", Fragments: []string{`{"path":"` + name + `","content":"- tea\n"}`}}}})}
+	}
+	answer := func(s string) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{s}})}
+	}
+	srv := llmtest.NewServer(
+		write("a.md"), answer("Wrote a.md."),
+		write("b.md"), answer("Not written."),
+		write("c.md"), answer("Waiting."),
+	)
+	defer srv.Close()
+	home := t.TempDir()
+	homard := func(stdin string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	if code, _, stderr := homard("", "init", "--base-url", srv.URL+"/v1"); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, stderr)
+	}
+	ws := filepath.Join(home, "workspace")
+
+	code, out, stderr := homard("maybe\no\n", "run", "--ask", "always", "write a.md")
+	if code != exitOK || out != "Wrote a.md.\n" {
+		t.Fatalf("run (o) = exit %d, stdout %q, stderr %q; want 0 and the answer", code, out, stderr)
+	}
+	for _, want := range []string{"approval needed: write_file (risk", "a.md", "plan hash ", `"maybe" is not an answer here.`} {
+		if !strings.Contains(stderr, want) {
+			t.Errorf("card on stderr %q lacks %q", stderr, want)
+		}
+	}
+	if got, err := os.ReadFile(filepath.Join(ws, "a.md")); err != nil || string(got) != "- tea\n" {
+		t.Fatalf("a.md = %q, %v; want it written after approving once", got, err)
+	}
+
+	code, out, _ = homard("d\n", "run", "--ask", "always", "write b.md")
+	if code != exitOK || out != "Not written.\n" {
+		t.Fatalf("run (d) = exit %d, stdout %q; want 0", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "b.md")); err == nil {
+		t.Fatal("b.md written after a denial")
+	}
+
+	code, out, _ = homard("\n", "run", "--ask", "always", "write c.md")
+	if code != exitPending || !strings.Contains(out, "waiting for approval: ap_") {
+		t.Fatalf("run (Enter) = exit %d, stdout %q; want 3 and the pending id", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(ws, "c.md")); err == nil {
+		t.Fatal("c.md written while pending")
+	}
+	if code, _, stderr := homard("", "run", "--ask", "sometimes", "x"); code != exitUsage || !strings.Contains(stderr, "want auto, always or never") {
+		t.Fatalf("--ask sometimes = exit %d, %q; want a usage error", code, stderr)
+	}
+}

@@ -55,6 +55,10 @@ type Options struct {
 	// authentication and is put on every Proposal.
 	Caller arbiter.Caller
 	Budget Budget
+	// Ask, when set, is called for each call the arbiter leaves pending,
+	// so a channel with the owner present can ask at once. Without it the
+	// call stays pending and the model is told so.
+	Ask Asker
 }
 
 // Agent runs turns. It holds no per-turn state and is safe for concurrent
@@ -66,6 +70,7 @@ type Agent struct {
 	system   string
 	caller   arbiter.Caller
 	budget   Budget
+	ask      Asker
 	specs    []llm.ToolSpec       // sorted by name; never modified after New
 	byName   map[string]tool.Spec // for weights and read-only checks
 	newNonce func() string
@@ -80,6 +85,7 @@ func New(o Options) *Agent {
 		system:   o.System,
 		caller:   o.Caller,
 		budget:   o.Budget.withDefaults(),
+		ask:      o.Ask,
 		byName:   make(map[string]tool.Spec, len(o.Tools)),
 		newNonce: randomNonce,
 	}
@@ -326,6 +332,12 @@ func (t *turn) handleCall(ctx context.Context, c llm.ToolCall) (content, stop st
 	t.res.Calls++
 	t.res.Units += w
 	t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &out})
+	if out, err = t.ask(ctx, c, out); err != nil {
+		if ctx.Err() != nil {
+			return "", "", ctx.Err()
+		}
+		return "", "", fmt.Errorf("ask about %s: %w", c.Name, err)
+	}
 	if out.Decision == arbiter.Pending && out.ApprovalID != "" {
 		t.res.Pending = append(t.res.Pending, out.ApprovalID)
 	}

@@ -27,6 +27,7 @@ import (
 
 type fixture struct {
 	arb   *arbiter.Arbiter
+	appr  *approval.Service
 	specs []tool.Spec
 	root  string
 }
@@ -55,7 +56,8 @@ func newFixture(t *testing.T, mode policy.Mode) *fixture {
 		t.Fatal(err)
 	}
 	f.specs = reg.Specs()
-	f.arb = arbiter.New(arbiter.Options{Registry: reg, Store: st, Approvals: approval.New(st, approval.Options{}),
+	f.appr = approval.New(st, approval.Options{})
+	f.arb = arbiter.New(arbiter.Options{Registry: reg, Store: st, Approvals: f.appr,
 		Redactor: secrets.NewRedactor(), Mode: mode})
 	return f
 }

@@ -31,7 +31,35 @@ type RunRequest struct {
 	// OnText, when set, receives the answer's text as it streams. It is
 	// called on Run's goroutine.
 	OnText func(string)
+	// Ask, when set, is called for each call that needs the owner's
+	// approval while the turn waits (a channel with the owner present:
+	// a terminal, the TUI). It returns the owner's choice: "once",
+	// "session", "always", "deny", or "" to leave the call pending.
+	Ask func(ctx context.Context, c Card) (string, error)
+	// OnTool, when set, is told about each tool call as it is proposed
+	// (Outcome nil) and decided.
+	OnTool func(call ToolCall, out *Outcome)
 }
+
+// Card is a call waiting for the owner's approval during a turn.
+type Card struct {
+	// Tool is the tool's name; Outcome holds the approval id, the exact
+	// Plan display, its hash and its risk.
+	Tool    string
+	Outcome Outcome
+}
+
+// ToolCall is a call the model proposed.
+type ToolCall = llm.ToolCall
+
+// Choices a channel may return from RunRequest.Ask.
+const (
+	ChoiceOnce    = "once"
+	ChoiceSession = "session"
+	ChoiceAlways  = "always"
+	ChoiceDeny    = "deny"
+	ChoiceLeave   = ""
+)
 
 // RunResult is what one turn produced.
 type RunResult struct {
@@ -75,10 +103,20 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		Tools:     r.Registry.Specs(),
 		System:    systemPrompt,
 		Caller:    arbiter.Caller{Owner: owner, Trust: policy.TrustOwner, Session: session},
+		Ask:       r.asker(req.Ask),
 	})
 	onEvent := func(ev agent.Event) {
-		if ev.Kind == agent.EventText && req.OnText != nil {
+		switch {
+		case ev.Kind == agent.EventText && req.OnText != nil:
 			req.OnText(ev.Text)
+		case ev.Kind == agent.EventToolCall && req.OnTool != nil:
+			req.OnTool(ev.Call, nil)
+		case ev.Kind == agent.EventToolResult && req.OnTool != nil:
+			out := ev.Outcome
+			if out == nil { // not proposed: a budget was spent
+				out = &Outcome{Decision: arbiter.Denied, Reason: ev.Text}
+			}
+			req.OnTool(ev.Call, out)
 		}
 	}
 	res, err := a.Turn(ctx, history, req.Task, onEvent)
@@ -167,4 +205,33 @@ func (r *Runtime) messageRows(msgs []llm.Message) ([]store.MessageRow, error) {
 		rows = append(rows, row)
 	}
 	return rows, nil
+}
+
+// asker adapts a channel's Ask to the agent: the owner's choice is recorded
+// through the approval service as the configured owner, exactly as
+// `homard approval approve|deny` would, and only then is the call proposed
+// again.
+func (r *Runtime) asker(ask func(context.Context, Card) (string, error)) agent.Asker {
+	if ask == nil {
+		return nil
+	}
+	return func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (agent.Answer, error) {
+		choice, err := ask(ctx, Card{Tool: c.Name, Outcome: out})
+		if err != nil {
+			return agent.Unanswered, err
+		}
+		switch choice {
+		case ChoiceLeave:
+			return agent.Unanswered, nil
+		case ChoiceDeny:
+			if err := r.ApprovalDeny(ctx, out.ApprovalID); err != nil {
+				return agent.Unanswered, err
+			}
+			return agent.Denied, nil
+		}
+		if _, err := r.ApprovalApprove(ctx, out.ApprovalID, choice); err != nil {
+			return agent.Unanswered, err
+		}
+		return agent.Approved, nil
+	}
 }

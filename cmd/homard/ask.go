@@ -1,0 +1,130 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"golang.org/x/term"
+
+	"github.com/homard/homard/internal/app"
+)
+
+// interactive reports whether the owner is at a terminal: stdin, to read
+// answers, and stderr, where cards are shown.
+func (c *cli) interactive() bool {
+	in, ok := c.stdin.(*os.File)
+	if !ok || !term.IsTerminal(int(in.Fd())) {
+		return false
+	}
+	errf, ok := c.stderr.(*os.File)
+	return ok && term.IsTerminal(int(errf.Fd()))
+}
+
+// askInline shows an approval card on stderr and reads the owner's answer
+// from stdin: o(nce), s(ession), a(lways), d(eny), or an empty line (or end
+// of input) to leave the call pending. A critical plan may only be approved
+// once. An unknown answer is asked again.
+func (c *cli) askInline(ctx context.Context, card app.Card) (string, error) {
+	if c.beforeAsk != nil {
+		c.beforeAsk()
+	}
+	out := card.Outcome
+	critical := out.Risk == "critical"
+	fmt.Fprintf(c.stderr, "\n── approval needed: %s (risk %s) ─ %s\n", card.Tool, out.Risk, out.ApprovalID)
+	for _, line := range strings.Split(strings.TrimRight(out.Plan, "\n"), "\n") {
+		fmt.Fprintf(c.stderr, "   %s\n", line)
+	}
+	fmt.Fprintf(c.stderr, "   plan hash %s\n", shortHash(out.PlanHash))
+	if out.Reason != "" {
+		fmt.Fprintf(c.stderr, "   why asked: %s\n", out.Reason)
+	}
+	prompt := "   approve [o]nce, this [s]ession, [a]lways (scoped rule), [d]eny, or Enter to leave it pending: "
+	if critical {
+		prompt = "   critical: approve [o]nce or [d]eny, or Enter to leave it pending: "
+	}
+	for {
+		fmt.Fprint(c.stderr, prompt)
+		line, err := c.readAnswer(ctx)
+		if ctx.Err() != nil {
+			fmt.Fprintln(c.stderr)
+			return app.ChoiceLeave, ctx.Err()
+		}
+		if err != nil && !errors.Is(err, io.EOF) {
+			return app.ChoiceLeave, fmt.Errorf("read approval answer: %w", err)
+		}
+		ans := strings.ToLower(strings.TrimSpace(line))
+		if errors.Is(err, io.EOF) && ans == "" {
+			fmt.Fprintln(c.stderr)
+			return app.ChoiceLeave, nil
+		}
+		switch ans {
+		case "":
+			return app.ChoiceLeave, nil
+		case "o", "once":
+			return app.ChoiceOnce, nil
+		case "d", "deny", "n", "no":
+			return app.ChoiceDeny, nil
+		case "s", "session":
+			if !critical {
+				return app.ChoiceSession, nil
+			}
+		case "a", "always":
+			if !critical {
+				return app.ChoiceAlways, nil
+			}
+		}
+		fmt.Fprintf(c.stderr, "   %q is not an answer here.\n", ans)
+		if errors.Is(err, io.EOF) {
+			return app.ChoiceLeave, nil
+		}
+	}
+}
+
+// shortHash is the prefix of a plan hash people compare by eye.
+func shortHash(h string) string {
+	h = strings.TrimPrefix(h, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+// answerLine is one line read from stdin.
+type answerLine struct {
+	text string
+	err  error
+}
+
+// readAnswer reads one line from stdin, or returns when ctx ends (Ctrl+C):
+// a terminal read cannot be interrupted, so one goroutine reads lines for
+// the life of the command and hands them over one at a time.
+func (c *cli) readAnswer(ctx context.Context) (string, error) {
+	if c.answers == nil {
+		c.answers = make(chan answerLine)
+		go func() {
+			r := bufio.NewReader(c.stdin)
+			for {
+				line, err := r.ReadString('\n')
+				c.answers <- answerLine{line, err}
+				if err != nil {
+					close(c.answers)
+					return
+				}
+			}
+		}()
+	}
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case l, ok := <-c.answers:
+		if !ok {
+			return "", io.EOF
+		}
+		return l.text, l.err
+	}
+}

@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"context"
+
+	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/llm"
+)
+
+// Answer is the owner's answer to a call that waits for approval.
+type Answer int
+
+const (
+	// Unanswered leaves the approval pending: the model is told the call
+	// waits, exactly as when no one could be asked.
+	Unanswered Answer = iota
+	// Approved means the Asker has recorded an approval for exactly this
+	// call (through the approval service, bound to the Plan's hash); the
+	// agent proposes the same call again, and the arbiter consumes it.
+	Approved
+	// Denied means the owner refused the call; the Asker has recorded it.
+	Denied
+)
+
+// Asker asks the owner, while the turn waits, about one call the arbiter
+// left pending. out is the pending Outcome: ApprovalID, Plan (the exact
+// display), PlanHash and Risk are set. The Asker records the owner's
+// choice itself; the agent never approves anything. An error other than
+// ctx's ends the turn.
+type Asker func(ctx context.Context, call llm.ToolCall, out arbiter.Outcome) (Answer, error)
+
+// ask gives a pending outcome to the Asker and returns the outcome the
+// model should see: the re-proposed call's when approved, a denial when
+// the owner said no, and out unchanged otherwise.
+func (t *turn) ask(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (arbiter.Outcome, error) {
+	if t.a.ask == nil || out.Decision != arbiter.Pending || out.ApprovalID == "" {
+		return out, nil
+	}
+	ans, err := t.a.ask(ctx, c, out)
+	if err != nil {
+		if ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		return out, err
+	}
+	switch ans {
+	case Approved:
+		// The same raw arguments give the same Plan, so the arbiter finds
+		// the approval just recorded; a Plan that changed meanwhile (a file
+		// edited under it) is a new card, and the model is told it waits.
+		again, err := t.a.decider.Decide(ctx, arbiter.Proposal{Tool: c.Name, Args: c.Args, Caller: t.a.caller})
+		if err != nil {
+			return out, err
+		}
+		t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &again})
+		return again, nil
+	case Denied:
+		denied := out
+		denied.Decision = arbiter.Denied
+		denied.Reason = "the owner denied this call (approval " + out.ApprovalID + ")"
+		t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &denied})
+		return denied, nil
+	}
+	return out, nil
+}
