@@ -19,7 +19,9 @@ database, and a workspace root. It refuses to overwrite an existing
 config unless --force is given.
 
 The API key is never written to the config: --api-key-env names the
-environment variable homard reads it from.`,
+environment variable homard reads it from, or --api-key-secret names a
+secret in homard's encrypted vault (set it afterwards with
+'homard secret set NAME --host HOST', HOST being base_url's host).`,
 		Example: `  homard init --home ~/homard
   homard init --provider anthropic --mode safe
   homard init --provider openai --base-url http://127.0.0.1:11434/v1 --model qwen3 --api-key-env OLLAMA_KEY`,
@@ -47,6 +49,7 @@ environment variable homard reads it from.`,
 	f.StringVar(&o.Provider, "provider", "", "model API: openai (any OpenAI-compatible endpoint) or anthropic (default openai)")
 	f.StringVar(&o.BaseURL, "base-url", "", "model API base `URL` (default per provider)")
 	f.StringVar(&o.Model, "model", "", "model `NAME` (default per provider)")
+	f.StringVar(&o.APIKeySecret, "api-key-secret", "", "vault secret `NAME` holding the API key, instead of an environment variable")
 	f.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment `VAR` holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
 	f.StringVar(&o.Mode, "mode", "", "permission mode: safe, smart, autopilot or yolo (default smart)")
 	f.BoolVar(&o.Force, "force", false, "overwrite an existing config.toml")

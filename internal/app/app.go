@@ -112,6 +112,11 @@ func (r *Runtime) open(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("vault: %w", err)
 	}
+	// The model's key from the environment is a known secret too: a tool
+	// result or a stored message that holds it is redacted.
+	if k := os.Getenv(cfg.Model.APIKeyEnv); len(k) >= secrets.MinKnownLen {
+		known = append(known, k)
+	}
 
 	var env []string
 	for _, name := range cfg.Commands.Env {

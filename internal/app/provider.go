@@ -5,30 +5,76 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/anthropic"
 	"github.com/homard/homard/internal/llm/openai"
+	"github.com/homard/homard/internal/secrets"
 )
 
-// Model builds the configured model client. The API key is read from the
-// environment variable the config names, at call time; it is never stored
-// in config, printed or logged.
+// Model builds the configured model client. The API key is read at call
+// time from the vault secret model.api_key_secret names (released only if
+// bound to base_url's host) or else from the environment variable
+// model.api_key_env names; it is never stored in config, printed or logged.
 func (r *Runtime) Model() (llm.Model, error) {
-	return newModel(r.Config.Model, os.Getenv)
+	key, err := modelKey(r.Config.Model, os.Getenv, r.Vault)
+	if err != nil {
+		return nil, err
+	}
+	return newModel(r.Config.Model, key)
 }
 
-func newModel(m config.Model, getenv func(string) string) (llm.Model, error) {
-	key := getenv(m.APIKeyEnv)
+// keySource is what modelKey needs from the vault.
+type keySource interface {
+	ReleaseValue(name, host string) (string, error)
+}
+
+// modelKey finds the API key: the vault secret when one is named, else the
+// environment variable.
+func modelKey(m config.Model, getenv func(string) string, vault keySource) (string, error) {
+	if m.APIKeySecret == "" {
+		return getenv(m.APIKeyEnv), nil
+	}
+	u, err := url.Parse(m.BaseURL)
+	if err != nil || u.Host == "" {
+		return "", fmt.Errorf("model.base_url %q has no host to release secret %q to", m.BaseURL, m.APIKeySecret)
+	}
+	host := strings.ToLower(u.Host)
+	key, err := vault.ReleaseValue(m.APIKeySecret, host)
+	switch {
+	case errors.Is(err, secrets.ErrNoSecret):
+		return "", fmt.Errorf("%w: model.api_key_secret names %q, which is not in the vault: homard secret set %s --host %s",
+			ErrNoKey, m.APIKeySecret, m.APIKeySecret, host)
+	case errors.Is(err, secrets.ErrNotBound):
+		return "", fmt.Errorf("%w: %w; the model endpoint is %s: homard secret set %s --host %s (this replaces the value)",
+			ErrNoKey, err, host, m.APIKeySecret, host)
+	case err != nil:
+		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
+	}
+	return key, nil
+}
+
+// keyOrigin says where the key comes from, for messages.
+func keyOrigin(m config.Model) string {
+	if m.APIKeySecret != "" {
+		return "vault secret " + m.APIKeySecret
+	}
+	return "$" + m.APIKeyEnv
+}
+
+func newModel(m config.Model, key string) (llm.Model, error) {
 	switch m.Provider {
 	case config.ProviderOpenAI:
 		return openai.New(openai.Options{BaseURL: m.BaseURL, APIKey: key}), nil
 	case config.ProviderAnthropic:
 		if key == "" {
-			return nil, fmt.Errorf("%w: $%s is empty; export %s=… (the key is never written to config.toml)", ErrNoKey, m.APIKeyEnv, m.APIKeyEnv)
+			return nil, fmt.Errorf("%w: $%s is empty; export %s=… or keep it in the vault (model.api_key_secret); the key is never written to config.toml",
+				ErrNoKey, m.APIKeyEnv, m.APIKeyEnv)
 		}
 		return anthropic.New(anthropic.Options{BaseURL: m.BaseURL, APIKey: key}), nil
 	}
@@ -51,7 +97,7 @@ type ProviderReport struct {
 func (r *Runtime) ProviderTest(ctx context.Context) (ProviderReport, error) {
 	m := r.Config.Model
 	rep := ProviderReport{Provider: m.Provider, BaseURL: m.BaseURL, Model: m.Name}
-	if m.Provider == config.ProviderOpenAI && os.Getenv(m.APIKeyEnv) == "" {
+	if m.Provider == config.ProviderOpenAI && m.APIKeySecret == "" && os.Getenv(m.APIKeyEnv) == "" {
 		// Local OpenAI-compatible servers often need no key; say so, go on.
 		rep.Reply = "(no key in $" + m.APIKeyEnv + "; sending without one)"
 	}
@@ -84,7 +130,7 @@ func (r *Runtime) ProviderTest(ctx context.Context) (ProviderReport, error) {
 func explainProviderError(m config.Model, err error) error {
 	switch {
 	case errors.Is(err, llm.ErrAuth):
-		return fmt.Errorf("the endpoint refused the key in $%s (401/403): check the key and that it belongs to %s: %w", m.APIKeyEnv, m.BaseURL, err)
+		return fmt.Errorf("the endpoint refused the key in %s (401/403): check the key and that it belongs to %s: %w", keyOrigin(m), m.BaseURL, err)
 	case errors.Is(err, llm.ErrModelNotFound):
 		return fmt.Errorf("the endpoint does not know model %q: fix model.name in config.toml: %w", m.Name, err)
 	case errors.Is(err, llm.ErrUnreachable):

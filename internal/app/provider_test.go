@@ -56,3 +56,60 @@ func TestProviderTest(t *testing.T) {
 		}
 	})
 }
+
+// TestModelKeyFromVault: with model.api_key_secret, the key comes from the
+// vault, only to the host the secret is bound to; the environment variable
+// is not read; a missing or wrongly bound secret says how to fix it.
+func TestModelKeyFromVault(t *testing.T) {
+	const envKey = "sk-test-ENVKEY-should-not-be-sent-0123"
+	const vaultKey = "sk-test-VAULTKEY-0123456789abcdef"
+	t.Setenv("OPENAI_API_KEY", envKey)
+	ok := llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"OK"}})}
+	srv := llmtest.NewServer(ok)
+	defer srv.Close()
+	host := strings.TrimPrefix(srv.URL, "http://")
+
+	r := newTestRuntime(t, "smart")
+	r.Config.Model.BaseURL = srv.URL + "/v1"
+	r.Config.Model.APIKeySecret = "llm"
+
+	if _, err := r.ProviderTest(context.Background()); !errors.Is(err, ErrNoKey) ||
+		!strings.Contains(err.Error(), "homard secret set llm --host "+host) {
+		t.Fatalf("missing secret: %v; want ErrNoKey with the command that fixes it", err)
+	}
+	if err := r.SecretSet(Secret{Name: "llm", Hosts: []string{"api.openai.com"}}, []byte(vaultKey)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ProviderTest(context.Background()); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "not bound to host") {
+		t.Fatalf("secret bound elsewhere: %v; want ErrNoKey saying it is not bound to %s", err, host)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the endpoint without a released key", n)
+	}
+	if err := r.SecretSet(Secret{Name: "llm", Hosts: []string{host}}, []byte(vaultKey)); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := r.ProviderTest(context.Background()); err != nil || rep.Reply != "OK" {
+		t.Fatalf("ProviderTest = %+v, %v; want OK with the vault key", rep, err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "Bearer "+vaultKey {
+		t.Fatalf("requests %+v; want one request carrying the vault key, not $OPENAI_API_KEY", reqs)
+	}
+}
+
+// TestEnvModelKeyIsRedacted: the model key from the environment is a known
+// secret: a file that holds it reaches the model redacted.
+func TestEnvModelKeyIsRedacted(t *testing.T) {
+	const key = "oai-0123456789-NOT-A-PATTERN-KEY"
+	t.Setenv("OPENAI_API_KEY", key)
+	r := newTestRuntime(t, "smart")
+	writeWorkspaceFile(t, r, "leak.txt", "the key is "+key+"\n")
+	out, err := r.Call(context.Background(), CallRequest{Tool: "read_file", Args: `{"path":"leak.txt"}`})
+	if err != nil || out.Result == nil {
+		t.Fatalf("read_file = %+v, %v", out, err)
+	}
+	if strings.Contains(out.Result.Text, key) || !strings.Contains(out.Result.Text, "the key is ") {
+		t.Fatalf("result %q; want the key redacted and the rest kept", out.Result.Text)
+	}
+}

@@ -139,6 +139,10 @@ type Model struct {
 	// ([A-Z_][A-Z0-9_]*). Missing or empty means the provider's usual one,
 	// OPENAI_API_KEY or ANTHROPIC_API_KEY.
 	APIKeyEnv string `toml:"api_key_env"`
+	// APIKeySecret, when set, names a vault secret holding the API key
+	// (`homard secret set NAME --host HOST`); it is then used instead of
+	// APIKeyEnv, and released only if bound to base_url's host.
+	APIKeySecret string `toml:"api_key_secret"`
 }
 
 // Permissions holds the permission mode and approval lifetimes.

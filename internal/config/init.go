@@ -22,6 +22,8 @@ type InitOptions struct {
 	// APIKeyEnv names the variable holding the API key. Empty means
 	// OPENAI_API_KEY or ANTHROPIC_API_KEY.
 	APIKeyEnv string
+	// APIKeySecret names a vault secret holding the API key instead.
+	APIKeySecret string
 	// Mode is the permission mode. Empty means "smart".
 	Mode string
 	// Force replaces an existing config file.
@@ -57,6 +59,7 @@ func Init(p Paths, o InitOptions) (*Config, error) {
 	if o.APIKeyEnv != "" {
 		c.Model.APIKeyEnv = o.APIKeyEnv
 	}
+	c.Model.APIKeySecret = o.APIKeySecret
 	if o.Mode != "" {
 		if !slices.Contains(modes, o.Mode) {
 			return nil, fmt.Errorf("init config: mode %q: want one of %s", o.Mode, strings.Join(modes, ", "))

@@ -135,7 +135,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
 		top    = "owner, model, permissions, workspace, sandbox, commands, egress, rules"
-		model  = "provider, base_url, name, api_key_env"
+		model  = "provider, base_url, name, api_key_env, api_key_secret"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"
 		rule   = "id, tool, path, effect"
@@ -193,6 +193,8 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{"model.base_url", "credentials do not belong in the URL"}, "hunter2"},
 		{"api_key_env holds a key", `api_key_env = "OPENAI_API_KEY"`, `api_key_env = "sk-proj-abc123"`,
 			[]string{"model.api_key_env: want the name of an environment variable", "not the key itself"}, "sk-proj-abc123"},
+		{"api_key_secret holds a key", `api_key_env = "OPENAI_API_KEY"`, "api_key_env = \"OPENAI_API_KEY\"\napi_key_secret = \"sk-proj-Abc/123\"",
+			[]string{"model.api_key_secret: want the name of a vault secret", "not the key itself"}, "sk-proj-Abc/123"},
 		{"api_key_env lower case", `api_key_env = "OPENAI_API_KEY"`, `api_key_env = "openai_key"`,
 			[]string{"model.api_key_env: want the name of an environment variable"}, ""},
 		{"sandbox backend", `owner = "owner"`, "owner = \"owner\"\n[sandbox]\nbackend = \"docker\"",

@@ -39,6 +39,11 @@ name = %s
 # Name of the environment variable holding the API key (A-Z, 0-9 and _).
 # Never put the key itself in this file.
 api_key_env = %s
+# Or keep the key in homard's encrypted vault instead:
+#   homard secret set NAME --host HOST   (HOST as in base_url, with its port
+#   if base_url names one), then put NAME here. When set, api_key_env is not
+#   read, and the key is released only to base_url's host.
+api_key_secret = %s
 
 [permissions]
 # How much homard asks before acting. Hard limits apply in every mode.
@@ -64,7 +69,7 @@ guest_tools = %s
 roots = [
 `,
 		quote(c.Owner),
-		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv),
+		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv), quote(c.Model.APIKeySecret),
 		quote(c.Permissions.Mode),
 		quote(c.Permissions.ApprovalTTL.String()),
 		quote(c.Permissions.SessionGrantTTL.String()),

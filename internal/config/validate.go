@@ -12,10 +12,11 @@ import (
 )
 
 var (
-	toolNameRE = regexp.MustCompile(`^[a-z0-9_]+$`)
-	rootNameRE = regexp.MustCompile(`^[a-z0-9_-]+$`)
-	ruleIDRE   = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
-	envNameRE  = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+	toolNameRE   = regexp.MustCompile(`^[a-z0-9_]+$`)
+	rootNameRE   = regexp.MustCompile(`^[a-z0-9_-]+$`)
+	ruleIDRE     = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
+	envNameRE    = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
+	secretNameRE = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`) // as secrets.Vault names
 )
 
 // validate checks a complete Config (defaults applied, roots resolved) and
@@ -79,6 +80,9 @@ func validateModel(m *Model, ps *problems) {
 	if !envNameRE.MatchString(m.APIKeyEnv) {
 		ps.add("model.api_key_env: want the name of an environment variable such as %q (A-Z, 0-9 and _), not the key itself",
 			providerDefaults[m.Provider].APIKeyEnv)
+	}
+	if m.APIKeySecret != "" && !secretNameRE.MatchString(m.APIKeySecret) {
+		ps.add("model.api_key_secret: want the name of a vault secret (a-z, 0-9, _ and -, as in `homard secret list`), not the key itself")
 	}
 }
 

@@ -251,6 +251,26 @@ func (v *Vault) Release(name, host string) (header, value string, err error) {
 	return e.Header, strings.Replace(e.Format, "{}", string(plain), 1), nil
 }
 
+// ReleaseValue returns the bare value of a secret for a client that builds
+// its own header (a model API client), under the same rule as Release: only
+// if the secret is bound to exactly host.
+func (v *Vault) ReleaseValue(name, host string) (string, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, ok := v.entries[name]
+	if !ok {
+		return "", fmt.Errorf("secret %q: %w", name, ErrNoSecret)
+	}
+	if !slices.Contains(e.Hosts, strings.ToLower(host)) {
+		return "", fmt.Errorf("%w: secret %q is not bound to host %q (bound to %s)", ErrNotBound, name, host, strings.Join(e.Hosts, ", "))
+	}
+	plain, err := v.aead.Open(nil, e.Nonce, e.Box, associated(e.Secret))
+	if err != nil {
+		return "", fmt.Errorf("%w: secret %q does not decrypt with this key", ErrVaultFormat, name)
+	}
+	return string(plain), nil
+}
+
 // Values returns every decrypted value, for building a Redactor. Entries
 // that fail to decrypt are reported, not skipped silently.
 func (v *Vault) Values() ([]string, error) {
