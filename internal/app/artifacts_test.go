@@ -12,8 +12,10 @@ import (
 
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/store"
 )
 
 // These tests drive artifacts end to end: the real read_file over os.Root,
@@ -245,5 +247,62 @@ func TestHostileArtifactReads(t *testing.T) {
 	}
 	if _, err := r.AuditVerify(ctx); err != nil {
 		t.Fatalf("AuditVerify: %v", err)
+	}
+}
+
+// TestRunHostileModelReadsForeignArtifact: in an agent turn the model gets
+// a preview and an artifact id for a long read, then asks for another
+// owner's artifact by its id. The turn sees a refusal, never the content,
+// and what is stored of the turn is the preview.
+func TestRunHostileModelReadsForeignArtifact(t *testing.T) {
+	r := newArtifactRuntime(t, "smart")
+	ctx := context.Background()
+	const foreign, foreignText = "art_00000000deadbeef", "mallory's diary: the safe code is 4512"
+	err := r.Store.Write(ctx, func(tx *store.Tx) error {
+		return tx.InsertArtifact(store.Artifact{ID: foreign, Owner: "mallory", Session: "m1", Tool: "read_file", Text: foreignText})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	full := r.redactor.Redact(bigFile(t, r, "big.txt", 20000))
+	srv := runServer(t, r,
+		openAI(toolCall("call_1", "read_file", `{"path":"big.txt"}`)),
+		openAI(toolCall("call_2", "read_artifact", `{"id":"`+foreign+`"}`)),
+		openAI(llmtest.Turn{Text: []string{"done"}}),
+	)
+	if _, err := r.Run(ctx, RunRequest{Task: "Summarise big.txt"}); err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 3 {
+		t.Fatalf("%d model requests; want 3", len(reqs))
+	}
+	msgs := requestMessages(t, reqs[1])
+	preview, _ := msgs[len(msgs)-1].Content.(string)
+	if !strings.Contains(preview, "[BEGIN_UNTRUSTED nonce=") || !strings.Contains(preview, "stored as artifact art_") ||
+		!strings.Contains(preview, string([]rune(full)[:1500])) || strings.Contains(preview, string([]rune(full)[:1501])) {
+		t.Fatalf("tool message after read_file is not the untrusted preview with a note:\n%.300s", preview)
+	}
+	msgs = requestMessages(t, reqs[2])
+	refusal, _ := msgs[len(msgs)-1].Content.(string)
+	if !strings.Contains(refusal, "decision: denied") || !strings.Contains(refusal, "does not exist or is not yours") {
+		t.Errorf("tool message after read_artifact = %q; want a denial", refusal)
+	}
+	for i, rec := range reqs {
+		if strings.Contains(string(rec.Body), "safe code") {
+			t.Errorf("request %d carries the other owner's artifact", i)
+		}
+		if strings.Contains(string(rec.Body), artifactCanary) {
+			t.Errorf("request %d carries a vault value", i)
+		}
+	}
+	stored, err := r.Store.Messages(ctx, "cli")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range stored {
+		if len(m.Content) > 8000 {
+			t.Errorf("a stored %s message is %d bytes; the turn should keep the preview, not the whole result", m.Role, len(m.Content))
+		}
 	}
 }
