@@ -57,7 +57,9 @@ audit record. It prints one JSON object:
   rule         the id of the rule that decided
   approval_id  the card to answer with 'homard approval approve ID'
   plan         what exactly runs (the approval is bound to its hash)
-  result       the tool's redacted output
+  result       the tool's redacted output (a preview when it was long)
+  artifact     the id of the whole result when it was too long to show;
+               read on with 'homard tool call read_artifact '{"id":"…"}'
 
 Exit status: 0 ran, 3 pending approval, 4 denied, 5 tool error or bad
 arguments, 2 usage error, 1 homard failed.

@@ -134,6 +134,7 @@ func (r *Runtime) open(ctx context.Context) error {
 		return fmt.Errorf("%s: egress: %w", r.Paths.ConfigFile, err)
 	}
 	all = append(all, tools.NewWebTools(client, r.Vault, cfg.Egress.SearchURL)...)
+	all = append(all, tools.NewReadArtifact(artifactSource{st: st}))
 	reg, err := tool.NewRegistry(all...)
 	if err != nil {
 		return err
@@ -165,6 +166,8 @@ func (r *Runtime) open(ctx context.Context) error {
 		Rules:      rules,
 		GuestTools: cfg.Permissions.GuestTools,
 		Now:        r.now,
+		// Results over arbiter.DefaultArtifactChars characters become
+		// artifacts read with read_artifact; no config key yet.
 	})
 	return nil
 }

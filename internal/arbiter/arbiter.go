@@ -63,7 +63,10 @@ type Outcome struct {
 	Risk       string       `json:"risk,omitempty"`
 	RunID      string       `json:"run_id,omitempty"`
 	Result     *tool.Result `json:"result,omitempty"`
-	AuditSeq   int64        `json:"audit_seq"`
+	// Artifact names the artifact holding the whole result when it was too
+	// long for the model; Result then holds a preview and a note.
+	Artifact string `json:"artifact,omitempty"`
+	AuditSeq int64  `json:"audit_seq"`
 }
 
 // Approvals is what the arbiter needs from the approval service.
@@ -94,6 +97,15 @@ type Options struct {
 	Now func() time.Time
 	// MaxResultBytes caps the text returned to the model. Zero means 64 KiB.
 	MaxResultBytes int
+	// ArtifactChars is the longest result, in characters (runes), handed
+	// to the model whole; a longer one is stored as an artifact and the
+	// model gets a preview and its id. Zero means 6000; negative turns
+	// artifacts off (results are then only cut at MaxResultBytes).
+	ArtifactChars int
+	// MaxArtifactBytes caps the text kept in one artifact; beyond it the
+	// text is cut on a rune boundary with a marker saying how much was
+	// kept. Zero means 1 MiB.
+	MaxArtifactBytes int
 	// MaxAuditArgs caps the redacted arguments kept in an audit record.
 	// Zero means 16 KiB; the Plan hash still binds the full arguments.
 	MaxAuditArgs int
@@ -121,6 +133,12 @@ func New(o Options) *Arbiter {
 	}
 	if o.MaxAuditArgs == 0 {
 		o.MaxAuditArgs = 16 << 10
+	}
+	if o.ArtifactChars == 0 {
+		o.ArtifactChars = DefaultArtifactChars
+	}
+	if o.MaxArtifactBytes == 0 {
+		o.MaxArtifactBytes = 1 << 20
 	}
 	return &Arbiter{o: o}
 }

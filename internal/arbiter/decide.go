@@ -23,6 +23,9 @@ type call struct {
 	out    Outcome
 	runID  string
 	status string // ToolRun status when a run row exists
+	// artifact is the whole result when it was too long for the model;
+	// finish stores it in the audit transaction.
+	artifact *store.Artifact
 }
 
 // Decide runs the whole pipeline for one proposal.
@@ -38,6 +41,9 @@ func (a *Arbiter) Decide(ctx context.Context, p Proposal) (Outcome, error) {
 }
 
 func (a *Arbiter) decide(ctx context.Context, c *call) error {
+	// Prepare and Run learn who is asking from the context, never from the
+	// arguments the model wrote.
+	ctx = tool.WithCaller(ctx, tool.Caller{Owner: c.p.Caller.Owner, Session: c.p.Caller.Session, Trust: c.p.Caller.Trust})
 	// 1. Lookup.
 	t, ok := a.o.Registry.Lookup(c.p.Tool)
 	if !ok {
@@ -226,8 +232,10 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 		return fmt.Errorf("arbiter: run %s: %w", c.plan.Tool(), err)
 	}
 
-	// 10. Redact and cap the result.
-	res.Text = capText(a.o.Redactor.Redact(res.Text), a.o.MaxResultBytes)
+	// 10. Redact first, then cap; a long result becomes an artifact (the
+	// redacted text only: a secret never reaches the artifacts table).
+	res.Text = a.o.Redactor.Redact(res.Text)
+	res = a.shape(c, res)
 	c.out.Result = &res
 	if res.IsError {
 		c.out.Decision, c.status = Error, store.RunFailed
@@ -311,6 +319,12 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 				return err
 			}
 			rec.RunID = c.runID
+		}
+		if c.artifact != nil {
+			c.artifact.ToolRun, c.artifact.CreatedAt = c.runID, now
+			if err := tx.InsertArtifact(*c.artifact); err != nil {
+				return err
+			}
 		}
 		r, err := audit.Append(tx, rec)
 		if err != nil {

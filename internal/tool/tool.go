@@ -31,6 +31,10 @@ type Spec struct {
 	// command is critical even if the tool is usually medium).
 	Risk     policy.Risk `json:"-"`
 	ReadOnly bool        `json:"read_only"`
+	// NoArtifact: the arbiter never turns this tool's result into an
+	// artifact, because the tool already returns it in pages the model
+	// asks for, each below the arbiter's result cap (read_artifact).
+	NoArtifact bool `json:"-"`
 }
 
 // Result is what a run returns to the model.

@@ -1,0 +1,60 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Artifact is a tool result kept whole because it was too long to hand to
+// the model at once. Its text is redacted by the caller before it is
+// inserted; rows are never updated.
+type Artifact struct {
+	ID      string
+	Owner   string
+	Session string
+	// ToolRun is the run that produced it; empty when there was none.
+	ToolRun   string
+	Tool      string
+	Untrusted bool
+	CreatedAt time.Time
+	Text      string
+}
+
+// InsertArtifact records a new artifact. The id must be new and the owner
+// and session set; the text is stored as given (redact it first).
+func (tx *Tx) InsertArtifact(a Artifact) error {
+	if a.ID == "" || a.Owner == "" || a.Session == "" {
+		return fmt.Errorf("insert artifact: id, owner and session must not be empty")
+	}
+	_, err := tx.exec(`INSERT INTO artifacts (id, owner, session, tool_run, tool, untrusted, created_at, text)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.Owner, a.Session, nullString(a.ToolRun), a.Tool, a.Untrusted, nanos(a.CreatedAt), a.Text)
+	if err != nil {
+		return fmt.Errorf("insert artifact %s: %w", a.ID, err)
+	}
+	return nil
+}
+
+// Artifact returns one artifact or ErrNotFound. It does not check who asks:
+// callers serving a person or a model must compare the owner themselves.
+func (s *Store) Artifact(ctx context.Context, id string) (Artifact, error) {
+	var a Artifact
+	var run, tool, text sql.NullString
+	var untrusted sql.NullBool
+	var created sql.NullInt64
+	err := s.reader.QueryRowContext(ctx, `SELECT id, owner, session, tool_run, tool, untrusted, created_at, text
+		FROM artifacts WHERE id = ?`, id).
+		Scan(&a.ID, &a.Owner, &a.Session, &run, &tool, &untrusted, &created, &text)
+	if errors.Is(err, sql.ErrNoRows) {
+		return Artifact{}, fmt.Errorf("get artifact %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Artifact{}, fmt.Errorf("get artifact %s: %w", id, err)
+	}
+	a.ToolRun, a.Tool, a.Untrusted, a.Text = run.String, tool.String, untrusted.Bool, text.String
+	a.CreatedAt = fromNanos(created)
+	return a, nil
+}
