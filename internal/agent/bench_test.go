@@ -202,6 +202,7 @@ func BenchmarkTimeToFirstByte(b *testing.B) {
 		}
 		req := llm.Request{Model: "bench", System: "You are homard.", Tools: specs,
 			Messages: []llm.Message{{Role: llm.RoleUser, Content: "hello"}}}
+		rawTTFB(b, m, ctx, req) // open the loopback connection outside the measurement
 		var turn, raw time.Duration
 		i := 0
 		for b.Loop() {
