@@ -196,7 +196,7 @@ func TestEndToEndBinary(t *testing.T) {
 			if strings.Contains(stdout+stderr.String(), key) {
 				t.Fatalf("the key appears in homard's output")
 			}
-			checked := 0
+			checked, sawDB := 0, false
 			err = filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
 				if err != nil || d.IsDir() {
 					return err
@@ -209,6 +209,7 @@ func TestEndToEndBinary(t *testing.T) {
 				if bytes.Contains(b, []byte(key)) {
 					t.Errorf("%s holds the API key", path)
 				}
+				sawDB = sawDB || strings.HasSuffix(path, ".db")
 				if strings.HasSuffix(path, ".db") && !bytes.Contains(b, []byte("kettle")) {
 					// Not an error by itself (the turn may still sit in
 					// the WAL), but then the WAL must hold it.
@@ -218,8 +219,8 @@ func TestEndToEndBinary(t *testing.T) {
 				}
 				return nil
 			})
-			if err != nil || checked < 3 {
-				t.Fatalf("walked %d files of the home (%v); want config, database and notes at least", checked, err)
+			if err != nil || checked < 3 || !sawDB {
+				t.Fatalf("walked %d files of the home (%v, database seen: %v); want config, database and notes at least", checked, err, sawDB)
 			}
 		})
 	}
