@@ -152,7 +152,7 @@ func (tx *Tx) ConsumeApproval(tool, planHash, owner, session string, now time.Ti
 
 // GetApproval returns one approval or ErrNotFound.
 func (s *Store) GetApproval(ctx context.Context, id string) (Approval, error) {
-	a, err := scanApproval(s.reader.QueryRowContext(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id))
+	a, err := scanApproval(s.readRow(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Approval{}, fmt.Errorf("get approval %s: %w", id, ErrNotFound)
 	}
@@ -167,7 +167,7 @@ func (s *Store) GetApproval(ctx context.Context, id string) (Approval, error) {
 // seen at now: a pending or approved approval whose expiry has passed
 // counts as "expired", not as what is stored.
 func (s *Store) ListApprovals(ctx context.Context, status string, now time.Time, limit int) ([]Approval, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+approvalColumns+` FROM approvals
+	rows, err := s.readRows(ctx, `SELECT `+approvalColumns+` FROM approvals
 		WHERE ?1 = '' OR ?1 = CASE WHEN status IN ('pending', 'approved') AND expires_at <= ?2 THEN 'expired' ELSE status END
 		ORDER BY created_at DESC, rowid DESC LIMIT ?3`, status, nanos(now), clampLimit(limit, 100, 1000))
 	if err != nil {

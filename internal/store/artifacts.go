@@ -45,7 +45,7 @@ func (s *Store) Artifact(ctx context.Context, id string) (Artifact, error) {
 	var run, tool, text sql.NullString
 	var untrusted sql.NullBool
 	var created sql.NullInt64
-	err := s.reader.QueryRowContext(ctx, `SELECT id, owner, session, tool_run, tool, untrusted, created_at, text
+	err := s.readRow(ctx, `SELECT id, owner, session, tool_run, tool, untrusted, created_at, text
 		FROM artifacts WHERE id = ?`, id).
 		Scan(&a.ID, &a.Owner, &a.Session, &run, &tool, &untrusted, &created, &text)
 	if errors.Is(err, sql.ErrNoRows) {

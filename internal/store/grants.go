@@ -74,7 +74,7 @@ func (tx *Tx) RevokeGrant(id string, now time.Time) error {
 // unexpired at now, cover at least minRisk and apply to session (grants
 // without a session apply to every session), oldest first.
 func (s *Store) ActiveGrants(ctx context.Context, owner, session, tool string, minRisk int, now time.Time) ([]Grant, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+grantColumns+` FROM grants
+	rows, err := s.readRows(ctx, `SELECT `+grantColumns+` FROM grants
 		WHERE owner = ? AND tool = ? AND revoked_at IS NULL AND expires_at > ? AND max_risk >= ?
 			AND (session_id IS NULL OR session_id = ?)
 		ORDER BY created_at, rowid`, owner, tool, nanos(now), minRisk, session)
@@ -87,7 +87,7 @@ func (s *Store) ActiveGrants(ctx context.Context, owner, session, tool string, m
 // ListGrants returns every grant of owner, revoked and expired ones
 // included, newest first (at most 1000).
 func (s *Store) ListGrants(ctx context.Context, owner string) ([]Grant, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+grantColumns+` FROM grants WHERE owner = ?
+	rows, err := s.readRows(ctx, `SELECT `+grantColumns+` FROM grants WHERE owner = ?
 		ORDER BY created_at DESC, rowid DESC LIMIT 1000`, owner)
 	if err != nil {
 		return nil, fmt.Errorf("list grants: %w", err)
@@ -97,7 +97,7 @@ func (s *Store) ListGrants(ctx context.Context, owner string) ([]Grant, error) {
 
 // GetGrant returns one grant or ErrNotFound.
 func (s *Store) GetGrant(ctx context.Context, id string) (Grant, error) {
-	g, err := scanGrant(s.reader.QueryRowContext(ctx, `SELECT `+grantColumns+` FROM grants WHERE id = ?`, id))
+	g, err := scanGrant(s.readRow(ctx, `SELECT `+grantColumns+` FROM grants WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return Grant{}, fmt.Errorf("get grant %s: %w", id, ErrNotFound)
 	}

@@ -97,7 +97,7 @@ func scanMessage(sc interface{ Scan(...any) error }) (MessageRow, error) {
 // then position in the turn). An unknown session has no messages. It does
 // not check who owns the session: callers do (Session).
 func (s *Store) Messages(ctx context.Context, session string) ([]MessageRow, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT session_id, turn, seq, role, content, tool_calls, tool_call_id, created_at
+	rows, err := s.readRows(ctx, `SELECT session_id, turn, seq, role, content, tool_calls, tool_call_id, created_at
 		FROM messages WHERE session_id = ? ORDER BY turn, seq`, session)
 	if err != nil {
 		return nil, fmt.Errorf("list messages of %s: %w", session, err)

@@ -43,7 +43,7 @@ func (tx *Tx) EnsureSession(id, owner string, now time.Time) error {
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	var out Session
 	var created sql.NullInt64
-	err := s.reader.QueryRowContext(ctx, `SELECT id, owner, created_at FROM sessions WHERE id = ?`, id).
+	err := s.readRow(ctx, `SELECT id, owner, created_at FROM sessions WHERE id = ?`, id).
 		Scan(&out.ID, &out.Owner, &created)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("get session %s: %w", id, ErrNotFound)

@@ -44,6 +44,48 @@ type Store struct {
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
 	missed map[string]bool
+
+	// readStmts caches statements prepared on the reader pool (sql.Stmt
+	// re-prepares on each pool connection as needed). Preparing a small
+	// query costs more than running it; the hot reads repeat a few.
+	readMu    sync.Mutex
+	readStmts map[string]*sql.Stmt
+}
+
+// readRow runs a one-row query on the reader pool through a cached
+// prepared statement; if preparing fails, the error surfaces on Scan.
+func (s *Store) readRow(ctx context.Context, query string, args ...any) *sql.Row {
+	st, err := s.readStmt(ctx, query)
+	if err != nil {
+		return s.reader.QueryRowContext(ctx, query, args...)
+	}
+	return st.QueryRowContext(ctx, args...)
+}
+
+// readRows is readRow for queries returning many rows.
+func (s *Store) readRows(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := s.readStmt(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	return st.QueryContext(ctx, args...)
+}
+
+func (s *Store) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	if st, ok := s.readStmts[query]; ok {
+		return st, nil
+	}
+	st, err := s.reader.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.readStmts == nil {
+		s.readStmts = make(map[string]*sql.Stmt)
+	}
+	s.readStmts[query] = st
+	return st, nil
 }
 
 // cachedStmt returns the prepared writer statement for query, or nil
@@ -207,6 +249,12 @@ func (s *Store) Close() error {
 	}
 	s.stmts = nil
 	s.stmtMu.Unlock()
+	s.readMu.Lock()
+	for _, st := range s.readStmts {
+		errs = append(errs, st.Close())
+	}
+	s.readStmts = nil
+	s.readMu.Unlock()
 	return errors.Join(append(errs, s.reader.Close(), s.writer.Close())...)
 }
 

@@ -145,7 +145,7 @@ func scanToolRun(sc interface{ Scan(...any) error }) (ToolRun, error) {
 
 // GetToolRun returns one run or ErrNotFound.
 func (s *Store) GetToolRun(ctx context.Context, id string) (ToolRun, error) {
-	r, err := scanToolRun(s.reader.QueryRowContext(ctx, `SELECT `+toolRunColumns+` FROM tool_runs WHERE id = ?`, id))
+	r, err := scanToolRun(s.readRow(ctx, `SELECT `+toolRunColumns+` FROM tool_runs WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ToolRun{}, fmt.Errorf("get tool run %s: %w", id, ErrNotFound)
 	}
@@ -159,7 +159,7 @@ func (s *Store) GetToolRun(ctx context.Context, id string) (ToolRun, error) {
 // no index on created_at has to be kept up to date on every insert). A limit ≤ 0 means 50; at
 // most 1000 rows are returned.
 func (s *Store) ListToolRuns(ctx context.Context, limit int) ([]ToolRun, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+toolRunColumns+` FROM tool_runs
+	rows, err := s.readRows(ctx, `SELECT `+toolRunColumns+` FROM tool_runs
 		ORDER BY rowid DESC LIMIT ?`, clampLimit(limit, 50, 1000))
 	if err != nil {
 		return nil, fmt.Errorf("list tool runs: %w", err)
