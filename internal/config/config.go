@@ -38,6 +38,11 @@ const (
 	DefaultMaxFileBytes       = 8 << 20  // 8 MiB
 	DefaultMaxCheckpoints     = 100      // checkpoints kept
 	DefaultMaxCheckpointBytes = 64 << 20 // 64 MiB
+	// DefaultContextTokens is model.context_tokens when the file omits it.
+	DefaultContextTokens = 24000
+	// MinContextTokens is the smallest model.context_tokens accepted: the
+	// system prompt and tools alone take a few thousand.
+	MinContextTokens = 4000
 )
 
 // Allowed values, in the order error messages list them. These duplicate
@@ -139,6 +144,11 @@ type Model struct {
 	// ([A-Z_][A-Z0-9_]*). Missing or empty means the provider's usual one,
 	// OPENAI_API_KEY or ANTHROPIC_API_KEY.
 	APIKeyEnv string `toml:"api_key_env"`
+	// ContextTokens caps the estimated size of every request to the model
+	// (system prompt, tools, conversation summary and history); older
+	// turns are folded into a summary to stay within it. It does not
+	// include the answer. At least 4000; missing means 24000.
+	ContextTokens int `toml:"context_tokens"`
 }
 
 // Permissions holds the permission mode and approval lifetimes.
@@ -276,6 +286,9 @@ func applyModelDefaults(m *Model) {
 func applyDefaults(c *Config) {
 	if c.Owner == "" {
 		c.Owner = "owner"
+	}
+	if c.Model.ContextTokens == 0 {
+		c.Model.ContextTokens = DefaultContextTokens
 	}
 	p := &c.Permissions
 	if p.Mode == "" {

@@ -39,6 +39,11 @@ name = %s
 # Name of the environment variable holding the API key (A-Z, 0-9 and _).
 # Never put the key itself in this file.
 api_key_env = %s
+# Cap on the estimated tokens of one request (system prompt, tools,
+# conversation summary and history), at least 4000. Older turns are folded
+# into a summary to stay within it. Leave room for the answer under the
+# model's context window.
+context_tokens = %d
 
 [permissions]
 # How much homard asks before acting. Hard limits apply in every mode.
@@ -64,7 +69,7 @@ guest_tools = %s
 roots = [
 `,
 		quote(c.Owner),
-		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv),
+		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv), c.Model.ContextTokens,
 		quote(c.Permissions.Mode),
 		quote(c.Permissions.ApprovalTTL.String()),
 		quote(c.Permissions.SessionGrantTTL.String()),
