@@ -184,7 +184,7 @@ func TestLongSessionKeepsFactInModelSummary(t *testing.T) {
 			t.Errorf("compaction event %q; want a model summary", e.Text)
 		}
 	}
-	t.Logf("200 turns: %d model calls, %d summary calls", len(m.Requests()), summaries)
+	t.Logf("200 turns: %d model calls, %d summary calls, %d folds", len(m.Requests()), summaries, len(c.events))
 }
 
 func TestLongSessionFallsBackToRuleSummary(t *testing.T) {
