@@ -135,7 +135,7 @@ func (t *turn) fold(ctx context.Context, n int) error {
 	if err != nil {
 		summary = ruleSummary(t.cs.summary, folded, t.a.window.SummaryTokens)
 		t.onEvent(Event{Kind: EventCompacted, Text: fmt.Sprintf(
-			"the summary call failed (%v); folded %d earlier turns into a rule-based summary", err, turns)})
+			"the summary call failed (%s); folded %d earlier turns into a rule-based summary", oneLine(err.Error()), turns)})
 	} else {
 		t.onEvent(Event{Kind: EventCompacted, Text: fmt.Sprintf("summarised %d earlier turns", turns)})
 	}
