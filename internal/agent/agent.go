@@ -13,8 +13,14 @@
 // never separated from its result in TurnResult.Messages. Turn starts no
 // goroutines; when ctx ends it closes the model stream and returns ctx.Err().
 //
-// This is the in-memory core: persistence of turns, context compaction and
-// artifacts for large results come later (issue 4).
+// Every request stays within a ContextBudget (context.go): when it would
+// not, the oldest whole turns are folded into an incremental summary by a
+// model call without tool calls, or by rules when that call fails, and the
+// turn goes on; the summary re-enters the context as labelled data, never
+// as instructions. A tool call is never separated from its result in any
+// request. If the turn's own messages are still too big, only the copy sent
+// to the model is shrunk. The caller stores the turn and the summary
+// (internal/app); artifacts for large results come later.
 package agent
 
 import (
@@ -59,6 +65,8 @@ type Options struct {
 	// so a channel with the owner present can ask at once. Without it the
 	// call stays pending and the model is told so.
 	Ask Asker
+	// Context caps the size of every request (see context.go).
+	Context ContextBudget
 }
 
 // Agent runs turns. It holds no per-turn state and is safe for concurrent
@@ -71,6 +79,8 @@ type Agent struct {
 	caller   arbiter.Caller
 	budget   Budget
 	ask      Asker
+	window   ContextBudget
+	prefix   int                  // estimated tokens of system prompt and tools
 	specs    []llm.ToolSpec       // sorted by name; never modified after New
 	byName   map[string]tool.Spec // for weights and read-only checks
 	newNonce func() string
@@ -86,6 +96,7 @@ func New(o Options) *Agent {
 		caller:   o.Caller,
 		budget:   o.Budget.withDefaults(),
 		ask:      o.Ask,
+		window:   o.Context.withDefaults(),
 		byName:   make(map[string]tool.Spec, len(o.Tools)),
 		newNonce: randomNonce,
 	}
@@ -102,6 +113,7 @@ func New(o Options) *Agent {
 			Schema:      bytes.Clone(s.Schema),
 		})
 	}
+	a.prefix = prefixTokens(a.system, a.specs)
 	return a
 }
 
@@ -119,6 +131,9 @@ const (
 	EventToolResult
 	// EventStopped carries Text, why the loop stopped early.
 	EventStopped
+	// EventCompacted carries Text, which earlier turns were folded into the
+	// summary and how.
+	EventCompacted
 )
 
 // Event is something a channel may show while a turn runs.
@@ -147,12 +162,22 @@ type TurnResult struct {
 	// Stopped says why the loop stopped early; empty when the model
 	// answered on its own.
 	Stopped string
+	// Summary is the conversation summary after this turn: the one given,
+	// or a new one when earlier turns were folded.
+	Summary string
+	// SummarizedThrough is how many messages of the given history Summary
+	// now covers; the next turn continues from the rest.
+	SummarizedThrough int
 }
 
 // Turn runs one turn: user is the owner's message, history the earlier
-// conversation (not modified). onEvent may be nil; it is called on the
+// conversation (not modified). It is Continue with no summary yet. onEvent may be nil; it is called on the
 // calling goroutine. On error the TurnResult holds what the turn had done.
 func (a *Agent) Turn(ctx context.Context, history []llm.Message, user string, onEvent func(Event)) (TurnResult, error) {
+	return a.Continue(ctx, Conversation{History: history}, user, onEvent)
+}
+
+func (a *Agent) runTurn(ctx context.Context, conv Conversation, user string, onEvent func(Event)) (TurnResult, error) {
 	if onEvent == nil {
 		onEvent = func(Event) {}
 	}
@@ -160,8 +185,9 @@ func (a *Agent) Turn(ctx context.Context, history []llm.Message, user string, on
 		a:       a,
 		onEvent: onEvent,
 		nonce:   a.newNonce(),
-		history: history,
+		cs:      contextState{summary: conv.Summary, history: conv.History},
 	}
+	t.res.Summary = conv.Summary
 	t.res.Messages = []llm.Message{{Role: llm.RoleUser, Content: user}}
 	err := t.run(ctx)
 	return t.res, err
@@ -172,7 +198,7 @@ type turn struct {
 	a       *Agent
 	onEvent func(Event)
 	nonce   string
-	history []llm.Message
+	cs      contextState // summary and the history not folded
 	res     TurnResult
 
 	warned  bool   // the half-budget note was given
@@ -227,8 +253,10 @@ func (t *turn) finish(ctx context.Context, stop string) error {
 // stream makes one model call and gathers its answer, passing text deltas
 // on. When ctx ends it returns ctx.Err(); the stream is always closed.
 func (t *turn) stream(ctx context.Context, final bool) (llm.Result, error) {
-	msgs := make([]llm.Message, 0, len(t.history)+len(t.res.Messages))
-	msgs = append(append(msgs, t.history...), t.res.Messages...)
+	msgs, err := t.assemble(ctx)
+	if err != nil {
+		return llm.Result{}, err
+	}
 	// The final answer keeps the same tools (a stable, cacheable prefix)
 	// but may not call them.
 	req := llm.Request{Model: t.a.name, System: t.a.system, Messages: msgs, Tools: t.a.specs, NoToolCalls: final}

@@ -33,8 +33,8 @@ type fixture struct {
 }
 
 // newFixture builds a real arbiter over the file tools, as in
-// internal/arbiter/arbiter_test.go.
-func newFixture(t *testing.T, mode policy.Mode) *fixture {
+// internal/arbiter/arbiter_test.go; opts adjust its Options.
+func newFixture(t *testing.T, mode policy.Mode, opts ...func(*arbiter.Options)) *fixture {
 	t.Helper()
 	dir := t.TempDir()
 	f := &fixture{root: filepath.Join(dir, "ws")}
@@ -57,8 +57,11 @@ func newFixture(t *testing.T, mode policy.Mode) *fixture {
 	}
 	f.specs = reg.Specs()
 	f.appr = approval.New(st, approval.Options{})
-	f.arb = arbiter.New(arbiter.Options{Registry: reg, Store: st, Approvals: f.appr,
-		Redactor: secrets.NewRedactor(), Mode: mode})
+	o := arbiter.Options{Registry: reg, Store: st, Approvals: f.appr, Redactor: secrets.NewRedactor(), Mode: mode}
+	for _, fn := range opts {
+		fn(&o)
+	}
+	f.arb = arbiter.New(o)
 	return f
 }
 

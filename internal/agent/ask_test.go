@@ -108,7 +108,9 @@ func TestAskApprovedButNotRecorded(t *testing.T) {
 func TestAskUnansweredAndFailing(t *testing.T) {
 	f := newFixture(t, policy.ModeSmart)
 	m := llmtest.NewScripted(call("w1", "write_file", `{"path":"out.txt","content":"hi"}`), llmtest.Answer("Waiting."))
-	unanswered := func(context.Context, llm.ToolCall, arbiter.Outcome) (agent.Answer, error) { return agent.Unanswered, nil }
+	unanswered := func(context.Context, llm.ToolCall, arbiter.Outcome) (agent.Answer, error) {
+		return agent.Unanswered, nil
+	}
 	res, err := f.askingAgent(m, unanswered).Turn(context.Background(), nil, "write", nil)
 	if err != nil || len(res.Pending) != 1 {
 		t.Fatalf("Turn = %v, pending %v; want one pending call", err, res.Pending)
@@ -116,7 +118,9 @@ func TestAskUnansweredAndFailing(t *testing.T) {
 
 	m = llmtest.NewScripted(call("w1", "write_file", `{"path":"out.txt","content":"hi"}`), llmtest.Answer("never"))
 	boom := errors.New("terminal closed")
-	failing := func(context.Context, llm.ToolCall, arbiter.Outcome) (agent.Answer, error) { return agent.Unanswered, boom }
+	failing := func(context.Context, llm.ToolCall, arbiter.Outcome) (agent.Answer, error) {
+		return agent.Unanswered, boom
+	}
 	if _, err := f.askingAgent(m, failing).Turn(context.Background(), nil, "write", nil); !errors.Is(err, boom) {
 		t.Fatalf("Turn error = %v; want the Asker's error", err)
 	}

@@ -88,7 +88,7 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		session = "cli"
 	}
 	owner := r.Config.Owner
-	history, err := r.history(ctx, session, owner)
+	conv, turns, err := r.conversation(ctx, session, owner)
 	if err != nil {
 		return RunResult{}, err
 	}
@@ -104,6 +104,7 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		System:    systemPrompt,
 		Caller:    arbiter.Caller{Owner: owner, Trust: policy.TrustOwner, Session: session},
 		Ask:       r.asker(req.Ask),
+		Context:   agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
 	})
 	onEvent := func(ev agent.Event) {
 		switch {
@@ -119,7 +120,7 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 			req.OnTool(ev.Call, out)
 		}
 	}
-	res, err := a.Turn(ctx, history, req.Task, onEvent)
+	res, err := a.Continue(ctx, conv, req.Task, onEvent)
 	if err != nil {
 		if ctx.Err() != nil {
 			return RunResult{}, ctx.Err()
@@ -132,8 +133,13 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	}
 	usage := store.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached}
 	err = r.Store.Write(ctx, func(tx *store.Tx) error {
-		_, err := tx.AppendTurn(session, owner, rows, usage, res.Stopped, r.now())
-		return err
+		if _, err := tx.AppendTurn(session, owner, rows, usage, res.Stopped, r.now()); err != nil {
+			return err
+		}
+		if through := summarizedTurn(turns, res.SummarizedThrough); through > 0 {
+			return tx.SetSummary(session, r.redactor.Redact(res.Summary), through, r.now())
+		}
+		return nil
 	})
 	if err != nil {
 		return RunResult{}, fmt.Errorf("save turn: %w", err)
@@ -141,23 +147,58 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	return RunResult{Text: res.Text, Pending: res.Pending, Usage: res.Usage, Stopped: res.Stopped}, nil
 }
 
-// history loads the owner's earlier conversation in session. A session of
-// another owner is refused: its history must never reach this model.
-func (r *Runtime) history(ctx context.Context, session, owner string) ([]llm.Message, error) {
+// conversation loads the owner's earlier conversation in session: the
+// summary of its folded turns, if any, and the messages after it, with the
+// stored turn number of each message. A session of another owner is
+// refused: its history must never reach this model.
+func (r *Runtime) conversation(ctx context.Context, session, owner string) (agent.Conversation, []int, error) {
 	s, err := r.Store.Session(ctx, session)
 	if errors.Is(err, store.ErrNotFound) {
-		return nil, nil
+		return agent.Conversation{}, nil, nil
 	}
 	if err != nil {
-		return nil, err
+		return agent.Conversation{}, nil, err
 	}
 	if s.Owner != owner {
-		return nil, fmt.Errorf("session %s: %w", session, store.ErrSessionOwner)
+		return agent.Conversation{}, nil, fmt.Errorf("session %s: %w", session, store.ErrSessionOwner)
 	}
-	rows, err := r.Store.Messages(ctx, session)
+	sum, err := r.Store.Summary(ctx, session)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return agent.Conversation{}, nil, err
+	}
+	rows, err := r.Store.MessagesAfter(ctx, session, sum.ThroughTurn)
 	if err != nil {
-		return nil, err
+		return agent.Conversation{}, nil, err
 	}
+	msgs, err := messages(session, rows)
+	if err != nil {
+		return agent.Conversation{}, nil, err
+	}
+	turns := make([]int, len(rows))
+	for i, row := range rows {
+		turns[i] = row.Turn
+	}
+	return agent.Conversation{Summary: sum.Text, History: msgs}, turns, nil
+}
+
+// summarizedTurn is the last stored turn a summary covering the first n
+// loaded messages covers whole; 0 when there is none. The agent folds
+// whole turns, so this is the turn of message n-1; should a fold ever end
+// inside a stored turn, that turn stays loaded (the summary then repeats a
+// little of it) rather than losing a tool call's result.
+func summarizedTurn(turns []int, n int) int {
+	if n <= 0 || n > len(turns) {
+		return 0
+	}
+	through := turns[n-1]
+	if n < len(turns) && turns[n] == through {
+		through--
+	}
+	return through
+}
+
+// messages turns stored rows into the model's messages.
+func messages(session string, rows []store.MessageRow) ([]llm.Message, error) {
 	msgs := make([]llm.Message, 0, len(rows))
 	for _, row := range rows {
 		m := llm.Message{Role: llm.Role(row.Role), Content: row.Content, ToolCallID: row.ToolCallID}

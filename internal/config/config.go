@@ -38,6 +38,11 @@ const (
 	DefaultMaxFileBytes       = 8 << 20  // 8 MiB
 	DefaultMaxCheckpoints     = 100      // checkpoints kept
 	DefaultMaxCheckpointBytes = 64 << 20 // 64 MiB
+	// DefaultContextTokens is model.context_tokens when the file omits it.
+	DefaultContextTokens = 24000
+	// MinContextTokens is the smallest model.context_tokens accepted: the
+	// system prompt and tools alone take a few thousand.
+	MinContextTokens = 4000
 )
 
 // Allowed values, in the order error messages list them. These duplicate
@@ -143,6 +148,11 @@ type Model struct {
 	// (`homard secret set NAME --host HOST`); it is then used instead of
 	// APIKeyEnv, and released only if bound to base_url's host.
 	APIKeySecret string `toml:"api_key_secret"`
+	// ContextTokens caps the estimated size of every request to the model
+	// (system prompt, tools, conversation summary and history); older
+	// turns are folded into a summary to stay within it. It does not
+	// include the answer. At least 4000; missing means 24000.
+	ContextTokens int `toml:"context_tokens"`
 }
 
 // Permissions holds the permission mode and approval lifetimes.
@@ -280,6 +290,9 @@ func applyModelDefaults(m *Model) {
 func applyDefaults(c *Config) {
 	if c.Owner == "" {
 		c.Owner = "owner"
+	}
+	if c.Model.ContextTokens == 0 {
+		c.Model.ContextTokens = DefaultContextTokens
 	}
 	p := &c.Permissions
 	if p.Mode == "" {

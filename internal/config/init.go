@@ -48,6 +48,7 @@ func Init(p Paths, o InitOptions) (*Config, error) {
 		if !ok {
 			return nil, fmt.Errorf("init config: provider %q: want one of %s", o.Provider, strings.Join(providers, ", "))
 		}
+		d.ContextTokens = c.Model.ContextTokens // not a provider default
 		c.Model = d
 	}
 	if o.BaseURL != "" {

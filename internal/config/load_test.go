@@ -75,7 +75,7 @@ func TestLoadBase(t *testing.T) {
 	}
 	want := &Config{
 		Owner: "owner",
-		Model: Model{Provider: "openai", BaseURL: "https://api.openai.com/v1", Name: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY"},
+		Model: Model{Provider: "openai", BaseURL: "https://api.openai.com/v1", Name: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY", ContextTokens: DefaultContextTokens},
 		Permissions: Permissions{
 			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
 			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"},
@@ -105,7 +105,7 @@ roots = [{ name = "main", path = "/ws" }]
 	}
 	want := &Config{
 		Owner: "owner",
-		Model: Model{Provider: "anthropic", BaseURL: "https://api.anthropic.com", Name: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY"},
+		Model: Model{Provider: "anthropic", BaseURL: "https://api.anthropic.com", Name: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY", ContextTokens: DefaultContextTokens},
 		Permissions: Permissions{
 			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
 			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"},
@@ -135,7 +135,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
 		top    = "owner, model, permissions, workspace, sandbox, commands, egress, rules"
-		model  = "provider, base_url, name, api_key_env, api_key_secret"
+		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"
 		rule   = "id, tool, path, effect"
@@ -197,6 +197,10 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{"model.api_key_secret: want the name of a vault secret", "not the key itself"}, "sk-proj-Abc/123"},
 		{"api_key_env lower case", `api_key_env = "OPENAI_API_KEY"`, `api_key_env = "openai_key"`,
 			[]string{"model.api_key_env: want the name of an environment variable"}, ""},
+		{"context_tokens too small", `api_key_env = "OPENAI_API_KEY"`, "api_key_env = \"OPENAI_API_KEY\"\ncontext_tokens = 1000",
+			[]string{"model.context_tokens = 1000: want at least 4000"}, ""},
+		{"context_tokens zero", `api_key_env = "OPENAI_API_KEY"`, "api_key_env = \"OPENAI_API_KEY\"\ncontext_tokens = 0",
+			[]string{"model.context_tokens = 0: want at least 4000"}, ""},
 		{"sandbox backend", `owner = "owner"`, "owner = \"owner\"\n[sandbox]\nbackend = \"docker\"",
 			[]string{`sandbox.backend = "docker": want one of auto, bwrap, landlock, host`}, ""},
 		{"commands allow shell syntax", `owner = "owner"`, "owner = \"owner\"\n[commands]\nallow = [\"sh -c\"]",

@@ -44,6 +44,11 @@ api_key_env = %s
 #   if base_url names one), then put NAME here. When set, api_key_env is not
 #   read, and the key is released only to base_url's host.
 api_key_secret = %s
+# Cap on the estimated tokens of one request (system prompt, tools,
+# conversation summary and history), at least 4000. Older turns are folded
+# into a summary to stay within it. Leave room for the answer under the
+# model's context window.
+context_tokens = %d
 
 [permissions]
 # How much homard asks before acting. Hard limits apply in every mode.
@@ -69,7 +74,7 @@ guest_tools = %s
 roots = [
 `,
 		quote(c.Owner),
-		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv), quote(c.Model.APIKeySecret),
+		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv), quote(c.Model.APIKeySecret), c.Model.ContextTokens,
 		quote(c.Permissions.Mode),
 		quote(c.Permissions.ApprovalTTL.String()),
 		quote(c.Permissions.SessionGrantTTL.String()),

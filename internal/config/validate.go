@@ -76,6 +76,9 @@ func validateModel(m *Model, ps *problems) {
 	if m.Name == "" || strings.ContainsFunc(m.Name, unicode.IsControl) {
 		ps.add("model.name = %q: want a model name such as %q", m.Name, providerDefaults[m.Provider].Name)
 	}
+	if m.ContextTokens < MinContextTokens {
+		ps.add("model.context_tokens = %d: want at least %d (the default is %d)", m.ContextTokens, MinContextTokens, DefaultContextTokens)
+	}
 	// The value is never echoed: someone may have pasted the key itself.
 	if !envNameRE.MatchString(m.APIKeyEnv) {
 		ps.add("model.api_key_env: want the name of an environment variable such as %q (A-Z, 0-9 and _), not the key itself",

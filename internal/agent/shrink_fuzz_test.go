@@ -1,0 +1,65 @@
+package agent
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/homard/homard/internal/llm"
+)
+
+// FuzzFit checks the request copy: within room when it can be, every
+// message kept in place with its role and call id, valid UTF-8 kept valid,
+// and the input untouched.
+func FuzzFit(f *testing.F) {
+	f.Add("short", 100, 3)
+	f.Add(strings.Repeat("東京 and beans ", 900), 500, 4)
+	f.Add(strings.Repeat("é", 5000)+"\xff", 300, 2)
+	f.Fuzz(func(t *testing.T, text string, room, copies int) {
+		copies = 1 + abs(copies)%6
+		room = abs(room) % 20000
+		var msgs []llm.Message
+		for i := range copies {
+			id := string(rune('a' + i))
+			msgs = append(msgs,
+				llm.Message{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: id, Name: "read_file", Args: []byte(`{}`)}}},
+				llm.Message{Role: llm.RoleTool, ToolCallID: id, Content: strings.Repeat(text, i+1)})
+		}
+		before := messagesTokens(msgs)
+		orig := make([]string, len(msgs))
+		for i, m := range msgs {
+			orig[i] = m.Content
+		}
+		got := fit(msgs, room)
+		if len(got) != len(msgs) {
+			t.Fatalf("fit: %d messages; want %d", len(got), len(msgs))
+		}
+		minimum := 0
+		for i, m := range got {
+			if m.Role != msgs[i].Role || m.ToolCallID != msgs[i].ToolCallID || len(m.ToolCalls) != len(msgs[i].ToolCalls) {
+				t.Fatalf("fit: message %d changed role or call id", i)
+			}
+			if utf8.ValidString(msgs[i].Content) && !utf8.ValidString(m.Content) {
+				t.Fatalf("fit: message %d is no longer valid UTF-8", i)
+			}
+			if msgs[i].Content != orig[i] {
+				t.Fatalf("fit modified its input")
+			}
+			minimum += framing + min(EstimateTokens(msgs[i].Content), keepTokens+40) + messageTokens(llm.Message{ToolCalls: m.ToolCalls, ToolCallID: m.ToolCallID})
+		}
+		after := messagesTokens(got)
+		if after > before {
+			t.Fatalf("fit grew the messages: %d → %d tokens", before, after)
+		}
+		if after > room && after > minimum {
+			t.Fatalf("fit: %d tokens, room %d, floor %d", after, room, minimum)
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
