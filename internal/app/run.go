@@ -67,6 +67,10 @@ type RunResult struct {
 	// Pending lists the approval ids the turn waits for.
 	Pending []string
 	Usage   Usage
+	// Calls and Units are the tool budget the turn spent, of MaxCalls
+	// and MaxUnits.
+	Calls, Units       int
+	MaxCalls, MaxUnits int
 	// Stopped says why the loop stopped early; empty when the model
 	// answered on its own.
 	Stopped string
@@ -138,7 +142,9 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if err != nil {
 		return RunResult{}, fmt.Errorf("save turn: %w", err)
 	}
-	return RunResult{Text: res.Text, Pending: res.Pending, Usage: res.Usage, Stopped: res.Stopped}, nil
+	b := a.Budget()
+	return RunResult{Text: res.Text, Pending: res.Pending, Usage: res.Usage, Stopped: res.Stopped,
+		Calls: res.Calls, Units: res.Units, MaxCalls: b.MaxCalls, MaxUnits: b.MaxUnits}, nil
 }
 
 // history loads the owner's earlier conversation in session. A session of
