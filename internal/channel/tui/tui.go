@@ -245,6 +245,7 @@ func (m *Model) submit() (tea.Model, tea.Cmd) {
 	}
 	if strings.HasPrefix(text, "/") && !strings.HasPrefix(text, "//") {
 		m.input.Reset()
+		m.layout()
 		return m.command(text)
 	}
 	if m.busy {
@@ -257,7 +258,7 @@ func (m *Model) submit() (tea.Model, tea.Cmd) {
 	m.input.Reset()
 	m.add(&entry{kind: kindUser, text: text})
 	m.start(text)
-	m.refresh()
+	m.layout()
 	return m, nil
 }
 

@@ -157,6 +157,7 @@ func shortHash(h string) string {
 // layout sizes the parts to the terminal: a header line, the transcript,
 // the input and a footer line.
 func (m *Model) layout() {
+	follow := m.atEnd()
 	w := max(m.width, 20)
 	m.input.SetWidth(w)
 	inH := min(max(m.input.LineCount(), 1), inputHeight)
@@ -167,12 +168,21 @@ func (m *Model) layout() {
 	m.vp.Width = w
 	m.vp.Height = max(m.height-inH-2, 1)
 	m.refresh()
+	if follow {
+		m.vp.GotoBottom()
+	}
+}
+
+// atEnd reports whether the transcript shows its last line, so that new
+// lines should keep it there.
+func (m *Model) atEnd() bool {
+	return m.vp.AtBottom() || m.vp.TotalLineCount() <= m.vp.Height
 }
 
 // refresh lays the transcript out again, following the end unless the
 // owner scrolled up.
 func (m *Model) refresh() {
-	follow := m.vp.AtBottom() || m.vp.TotalLineCount() <= m.vp.Height
+	follow := m.atEnd()
 	var lines []string
 	for i, e := range m.entries {
 		if i > 0 && e.kind != kindTool && !(e.kind == kindAnswer && m.entries[i-1].kind == kindUser) {
