@@ -26,6 +26,7 @@ type pane struct {
 	t      *testing.T
 	socket string
 	env    []string
+	target string // the tmux session showing homard chat now
 }
 
 func (p *pane) tmux(args ...string) string {
@@ -40,7 +41,7 @@ func (p *pane) tmux(args ...string) string {
 }
 
 // screen is what the terminal shows now.
-func (p *pane) screen() string { return p.tmux("capture-pane", "-p", "-t", "chat") }
+func (p *pane) screen() string { return p.tmux("capture-pane", "-p", "-t", p.target) }
 
 // waitFor waits until the screen shows every one of want.
 func (p *pane) waitFor(want ...string) string {
@@ -68,10 +69,10 @@ func (p *pane) waitFor(want ...string) string {
 // keys types text literally, then sends the named keys (Enter, Escape…).
 func (p *pane) keys(text string, named ...string) {
 	if text != "" {
-		p.tmux("send-keys", "-t", "chat", "-l", text)
+		p.tmux("send-keys", "-t", p.target, "-l", text)
 	}
 	if len(named) > 0 {
-		p.tmux(append([]string{"send-keys", "-t", "chat"}, named...)...)
+		p.tmux(append([]string{"send-keys", "-t", p.target}, named...)...)
 	}
 }
 
@@ -118,16 +119,19 @@ func TestChatInARealTerminal(t *testing.T) {
 	}
 	p := &pane{t: t, socket: filepath.Join(dir, "tmux.sock"), env: append(os.Environ(),
 		"HOMARD_HOME="+home, "OPENAI_API_KEY=sk-test-CHATKEY0123456789", "TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8")}
-	start := func(args string) {
-		p.tmux("-u", "new-session", "-d", "-s", "chat", "-x", "80", "-y", "24",
+	// Each start is a new tmux session on the same server (the old one
+	// stays, so the server does not exit between them).
+	start := func(name, args string) {
+		p.target = name
+		p.tmux("-u", "new-session", "-d", "-s", name, "-x", "80", "-y", "24",
 			fmt.Sprintf("%s chat %s; echo EXITED $?; sleep 60", bin, args))
 	}
 	t.Cleanup(func() { exec.Command("tmux", "-S", p.socket, "kill-server").Run() })
-	start("")
+	start("first", "")
 	p.waitFor("homard chat · chat", "Enter send")
 
 	p.keys("hi", "Enter")
-	s := p.waitFor("you› hi", "Hello there.")
+	s := p.waitFor("you› hi", "Hello there.", "Enter send")
 	if strings.Contains(s, "**") {
 		t.Errorf("raw Markdown on screen:\n%s", s)
 	}
@@ -139,7 +143,7 @@ func TestChatInARealTerminal(t *testing.T) {
 		t.Fatal("todo.md written before the owner answered")
 	}
 	p.keys("o")
-	p.waitFor("approved once", "Wrote todo.md.")
+	p.waitFor("approved once", "Wrote todo.md.", "Enter send")
 	if got, err := os.ReadFile(filepath.Join(ws, "todo.md")); err != nil || string(got) != "- tea\n" {
 		t.Fatalf("todo.md = %q, %v; want it written after o", got, err)
 	}
@@ -147,7 +151,7 @@ func TestChatInARealTerminal(t *testing.T) {
 	p.keys("write no.md", "Enter")
 	p.waitFor("no.md", "[o]nce")
 	p.keys("d")
-	p.waitFor("→ denied", "Not written.")
+	p.waitFor("→ denied", "Not written.", "Enter send")
 	if _, err := os.Stat(filepath.Join(ws, "no.md")); err == nil {
 		t.Fatal("no.md written after d")
 	}
@@ -174,7 +178,7 @@ func TestChatInARealTerminal(t *testing.T) {
 
 	p.keys("show", "M-Enter")
 	p.keys("me", "Enter")
-	s = p.waitFor("you› show\n     me", "copy ␛]52;c;ZXZpbA==␇ clear ␛[2J done")
+	s = p.waitFor("you› show\n     me", "copy ␛]52;c;ZXZpbA==␇ clear ␛[2J done", "Enter send")
 	if !strings.Contains(s, "homard chat · chat") {
 		t.Errorf("the screen was cleared by the model's escape:\n%s", s)
 	}
@@ -184,21 +188,20 @@ func TestChatInARealTerminal(t *testing.T) {
 	fresh := s[strings.Index(s, "New session ")+len("New session "):]
 	fresh = strings.TrimSuffix(strings.Fields(fresh)[0], ".")
 	p.keys("again", "Enter")
-	p.waitFor("fresh answer")
+	p.waitFor("fresh answer", "Enter send")
 	p.keys("/exit", "Enter")
 	s = p.waitFor("EXITED 0")
 	if !strings.Contains(s, "resume with: homard chat --session "+fresh) {
 		t.Errorf("on leaving, chat did not say how to resume %s:\n%s", fresh, s)
 	}
-	p.tmux("kill-session", "-t", "chat")
 
-	start("--session " + fresh)
+	start("second", "--session "+fresh)
 	s = p.waitFor("homard chat · "+fresh, "you› again", "fresh answer", "Resumed session "+fresh)
 	if strings.Contains(s, "Hello there.") {
 		t.Errorf("the resumed session shows another session's history:\n%s", s)
 	}
 	p.keys("more", "Enter")
-	p.waitFor("resumed answer")
+	p.waitFor("resumed answer", "Enter send")
 	p.keys("", "C-c")
 	p.waitFor("EXITED 0")
 }

@@ -55,10 +55,14 @@ func (c chatRuntime) Turn(ctx context.Context, req channel.TurnRequest) (channel
 	if req.Ask != nil {
 		run.Ask = func(ctx context.Context, card Card) (string, error) {
 			o := card.Outcome
-			choice, err := req.Ask(ctx, channel.Card{
+			shown := channel.Card{
 				ApprovalID: o.ApprovalID, Tool: card.Tool, Plan: o.Plan, PlanHash: o.PlanHash,
 				Risk: o.Risk, Reason: o.Reason,
-			})
+			}
+			if a, err := c.r.ApprovalGet(ctx, o.ApprovalID); err == nil {
+				shown.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
+			}
+			choice, err := req.Ask(ctx, shown)
 			return string(choice), err
 		}
 	}

@@ -52,6 +52,22 @@ func (c *chatTest) wait(want ...string) {
 	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 
+// done waits for the end of a turn: want on screen and the idle footer
+// back (it reads "working…" while a turn runs).
+func (c *chatTest) done(want ...string) {
+	c.t.Helper()
+	teatest.WaitFor(c.t, c.tm.Output(), func(b []byte) bool {
+		for _, w := range want {
+			if !bytes.Contains(b, []byte(w)) {
+				return false
+			}
+		}
+		// The screen is repainted line by line as it changes; the
+		// footer's last paint says whether a turn runs.
+		return bytes.LastIndex(b, []byte("Enter send")) > bytes.LastIndex(b, []byte("working…"))
+	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+}
+
 func (c *chatTest) key(s string) {
 	for _, r := range s {
 		c.tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
@@ -84,15 +100,15 @@ func TestChatApprovesAWriteFromTheKeyboard(t *testing.T) {
 	ws := r.Config.Workspace.Roots[0].Path
 	c := startChat(t, r, "chat")
 	c.line("hi")
-	c.wait("Hello, owner.")
+	c.done("Hello, owner.")
 
 	c.line("add tea to todo.md")
-	c.wait("approval needed: write_file", "todo.md", "plan hash ", "[o]nce")
+	c.wait("approval needed: write_file", "todo.md", "plan hash ", " · expires ", "[o]nce")
 	if _, err := os.Stat(filepath.Join(ws, "todo.md")); err == nil {
 		t.Fatal("todo.md written before the owner answered")
 	}
 	c.key("o")
-	c.wait("approved once", "Wrote todo.md.")
+	c.done("approved once", "Wrote todo.md.")
 	if got, err := os.ReadFile(filepath.Join(ws, "todo.md")); err != nil || string(got) != "- tea\n" {
 		t.Fatalf("todo.md = %q, %v; want it written after o", got, err)
 	}
@@ -100,7 +116,7 @@ func TestChatApprovesAWriteFromTheKeyboard(t *testing.T) {
 	c.line("write no.md")
 	c.wait("approval needed: write_file", "no.md")
 	c.key("d")
-	c.wait("→ denied", "You said no.")
+	c.done("→ denied", "You said no.")
 	if _, err := os.Stat(filepath.Join(ws, "no.md")); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("no.md exists (stat error %v); want nothing written after d", err)
 	}
@@ -126,11 +142,11 @@ func TestChatResumesASession(t *testing.T) {
 	)
 	c := startChat(t, r, "chat")
 	c.line("question one")
-	c.wait("first answer")
+	c.done("first answer")
 	c.line("/new")
 	c.wait("New session chat-")
 	c.line("question two")
-	c.wait("second answer")
+	c.done("second answer")
 	session, _ := c.exit()
 	if !strings.HasPrefix(session, "chat-") {
 		t.Fatalf("session after /new = %q; want chat-<time>", session)
@@ -139,7 +155,7 @@ func TestChatResumesASession(t *testing.T) {
 	c = startChat(t, r, session)
 	c.wait("you› question two", "second answer", "Resumed session "+session)
 	c.line("question three")
-	c.wait("third answer")
+	c.done("third answer")
 	_, v := c.exit()
 	if strings.Contains(v, "question one") {
 		t.Errorf("resumed %s shows the other session's history:\n%s", session, v)
@@ -184,5 +200,32 @@ func TestChatHistoryShowsToolCallsAndRefusesOtherOwners(t *testing.T) {
 	}
 	if _, err := tui.Run(context.Background(), r.Channel(), tui.Options{Session: "theirs", In: strings.NewReader(""), Out: &bytes.Buffer{}}); !errors.Is(err, store.ErrSessionOwner) {
 		t.Fatalf("tui.Run on a guest's session = %v; want it refused before drawing", err)
+	}
+}
+
+// TestChatCancelStopsTheModelStream: /cancel during a streaming answer
+// closes the connection to the model, and nothing of the turn is kept.
+func TestChatCancelStopsTheModelStream(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	srv := runServer(t, r,
+		llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"partial answer"}})[:2], Hang: true},
+		openAI(llmtest.Turn{Text: []string{"after the cancel"}}),
+	)
+	c := startChat(t, r, "chat")
+	c.line("tell me a long story")
+	c.wait("partial answer", "working…")
+	c.line("/cancel")
+	select {
+	case <-srv.Disconnected:
+	case <-time.After(10 * time.Second):
+		t.Fatal("/cancel did not close the model stream")
+	}
+	c.wait("Cancelled.")
+	c.line("again")
+	c.done("after the cancel")
+	c.exit()
+	stored, err := r.Store.Messages(context.Background(), "chat")
+	if err != nil || len(stored) != 2 || stored[0].Content != "again" {
+		t.Fatalf("stored = %+v, %v; want only the turn after the cancel", stored, err)
 	}
 }

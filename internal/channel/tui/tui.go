@@ -464,7 +464,7 @@ Commands
   /new     start a fresh session (the old one stays; --session ID resumes it)
   /cancel  stop the running turn: the model stream and a running tool
   /budget  the last turn's tool calls and units of their maxima, and tokens
-  /exit    leave (also Ctrl+C when no turn runs)
+  /exit    leave; a running turn is cancelled (Ctrl+C leaves when none runs)
 A message starting with // sends one leading /.`
 
 // showHistory lays out a resumed session.

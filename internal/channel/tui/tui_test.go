@@ -72,6 +72,11 @@ func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 			if !bytes.Contains(b, []byte(w)) {
 				return false
 			}
+			// The screen is repainted line by line as it changes; the
+			// footer's last paint says whether a turn runs.
+			if w == idle && bytes.LastIndex(b, []byte(idle)) < bytes.LastIndex(b, []byte("working…")) {
+				return false
+			}
 		}
 		return true
 	}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
@@ -84,6 +89,9 @@ func typeText(tm *teatest.TestModel, s string) {
 		tm.Send(tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune{r}})
 	}
 }
+
+// idle is the footer when no turn runs ("working…" while one does).
+const idle = "Enter send"
 
 func typeLine(tm *teatest.TestModel, s string) {
 	typeText(tm, s)
@@ -123,7 +131,7 @@ func TestStreamedAnswerIsRenderedAsMarkdown(t *testing.T) {
 	rt := &fakeRuntime{turn: answer("# Tea\n", "Make **strong** tea with `water`.\n", "- boil\n- pour\n```sh\necho hi\n```\nend")}
 	tm, _ := start(t, rt, "chat", nil)
 	typeLine(tm, "how do I make tea?")
-	waitFor(t, tm, "Tea", "• boil", "• pour", "echo hi", "end")
+	waitFor(t, tm, "Tea", "• boil", "• pour", "echo hi", "end", idle)
 	typeLine(tm, "/exit")
 	m, v := finalView(t, tm)
 	if got := rt.texts(); len(got) != 1 || got[0] != "how do I make tea?" {
@@ -153,7 +161,7 @@ func TestMultiLineInput(t *testing.T) {
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlJ})
 	typeText(tm, "third")
 	tm.Send(tea.KeyMsg{Type: tea.KeyEnter})
-	waitFor(t, tm, "ok")
+	waitFor(t, tm, "ok", idle)
 	typeLine(tm, "/exit")
 	finalView(t, tm)
 	if got := rt.texts(); len(got) != 1 || got[0] != "first line\nsecond\nthird" {
@@ -166,7 +174,8 @@ func approvalTurn(risk string, got chan<- channel.Choice) func(context.Context, 
 	return func(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
 		req.OnTool(channel.ToolEvent{ID: "c1", Name: "write_file", Args: `{"path":"todo.md"}`, Status: channel.Proposed})
 		card := channel.Card{ApprovalID: "ap_test1", Tool: "write_file", Plan: "write todo.md (6 bytes)\n+ - tea",
-			PlanHash: "sha256:0123456789abcdef0123", Risk: risk, Reason: "writes need approval in smart mode"}
+			PlanHash: "sha256:0123456789abcdef0123", Risk: risk, Reason: "writes need approval in smart mode",
+			ExpiresAt: time.Date(2030, 1, 2, 15, 4, 0, 0, time.Local)}
 		req.OnTool(channel.ToolEvent{ID: "c1", Name: "write_file", Status: channel.Pending, Plan: card.Plan, Reason: card.Reason})
 		choice, err := req.Ask(ctx, card)
 		got <- choice
@@ -201,7 +210,7 @@ func TestApprovalCardAnsweredFromTheKeyboard(t *testing.T) {
 			tm, _ := start(t, rt, "chat", nil)
 			typeLine(tm, "add tea")
 			waitFor(t, tm, "approval needed: write_file", "risk medium", "ap_test1", "write todo.md (6 bytes)", "+ - tea",
-				"plan hash 0123456789ab", "why: writes need approval", "[o]nce")
+				"plan hash 0123456789ab · expires 15:04", "why: writes need approval", "[o]nce")
 			// Typing while the card is open goes to the card, not the input.
 			typeText(tm, "x")
 			tm.Send(tc.key)
@@ -213,7 +222,7 @@ func TestApprovalCardAnsweredFromTheKeyboard(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("Ask did not return after the key")
 			}
-			waitFor(t, tm, "answer after "+string(tc.want))
+			waitFor(t, tm, "answer after "+string(tc.want), idle)
 			typeLine(tm, "/exit")
 			m, v := finalView(t, tm)
 			if !strings.Contains(v, "→ "+tc.mark) {
@@ -243,7 +252,7 @@ func TestCriticalCardTakesOnlyOnceOrDeny(t *testing.T) {
 	if c := <-got; c != channel.Once {
 		t.Fatalf("Ask returned %q; want once", c)
 	}
-	waitFor(t, tm, "answer after once")
+	waitFor(t, tm, "answer after once", idle)
 	typeLine(tm, "/exit")
 	finalView(t, tm)
 }
@@ -297,7 +306,7 @@ func TestHostileTextIsShownInert(t *testing.T) {
 	}}
 	tm, _ := start(t, rt, "chat", nil)
 	typeLine(tm, "hi")
-	waitFor(t, tm, "bell")
+	waitFor(t, tm, "bell", idle)
 	typeLine(tm, "/exit")
 	out := tm.FinalOutput(t, teatest.WithFinalTimeout(5*time.Second))
 	raw := new(bytes.Buffer)
@@ -323,7 +332,7 @@ func TestCJKFitsEightyColumns(t *testing.T) {
 	rt := &fakeRuntime{turn: answer("## 标题\n", long, "\n- 列表项目 item\n`代码` 和 **粗体**")}
 	tm, _ := start(t, rt, "chat", nil)
 	typeLine(tm, "请用中文回答，谢谢你的帮助")
-	waitFor(t, tm, "粗体")
+	waitFor(t, tm, "粗体", idle)
 	typeLine(tm, "/exit")
 	_, v := finalView(t, tm)
 	var joined strings.Builder
@@ -355,13 +364,13 @@ func TestCommandsAndSessions(t *testing.T) {
 	typeLine(tm, "/cancel")
 	waitFor(t, tm, "No turn is running.")
 	typeLine(tm, "hello")
-	waitFor(t, tm, "fine")
+	waitFor(t, tm, "fine", idle)
 	typeLine(tm, "/budget")
 	waitFor(t, tm, "Last turn: 1 of 24 tool calls, 2 of 48 budget units; tokens: 120 in (100", "cached), 7 out.")
 	typeLine(tm, "/new")
 	waitFor(t, tm, "New session chat-")
 	typeLine(tm, "//etc is a folder")
-	waitFor(t, tm, "fine")
+	waitFor(t, tm, "fine", idle)
 	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
 	m, v := finalView(t, tm)
 	if !strings.HasPrefix(m.Session(), "chat-") {

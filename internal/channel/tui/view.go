@@ -123,7 +123,11 @@ func cardLines(e *entry, width int) []string {
 	for _, l := range wrap(clean(strings.TrimRight(c.Plan, "\n")), inner-2) {
 		body = append(body, "  "+l)
 	}
-	body = append(body, styleDim.Render(fit("plan hash "+shortHash(c.PlanHash), inner)))
+	meta := "plan hash " + shortHash(c.PlanHash)
+	if !c.ExpiresAt.IsZero() {
+		meta += " · expires " + c.ExpiresAt.Local().Format("15:04")
+	}
+	body = append(body, styleDim.Render(fit(meta, inner)))
 	if c.Reason != "" {
 		body = append(body, hang(styleDim.Render("why: "), clean(c.Reason), inner)...)
 	}
