@@ -62,9 +62,12 @@ func (c *chatTest) done(want ...string) {
 				return false
 			}
 		}
-		// The screen is repainted line by line as it changes; the
-		// footer's last paint says whether a turn runs.
-		return bytes.LastIndex(b, []byte("Enter send")) > bytes.LastIndex(b, []byte("working…"))
+		// The screen is repainted line by line as lines change: if the
+		// footer was painted "working…" since the last wait, it must have
+		// been painted idle after; if it never was, every frame found it
+		// idle.
+		w := bytes.LastIndex(b, []byte("working…"))
+		return w < 0 || bytes.LastIndex(b, []byte("Enter send")) > w
 	}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
 }
 

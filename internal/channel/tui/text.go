@@ -56,7 +56,15 @@ func wrap(s string, width int) []string {
 	}
 	var out []string
 	for _, line := range strings.Split(s, "\n") {
-		out = append(out, strings.Split(ansi.Wrap(line, width, ""), "\n")...)
+		for _, l := range strings.Split(ansi.Wrap(line, width, ""), "\n") {
+			// Wrap can leave a line one cell over (a leading space before
+			// a word as long as the line); break such a line by cells.
+			if ansi.StringWidth(l) > width {
+				out = append(out, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+				continue
+			}
+			out = append(out, l)
+		}
 	}
 	return out
 }

@@ -69,12 +69,13 @@ func waitFor(t *testing.T, tm *teatest.TestModel, want ...string) {
 	t.Helper()
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		for _, w := range want {
-			if !bytes.Contains(b, []byte(w)) {
-				return false
+			if w == idle {
+				if !idleAfter(b) {
+					return false
+				}
+				continue
 			}
-			// The screen is repainted line by line as it changes; the
-			// footer's last paint says whether a turn runs.
-			if w == idle && bytes.LastIndex(b, []byte(idle)) < bytes.LastIndex(b, []byte("working…")) {
+			if !bytes.Contains(b, []byte(w)) {
 				return false
 			}
 		}
@@ -92,6 +93,15 @@ func typeText(tm *teatest.TestModel, s string) {
 
 // idle is the footer when no turn runs ("working…" while one does).
 const idle = "Enter send"
+
+// idleAfter reports whether the turn started since the last wait has
+// ended. The screen is repainted line by line as lines change: if the
+// footer was painted "working…", it must have been painted idle since;
+// if it never was, every frame since found it idle.
+func idleAfter(b []byte) bool {
+	w := bytes.LastIndex(b, []byte("working…"))
+	return w < 0 || bytes.LastIndex(b, []byte(idle)) > w
+}
 
 func typeLine(tm *teatest.TestModel, s string) {
 	typeText(tm, s)
