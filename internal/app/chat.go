@@ -23,7 +23,8 @@ type ChatOptions struct {
 }
 
 // Chat runs the terminal UI on r until the owner leaves, and returns the
-// session the owner was last in (so the caller can say how to resume it).
+// session the owner was last in (so the caller can say how to resume it),
+// or "" when the chat did not start (a session of another owner).
 func (r *Runtime) Chat(ctx context.Context, o ChatOptions) (string, error) {
 	if o.Session == "" {
 		o.Session = "chat"

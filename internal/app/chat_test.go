@@ -201,7 +201,7 @@ func TestChatHistoryShowsToolCallsAndRefusesOtherOwners(t *testing.T) {
 	if _, err := r.Channel().History(context.Background(), "theirs"); !errors.Is(err, store.ErrSessionOwner) {
 		t.Fatalf("History of a guest's session = %v; want ErrSessionOwner", err)
 	}
-	if _, err := tui.Run(context.Background(), r.Channel(), tui.Options{Session: "theirs", In: strings.NewReader(""), Out: &bytes.Buffer{}}); !errors.Is(err, store.ErrSessionOwner) {
+	if s, err := tui.Run(context.Background(), r.Channel(), tui.Options{Session: "theirs", In: strings.NewReader(""), Out: &bytes.Buffer{}}); !errors.Is(err, store.ErrSessionOwner) || s != "" {
 		t.Fatalf("tui.Run on a guest's session = %v; want it refused before drawing", err)
 	}
 }

@@ -42,14 +42,15 @@ type Options struct {
 // Run shows the chat on the terminal until the owner leaves (/exit, or
 // Ctrl+C with no turn running) or ctx ends. It first loads the session's
 // history, so a session of another owner is refused before anything is
-// drawn. It returns the session the owner was in last (/new changes it).
+// drawn. It returns the session the owner was in last (/new changes it),
+// or "" when the chat did not start.
 func Run(ctx context.Context, rt channel.Runtime, o Options) (string, error) {
 	if o.Session == "" {
 		return "", errors.New("tui: no session")
 	}
 	history, err := rt.History(ctx, o.Session)
 	if err != nil {
-		return o.Session, err
+		return "", err
 	}
 	m := New(ctx, rt, o.Session, history)
 	defer m.Close()

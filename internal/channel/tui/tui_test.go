@@ -398,3 +398,29 @@ func TestCommandsAndSessions(t *testing.T) {
 	}
 	rt.mu.Unlock()
 }
+
+func TestSmallAndResizedTerminal(t *testing.T) {
+	rt := &fakeRuntime{turn: answer("# 标题 heading\n", strings.Repeat("mixed 中文 words ", 20))}
+	tm, _ := start(t, rt, "a-very-long-session-name-that-does-not-fit-in-forty-columns", nil)
+	tm.Send(tea.WindowSizeMsg{Width: 40, Height: 12})
+	typeLine(tm, "请 please")
+	waitFor(t, tm, "mixed", idle)
+	tm.Send(tea.WindowSizeMsg{Width: 120, Height: 40})
+	tm.Send(tea.WindowSizeMsg{Width: 40, Height: 12})
+	typeLine(tm, "/exit")
+	m := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
+	m.quitting = false
+	v := m.View()
+	lines := strings.Split(v, "\n")
+	if len(lines) > 12 {
+		t.Errorf("view has %d lines at 40×12; want at most 12:\n%s", len(lines), v)
+	}
+	for i, l := range lines {
+		if w := ansi.StringWidth(l); w > 40 {
+			t.Errorf("line %d is %d cells at 40 columns: %q", i, w, l)
+		}
+	}
+	if !strings.Contains(v, "Enter send") || !strings.Contains(v, "homard chat · a-very") {
+		t.Errorf("header or footer lost at 40×12:\n%s", v)
+	}
+}
