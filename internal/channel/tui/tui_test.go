@@ -207,12 +207,13 @@ func TestApprovalCardAnsweredFromTheKeyboard(t *testing.T) {
 		key  tea.KeyMsg
 		want channel.Choice
 		mark string
+		line string // the call's line after the answer
 	}{
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("o")}, channel.Once, "approved once"},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")}, channel.Session, "approved for this session"},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")}, channel.Always, "approved always"},
-		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("d")}, channel.Deny, "denied"},
-		{tea.KeyMsg{Type: tea.KeyEsc}, channel.Leave, "left pending"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("o")}, channel.Once, "approved once", "✓ write_file"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("s")}, channel.Session, "approved for this session", "✓ write_file"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("a")}, channel.Always, "approved always", "✓ write_file"},
+		{tea.KeyMsg{Type: tea.KeyRunes, Runes: []rune("d")}, channel.Deny, "denied", "✗ write_file"},
+		{tea.KeyMsg{Type: tea.KeyEsc}, channel.Leave, "left pending", "⏸ write_file"},
 	} {
 		t.Run(string(tc.want)+"_"+tc.key.String(), func(t *testing.T) {
 			got := make(chan channel.Choice, 1)
@@ -237,6 +238,9 @@ func TestApprovalCardAnsweredFromTheKeyboard(t *testing.T) {
 			m, v := finalView(t, tm)
 			if !strings.Contains(v, "→ "+tc.mark) {
 				t.Errorf("card does not say %q:\n%s", tc.mark, v)
+			}
+			if !strings.Contains(v, tc.line+" write todo.md (6 bytes) + - tea") || strings.Count(v, "write_file write todo.md") != 1 {
+				t.Errorf("want one line for the call, now %q:\n%s", tc.line, v)
 			}
 			if m.input.Value() != "" && m.input.Value() != "/exit" {
 				t.Errorf("input = %q; keys for the card leaked into it", m.input.Value())
