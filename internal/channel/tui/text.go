@@ -110,52 +110,83 @@ var (
 // This is a deliberately small, hand-rolled renderer (no glamour, to keep
 // the binary small): ATX headings, **bold**, `inline code`, fenced code
 // blocks, bullet and numbered lists and block quotes. Anything else is
-// shown as written. It is run again on the whole answer as each fragment
-// streams in, so an unclosed fence or ** renders plainly until it closes.
-// src is cleaned first: the model's text never reaches the terminal raw.
+// shown as written. Each source line is rendered on its own (only the
+// fence state carries over), so a streamed answer is rendered line by line
+// as it grows (see mdStream); an unclosed fence or ** renders plainly until
+// it closes. Every line is cleaned first: the model's text never reaches
+// the terminal raw.
 func markdown(src string, width int) []string {
-	var out []string
-	fenced := false
-	for _, line := range strings.Split(clean(src), "\n") {
-		trimmed := strings.TrimSpace(line)
-		if strings.HasPrefix(trimmed, "```") {
-			fenced = !fenced
-			if lang := strings.TrimPrefix(trimmed, "```"); fenced && lang != "" {
-				out = append(out, styleDim.Render(fit("  "+lang, width)))
-			}
-			continue
+	var s mdStream
+	return s.render(src, width)
+}
+
+// mdStream renders a growing answer, keeping the lines of its complete
+// source lines so that each fragment costs only its last line.
+type mdStream struct {
+	width  int
+	done   int      // bytes of the source rendered into lines (complete lines)
+	fenced bool     // inside a code fence after those bytes
+	lines  []string // the rendering of src[:done]
+}
+
+func (s *mdStream) render(src string, width int) []string {
+	if width != s.width || s.done > len(src) {
+		*s = mdStream{width: width}
+	}
+	if end := strings.LastIndexByte(src, '\n'); end >= s.done {
+		for _, line := range strings.Split(src[s.done:end], "\n") {
+			s.lines = append(s.lines, mdLine(strings.TrimSuffix(line, "\r"), width, &s.fenced)...)
 		}
-		if fenced {
-			// Code keeps its spaces and is broken, not word-wrapped.
-			for _, l := range strings.Split(ansi.Hardwrap(line, max(width-2, 4), true), "\n") {
-				out = append(out, "  "+styleCode.Render(l))
-			}
-			continue
-		}
-		indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
-		if len(indent) > 8 {
-			indent = indent[:8]
-		}
-		switch {
-		case trimmed == "":
-			out = append(out, "")
-		case isHeading(trimmed):
-			text := strings.TrimSpace(strings.TrimLeft(trimmed, "#"))
-			for _, l := range wrap(text, width) {
-				out = append(out, styleHeading.Render(l))
-			}
-		case strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* ") || strings.HasPrefix(trimmed, "+ "):
-			out = append(out, hang(indent+"• ", inline(trimmed[2:]), width)...)
-		case isNumbered(trimmed):
-			n, rest, _ := strings.Cut(trimmed, " ")
-			out = append(out, hang(indent+n+" ", inline(rest), width)...)
-		case strings.HasPrefix(trimmed, ">"):
-			out = append(out, hang(styleDim.Render("│ "), inline(strings.TrimSpace(trimmed[1:])), width)...)
-		default:
-			out = append(out, wrap(inline(line), width)...)
-		}
+		s.done = end + 1
+	}
+	fenced := s.fenced
+	out := s.lines[:len(s.lines):len(s.lines)] // the tail never writes into the cache
+	if tail := src[s.done:]; tail != "" || s.done == 0 {
+		out = append(out, mdLine(tail, width, &fenced)...)
 	}
 	return out
+}
+
+// mdLine renders one source line; fenced is the code-fence state, updated.
+func mdLine(line string, width int, fenced *bool) []string {
+	line = clean(line)
+	trimmed := strings.TrimSpace(line)
+	if strings.HasPrefix(trimmed, "```") {
+		*fenced = !*fenced
+		if lang := strings.TrimPrefix(trimmed, "```"); *fenced && lang != "" {
+			return []string{styleDim.Render(fit("  "+lang, width))}
+		}
+		return nil
+	}
+	var out []string
+	if *fenced {
+		// Code keeps its spaces and is broken, not word-wrapped.
+		for _, l := range strings.Split(ansi.Hardwrap(line, max(width-2, 4), true), "\n") {
+			out = append(out, "  "+styleCode.Render(l))
+		}
+		return out
+	}
+	indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+	if len(indent) > 8 {
+		indent = indent[:8]
+	}
+	switch {
+	case trimmed == "":
+		return []string{""}
+	case isHeading(trimmed):
+		for _, l := range wrap(strings.TrimSpace(strings.TrimLeft(trimmed, "#")), width) {
+			out = append(out, styleHeading.Render(l))
+		}
+		return out
+	case strings.HasPrefix(trimmed, "- ") || strings.HasPrefix(trimmed, "* ") || strings.HasPrefix(trimmed, "+ "):
+		return hang(indent+"• ", inline(trimmed[2:]), width)
+	case isNumbered(trimmed):
+		n, rest, _ := strings.Cut(trimmed, " ")
+		return hang(indent+n+" ", inline(rest), width)
+	case strings.HasPrefix(trimmed, ">"):
+		return hang(styleDim.Render("│ "), inline(strings.TrimSpace(trimmed[1:])), width)
+	}
+	return wrap(inline(line), width)
 }
 
 func isHeading(s string) bool {

@@ -5,6 +5,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/ansi"
 )
 
@@ -43,8 +44,15 @@ func FuzzClean(f *testing.F) {
 				t.Fatalf("clean(%q) = %q: holds control %U", s, got, r)
 			}
 		}
+		// Streamed in two parts, the answer renders as it does whole.
+		whole := markdown(s, 40)
+		var st mdStream
+		st.render(s[:len(s)/2], 40)
+		if got := st.render(s, 40); strings.Join(got, "\n") != strings.Join(whole, "\n") {
+			t.Fatalf("markdown(%q) streamed = %q; whole = %q", s, got, whole)
+		}
 		// Nothing the model wrote can end up wider than the line.
-		for _, l := range markdown(s, 40) {
+		for _, l := range whole {
 			if w := ansi.StringWidth(l); w > 40 {
 				t.Fatalf("markdown(%q, 40) has a line %d cells wide: %q", s, w, l)
 			}
@@ -85,5 +93,24 @@ func TestWrapByDisplayWidth(t *testing.T) {
 		if w := ansi.StringWidth(l); w > 20 {
 			t.Errorf("hang line %q is %d cells; want at most 20", l, w)
 		}
+	}
+}
+
+// BenchmarkStreamedAnswer is the cost of streaming a 2,000-fragment answer
+// (about 12 KB of Markdown) into a chat: each fragment renders the answer
+// again and lays out the transcript.
+func BenchmarkStreamedAnswer(b *testing.B) {
+	b.ReportAllocs()
+	for b.Loop() {
+		m := New(b.Context(), &fakeRuntime{}, "bench", nil)
+		m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+		for i := range 2000 {
+			frag := "word "
+			if i%50 == 0 {
+				frag = "\n- **item** `code` 中文\n"
+			}
+			m.Update(textMsg(frag))
+		}
+		m.Close()
 	}
 }

@@ -27,6 +27,7 @@ type entry struct {
 	card   channel.Card
 	answer string // how the card was answered; empty while open
 	hint   string // a card's correction ("critical: only o or d")
+	md     mdStream // an answer's rendering, kept as it streams
 
 	cachedWidth int
 	cached      []string
@@ -50,7 +51,7 @@ func (e *entry) render(width int) []string {
 		// The owner typed it, but it may come from a stored session too.
 		return hang(styleUser.Render("you› "), clean(e.text), width)
 	case kindAnswer:
-		return markdown(e.text, width)
+		return e.md.render(e.text, width)
 	case kindTool:
 		return toolLines(e.tool, width)
 	case kindCard:
