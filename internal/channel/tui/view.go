@@ -25,8 +25,8 @@ type entry struct {
 	text   string
 	tool   channel.ToolEvent
 	card   channel.Card
-	answer string // how the card was answered; empty while open
-	hint   string // a card's correction ("critical: only o or d")
+	answer string   // how the card was answered; empty while open
+	hint   string   // a card's correction ("critical: only o or d")
 	md     mdStream // an answer's rendering, kept as it streams
 
 	cachedWidth int
