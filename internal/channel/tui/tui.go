@@ -225,9 +225,12 @@ func (m *Model) key(msg tea.KeyMsg) (tea.Model, tea.Cmd) {
 	if msg.Type == tea.KeyEnter && !msg.Alt {
 		return m.submit()
 	}
+	lines := m.input.LineCount()
 	var cmd tea.Cmd
 	m.input, cmd = m.input.Update(msg)
-	m.layout() // the input may have grown a line
+	if m.input.LineCount() != lines {
+		m.layout() // the input grew or lost a line
+	}
 	return m, cmd
 }
 
@@ -290,10 +293,10 @@ func (m *Model) start(text string) {
 			}
 		},
 	}
-	rt := m.rt
-	m.turns.Add(1)
+	rt, turns := m.rt, m.turns
+	turns.Add(1)
 	go func() {
-		defer m.turns.Done()
+		defer turns.Done()
 		defer cancel()
 		res, err := rt.Turn(ctx, req)
 		send(doneMsg{res: res, err: err})
@@ -317,7 +320,9 @@ func (m *Model) cancelTurn() {
 // tool adds or updates the line of a tool call.
 func (m *Model) tool(ev channel.ToolEvent) {
 	e, ok := m.tools[ev.ID]
-	if !ok || ev.ID == "" {
+	// A new proposal with an id seen before in this turn is another call:
+	// some endpoints number calls afresh in every response.
+	if !ok || ev.ID == "" || (ev.Status == channel.Proposed && e.tool.Status != channel.Proposed) {
 		e = m.add(&entry{kind: kindTool})
 		m.tools[ev.ID] = e
 	}

@@ -428,3 +428,35 @@ func TestSmallAndResizedTerminal(t *testing.T) {
 		t.Errorf("header or footer lost at 40×12:\n%s", v)
 	}
 }
+
+func TestToolLinesFollowTheirCalls(t *testing.T) {
+	rt := &fakeRuntime{turn: func(_ context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
+		req.OnTool(channel.ToolEvent{ID: "call_0", Name: "read_file", Args: `{"path":"a"}`, Status: channel.Proposed})
+		req.OnTool(channel.ToolEvent{ID: "call_0", Name: "read_file", Plan: "read a", Status: channel.Ran, Preview: "alpha"})
+		// The next response numbers its calls from 0 again.
+		req.OnTool(channel.ToolEvent{ID: "call_0", Name: "list_dir", Args: `{}`, Status: channel.Proposed})
+		req.OnTool(channel.ToolEvent{ID: "call_0", Name: "list_dir", Plan: "list .", Status: channel.Denied, Reason: "no"})
+		req.OnTool(channel.ToolEvent{ID: "call_1", Name: "grep", Args: `{}`, Status: channel.Proposed})
+		req.OnTool(channel.ToolEvent{ID: "call_1", Name: "grep", Plan: "grep x", Status: channel.Failed, Reason: "bad pattern"})
+		req.OnText("done")
+		return channel.TurnResult{}, nil
+	}}
+	tm, _ := start(t, rt, "chat", nil)
+	typeLine(tm, "go")
+	waitFor(t, tm, "done", idle)
+	typeLine(tm, "/exit")
+	_, v := finalView(t, tm)
+	lines := strings.Split(v, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	v = strings.Join(lines, "\n")
+	for _, want := range []string{"✓ read_file read a\n    alpha\n", "✗ list_dir list .\n    no\n", "! grep grep x\n    bad pattern"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("screen lacks %q:\n%s", want, v)
+		}
+	}
+	if strings.Contains(v, "⋯") {
+		t.Errorf("a decided call still shows as proposed:\n%s", v)
+	}
+}
