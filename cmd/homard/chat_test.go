@@ -25,13 +25,14 @@ func TestChatNeedsATerminal(t *testing.T) {
 type pane struct {
 	t      *testing.T
 	socket string
+	conf   string // no status line, and no user config: the pane is the whole 80×24
 	env    []string
 	target string // the tmux session showing homard chat now
 }
 
 func (p *pane) tmux(args ...string) string {
 	p.t.Helper()
-	cmd := exec.Command("tmux", append([]string{"-S", p.socket}, args...)...)
+	cmd := exec.Command("tmux", append([]string{"-S", p.socket, "-f", p.conf}, args...)...)
 	cmd.Env = p.env
 	out, err := cmd.CombinedOutput()
 	if err != nil {
@@ -117,7 +118,11 @@ func TestChatInARealTerminal(t *testing.T) {
 	if code := run([]string{"--home", home, "init", "--base-url", srv.URL + "/v1"}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); code != 0 {
 		t.Fatalf("init: exit %d", code)
 	}
-	p := &pane{t: t, socket: filepath.Join(dir, "tmux.sock"), env: append(os.Environ(),
+	conf := filepath.Join(dir, "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set -g status off\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := &pane{t: t, socket: filepath.Join(dir, "tmux.sock"), conf: conf, env: append(os.Environ(),
 		"HOMARD_HOME="+home, "OPENAI_API_KEY=sk-test-CHATKEY0123456789", "TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8")}
 	// Each start is a new tmux session on the same server (the old one
 	// stays, so the server does not exit between them).
@@ -128,6 +133,9 @@ func TestChatInARealTerminal(t *testing.T) {
 	}
 	t.Cleanup(func() { exec.Command("tmux", "-S", p.socket, "kill-server").Run() })
 	start("first", "")
+	if size := strings.TrimSpace(p.tmux("display-message", "-p", "-t", p.target, "#{pane_width}x#{pane_height}")); size != "80x24" {
+		t.Fatalf("pane is %s; want 80x24", size)
+	}
 	p.waitFor("homard chat · chat", "Enter send")
 
 	p.keys("hi", "Enter")
