@@ -52,3 +52,7 @@ func (a *Agent) weigh(name string) (units int, readOnly bool) {
 	}
 	return 2, s.ReadOnly
 }
+
+// Budget returns the agent's budget with its defaults filled in, so a
+// channel can show how much of it a turn spent.
+func (a *Agent) Budget() Budget { return a.budget }

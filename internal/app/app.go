@@ -1,6 +1,6 @@
 // Package app is the composition root: it builds every service from the
 // configuration and wires them into the Runtime that every front end (the
-// CLI today; the TUI, web and chat channels later) talks to. Nothing imports
+// CLI and the terminal UI today; web and chat channels later) talks to. Nothing imports
 // app but cmd/homard.
 package app
 

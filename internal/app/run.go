@@ -67,6 +67,10 @@ type RunResult struct {
 	// Pending lists the approval ids the turn waits for.
 	Pending []string
 	Usage   Usage
+	// Calls and Units are the tool budget the turn spent, of MaxCalls
+	// and MaxUnits.
+	Calls, Units       int
+	MaxCalls, MaxUnits int
 	// Stopped says why the loop stopped early; empty when the model
 	// answered on its own.
 	Stopped string
@@ -144,7 +148,9 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if err != nil {
 		return RunResult{}, fmt.Errorf("save turn: %w", err)
 	}
-	return RunResult{Text: res.Text, Pending: res.Pending, Usage: res.Usage, Stopped: res.Stopped}, nil
+	b := a.Budget()
+	return RunResult{Text: res.Text, Pending: res.Pending, Usage: res.Usage, Stopped: res.Stopped,
+		Calls: res.Calls, Units: res.Units, MaxCalls: b.MaxCalls, MaxUnits: b.MaxUnits}, nil
 }
 
 // conversation loads the owner's earlier conversation in session: the
@@ -179,6 +185,27 @@ func (r *Runtime) conversation(ctx context.Context, session, owner string) (agen
 		turns[i] = row.Turn
 	}
 	return agent.Conversation{Summary: sum.Text, History: msgs}, turns, nil
+}
+
+// history loads every stored message of the owner's session, summarised
+// turns included, for showing the session to its owner (not for the
+// model). A session of another owner is refused.
+func (r *Runtime) history(ctx context.Context, session, owner string) ([]llm.Message, error) {
+	s, err := r.Store.Session(ctx, session)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if s.Owner != owner {
+		return nil, fmt.Errorf("session %s: %w", session, store.ErrSessionOwner)
+	}
+	rows, err := r.Store.Messages(ctx, session)
+	if err != nil {
+		return nil, err
+	}
+	return messages(session, rows)
 }
 
 // summarizedTurn is the last stored turn a summary covering the first n

@@ -1,0 +1,167 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"strings"
+
+	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/channel/tui"
+	"github.com/homard/homard/internal/llm"
+)
+
+// ChatOptions configure Chat.
+type ChatOptions struct {
+	// Session is the conversation to resume or start. Empty means "chat".
+	Session string
+	// In and Out are the terminal.
+	In  io.Reader
+	Out io.Writer
+}
+
+// Chat runs the terminal UI on r until the owner leaves, and returns the
+// session the owner was last in (so the caller can say how to resume it),
+// or "" when the chat did not start (a session of another owner).
+func (r *Runtime) Chat(ctx context.Context, o ChatOptions) (string, error) {
+	if o.Session == "" {
+		o.Session = "chat"
+	}
+	return tui.Run(ctx, r.Channel(), tui.Options{Session: o.Session, In: o.In, Out: o.Out})
+}
+
+// Channel returns r as the channel contract a front end talks to.
+func (r *Runtime) Channel() channel.Runtime { return chatRuntime{r} }
+
+// chatRuntime adapts Runtime to channel.Runtime.
+type chatRuntime struct{ r *Runtime }
+
+var _ channel.Runtime = chatRuntime{}
+
+func (c chatRuntime) Info() channel.Info {
+	info := channel.Info{Model: c.r.Config.Model.Name, Mode: c.r.Config.Permissions.Mode}
+	if roots := c.r.Config.Workspace.Roots; len(roots) > 0 {
+		info.Workspace = roots[0].Path
+	}
+	return info
+}
+
+func (c chatRuntime) Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
+	run := RunRequest{Task: req.Text, Session: req.Session, OnText: req.OnText}
+	if req.OnTool != nil {
+		run.OnTool = func(call ToolCall, out *Outcome) { req.OnTool(c.toolEvent(call, out)) }
+	}
+	if req.Ask != nil {
+		run.Ask = func(ctx context.Context, card Card) (string, error) {
+			o := card.Outcome
+			shown := channel.Card{
+				ApprovalID: o.ApprovalID, Tool: card.Tool, Plan: o.Plan, PlanHash: o.PlanHash,
+				Risk: o.Risk, Reason: o.Reason,
+			}
+			if a, err := c.r.ApprovalGet(ctx, o.ApprovalID); err == nil {
+				shown.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
+			}
+			choice, err := req.Ask(ctx, shown)
+			return string(choice), err
+		}
+	}
+	res, err := c.r.Run(ctx, run)
+	if err != nil {
+		return channel.TurnResult{}, err
+	}
+	return channel.TurnResult{
+		Text: res.Text, Pending: res.Pending, Stopped: res.Stopped,
+		Usage: channel.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached},
+		Calls: res.Calls, Units: res.Units, MaxCalls: res.MaxCalls, MaxUnits: res.MaxUnits,
+	}, nil
+}
+
+// previewBytes caps a tool result's preview; a channel shows its first line.
+const previewBytes = 512
+
+// toolEvent describes a call for a channel: arguments redacted and
+// compacted, the outcome's plan, reason and the start of its result.
+func (c chatRuntime) toolEvent(call ToolCall, out *Outcome) channel.ToolEvent {
+	ev := channel.ToolEvent{ID: call.ID, Name: call.Name, Args: c.r.redactor.Redact(compactJSON(call.Args)), Status: channel.Proposed}
+	if out == nil {
+		return ev
+	}
+	ev.Status = statusOf(out.Decision)
+	ev.Plan, ev.Reason = out.Plan, out.Reason
+	if out.Result != nil {
+		p := out.Result.Text
+		if len(p) > previewBytes {
+			p = strings.ToValidUTF8(p[:previewBytes], "")
+		}
+		ev.Preview = p
+		if out.Result.IsError && ev.Status == channel.Ran {
+			ev.Status = channel.Failed
+		}
+	}
+	return ev
+}
+
+func statusOf(d arbiter.Decision) channel.Status {
+	switch d {
+	case arbiter.Ran:
+		return channel.Ran
+	case arbiter.Pending:
+		return channel.Pending
+	case arbiter.Denied:
+		return channel.Denied
+	}
+	return channel.Failed
+}
+
+func compactJSON(raw []byte) string {
+	var b bytes.Buffer
+	if err := json.Compact(&b, raw); err != nil {
+		return string(raw)
+	}
+	return b.String()
+}
+
+// History returns the owner's earlier conversation in session for display:
+// the owner's messages, the answers, and one entry per tool call with the
+// decision its result recorded. A session of another owner is refused.
+func (c chatRuntime) History(ctx context.Context, session string) ([]channel.Message, error) {
+	msgs, err := c.r.history(ctx, session, c.r.Config.Owner)
+	if err != nil {
+		return nil, err
+	}
+	// A tool message starts with "decision: <d>" (agent.render); it tells
+	// how the call it answers ended.
+	decided := map[string]channel.Status{}
+	for _, m := range msgs {
+		if m.Role == llm.RoleTool {
+			first, _, _ := strings.Cut(m.Content, "\n")
+			if d, ok := strings.CutPrefix(first, "decision: "); ok {
+				decided[m.ToolCallID] = statusOf(arbiter.Decision(d))
+			} else {
+				decided[m.ToolCallID] = channel.Denied // "not run: …"
+			}
+		}
+	}
+	var out []channel.Message
+	for _, m := range msgs {
+		switch m.Role {
+		case llm.RoleUser:
+			out = append(out, channel.Message{Role: "user", Text: m.Content})
+		case llm.RoleAssistant:
+			if strings.TrimSpace(m.Content) != "" {
+				out = append(out, channel.Message{Role: "assistant", Text: m.Content})
+			}
+			for _, call := range m.ToolCalls {
+				st, ok := decided[call.ID]
+				if !ok {
+					st = channel.Proposed
+				}
+				// Stored arguments are already redacted.
+				out = append(out, channel.Message{Role: "tool", Tool: call.Name, Text: compactJSON(call.Args), Status: st})
+			}
+		}
+	}
+	return out, nil
+}

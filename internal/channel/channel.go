@@ -1,0 +1,143 @@
+// Package channel is the contract between homard's core and a front end
+// that talks with the owner (the terminal UI today; web and chat channels
+// later). It holds plain types only: a channel package imports this one and
+// nothing else of homard, and internal/app adapts its Runtime to Runtime.
+//
+// Contract: everything in a ToolEvent, a Card, a Message or a TurnResult
+// that came from the model or a tool is untrusted text; a channel shows it
+// as inert text (no terminal escapes, no markup it did not expect). The
+// owner's identity never comes from here: the Runtime knows who the owner
+// is. Ask is the only way a channel approves anything, and it answers for
+// exactly the call on the Card it was shown.
+package channel
+
+import (
+	"context"
+	"time"
+)
+
+// Runtime is what a channel needs from homard.
+type Runtime interface {
+	// Turn runs one turn of the owner's conversation in req.Session. It
+	// returns ctx.Err() when ctx ends (the model stream and a running tool
+	// stop; nothing of the turn is stored).
+	Turn(ctx context.Context, req TurnRequest) (TurnResult, error)
+	// History returns the earlier conversation of session, oldest first,
+	// for showing a resumed session. An unknown session has none; a
+	// session of another owner is refused with an error.
+	History(ctx context.Context, session string) ([]Message, error)
+	// Info describes the runtime for a header line.
+	Info() Info
+}
+
+// Info describes a runtime to the owner.
+type Info struct {
+	Model     string // model name
+	Mode      string // permission mode: safe, smart, autopilot, yolo
+	Workspace string // the first workspace root's path
+}
+
+// TurnRequest is one message of the owner and the hooks that show the turn
+// as it runs. The hooks are called on the turn's goroutine, one at a time.
+type TurnRequest struct {
+	Session string
+	Text    string
+	// OnText, when set, receives fragments of the answer as they stream.
+	OnText func(string)
+	// OnTool, when set, is told about each tool call when it is proposed
+	// and again when it is decided (same ID).
+	OnTool func(ToolEvent)
+	// Ask, when set, is called for each call that needs the owner's
+	// approval; the turn waits for it. It must return when ctx ends.
+	Ask func(ctx context.Context, c Card) (Choice, error)
+}
+
+// Status is where a tool call stands.
+type Status string
+
+// Statuses of a ToolEvent.
+const (
+	Proposed Status = "proposed" // the model asked; not decided yet
+	Ran      Status = "ran"      // run, and it succeeded
+	Pending  Status = "pending"  // waits for the owner's approval
+	Denied   Status = "denied"   // refused (hard limit, policy, the owner or a budget)
+	Failed   Status = "error"    // invalid, or ran and failed
+)
+
+// ToolEvent is one tool call as it is proposed and decided.
+type ToolEvent struct {
+	ID     string // the model's call id; events of one call share it
+	Name   string // tool name
+	Args   string // the arguments, redacted and compacted
+	Status Status
+	// Plan is the exact action the arbiter decided on (empty while
+	// proposed or when the arguments were rejected).
+	Plan string
+	// Reason says why it was asked, denied or failed.
+	Reason string
+	// Preview is the start of the tool's result, redacted.
+	Preview string
+}
+
+// Card is a call waiting for the owner's approval during a turn.
+type Card struct {
+	ApprovalID string
+	Tool       string
+	// Plan is the exact plan that runs if approved, as shown to people.
+	Plan string
+	// PlanHash is "sha256:<hex>" of the canonical plan the approval binds.
+	PlanHash string
+	Risk     string // low, medium, high or critical
+	Reason   string // why homard asks
+	// ExpiresAt is when the approval lapses; zero when unknown.
+	ExpiresAt time.Time
+}
+
+// Critical reports whether the card may only be approved once or denied.
+func (c Card) Critical() bool { return c.Risk == "critical" }
+
+// Choice is the owner's answer to a Card.
+type Choice string
+
+// Choices. Leave keeps the call pending: the model is told it waits, and
+// the owner may approve it later (`homard approval approve ID`).
+const (
+	Once    Choice = "once"
+	Session Choice = "session"
+	Always  Choice = "always"
+	Deny    Choice = "deny"
+	Leave   Choice = ""
+)
+
+// TurnResult is what a turn produced.
+type TurnResult struct {
+	Text string
+	// Pending lists the approval ids the turn waits for.
+	Pending []string
+	Usage   Usage
+	// Calls and Units are the tool budget this turn spent, of MaxCalls
+	// and MaxUnits.
+	Calls, Units       int
+	MaxCalls, MaxUnits int
+	// Stopped says why the loop stopped early; empty when the model
+	// answered on its own.
+	Stopped string
+}
+
+// Usage counts the tokens of a turn.
+type Usage struct {
+	Input  int // prompt tokens, cached ones included
+	Output int
+	Cached int
+}
+
+// Message is one entry of an earlier conversation.
+type Message struct {
+	// Role is "user", "assistant" or "tool".
+	Role string
+	// Text is the message; for a tool call, its arguments.
+	Text string
+	// Tool and Status are set when Role is "tool".
+	Tool   string
+	Status Status
+}

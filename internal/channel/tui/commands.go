@@ -1,0 +1,70 @@
+package tui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+)
+
+// command runs a slash command.
+func (m *Model) command(text string) (tea.Model, tea.Cmd) {
+	name, _, _ := strings.Cut(text, " ")
+	switch strings.ToLower(name) {
+	case "/help", "/?":
+		m.note(helpText)
+	case "/exit", "/quit":
+		return m.quit()
+	case "/cancel":
+		if !m.busy {
+			m.note("No turn is running.")
+		} else {
+			m.cancelTurn()
+		}
+	case "/new":
+		if m.busy {
+			m.note("A turn is running: /cancel it first.")
+			break
+		}
+		id := fmt.Sprintf("chat-%d", time.Now().Unix())
+		if id == m.session {
+			id += "-2"
+		}
+		m.session = id
+		m.entries, m.last = nil, nil
+		m.note(fmt.Sprintf("New session %s. Resume it later with: homard chat --session %s", id, id))
+	case "/budget":
+		m.note(m.budget())
+	default:
+		m.note(fmt.Sprintf("Unknown command %s. /help lists the commands; start a message with // to send a leading /.", clean(name)))
+	}
+	m.refresh()
+	return m, nil
+}
+
+func (m *Model) budget() string {
+	if m.last == nil {
+		return "No turn has finished yet in this session."
+	}
+	r := m.last
+	return fmt.Sprintf("Last turn: %d of %d tool calls, %d of %d budget units; tokens: %d in (%d cached), %d out.",
+		r.Calls, r.MaxCalls, r.Units, r.MaxUnits, r.Usage.Input, r.Usage.Cached, r.Usage.Output)
+}
+
+const helpText = `Keys
+  Enter             send the message
+  Alt+Enter, Ctrl+J new line in the message
+  PgUp, PgDn        scroll the conversation (Ctrl+Home, Ctrl+End: top, bottom)
+  Ctrl+C            cancel the running turn; with none running, leave
+Approval cards
+  o once · s this session · a always (a scoped, expiring rule) · d deny
+  Esc leaves the call pending (homard approval approve ID later)
+  a critical plan takes only o or d
+Commands
+  /help    this help
+  /new     start a fresh session (the old one stays; --session ID resumes it)
+  /cancel  stop the running turn: the model stream and a running tool
+  /budget  the last turn's tool calls and units of their maxima, and tokens
+  /exit    leave; a running turn is cancelled (Ctrl+C leaves when none runs)
+A message starting with // sends one leading /.`

@@ -1,0 +1,243 @@
+package tui
+
+import (
+	"strings"
+
+	"github.com/charmbracelet/lipgloss"
+
+	"github.com/homard/homard/internal/channel"
+)
+
+type entryKind int
+
+const (
+	kindUser   entryKind = iota // the owner's message
+	kindAnswer                  // the model's text, rendered as Markdown
+	kindTool                    // one tool call
+	kindCard                    // an approval card
+	kindNote                    // homard speaking: help, budget, notices
+	kindError                   // a turn that failed
+)
+
+// entry is one block of the transcript. Its rendering is cached per width.
+type entry struct {
+	kind   entryKind
+	text   string
+	tool   channel.ToolEvent
+	card   channel.Card
+	answer string   // how the card was answered; empty while open
+	hint   string   // a card's correction ("critical: only o or d")
+	md     mdStream // an answer's rendering, kept as it streams
+
+	cachedWidth int
+	cached      []string
+}
+
+func (e *entry) dirty() { e.cached = nil }
+
+func (e *entry) lines(width int) []string {
+	if e.cached == nil || e.cachedWidth != width {
+		e.cached, e.cachedWidth = e.render(width), width
+	}
+	return e.cached
+}
+
+// render lays the entry out in lines at most width cells wide. Every text
+// that came from outside (the model, a tool, a stored conversation, an
+// error) goes through clean first.
+func (e *entry) render(width int) []string {
+	switch e.kind {
+	case kindUser:
+		// The owner typed it, but it may come from a stored session too.
+		return hang(styleUser.Render("you› "), clean(e.text), width)
+	case kindAnswer:
+		return e.md.render(e.text, width)
+	case kindTool:
+		return toolLines(e.tool, width)
+	case kindCard:
+		return cardLines(e, width)
+	case kindError:
+		var out []string
+		for _, l := range wrap(clean(e.text), width) {
+			out = append(out, styleError.Render(l))
+		}
+		return out
+	default:
+		var out []string
+		for _, l := range wrap(clean(e.text), width) {
+			out = append(out, styleDim.Render(l))
+		}
+		return out
+	}
+}
+
+// statusMark is the symbol a tool line starts with.
+func statusMark(s channel.Status) string {
+	switch s {
+	case channel.Ran:
+		return styleOK.Render("✓")
+	case channel.Pending:
+		return styleWarn.Render("⏸")
+	case channel.Denied:
+		return styleError.Render("✗")
+	case channel.Failed:
+		return styleError.Render("!")
+	}
+	return styleDim.Render("⋯")
+}
+
+// toolLines is a call's line: its status, name and what it does (the
+// plan's first line once decided, else the arguments), then the reason or
+// a preview of the result, each cut to one line.
+func toolLines(ev channel.ToolEvent, width int) []string {
+	what := ev.Args
+	if ev.Plan != "" {
+		what = ev.Plan
+	}
+	what = strings.Join(strings.Fields(clean(what)), " ")
+	head := "  " + statusMark(ev.Status) + " " + styleBold.Render(clean(ev.Name)) + " " + styleDim.Render(what)
+	out := []string{fit(head, width)}
+	detail := ""
+	switch ev.Status {
+	case channel.Denied, channel.Failed, channel.Pending:
+		detail = ev.Reason
+		if detail == "" {
+			detail = ev.Preview
+		}
+	case channel.Ran:
+		detail = ev.Preview
+	}
+	if detail = strings.Join(strings.Fields(clean(detail)), " "); detail != "" {
+		out = append(out, styleDim.Render(fit("    "+detail, width)))
+	}
+	return out
+}
+
+// cardLines is an approval card: the tool, its risk, the exact plan (all of
+// it, wrapped), the plan hash's first 12 hex characters, why homard asks,
+// and the keys, or how it was answered.
+func cardLines(e *entry, width int) []string {
+	c := e.card
+	inner := max(width-4, 8) // "│ " … " │"
+	var body []string
+	body = append(body, styleWarn.Render(fit("approval needed: "+clean(c.Tool)+" · risk "+clean(c.Risk)+" · "+clean(c.ApprovalID), inner)))
+	for _, l := range wrap(clean(strings.TrimRight(c.Plan, "\n")), inner-2) {
+		body = append(body, "  "+l)
+	}
+	meta := "plan hash " + shortHash(c.PlanHash)
+	if !c.ExpiresAt.IsZero() {
+		meta += " · expires " + c.ExpiresAt.Local().Format("15:04")
+	}
+	body = append(body, styleDim.Render(fit(meta, inner)))
+	if c.Reason != "" {
+		body = append(body, hang(styleDim.Render("why: "), clean(c.Reason), inner)...)
+	}
+	switch {
+	case e.answer != "":
+		body = append(body, styleBold.Render(fit("→ "+e.answer, inner)))
+	case c.Critical():
+		body = append(body, styleBold.Render(fit("critical: [o]nce · [d]eny · Esc leave pending", inner)))
+	default:
+		body = append(body, styleBold.Render(fit("[o]nce · [s]ession · [a]lways · [d]eny · Esc leave pending", inner)))
+	}
+	if e.hint != "" {
+		body = append(body, styleError.Render(fit(e.hint, inner)))
+	}
+	box := lipgloss.NewStyle().Border(lipgloss.RoundedBorder()).Padding(0, 1).Width(inner + 2)
+	if e.answer == "" {
+		box = box.BorderForeground(lipgloss.Color("11"))
+	}
+	return strings.Split(box.Render(strings.Join(body, "\n")), "\n")
+}
+
+// shortHash is the prefix of a plan hash people compare by eye.
+func shortHash(h string) string {
+	h = clean(strings.TrimPrefix(h, "sha256:"))
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+// layout sizes the parts to the terminal: a header line, the transcript,
+// the input and a footer line.
+func (m *Model) layout() {
+	follow := m.atEnd()
+	w := max(m.width, 20)
+	m.input.SetWidth(w)
+	inH := min(max(m.input.LineCount(), 1), inputHeight)
+	if m.height < 12 {
+		inH = 1
+	}
+	m.input.SetHeight(inH)
+	m.vp.Width = w
+	m.vp.Height = max(m.height-inH-2, 1)
+	m.refresh()
+	if follow {
+		m.vp.GotoBottom()
+	}
+}
+
+// atEnd reports whether the transcript shows its last line, so that new
+// lines should keep it there.
+func (m *Model) atEnd() bool {
+	return m.vp.AtBottom() || m.vp.TotalLineCount() <= m.vp.Height
+}
+
+// refresh lays the transcript out again, following the end unless the
+// owner scrolled up.
+func (m *Model) refresh() {
+	follow := m.atEnd()
+	var lines []string
+	for i, e := range m.entries {
+		if i > 0 && e.kind != kindTool && !(e.kind == kindAnswer && m.entries[i-1].kind == kindUser) {
+			lines = append(lines, "")
+		}
+		lines = append(lines, e.lines(m.vp.Width)...)
+	}
+	m.vp.SetContent(strings.Join(lines, "\n"))
+	if follow || m.card != nil {
+		m.vp.GotoBottom()
+	}
+}
+
+// View draws the screen.
+func (m *Model) View() string {
+	if m.quitting {
+		return ""
+	}
+	w := m.vp.Width
+	head := "homard chat · " + m.session
+	if m.info.Model != "" {
+		head += " · " + m.info.Model
+	}
+	if m.info.Mode != "" {
+		head += " · " + m.info.Mode + " mode"
+	}
+	var foot string
+	switch {
+	case m.card != nil && m.card.entry.card.Critical():
+		foot = "critical: o approve once · d deny · Esc leave pending · Ctrl+C cancel the turn"
+	case m.card != nil:
+		foot = "o once · s session · a always · d deny · Esc leave pending · Ctrl+C cancel"
+	case m.busy && m.cancelled:
+		foot = "cancelling…"
+	case m.busy:
+		foot = "working… Ctrl+C or /cancel stops the turn · PgUp/PgDn scroll"
+	default:
+		foot = "Enter send · Alt+Enter/Ctrl+J new line · PgUp/PgDn scroll · /help · Ctrl+C quit"
+	}
+	return strings.Join([]string{
+		styleBar.Render(padRight(fit(clean(head), w), w)),
+		m.vp.View(),
+		m.input.View(),
+		styleDim.Render(fit(foot, w)),
+	}, "\n")
+}
+
+func padRight(s string, w int) string {
+	if n := w - lipgloss.Width(s); n > 0 {
+		return s + strings.Repeat(" ", n)
+	}
+	return s
+}
