@@ -7,10 +7,13 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
+	"github.com/homard/homard/internal/sandbox"
 )
 
 // runServer starts a fake OpenAI endpoint answering with turns in order
@@ -214,4 +217,101 @@ func TestRunResumesAfterApproval(t *testing.T) {
 	if err != nil || string(b) != "- tea\n" {
 		t.Fatalf("todo.md = %q, %v; want the approved content", b, err)
 	}
+}
+
+// TestRunCancelStopsTheRunningTool: Ctrl+C while a command runs kills it
+// (the sandboxed process gets the context's end), the turn returns
+// context.Canceled, nothing of the turn is stored, and the audit trail
+// records the call and how it ended.
+func TestRunCancelStopsTheRunningTool(t *testing.T) {
+	r := newTestRuntime(t, "yolo")
+	if _, err := sandbox.Select(r.Config.Sandbox.Backend); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no sandbox backend works here, and CI must test one: %v", err)
+		}
+		t.Skipf("no sandbox backend works here: %v", err)
+	}
+	runServer(t, r,
+		openAI(toolCall("call_1", "run_command", `{"program":"sleep","args":["120"]}`)),
+		openAI(llmtest.Turn{Text: []string{"never reached"}}),
+	)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	started := make(chan struct{})
+	var once sync.Once
+	seen := make(chan bool, 1)
+	go func() {
+		<-started
+		// Cancel once the command is seen running (or give up after 20 s).
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+			if sleepRunning() {
+				seen <- true
+				cancel()
+				return
+			}
+		}
+		seen <- false
+		cancel()
+	}()
+	done := make(chan error, 1)
+	go func() {
+		_, err := r.Run(ctx, RunRequest{Task: "wait a while", OnTool: func(c ToolCall, out *Outcome) {
+			if out == nil {
+				once.Do(func() { close(started) })
+			}
+		}})
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run = %v; want context.Canceled", err)
+		}
+	case <-time.After(60 * time.Second):
+		t.Fatal("Run still going 60 s after cancel: the 120 s command was not stopped")
+	}
+	if !<-seen {
+		t.Fatal("the command was never seen running")
+	}
+	// The process is gone (killed, and reaped), not left running.
+	for deadline := time.Now().Add(10 * time.Second); sleepRunning(); {
+		if time.Now().After(deadline) {
+			t.Fatal("sleep 120 is still running after the turn was cancelled")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stored, err := r.Store.Messages(context.Background(), "cli")
+	if err != nil || len(stored) != 0 {
+		t.Fatalf("stored %d messages, %v; a cancelled turn must store nothing", len(stored), err)
+	}
+	recs, err := r.AuditTail(context.Background(), 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found bool
+	for _, rec := range recs {
+		if rec.Tool == "run_command" {
+			found = true
+			t.Logf("audit: %s %s %s", rec.Tool, rec.Decision, rec.Reason)
+		}
+	}
+	if !found {
+		t.Fatalf("audit %+v; want the cancelled run_command recorded", recs)
+	}
+}
+
+// sleepRunning reports whether a "sleep 120" process exists on this host.
+func sleepRunning() bool {
+	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+	for _, p := range procs {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		argv := strings.Split(string(b), "\x00")
+		if len(argv) >= 2 && filepath.Base(argv[0]) == "sleep" && argv[1] == "120" {
+			return true
+		}
+	}
+	return false
 }
