@@ -38,6 +38,10 @@ func (a *Arbiter) Decide(ctx context.Context, p Proposal) (Outcome, error) {
 }
 
 func (a *Arbiter) decide(ctx context.Context, c *call) error {
+	// Tools that hold someone's data (memory) learn who is calling from
+	// the context, as authenticated, never from their arguments.
+	ctx = tool.WithCaller(ctx, tool.Caller{Owner: c.p.Caller.Owner, Session: c.p.Caller.Session, Trust: c.p.Caller.Trust})
+
 	// 1. Lookup.
 	t, ok := a.o.Registry.Lookup(c.p.Tool)
 	if !ok {

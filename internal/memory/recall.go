@@ -193,3 +193,25 @@ func (m *Memory) Status(ctx context.Context, owner string) (Status, error) {
 	}
 	return st, nil
 }
+
+// Unit returns the unit id as memory.md has it now, without touching the
+// index (Prepare uses it to show what forget would remove).
+func (m *Memory) Unit(owner, id string) (Unit, error) {
+	m.mu.Lock()
+	f, err := m.load(owner)
+	m.mu.Unlock()
+	if err != nil {
+		return Unit{}, err
+	}
+	for _, u := range f.doc.units() {
+		if u.ID == id {
+			return u, nil
+		}
+	}
+	for _, p := range f.doc.problems() {
+		if p.ID == id {
+			return Unit{ID: id, Text: "(unreadable section at line " + fmt.Sprint(p.Line) + ": " + p.Reason + ")"}, nil
+		}
+	}
+	return Unit{}, fmt.Errorf("%w: %s", ErrNotFound, id)
+}

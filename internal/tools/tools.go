@@ -1,6 +1,7 @@
 // Package tools holds homard's built-in tools, one file each: the file
-// tools (read_file, write_file, edit_file, list_dir, glob, grep) and
-// current_time.
+// tools (read_file, write_file, edit_file, list_dir, glob, grep),
+// current_time, run_command, the web tools and the memory tools (remember,
+// recall, forget; owner only, see MemoryTools).
 //
 // Contract, for every tool here:
 //   - Params are a typed struct; the JSON schema is generated from it and
