@@ -65,9 +65,11 @@ type Options struct {
 	Now func() time.Time
 }
 
-// Memory is the service. It is safe for concurrent use in one process;
-// two processes writing the same memory.md at the same instant may lose
-// one write (the file is never torn).
+// Memory is the service. It is safe for concurrent use; writes to one
+// owner's memory.md are serialised across processes too (an advisory
+// lock on memory/<owner>/.lock, where the system has flock). An editor
+// does not take that lock: a hand edit saved during a write may be lost
+// (the file is never torn).
 type Memory struct {
 	o  Options
 	mu sync.Mutex // serialises read-modify-write of the files and re-indexing
@@ -159,6 +161,11 @@ func (m *Memory) Remember(ctx context.Context, owner string, n Note) (Unit, erro
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	unlock, err := m.lock(owner)
+	if err != nil {
+		return Unit{}, err
+	}
+	defer unlock()
 	f, err := m.load(owner)
 	if err != nil {
 		return Unit{}, err
@@ -181,6 +188,11 @@ func (m *Memory) Remember(ctx context.Context, owner string, n Note) (Unit, erro
 func (m *Memory) Forget(ctx context.Context, owner, id string) (Unit, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	unlock, err := m.lock(owner)
+	if err != nil {
+		return Unit{}, err
+	}
+	defer unlock()
 	f, err := m.load(owner)
 	if err != nil {
 		return Unit{}, err
@@ -210,6 +222,15 @@ func (m *Memory) Forget(ctx context.Context, owner, id string) (Unit, error) {
 		return nil
 	}
 	return *gone, m.save(ctx, owner, f, del)
+}
+
+// lock takes the cross-process lock on owner's folder; m.mu must be held.
+func (m *Memory) lock(owner string) (func(), error) {
+	p, err := m.Path(owner)
+	if err != nil {
+		return nil, err
+	}
+	return lockFile(filepath.Dir(p))
 }
 
 // file is one owner's memory.md as read from disk.
@@ -304,8 +325,10 @@ func (m *Memory) source(owner string, doc *document, fp fingerprint) store.Memor
 			problems++
 		}
 	}
+	// IndexedAt is compared with the file's mtime (see racy), so it is
+	// the system clock, not Options.Now.
 	return store.MemorySource{Owner: owner, Size: fp.size, ModTime: fp.mtime, SHA256: fp.sha,
-		Units: units, Problems: problems, IndexedAt: m.o.Now()}
+		Units: units, Problems: problems, IndexedAt: time.Now()}
 }
 
 // row is u's projection row, with its search terms.

@@ -142,6 +142,12 @@ func TestOwnersAreSeparate(t *testing.T) {
 	if got := recall(t, m, "bob", "likes"); !slices.Equal(got, []string{"bob likes coffee"}) {
 		t.Errorf("bob recalled %q behind alice's units", got)
 	}
+	if _, err := m.Rebuild(context.Background(), "alice"); err != nil {
+		t.Fatal(err)
+	}
+	if got := recall(t, m, "bob", "coffee"); len(got) != 1 {
+		t.Errorf("rebuilding alice's memory lost bob's: %q", got)
+	}
 	for _, bad := range []string{"", "../alice", "a/b", ".hidden", "a b", strings.Repeat("x", 65)} {
 		if _, err := m.Recall(context.Background(), bad, "x", 1); !errors.Is(err, ErrOwner) {
 			t.Errorf("Recall(owner %q) error = %v; want ErrOwner", bad, err)
@@ -379,5 +385,57 @@ unknown kind
 	again := parse(string(doc.format()), fallback)
 	if !slices.Equal(ids(again.units()), ids(us)) || !slices.Equal(texts(again.units()), texts(us)) || len(again.problems()) != 2 {
 		t.Errorf("round trip: %+v %+v", again.units(), again.problems())
+	}
+}
+
+// An edit that keeps the size and lands within the file system's
+// timestamp granularity (same mtime) is still seen right after a write.
+func TestRacyEditIsSeen(t *testing.T) {
+	m, _, _ := newMemory(t)
+	remember(t, m, "owner", "the code word is alpha")
+	p, _ := m.Path("owner")
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(p)
+	if err := os.WriteFile(p, []byte(strings.Replace(string(data), "alpha", "gamma", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chtimes(p, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	if got := recall(t, m, "owner", "gamma"); len(got) != 1 {
+		t.Errorf("Recall(gamma) = %q after a same-size, same-mtime edit", got)
+	}
+}
+
+// Concurrent remembers (two Memory values stand for two processes sharing
+// the folder and the database) lose nothing.
+func TestConcurrentRemember(t *testing.T) {
+	m1, st, c := newMemory(t)
+	m2 := New(Options{Dir: m1.o.Dir, Store: st, Secret: fakeSecret, Now: c.now})
+	done := make(chan error)
+	for i := range 20 {
+		go func() {
+			m := m1
+			if i%2 == 1 {
+				m = m2
+			}
+			_, err := m.Remember(context.Background(), "owner", Note{Text: fmt.Sprintf("note number %d", i)})
+			done <- err
+		}()
+	}
+	for range 20 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	us, probs, err := m1.List(context.Background(), "owner")
+	if err != nil || len(us) != 20 || len(probs) != 0 {
+		t.Fatalf("List = %d units, %v, %v; want 20", len(us), probs, err)
+	}
+	if got := recall(t, m2, "owner", "note"); len(got) != 10 {
+		t.Errorf("Recall(note) = %d hits; want 10 (the limit)", len(got))
 	}
 }

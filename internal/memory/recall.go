@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/homard/homard/internal/store"
@@ -97,7 +98,7 @@ func (m *Memory) Reconcile(ctx context.Context, owner string) (bool, error) {
 		return false, err
 	}
 	known := err == nil
-	if known && statMatches(p, src) {
+	if known && statMatches(p, src) && !racy(src) {
 		return false, nil
 	}
 	m.mu.Lock()
@@ -107,12 +108,23 @@ func (m *Memory) Reconcile(ctx context.Context, owner string) (bool, error) {
 		return false, err
 	}
 	if known && f.fp.sha == src.SHA256 && f.fp.size == src.Size {
-		// Touched, not changed: remember the new stat.
+		// Touched (or racy), not changed: remember the stat and when it
+		// was checked.
 		err := m.o.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetMemorySource(m.source(owner, f.doc, f.fp)) })
 		return false, err
 	}
 	return true, m.index(ctx, owner, f.doc, f.fp)
 }
+
+// racyWindow: a file modified this shortly before it was indexed may have
+// been changed again within the file system's timestamp granularity
+// without its size changing, so its stat proves nothing (as with git's
+// "racy" index entries); it is hashed instead. A hash that still matches
+// records a new IndexedAt, so the file stops being racy once the window
+// has passed.
+const racyWindow = 2 * time.Second
+
+func racy(src store.MemorySource) bool { return src.IndexedAt.Sub(src.ModTime) < racyWindow }
 
 // statMatches reports whether the file at p has the size and modification
 // time recorded in src (both "missing" counts as a match).
