@@ -212,8 +212,11 @@ func (s *Store) MemorySource(ctx context.Context, owner string) (MemorySource, e
 	src := MemorySource{Owner: owner}
 	var mtime int64
 	var indexed sql.NullInt64
-	err := s.reader.QueryRowContext(ctx, `SELECT size, mtime, sha256, units, problems, indexed_at
-		FROM memory_sources WHERE owner = ?`, owner).Scan(&src.Size, &mtime, &src.SHA256, &src.Units, &src.Problems, &indexed)
+	st, err := s.readStmt(ctx, `SELECT size, mtime, sha256, units, problems, indexed_at FROM memory_sources WHERE owner = ?`)
+	if err != nil {
+		return MemorySource{}, fmt.Errorf("memory source of %s: %w", owner, err)
+	}
+	err = st.QueryRowContext(ctx, owner).Scan(&src.Size, &mtime, &src.SHA256, &src.Units, &src.Problems, &indexed)
 	if errors.Is(err, sql.ErrNoRows) {
 		return MemorySource{}, fmt.Errorf("memory source of %s: %w", owner, ErrNotFound)
 	}
@@ -238,7 +241,11 @@ func (s *Store) MemorySource(ctx context.Context, owner string) (MemorySource, e
 func (s *Store) SearchMemory(ctx context.Context, owner, match string, now time.Time, limit int) ([]MemoryUnit, error) {
 	limit = clampLimit(limit, 10, 100)
 	candidates := limit*4 + 16
-	rows, err := s.reader.QueryContext(ctx, `SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`, match, candidates)
+	st, err := s.readStmt(ctx, `SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`)
+	if err != nil {
+		return nil, fmt.Errorf("search memory: %w", err)
+	}
+	rows, err := st.QueryContext(ctx, match, candidates)
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
@@ -249,31 +256,46 @@ func (s *Store) SearchMemory(ctx context.Context, owner, match string, now time.
 	if err != nil || len(seqs) == 0 {
 		return nil, err
 	}
-	args := []any{owner, nanos(now)}
-	for _, q := range seqs {
-		args = append(args, q)
-	}
-	rows, err = s.reader.QueryContext(ctx, `SELECT u.seq, `+memoryColumns+` FROM memory_units u
+	// Look the candidates up best first, limit at a time: usually the
+	// first batch is all owner's and unexpired, and the rest is never
+	// read. A batch always has limit placeholders (unused ones 0, never a
+	// seq), so its statement is prepared once per limit.
+	lookup, err := s.readStmt(ctx, `SELECT u.seq, `+memoryColumns+` FROM memory_units u
 		WHERE +u.owner = ? AND (u.expires_at IS NULL OR u.expires_at > ?)
-			AND u.seq IN (?`+strings.Repeat(", ?", len(seqs)-1)+`)`, args...)
+			AND u.seq IN (?`+strings.Repeat(", ?", limit-1)+`)`)
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
-	bySeq := map[int64]MemoryUnit{}
-	scan := scanMemoryUnit(owner)
-	_, err = collect(rows, func(sc interface{ Scan(...any) error }) (struct{}, error) {
-		var seq int64
-		u, err := scan(scanFirst{sc, &seq})
-		bySeq[seq] = u
-		return struct{}{}, err
-	}, "search memory")
-	if err != nil {
-		return nil, err
-	}
 	var out []MemoryUnit
-	for _, q := range seqs {
-		if u, ok := bySeq[q]; ok && len(out) < limit {
-			out = append(out, u)
+	scan := scanMemoryUnit(owner)
+	args := make([]any, 2+limit)
+	for start := 0; start < len(seqs) && len(out) < limit; start += limit {
+		batch := seqs[start:min(start+limit, len(seqs))]
+		args[0], args[1] = owner, nanos(now)
+		for i := range limit {
+			args[2+i] = int64(0)
+			if i < len(batch) {
+				args[2+i] = batch[i]
+			}
+		}
+		rows, err := lookup.QueryContext(ctx, args...)
+		if err != nil {
+			return nil, fmt.Errorf("search memory: %w", err)
+		}
+		bySeq := map[int64]MemoryUnit{}
+		_, err = collect(rows, func(sc interface{ Scan(...any) error }) (struct{}, error) {
+			var seq int64
+			u, err := scan(scanFirst{sc, &seq})
+			bySeq[seq] = u
+			return struct{}{}, err
+		}, "search memory")
+		if err != nil {
+			return nil, err
+		}
+		for _, q := range batch {
+			if u, ok := bySeq[q]; ok && len(out) < limit {
+				out = append(out, u)
+			}
 		}
 	}
 	if len(out) == limit || len(seqs) < candidates {

@@ -44,6 +44,29 @@ type Store struct {
 	stmtMu sync.Mutex
 	stmts  map[string]*sql.Stmt
 	missed map[string]bool
+	// reads are statements prepared on the reader pool for hot queries
+	// (memory recall); database/sql prepares each on a connection the
+	// first time it runs there and reuses it after. Guarded by stmtMu.
+	reads map[string]*sql.Stmt
+}
+
+// readStmt returns the reader-pool statement for query, preparing it on
+// first use.
+func (s *Store) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	s.stmtMu.Lock()
+	defer s.stmtMu.Unlock()
+	if st, ok := s.reads[query]; ok {
+		return st, nil
+	}
+	st, err := s.reader.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.reads == nil {
+		s.reads = make(map[string]*sql.Stmt)
+	}
+	s.reads[query] = st
+	return st, nil
 }
 
 // cachedStmt returns the prepared writer statement for query, or nil
@@ -205,7 +228,10 @@ func (s *Store) Close() error {
 	for _, st := range s.stmts {
 		errs = append(errs, st.Close())
 	}
-	s.stmts = nil
+	for _, st := range s.reads {
+		errs = append(errs, st.Close())
+	}
+	s.stmts, s.reads = nil, nil
 	s.stmtMu.Unlock()
 	return errors.Join(append(errs, s.reader.Close(), s.writer.Close())...)
 }
