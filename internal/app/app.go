@@ -17,6 +17,7 @@ import (
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/egress"
+	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
@@ -40,6 +41,7 @@ type Runtime struct {
 	Arbiter   *arbiter.Arbiter
 	Registry  *tool.Registry
 	Vault     *secrets.Vault
+	Memory    *memory.Memory
 	now       func() time.Time
 	egressTLS *tls.Config
 	// redactor is the arbiter's: it also redacts what Run persists.
@@ -54,6 +56,10 @@ type Options struct {
 	// client (tests trust an httptest server with it). Nil means the
 	// system roots.
 	EgressTLS *tls.Config
+
+	// inspect opens without changing anything that reports drift
+	// (doctor): memory is not reconciled at start.
+	inspect bool
 }
 
 // ErrNotInitialized is returned by Open when there is no config file.
@@ -72,14 +78,14 @@ func Open(ctx context.Context, paths config.Paths, o Options) (*Runtime, error) 
 		o.Now = time.Now
 	}
 	r := &Runtime{Paths: paths, Config: cfg, now: o.Now, egressTLS: o.EgressTLS}
-	if err := r.open(ctx); err != nil {
+	if err := r.open(ctx, o); err != nil {
 		r.Close()
 		return nil, err
 	}
 	return r, nil
 }
 
-func (r *Runtime) open(ctx context.Context) error {
+func (r *Runtime) open(ctx context.Context, o Options) error {
 	cfg := r.Config
 	st, err := store.Open(ctx, r.Paths.DBFile)
 	if err != nil {
@@ -118,6 +124,28 @@ func (r *Runtime) open(ctx context.Context) error {
 		known = append(known, k)
 	}
 
+	r.redactor = secrets.NewRedactor(known...)
+	r.Memory = memory.New(memory.Options{
+		Dir: memoryDir(r.Paths), Store: st, Now: r.now,
+		// A high-confidence pattern or a known value, or anything the
+		// redactor would change (password=…, token: …): memory keeps
+		// none of it.
+		Secret: func(s string) (string, bool) {
+			if kind, ok := r.redactor.Contains(s); ok {
+				return kind, true
+			}
+			if r.redactor.Redact(s) != s {
+				return "a secret pattern", true
+			}
+			return "", false
+		},
+	})
+	// Reconcile hand edits made while homard was not running. A failure
+	// is not fatal here: recall reconciles again and doctor reports it.
+	if !o.inspect {
+		_, _ = r.Memory.Reconcile(ctx, cfg.Owner)
+	}
+
 	var env []string
 	for _, name := range cfg.Commands.Env {
 		if v, ok := os.LookupEnv(name); ok {
@@ -135,6 +163,7 @@ func (r *Runtime) open(ctx context.Context) error {
 	}
 	all = append(all, tools.NewWebTools(client, r.Vault, cfg.Egress.SearchURL)...)
 	all = append(all, tools.NewReadArtifact(artifactSource{st: st}))
+	all = append(all, tools.MemoryTools(r.Memory)...)
 	reg, err := tool.NewRegistry(all...)
 	if err != nil {
 		return err
@@ -156,7 +185,6 @@ func (r *Runtime) open(ctx context.Context) error {
 	for _, rc := range cfg.Rules {
 		rules = append(rules, policy.Rule{ID: rc.ID, Tool: rc.Tool, Path: rc.Path, Effect: policy.Effect(rc.Effect), Command: rc.Command})
 	}
-	r.redactor = secrets.NewRedactor(known...)
 	r.Arbiter = arbiter.New(arbiter.Options{
 		Registry:   reg,
 		Store:      st,
@@ -174,6 +202,7 @@ func (r *Runtime) open(ctx context.Context) error {
 
 func vaultPath(p config.Paths) string    { return filepath.Join(p.DataDir, "vault.json") }
 func vaultKeyPath(p config.Paths) string { return filepath.Join(p.DataDir, "vault.key") }
+func memoryDir(p config.Paths) string    { return filepath.Join(p.DataDir, "memory") }
 
 // Close releases the database and the workspace roots.
 func (r *Runtime) Close() error {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/config"
@@ -48,7 +49,7 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 		add("database", fmt.Errorf("%w; run `homard init --force` to recreate the home", err), "")
 		return out
 	}
-	r, err := Open(ctx, paths, Options{})
+	r, err := Open(ctx, paths, Options{inspect: true})
 	if err != nil {
 		add("database", err, "")
 		return out
@@ -57,6 +58,7 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 	add("database", r.Store.Integrity(ctx), paths.DBFile+" (integrity ok)")
 	n, err := audit.Verify(ctx, r.Store)
 	add("audit", err, fmt.Sprintf("chain intact, %d records", n))
+	out = append(out, memoryCheck(ctx, r))
 	add("mode", nil, cfg.Permissions.Mode)
 	for _, st := range sandbox.Report() {
 		if st.Available {
@@ -79,4 +81,31 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 		add("sandbox", nil, "configured "+cfg.Sandbox.Backend+" → "+b.Name())
 	}
 	return out
+}
+
+// memoryCheck compares the owner's memory.md with its index and lists the
+// sections that cannot be read. Drift is information (the next recall
+// reconciles it); an unreadable section is a failure the owner must fix.
+func memoryCheck(ctx context.Context, r *Runtime) Check {
+	st, err := r.Memory.Status(ctx, r.Config.Owner)
+	if err != nil {
+		return Check{Name: "memory", Detail: err.Error()}
+	}
+	if len(st.Problems) > 0 {
+		var list []string
+		for i, p := range st.Problems {
+			if i == 5 {
+				list = append(list, fmt.Sprintf("and %d more", len(st.Problems)-5))
+				break
+			}
+			list = append(list, p.String())
+		}
+		msg := fmt.Sprintf("%s: %d unreadable section(s), kept in the file but not searchable; fix them in an editor: %s",
+			st.Path, len(st.Problems), strings.Join(list, "; "))
+		return Check{Name: "memory", Detail: msg}
+	}
+	if st.Drift != "" {
+		return Check{Name: "memory", Info: true, Detail: fmt.Sprintf("%s: drift: %s (the next recall reconciles it, or run `homard memory rebuild`)", st.Path, st.Drift)}
+	}
+	return Check{Name: "memory", OK: true, Detail: fmt.Sprintf("%s: %d units, index in sync", st.Path, st.Units)}
 }

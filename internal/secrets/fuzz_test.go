@@ -22,6 +22,8 @@ func FuzzRedact(f *testing.F) {
 	f.Add("t"+strings.Repeat("]", 20), "t]]]]]")
 	f.Add("aws_secret_access_key="+awsSecret+"\n"+awsKeyID, awsSecret)
 	f.Add("https://u:"+githubPAT+"@h/", githubPAT)
+	f.Add("my one-time code is 483920, OTP 1234 and 验证码 99887766", "483920")
+	f.Add("2FA: 2026-12 then mfa 12345678901 and x otp:0000", "")
 	f.Fuzz(func(t *testing.T, text, known string) {
 		for i := range rules {
 			ru := &rules[i]

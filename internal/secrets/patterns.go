@@ -24,6 +24,7 @@ const (
 	KindSecret         = "secret"            // secret=…, client_secret: …
 	KindToken          = "token"             // token=…, access_token: …
 	KindAPIKey         = "api-key"           // api_key=…, apikey: …
+	KindOneTimeCode    = "one-time-code"     // "OTP: 483920", "验证码 483920"
 	KindUnredactable   = "unredactable"      // see Redactor.Redact
 	markerPrefix       = "[REDACTED:"
 	markerSuffix       = "]"
@@ -69,6 +70,11 @@ type rule struct {
 	// lits, for a case-sensitive rule, are literals one of which every
 	// match holds; a literal with a rare first byte is searched fastest.
 	lits []string
+	// at, when set instead of lits or keyword, reports the places where
+	// a match may start; re is anchored ("^") and applied there. It is
+	// called only within atWindow bytes before a run of four or more
+	// digits: every match of a rule using it ends in one.
+	at func(s string, i int) bool
 	// keyword, for a keyword rule, is its foldScan bit; re is anchored
 	// ("^") and applied at each place where keywordAt has that bit.
 	keyword foldHits
@@ -182,6 +188,20 @@ var rules = []rule{
 		groups: []int{1},
 	},
 	{
+		// The digits after a one-time-code keyword: "my one-time code is
+		// 483920", "OTP: 1234", "验证码 483920". Low confidence (not
+		// reported by Contains): "2FA" near a number is not always a
+		// code.
+		kind: KindOneTimeCode,
+		re: regexp.MustCompile(`^(?i)(?:(?:t?otp|2fa|mfa|one[- ]?time(?:[- ]?(?:pass)?(?:code|password|pin))?|` +
+			`(?:verification|security|login|auth|authentication|confirmation)[- ]code|passcode)|` +
+			`验证码|驗證碼|認証コード|確認コード|인증번호)[^0-9\n]{0,24}?\b([0-9]{4,8})` +
+			// Not a date, a time, a version or a path: "2026-12", "10:30".
+			`(?:$|[^0-9A-Za-z/:.\-]|\.(?:$|[^0-9]))`),
+		at:     oneTimeCodeAt,
+		groups: []int{1},
+	},
+	{
 		// key = value assignments. The key is kept; the value is
 		// replaced whether double-quoted (also inside a JSON string, with
 		// escaped quotes), single-quoted or bare. The keyword may end a
@@ -235,6 +255,48 @@ func (ru *rule) matches(s string, fold foldHits, yield func(m []int) bool) {
 				return
 			}
 			i = max(i, m[1]-1)
+		}
+		return
+	}
+	if ru.at != nil {
+		// Every match ends in a run of four or more digits no more
+		// than atWindow bytes after its start: look for starts only in
+		// the window before each run.
+		from := 0
+		for d := 0; d < len(s); {
+			if s[d] < '0' || s[d] > '9' {
+				d++
+				continue
+			}
+			e := d
+			for e < len(s) && s[e] >= '0' && s[e] <= '9' {
+				e++
+			}
+			if e-d >= 4 {
+				for i := max(from, d-atWindow); i < d; i++ {
+					if !ru.at(s, i) {
+						continue
+					}
+					m := ru.re.FindStringSubmatchIndex(s[i:])
+					if m == nil {
+						continue
+					}
+					for k := range m {
+						if m[k] >= 0 {
+							m[k] += i
+						}
+					}
+					if !ru.ok(s, m) {
+						continue
+					}
+					if !yield(m) {
+						return
+					}
+					from = m[1]
+					break
+				}
+			}
+			d = max(e, from)
 		}
 		return
 	}
@@ -459,3 +521,37 @@ func hasPrefixFold(s, lower string) bool {
 	}
 	return true
 }
+
+// otpKeywords are the lowercase spellings every one-time-code match
+// starts with (the regexp's alternatives, cut to a common part), indexed
+// by their first byte.
+var otpKeywords = func() (t [256][]string) {
+	for _, k := range []string{"otp", "totp", "2fa", "mfa", "one", "verification", "security", "login", "auth",
+		"confirmation", "passcode", "验证码", "驗證碼", "認証コード", "確認コード", "인증번호"} {
+		t[k[0]] = append(t[k[0]], k)
+		if k[0] >= 'a' && k[0] <= 'z' {
+			t[k[0]-'a'+'A'] = t[k[0]]
+		}
+	}
+	return t
+}()
+
+// oneTimeCodeAt reports whether a one-time-code keyword starts at s[i],
+// not inside a longer ASCII word.
+func oneTimeCodeAt(s string, i int) bool {
+	ks := otpKeywords[s[i]]
+	if ks == nil || i > 0 && isAlnumByte(s[i-1]) {
+		return false
+	}
+	for _, k := range ks {
+		if hasPrefixFold(s[i:], k) {
+			return true
+		}
+	}
+	return false
+}
+
+// atWindow bounds how far before its digits an "at" rule's match starts:
+// the longest keyword and the 24 characters (up to 4 bytes each) allowed
+// between keyword and digits.
+const atWindow = 24 + 24*4

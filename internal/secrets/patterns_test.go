@@ -109,6 +109,12 @@ func TestRedactPatterns(t *testing.T) {
 
 		// Generic key=value assignments.
 		{"password unquoted", "password=hunter2", "password=[REDACTED:password]"},
+		{"one-time code", "my one-time code is 483920.", "my one-time code is [REDACTED:one-time-code]."},
+		{"otp upper", "OTP: 1234", "OTP: [REDACTED:one-time-code]"},
+		{"verification code", "Your verification code: 55120", "Your verification code: [REDACTED:one-time-code]"},
+		{"cjk code", "验证码483920，五分钟内有效", "验证码[REDACTED:one-time-code]，五分钟内有效"},
+		{"not a code: year", "2fa rollout in 2026-12", "2fa rollout in 2026-12"},
+		{"not a code: plain code", "exit code 1234", "exit code 1234"},
 		{"password yaml", "db:\n  password: hunter2 # prod\n", "db:\n  password: [REDACTED:password] # prod\n"},
 		{"passwd", "passwd: s3cr3t", "passwd: [REDACTED:password]"},
 		{"passwd file name kept", `path "../../etc/passwd": ".." is never accepted`, `path "../../etc/passwd": ".." is never accepted`},
@@ -197,6 +203,28 @@ func TestContains(t *testing.T) {
 // without foldScan's prefilter.
 func referenceMatches(ru *rule, s string) [][]int {
 	var out [][]int
+	if ru.at != nil {
+		// Anchored at every place not inside an ASCII word.
+		for i := 0; i < len(s); i++ {
+			if i > 0 && isAlnumByte(s[i-1]) {
+				continue
+			}
+			m := ru.re.FindStringSubmatchIndex(s[i:])
+			if m == nil {
+				continue
+			}
+			for k := range m {
+				if m[k] >= 0 {
+					m[k] += i
+				}
+			}
+			if ru.ok(s, m) {
+				out = append(out, m)
+				i = max(i, m[1]-1)
+			}
+		}
+		return out
+	}
 	if ru.keyword == 0 {
 		for _, m := range ru.re.FindAllStringSubmatchIndex(s, -1) {
 			if ru.wordStart && m[0] > 0 && isWordByte(s[m[0]-1]) || !ru.ok(s, m) {

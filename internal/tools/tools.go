@@ -1,8 +1,10 @@
 // Package tools holds homard's built-in tools, one file each: the file
 // tools (read_file, write_file, edit_file, list_dir, glob, grep),
-// run_command, http_get, web_search, current_time and read_artifact (which
-// reads the caller's own artifacts through an ArtifactSource, and takes the
-// caller from the context, never from its arguments).
+// run_command, http_get, web_search, current_time, read_artifact (which
+// reads the caller's own artifacts through an ArtifactSource) and the memory
+// tools (remember, recall, forget; owner only, see MemoryTools). Tools that
+// need to know who is asking take the caller from the context, never from
+// their arguments.
 //
 // Contract, for every tool here:
 //   - Params are a typed struct; the JSON schema is generated from it and

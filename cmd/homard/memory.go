@@ -1,0 +1,204 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+)
+
+func (c *cli) memoryCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "memory",
+		Short: "Read, search and edit what homard remembers about you",
+		Long: `homard's memory is a Markdown file you own: DATA/memory/OWNER/memory.md
+(with --home DIR: DIR/data/memory/owner/memory.md; mode 0600). Open it in
+any editor. Each unit is a section:
+
+  ## m_3f9a2c1d7e4b
+  - kind: preference
+  - created: 2026-11-30T16:15:14Z
+  - updated: 2026-11-30T16:15:14Z
+  - source: owner
+  - expires: 2027-01-31T00:00:00Z
+
+  Prefers oolong tea without sugar.
+
+kind is fact, preference or task; dates are RFC 3339 or 2026-11-30;
+source is "owner" or the session that remembered it; expires is optional.
+To add a unit by hand write "## new" and the text under it; homard gives
+it an id on its next write. Delete a section to forget it.
+
+The search index (SQLite FTS5; Chinese, Japanese and Korean as two-character
+terms) is a projection of the file: it is reconciled when the file changed,
+and "homard memory rebuild" recreates it. Text holding a secret (a key, a
+token, a password, a one-time code) is never remembered. Only the owner's
+own sessions can use memory; guests and group chats never read it.`,
+	}
+	cmd.AddCommand(c.memoryListCmd(), c.memorySearchCmd(), c.memoryAddCmd(), c.memoryForgetCmd(),
+		c.memoryRebuildCmd(), c.memoryReviewCmd())
+	return cmd
+}
+
+func (c *cli) memoryListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List every remembered unit, and sections of memory.md that cannot be read",
+		Args:  cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			units, problems, err := r.MemoryList(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if len(units) == 0 && len(problems) == 0 {
+				fmt.Fprintln(c.stdout, "no memory yet")
+				return nil
+			}
+			if err := c.printUnits(units, r.MemoryNow()); err != nil {
+				return err
+			}
+			for _, p := range problems {
+				fmt.Fprintf(c.stdout, "unreadable: %s\n", p)
+			}
+			if len(problems) > 0 {
+				path, _ := r.MemoryPath()
+				fmt.Fprintf(c.stdout, "fix the sections above in %s; they are kept but not searchable\n", path)
+			}
+			return nil
+		}),
+	}
+}
+
+func (c *cli) printUnits(units []app.MemoryUnit, now time.Time) error {
+	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "ID\tKIND\tUPDATED\tEXPIRES\tSOURCE\tTEXT")
+	for _, u := range units {
+		exp := "-"
+		if !u.Expires.IsZero() {
+			exp = u.Expires.Format(time.DateOnly)
+			if u.Expired(now) {
+				exp += " (expired)"
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.ID, u.Kind, u.Updated.Format(time.DateOnly), exp, u.Source, shorten(u.Text, 80))
+	}
+	return tw.Flush()
+}
+
+// shorten puts text on one line of at most n characters.
+func shorten(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
+func (c *cli) memorySearchCmd() *cobra.Command {
+	var limit int
+	cmd := &cobra.Command{
+		Use:     "search QUERY",
+		Short:   "Search memory as the recall tool does (best match first, expired units left out)",
+		Example: "  homard memory search oolong\n  homard memory search 乌龙",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			units, err := r.MemorySearch(cmd.Context(), strings.Join(args, " "), limit)
+			if err != nil {
+				return err
+			}
+			if len(units) == 0 {
+				fmt.Fprintln(c.stdout, "no match")
+				return nil
+			}
+			return c.printUnits(units, r.MemoryNow())
+		}),
+	}
+	cmd.Flags().IntVar(&limit, "limit", 10, "most units to show (1 to 20)")
+	return cmd
+}
+
+func (c *cli) memoryAddCmd() *cobra.Command {
+	var kind string
+	var ttlDays int
+	cmd := &cobra.Command{
+		Use:     "add TEXT",
+		Short:   "Remember something (written to memory.md before it is reported)",
+		Example: "  homard memory add 'Prefers oolong tea without sugar' --kind preference\n  homard memory add 'Parking spot 42 this week' --kind task --ttl-days 7",
+		Args:    cobra.MinimumNArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			if ttlDays < 0 {
+				return usageErr("--ttl-days must not be negative")
+			}
+			u, err := r.MemoryAdd(cmd.Context(), strings.Join(args, " "), kind, time.Duration(ttlDays)*24*time.Hour)
+			switch {
+			case errors.Is(err, app.ErrBadRequest) || errors.Is(err, app.ErrMemoryText):
+				return usageErr("%v", err)
+			case errors.Is(err, app.ErrMemorySecret):
+				return &exitError{code: exitDenied, err: err}
+			case err != nil:
+				return err
+			}
+			fmt.Fprintf(c.stdout, "remembered %s (%s)\n", u.ID, u.Kind)
+			return nil
+		}),
+	}
+	cmd.Flags().StringVar(&kind, "kind", "fact", "fact, preference or task")
+	cmd.Flags().IntVar(&ttlDays, "ttl-days", 0, "forget it after this many `DAYS` (0: never)")
+	return cmd
+}
+
+func (c *cli) memoryForgetCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "forget ID",
+		Short: "Remove one unit from memory.md and from the index",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			u, err := r.MemoryForget(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "forgot %s\n", u.ID)
+			return nil
+		}),
+	}
+}
+
+func (c *cli) memoryRebuildCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "rebuild",
+		Short: "Recreate the search index from memory.md (safe to repeat)",
+		Args:  cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			st, err := r.MemoryRebuild(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "indexed %d units from %s\n", st.Indexed, st.Path)
+			for _, p := range st.Problems {
+				fmt.Fprintf(c.stdout, "unreadable (kept, not indexed): %s\n", p)
+			}
+			return nil
+		}),
+	}
+}
+
+func (c *cli) memoryReviewCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "review",
+		Short: "Review memory candidates proposed from conversations",
+		Long: `Review lists what homard proposes to remember from conversations, for you to
+keep or drop. Automatic capture is not built yet, so there are none: only
+what you or a session explicitly remembered is in memory.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintln(c.stdout, "no candidates")
+			return nil
+		},
+	}
+}
