@@ -71,8 +71,9 @@ type Options struct {
 // does not take that lock: a hand edit saved during a write may be lost
 // (the file is never torn).
 type Memory struct {
-	o  Options
-	mu sync.Mutex // serialises read-modify-write of the files and re-indexing
+	o   Options
+	mu  sync.Mutex // serialises read-modify-write of the files and re-indexing
+	cmu sync.Mutex // serialises read-modify-write of candidates; taken before mu, never after
 }
 
 // New builds a Memory.
@@ -143,6 +144,12 @@ func (m *Memory) secret(text string) (string, bool) {
 
 // Remember adds a unit to owner's memory.md and to the index.
 func (m *Memory) Remember(ctx context.Context, owner string, n Note) (Unit, error) {
+	return m.add(ctx, owner, n, "")
+}
+
+// add is Remember; replace, when set, names a unit removed in the same
+// write, which must exist.
+func (m *Memory) add(ctx context.Context, owner string, n Note, replace string) (Unit, error) {
 	text, err := m.CheckText(n.Text)
 	if err != nil {
 		return Unit{}, err
@@ -170,13 +177,32 @@ func (m *Memory) Remember(ctx context.Context, owner string, n Note) (Unit, erro
 	if err != nil {
 		return Unit{}, err
 	}
+	if replace != "" {
+		kept := f.doc.sections[:0:0]
+		for _, s := range f.doc.sections {
+			if s.unit == nil || s.unit.ID != replace {
+				kept = append(kept, s)
+			}
+		}
+		if len(kept) == len(f.doc.sections) {
+			return Unit{}, fmt.Errorf("replace %s: %w", replace, ErrNotFound)
+		}
+		f.doc.sections = kept
+	}
 	now := m.o.Now().UTC().Truncate(time.Second)
 	u := Unit{ID: newID(), Kind: n.Kind, Text: text, Source: oneLine(n.Source), Created: now, Updated: now}
 	if n.TTL > 0 {
 		u.Expires = now.Add(n.TTL)
 	}
 	f.doc.sections = append(f.doc.sections, section{unit: &u})
-	put := func(tx *store.Tx) error { return tx.PutMemoryUnit(owner, row(owner, u)) }
+	put := func(tx *store.Tx) error {
+		if replace != "" {
+			if err := tx.DeleteMemoryUnit(owner, replace); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return err
+			}
+		}
+		return tx.PutMemoryUnit(owner, row(owner, u))
+	}
 	if err := m.save(ctx, owner, f, put); err != nil {
 		return Unit{}, err
 	}
