@@ -17,7 +17,10 @@
 // not, the oldest whole turns are folded into an incremental summary by a
 // model call without tool calls, or by rules when that call fails, and the
 // turn goes on; the summary re-enters the context as labelled data, never
-// as instructions. A tool call is never separated from its result in any
+// as instructions. Notes recalled from the owner's memory (Conversation.Memory)
+// enter the same way: a labelled data block before the owner's message,
+// capped at MemoryChars, counted against the budget, never stored with the
+// turn. A tool call is never separated from its result in any
 // request. If the turn's own messages are still too big, only the copy sent
 // to the model is shrunk. The caller stores the turn and the summary
 // (internal/app); artifacts for large results come later.
@@ -186,6 +189,9 @@ func (a *Agent) runTurn(ctx context.Context, conv Conversation, user string, onE
 		onEvent: onEvent,
 		nonce:   a.newNonce(),
 		cs:      contextState{summary: conv.Summary, history: conv.History},
+	}
+	if m, ok := memoryMessage(conv.Memory); ok {
+		t.cs.memory, t.cs.memoryLen = m, messageTokens(m)
 	}
 	t.res.Summary = conv.Summary
 	t.res.Messages = []llm.Message{{Role: llm.RoleUser, Content: user}}

@@ -38,6 +38,11 @@ type Conversation struct {
 	Summary string
 	// History starts at a user message; it is not modified.
 	History []llm.Message
+	// Memory are notes recalled from the owner's memory for this turn,
+	// best first; empty for anyone but the owner. They are shown as a
+	// data block before the user message, within MemoryChars, and count
+	// against the budget; they are not part of TurnResult.Messages.
+	Memory []MemoryNote
 }
 
 // Continue runs one turn of conv, like Turn. When the request would exceed
@@ -50,9 +55,11 @@ func (a *Agent) Continue(ctx context.Context, conv Conversation, user string, on
 
 // contextState is the conversation state of one turn: what was folded so far.
 type contextState struct {
-	summary string
-	history []llm.Message // the part of the given history not folded
-	sizes   []int         // messageTokens of each history message
+	memory    llm.Message // the memory block; Content "" when none
+	memoryLen int         // its messageTokens
+	summary   string
+	history   []llm.Message // the part of the given history not folded
+	sizes     []int         // messageTokens of each history message
 }
 
 // assemble returns the messages of the next request: the summary block,
@@ -67,7 +74,7 @@ func (t *turn) assemble(ctx context.Context) ([]llm.Message, error) {
 			t.cs.sizes[i] = messageTokens(m)
 		}
 	}
-	current := messagesTokens(t.res.Messages)
+	current := messagesTokens(t.res.Messages) + t.cs.memoryLen
 	total := t.a.prefix + summaryBlockTokens(t.cs.summary) + sum(t.cs.sizes) + current
 	if total > b.MaxTokens && len(t.cs.history) > 0 {
 		// Plan with room for a summary at its cap, so that the new
@@ -79,11 +86,15 @@ func (t *turn) assemble(ctx context.Context) ([]llm.Message, error) {
 			}
 		}
 	}
-	msgs := make([]llm.Message, 0, 1+len(t.cs.history)+len(t.res.Messages))
+	msgs := make([]llm.Message, 0, 2+len(t.cs.history)+len(t.res.Messages))
 	if t.cs.summary != "" {
 		msgs = append(msgs, summaryMessage(t.cs.summary))
 	}
-	msgs = append(append(msgs, t.cs.history...), t.res.Messages...)
+	msgs = append(msgs, t.cs.history...)
+	if t.cs.memory.Content != "" {
+		msgs = append(msgs, t.cs.memory)
+	}
+	msgs = append(msgs, t.res.Messages...)
 	return fit(msgs, b.MaxTokens-t.a.prefix), nil
 }
 
