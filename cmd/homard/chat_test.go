@@ -118,6 +118,7 @@ func TestChatInARealTerminal(t *testing.T) {
 	if code := run([]string{"--home", home, "init", "--base-url", srv.URL + "/v1"}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); code != 0 {
 		t.Fatalf("init: exit %d", code)
 	}
+	captureOff(t, home)
 	conf := filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g status off\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -124,6 +124,7 @@ func TestEndToEndBinary(t *testing.T) {
 			if err != nil || !strings.Contains(string(out), "created ") {
 				t.Fatalf("homard init: %v\n%s", err, out)
 			}
+			captureOff(t, home)
 			if err := os.WriteFile(filepath.Join(home, "workspace", "notes.txt"), []byte("the kettle is blue\n"), 0o644); err != nil {
 				t.Fatal(err)
 			}

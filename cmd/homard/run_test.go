@@ -33,6 +33,7 @@ func TestRunCommand(t *testing.T) {
 	if code, _, stderr := homard("init", "--base-url", srv.URL+"/v1"); code != 0 {
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
+	captureOff(t, home)
 
 	code, out, stderr := homard("run", "say hello")
 	if code != exitOK || out != "Hello there.\n" {
@@ -82,6 +83,7 @@ func TestRunAsksInline(t *testing.T) {
 	if code, _, stderr := homard("", "init", "--base-url", srv.URL+"/v1"); code != 0 {
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
+	captureOff(t, home)
 	ws := filepath.Join(home, "workspace")
 
 	code, out, stderr := homard("maybe\no\n", "run", "--ask", "always", "write a.md")
@@ -114,5 +116,23 @@ func TestRunAsksInline(t *testing.T) {
 	}
 	if code, _, stderr := homard("", "run", "--ask", "sometimes", "x"); code != exitUsage || !strings.Contains(stderr, "want auto, always or never") {
 		t.Fatalf("--ask sometimes = exit %d, %q; want a usage error", code, stderr)
+	}
+}
+
+// captureOff turns memory capture off in home's config: these tests script
+// every model reply, and capture would ask for one more after each turn.
+func captureOff(t *testing.T, home string) {
+	t.Helper()
+	p := filepath.Join(home, "config.toml")
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := strings.Replace(string(b), "capture = \"on\"", "capture = \"off\"", 1)
+	if s == string(b) {
+		t.Fatal("config.toml has no capture = \"on\"")
+	}
+	if err := os.WriteFile(p, []byte(s), 0o600); err != nil {
+		t.Fatal(err)
 	}
 }

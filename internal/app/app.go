@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/approval"
@@ -46,6 +47,15 @@ type Runtime struct {
 	egressTLS *tls.Config
 	// redactor is the arbiter's: it also redacts what Run persists.
 	redactor *secrets.Redactor
+
+	// Background work (memory capture, capture.go): bg counts running
+	// goroutines; bgCtx ends when Close gives up waiting. bgMu guards
+	// bgCtx, bgCancel and closing: no bg.Add once closing is set.
+	bgMu     sync.Mutex
+	bg       sync.WaitGroup
+	bgCtx    context.Context
+	bgCancel context.CancelFunc
+	closing  bool
 }
 
 // Options adjust Open; the zero value is right for real use.
@@ -78,6 +88,9 @@ func Open(ctx context.Context, paths config.Paths, o Options) (*Runtime, error) 
 		o.Now = time.Now
 	}
 	r := &Runtime{Paths: paths, Config: cfg, now: o.Now, egressTLS: o.EgressTLS}
+	// Background work must outlive the request that started it (the
+	// reply is delivered first), so it hangs off its own context.
+	r.bgCtx, r.bgCancel = context.WithCancel(context.WithoutCancel(ctx))
 	if err := r.open(ctx, o); err != nil {
 		r.Close()
 		return nil, err
@@ -204,8 +217,16 @@ func vaultPath(p config.Paths) string    { return filepath.Join(p.DataDir, "vaul
 func vaultKeyPath(p config.Paths) string { return filepath.Join(p.DataDir, "vault.key") }
 func memoryDir(p config.Paths) string    { return filepath.Join(p.DataDir, "memory") }
 
-// Close releases the database and the workspace roots.
+// Close waits for memory captures still running (at most captureGrace,
+// then cancels them), then releases the database and the workspace roots.
 func (r *Runtime) Close() error {
+	r.bgMu.Lock()
+	r.closing = true
+	r.bgMu.Unlock()
+	r.waitCapture(captureGrace)
+	if r.bgCancel != nil {
+		r.bgCancel()
+	}
 	var errs []error
 	if r.Workspace != nil {
 		errs = append(errs, r.Workspace.Close())

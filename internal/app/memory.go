@@ -62,3 +62,26 @@ func (r *Runtime) MemoryRebuild(ctx context.Context) (memory.Status, error) {
 
 // MemoryNow is the runtime's clock, for showing expiry.
 func (r *Runtime) MemoryNow() time.Time { return r.now() }
+
+// MemoryCandidate is a note proposed by automatic capture.
+type MemoryCandidate = memory.Candidate
+
+// ErrMemoryCandidate: no candidate waiting with that id.
+var ErrMemoryCandidate = memory.ErrCandidate
+
+// MemoryReview lists the candidates waiting for the owner: those that
+// contradict a remembered preference first, then the buffered ones.
+func (r *Runtime) MemoryReview(ctx context.Context) ([]memory.Candidate, error) {
+	return r.Memory.Candidates(ctx, r.Config.Owner)
+}
+
+// MemoryAccept remembers a waiting candidate; replace, when set, is a
+// unit forgotten in the same write.
+func (r *Runtime) MemoryAccept(ctx context.Context, id, replace string) (memory.Candidate, error) {
+	return r.Memory.Accept(ctx, r.Config.Owner, id, replace)
+}
+
+// MemoryDismiss drops a waiting candidate for good.
+func (r *Runtime) MemoryDismiss(ctx context.Context, id string) (memory.Candidate, error) {
+	return r.Memory.Dismiss(ctx, r.Config.Owner, id)
+}

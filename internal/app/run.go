@@ -26,8 +26,15 @@ Rules:
 // `homard run` command).
 type RunRequest struct {
 	Task string
-	// Session is the conversation to continue. Empty means "cli".
+	// Session is the conversation to continue. Empty means "cli" (for
+	// a guest or stranger, "cli-guest" or "cli-unknown").
 	Session string
+	// As is the entry trust the channel authenticated: "owner", "guest"
+	// (a group chat, a paired guest) or "unknown". Empty means owner.
+	// Only the owner's turns read memory (recall before the turn) and
+	// feed it (capture after); a guest's or stranger's turn is recorded
+	// under their own identity and never sees the owner's sessions.
+	As string
 	// OnText, when set, receives the answer's text as it streams. It is
 	// called on Run's goroutine.
 	OnText func(string)
@@ -87,14 +94,32 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	if req.Task == "" {
 		return RunResult{}, fmt.Errorf("%w: the task is empty", ErrBadRequest)
 	}
+	trust := policy.TrustOwner
+	if req.As != "" {
+		t, err := policy.ParseTrust(req.As)
+		if err != nil {
+			return RunResult{}, fmt.Errorf("%w: trust: %w", ErrBadRequest, err)
+		}
+		trust = t
+	}
 	session := req.Session
 	if session == "" {
 		session = "cli"
+		if trust != policy.TrustOwner {
+			session = "cli-" + string(trust)
+		}
 	}
 	owner := r.Config.Owner
+	if trust != policy.TrustOwner {
+		owner = string(trust) // not the owner, whatever they claim
+	}
 	conv, turns, err := r.conversation(ctx, session, owner)
 	if err != nil {
 		return RunResult{}, err
+	}
+	isOwner := trust == policy.TrustOwner && owner == r.Config.Owner
+	if isOwner {
+		conv.Memory = r.memoryNotes(ctx, owner, req.Task)
 	}
 	model, err := r.Model()
 	if err != nil {
@@ -106,7 +131,7 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		Decider:   r.Arbiter,
 		Tools:     r.Registry.Specs(),
 		System:    systemPrompt,
-		Caller:    arbiter.Caller{Owner: owner, Trust: policy.TrustOwner, Session: session},
+		Caller:    arbiter.Caller{Owner: owner, Trust: trust, Session: session},
 		Ask:       r.asker(req.Ask),
 		Context:   agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
 	})
@@ -136,8 +161,10 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		return RunResult{}, err
 	}
 	usage := store.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached}
+	var turn int
 	err = r.Store.Write(ctx, func(tx *store.Tx) error {
-		if _, err := tx.AppendTurn(session, owner, rows, usage, res.Stopped, r.now()); err != nil {
+		var err error
+		if turn, err = tx.AppendTurn(session, owner, rows, usage, res.Stopped, r.now()); err != nil {
 			return err
 		}
 		if through := summarizedTurn(turns, res.SummarizedThrough); through > 0 {
@@ -147,6 +174,12 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 	})
 	if err != nil {
 		return RunResult{}, fmt.Errorf("save turn: %w", err)
+	}
+	// The answer has been streamed and the turn stored: capture runs on
+	// its own, never delaying the reply. A turn that stopped early or
+	// waits for an approval is captured too: what the owner said stands.
+	if isOwner && r.Config.Memory.Capture == "on" && res.Text != "" {
+		r.startCapture(owner, session, turn, req.Task, res.Text)
 	}
 	b := a.Budget()
 	return RunResult{Text: res.Text, Pending: res.Pending, Usage: res.Usage, Stopped: res.Stopped,

@@ -25,6 +25,9 @@ func runServer(t *testing.T, r *Runtime, replies ...llmtest.Reply) *llmtest.Serv
 	t.Cleanup(srv.Close)
 	r.Config.Model.Provider = "openai"
 	r.Config.Model.BaseURL = srv.URL + "/v1"
+	// Capture would make one more model call after each turn; the
+	// memory tests turn it on with replies for it.
+	r.Config.Memory.Capture = "off"
 	return srv
 }
 

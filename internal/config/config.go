@@ -87,9 +87,20 @@ type Config struct {
 	Commands Commands `toml:"commands"`
 	// Egress sets where the web tools may connect.
 	Egress Egress `toml:"egress"`
+	// Memory sets what homard learns about the owner on its own.
+	Memory Memory `toml:"memory"`
 	// Rules are operator rules, first match wins. Empty means no rules: the
 	// permission mode alone decides.
 	Rules []Rule `toml:"rules"`
+}
+
+// Memory configures automatic memory capture.
+type Memory struct {
+	// Capture is "on" (after each of the owner's turns a model call
+	// without tools proposes notes; a note is remembered when proposed
+	// again or accepted with `homard memory review`) or "off". Missing
+	// means "on".
+	Capture string `toml:"capture"`
 }
 
 // Sandbox selects the process confinement backend.
@@ -312,6 +323,9 @@ func applyDefaults(c *Config) {
 	}
 	if c.Sandbox.Backend == "" {
 		c.Sandbox.Backend = "auto"
+	}
+	if c.Memory.Capture == "" {
+		c.Memory.Capture = "on"
 	}
 	if c.Commands.Timeout == 0 {
 		c.Commands.Timeout = Duration(60 * time.Second)

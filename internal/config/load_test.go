@@ -84,7 +84,7 @@ func TestLoadBase(t *testing.T) {
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main")}},
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
-		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress,
+		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"},
 		Rules: []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -114,7 +114,7 @@ roots = [{ name = "main", path = "/ws" }]
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws")}},
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
-		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress,
+		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(minimal) =\n%+v\nwant\n%+v", got, want)
@@ -134,7 +134,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, permissions, workspace, sandbox, commands, egress, rules"
+		top    = "owner, model, permissions, workspace, sandbox, commands, egress, memory, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"

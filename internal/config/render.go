@@ -116,6 +116,13 @@ allow = %s
 # RSS search endpoint for web_search; {query} is replaced by the query.
 search_url = %s
 
+[memory]
+# "on": after each of your turns a model call without tools proposes short
+# notes about you; one is remembered when proposed again or when you accept
+# it (homard memory review); one contradicting a remembered preference
+# waits for you. "off": only what you or a session explicitly remember.
+capture = %s
+
 # Operator rules, checked in order; the first that matches decides.
 #   id      unique name shown in decisions and the audit log
 #   tool    exact tool name (a-z, 0-9 and _)
@@ -145,7 +152,7 @@ search_url = %s
 		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes,
 		quote(c.Sandbox.Backend),
 		quoteList(c.Commands.Allow), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes,
-		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL))
+		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture))
 	for _, r := range c.Rules {
 		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))
 		if r.Path != "" {

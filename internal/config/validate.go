@@ -35,6 +35,9 @@ func validate(c *Config, ps *problems) {
 var programRE = regexp.MustCompile(`^(/[A-Za-z0-9._+-]+)+$|^[A-Za-z0-9._+-]+$`)
 
 func validateRunLimits(c *Config, ps *problems) {
+	if c.Memory.Capture != "on" && c.Memory.Capture != "off" {
+		ps.add("memory.capture = %q: want on or off", c.Memory.Capture)
+	}
 	if !slices.Contains(backends, c.Sandbox.Backend) {
 		ps.add("sandbox.backend = %q: want one of %s", c.Sandbox.Backend, strings.Join(backends, ", "))
 	}

@@ -227,3 +227,29 @@ func (m *Memory) Unit(owner, id string) (Unit, error) {
 	}
 	return Unit{}, fmt.Errorf("%w: %s", ErrNotFound, id)
 }
+
+// questionWords are left out of a message before it is used as a recall
+// query, with the stopwords: "what tea do I like?" asks about tea.
+var questionWords = map[string]bool{
+	"what": true, "which": true, "who": true, "whom": true, "where": true, "when": true, "why": true, "how": true,
+	"do": true, "does": true, "did": true, "can": true, "could": true, "would": true, "should": true, "will": true,
+	"you": true, "your": true, "please": true, "know": true, "tell": true, "it": true, "this": true, "for": true,
+	"in": true, "on": true, "at": true, "with": true, "about": true, "again": true, "remember": true,
+}
+
+// Relevant returns owner's units most relevant to message (the owner's
+// message of a turn), at most limit: Recall over the message's words
+// without common and question words. A message of only such words
+// recalls nothing.
+func (m *Memory) Relevant(ctx context.Context, owner, message string, limit int) ([]Unit, error) {
+	var q []string
+	Scan(message, func(t string) {
+		if !stopwords[t] && !questionWords[t] {
+			q = append(q, t)
+		}
+	})
+	if len(q) == 0 {
+		return nil, nil
+	}
+	return m.Recall(ctx, owner, strings.Join(q, " "), limit)
+}
