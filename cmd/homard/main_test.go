@@ -5,9 +5,12 @@ import (
 	"os"
 	"os/exec"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/homard/homard/internal/llm/llmtest"
 )
 
 func TestMain(m *testing.M) {
@@ -27,7 +30,8 @@ func TestScripts(t *testing.T) {
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"exitcode": exitcode,
+			"exitcode":  exitcode,
+			"fakemodel": fakemodel,
 		},
 	})
 }
@@ -53,4 +57,22 @@ func exitcode(ts *testscript.TestScript, neg bool, args []string) {
 	if got != want {
 		ts.Fatalf("exit status %d; want %d", got, want)
 	}
+}
+
+// fakemodel REPLY... starts a loopback OpenAI-compatible server that
+// answers the script's model requests in order, one text REPLY each (a
+// literal \n in REPLY is a line break), and sets MODEL_URL to its base
+// URL. It stops when the script ends.
+func fakemodel(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: fakemodel REPLY...")
+	}
+	var replies []llmtest.Reply
+	for _, a := range args {
+		text := strings.ReplaceAll(a, `\n`, "\n")
+		replies = append(replies, llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{text}})})
+	}
+	srv := llmtest.NewServer(replies...)
+	ts.Defer(srv.Close)
+	ts.Setenv("MODEL_URL", srv.URL+"/v1")
 }

@@ -39,7 +39,13 @@ The search index (SQLite FTS5; Chinese, Japanese and Korean as two-character
 terms) is a projection of the file: it is reconciled when the file changed,
 and "homard memory rebuild" recreates it. Text holding a secret (a key, a
 token, a password, a one-time code) is never remembered. Only the owner's
-own sessions can use memory; guests and group chats never read it.`,
+own sessions can use memory; guests and group chats never read it.
+
+Before each of your turns the few units most relevant to your message are
+shown to the model as notes (data, not instructions; they cannot change
+permissions). After the turn, notes the model proposes wait in
+"homard memory review" until a later turn proposes them again or you
+accept them (memory.capture = "off" in config.toml turns this off).`,
 	}
 	cmd.AddCommand(c.memoryListCmd(), c.memorySearchCmd(), c.memoryAddCmd(), c.memoryForgetCmd(),
 		c.memoryRebuildCmd(), c.memoryReviewCmd())
@@ -189,16 +195,95 @@ func (c *cli) memoryRebuildCmd() *cobra.Command {
 }
 
 func (c *cli) memoryReviewCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "review",
-		Short: "Review memory candidates proposed from conversations",
-		Long: `Review lists what homard proposes to remember from conversations, for you to
-keep or drop. Automatic capture is not built yet, so there are none: only
-what you or a session explicitly remembered is in memory.`,
+		Short: "Review notes homard proposes to remember from your conversations",
+		Long: `After each of your turns (with memory.capture = "on", the default) a model
+call without tools proposes short notes about you: facts, preferences,
+tasks. A proposed note waits here ("buffered") and is remembered on its
+own when a later turn proposes it again; buffered notes are dropped after
+14 days. A preference that contradicts one already remembered (they share
+a subject, as "prefers oolong tea" and "now prefers coffee, not tea") is
+never written over it: it waits here ("review") for you to decide. Text
+holding a secret is never proposed, stored or shown.
+
+  homard memory review                      list what waits, with ids
+  homard memory review accept ID            remember it now
+  homard memory review accept ID --replace UNIT_ID
+                                            remember it and forget UNIT_ID
+                                            (the old preference) in one write
+  homard memory review dismiss ID           drop it; it is not proposed again`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(c.stdout, "no candidates")
-			return nil
-		},
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			list, err := r.MemoryReview(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(c.stdout, "no candidates")
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tSTATUS\tKIND\tSEEN\tLAST SEEN\tSOURCE\tTEXT")
+			for _, k := range list {
+				status := k.Status
+				if k.ConflictsWith != "" {
+					status += " (conflicts with " + k.ConflictsWith + ")"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", k.ID, status, k.Kind, k.Seen,
+					k.LastSeen.Format(time.DateOnly), k.Source, shorten(k.Text, 80))
+			}
+			return tw.Flush()
+		}),
 	}
+	cmd.AddCommand(c.memoryAcceptCmd(), c.memoryDismissCmd())
+	return cmd
+}
+
+func (c *cli) memoryAcceptCmd() *cobra.Command {
+	var replace string
+	cmd := &cobra.Command{
+		Use:     "accept ID",
+		Short:   "Remember a proposed note now (optionally replacing a unit it contradicts)",
+		Example: "  homard memory review accept c_3f9a2c1d7e4b\n  homard memory review accept c_3f9a2c1d7e4b --replace m_0a1b2c3d4e5f",
+		Args:    cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			k, err := r.MemoryAccept(cmd.Context(), args[0], replace)
+			if err != nil {
+				return reviewErr(err)
+			}
+			if replace != "" {
+				fmt.Fprintf(c.stdout, "remembered %s as %s; forgot %s\n", k.ID, k.UnitID, replace)
+				return nil
+			}
+			fmt.Fprintf(c.stdout, "remembered %s as %s\n", k.ID, k.UnitID)
+			return nil
+		}),
+	}
+	cmd.Flags().StringVar(&replace, "replace", "", "forget this memory `UNIT_ID` in the same write")
+	return cmd
+}
+
+func (c *cli) memoryDismissCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "dismiss ID",
+		Short: "Drop a proposed note; it is not proposed again",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			k, err := r.MemoryDismiss(cmd.Context(), args[0])
+			if err != nil {
+				return reviewErr(err)
+			}
+			fmt.Fprintf(c.stdout, "dismissed %s\n", k.ID)
+			return nil
+		}),
+	}
+}
+
+// reviewErr turns an unknown id into a usage error that says what to do.
+func reviewErr(err error) error {
+	if errors.Is(err, app.ErrMemoryCandidate) {
+		return usageErr("%v (homard memory review lists them)", err)
+	}
+	return err
 }
