@@ -47,6 +47,13 @@ const (
 
 var memoryLike = regexp.MustCompile(`(?i)[\[［【]\s*(begin|end)[\s_\-]*memory`)
 
+// MemoryBlock is the text of the memory block for notes, as the model
+// receives it; "" when there is nothing to show.
+func MemoryBlock(notes []MemoryNote) string {
+	m, _ := memoryMessage(notes)
+	return m.Content
+}
+
 // memoryMessage renders notes as the memory block; ok is false when there
 // is nothing to show.
 func memoryMessage(notes []MemoryNote) (llm.Message, bool) {
