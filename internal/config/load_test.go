@@ -33,6 +33,9 @@ max_file_bytes = 1024
 max_checkpoints = 10
 max_checkpoint_bytes = 4096
 
+[memory]
+capture = "on"
+
 [[rules]]
 id = "r1"
 tool = "read_file"
@@ -201,6 +204,8 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{"model.context_tokens = 1000: want at least 4000"}, ""},
 		{"context_tokens zero", `api_key_env = "OPENAI_API_KEY"`, "api_key_env = \"OPENAI_API_KEY\"\ncontext_tokens = 0",
 			[]string{"model.context_tokens = 0: want at least 4000"}, ""},
+		{"memory capture", `capture = "on"`, `capture = "yes"`,
+			[]string{`memory.capture = "yes": want on or off`}, ""},
 		{"sandbox backend", `owner = "owner"`, "owner = \"owner\"\n[sandbox]\nbackend = \"docker\"",
 			[]string{`sandbox.backend = "docker": want one of auto, bwrap, landlock, host`}, ""},
 		{"commands allow shell syntax", `owner = "owner"`, "owner = \"owner\"\n[commands]\nallow = [\"sh -c\"]",
