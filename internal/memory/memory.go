@@ -17,6 +17,12 @@
 //   - Owner names become paths only after ValidOwner. Who may call these
 //     methods (only the owner, never a guest) is decided by the caller; the
 //     tools refuse every other trust level.
+//   - Notes proposed from conversations (automatic capture) are candidates
+//     in SQLite, not units: Offer buffers one, promotes it to memory.md when
+//     a later turn proposes it again, and sends a preference that
+//     contradicts a remembered one to review, never over it; the owner
+//     accepts or dismisses (candidates.go). A candidate holding a secret is
+//     refused before it is stored.
 //   - Memory is data: nothing here reaches policy or permissions.
 package memory
 
