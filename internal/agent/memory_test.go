@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -76,9 +77,10 @@ func TestMemoryBlock(t *testing.T) {
 	}
 }
 
-// TestMemoryBlockCountsAgainstBudget: with a tight window, the memory
-// block is part of what is kept within it (history is folded to make
-// room).
+// TestMemoryBlockCountsAgainstBudget: the memory block is part of what is
+// kept within the window. The history alone fits; with the block it does
+// not, so the oldest turn is folded — rather than the request being
+// shrunk after the fact, which would cut messages.
 func TestMemoryBlockCountsAgainstBudget(t *testing.T) {
 	f := newFixture(t, policy.ModeSmart)
 	m := llmtest.NewFunc(func(call int, req llm.Request) []llm.Event {
@@ -92,24 +94,53 @@ func TestMemoryBlockCountsAgainstBudget(t *testing.T) {
 		Model: m, ModelName: "test-model", Decider: f.arb, Tools: f.specs, System: "You are homard.",
 		Caller: arbiter.Caller{Owner: "me", Trust: policy.TrustOwner, Session: "s"}, Context: window,
 	})
-	var history []llm.Message
-	for len(history) < 2 || agent.EstimateRequest(llm.Request{System: "You are homard.", Messages: history}) < 4000 {
-		history = append(history, llm.Message{Role: llm.RoleUser, Content: strings.Repeat("filler words ", 60)},
-			llm.Message{Role: llm.RoleAssistant, Content: "noted"})
+	var tools []llm.ToolSpec
+	for _, s := range f.specs {
+		tools = append(tools, llm.ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema})
+	}
+	size := func(h []llm.Message) int {
+		msgs := append(slices.Clone(h), llm.Message{Role: llm.RoleUser, Content: "hi"})
+		return agent.EstimateRequest(llm.Request{System: "You are homard.", Tools: tools, Messages: msgs})
 	}
 	var notes []agent.MemoryNote
 	for range 8 {
 		notes = append(notes, agent.MemoryNote{ID: "m_x", Kind: "fact", Text: strings.Repeat("memory ", 20)})
 	}
-	if _, err := a.Continue(context.Background(), agent.Conversation{History: history, Memory: notes}, "hi", nil); err != nil {
+	block := agent.EstimateTokens(agent.MemoryBlock(notes))
+	// Grow the history in small turns until the request would just fit
+	// without the block (with a margin for the agent's own reserve, such
+	// as an empty summary's labels), and not with it.
+	var history []llm.Message
+	for {
+		next := append(slices.Clone(history), llm.Message{Role: llm.RoleUser, Content: strings.Repeat("filler ", 8)},
+			llm.Message{Role: llm.RoleAssistant, Content: "noted"})
+		if size(next) > window.MaxTokens-block/2 {
+			break
+		}
+		history = next
+	}
+	if block < 200 || size(history)+block < window.MaxTokens+100 {
+		t.Fatalf("history %d + block %d tokens: the test needs the block to push it over %d", size(history), block, window.MaxTokens)
+	}
+	res, err := a.Continue(context.Background(), agent.Conversation{History: history, Memory: notes}, "hi", nil)
+	if err != nil {
 		t.Fatal(err)
 	}
-	for i, req := range m.Requests() {
+	if res.SummarizedThrough == 0 {
+		t.Fatal("nothing was folded: the memory block was not counted")
+	}
+	reqs := m.Requests()
+	last := reqs[len(reqs)-1]
+	for i, req := range reqs {
 		if n := agent.EstimateRequest(req); n > window.MaxTokens {
 			t.Errorf("request %d is %d tokens; want at most %d", i, n, window.MaxTokens)
 		}
 	}
-	last := m.Requests()[len(m.Requests())-1]
+	for _, msg := range last.Messages {
+		if strings.Contains(msg.Content, "omitted from this copy") {
+			t.Fatalf("the request was shrunk after the fact: %q", msg.Content)
+		}
+	}
 	if !strings.Contains(last.Messages[len(last.Messages)-2].Content, "[BEGIN_MEMORY]") {
 		t.Fatal("the memory block is missing from the answer request")
 	}
