@@ -8,6 +8,7 @@ import (
 
 	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/sandbox"
 )
 
@@ -107,5 +108,11 @@ func memoryCheck(ctx context.Context, r *Runtime) Check {
 	if st.Drift != "" {
 		return Check{Name: "memory", Info: true, Detail: fmt.Sprintf("%s: drift: %s (the next recall reconciles it, or run `homard memory rebuild`)", st.Path, st.Drift)}
 	}
-	return Check{Name: "memory", OK: true, Detail: fmt.Sprintf("%s: %d units, index in sync", st.Path, st.Units)}
+	detail := fmt.Sprintf("%s: %d units, index in sync", st.Path, st.Units)
+	// Read straight from the store: doctor changes nothing (Candidates
+	// would drop expired ones first).
+	if waiting, err := r.Store.MemoryCandidates(ctx, r.Config.Owner, memory.Review, memory.Buffered); err == nil && len(waiting) > 0 {
+		detail += fmt.Sprintf("; %d proposed notes wait in `homard memory review`", len(waiting))
+	}
+	return Check{Name: "memory", OK: true, Detail: detail}
 }
