@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -61,6 +62,7 @@ type fakeServer struct {
 
 	exfil    atomic.Int64  // requests to /exfil: must stay zero
 	messages chan string    // each chat message received
+	audits   chan string    // the query of each GET /api/audit
 	choices  chan choiceMsg // each approval answer posted by the page
 
 	mu         sync.Mutex // guards the fields below
@@ -81,6 +83,7 @@ func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
 		csp:       withCSP,
 		script:    script,
 		messages:  make(chan string, 16),
+		audits:    make(chan string, 16),
 		choices:   make(chan choiceMsg, 16),
 		approvals: map[string]*fakeApproval{},
 		subs:      map[chan sseEvent]struct{}{},
@@ -398,16 +401,26 @@ func (f *fakeServer) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// audit serves 60 records in pages, ignoring the filters it reports on
+// f.audits (the page's request is what the tests check).
 func (f *fakeServer) audit(w http.ResponseWriter, r *http.Request) {
+	f.audits <- r.URL.RawQuery
+	q := r.URL.Query()
+	after, _ := strconv.Atoi(q.Get("after"))
+	limit, _ := strconv.Atoi(q.Get("limit"))
+	if limit <= 0 {
+		limit = 100
+	}
 	recs := []map[string]any{}
-	for i := 1; i <= 3; i++ {
+	for seq := after + 1; seq <= 60 && len(recs) < limit; seq++ {
 		recs = append(recs, map[string]any{
-			"seq": i, "time": time.Now().UTC().Format(time.RFC3339), "owner": "owner", "session": "web-1", "trust": "owner",
-			"tool": "run_command", "decision": []string{"ran", "denied", "pending"}[i-1], "rule": "mode.safe",
+			"seq": seq, "time": time.Now().UTC().Format(time.RFC3339), "owner": "owner", "session": "web-1", "trust": "owner",
+			"tool": "run_command", "decision": []string{"ran", "denied", "pending"}[seq%3], "rule": "mode.safe",
 			"reason": "<b>not bold</b> 审计记录", "args": `{"argv":["/usr/bin/ls","-la"]}`, "plan_hash": "sha256:00aa11bb22cc33dd", "run_id": "", "approval_id": "",
 		})
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"records": recs, "next": 3})
+	next := after + len(recs)
+	writeJSON(w, http.StatusOK, map[string]any{"records": recs, "next": next})
 }
 
 func (f *fakeServer) memory(w http.ResponseWriter, r *http.Request) {

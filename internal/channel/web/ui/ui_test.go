@@ -402,6 +402,7 @@ func TestKeyboardOnly(t *testing.T) {
 	if got := recv(t, f.choices, "the approval answer"); got != (choiceMsg{id: "ap-1", choice: "once"}) {
 		t.Fatalf("server got %+v; want ap-1 once", got)
 	}
+	p.waitFor("focus to stay on the answered card", `document.activeElement && document.activeElement.matches('`+card+` .outcome')`)
 	p.waitFor("the end of the turn", `document.querySelector("#transcript .usage")`)
 }
 
@@ -448,5 +449,85 @@ func TestFilesAreSelfContained(t *testing.T) {
 	}
 	if !strings.Contains(html, `<html lang="`) {
 		t.Errorf("index.html does not declare its language")
+	}
+}
+
+func TestMarkdownSubset(t *testing.T) {
+	f := newFakeServer(t, true, nil)
+	p := newPage(t, f, 1000, 700, false)
+	p.login()
+	tests := []struct{ in, want string }{
+		{"plain <b>text</b>", `<div class="md"><p>plain &lt;b&gt;text&lt;/b&gt;</p></div>`},
+		{"## Title\nbody", `<div class="md"><h4>Title</h4><p>body</p></div>`},
+		{"a **bold** and *em* and `code <i>`", `<div class="md"><p>a <strong>bold</strong> and <em>em</em> and <code>code &lt;i&gt;</code></p></div>`},
+		{"__init__ and snake_case_name", `<div class="md"><p>__init__ and snake_case_name</p></div>`},
+		{"```go\nfmt.Println(\"<x>\")\n```", `<div class="md"><pre class="code" data-lang="go"><code>fmt.Println("&lt;x&gt;")</code></pre></div>`},
+		{"- one\n- two\n1. first", `<div class="md"><ul><li>one</li><li>two</li></ul><ol><li>first</li></ol></div>`},
+		{"> quoted", `<div class="md"><blockquote>quoted</blockquote></div>`},
+		{"[site](https://example.com/a?b=1)", `<div class="md"><p><a href="https://example.com/a?b=1" rel="noopener noreferrer" target="_blank">site</a><span class="url"> &lt;https://example.com/a?b=1&gt;</span></p></div>`},
+		{"[x](javascript:alert(1))", `<div class="md"><p>[x](javascript:alert(1))</p></div>`},
+		{"[x](data:text/html,hi)", `<div class="md"><p>[x](data:text/html,hi)</p></div>`},
+		{"[x](/relative)", `<div class="md"><p>[x](/relative)</p></div>`},
+		{"![logo](https://example.com/l.png)", `<div class="md"><p><span class="image">[image: logo] https://example.com/l.png</span></p></div>`},
+		{"**[x](https://e.com)**", `<div class="md"><p><strong><a href="https://e.com/" rel="noopener noreferrer" target="_blank">x</a><span class="url"> &lt;https://e.com/&gt;</span></strong></p></div>`},
+		{"**unclosed", `<div class="md"><p>**unclosed</p></div>`},
+		{"中文**加粗**文字", `<div class="md"><p>中文<strong>加粗</strong>文字</p></div>`},
+	}
+	for _, tt := range tests {
+		got := eval[string](p, `homardMarkdown(`+jsString(tt.in)+`).outerHTML`)
+		if got != tt.want {
+			t.Errorf("markdown(%q) =\n  %s\nwant\n  %s", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestAuditAndMemoryViews(t *testing.T) {
+	f := newFakeServer(t, true, nil)
+	p := newPage(t, f, 1000, 800, false)
+	p.login()
+
+	p.do(chromedp.Click(chromedp.CSS(`nav a[data-view="audit"]`)))
+	if q := recv(t, f.audits, "the audit request"); q != "limit=50" {
+		t.Errorf("first audit request asks %q; want limit=50", q)
+	}
+	p.waitFor("the first page", `document.querySelectorAll("#audit-list .rec").length === 50`)
+	if got := eval[string](p, `document.querySelector("#audit-list .rec .reason").textContent`); got != "<b>not bold</b> 审计记录" {
+		t.Errorf("an audit reason reads %q; want the literal text", got)
+	}
+	p.do(chromedp.Click(chromedp.CSS(`#audit-more`)))
+	if q := recv(t, f.audits, "the next audit page"); q != "after=50&limit=50" {
+		t.Errorf("Load more asks %q; want after=50&limit=50", q)
+	}
+	p.waitFor("the second page", `document.querySelectorAll("#audit-list .rec").length === 60 && document.getElementById("audit-more").hidden`)
+
+	p.do(
+		chromedp.SendKeys(chromedp.CSS("#audit-tool"), "run_command"),
+		chromedp.SetValue(chromedp.CSS("#audit-decision"), "denied"),
+		chromedp.Click(chromedp.CSS(`#audit-filter button[type="submit"]`)),
+	)
+	if q := recv(t, f.audits, "the filtered audit request"); q != "limit=50&tool=run_command&decision=denied" {
+		t.Errorf("the filtered request asks %q; want limit=50&tool=run_command&decision=denied", q)
+	}
+
+	p.do(chromedp.Click(chromedp.CSS(`nav a[data-view="memory"]`)))
+	p.waitFor("the memory list", `document.querySelector("#memory-list .unit")`)
+	p.do(chromedp.Click(chromedp.CSS(`#memory-list .unit button`)))
+	p.waitFor("the confirmation", `document.querySelector("#memory-list .confirm")`)
+	f.mu.Lock()
+	early := len(f.deleted)
+	f.mu.Unlock()
+	if early != 0 {
+		t.Fatal("Forget deleted before it was confirmed")
+	}
+	if got := eval[string](p, `document.activeElement.textContent`); got != "Yes, forget" {
+		t.Errorf("after Forget the focus is on %q; want the confirm button", got)
+	}
+	p.do(chromedp.KeyEvent("\r"))
+	p.waitFor("the unit to leave the list", `!document.querySelector("#memory-list .unit")`)
+	f.mu.Lock()
+	deleted := fmt.Sprint(f.deleted)
+	f.mu.Unlock()
+	if deleted != "[m1]" {
+		t.Errorf("deleted %s; want [m1]", deleted)
 	}
 }

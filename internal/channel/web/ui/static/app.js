@@ -50,10 +50,10 @@
 
   async function api(method, path, body) {
     const init = { method: method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
-    if (body !== undefined) {
-      init.headers["Content-Type"] = "application/json";
-      init.body = JSON.stringify(body);
-    }
+    // The server wants this on every POST and DELETE, body or not (a
+    // cross-site form cannot send it without a CORS preflight).
+    if (method !== "GET") init.headers["Content-Type"] = "application/json";
+    if (body !== undefined) init.body = JSON.stringify(body);
     const res = await fetch(path, init);
     if (res.status === 401) { showLoginNeeded(); throw new APIError(401, "not logged in"); }
     let data = null;
@@ -253,7 +253,7 @@
   const choiceLabels = { once: "Approve once", session: "This session", always: "Always", deny: "Deny" };
   const statusText = {
     approved: "Approved", denied: "Denied", consumed: "Approved and used",
-    expired: "Expired", pending: "Waiting for your answer",
+    expired: "Expired", pending: "Waiting for your answer", closed: "No longer pending",
   };
 
   function cardEntry(a) {
@@ -304,7 +304,9 @@
       actions.appendChild(b);
     }
     card.appendChild(actions);
-    card.appendChild(el("p", "outcome", ""));
+    const outcome = el("p", "outcome", "");
+    outcome.tabIndex = -1; // focus lands here when the buttons go away
+    card.appendChild(outcome);
     entry.nodes.add(card);
     paintCard(card, entry.status, "");
     return card;
@@ -335,15 +337,22 @@
 
   async function answer(id, choice) {
     const entry = state.cards.get(id);
-    if (entry) for (const n of entry.nodes) for (const b of n.querySelectorAll(".actions button")) b.disabled = true;
+    // A keyboard user who answers keeps their place: focus moves to the
+    // card's outcome line when its buttons go away.
+    const focusCard = document.activeElement && document.activeElement.closest ? document.activeElement.closest(".card") : null;
+    if (entry) {
+      entry.answeredHere = true;
+      for (const n of entry.nodes) for (const b of n.querySelectorAll(".actions button")) b.disabled = true;
+    }
     try {
       const a = await api("POST", "/api/approvals/" + encodeURIComponent(id), { choice: choice });
       const st = (a && a.status) || (choice === "deny" ? "denied" : "approved");
       setCardStatus(id, st, choice === "deny" ? "" : "scope: " + choice);
     } catch (e) {
-      if (e.status === 409) setCardStatus(id, "expired", "no longer pending");
+      if (e.status === 409) setCardStatus(id, "closed", "answered elsewhere or expired");
       else if (entry) { for (const n of entry.nodes) paintCard(n, entry.status, "Error: " + e.message); }
     }
+    if (focusCard && focusCard.isConnected) focusCard.querySelector(".outcome").focus();
   }
 
   function updatePendingCount() {
@@ -709,10 +718,16 @@
       updatePendingCount();
     });
     on("approval_decided", function (d) {
-      if (!state.cards.has(d.approval_id)) return;
+      const entry = state.cards.get(d.approval_id);
+      if (!entry) return;
+      if (entry.answeredHere) { if (entry.status === "pending") setCardStatus(d.approval_id, d.status || "decided", ""); return; }
       setCardStatus(d.approval_id, d.status || "decided", "answered elsewhere");
     });
-    on("turn_done", function () { if (!$("view-sessions").hidden) loadSessions(); });
+    on("turn_done", function (d) {
+      if (!$("view-sessions").hidden) loadSessions();
+      // A turn of the shown session ran elsewhere (another tab, the CLI): show it.
+      if (d.session && d.session === state.session && !state.streaming) openSession(state.session);
+    });
   }
 
   // ---------- routing and start ----------
@@ -770,6 +785,9 @@
       updatePendingCount();
     }).catch(function () {});
   }
+
+  // The Markdown renderer is exposed read-only so tests can check it.
+  Object.defineProperty(window, "homardMarkdown", { value: markdown, writable: false, configurable: false });
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
   else start();
