@@ -383,6 +383,13 @@ func TestKeyboardOnly(t *testing.T) {
 		t.Fatalf("Shift+Enter sent the message %q; it must insert a new line", m)
 	case <-time.After(200 * time.Millisecond):
 	}
+	// Enter that confirms an IME composition (how CJK is typed) must not send.
+	eval[bool](p, `document.getElementById("input").dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", isComposing: true, bubbles: true, cancelable: true}))`)
+	select {
+	case m := <-f.messages:
+		t.Fatalf("Enter during an IME composition sent the message %q", m)
+	case <-time.After(200 * time.Millisecond):
+	}
 	p.do(pressEnter(0))
 	if got := recv(t, f.messages, "the message sent with Enter"); got != "line one\nline two" {
 		t.Fatalf("Enter sent %q; want %q", got, "line one\nline two")
