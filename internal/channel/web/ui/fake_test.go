@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -63,6 +64,7 @@ type fakeServer struct {
 	exfil    atomic.Int64  // requests to /exfil: must stay zero
 	messages chan string    // each chat message received
 	audits   chan string    // the query of each GET /api/audit
+	cancels  chan string    // the session of each POST /api/sessions/{id}/cancel
 	choices  chan choiceMsg // each approval answer posted by the page
 
 	mu         sync.Mutex // guards the fields below
@@ -70,6 +72,8 @@ type fakeServer struct {
 	approvals  map[string]*fakeApproval
 	subs       map[chan sseEvent]struct{}
 	sessions   []string
+	busy       map[string]bool                // sessions that answer 409 to a new turn
+	history    map[string][]map[string]string // GET /api/sessions/{id}/messages
 	deleted    []string
 	nextApprov int
 }
@@ -84,6 +88,9 @@ func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
 		script:    script,
 		messages:  make(chan string, 16),
 		audits:    make(chan string, 16),
+		cancels:   make(chan string, 16),
+		busy:      map[string]bool{},
+		history:   map[string][]map[string]string{},
 		choices:   make(chan choiceMsg, 16),
 		approvals: map[string]*fakeApproval{},
 		subs:      map[chan sseEvent]struct{}{},
@@ -97,7 +104,17 @@ func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
 	mux.HandleFunc("GET /api/info", f.authed(f.info))
 	mux.HandleFunc("GET /api/sessions", f.authed(f.listSessions))
 	mux.HandleFunc("GET /api/sessions/{id}/messages", f.authed(func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, []any{})
+		f.mu.Lock()
+		msgs := f.history[r.PathValue("id")]
+		f.mu.Unlock()
+		if msgs == nil {
+			msgs = []map[string]string{}
+		}
+		writeJSON(w, http.StatusOK, msgs)
+	}))
+	mux.HandleFunc("POST /api/sessions/{id}/cancel", f.authed(func(w http.ResponseWriter, r *http.Request) {
+		f.cancels <- r.PathValue("id")
+		w.WriteHeader(http.StatusAccepted)
 	}))
 	mux.HandleFunc("POST /api/chat", f.authed(f.chat))
 	mux.HandleFunc("GET /api/approvals", f.authed(f.listApprovals))
@@ -218,8 +235,15 @@ func (f *fakeServer) chat(w http.ResponseWriter, r *http.Request) {
 		req.Session = fmt.Sprintf("web-%d", time.Now().UnixNano())
 	}
 	f.mu.Lock()
-	f.sessions = append(f.sessions, req.Session)
+	busy := f.busy[req.Session]
+	if !busy && !slices.Contains(f.sessions, req.Session) {
+		f.sessions = append(f.sessions, req.Session)
+	}
 	f.mu.Unlock()
+	if busy {
+		writeJSON(w, http.StatusConflict, map[string]string{"error": "session " + req.Session + " is busy with another turn"})
+		return
+	}
 	f.messages <- req.Message
 	s := newStream(w)
 	s.send("session", map[string]string{"session": req.Session})
@@ -266,10 +290,12 @@ func (s *stream) tool(id, name, status, plan, preview string) {
 	s.send("tool", map[string]string{"id": id, "name": name, "args": "{}", "status": status, "plan": plan, "preview": preview})
 }
 
-func (s *stream) done(text string) {
+func (s *stream) done(text string) { s.doneStopped(text, "") }
+
+func (s *stream) doneStopped(text, stopped string) {
 	s.send("done", map[string]any{
 		"text": text, "pending": []string{}, "usage": map[string]int{"input": 120, "output": 30, "cached": 0},
-		"calls": 1, "units": 1, "max_calls": 20, "max_units": 50, "stopped": "", "session": s.session,
+		"calls": 1, "units": 1, "max_calls": 20, "max_units": 50, "stopped": stopped, "session": s.session,
 	})
 }
 

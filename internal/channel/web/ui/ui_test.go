@@ -538,3 +538,67 @@ func TestAuditAndMemoryViews(t *testing.T) {
 		t.Errorf("deleted %s; want [m1]", deleted)
 	}
 }
+
+func TestStopSessionsAndHistory(t *testing.T) {
+	stop := make(chan string, 1)
+	script := func(ctx context.Context, f *fakeServer, s *stream, msg string) {
+		s.delta("Working on it…")
+		if _, ok := waitOrEnd(ctx, stop); !ok {
+			return
+		}
+		s.doneStopped("Working on it…", "cancelled")
+	}
+	f := newFakeServer(t, true, script)
+	f.mu.Lock()
+	f.sessions = append(f.sessions, "old-1")
+	f.busy["old-1"] = true
+	f.history["old-1"] = []map[string]string{
+		{"role": "user", "text": "hi <b>there</b>"},
+		{"role": "tool", "tool": "read_file", "status": "ran", "text": "<img src=\"/exfil?history\">"},
+		{"role": "assistant", "text": "Your **notes** say ![chart](/exfil?hist) hello."},
+	}
+	f.mu.Unlock()
+	p := newPage(t, f, 1000, 800, false)
+	p.login()
+
+	// Stop cancels the running turn of this session.
+	p.sendMessage("a long task")
+	p.waitFor("the streamed start", `document.querySelector("#transcript .msg.assistant")`)
+	p.waitFor("the Stop button", `!document.getElementById("cancel-turn").hidden`)
+	p.do(chromedp.Click(chromedp.CSS("#cancel-turn")))
+	sess := recv(t, f.cancels, "the cancel request")
+	if !strings.HasPrefix(sess, "web-") {
+		t.Errorf("Stop cancelled session %q; want the turn's web-… session", sess)
+	}
+	stop <- sess
+	p.waitFor("the stopped turn", `(document.querySelector("#transcript .usage") || {}).textContent?.includes("stopped: cancelled")`)
+
+	// The Sessions view lists both; Open shows a stored transcript, inert.
+	p.do(chromedp.Click(chromedp.CSS(`nav a[data-view="sessions"]`)))
+	p.waitFor("the session list", `document.querySelectorAll("#sessions-list .session").length === 2`)
+	p.do(chromedp.Click(chromedp.CSS(`#sessions-list .session:last-child button`)))
+	p.waitFor("the stored transcript", `!document.getElementById("view-chat").hidden && document.querySelector("#transcript .tool")`)
+	text := p.transcriptText()
+	for _, want := range []string{"hi <b>there</b>", "read_file", `<img src="/exfil?history">`, "[image: chart] /exfil?hist"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the stored transcript does not show %q; it shows:\n%s", want, text)
+		}
+	}
+	if got := eval[string](p, `document.querySelector("#transcript .msg.assistant strong").textContent`); got != "notes" {
+		t.Errorf("stored Markdown bold reads %q; want notes", got)
+	}
+	if got := eval[string](p, `document.getElementById("session-select").value`); got != "old-1" {
+		t.Errorf("the session picker shows %q; want old-1", got)
+	}
+
+	// old-1 runs a turn elsewhere: the server answers 409 and the page says so.
+	p.sendMessage("another question")
+	p.waitFor("the busy error", `(document.querySelector("#transcript .msg.error") || {}).textContent === "session old-1 is busy with another turn"`)
+	if eval[bool](p, `document.getElementById("send").disabled`) {
+		t.Errorf("Send stays disabled after a refused turn")
+	}
+	p.do(chromedp.Sleep(200 * time.Millisecond))
+	if n := f.exfil.Load(); n != 0 {
+		t.Errorf("the page fetched /exfil %d times from a stored transcript", n)
+	}
+}
