@@ -427,7 +427,9 @@ func TestFilesAreSelfContained(t *testing.T) {
 	}
 	html := read("index.html")
 	js := read("app.js")
+	md := read("markdown.js")
 	css := read("app.css")
+	const sinks = `innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|\.src\s*=|createElement\("(?:img|script|iframe)`
 	checks := []struct {
 		file, text string
 		re         string
@@ -438,7 +440,8 @@ func TestFilesAreSelfContained(t *testing.T) {
 		{"index.html", html, `\sstyle\s*=|<style`, "an inline style"},
 		{"index.html", html, `(?:src|href)\s*=\s*"(?:https?:)?//`, "a remote URL"},
 		{"app.css", css, `url\(|@import`, "a URL that would be fetched"},
-		{"app.js", js, `innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|\.src\s*=`, "an HTML sink, eval or a src assignment"},
+		{"app.js", js, sinks, "an HTML sink, eval or a src assignment"},
+		{"markdown.js", md, sinks, "an HTML sink, eval or a src assignment"},
 	}
 	for _, c := range checks {
 		re, err := regexp.Compile(c.re)
