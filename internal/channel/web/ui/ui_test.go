@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
+	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
 	"github.com/homard/homard/internal/channel/web/ui"
@@ -353,6 +355,17 @@ func TestCJKText(t *testing.T) {
 	}
 	p.do(chromedp.Click(chromedp.CSS(`nav a[data-view="chat"]`)))
 	p.screenshot("", "cjk-chat.png")
+
+	// The same page in dark mode.
+	light := eval[string](p, `getComputedStyle(document.documentElement).backgroundColor`)
+	p.do(chromedp.Func(func(ctx context.Context, tg *chromedp.Target) error {
+		_, err := cdp.Call(ctx, tg, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}},
+		})
+		return err
+	}))
+	p.waitFor("dark colours", `getComputedStyle(document.documentElement).backgroundColor !== `+jsString(light))
+	p.screenshot("", "cjk-chat-dark.png")
 }
 
 // tabTo presses Tab (or Shift+Tab) until the focused element matches sel.

@@ -290,9 +290,24 @@
 
   function setAssistant(a, text) {
     a.text = text;
+    if (a.timer) { clearTimeout(a.timer); a.timer = 0; }
     clear(a.body);
     a.body.appendChild(markdown(text));
     scrollDown();
+  }
+
+  // appendAssistant adds a streamed fragment. The message is redrawn at
+  // most every 50 ms, so a long answer streamed in many small pieces does
+  // not re-render its whole Markdown for each one.
+  function appendAssistant(a, fragment) {
+    a.text += fragment;
+    if (a.timer) return;
+    a.timer = setTimeout(function () { a.timer = 0; setAssistant(a, a.text); }, 50);
+  }
+
+  // flushAssistant draws whatever is still waiting for its timer.
+  function flushAssistant(a) {
+    if (a && a.timer) setAssistant(a, a.text);
   }
 
   function toolLine(ev) {
@@ -346,6 +361,8 @@
     input.value = "";
     addUser(text);
     setStreaming(true);
+    // Screen readers wait for the streamed answer instead of reading every redraw.
+    transcript().setAttribute("aria-busy", "true");
     chatStatus("Thinking…");
     let answerMsg = null;
     let streamed = false;
@@ -375,18 +392,23 @@
           case "delta":
             if (!answerMsg) answerMsg = addAssistant("");
             streamed = true;
-            setAssistant(answerMsg, answerMsg.text + (d.text || ""));
+            transcript().setAttribute("aria-busy", "true");
+            appendAssistant(answerMsg, d.text || "");
             chatStatus("Answering…");
             break;
           case "tool":
+            flushAssistant(answerMsg);
             toolLine(d);
             answerMsg = null; // text after a tool call is a new paragraph of the answer
             break;
           case "approval":
+            flushAssistant(answerMsg);
+            transcript().setAttribute("aria-busy", "false"); // the card must be announced
             addCardToTranscript(d);
             chatStatus("Waiting for your approval…");
             break;
           case "done": {
+            flushAssistant(answerMsg);
             // The streamed deltas already showed the answer; done.text is
             // drawn only when nothing was streamed.
             if (d.text && !streamed) setAssistant(answerMsg || addAssistant(""), d.text);
@@ -410,6 +432,8 @@
       transcript().appendChild(el("div", "msg error", "Connection lost: " + e.message));
       chatStatus("");
     } finally {
+      flushAssistant(answerMsg);
+      transcript().setAttribute("aria-busy", "false");
       setStreaming(false);
       loadSessions();
     }
