@@ -61,7 +61,7 @@ type fakeServer struct {
 	csp    bool
 	script chatScript
 
-	exfil    atomic.Int64  // requests to /exfil: must stay zero
+	exfil    atomic.Int64   // requests to /exfil: must stay zero
 	messages chan string    // each chat message received
 	audits   chan string    // the query of each GET /api/audit
 	cancels  chan string    // the session of each POST /api/sessions/{id}/cancel
