@@ -395,6 +395,25 @@ func (f *fakeServer) broadcast(name string, data any) {
 	}
 }
 
+// dropEvents ends every /api/events stream, as a server restart or a
+// network drop would.
+func (f *fakeServer) dropEvents() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for c := range f.subs {
+		close(c)
+		delete(f.subs, c)
+	}
+}
+
+// decideQuietly decides an approval without telling any page.
+func (f *fakeServer) decideQuietly(id, status string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.approvals[id].Status = status
+	f.approvals[id].decided <- status
+}
+
 // subscribers reports how many pages listen on /api/events.
 func (f *fakeServer) subscribers() int {
 	f.mu.Lock()
@@ -413,13 +432,18 @@ func (f *fakeServer) events(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 	}()
 	s := newStream(w)
+	fmt.Fprint(w, "retry: 200\n\n") // reconnect fast after dropEvents
+	w.(http.Flusher).Flush()
 	tick := time.NewTicker(2 * time.Second)
 	defer tick.Stop()
 	for {
 		select {
 		case <-r.Context().Done():
 			return
-		case ev := <-c:
+		case ev, ok := <-c:
+			if !ok {
+				return // dropEvents
+			}
 			s.send(ev.name, ev.data)
 		case <-tick.C:
 			s.comment("ping")

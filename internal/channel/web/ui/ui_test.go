@@ -177,6 +177,18 @@ func TestCardAnsweredElsewhereUpdates(t *testing.T) {
 	default:
 	}
 
+	// The live stream drops (a restart, a network change) while a second
+	// card is decided: on reconnecting, the page asks the server what is
+	// still pending and closes that card.
+	p.sendMessage("List it again")
+	card2 := `#transcript .card[data-approval-id="ap-2"]`
+	p.waitFor("the second card", `document.querySelector('`+card2+`[data-status="pending"]')`)
+	f.decideQuietly("ap-2", "approved")
+	f.dropEvents()
+	p.waitFor("the missed decision after reconnecting", `document.querySelector('`+card2+`').dataset.status === "closed"`)
+	p.waitFor("the live stream back", `document.getElementById("live").textContent === "live"`)
+	p.waitFor("the second turn's end", `document.querySelectorAll("#transcript .usage").length === 2`)
+
 	// A card asked in another session arrives only through /api/events;
 	// the Approvals view lists it and can answer it.
 	f.mu.Lock()

@@ -595,7 +595,14 @@
     if (!window.EventSource) return;
     const es = new EventSource("/api/events");
     const live = $("live");
-    es.onopen = function () { live.textContent = "live"; live.classList.add("on"); };
+    let opened = false;
+    es.onopen = function () {
+      live.textContent = "live"; live.classList.add("on");
+      // After a reconnect, decisions made while the stream was down were
+      // missed: ask the server which cards are still pending.
+      if (opened) syncPending();
+      opened = true;
+    };
     es.onerror = function () { live.textContent = "offline"; live.classList.remove("on"); };
     function on(name, f) {
       es.addEventListener(name, function (e) {
@@ -624,6 +631,18 @@
       // A turn of the shown session ran elsewhere (another tab, the CLI): show it.
       if (d.session && d.session === state.session && !state.streaming) openSession(state.session);
     });
+  }
+
+  // syncPending closes every card the server no longer lists as pending.
+  async function syncPending() {
+    let list;
+    try { list = await api("GET", "/api/approvals?status=pending"); } catch (e) { return; }
+    const still = new Set((list || []).map(function (a) { return a.id; }));
+    for (const [id, entry] of state.cards) {
+      if (entry.status === "pending" && !still.has(id)) setCardStatus(id, "closed", "answered elsewhere or expired");
+    }
+    for (const a of list || []) cardEntry(a);
+    updatePendingCount();
   }
 
   // ---------- routing and start ----------
