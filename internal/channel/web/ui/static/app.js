@@ -1,0 +1,706 @@
+// homard web UI. Plain script, no framework, no build step.
+//
+// Safety rule for every line below: text that came from the model, a tool,
+// memory or the audit log reaches the page only through textContent or
+// createTextNode. No such text is ever parsed as HTML, no URL from it is
+// ever loaded (no <img>, no fetch), and links are http(s) only.
+"use strict";
+
+(function () {
+  // ---------- small DOM helpers ----------
+
+  function $(id) { return document.getElementById(id); }
+
+  // el builds an element; text becomes a text node, never markup.
+  function el(tag, cls, text) {
+    const e = document.createElement(tag);
+    if (cls) e.className = cls;
+    if (text !== undefined && text !== null) e.textContent = String(text);
+    return e;
+  }
+
+  function button(label, onClick, cls) {
+    const b = el("button", cls, label);
+    b.type = "button";
+    b.addEventListener("click", onClick);
+    return b;
+  }
+
+  function clear(node) { while (node.firstChild) node.removeChild(node.firstChild); }
+
+  function fmtTime(s) {
+    if (!s) return "";
+    const d = new Date(s);
+    if (isNaN(d.getTime())) return String(s);
+    return d.toLocaleString();
+  }
+
+  // hashPrefix turns "sha256:abcdef…" into its first 12 hex digits.
+  function hashPrefix(h) {
+    if (!h) return "";
+    const s = String(h).replace(/^sha256:/, "");
+    return s.slice(0, 12);
+  }
+
+  // ---------- API ----------
+
+  class APIError extends Error {
+    constructor(status, message) { super(message); this.status = status; }
+  }
+
+  async function api(method, path, body) {
+    const init = { method: method, headers: { "Accept": "application/json" }, credentials: "same-origin" };
+    // The server wants this on every POST and DELETE, body or not (a
+    // cross-site form cannot send it without a CORS preflight).
+    if (method !== "GET") init.headers["Content-Type"] = "application/json";
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const res = await fetch(path, init);
+    if (res.status === 401) { showLoginNeeded(); throw new APIError(401, "not logged in"); }
+    let data = null;
+    const ct = res.headers.get("Content-Type") || "";
+    if (ct.indexOf("application/json") >= 0) data = await res.json();
+    if (!res.ok) {
+      const msg = data && data.error ? data.error : res.status + " " + res.statusText;
+      throw new APIError(res.status, msg);
+    }
+    return data;
+  }
+
+  function showLoginNeeded() {
+    $("login-needed").hidden = false;
+    for (const v of document.querySelectorAll(".view")) v.hidden = true;
+  }
+
+  // readSSE reads a text/event-stream body and calls onEvent(name, data)
+  // for each event. Comment lines (": ping") are ignored.
+  async function readSSE(body, onEvent) {
+    const reader = body.getReader();
+    const decoder = new TextDecoder("utf-8");
+    let buf = "";
+    let name = "";
+    let data = [];
+    function line(l) {
+      if (l === "") {
+        if (data.length) onEvent(name || "message", data.join("\n"));
+        name = ""; data = [];
+        return;
+      }
+      if (l[0] === ":") return;
+      const i = l.indexOf(":");
+      const field = i < 0 ? l : l.slice(0, i);
+      let value = i < 0 ? "" : l.slice(i + 1);
+      if (value[0] === " ") value = value.slice(1);
+      if (field === "event") name = value;
+      else if (field === "data") data.push(value);
+    }
+    for (;;) {
+      const r = await reader.read();
+      if (r.done) break;
+      buf += decoder.decode(r.value, { stream: true });
+      let nl;
+      while ((nl = buf.search(/\r\n|\r|\n/)) >= 0) {
+        const l = buf.slice(0, nl);
+        buf = buf.slice(nl + (buf[nl] === "\r" && buf[nl + 1] === "\n" ? 2 : 1));
+        line(l);
+      }
+    }
+    buf += decoder.decode();
+    if (buf) line(buf);
+    line("");
+  }
+
+  const markdown = window.homardMarkdown; // from markdown.js
+
+  // ---------- state ----------
+
+  const state = {
+    info: null,
+    session: "",        // the session the chat view shows; "" = a new one
+    streaming: false,
+    cards: new Map(),   // approval id → {data, nodes: Set of card elements, status}
+  };
+
+  // ---------- approval cards ----------
+
+  const choiceLabels = { once: "Approve once", session: "This session", always: "Always", deny: "Deny" };
+  const statusText = {
+    approved: "Approved", denied: "Denied", consumed: "Approved and used",
+    expired: "Expired", pending: "Waiting for your answer", closed: "No longer pending",
+  };
+
+  function cardEntry(a) {
+    const id = a.approval_id || a.id;
+    let c = state.cards.get(id);
+    if (!c) { c = { data: a, nodes: new Set(), status: a.status || "pending" }; state.cards.set(id, c); }
+    else c.data = Object.assign({}, c.data, a);
+    return c;
+  }
+
+  // makeCard builds a card for approval a (the shape of the approval event
+  // or of GET /api/approvals).
+  function makeCard(a) {
+    const id = a.approval_id || a.id;
+    const entry = cardEntry(a);
+    const d = entry.data;
+    const card = el("article", "card");
+    card.setAttribute("data-approval-id", id);
+    card.setAttribute("aria-label", "Approval for " + d.tool);
+    const head = el("h3", null, "Approve " + d.tool + "?");
+    const risk = el("span", "risk risk-" + String(d.risk || "unknown").replace(/[^a-z]/g, ""), d.risk || "unknown risk");
+    head.appendChild(document.createTextNode(" "));
+    head.appendChild(risk);
+    card.appendChild(head);
+    const planLabel = el("p", "label", "Exactly what will run:");
+    card.appendChild(planLabel);
+    card.appendChild(el("pre", "plan", d.plan || ""));
+    const dl = el("dl", "facts");
+    function fact(k, v, cls) {
+      dl.appendChild(el("dt", null, k));
+      const dd = el("dd", cls, v);
+      dl.appendChild(dd);
+      return dd;
+    }
+    fact("Hash", hashPrefix(d.plan_hash), "hash").title = d.plan_hash || "";
+    const who = (state.info && state.info.owner ? state.info.owner + ", " : "") + "the model in session " + (d.session || "?");
+    fact("Asked by", who, "who");
+    if (d.reason) fact("Why", d.reason, "reason");
+    const exp = fact("Expires", "", "expires");
+    exp.setAttribute("data-expires", d.expires_at || "");
+    tickOne(exp);
+    card.appendChild(dl);
+    const actions = el("div", "actions");
+    const choices = d.risk === "critical" ? ["once", "deny"] : ["once", "session", "always", "deny"];
+    for (const ch of choices) {
+      const b = button(choiceLabels[ch], function () { answer(id, ch); }, ch === "deny" ? "deny" : "approve");
+      b.setAttribute("data-choice", ch);
+      actions.appendChild(b);
+    }
+    card.appendChild(actions);
+    const outcome = el("p", "outcome", "");
+    outcome.tabIndex = -1; // focus lands here when the buttons go away
+    card.appendChild(outcome);
+    entry.nodes.add(card);
+    paintCard(card, entry.status, "");
+    return card;
+  }
+
+  function paintCard(card, status, note) {
+    card.setAttribute("data-status", status);
+    const pending = status === "pending";
+    for (const b of card.querySelectorAll(".actions button")) b.disabled = !pending;
+    card.querySelector(".actions").hidden = !pending;
+    const out = card.querySelector(".outcome");
+    out.textContent = pending ? (note || "") : (statusText[status] || status) + (note ? " — " + note : "");
+  }
+
+  function setCardStatus(id, status, note) {
+    const entry = state.cards.get(id);
+    if (!entry) return;
+    entry.status = status;
+    for (const node of entry.nodes) paintCard(node, status, note);
+    // Decided cards leave the pending list.
+    if (status !== "pending" && $("approval-status").value === "pending") {
+      for (const node of Array.from(entry.nodes)) {
+        if (node.parentNode === $("approvals-list")) { node.remove(); entry.nodes.delete(node); }
+      }
+    }
+    updatePendingCount();
+  }
+
+  async function answer(id, choice) {
+    const entry = state.cards.get(id);
+    // A keyboard user who answers keeps their place: focus moves to the
+    // card's outcome line when its buttons go away.
+    const focusCard = document.activeElement && document.activeElement.closest ? document.activeElement.closest(".card") : null;
+    if (entry) {
+      entry.answeredHere = true;
+      for (const n of entry.nodes) for (const b of n.querySelectorAll(".actions button")) b.disabled = true;
+    }
+    try {
+      const a = await api("POST", "/api/approvals/" + encodeURIComponent(id), { choice: choice });
+      const st = (a && a.status) || (choice === "deny" ? "denied" : "approved");
+      setCardStatus(id, st, choice === "deny" ? "" : "scope: " + choice);
+    } catch (e) {
+      if (e.status === 409) setCardStatus(id, "closed", "answered elsewhere or expired");
+      else if (entry) { for (const n of entry.nodes) paintCard(n, entry.status, "Error: " + e.message); }
+    }
+    if (focusCard && focusCard.isConnected) focusCard.querySelector(".outcome").focus();
+  }
+
+  function updatePendingCount() {
+    let n = 0;
+    for (const c of state.cards.values()) if (c.status === "pending") n++;
+    const b = $("pending-count");
+    b.textContent = String(n);
+    b.hidden = n === 0;
+  }
+
+  function tickOne(node) {
+    const s = node.getAttribute("data-expires");
+    if (!s) { node.textContent = "unknown"; return; }
+    const t = new Date(s).getTime();
+    const left = Math.round((t - Date.now()) / 1000);
+    if (isNaN(left)) { node.textContent = s; return; }
+    if (left <= 0) {
+      node.textContent = "expired at " + fmtTime(s);
+      const card = node.closest(".card");
+      if (card) {
+        const id = card.getAttribute("data-approval-id");
+        const entry = state.cards.get(id);
+        if (entry && entry.status === "pending") setCardStatus(id, "expired", "");
+      }
+      return;
+    }
+    const m = Math.floor(left / 60), sec = left % 60;
+    node.textContent = "in " + (m ? m + " min " : "") + sec + " s (" + fmtTime(s) + ")";
+  }
+
+  setInterval(function () {
+    for (const n of document.querySelectorAll(".card[data-status=pending] .expires")) tickOne(n);
+  }, 1000);
+
+  // ---------- chat ----------
+
+  function transcript() { return $("transcript"); }
+
+  function scrollDown() {
+    const t = transcript();
+    t.scrollTop = t.scrollHeight;
+  }
+
+  function addUser(text) {
+    const m = el("div", "msg user");
+    m.appendChild(el("div", "who", "You"));
+    const body = el("div", "text", text);
+    m.appendChild(body);
+    transcript().appendChild(m);
+    scrollDown();
+  }
+
+  function addAssistant(text) {
+    const m = el("div", "msg assistant");
+    m.appendChild(el("div", "who", "homard"));
+    const body = el("div", "text");
+    body.appendChild(markdown(text || ""));
+    m.appendChild(body);
+    transcript().appendChild(m);
+    scrollDown();
+    return { node: m, body: body, text: text || "" };
+  }
+
+  function setAssistant(a, text) {
+    a.text = text;
+    if (a.timer) { clearTimeout(a.timer); a.timer = 0; }
+    clear(a.body);
+    a.body.appendChild(markdown(text));
+    scrollDown();
+  }
+
+  // appendAssistant adds a streamed fragment. The message is redrawn at
+  // most every 50 ms, so a long answer streamed in many small pieces does
+  // not re-render its whole Markdown for each one.
+  function appendAssistant(a, fragment) {
+    a.text += fragment;
+    if (a.timer) return;
+    a.timer = setTimeout(function () { a.timer = 0; setAssistant(a, a.text); }, 50);
+  }
+
+  // flushAssistant draws whatever is still waiting for its timer.
+  function flushAssistant(a) {
+    if (a && a.timer) setAssistant(a, a.text);
+  }
+
+  function toolLine(ev) {
+    const t = transcript();
+    let line = ev.id ? t.querySelector('.tool[data-tool-id="' + CSS.escape(String(ev.id)) + '"]') : null;
+    if (!line) {
+      line = el("div", "tool");
+      if (ev.id) line.setAttribute("data-tool-id", ev.id);
+      line.appendChild(el("span", "tool-name"));
+      line.appendChild(el("span", "tool-status"));
+      line.appendChild(el("span", "tool-reason"));
+      line.appendChild(el("pre", "tool-plan"));
+      line.appendChild(el("pre", "tool-preview"));
+      t.appendChild(line);
+    }
+    line.setAttribute("data-status", ev.status || "");
+    line.querySelector(".tool-name").textContent = "⚙ " + (ev.name || "tool");
+    line.querySelector(".tool-status").textContent = ev.status || "";
+    line.querySelector(".tool-reason").textContent = ev.reason || "";
+    const plan = line.querySelector(".tool-plan");
+    plan.textContent = ev.plan || ev.args || "";
+    plan.hidden = !plan.textContent;
+    const prev = line.querySelector(".tool-preview");
+    prev.textContent = ev.preview || "";
+    prev.hidden = !prev.textContent;
+    scrollDown();
+  }
+
+  function addCardToTranscript(a) {
+    const id = a.approval_id || a.id;
+    if (transcript().querySelector('.card[data-approval-id="' + CSS.escape(String(id)) + '"]')) return;
+    transcript().appendChild(makeCard(a));
+    updatePendingCount();
+    scrollDown();
+  }
+
+  function chatStatus(s) { $("chat-status").textContent = s; }
+
+  function setStreaming(on) {
+    state.streaming = on;
+    $("send").disabled = on;
+    $("cancel-turn").hidden = !on;
+    $("session-select").disabled = on;
+    $("new-session").disabled = on;
+  }
+
+  async function send() {
+    const input = $("input");
+    const text = input.value;
+    if (!text.trim() || state.streaming) return;
+    input.value = "";
+    addUser(text);
+    setStreaming(true);
+    // Screen readers wait for the streamed answer instead of reading every redraw.
+    transcript().setAttribute("aria-busy", "true");
+    chatStatus("Thinking…");
+    let answerMsg = null;
+    let streamed = false;
+    const body = { message: text };
+    if (state.session) body.session = state.session;
+    try {
+      const res = await fetch("/api/chat", {
+        method: "POST", credentials: "same-origin",
+        headers: { "Content-Type": "application/json", "Accept": "text/event-stream" },
+        body: JSON.stringify(body),
+      });
+      if (res.status === 401) { showLoginNeeded(); return; }
+      if (!res.ok) {
+        let msg = res.status + " " + res.statusText;
+        try { const j = await res.json(); if (j && j.error) msg = j.error; } catch (e) { /* keep status */ }
+        transcript().appendChild(el("div", "msg error", msg));
+        chatStatus("");
+        return;
+      }
+      await readSSE(res.body, function (name, raw) {
+        let d;
+        try { d = JSON.parse(raw); } catch (e) { return; }
+        switch (name) {
+          case "session":
+            if (d.session && d.session !== state.session) { state.session = d.session; addSessionOption(d.session, true); }
+            break;
+          case "delta":
+            if (!answerMsg) answerMsg = addAssistant("");
+            streamed = true;
+            transcript().setAttribute("aria-busy", "true");
+            appendAssistant(answerMsg, d.text || "");
+            chatStatus("Answering…");
+            break;
+          case "tool":
+            flushAssistant(answerMsg);
+            toolLine(d);
+            answerMsg = null; // text after a tool call is a new paragraph of the answer
+            break;
+          case "approval":
+            flushAssistant(answerMsg);
+            transcript().setAttribute("aria-busy", "false"); // the card must be announced
+            addCardToTranscript(d);
+            chatStatus("Waiting for your approval…");
+            break;
+          case "done": {
+            flushAssistant(answerMsg);
+            // The streamed deltas already showed the answer; done.text is
+            // drawn only when nothing was streamed.
+            if (d.text && !streamed) setAssistant(answerMsg || addAssistant(""), d.text);
+            const parts = [];
+            if (d.calls !== undefined) parts.push("calls " + d.calls + "/" + (d.max_calls || "∞"));
+            if (d.units !== undefined) parts.push("units " + d.units + "/" + (d.max_units || "∞"));
+            if (d.usage) parts.push("tokens in " + (d.usage.input || 0) + " out " + (d.usage.output || 0));
+            if (d.stopped) parts.push("stopped: " + d.stopped);
+            if (d.pending && d.pending.length) parts.push(d.pending.length + " approval(s) pending");
+            transcript().appendChild(el("div", "usage", parts.join(" · ")));
+            scrollDown();
+            break;
+          }
+          case "error":
+            transcript().appendChild(el("div", "msg error", d.error || "error"));
+            break;
+        }
+      });
+      chatStatus("");
+    } catch (e) {
+      transcript().appendChild(el("div", "msg error", "Connection lost: " + e.message));
+      chatStatus("");
+    } finally {
+      flushAssistant(answerMsg);
+      transcript().setAttribute("aria-busy", "false");
+      setStreaming(false);
+      loadSessions();
+    }
+  }
+
+  function addSessionOption(id, select) {
+    const sel = $("session-select");
+    let found = null;
+    for (const o of sel.options) if (o.value === id) found = o;
+    if (!found) { found = el("option", null, id); found.value = id; sel.insertBefore(found, sel.options[1] || null); }
+    if (select) sel.value = id;
+  }
+
+  async function openSession(id) {
+    state.session = id;
+    $("session-select").value = id;
+    clear(transcript());
+    if (!id) return;
+    try {
+      const msgs = await api("GET", "/api/sessions/" + encodeURIComponent(id) + "/messages");
+      for (const m of msgs || []) {
+        if (m.role === "user") addUser(m.text || "");
+        else if (m.role === "assistant") addAssistant(m.text || "");
+        else if (m.role === "tool") toolLine({ name: m.tool, status: m.status, preview: m.text });
+      }
+    } catch (e) {
+      transcript().appendChild(el("div", "msg error", e.message));
+    }
+  }
+
+  // ---------- sessions ----------
+
+  async function loadSessions() {
+    let list;
+    try { list = await api("GET", "/api/sessions"); } catch (e) { return; }
+    const ul = $("sessions-list");
+    clear(ul);
+    for (const s of list || []) {
+      addSessionOption(s.id, false);
+      const li = el("li", "session");
+      li.appendChild(el("span", "sid", s.id));
+      li.appendChild(el("span", "meta", s.turns + " turns · last " + fmtTime(s.last_at || s.created_at) + (s.busy ? " · busy" : "")));
+      li.appendChild(button("Open", function () { location.hash = "#chat"; openSession(s.id); }));
+      ul.appendChild(li);
+    }
+    if (!list || !list.length) ul.appendChild(el("li", "empty", "No sessions yet."));
+    if (state.session) $("session-select").value = state.session;
+  }
+
+  // ---------- approvals view ----------
+
+  async function loadApprovals() {
+    const status = $("approval-status").value;
+    const box = $("approvals-list");
+    let list;
+    try { list = await api("GET", "/api/approvals?status=" + encodeURIComponent(status)); }
+    catch (e) { clear(box); box.appendChild(el("p", "error", e.message)); return; }
+    for (const c of state.cards.values()) for (const n of Array.from(c.nodes)) if (n.parentNode === box) c.nodes.delete(n);
+    clear(box);
+    for (const a of list || []) {
+      const entry = cardEntry(a);
+      entry.status = a.status || "pending";
+      box.appendChild(makeCard(a));
+    }
+    if (!list || !list.length) box.appendChild(el("p", "empty", "Nothing here."));
+    updatePendingCount();
+  }
+
+  // ---------- audit view ----------
+
+  const audit = { after: 0, limit: 50 };
+
+  async function loadAudit(reset) {
+    const ol = $("audit-list");
+    if (reset) { audit.after = 0; clear(ol); }
+    const q = new URLSearchParams();
+    if (audit.after) q.set("after", String(audit.after));
+    q.set("limit", String(audit.limit));
+    const tool = $("audit-tool").value.trim();
+    const dec = $("audit-decision").value;
+    if (tool) q.set("tool", tool);
+    if (dec) q.set("decision", dec);
+    let page;
+    try { page = await api("GET", "/api/audit?" + q.toString()); }
+    catch (e) { ol.appendChild(el("li", "error", e.message)); return; }
+    const recs = (page && page.records) || [];
+    for (const r of recs) {
+      const li = el("li", "rec decision-" + String(r.decision || "").replace(/[^a-z]/g, ""));
+      const head = el("div", "rec-head");
+      head.appendChild(el("span", "seq", "#" + r.seq));
+      head.appendChild(el("time", null, fmtTime(r.time)));
+      head.appendChild(el("strong", "tool-name", r.tool));
+      head.appendChild(el("span", "decision", r.decision));
+      li.appendChild(head);
+      const meta = [];
+      if (r.session) meta.push("session " + r.session);
+      if (r.trust) meta.push("trust " + r.trust);
+      if (r.rule) meta.push("rule " + r.rule);
+      if (r.plan_hash) meta.push("hash " + hashPrefix(r.plan_hash));
+      if (r.approval_id) meta.push("approval " + r.approval_id);
+      li.appendChild(el("div", "meta", meta.join(" · ")));
+      if (r.reason) li.appendChild(el("div", "reason", r.reason));
+      if (r.args) li.appendChild(el("pre", "args", typeof r.args === "string" ? r.args : JSON.stringify(r.args)));
+      ol.appendChild(li);
+    }
+    if (reset && !recs.length) ol.appendChild(el("li", "empty", "No records."));
+    if (page && page.next) audit.after = page.next;
+    $("audit-more").hidden = recs.length < audit.limit;
+  }
+
+  // ---------- memory view ----------
+
+  async function loadMemory() {
+    const ul = $("memory-list");
+    const q = $("memory-q").value.trim();
+    let list;
+    try { list = await api("GET", "/api/memory" + (q ? "?q=" + encodeURIComponent(q) : "")); }
+    catch (e) { clear(ul); ul.appendChild(el("li", "error", e.message)); return; }
+    clear(ul);
+    for (const m of list || []) {
+      const li = el("li", "unit");
+      li.appendChild(el("div", "unit-text", m.text));
+      const meta = [m.kind, m.source, m.created ? "since " + fmtTime(m.created) : "", m.expires ? "expires " + fmtTime(m.expires) : ""].filter(Boolean);
+      li.appendChild(el("div", "meta", meta.join(" · ")));
+      const actions = el("div", "actions");
+      const forget = button("Forget", function () {
+        clear(actions);
+        actions.appendChild(el("span", "confirm", "Forget this for good?"));
+        const yes = button("Yes, forget", async function () {
+          try { await api("DELETE", "/api/memory/" + encodeURIComponent(m.id)); li.remove(); }
+          catch (e) { actions.appendChild(el("span", "error", e.message)); }
+        }, "deny");
+        actions.appendChild(yes);
+        actions.appendChild(button("Keep", function () { clear(actions); actions.appendChild(forget); forget.focus(); }));
+        yes.focus();
+      });
+      actions.appendChild(forget);
+      li.appendChild(actions);
+      ul.appendChild(li);
+    }
+    if (!list || !list.length) ul.appendChild(el("li", "empty", q ? "No match." : "Nothing remembered yet."));
+    const rv = $("memory-review");
+    let review = [];
+    try { review = await api("GET", "/api/memory/review"); } catch (e) { review = []; }
+    clear(rv);
+    for (const r of review || []) {
+      const li = el("li", "unit");
+      li.appendChild(el("div", "unit-text", r.text));
+      const meta = [r.kind, r.status, r.count ? r.count + "×" : "", r.conflicts_with ? "conflicts with " + r.conflicts_with : ""].filter(Boolean);
+      li.appendChild(el("div", "meta", meta.join(" · ")));
+      rv.appendChild(li);
+    }
+    if (!review || !review.length) rv.appendChild(el("li", "empty", "Nothing to review."));
+  }
+
+  // ---------- live events ----------
+
+  function startEvents() {
+    if (!window.EventSource) return;
+    const es = new EventSource("/api/events");
+    const live = $("live");
+    let opened = false;
+    es.onopen = function () {
+      live.textContent = "live"; live.classList.add("on");
+      // After a reconnect, decisions made while the stream was down were
+      // missed: ask the server which cards are still pending.
+      if (opened) syncPending();
+      opened = true;
+    };
+    es.onerror = function () { live.textContent = "offline"; live.classList.remove("on"); };
+    function on(name, f) {
+      es.addEventListener(name, function (e) {
+        let d;
+        try { d = JSON.parse(e.data); } catch (err) { return; }
+        f(d);
+      });
+    }
+    on("approval", function (d) {
+      const entry = cardEntry(d);
+      if (!$("view-approvals").hidden && $("approval-status").value === "pending" && entry.nodes.size === 0) {
+        const empty = $("approvals-list").querySelector(".empty");
+        if (empty) empty.remove();
+        $("approvals-list").appendChild(makeCard(d));
+      }
+      updatePendingCount();
+    });
+    on("approval_decided", function (d) {
+      const entry = state.cards.get(d.approval_id);
+      if (!entry) return;
+      if (entry.answeredHere) { if (entry.status === "pending") setCardStatus(d.approval_id, d.status || "decided", ""); return; }
+      setCardStatus(d.approval_id, d.status || "decided", "answered elsewhere");
+    });
+    on("turn_done", function (d) {
+      if (!$("view-sessions").hidden) loadSessions();
+      // A turn of the shown session ran elsewhere (another tab, the CLI): show it.
+      if (d.session && d.session === state.session && !state.streaming) openSession(state.session);
+    });
+  }
+
+  // syncPending closes every card the server no longer lists as pending.
+  async function syncPending() {
+    let list;
+    try { list = await api("GET", "/api/approvals?status=pending"); } catch (e) { return; }
+    const still = new Set((list || []).map(function (a) { return a.id; }));
+    for (const [id, entry] of state.cards) {
+      if (entry.status === "pending" && !still.has(id)) setCardStatus(id, "closed", "answered elsewhere or expired");
+    }
+    for (const a of list || []) cardEntry(a);
+    updatePendingCount();
+  }
+
+  // ---------- routing and start ----------
+
+  const views = ["chat", "approvals", "audit", "memory", "sessions"];
+
+  function route() {
+    if (!state.info) return;
+    const v = (location.hash || "#chat").slice(1);
+    const name = views.indexOf(v) >= 0 ? v : "chat";
+    for (const n of views) $("view-" + n).hidden = n !== name;
+    for (const a of document.querySelectorAll("nav a")) {
+      if (a.getAttribute("data-view") === name) a.setAttribute("aria-current", "page");
+      else a.removeAttribute("aria-current");
+    }
+    if (name === "approvals") loadApprovals();
+    if (name === "audit") loadAudit(true);
+    if (name === "memory") loadMemory();
+    if (name === "sessions") loadSessions();
+  }
+
+  function wire() {
+    $("composer").addEventListener("submit", function (e) { e.preventDefault(); send(); });
+    $("input").addEventListener("keydown", function (e) {
+      // Enter during IME composition (CJK input) confirms the composition; it must not send.
+      if (e.key === "Enter" && !e.shiftKey && !e.isComposing && e.keyCode !== 229) { e.preventDefault(); send(); }
+    });
+    $("session-select").addEventListener("change", function () { openSession($("session-select").value); });
+    $("new-session").addEventListener("click", function () { openSession(""); $("input").focus(); });
+    $("cancel-turn").addEventListener("click", function () {
+      if (state.session) api("POST", "/api/sessions/" + encodeURIComponent(state.session) + "/cancel", {}).catch(function () {});
+    });
+    $("approval-status").addEventListener("change", loadApprovals);
+    $("approvals-refresh").addEventListener("click", loadApprovals);
+    $("audit-filter").addEventListener("submit", function (e) { e.preventDefault(); loadAudit(true); });
+    $("audit-more").addEventListener("click", function () { loadAudit(false); });
+    $("memory-search").addEventListener("submit", function (e) { e.preventDefault(); loadMemory(); });
+    $("sessions-refresh").addEventListener("click", loadSessions);
+    window.addEventListener("hashchange", route);
+  }
+
+  async function start() {
+    wire();
+    try { state.info = await api("GET", "/api/info"); }
+    catch (e) { if (e.status !== 401) { $("info").textContent = "error: " + e.message; } return; }
+    const i = state.info || {};
+    $("info").textContent = [i.model, i.mode && "mode " + i.mode, i.owner].filter(Boolean).join(" · ");
+    $("info").title = (i.workspace ? "workspace " + i.workspace + " · " : "") + "homard " + (i.version || "");
+    document.body.setAttribute("data-ready", "1");
+    route();
+    loadSessions();
+    startEvents();
+    api("GET", "/api/approvals?status=pending").then(function (list) {
+      for (const a of list || []) cardEntry(a);
+      updatePendingCount();
+    }).catch(function () {});
+  }
+
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);
+  else start();
+})();
