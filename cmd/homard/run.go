@@ -88,6 +88,15 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 					}
 				}
 			}
+			session := req.Session
+			if session == "" {
+				session = "cli"
+			}
+			unlock, err := r.LockSession(session)
+			if err != nil {
+				return err
+			}
+			defer unlock()
 			res, err := r.Run(cmd.Context(), req)
 			if last != "" && !strings.HasSuffix(last, "\n") {
 				fmt.Fprintln(c.stdout)

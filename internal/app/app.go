@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/approval"
@@ -46,6 +47,11 @@ type Runtime struct {
 	egressTLS *tls.Config
 	// redactor is the arbiter's: it also redacts what Run persists.
 	redactor *secrets.Redactor
+
+	// lockOnce opens lockFile (data/sessions.lock) for LockSession.
+	lockOnce sync.Once
+	lockFile *os.File
+	lockErr  error
 }
 
 // Options adjust Open; the zero value is right for real use.
@@ -212,6 +218,9 @@ func (r *Runtime) Close() error {
 	}
 	if r.Store != nil {
 		errs = append(errs, r.Store.Close())
+	}
+	if r.lockFile != nil {
+		errs = append(errs, r.lockFile.Close())
 	}
 	return errors.Join(errs...)
 }

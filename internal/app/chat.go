@@ -49,6 +49,11 @@ func (c chatRuntime) Info() channel.Info {
 }
 
 func (c chatRuntime) Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
+	unlock, err := c.r.LockSession(req.Session)
+	if err != nil {
+		return channel.TurnResult{}, err
+	}
+	defer unlock()
 	run := RunRequest{Task: req.Text, Session: req.Session, OnText: req.OnText}
 	if req.OnTool != nil {
 		run.OnTool = func(call ToolCall, out *Outcome) { req.OnTool(c.toolEvent(call, out)) }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -303,5 +304,36 @@ func TestGatewayCancelAndShutdown(t *testing.T) {
 	}
 	if msgs, err := r.Store.Messages(context.Background(), "at-shutdown"); err != nil || len(msgs) != 0 {
 		t.Errorf("a turn cancelled at shutdown stored %d messages (%v); want none", len(msgs), err)
+	}
+}
+
+// TestGatewayHoldsTheSessionAgainstOtherProcesses: while the gateway runs
+// a turn in a session, `homard run` in that session (another Runtime on
+// the same home, as another process would open it) is refused and told
+// about the running serve; another session is free.
+func TestGatewayHoldsTheSessionAgainstOtherProcesses(t *testing.T) {
+	r, g, _, s, card := approvalTurn(t, "shared")
+	cli, err := Open(context.Background(), r.Paths, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	_, err = cli.LockSession("shared")
+	if !errors.Is(err, ErrSessionBusy) || !strings.Contains(err.Error(), "homard serve") || !strings.Contains(err.Error(), g.host) {
+		t.Errorf("LockSession(shared) during a served turn: %v; want ErrSessionBusy naming homard serve and its address", err)
+	}
+	unlock, err := cli.LockSession("other")
+	if err != nil {
+		t.Errorf("LockSession(other): %v; want it free", err)
+	} else {
+		unlock()
+	}
+	g.do(g.req("POST", "/api/approvals/"+card.ApprovalID, `{"choice":"deny"}`, g.token))
+	s.until("done")
+	unlock, err = cli.LockSession("shared")
+	if err != nil {
+		t.Errorf("LockSession(shared) after the turn: %v; want it free", err)
+	} else {
+		unlock()
 	}
 }
