@@ -29,7 +29,12 @@ func (r *Runtime) Chat(ctx context.Context, o ChatOptions) (string, error) {
 	if o.Session == "" {
 		o.Session = "chat"
 	}
-	return tui.Run(ctx, r.Channel(), tui.Options{Session: o.Session, In: o.In, Out: o.Out})
+	rt := r.Channel()
+	if remote, _, ok := r.Attached(); ok {
+		// homard serve runs this home's turns: chat through it.
+		rt = remote
+	}
+	return tui.Run(ctx, rt, tui.Options{Session: o.Session, In: o.In, Out: o.Out})
 }
 
 // Channel returns r as the channel contract a front end talks to.

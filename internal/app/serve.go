@@ -2,7 +2,9 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/tls"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -63,6 +65,12 @@ var ErrServeRunning = errors.New("homard serve is running on this home")
 type ServeInfo struct {
 	PID  int    `json:"pid"`
 	Addr string `json:"addr"`
+	// URL is where a process on this machine reaches the serve.
+	URL string `json:"url"`
+	// Key is a bearer key for this serve's lifetime, so `homard chat` and
+	// `homard run` can attach; the file is readable by the owner only, who
+	// can read the database anyway.
+	Key string `json:"key"`
 }
 
 func serveFile(r *Runtime) string { return filepath.Join(r.Paths.DataDir, "serve.json") }
@@ -126,8 +134,10 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	defer ln.Close()
 	addr := ln.Addr().String()
 	log := slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	local := ServeInfo{PID: os.Getpid(), Addr: addr, URL: localURL(addr, useTLS), Key: localKey()}
 	srv, err := web.New(web.Options{
-		Runtime: r.Channel(), Admin: r.Admin(), Addr: addr, PublicOrigin: o.PublicOrigin, TLS: useTLS,
+		LocalKey: local.Key,
+		Runtime:  r.Channel(), Admin: r.Admin(), Addr: addr, PublicOrigin: o.PublicOrigin, TLS: useTLS,
 		UI: o.UI, Log: log, ApprovalWait: g.ApprovalWait.Std(), PingInterval: g.PingInterval.Std(),
 		PollInterval: o.PollInterval, Now: r.now,
 	})
@@ -141,7 +151,7 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 		}
 		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
 	}
-	if err := writeServeFile(r, addr); err != nil {
+	if err := writeServeFile(r, local); err != nil {
 		return err
 	}
 	defer os.Remove(serveFile(r))
@@ -188,9 +198,30 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	return errors.Join(serr, herr)
 }
 
+// localURL is the address a process on this machine uses to reach a serve
+// bound to addr.
+func localURL(addr string, useTLS bool) string {
+	host, port, _ := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	scheme := "http"
+	if useTLS {
+		scheme = "https"
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// localKey returns 32 random bytes, hex.
+func localKey() string {
+	var b [32]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
 // writeServeFile records this process as the home's running serve.
-func writeServeFile(r *Runtime, addr string) error {
-	b, _ := json.Marshal(ServeInfo{PID: os.Getpid(), Addr: addr})
+func writeServeFile(r *Runtime, si ServeInfo) error {
+	b, _ := json.Marshal(si)
 	tmp := serveFile(r) + ".tmp" + strconv.Itoa(os.Getpid())
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return fmt.Errorf("write serve.json: %w", err)

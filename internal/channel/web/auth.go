@@ -3,6 +3,7 @@ package web
 import (
 	"crypto/rand"
 	"crypto/sha256"
+	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
 	"mime"
@@ -112,6 +113,9 @@ func (s *Server) authenticated(r *http.Request) bool {
 		}
 	}
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
+		if s.o.LocalKey != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.o.LocalKey)) == 1 {
+			return true
+		}
 		valid, err := s.admin.VerifyToken(r.Context(), tok)
 		if err != nil {
 			s.log.Error("verify api token", "err", err)

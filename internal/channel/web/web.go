@@ -63,6 +63,9 @@ type Options struct {
 	PollInterval time.Duration
 	// Now is the clock. Nil means time.Now.
 	Now func() time.Time
+	// LocalKey, when set, is accepted as a bearer token besides the
+	// Admin's: the serve's own key for local attach (serve.json).
+	LocalKey string
 }
 
 // Server is the gateway's http.Handler and the turns it runs.
