@@ -114,3 +114,47 @@ func TestGatewayManyConcurrentStreams(t *testing.T) {
 		t.Errorf("goroutines: %d before the streams, %d after; want no leak\n%s", before, after, buf[:runtime.Stack(buf, true)])
 	}
 }
+
+// TestGatewayEventStreamsEndWithTheirClients: 100 /api/events streams
+// opened and closed by their clients leave no goroutine behind, and one
+// still open gets the updates of a turn.
+func TestGatewayEventStreamsEndWithTheirClients(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	model := runServer(t, r, openAI(llmtest.Turn{Text: []string{"ok"}}))
+	g := startGateway(t, r)
+	g.getJSON("/api/sessions", &[]any{})
+	before := runtime.NumGoroutine()
+	tr := &http.Transport{}
+	client := &http.Client{Transport: tr}
+	var resps []*http.Response
+	for range 100 {
+		resp, err := client.Do(g.req("GET", "/api/events", "", g.token))
+		if err != nil || resp.StatusCode != 200 {
+			t.Fatalf("GET /api/events: %v %v", resp, err)
+		}
+		resps = append(resps, resp)
+	}
+	watcher := g.stream(g.req("GET", "/api/events", "", g.token))
+	for _, resp := range resps {
+		resp.Body.Close()
+	}
+	tr.CloseIdleConnections()
+	g.stream(g.req("POST", "/api/chat", `{"session":"seen","message":"hi"}`, g.token)).until("done")
+	if ev, _ := watcher.until("turn_done"); !strings.Contains(ev.data, `"session":"seen"`) {
+		t.Errorf("turn_done %s; want session seen", ev.data)
+	}
+	watcher.close()
+	model.CloseClientConnections()
+	var after int
+	for range 200 {
+		after = runtime.NumGoroutine()
+		if after <= before {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if after > before {
+		buf := make([]byte, 1<<20)
+		t.Errorf("goroutines: %d before, %d after the streams closed; want no leak\n%s", before, after, buf[:runtime.Stack(buf, true)])
+	}
+}
