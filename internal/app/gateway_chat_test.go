@@ -109,6 +109,15 @@ func TestGatewayApprovalAnsweredInAnotherTab(t *testing.T) {
 	// Another tab watches live updates.
 	events := g.stream(g.req("GET", "/api/events", "", g.token))
 
+	// A second tab joins the running turn from its start.
+	joined := g.stream(g.req("GET", "/api/sessions/work/stream", "", g.token))
+	if ev, _ := joined.until("approval"); decode[approvalCard](t, ev.data).ApprovalID != card.ApprovalID {
+		t.Errorf("the joined stream's card %s; want %s", ev.data, card.ApprovalID)
+	}
+	if resp, _ := g.do(g.req("GET", "/api/sessions/idle/stream", "", g.token)); resp.StatusCode != 404 {
+		t.Errorf("joining a session without a turn = %d; want 404", resp.StatusCode)
+	}
+
 	resp, body := g.do(g.req("POST", "/api/chat", `{"session":"work","message":"again"}`, g.token))
 	if resp.StatusCode != 409 || !strings.Contains(body, "session work is busy with another turn") {
 		t.Errorf("second turn in the same session = %d %s; want 409 busy", resp.StatusCode, body)
@@ -126,6 +135,7 @@ func TestGatewayApprovalAnsweredInAnotherTab(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(body, `"status":"approved"`) {
 		t.Fatalf("POST approval = %d %s; want 200 approved", resp.StatusCode, body)
 	}
+	joined.until("done")
 	done, seen := s.until("done")
 	ran := false
 	for _, ev := range seen {

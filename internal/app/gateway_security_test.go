@@ -2,8 +2,13 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"errors"
 	"net/http"
 	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -211,5 +216,39 @@ func TestServeRefusesRemoteAddresses(t *testing.T) {
 				t.Errorf("Serve(%+v) = %v; want an error containing %q", tt.o, err, tt.want)
 			}
 		})
+	}
+}
+
+// TestServeFindsTheRunningServe: a serve.json of a live process refuses a
+// second serve on the home; one of a process that is gone is ignored (a
+// crashed serve) and nothing attaches to it.
+func TestServeFindsTheRunningServe(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	write := func(pid int) {
+		b, _ := json.Marshal(ServeInfo{PID: pid, Addr: "127.0.0.1:1", URL: "http://127.0.0.1:1", Key: "k"})
+		if err := os.WriteFile(filepath.Join(r.Paths.DataDir, "serve.json"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(1) // init: always alive
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := r.Serve(ctx, ServeOptions{Addr: "127.0.0.1:0", Out: &syncBuffer{}, Log: &syncBuffer{}})
+	if !errors.Is(err, ErrServeRunning) || !strings.Contains(err.Error(), "pid 1") {
+		t.Errorf("Serve with a live serve.json: %v; want ErrServeRunning naming pid 1", err)
+	}
+	if _, _, ok := r.Attached(); !ok {
+		t.Error("Attached() with a live serve.json = false")
+	}
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	write(gone.Process.Pid)
+	if si, ok := r.RunningServe(); ok {
+		t.Errorf("RunningServe() with a dead pid = %+v; want none", si)
+	}
+	if _, _, ok := r.Attached(); ok {
+		t.Error("Attached() with a dead pid = true")
 	}
 }

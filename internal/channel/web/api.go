@@ -20,6 +20,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
 	mux.HandleFunc("POST /api/sessions/{id}/cancel", s.cancelSession)
+	mux.HandleFunc("GET /api/sessions/{id}/stream", s.follow)
 	mux.HandleFunc("POST /api/chat", s.chat)
 	mux.HandleFunc("GET /api/approvals", s.approvals)
 	mux.HandleFunc("POST /api/approvals/{id}", s.answer)
@@ -132,6 +133,21 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		out = append(out, messageJSON{Role: m.Role, Text: m.Text, Tool: m.Tool, Status: string(m.Status)})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+// follow streams a session's running turn from its start, as POST
+// /api/chat does (a reloaded page or another tab joins it); 404 when the
+// session runs no turn.
+func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	t, ok := s.turns[id]
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, "session "+id+" has no running turn")
+		return
+	}
+	s.watch(w, r, t)
 }
 
 func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request) {
