@@ -104,6 +104,9 @@ func (c *cli) approvalApproveCmd() *cobra.Command {
 			}
 			fmt.Fprintf(c.stdout, "approved %s (%s, scope %s); run the same call again in session %s to execute it\n",
 				a.ID, a.Tool, a.Scope, a.Session)
+			if si, ok := r.RunningServe(); ok {
+				fmt.Fprintf(c.stdout, "homard serve (pid %d) is running: a turn there waiting on this card goes on by itself\n", si.PID)
+			}
 			return nil
 		}),
 	}

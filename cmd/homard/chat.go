@@ -42,6 +42,9 @@ another one (/new prints the id of the session it starts, and chat prints
 the session you were in when you leave). A turn that is cancelled keeps
 nothing of itself in the conversation; its tool calls are in the audit log.
 
+When 'homard serve' runs on the same home, chat talks to it: the serve
+runs the turns, and a card can be answered here or in a browser tab.
+
 chat needs a terminal (at least 80×24 is comfortable). For scripts and
 pipes, use 'homard run'.`,
 		Example: `  homard chat

@@ -44,6 +44,10 @@ approval ids. Approve one with 'homard approval approve ID', then run again
 in the same session. --ask always reads the answers from stdin even when it
 is not a terminal (one line per card: o, s, a, d or empty).
 
+When 'homard serve' runs on the same home, the turn is handed to it and
+followed from here (its cards can be answered here or in a browser tab);
+otherwise a session in which another process runs a turn is refused.
+
 The conversation is kept per session (--session, default cli): the next run
 in the same session sees the earlier turns. A run that fails or is
 interrupted (Ctrl+C) stores nothing of its turn; tool calls it made are in
@@ -88,7 +92,25 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 					}
 				}
 			}
-			res, err := r.Run(cmd.Context(), req)
+			var res app.RunResult
+			var err error
+			if rt, si, ok := r.Attached(); ok {
+				// One process runs every turn of this home: hand the turn
+				// to the running serve and follow it.
+				fmt.Fprintf(c.stderr, "homard: homard serve (pid %d, %s) runs this turn\n", si.PID, si.URL)
+				res, err = app.RunAttached(cmd.Context(), rt, req)
+			} else {
+				session := req.Session
+				if session == "" {
+					session = "cli"
+				}
+				unlock, lerr := r.LockSession(session)
+				if lerr != nil {
+					return lerr
+				}
+				defer unlock()
+				res, err = r.Run(cmd.Context(), req)
+			}
 			if last != "" && !strings.HasSuffix(last, "\n") {
 				fmt.Fprintln(c.stdout)
 			}

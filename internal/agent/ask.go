@@ -20,6 +20,10 @@ const (
 	Approved
 	// Denied means the owner refused the call; the Asker has recorded it.
 	Denied
+	// Lapsed means the turn waited for an answer and none came in time.
+	// The approval stays pending (the owner may still approve it later);
+	// the model is told the call was not approved while the turn waited.
+	Lapsed
 )
 
 // Asker asks the owner, while the turn waits, about one call the arbiter
@@ -60,6 +64,11 @@ func (t *turn) ask(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (ar
 		denied.Reason = "the owner denied this call (approval " + out.ApprovalID + ")"
 		t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &denied})
 		return denied, nil
+	case Lapsed:
+		lapsed := out
+		lapsed.Reason = "not approved while the turn waited; " + out.Reason
+		t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &lapsed})
+		return lapsed, nil
 	}
 	return out, nil
 }

@@ -56,6 +56,10 @@ type Runtime struct {
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
 	closing  bool
+	// lockOnce opens lockFile (data/sessions.lock) for LockSession.
+	lockOnce sync.Once
+	lockFile *os.File
+	lockErr  error
 }
 
 // Options adjust Open; the zero value is right for real use.
@@ -233,6 +237,9 @@ func (r *Runtime) Close() error {
 	}
 	if r.Store != nil {
 		errs = append(errs, r.Store.Close())
+	}
+	if r.lockFile != nil {
+		errs = append(errs, r.lockFile.Close())
 	}
 	return errors.Join(errs...)
 }

@@ -29,7 +29,12 @@ func (r *Runtime) Chat(ctx context.Context, o ChatOptions) (string, error) {
 	if o.Session == "" {
 		o.Session = "chat"
 	}
-	return tui.Run(ctx, r.Channel(), tui.Options{Session: o.Session, In: o.In, Out: o.Out})
+	rt := r.Channel()
+	if remote, _, ok := r.Attached(); ok {
+		// homard serve runs this home's turns: chat through it.
+		rt = remote
+	}
+	return tui.Run(ctx, rt, tui.Options{Session: o.Session, In: o.In, Out: o.Out})
 }
 
 // Channel returns r as the channel contract a front end talks to.
@@ -41,7 +46,7 @@ type chatRuntime struct{ r *Runtime }
 var _ channel.Runtime = chatRuntime{}
 
 func (c chatRuntime) Info() channel.Info {
-	info := channel.Info{Model: c.r.Config.Model.Name, Mode: c.r.Config.Permissions.Mode}
+	info := channel.Info{Model: c.r.Config.Model.Name, Mode: c.r.Config.Permissions.Mode, Owner: c.r.Config.Owner, Version: Version}
 	if roots := c.r.Config.Workspace.Roots; len(roots) > 0 {
 		info.Workspace = roots[0].Path
 	}
@@ -49,6 +54,11 @@ func (c chatRuntime) Info() channel.Info {
 }
 
 func (c chatRuntime) Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
+	unlock, err := c.r.LockSession(req.Session)
+	if err != nil {
+		return channel.TurnResult{}, err
+	}
+	defer unlock()
 	run := RunRequest{Task: req.Text, Session: req.Session, OnText: req.OnText}
 	if req.OnTool != nil {
 		run.OnTool = func(call ToolCall, out *Outcome) { req.OnTool(c.toolEvent(call, out)) }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 
 	"github.com/homard/homard/internal/agent"
+	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/policy"
@@ -59,13 +60,20 @@ type Card struct {
 // ToolCall is a call the model proposed.
 type ToolCall = llm.ToolCall
 
-// Choices a channel may return from RunRequest.Ask.
+// Choices a channel may return from RunRequest.Ask. ChoiceRecorded says
+// the answer was already recorded elsewhere while the turn waited (another
+// browser tab, `homard approval approve`): nothing is recorded again and
+// the call is proposed again, so it runs only if it really was approved.
+// ChoiceLapsed says no one answered in time: the call stays pending and
+// the model is told it was not approved.
 const (
-	ChoiceOnce    = "once"
-	ChoiceSession = "session"
-	ChoiceAlways  = "always"
-	ChoiceDeny    = "deny"
-	ChoiceLeave   = ""
+	ChoiceOnce     = "once"
+	ChoiceSession  = "session"
+	ChoiceAlways   = "always"
+	ChoiceDeny     = "deny"
+	ChoiceLeave    = ""
+	ChoiceRecorded = "recorded"
+	ChoiceLapsed   = "lapsed"
 )
 
 // RunResult is what one turn produced.
@@ -324,6 +332,23 @@ func (r *Runtime) asker(ask func(context.Context, Card) (string, error)) agent.A
 		switch choice {
 		case ChoiceLeave:
 			return agent.Unanswered, nil
+		case ChoiceLapsed:
+			return agent.Lapsed, nil
+		case ChoiceRecorded:
+			// Read what was recorded; record nothing. Proposing again is
+			// safe whatever the row says: the arbiter consumes only a real
+			// approval of exactly this plan, else the call stays pending.
+			a, err := r.ApprovalGet(ctx, out.ApprovalID)
+			if err != nil {
+				return agent.Unanswered, err
+			}
+			switch a.Status {
+			case approval.Denied:
+				return agent.Denied, nil
+			case approval.Pending, approval.Expired:
+				return agent.Lapsed, nil
+			}
+			return agent.Approved, nil
 		case ChoiceDeny:
 			if err := r.ApprovalDeny(ctx, out.ApprovalID); err != nil {
 				return agent.Unanswered, err

@@ -35,6 +35,8 @@ type Info struct {
 	Model     string // model name
 	Mode      string // permission mode: safe, smart, autopilot, yolo
 	Workspace string // the first workspace root's path
+	Owner     string // the owner's id
+	Version   string // homard's version
 }
 
 // TurnRequest is one message of the owner and the hooks that show the turn
@@ -101,12 +103,23 @@ type Choice string
 
 // Choices. Leave keeps the call pending: the model is told it waits, and
 // the owner may approve it later (`homard approval approve ID`).
+//
+// Recorded and Lapsed are for a channel that does not take the answer
+// itself but waits while someone else records it (the HTTP gateway: a
+// browser tab, another API client or `homard approval approve`):
+// Recorded means the card is no longer pending because an answer was
+// recorded elsewhere; the Runtime records nothing and proposes the call
+// again, so it runs only if a real approval exists. Lapsed means no one
+// answered while the turn waited: the call stays pending and the model is
+// told it was not approved.
 const (
-	Once    Choice = "once"
-	Session Choice = "session"
-	Always  Choice = "always"
-	Deny    Choice = "deny"
-	Leave   Choice = ""
+	Once     Choice = "once"
+	Session  Choice = "session"
+	Always   Choice = "always"
+	Deny     Choice = "deny"
+	Leave    Choice = ""
+	Recorded Choice = "recorded"
+	Lapsed   Choice = "lapsed"
 )
 
 // TurnResult is what a turn produced.

@@ -89,6 +89,8 @@ type Config struct {
 	Egress Egress `toml:"egress"`
 	// Memory sets what homard learns about the owner on its own.
 	Memory Memory `toml:"memory"`
+	// Gateway configures `homard serve`, the HTTP API.
+	Gateway Gateway `toml:"gateway"`
 	// Rules are operator rules, first match wins. Empty means no rules: the
 	// permission mode alone decides.
 	Rules []Rule `toml:"rules"`
@@ -139,6 +141,25 @@ type Egress struct {
 	// goes. Missing means Bing's RSS search.
 	SearchURL string `toml:"search_url"`
 }
+
+// Gateway configures `homard serve`.
+type Gateway struct {
+	// Addr is the host:port the API listens on. It must be a loopback
+	// address unless `homard serve --allow-remote` says otherwise.
+	// Missing means "127.0.0.1:8787".
+	Addr string `toml:"addr"`
+	// ApprovalWait is how long a turn waits for a card to be answered
+	// before the model is told the call was not approved. Must be
+	// positive; missing means 30m.
+	ApprovalWait Duration `toml:"approval_wait"`
+	// PingInterval is how often an open event stream gets a ": ping"
+	// comment, so proxies and browsers keep it open. Must be positive and
+	// at most 15s; missing means 15s.
+	PingInterval Duration `toml:"ping_interval"`
+}
+
+// DefaultGatewayAddr is gateway.addr when the file omits it.
+const DefaultGatewayAddr = "127.0.0.1:8787"
 
 // Model selects the language model endpoint. It never holds the API key
 // itself, only the name of the environment variable that does.
@@ -341,6 +362,16 @@ func applyDefaults(c *Config) {
 	}
 	if c.Egress.Allow == nil {
 		c.Egress.Allow = []string{}
+	}
+	g := &c.Gateway
+	if g.Addr == "" {
+		g.Addr = DefaultGatewayAddr
+	}
+	if g.ApprovalWait == 0 {
+		g.ApprovalWait = Duration(30 * time.Minute)
+	}
+	if g.PingInterval == 0 {
+		g.PingInterval = Duration(15 * time.Second)
 	}
 	if c.Egress.SearchURL == "" {
 		c.Egress.SearchURL = "https://www.bing.com/search?format=rss&q={query}"

@@ -43,6 +43,9 @@ path = "notes/**"
 effect = "allow"
 `
 
+// defaultGateway is [gateway] when the file leaves it out.
+var defaultGateway = Gateway{Addr: DefaultGatewayAddr, ApprovalWait: Duration(30 * time.Minute), PingInterval: Duration(15 * time.Second)}
+
 // edit returns baseConfig with old replaced by new, failing the test if old
 // is absent, so that no case silently tests the unedited file.
 func edit(t *testing.T, old, new string) string {
@@ -87,7 +90,7 @@ func TestLoadBase(t *testing.T) {
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main")}},
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
-		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"},
+		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Gateway: defaultGateway,
 		Rules: []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -117,7 +120,7 @@ roots = [{ name = "main", path = "/ws" }]
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws")}},
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
-		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"},
+		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Gateway: defaultGateway,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(minimal) =\n%+v\nwant\n%+v", got, want)
@@ -137,7 +140,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, permissions, workspace, sandbox, commands, egress, memory, rules"
+		top    = "owner, model, permissions, workspace, sandbox, commands, egress, memory, gateway, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"
@@ -222,6 +225,12 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{"rules[0].command", "absolute path"}, ""},
 		{"rule command inner **", `owner = "owner"`, "owner = \"owner\"\n[[rules]]\nid = \"g\"\ntool = \"run_command\"\neffect = \"allow\"\ncommand = [\"/usr/bin/git\", \"**\", \"push\"]",
 			[]string{"rules[0].command", "may only be the last element"}, ""},
+		{"gateway addr", `owner = "owner"`, "owner = \"owner\"\n[gateway]\naddr = \"localhost\"",
+			[]string{`gateway.addr = "localhost": want host:port`}, ""},
+		{"gateway approval_wait", `owner = "owner"`, "owner = \"owner\"\n[gateway]\napproval_wait = \"0s\"",
+			[]string{`gateway.approval_wait = "0s": want a positive duration`}, ""},
+		{"gateway ping_interval too long", `owner = "owner"`, "owner = \"owner\"\n[gateway]\nping_interval = \"1m\"",
+			[]string{`gateway.ping_interval = "1m": want a positive duration of at most "15s"`}, ""},
 		{"mode", `mode = "smart"`, `mode = "fast"`, []string{`permissions.mode = "fast": want one of safe, smart, autopilot, yolo`}, ""},
 		{"empty mode", `mode = "smart"`, `mode = ""`, []string{`permissions.mode = "": want one of safe, smart, autopilot, yolo`}, ""},
 		{"negative ttl", `approval_ttl = "30m"`, `approval_ttl = "-5m"`, []string{`permissions.approval_ttl = "-5m": want a positive duration`}, ""},

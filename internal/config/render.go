@@ -123,6 +123,18 @@ search_url = %s
 # waits for you. "off": only what you or a session explicitly remember.
 capture = %s
 
+[gateway]
+# Where homard serve listens (host:port). Keep it on loopback; a
+# non-loopback address also needs homard serve --allow-remote with TLS
+# or a reverse proxy (see the README).
+addr = %s
+# How long a turn waits for an approval card to be answered (in a browser
+# tab or with homard approval approve ID) before the model is told
+# the call was not approved (positive duration).
+approval_wait = %s
+# How often an open event stream gets a keep-alive ping (at most "15s").
+ping_interval = %s
+
 # Operator rules, checked in order; the first that matches decides.
 #   id      unique name shown in decisions and the audit log
 #   tool    exact tool name (a-z, 0-9 and _)
@@ -152,7 +164,8 @@ capture = %s
 		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes,
 		quote(c.Sandbox.Backend),
 		quoteList(c.Commands.Allow), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes,
-		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture))
+		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture),
+		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()))
 	for _, r := range c.Rules {
 		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))
 		if r.Path != "" {

@@ -2,12 +2,15 @@ package config
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
+	"time"
 	"unicode"
 )
 
@@ -30,6 +33,20 @@ func validate(c *Config, ps *problems) {
 	validateWorkspace(&c.Workspace, ps)
 	validateRunLimits(c, ps)
 	validateRules(c.Rules, ps)
+	validateGateway(&c.Gateway, ps)
+}
+
+func validateGateway(g *Gateway, ps *problems) {
+	host, port, err := net.SplitHostPort(g.Addr)
+	if n, perr := strconv.Atoi(port); err != nil || perr != nil || n < 0 || n > 65535 || host == "" {
+		ps.add("gateway.addr = %q: want host:port such as \"127.0.0.1:8787\"", g.Addr)
+	}
+	if g.ApprovalWait <= 0 {
+		ps.add("gateway.approval_wait = %q: want a positive duration such as \"30m\"", g.ApprovalWait)
+	}
+	if g.PingInterval <= 0 || g.PingInterval.Std() > 15*time.Second {
+		ps.add("gateway.ping_interval = %q: want a positive duration of at most \"15s\"", g.PingInterval)
+	}
 }
 
 var programRE = regexp.MustCompile(`^(/[A-Za-z0-9._+-]+)+$|^[A-Za-z0-9._+-]+$`)

@@ -54,3 +54,32 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	out.CreatedAt = fromNanos(created)
 	return out, nil
 }
+
+// SessionSummary is one session with the size and age of its stored
+// conversation.
+type SessionSummary struct {
+	ID        string
+	CreatedAt time.Time
+	Turns     int
+	LastAt    time.Time // the last stored turn's time; CreatedAt when none
+}
+
+// SessionsOf returns owner's sessions, the most recently active first, at
+// most limit (≤ 0 means 100, never more than 1000).
+func (s *Store) SessionsOf(ctx context.Context, owner string, limit int) ([]SessionSummary, error) {
+	rows, err := s.readRows(ctx, `SELECT s.id, s.created_at, count(t.turn), coalesce(max(t.created_at), s.created_at) AS last
+		FROM sessions s LEFT JOIN turns t ON t.session_id = s.id
+		WHERE s.owner = ? GROUP BY s.id ORDER BY last DESC, s.id LIMIT ?`, owner, clampLimit(limit, 100, 1000))
+	if err != nil {
+		return nil, fmt.Errorf("list sessions: %w", err)
+	}
+	return collect(rows, func(sc interface{ Scan(...any) error }) (SessionSummary, error) {
+		var out SessionSummary
+		var created, last sql.NullInt64
+		if err := sc.Scan(&out.ID, &created, &out.Turns, &last); err != nil {
+			return SessionSummary{}, err
+		}
+		out.CreatedAt, out.LastAt = fromNanos(created), fromNanos(last)
+		return out, nil
+	}, "list sessions")
+}

@@ -1,0 +1,71 @@
+package main
+
+import (
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+)
+
+func (c *cli) serveCmd() *cobra.Command {
+	var o app.ServeOptions
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run homard as a local HTTP service: the streaming API (and web UI)",
+		Long: `serve runs the agent behind an HTTP API (JSON and Server-Sent Events,
+described in docs/API.md) until you stop it with Ctrl+C or SIGTERM.
+
+It listens on gateway.addr from the config (default 127.0.0.1:8787), or
+--addr. Only loopback addresses are accepted unless you say otherwise:
+
+  --allow-remote --tls-cert cert.pem --tls-key key.pem
+        serve HTTPS yourself on a non-loopback address
+  --allow-remote --behind-proxy --public-origin https://homard.example.com
+        a reverse proxy terminates TLS and forwards to this address (see the
+        README); requests must carry the public origin's Host
+
+Logging in: on start serve prints a one-time login URL. Open it once in
+your browser (within 10 minutes): it sets an HttpOnly, SameSite=Strict
+session cookie and sends you to /, so the token leaves the address bar.
+Restarting serve logs every browser out and prints a new URL.
+
+Scripts and other programs use a bearer token instead:
+  homard token create --name laptop
+  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8787/api/info
+
+Requests whose Host header is not this server's address (DNS rebinding)
+or whose Origin is another site are refused, event streams included.
+
+A turn keeps running when its browser tab closes; it is stored when it
+ends. A turn waiting for your approval waits gateway.approval_wait
+(default 30m) for an answer from any tab or from
+'homard approval approve ID'; then the model is told it was not approved.
+While serve runs, 'homard run' and 'homard chat' on the same home refuse a
+session in which serve is running a turn.
+
+On Ctrl+C or SIGTERM running turns get --grace to finish; then they are
+cancelled and nothing of them is stored.`,
+		Example: `  homard serve
+  homard serve --addr 127.0.0.1:9000
+  homard serve --allow-remote --addr 0.0.0.0:8787 --tls-cert cert.pem --tls-key key.pem`,
+		Args: cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
+			defer stop()
+			o.Out, o.Log = c.stdout, c.stderr
+			return r.Serve(ctx, o)
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Addr, "addr", "", "listen on `HOST:PORT` (default gateway.addr, 127.0.0.1:8787)")
+	f.BoolVar(&o.AllowRemote, "allow-remote", false, "permit a non-loopback address (needs --tls-cert/--tls-key or --behind-proxy)")
+	f.StringVar(&o.TLSCert, "tls-cert", "", "serve HTTPS with this PEM certificate `FILE`")
+	f.StringVar(&o.TLSKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
+	f.BoolVar(&o.BehindProxy, "behind-proxy", false, "a reverse proxy terminates TLS in front of this server")
+	f.StringVar(&o.PublicOrigin, "public-origin", "", "the proxy's public `https://HOST` (with --behind-proxy)")
+	f.DurationVar(&o.Grace, "grace", 10*time.Second, "how long running turns may finish on shutdown before they are cancelled")
+	return cmd
+}

@@ -1,0 +1,98 @@
+package main
+
+import (
+	"fmt"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+)
+
+func (c *cli) tokenCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "token",
+		Short: "Create, list or revoke bearer tokens for the HTTP API",
+		Long: `A token lets a program use 'homard serve''s API with
+"Authorization: Bearer TOKEN" instead of a browser's login cookie. It acts
+as you, the owner: treat it like a password.
+
+homard keeps only the SHA-256 of a token's secret part, so a token is shown
+once, when it is created, and never again. Revoking takes effect on the
+next request, even on a running serve.`,
+	}
+	cmd.AddCommand(c.tokenCreateCmd(), c.tokenListCmd(), c.tokenRevokeCmd())
+	return cmd
+}
+
+func (c *cli) tokenCreateCmd() *cobra.Command {
+	var name string
+	cmd := &cobra.Command{
+		Use:   "create",
+		Short: "Create a token and print it once",
+		Args:  cobra.NoArgs,
+		Example: `  TOKEN=$(homard token create --name laptop)
+  curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8787/api/info`,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			tok, t, err := r.TokenCreate(cmd.Context(), name)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(c.stdout, tok)
+			fmt.Fprintf(c.stderr, "token %s created; it is shown only now. Revoke it with: homard token revoke %s\n", t.ID, t.ID)
+			return nil
+		}),
+	}
+	cmd.Flags().StringVar(&name, "name", "", "a `NAME` to recognise the token by in 'homard token list'")
+	return cmd
+}
+
+func (c *cli) tokenListCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "list",
+		Short: "List tokens (never their secrets)",
+		Args:  cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			list, err := r.TokenList(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(c.stdout, "no tokens; create one with: homard token create --name NAME")
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tCREATED\tLAST USED\tSTATUS")
+			when := func(t time.Time) string {
+				if t.IsZero() {
+					return "-"
+				}
+				return t.Local().Format(time.DateTime)
+			}
+			for _, t := range list {
+				status := "valid"
+				if !t.RevokedAt.IsZero() {
+					status = "revoked " + when(t.RevokedAt)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, when(t.CreatedAt), when(t.LastUsedAt), status)
+			}
+			return tw.Flush()
+		}),
+	}
+}
+
+func (c *cli) tokenRevokeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke ID",
+		Short: "Revoke a token at once",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			if err := r.TokenRevoke(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "token %s revoked\n", args[0])
+			return nil
+		}),
+	}
+}

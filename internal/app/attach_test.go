@@ -1,0 +1,68 @@
+package app
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/homard/homard/internal/llm/llmtest"
+)
+
+// TestRunAttachesToServe: `homard run` on a home where serve runs (a
+// second Runtime, as another process opens it) hands its turn to the
+// serve: text streams back, a card is asked here and the answer is
+// posted, the write runs once, and the serve stores the turn.
+func TestRunAttachesToServe(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	runServer(t, r,
+		openAI(llmtest.Turn{Text: []string{"I will ", "write it."}, Calls: toolCall("call_1", "write_file", `{"path":"todo.md","content":"- tea\n"}`).Calls}),
+		openAI(llmtest.Turn{Text: []string{"Done."}}),
+	)
+	g := startGateway(t, r)
+	cli, err := Open(context.Background(), r.Paths, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	rt, si, ok := cli.Attached()
+	if !ok || si.URL != g.base || si.Key == "" {
+		t.Fatalf("Attached() = %+v, %v; want the running serve at %s with a key", si, ok, g.base)
+	}
+	if strings.Contains(g.log.String(), si.Key) {
+		t.Error("the serve's log holds its local key")
+	}
+	var text strings.Builder
+	var asked []Card
+	res, err := RunAttached(context.Background(), rt, RunRequest{Task: "Add tea", Session: "attached",
+		OnText: func(s string) { text.WriteString(s) },
+		Ask: func(_ context.Context, c Card) (string, error) {
+			asked = append(asked, c)
+			return ChoiceOnce, nil
+		},
+	})
+	if err != nil || res.Text != "Done." || len(res.Pending) != 0 {
+		t.Fatalf("RunAttached = %+v, %v; want Done. with nothing pending", res, err)
+	}
+	if len(asked) != 1 || asked[0].Tool != "write_file" || asked[0].Outcome.ApprovalID == "" || !strings.Contains(asked[0].Outcome.Plan, "todo.md") {
+		t.Errorf("asked %+v; want one write_file card with its plan", asked)
+	}
+	if got := text.String(); !strings.Contains(got, "I will write it.") || !strings.Contains(got, "Done.") {
+		t.Errorf("streamed %q; want both answers' text", got)
+	}
+	if got := todo(t, r); got != "- tea\n" {
+		t.Errorf("todo.md = %q; want the write approved from the attached client", got)
+	}
+	hist, err := rt.History(context.Background(), "attached")
+	if err != nil || len(hist) < 3 || hist[0].Text != "Add tea" {
+		t.Errorf("History through the serve = %+v, %v; want the stored turn", hist, err)
+	}
+	if info := rt.Info(); info.Mode != "smart" {
+		t.Errorf("Info through the serve = %+v", info)
+	}
+
+	// Once the serve stops, nothing attaches.
+	g.stop()
+	if _, _, ok := cli.Attached(); ok {
+		t.Error("Attached() after the serve stopped = ok; want false")
+	}
+}

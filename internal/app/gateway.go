@@ -1,0 +1,156 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/memory"
+)
+
+// Admin returns r as the channel.Admin contract the HTTP gateway talks
+// to: the configured owner's sessions, approvals, audit and memory, and
+// API token checks.
+func (r *Runtime) Admin() channel.Admin { return adminRuntime{r} }
+
+// adminRuntime adapts Runtime to channel.Admin.
+type adminRuntime struct{ r *Runtime }
+
+var _ channel.Admin = adminRuntime{}
+
+func (a adminRuntime) Sessions(ctx context.Context) ([]channel.SessionInfo, error) {
+	rows, err := a.r.Store.SessionsOf(ctx, a.r.Config.Owner, 1000)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]channel.SessionInfo, 0, len(rows))
+	for _, s := range rows {
+		out = append(out, channel.SessionInfo{ID: s.ID, CreatedAt: s.CreatedAt, Turns: s.Turns, LastAt: s.LastAt})
+	}
+	return out, nil
+}
+
+func shownApproval(a Approval) channel.Approval {
+	return channel.Approval{
+		ID: a.ID, Tool: a.Tool, Status: string(a.Status), Risk: a.Risk.String(), Session: a.Session,
+		Plan: a.Display, PlanHash: a.PlanHash, CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt,
+	}
+}
+
+func (a adminRuntime) Approvals(ctx context.Context, status string) ([]channel.Approval, error) {
+	list, err := a.r.ApprovalList(ctx, status)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", channel.ErrBadChoice, err)
+	}
+	out := make([]channel.Approval, 0, len(list))
+	for _, x := range list {
+		if x.Owner == a.r.Config.Owner {
+			out = append(out, shownApproval(x))
+		}
+	}
+	return out, nil
+}
+
+func (a adminRuntime) Approval(ctx context.Context, id string) (channel.Approval, error) {
+	x, err := a.r.ApprovalGet(ctx, id)
+	if errors.Is(err, approval.ErrNotFound) || (err == nil && x.Owner != a.r.Config.Owner) {
+		return channel.Approval{}, fmt.Errorf("approval %s: %w", id, channel.ErrNotFound)
+	}
+	if err != nil {
+		return channel.Approval{}, err
+	}
+	return shownApproval(x), nil
+}
+
+func (a adminRuntime) Answer(ctx context.Context, id string, c channel.Choice) (channel.Approval, error) {
+	if _, err := a.Approval(ctx, id); err != nil {
+		return channel.Approval{}, err
+	}
+	var err error
+	switch c {
+	case channel.Deny:
+		err = a.r.ApprovalDeny(ctx, id)
+	case channel.Once, channel.Session, channel.Always:
+		_, err = a.r.ApprovalApprove(ctx, id, string(c))
+	default:
+		return channel.Approval{}, fmt.Errorf("%w: %q (want once, session, always or deny)", channel.ErrBadChoice, c)
+	}
+	switch {
+	case errors.Is(err, approval.ErrAlreadyDecided), errors.Is(err, approval.ErrExpired):
+		return channel.Approval{}, fmt.Errorf("%w: %w", channel.ErrNotPending, err)
+	case errors.Is(err, approval.ErrScopeNotAllowed), errors.Is(err, approval.ErrInvalidScope):
+		return channel.Approval{}, fmt.Errorf("%w: %w", channel.ErrBadChoice, err)
+	case err != nil:
+		return channel.Approval{}, err
+	}
+	return a.Approval(ctx, id)
+}
+
+// auditScanPages caps how many pages one filtered Audit call reads before
+// it returns what it found and where to go on.
+const auditScanPages = 20
+
+func (a adminRuntime) Audit(ctx context.Context, q channel.AuditQuery) (channel.AuditPage, error) {
+	limit := q.Limit
+	if limit <= 0 || limit > 1000 {
+		limit = 100
+	}
+	page := channel.AuditPage{Records: []channel.AuditRecord{}, Next: q.After}
+	for range auditScanPages {
+		recs, err := audit.List(ctx, a.r.Store, page.Next, 1000)
+		if err != nil {
+			return channel.AuditPage{}, err
+		}
+		for _, x := range recs {
+			page.Next = x.Seq
+			if (q.Tool != "" && x.Tool != q.Tool) || (q.Decision != "" && string(x.Decision) != q.Decision) {
+				continue
+			}
+			page.Records = append(page.Records, channel.AuditRecord{
+				Seq: x.Seq, Time: x.Time, Owner: x.Owner, Session: x.Session, Trust: string(x.Trust), Tool: x.Tool,
+				Decision: string(x.Decision), Rule: x.Rule, Reason: x.Reason, Args: x.Args, PlanHash: x.PlanHash,
+				RunID: x.RunID, ApprovalID: x.ApprovalID,
+			})
+			if len(page.Records) == limit {
+				return page, nil
+			}
+		}
+		if len(recs) < 1000 {
+			break
+		}
+	}
+	return page, nil
+}
+
+func (a adminRuntime) Memory(ctx context.Context, query string) ([]channel.MemoryUnit, error) {
+	var units []memory.Unit
+	var err error
+	if query == "" {
+		units, _, err = a.r.MemoryList(ctx)
+	} else {
+		units, err = a.r.MemorySearch(ctx, query, 50)
+	}
+	if err != nil {
+		return nil, err
+	}
+	out := make([]channel.MemoryUnit, 0, len(units))
+	for _, u := range units {
+		out = append(out, channel.MemoryUnit{ID: u.ID, Text: u.Text, Kind: string(u.Kind), Source: u.Source, Created: u.Created, Expires: u.Expires})
+	}
+	return out, nil
+}
+
+func (a adminRuntime) Forget(ctx context.Context, id string) error {
+	_, err := a.r.MemoryForget(ctx, id)
+	if errors.Is(err, memory.ErrNotFound) {
+		return fmt.Errorf("memory %s: %w", id, channel.ErrNotFound)
+	}
+	return err
+}
+
+func (a adminRuntime) VerifyToken(ctx context.Context, token string) (bool, error) {
+	return a.r.TokenVerify(ctx, token)
+}

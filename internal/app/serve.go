@@ -1,0 +1,235 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/tls"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"github.com/homard/homard/internal/channel/web/ui"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"time"
+
+	"github.com/homard/homard/internal/channel/web"
+)
+
+// ServeOptions configure Serve. The zero value serves the configured
+// gateway.addr on loopback.
+type ServeOptions struct {
+	// Addr is host:port to listen on. Empty means gateway.addr.
+	Addr string
+	// AllowRemote permits a non-loopback address, and then only with TLS
+	// (TLSCert and TLSKey) or BehindProxy.
+	AllowRemote bool
+	// TLSCert and TLSKey are PEM files; set both to serve HTTPS.
+	TLSCert, TLSKey string
+	// BehindProxy says a reverse proxy terminates TLS; PublicOrigin is
+	// then the https origin people open.
+	BehindProxy  bool
+	PublicOrigin string
+	// UI is the web UI served at /. Nil means the one built into the
+	// binary (internal/channel/web/ui).
+	UI fs.FS
+	// Out receives the login URL. Nil means os.Stdout.
+	Out io.Writer
+	// Log receives the server's log lines (slog text). Nil means os.Stderr.
+	Log io.Writer
+	// Listener, when set, is used instead of listening on Addr (tests
+	// pass 127.0.0.1:0). Addr is then the listener's.
+	Listener net.Listener
+	// Grace is how long running turns may finish after ctx ends before
+	// they are cancelled. Zero means 10s.
+	Grace time.Duration
+	// OnListen, when set, is called once the server accepts requests,
+	// with its base URL and the one-time login URL.
+	OnListen func(base, login string)
+	// PollInterval is how often a waiting turn reads its approval row.
+	// Zero means 250ms.
+	PollInterval time.Duration
+}
+
+// ErrServeRunning is returned when another `homard serve` runs on the
+// same home.
+var ErrServeRunning = errors.New("homard serve is running on this home")
+
+// ServeInfo is what serve.json, in the data folder, says about a running
+// `homard serve`.
+type ServeInfo struct {
+	PID  int    `json:"pid"`
+	Addr string `json:"addr"`
+	// URL is where a process on this machine reaches the serve.
+	URL string `json:"url"`
+	// Key is a bearer key for this serve's lifetime, so `homard chat` and
+	// `homard run` can attach; the file is readable by the owner only, who
+	// can read the database anyway.
+	Key string `json:"key"`
+}
+
+func serveFile(r *Runtime) string { return filepath.Join(r.Paths.DataDir, "serve.json") }
+
+// RunningServe reports the `homard serve` running on this home, if any: a
+// serve.json whose process is alive.
+func (r *Runtime) RunningServe() (ServeInfo, bool) {
+	b, err := os.ReadFile(serveFile(r))
+	if err != nil {
+		return ServeInfo{}, false
+	}
+	var si ServeInfo
+	if json.Unmarshal(b, &si) != nil || si.PID <= 0 {
+		return ServeInfo{}, false
+	}
+	if si.PID != os.Getpid() {
+		if err := syscall.Kill(si.PID, 0); err != nil && !errors.Is(err, syscall.EPERM) {
+			return ServeInfo{}, false // stale: the process is gone
+		}
+	}
+	return si, true
+}
+
+// Serve runs the HTTP gateway until ctx ends, then shuts it down: running
+// turns get Grace to finish and be stored, then are cancelled (storing
+// nothing), then open streams end.
+func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
+	if si, ok := r.RunningServe(); ok && si.PID != os.Getpid() {
+		return fmt.Errorf("%w (pid %d, http://%s); stop it first", ErrServeRunning, si.PID, si.Addr)
+	}
+	g := r.Config.Gateway
+	if o.UI == nil {
+		o.UI = ui.FS()
+	}
+	if o.Addr == "" {
+		o.Addr = g.Addr
+	}
+	if o.Out == nil {
+		o.Out = os.Stdout
+	}
+	if o.Log == nil {
+		o.Log = os.Stderr
+	}
+	if o.Grace <= 0 {
+		o.Grace = 10 * time.Second
+	}
+	useTLS := o.TLSCert != "" || o.TLSKey != ""
+	if useTLS && (o.TLSCert == "" || o.TLSKey == "") {
+		return fmt.Errorf("%w: --tls-cert and --tls-key go together", ErrBadRequest)
+	}
+	if o.PublicOrigin != "" && !o.BehindProxy {
+		return fmt.Errorf("%w: --public-origin is for --behind-proxy", ErrBadRequest)
+	}
+	ln := o.Listener
+	if ln == nil {
+		if err := web.CheckAddr(o.Addr, web.Exposure{AllowRemote: o.AllowRemote, TLS: useTLS, BehindProxy: o.BehindProxy, PublicOrigin: o.PublicOrigin}); err != nil {
+			return fmt.Errorf("%w: %w", ErrBadRequest, err)
+		}
+		var err error
+		if ln, err = net.Listen("tcp", o.Addr); err != nil {
+			return fmt.Errorf("listen on %s: %w", o.Addr, err)
+		}
+	}
+	defer ln.Close()
+	addr := ln.Addr().String()
+	log := slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	local := ServeInfo{PID: os.Getpid(), Addr: addr, URL: localURL(addr, useTLS), Key: localKey()}
+	srv, err := web.New(web.Options{
+		LocalKey: local.Key,
+		Runtime:  r.Channel(), Admin: r.Admin(), Addr: addr, PublicOrigin: o.PublicOrigin, TLS: useTLS,
+		UI: o.UI, Log: log, ApprovalWait: g.ApprovalWait.Std(), PingInterval: g.PingInterval.Std(),
+		PollInterval: o.PollInterval, Now: r.now,
+	})
+	if err != nil {
+		return err
+	}
+	if useTLS {
+		cert, err := tls.LoadX509KeyPair(o.TLSCert, o.TLSKey)
+		if err != nil {
+			return fmt.Errorf("load TLS certificate: %w", err)
+		}
+		ln = tls.NewListener(ln, &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12})
+	}
+	if err := writeServeFile(r, local); err != nil {
+		return err
+	}
+	defer os.Remove(serveFile(r))
+
+	scheme := "http"
+	if useTLS {
+		scheme = "https"
+	}
+	base := scheme + "://" + addr
+	if o.PublicOrigin != "" {
+		base = o.PublicOrigin
+	}
+	hs := &http.Server{
+		Handler:           srv,
+		ReadHeaderTimeout: 10 * time.Second,
+		IdleTimeout:       2 * time.Minute,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+		// No WriteTimeout: event streams stay open for hours.
+	}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	login := srv.LoginURL(base)
+	fmt.Fprintf(o.Out, "homard serve: listening on %s\nOpen this link once to log in (valid 10 minutes, single use):\n  %s\n", base, login)
+	log.Info("listening", "addr", addr, "pid", os.Getpid())
+	if o.OnListen != nil {
+		o.OnListen(base, login)
+	}
+
+	select {
+	case err := <-served:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down", "grace", o.Grace)
+	stopCtx, cancel := context.WithTimeout(context.Background(), o.Grace+5*time.Second)
+	defer cancel()
+	serr := srv.Shutdown(stopCtx, o.Grace)
+	herr := hs.Shutdown(stopCtx)
+	if errors.Is(herr, context.DeadlineExceeded) {
+		herr = hs.Close()
+	}
+	<-served
+	return errors.Join(serr, herr)
+}
+
+// localURL is the address a process on this machine uses to reach a serve
+// bound to addr.
+func localURL(addr string, useTLS bool) string {
+	host, port, _ := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	scheme := "http"
+	if useTLS {
+		scheme = "https"
+	}
+	return scheme + "://" + net.JoinHostPort(host, port)
+}
+
+// localKey returns 32 random bytes, hex.
+func localKey() string {
+	var b [32]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	return hex.EncodeToString(b[:])
+}
+
+// writeServeFile records this process as the home's running serve.
+func writeServeFile(r *Runtime, si ServeInfo) error {
+	b, _ := json.Marshal(si)
+	tmp := serveFile(r) + ".tmp" + strconv.Itoa(os.Getpid())
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("write serve.json: %w", err)
+	}
+	return os.Rename(tmp, serveFile(r))
+}

@@ -1,0 +1,116 @@
+package channel
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// Admin is what a channel that shows more than one conversation needs
+// beyond Runtime (the HTTP gateway): the owner's sessions, approvals,
+// audit and memory, and API token checks. Everything is the configured
+// owner's; nothing here takes an owner from the caller.
+type Admin interface {
+	// Sessions lists the owner's sessions, the most recently active first.
+	Sessions(ctx context.Context) ([]SessionInfo, error)
+	// Approvals lists approvals in status ("" for all), newest first.
+	Approvals(ctx context.Context, status string) ([]Approval, error)
+	// Approval returns one approval, with its status as of now (a lapsed
+	// pending one reads "expired"). ErrNotFound when there is none.
+	Approval(ctx context.Context, id string) (Approval, error)
+	// Answer records the owner's choice on a pending approval: Once,
+	// Session, Always or Deny. ErrNotPending when it was already decided,
+	// used or expired; ErrBadChoice for another choice or a scope the
+	// card does not take (a critical card takes only Once or Deny).
+	Answer(ctx context.Context, id string, c Choice) (Approval, error)
+	// Audit returns a page of records after q.After, oldest first,
+	// filtered.
+	Audit(ctx context.Context, q AuditQuery) (AuditPage, error)
+	// Memory returns the owner's memory units matching query; every unit
+	// when query is empty.
+	Memory(ctx context.Context, query string) ([]MemoryUnit, error)
+	// Forget removes one memory unit. ErrNotFound when there is none.
+	Forget(ctx context.Context, id string) error
+	// VerifyToken reports whether token is a valid, unrevoked API token.
+	// It compares in constant time and never logs the token.
+	VerifyToken(ctx context.Context, token string) (bool, error)
+}
+
+// Errors an Admin returns; check them with errors.Is.
+var (
+	ErrNotFound   = errors.New("not found")
+	ErrNotPending = errors.New("this approval is no longer pending")
+	ErrBadChoice  = errors.New("invalid choice for this approval")
+)
+
+// SessionInfo is one of the owner's sessions.
+type SessionInfo struct {
+	ID        string
+	CreatedAt time.Time
+	Turns     int       // stored turns
+	LastAt    time.Time // the last stored turn's time; CreatedAt when none
+}
+
+// Approval is a card as stored: what it binds and where it stands.
+type Approval struct {
+	ID       string
+	Tool     string
+	Status   string // pending, approved, denied, consumed or expired
+	Risk     string // low, medium, high or critical
+	Session  string
+	Plan     string // the exact plan, as shown to people
+	PlanHash string // "sha256:<hex>"
+	// Reason says why homard asked; empty when not known.
+	Reason    string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
+// Critical reports whether the approval may only be approved once or
+// denied.
+func (a Approval) Critical() bool { return a.Risk == "critical" }
+
+// AuditQuery selects audit records.
+type AuditQuery struct {
+	After int64 // records with a larger sequence number
+	Limit int   // at most this many (the Admin caps it)
+	// Tool and Decision, when set, keep only records with that tool name
+	// and decision (ran, denied, pending, error).
+	Tool, Decision string
+}
+
+// AuditPage is one page of audit records. Next is the sequence number to
+// pass as After for the next page: the last record looked at, which may
+// be past the last one returned when a filter skipped some.
+type AuditPage struct {
+	Records []AuditRecord
+	Next    int64
+}
+
+// AuditRecord is one audit record as shown to the owner. Args is
+// redacted.
+type AuditRecord struct {
+	Seq        int64
+	Time       time.Time
+	Owner      string
+	Session    string
+	Trust      string
+	Tool       string
+	Decision   string
+	Rule       string
+	Reason     string
+	Args       string
+	PlanHash   string
+	RunID      string
+	ApprovalID string
+}
+
+// MemoryUnit is one thing homard remembers for the owner.
+type MemoryUnit struct {
+	ID      string
+	Text    string
+	Kind    string // fact, preference or task
+	Source  string // "owner", or "session <id>"
+	Created time.Time
+	Expires time.Time // zero: never
+}

@@ -1,0 +1,328 @@
+package web
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/homard/homard/internal/channel"
+)
+
+// routes builds the handler chain: logging, the guard, then the mux.
+func (s *Server) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /login", s.login)
+	mux.HandleFunc("POST /logout", s.logout)
+	mux.HandleFunc("GET /api/info", s.info)
+	mux.HandleFunc("GET /api/sessions", s.sessions)
+	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
+	mux.HandleFunc("POST /api/sessions/{id}/cancel", s.cancelSession)
+	mux.HandleFunc("GET /api/sessions/{id}/stream", s.follow)
+	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("GET /api/approvals", s.approvals)
+	mux.HandleFunc("POST /api/approvals/{id}", s.answer)
+	mux.HandleFunc("GET /api/audit", s.audit)
+	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("GET /api/memory", s.memory)
+	mux.HandleFunc("GET /api/memory/review", s.memoryReview)
+	mux.HandleFunc("DELETE /api/memory/{id}", s.forget)
+	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "no such API endpoint")
+	})
+	mux.Handle("/", s.static())
+	return s.logged(s.guard(mux))
+}
+
+// maxBody caps a request body.
+const maxBody = 1 << 20
+
+// readJSON decodes a JSON body strictly into v, or answers 400.
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		return false
+	}
+	if dec.Decode(&struct{}{}) != io.EOF {
+		writeError(w, http.StatusBadRequest, "invalid JSON body: more than one value")
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, msg string) {
+	writeJSON(w, status, map[string]string{"error": msg})
+}
+
+// fail answers an Admin error with the status it stands for.
+func (s *Server) fail(w http.ResponseWriter, err error) {
+	switch {
+	case errors.Is(err, channel.ErrNotFound):
+		writeError(w, http.StatusNotFound, err.Error())
+	case errors.Is(err, channel.ErrNotPending):
+		writeError(w, http.StatusConflict, err.Error())
+	case errors.Is(err, channel.ErrBadChoice):
+		writeError(w, http.StatusBadRequest, err.Error())
+	default:
+		s.log.Error("api", "err", err)
+		writeError(w, http.StatusInternalServerError, err.Error())
+	}
+}
+
+func (s *Server) info(w http.ResponseWriter, r *http.Request) {
+	i := s.rt.Info()
+	writeJSON(w, http.StatusOK, map[string]string{"model": i.Model, "mode": i.Mode, "workspace": i.Workspace, "owner": i.Owner, "version": i.Version})
+}
+
+type sessionJSON struct {
+	ID        string     `json:"id"`
+	CreatedAt time.Time  `json:"created_at"`
+	Turns     int        `json:"turns"`
+	LastAt    *time.Time `json:"last_at"`
+	Busy      bool       `json:"busy"`
+}
+
+func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
+	list, err := s.admin.Sessions(r.Context())
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	busy := s.busy()
+	out := []sessionJSON{}
+	seen := map[string]bool{}
+	for _, x := range list {
+		last := x.LastAt.UTC()
+		out = append(out, sessionJSON{ID: x.ID, CreatedAt: x.CreatedAt.UTC(), Turns: x.Turns, LastAt: &last, Busy: busy[x.ID]})
+		seen[x.ID] = true
+	}
+	for id := range busy { // a first turn still running: not stored yet
+		if !seen[id] {
+			out = append([]sessionJSON{{ID: id, CreatedAt: s.o.Now().UTC(), Busy: true}}, out...)
+		}
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+type messageJSON struct {
+	Role   string `json:"role"`
+	Text   string `json:"text"`
+	Tool   string `json:"tool"`
+	Status string `json:"status"`
+}
+
+func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	msgs, err := s.rt.History(r.Context(), id)
+	if err != nil {
+		writeError(w, http.StatusForbidden, err.Error())
+		return
+	}
+	out := make([]messageJSON, 0, len(msgs))
+	for _, m := range msgs {
+		out = append(out, messageJSON{Role: m.Role, Text: m.Text, Tool: m.Tool, Status: string(m.Status)})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// follow streams a session's running turn from its start, as POST
+// /api/chat does (a reloaded page or another tab joins it); 404 when the
+// session runs no turn.
+func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	s.mu.Lock()
+	t, ok := s.turns[id]
+	s.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, "session "+id+" has no running turn")
+		return
+	}
+	s.watch(w, r, t)
+}
+
+func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !s.cancelTurn(id) {
+		writeError(w, http.StatusNotFound, "session "+id+" has no running turn")
+		return
+	}
+	writeJSON(w, http.StatusAccepted, map[string]string{"session": id})
+}
+
+type approvalJSON struct {
+	ID        string    `json:"id"`
+	Tool      string    `json:"tool"`
+	Status    string    `json:"status"`
+	Risk      string    `json:"risk"`
+	Session   string    `json:"session"`
+	Plan      string    `json:"plan"`
+	PlanHash  string    `json:"plan_hash"`
+	Reason    string    `json:"reason"`
+	CreatedAt time.Time `json:"created_at"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
+func approvalOut(a channel.Approval) approvalJSON {
+	return approvalJSON{ID: a.ID, Tool: a.Tool, Status: a.Status, Risk: a.Risk, Session: a.Session, Plan: a.Plan,
+		PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt.UTC(), ExpiresAt: a.ExpiresAt.UTC()}
+}
+
+func (s *Server) approvals(w http.ResponseWriter, r *http.Request) {
+	list, err := s.admin.Approvals(r.Context(), r.URL.Query().Get("status"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	out := make([]approvalJSON, 0, len(list))
+	for _, a := range list {
+		out = append(out, approvalOut(a))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Choice string `json:"choice"`
+	}
+	if !readJSON(w, r, &req) {
+		return
+	}
+	c := channel.Choice(req.Choice)
+	if c != channel.Once && c != channel.Session && c != channel.Always && c != channel.Deny {
+		writeError(w, http.StatusBadRequest, "choice: want once, session, always or deny")
+		return
+	}
+	a, err := s.admin.Answer(r.Context(), r.PathValue("id"), c)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.wakeAnswer(a.ID)
+	s.hub.publish(newEvent("approval_decided", map[string]string{"approval_id": a.ID, "status": a.Status}))
+	writeJSON(w, http.StatusOK, approvalOut(a))
+}
+
+type auditJSON struct {
+	Seq        int64     `json:"seq"`
+	Time       time.Time `json:"time"`
+	Owner      string    `json:"owner"`
+	Session    string    `json:"session"`
+	Trust      string    `json:"trust"`
+	Tool       string    `json:"tool"`
+	Decision   string    `json:"decision"`
+	Rule       string    `json:"rule"`
+	Reason     string    `json:"reason"`
+	Args       string    `json:"args"`
+	PlanHash   string    `json:"plan_hash"`
+	RunID      string    `json:"run_id"`
+	ApprovalID string    `json:"approval_id"`
+}
+
+func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	var aq channel.AuditQuery
+	var err error
+	if v := q.Get("after"); v != "" {
+		if aq.After, err = strconv.ParseInt(v, 10, 64); err != nil || aq.After < 0 {
+			writeError(w, http.StatusBadRequest, "after: want a sequence number")
+			return
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		if aq.Limit, err = strconv.Atoi(v); err != nil || aq.Limit < 1 || aq.Limit > 1000 {
+			writeError(w, http.StatusBadRequest, "limit: want 1 to 1000")
+			return
+		}
+	}
+	aq.Tool, aq.Decision = q.Get("tool"), q.Get("decision")
+	page, err := s.admin.Audit(r.Context(), aq)
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	recs := make([]auditJSON, 0, len(page.Records))
+	for _, x := range page.Records {
+		recs = append(recs, auditJSON{Seq: x.Seq, Time: x.Time.UTC(), Owner: x.Owner, Session: x.Session, Trust: x.Trust,
+			Tool: x.Tool, Decision: x.Decision, Rule: x.Rule, Reason: x.Reason, Args: x.Args, PlanHash: x.PlanHash,
+			RunID: x.RunID, ApprovalID: x.ApprovalID})
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"records": recs, "next": page.Next})
+}
+
+// events streams live updates across sessions until the client leaves or
+// the server stops.
+func (s *Server) events(w http.ResponseWriter, r *http.Request) {
+	ch, stop := s.hub.subscribe()
+	defer stop()
+	st := startStream(w)
+	ping := time.NewTicker(s.o.PingInterval)
+	defer ping.Stop()
+	for {
+		select {
+		case ev := <-ch:
+			if st.send(ev) != nil {
+				return
+			}
+		case <-ping.C:
+			if st.ping() != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-s.quit:
+			return
+		}
+	}
+}
+
+type memoryJSON struct {
+	ID      string     `json:"id"`
+	Text    string     `json:"text"`
+	Kind    string     `json:"kind"`
+	Created time.Time  `json:"created"`
+	Source  string     `json:"source"`
+	Expires *time.Time `json:"expires"`
+}
+
+func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
+	units, err := s.admin.Memory(r.Context(), r.URL.Query().Get("q"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	out := make([]memoryJSON, 0, len(units))
+	for _, u := range units {
+		m := memoryJSON{ID: u.ID, Text: u.Text, Kind: u.Kind, Created: u.Created.UTC(), Source: u.Source}
+		if !u.Expires.IsZero() {
+			e := u.Expires.UTC()
+			m.Expires = &e
+		}
+		out = append(out, m)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// memoryReview is the review queue; it is empty until memory capture
+// proposes units for review.
+func (s *Server) memoryReview(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, []struct{}{})
+}
+
+func (s *Server) forget(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if err := s.admin.Forget(r.Context(), id); err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": id})
+}

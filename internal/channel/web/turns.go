@@ -1,0 +1,315 @@
+package web
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+
+	"github.com/homard/homard/internal/channel"
+)
+
+// turn is one running turn and the events it has produced so far. A
+// watcher replays them from the start, so the client that started the
+// turn misses nothing, and a late one (another tab) could join.
+type turn struct {
+	session string
+	cancel  context.CancelFunc
+
+	mu     sync.Mutex // guards events, done, wake
+	events []event
+	done   bool
+	wake   chan struct{} // closed and replaced on each change
+}
+
+func (t *turn) emit(ev event, final bool) {
+	t.mu.Lock()
+	t.events = append(t.events, ev)
+	t.done = t.done || final
+	close(t.wake)
+	t.wake = make(chan struct{})
+	t.mu.Unlock()
+}
+
+// since returns the events after the first n, whether the turn is done,
+// and a channel closed at the next change.
+func (t *turn) since(n int) ([]event, bool, <-chan struct{}) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.events[n:], t.done, t.wake
+}
+
+// Wire shapes of turn events (docs/API.md).
+type (
+	toolEvent struct {
+		ID      string `json:"id"`
+		Name    string `json:"name"`
+		Args    string `json:"args"`
+		Status  string `json:"status"`
+		Plan    string `json:"plan"`
+		Reason  string `json:"reason"`
+		Preview string `json:"preview"`
+		Session string `json:"session,omitempty"`
+	}
+	approvalEvent struct {
+		ApprovalID string    `json:"approval_id"`
+		Tool       string    `json:"tool"`
+		Plan       string    `json:"plan"`
+		PlanHash   string    `json:"plan_hash"`
+		Risk       string    `json:"risk"`
+		Reason     string    `json:"reason"`
+		ExpiresAt  time.Time `json:"expires_at"`
+		Session    string    `json:"session"`
+	}
+	usageJSON struct {
+		Input  int `json:"input"`
+		Output int `json:"output"`
+		Cached int `json:"cached"`
+	}
+	doneEvent struct {
+		Text     string    `json:"text"`
+		Pending  []string  `json:"pending"`
+		Usage    usageJSON `json:"usage"`
+		Calls    int       `json:"calls"`
+		Units    int       `json:"units"`
+		MaxCalls int       `json:"max_calls"`
+		MaxUnits int       `json:"max_units"`
+		Stopped  string    `json:"stopped"`
+		Session  string    `json:"session"`
+	}
+)
+
+type chatRequest struct {
+	Session string `json:"session"`
+	Message string `json:"message"`
+}
+
+// validSession reports whether id may name a session: 1–128 printable
+// characters without spaces.
+func validSession(id string) bool {
+	return id != "" && len(id) <= 128 && !strings.ContainsFunc(id, func(r rune) bool {
+		return !unicode.IsPrint(r) || unicode.IsSpace(r)
+	})
+}
+
+// chat starts a turn and streams its events until it ends or the client
+// leaves; the turn goes on either way.
+func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
+	var req chatRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if strings.TrimSpace(req.Message) == "" {
+		writeError(w, http.StatusBadRequest, "message is empty")
+		return
+	}
+	if req.Session == "" {
+		req.Session = "web-" + strconv.FormatInt(s.o.Now().Unix(), 10) + "-" + randomToken()[:6]
+	}
+	if !validSession(req.Session) {
+		writeError(w, http.StatusBadRequest, "session: want 1 to 128 printable characters without spaces")
+		return
+	}
+	t, status, msg := s.start(req.Session, req.Message)
+	if t == nil {
+		writeError(w, status, msg)
+		return
+	}
+	s.watch(w, r, t)
+}
+
+// start registers and starts a turn in session, or says why not.
+func (s *Server) start(session, text string) (*turn, int, string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.stopping {
+		return nil, http.StatusServiceUnavailable, "homard is shutting down"
+	}
+	if _, busy := s.turns[session]; busy {
+		return nil, http.StatusConflict, fmt.Sprintf("session %s is busy with another turn", session)
+	}
+	ctx, cancel := context.WithCancel(s.base)
+	t := &turn{session: session, cancel: cancel, wake: make(chan struct{})}
+	t.events = append(t.events, newEvent("session", map[string]string{"session": session}))
+	s.turns[session] = t
+	s.wg.Add(1)
+	go s.run(ctx, t, text)
+	return t, 0, ""
+}
+
+// run runs a turn to its end on the server's context.
+func (s *Server) run(ctx context.Context, t *turn, text string) {
+	defer s.wg.Done()
+	defer t.cancel()
+	s.hub.publish(newEvent("turn_started", map[string]string{"session": t.session}))
+	res, err := s.rt.Turn(ctx, channel.TurnRequest{
+		Session: t.session,
+		Text:    text,
+		OnText:  func(d string) { t.emit(newEvent("delta", map[string]string{"text": d}), false) },
+		OnTool: func(ev channel.ToolEvent) {
+			te := toolEvent{ID: ev.ID, Name: ev.Name, Args: ev.Args, Status: string(ev.Status), Plan: ev.Plan, Reason: ev.Reason, Preview: ev.Preview}
+			t.emit(newEvent("tool", te), false)
+			te.Session = t.session
+			s.hub.publish(newEvent("tool", te))
+		},
+		Ask: func(ctx context.Context, c channel.Card) (channel.Choice, error) { return s.await(ctx, t, c) },
+	})
+	// Leave the registry first: a client that reads "done" may at once
+	// start the session's next turn.
+	s.mu.Lock()
+	delete(s.turns, t.session)
+	s.mu.Unlock()
+	if err != nil {
+		msg := err.Error()
+		if errors.Is(err, context.Canceled) {
+			msg = "the turn was cancelled; nothing of it was stored"
+			s.log.Info("turn cancelled", "session", t.session)
+		} else {
+			s.log.Warn("turn failed", "session", t.session, "err", err)
+		}
+		t.emit(newEvent("error", map[string]string{"error": msg}), true)
+		s.hub.publish(newEvent("turn_done", map[string]string{"session": t.session, "error": msg}))
+		return
+	}
+	pending := res.Pending
+	if pending == nil {
+		pending = []string{}
+	}
+	t.emit(newEvent("done", doneEvent{
+		Text: res.Text, Pending: pending, Stopped: res.Stopped, Session: t.session,
+		Usage: usageJSON{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached},
+		Calls: res.Calls, Units: res.Units, MaxCalls: res.MaxCalls, MaxUnits: res.MaxUnits,
+	}), true)
+	s.hub.publish(newEvent("turn_done", map[string]string{"session": t.session, "text": res.Text}))
+}
+
+// watch streams t's events to one client, with pings, until the turn is
+// done, the client leaves or the server stops.
+func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *turn) {
+	st := startStream(w)
+	ping := time.NewTicker(s.o.PingInterval)
+	defer ping.Stop()
+	n := 0
+	for {
+		evs, done, wake := t.since(n)
+		if len(evs) > 0 {
+			if st.send(evs...) != nil {
+				return // the client left; the turn goes on
+			}
+			n += len(evs)
+			continue
+		}
+		if done {
+			return
+		}
+		select {
+		case <-wake:
+		case <-ping.C:
+			if st.ping() != nil {
+				return
+			}
+		case <-r.Context().Done():
+			return
+		case <-s.quit:
+			return
+		}
+	}
+}
+
+// await holds a turn at an approval card until the card is no longer
+// pending — answered through this server, in another tab, or with
+// `homard approval approve` — or until the approval wait lapses. It never
+// records an answer: whoever answered did.
+func (s *Server) await(ctx context.Context, t *turn, c channel.Card) (channel.Choice, error) {
+	card := approvalEvent{ApprovalID: c.ApprovalID, Tool: c.Tool, Plan: c.Plan, PlanHash: c.PlanHash, Risk: c.Risk,
+		Reason: c.Reason, ExpiresAt: c.ExpiresAt, Session: t.session}
+	answered := s.waitAnswer(c.ApprovalID)
+	defer s.stopWaiting(c.ApprovalID)
+	t.emit(newEvent("approval", card), false)
+	s.hub.publish(newEvent("approval", card))
+
+	lapse := time.NewTimer(s.o.ApprovalWait)
+	defer lapse.Stop()
+	poll := time.NewTicker(s.o.PollInterval)
+	defer poll.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return channel.Leave, ctx.Err()
+		case <-answered:
+			return channel.Recorded, nil
+		case <-lapse.C:
+			return channel.Lapsed, nil
+		case <-poll.C:
+			a, err := s.admin.Approval(ctx, c.ApprovalID)
+			if err != nil {
+				if ctx.Err() != nil {
+					return channel.Leave, ctx.Err()
+				}
+				s.log.Error("read approval", "approval", c.ApprovalID, "err", err)
+				continue
+			}
+			if a.Status != "pending" {
+				// Answered elsewhere (the CLI): tell the other tabs.
+				s.hub.publish(newEvent("approval_decided", map[string]string{"approval_id": a.ID, "status": a.Status}))
+				return channel.Recorded, nil
+			}
+		}
+	}
+}
+
+// waitAnswer returns a channel closed when this server records an answer
+// to approval id.
+func (s *Server) waitAnswer(id string) <-chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ch, ok := s.answered[id]
+	if !ok {
+		ch = make(chan struct{})
+		s.answered[id] = ch
+	}
+	return ch
+}
+
+func (s *Server) stopWaiting(id string) {
+	s.mu.Lock()
+	delete(s.answered, id)
+	s.mu.Unlock()
+}
+
+// wakeAnswer tells a turn waiting on approval id that it was answered.
+func (s *Server) wakeAnswer(id string) {
+	s.mu.Lock()
+	if ch, ok := s.answered[id]; ok {
+		close(ch)
+		delete(s.answered, id)
+	}
+	s.mu.Unlock()
+}
+
+// cancelTurn cancels session's running turn; false when none runs.
+func (s *Server) cancelTurn(session string) bool {
+	s.mu.Lock()
+	t, ok := s.turns[session]
+	s.mu.Unlock()
+	if ok {
+		t.cancel()
+	}
+	return ok
+}
+
+// busy reports which sessions run a turn now.
+func (s *Server) busy() map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make(map[string]bool, len(s.turns))
+	for id := range s.turns {
+		out[id] = true
+	}
+	return out
+}

@@ -1,0 +1,87 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// APIToken is a stored API token. The token itself is never stored, only
+// the SHA-256 of its secret part.
+type APIToken struct {
+	ID         string
+	Name       string
+	SecretHash []byte // SHA-256 of the secret part, 32 bytes
+	CreatedAt  time.Time
+	LastUsedAt time.Time // zero until first used
+	RevokedAt  time.Time // zero while valid
+}
+
+const tokenColumns = `id, name, secret_hash, created_at, last_used_at, revoked_at`
+
+func scanToken(sc interface{ Scan(...any) error }) (APIToken, error) {
+	var t APIToken
+	var created, used, revoked sql.NullInt64
+	if err := sc.Scan(&t.ID, &t.Name, &t.SecretHash, &created, &used, &revoked); err != nil {
+		return APIToken{}, err
+	}
+	t.CreatedAt, t.LastUsedAt, t.RevokedAt = fromNanos(created), fromNanos(used), fromNanos(revoked)
+	return t, nil
+}
+
+// InsertAPIToken stores a new token. Its ID must be new.
+func (tx *Tx) InsertAPIToken(t APIToken) error {
+	if len(t.SecretHash) != 32 {
+		return fmt.Errorf("insert api token %s: secret hash must be 32 bytes", t.ID)
+	}
+	_, err := tx.exec(`INSERT INTO api_tokens (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)`,
+		t.ID, t.Name, t.SecretHash, nanos(t.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert api token %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+// RevokeAPIToken marks a valid token revoked at now. It returns
+// ErrNotFound when there is no such token or it was already revoked.
+func (tx *Tx) RevokeAPIToken(id string, now time.Time) error {
+	res, err := tx.exec(`UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, nanos(now), id)
+	if err != nil {
+		return fmt.Errorf("revoke api token %s: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("revoke api token %s: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// TouchAPIToken records that a token was used at now.
+func (tx *Tx) TouchAPIToken(id string, now time.Time) error {
+	if _, err := tx.exec(`UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, nanos(now), id); err != nil {
+		return fmt.Errorf("touch api token %s: %w", id, err)
+	}
+	return nil
+}
+
+// APIToken returns one token (revoked ones included) or ErrNotFound.
+func (s *Store) APIToken(ctx context.Context, id string) (APIToken, error) {
+	t, err := scanToken(s.readRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return APIToken{}, fmt.Errorf("get api token %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return APIToken{}, fmt.Errorf("get api token %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// APITokens returns every token, newest first.
+func (s *Store) APITokens(ctx context.Context) ([]APIToken, error) {
+	rows, err := s.readRows(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at DESC, rowid DESC`)
+	if err != nil {
+		return nil, fmt.Errorf("list api tokens: %w", err)
+	}
+	return collect(rows, scanToken, "list api tokens")
+}
