@@ -21,8 +21,9 @@ described in docs/API.md) until you stop it with Ctrl+C or SIGTERM.
 It listens on gateway.addr from the config (default 127.0.0.1:8787), or
 --addr. Only loopback addresses are accepted unless you say otherwise:
 
-  --allow-remote --tls-cert cert.pem --tls-key key.pem
-        serve HTTPS yourself on a non-loopback address
+  --allow-remote --tls-cert cert.pem --tls-key key.pem [--public-origin https://NAME:PORT]
+        serve HTTPS yourself on a non-loopback address; on every interface
+        (0.0.0.0) --public-origin names the address browsers use
   --allow-remote --behind-proxy --public-origin https://homard.example.com
         a reverse proxy terminates TLS and forwards to this address (see the
         README); requests must carry the public origin's Host
@@ -65,7 +66,7 @@ cancelled and nothing of them is stored.`,
 	f.StringVar(&o.TLSCert, "tls-cert", "", "serve HTTPS with this PEM certificate `FILE`")
 	f.StringVar(&o.TLSKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
 	f.BoolVar(&o.BehindProxy, "behind-proxy", false, "a reverse proxy terminates TLS in front of this server")
-	f.StringVar(&o.PublicOrigin, "public-origin", "", "the proxy's public `https://HOST` (with --behind-proxy)")
+	f.StringVar(&o.PublicOrigin, "public-origin", "", "the `https://HOST[:PORT]` people open (with --behind-proxy, or --tls-cert on every interface)")
 	f.DurationVar(&o.Grace, "grace", 10*time.Second, "how long running turns may finish on shutdown before they are cancelled")
 	return cmd
 }

@@ -132,8 +132,10 @@ func TestGatewayApprovalAnsweredInAnotherTab(t *testing.T) {
 	}
 
 	resp, body = g.do(g.req("POST", "/api/approvals/"+card.ApprovalID, `{"choice":"once"}`, g.token))
-	if resp.StatusCode != 200 || !strings.Contains(body, `"status":"approved"`) {
-		t.Fatalf("POST approval = %d %s; want 200 approved", resp.StatusCode, body)
+	// The waiting turn may consume the approval before the answer is
+	// read back.
+	if resp.StatusCode != 200 || !strings.Contains(body, `"status":"approved"`) && !strings.Contains(body, `"status":"consumed"`) {
+		t.Fatalf("POST approval = %d %s; want 200 approved (or consumed already)", resp.StatusCode, body)
 	}
 	joined.until("done")
 	done, seen := s.until("done")

@@ -202,9 +202,11 @@ func TestServeRefusesRemoteAddresses(t *testing.T) {
 		{"empty host", ServeOptions{Addr: ":0"}, "not a loopback address"},
 		{"lan address", ServeOptions{Addr: "192.168.1.10:8787"}, "not a loopback address"},
 		{"allowed but clear text", ServeOptions{Addr: "0.0.0.0:0", AllowRemote: true}, "needs --tls-cert"},
-		{"proxy without origin", ServeOptions{Addr: "0.0.0.0:0", AllowRemote: true, BehindProxy: true}, "--public-origin https://"},
-		{"proxy with http origin", ServeOptions{Addr: "0.0.0.0:0", AllowRemote: true, BehindProxy: true, PublicOrigin: "http://h.example"}, "--public-origin https://"},
+		{"proxy without origin", ServeOptions{Addr: "0.0.0.0:0", AllowRemote: true, BehindProxy: true}, "--public-origin must be https://"},
+		{"proxy with http origin", ServeOptions{Addr: "0.0.0.0:0", AllowRemote: true, BehindProxy: true, PublicOrigin: "http://h.example"}, "--public-origin must be https://"},
 		{"half TLS", ServeOptions{Addr: "127.0.0.1:0", TLSCert: "c.pem"}, "go together"},
+		{"every interface with TLS, no public origin", ServeOptions{Addr: "0.0.0.0:0", AllowRemote: true, TLSCert: "c.pem", TLSKey: "k.pem"}, "pass --public-origin"},
+		{"public origin without proxy or TLS", ServeOptions{Addr: "127.0.0.1:0", PublicOrigin: "https://h.example"}, "is for --behind-proxy or --tls-cert"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

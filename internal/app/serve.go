@@ -33,8 +33,9 @@ type ServeOptions struct {
 	AllowRemote bool
 	// TLSCert and TLSKey are PEM files; set both to serve HTTPS.
 	TLSCert, TLSKey string
-	// BehindProxy says a reverse proxy terminates TLS; PublicOrigin is
-	// then the https origin people open.
+	// BehindProxy says a reverse proxy terminates TLS. PublicOrigin is
+	// the https origin people open (the proxy's, or this server's own
+	// name with TLS).
 	BehindProxy  bool
 	PublicOrigin string
 	// UI is the web UI served at /. Nil means the one built into the
@@ -123,8 +124,8 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	if useTLS && (o.TLSCert == "" || o.TLSKey == "") {
 		return fmt.Errorf("%w: --tls-cert and --tls-key go together", ErrBadRequest)
 	}
-	if o.PublicOrigin != "" && !o.BehindProxy {
-		return fmt.Errorf("%w: --public-origin is for --behind-proxy", ErrBadRequest)
+	if o.PublicOrigin != "" && !o.BehindProxy && !useTLS {
+		return fmt.Errorf("%w: --public-origin is for --behind-proxy or --tls-cert", ErrBadRequest)
 	}
 	ln := o.Listener
 	if ln == nil {

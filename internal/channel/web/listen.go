@@ -17,7 +17,9 @@ type Exposure struct {
 	TLS bool
 	// BehindProxy: a reverse proxy terminates TLS; PublicOrigin must then
 	// be its https origin.
-	BehindProxy  bool
+	BehindProxy bool
+	// PublicOrigin is the https origin browsers use (the proxy's, or this
+	// server's own name with TLS); its host passes the Host check.
 	PublicOrigin string
 }
 
@@ -27,16 +29,17 @@ var ErrExposed = errors.New("refusing to listen beyond loopback")
 // CheckAddr says whether the gateway may listen on addr: a loopback
 // address always; any other only with AllowRemote and either TLS or
 // BehindProxy with an https PublicOrigin. An empty host (":8787") means
-// every interface and counts as remote.
+// every interface and counts as remote; with TLS it then needs
+// PublicOrigin, since no Host header could name "every interface".
 func CheckAddr(addr string, e Exposure) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("listen address %q: want host:port such as 127.0.0.1:8787", addr)
 	}
-	if e.BehindProxy {
+	if e.BehindProxy || e.PublicOrigin != "" {
 		u, err := url.Parse(e.PublicOrigin)
 		if err != nil || u.Scheme != "https" || u.Host == "" || (u.Path != "" && u.Path != "/") {
-			return fmt.Errorf("%w: --behind-proxy needs --public-origin https://HOST (the address people open)", ErrExposed)
+			return fmt.Errorf("%w: --public-origin must be https://HOST[:PORT], the address people open (--behind-proxy needs it)", ErrExposed)
 		}
 	}
 	if isLoopbackHost(host) {
@@ -49,8 +52,17 @@ func CheckAddr(addr string, e Exposure) error {
 	case !e.TLS && !e.BehindProxy:
 		return fmt.Errorf("%w: --allow-remote needs --tls-cert and --tls-key, or --behind-proxy --public-origin https://HOST: "+
 			"cookies and tokens must not cross the network in clear text", ErrExposed)
+	case e.TLS && e.PublicOrigin == "" && !isSpecific(host):
+		return fmt.Errorf("%w: %s listens on every interface: pass --public-origin https://NAME:PORT, the address browsers use, "+
+			"so that the Host check can accept it", ErrExposed, addr)
 	}
 	return nil
+}
+
+// isSpecific reports whether host is one address (not every interface).
+func isSpecific(host string) bool {
+	ip, err := netip.ParseAddr(host)
+	return host != "" && (err != nil || !ip.IsUnspecified())
 }
 
 // isLoopbackHost reports whether host (no port) names only this machine.

@@ -83,6 +83,7 @@ type Server struct {
 	base   context.Context    // turns run on it; cancelled by Shutdown
 	cancel context.CancelFunc // cancels base
 	quit   chan struct{}      // closed when streams must end
+	once   sync.Once          // closes quit
 	wg     sync.WaitGroup     // running turns
 
 	mu       sync.Mutex           // guards the fields below
@@ -190,6 +191,6 @@ func (s *Server) Shutdown(ctx context.Context, grace time.Duration) error {
 		err = ctx.Err()
 	}
 	s.cancel()
-	close(s.quit)
+	s.once.Do(func() { close(s.quit) })
 	return err
 }

@@ -32,7 +32,10 @@ func TestCheckAddr(t *testing.T) {
 		{"127.0.0.1", Exposure{}, false}, // no port
 		{"0.0.0.0:8787", Exposure{AllowRemote: true}, false},
 		{"0.0.0.0:8787", Exposure{TLS: true}, false},
-		{"0.0.0.0:8787", Exposure{AllowRemote: true, TLS: true}, true},
+		{"0.0.0.0:8787", Exposure{AllowRemote: true, TLS: true}, false}, // no Host could name it
+		{"0.0.0.0:8787", Exposure{AllowRemote: true, TLS: true, PublicOrigin: "https://homard.lan:8787"}, true},
+		{"192.168.1.2:8787", Exposure{AllowRemote: true, TLS: true}, true},
+		{"192.168.1.2:8787", Exposure{AllowRemote: true, TLS: true, PublicOrigin: "http://homard.lan"}, false},
 		{"0.0.0.0:8787", Exposure{AllowRemote: true, BehindProxy: true}, false},
 		{"0.0.0.0:8787", Exposure{AllowRemote: true, BehindProxy: true, PublicOrigin: "http://h.example"}, false},
 		{"0.0.0.0:8787", Exposure{AllowRemote: true, BehindProxy: true, PublicOrigin: "https://h.example/app"}, false},
