@@ -151,6 +151,35 @@ func (a adminRuntime) Forget(ctx context.Context, id string) error {
 	return err
 }
 
+func (a adminRuntime) Review(ctx context.Context) ([]channel.ReviewItem, error) {
+	cs, err := a.r.MemoryReview(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]channel.ReviewItem, 0, len(cs))
+	for _, c := range cs {
+		out = append(out, channel.ReviewItem{ID: c.ID, Text: c.Text, Kind: string(c.Kind), Count: c.Seen, Status: c.Status,
+			ConflictsWith: c.ConflictsWith, Source: c.Source, FirstSeen: c.FirstSeen})
+	}
+	return out, nil
+}
+
+func (a adminRuntime) ReviewAnswer(ctx context.Context, id string, accept bool, replace string) error {
+	var err error
+	if accept {
+		_, err = a.r.MemoryAccept(ctx, id, replace)
+	} else {
+		_, err = a.r.MemoryDismiss(ctx, id)
+	}
+	switch {
+	case errors.Is(err, memory.ErrCandidate):
+		return fmt.Errorf("note %s: %w", id, channel.ErrNotFound)
+	case errors.Is(err, memory.ErrNotFound):
+		return fmt.Errorf("memory %s: %w", replace, channel.ErrNotFound)
+	}
+	return err
+}
+
 func (a adminRuntime) VerifyToken(ctx context.Context, token string) (bool, error) {
 	return a.r.TokenVerify(ctx, token)
 }

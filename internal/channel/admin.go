@@ -31,6 +31,13 @@ type Admin interface {
 	Memory(ctx context.Context, query string) ([]MemoryUnit, error)
 	// Forget removes one memory unit. ErrNotFound when there is none.
 	Forget(ctx context.Context, id string) error
+	// Review lists the notes automatic capture proposed that wait for the
+	// owner: those contradicting a remembered preference first.
+	Review(ctx context.Context) ([]ReviewItem, error)
+	// ReviewAnswer accepts (remembers) or dismisses a waiting note; on
+	// accept, replace, when set, is a unit forgotten in the same write.
+	// ErrNotFound when no note waits with that id.
+	ReviewAnswer(ctx context.Context, id string, accept bool, replace string) error
 	// VerifyToken reports whether token is a valid, unrevoked API token.
 	// It compares in constant time and never logs the token.
 	VerifyToken(ctx context.Context, token string) (bool, error)
@@ -103,6 +110,19 @@ type AuditRecord struct {
 	PlanHash   string
 	RunID      string
 	ApprovalID string
+}
+
+// ReviewItem is a note automatic capture proposed, waiting for the owner.
+type ReviewItem struct {
+	ID     string
+	Text   string
+	Kind   string // fact, preference or task
+	Count  int    // how many turns proposed it
+	Status string // buffered (waits to be seen again) or review (conflicts)
+	// ConflictsWith is the remembered unit it contradicts, if any.
+	ConflictsWith string
+	Source        string // the session and turn that first proposed it
+	FirstSeen     time.Time
 }
 
 // MemoryUnit is one thing homard remembers for the owner.

@@ -28,6 +28,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/events", s.events)
 	mux.HandleFunc("GET /api/memory", s.memory)
 	mux.HandleFunc("GET /api/memory/review", s.memoryReview)
+	mux.HandleFunc("POST /api/memory/review/{id}", s.memoryReviewAnswer)
 	mux.HandleFunc("DELETE /api/memory/{id}", s.forget)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API endpoint")
@@ -312,10 +313,55 @@ func (s *Server) memory(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-// memoryReview is the review queue; it is empty until memory capture
-// proposes units for review.
+type reviewJSON struct {
+	ID            string    `json:"id"`
+	Text          string    `json:"text"`
+	Kind          string    `json:"kind"`
+	Count         int       `json:"count"`
+	Status        string    `json:"status"`
+	ConflictsWith string    `json:"conflicts_with"`
+	Source        string    `json:"source"`
+	FirstSeen     time.Time `json:"first_seen"`
+}
+
+// memoryReview is the review queue: notes automatic capture proposed.
 func (s *Server) memoryReview(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, []struct{}{})
+	items, err := s.admin.Review(r.Context())
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	out := make([]reviewJSON, 0, len(items))
+	for _, it := range items {
+		out = append(out, reviewJSON{ID: it.ID, Text: it.Text, Kind: it.Kind, Count: it.Count, Status: it.Status,
+			ConflictsWith: it.ConflictsWith, Source: it.Source, FirstSeen: it.FirstSeen.UTC()})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// memoryReviewAnswer accepts or dismisses one waiting note.
+func (s *Server) memoryReviewAnswer(w http.ResponseWriter, r *http.Request) {
+	var req struct {
+		Action  string `json:"action"`
+		Replace string `json:"replace"`
+	}
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if req.Action != "accept" && req.Action != "dismiss" {
+		writeError(w, http.StatusBadRequest, "action: want accept or dismiss")
+		return
+	}
+	if req.Action == "dismiss" && req.Replace != "" {
+		writeError(w, http.StatusBadRequest, "replace goes with accept only")
+		return
+	}
+	id := r.PathValue("id")
+	if err := s.admin.ReviewAnswer(r.Context(), id, req.Action == "accept", req.Replace); err != nil {
+		s.fail(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]string{"id": id, "action": req.Action})
 }
 
 func (s *Server) forget(w http.ResponseWriter, r *http.Request) {

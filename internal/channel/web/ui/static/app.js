@@ -584,6 +584,20 @@
       li.appendChild(el("div", "unit-text", r.text));
       const meta = [r.kind, r.status, r.count ? r.count + "×" : "", r.conflicts_with ? "conflicts with " + r.conflicts_with : ""].filter(Boolean);
       li.appendChild(el("div", "meta", meta.join(" · ")));
+      const actions = el("div", "actions");
+      const answer = function (action, replace) {
+        return async function () {
+          const body = { action: action };
+          if (replace) body.replace = replace;
+          try { await api("POST", "/api/memory/review/" + encodeURIComponent(r.id), body); }
+          catch (e) { li.appendChild(el("div", "error", e.message)); return; }
+          loadMemory();
+        };
+      };
+      actions.appendChild(button("Remember", answer("accept")));
+      if (r.conflicts_with) actions.appendChild(button("Remember, forget " + r.conflicts_with, answer("accept", r.conflicts_with)));
+      actions.appendChild(button("Dismiss", answer("dismiss")));
+      li.appendChild(actions);
       rv.appendChild(li);
     }
     if (!review || !review.length) rv.appendChild(el("li", "empty", "Nothing to review."));
