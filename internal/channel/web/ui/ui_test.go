@@ -434,3 +434,34 @@ func TestKeyboardOnly(t *testing.T) {
 	p.waitFor("focus to stay on the answered card", `document.activeElement && document.activeElement.matches('`+card+` .outcome')`)
 	p.waitFor("the end of the turn", `document.querySelector("#transcript .usage")`)
 }
+
+// TestOwnTurnDoneKeepsTheTranscript: the real server publishes turn_done on
+// /api/events for every turn, and it may reach the page after the page's
+// own chat stream closed. For the page's own turn that must change nothing
+// (redrawing from history would drop its cards and usage line); a turn of
+// the same session that ran elsewhere is still loaded.
+func TestOwnTurnDoneKeepsTheTranscript(t *testing.T) {
+	script := func(ctx context.Context, f *fakeServer, s *stream, msg string) {
+		s.delta("Here it is.")
+		s.done("Here it is.")
+	}
+	f := newFakeServer(t, true, script)
+	p := newPage(t, f, 1200, 900, false)
+	p.login()
+	p.waitFor("live updates", `document.getElementById("live").textContent === "live"`)
+	p.sendMessage("Show me")
+	p.waitFor("the end of the turn", `!document.getElementById("send").disabled && document.querySelector("#transcript .usage")`)
+	f.mu.Lock()
+	session := f.sessions[0]
+	f.history[session] = []map[string]string{{"role": "user", "text": "from the CLI"}, {"role": "assistant", "text": "Answered elsewhere."}}
+	f.mu.Unlock()
+
+	f.broadcast("turn_done", map[string]string{"session": session, "text": "Here it is."})
+	p.do(chromedp.Sleep(300 * time.Millisecond))
+	if n := eval[int](p, `document.querySelectorAll("#transcript .usage").length`); n != 1 {
+		t.Fatalf("the page's own turn_done redrew the transcript (usage lines: %d; want 1):\n%s", n, p.transcriptText())
+	}
+
+	f.broadcast("turn_done", map[string]string{"session": session, "text": "Answered elsewhere."})
+	p.waitFor("the turn that ran elsewhere", `document.getElementById("transcript").textContent.includes("Answered elsewhere.")`)
+}

@@ -118,6 +118,10 @@
     session: "",        // the session the chat view shows; "" = a new one
     streaming: false,
     cards: new Map(),   // approval id → {data, nodes: Set of card elements, status}
+    // ownEnd is how this page's last turn ended ({session, key}), so its
+    // own turn_done on /api/events, which may arrive after the chat
+    // stream closed, does not redraw the transcript from history.
+    ownEnd: null,
   };
 
   // ---------- approval cards ----------
@@ -344,6 +348,9 @@
     scrollDown();
   }
 
+  // turnEndKey tells how a turn ended: its error, or its final text.
+  function turnEndKey(d) { return d.error !== undefined ? "error" : "text:" + (d.text || ""); }
+
   function chatStatus(s) { $("chat-status").textContent = s; }
 
   function setStreaming(on) {
@@ -359,6 +366,7 @@
     const text = input.value;
     if (!text.trim() || state.streaming) return;
     input.value = "";
+    state.ownEnd = null;
     addUser(text);
     setStreaming(true);
     // Screen readers wait for the streamed answer instead of reading every redraw.
@@ -408,6 +416,7 @@
             chatStatus("Waiting for your approval…");
             break;
           case "done": {
+            state.ownEnd = { session: d.session || state.session, key: turnEndKey(d) };
             flushAssistant(answerMsg);
             // The streamed deltas already showed the answer; done.text is
             // drawn only when nothing was streamed.
@@ -423,6 +432,7 @@
             break;
           }
           case "error":
+            state.ownEnd = { session: state.session, key: turnEndKey(d) };
             transcript().appendChild(el("div", "msg error", d.error || "error"));
             break;
         }
@@ -643,6 +653,9 @@
     on("turn_done", function (d) {
       if (!$("view-sessions").hidden) loadSessions();
       // A turn of the shown session ran elsewhere (another tab, the CLI): show it.
+      // This page's own turn, whose stream already ended, needs nothing.
+      const own = state.ownEnd;
+      if (own && own.session === d.session && own.key === turnEndKey(d)) { state.ownEnd = null; return; }
       if (d.session && d.session === state.session && !state.streaming) openSession(state.session);
     });
   }
