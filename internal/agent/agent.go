@@ -23,7 +23,9 @@
 // turn. A tool call is never separated from its result in any
 // request. If the turn's own messages are still too big, only the copy sent
 // to the model is shrunk. The caller stores the turn and the summary
-// (internal/app); artifacts for large results come later.
+// (internal/app). Large results arrive already cut to a preview by the
+// arbiter (stage 10 stores the whole text as an artifact); an Asker lets
+// a channel with the owner present answer approval cards mid-turn.
 package agent
 
 import (
