@@ -64,31 +64,36 @@ func (tx *Tx) InsertToolRun(r ToolRun) error {
 	if _, ok := runStage[r.Status]; !ok {
 		return fmt.Errorf("insert tool run %s: %w: unknown status %q", r.ID, ErrRunStatus, r.Status)
 	}
-	var owner string
-	err := tx.queryRow(`SELECT owner FROM sessions WHERE id = ?`, r.SessionID).Scan(&owner)
-	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("insert tool run %s: session %s: %w", r.ID, r.SessionID, ErrNotFound)
-	}
-	if err != nil {
-		return fmt.Errorf("insert tool run %s: %w", r.ID, err)
-	}
-	if owner != r.Owner {
-		return fmt.Errorf("insert tool run %s: %w", r.ID, ErrSessionOwner)
-	}
 	updated := r.UpdatedAt
 	if updated.IsZero() {
 		updated = r.CreatedAt
 	}
-	_, err = tx.exec(`INSERT INTO tool_runs (id, session_id, owner, tool, plan_hash, plan, display, status,
+	// One statement on the hot path: the row is inserted only if the
+	// session exists and is r.Owner's; why it was not is asked only then.
+	res, err := tx.exec(`INSERT INTO tool_runs (id, session_id, owner, tool, plan_hash, plan, display, status,
 		decision, rule, reason, approval_id, result, is_error, created_at, updated_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+		WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?2 AND owner = ?3)`,
 		r.ID, r.SessionID, r.Owner, r.Tool, r.PlanHash, string(r.Plan), r.Display, r.Status,
 		r.Decision, r.Rule, r.Reason, nullString(r.ApprovalID), r.Result, r.IsError,
 		nanos(r.CreatedAt), nanos(updated))
 	if err != nil {
 		return fmt.Errorf("insert tool run %s: %w", r.ID, err)
 	}
-	return nil
+	if n, err := res.RowsAffected(); err != nil {
+		return fmt.Errorf("insert tool run %s: %w", r.ID, err)
+	} else if n == 1 {
+		return nil
+	}
+	var owner string
+	err = tx.queryRow(`SELECT owner FROM sessions WHERE id = ?`, r.SessionID).Scan(&owner)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("insert tool run %s: session %s: %w", r.ID, r.SessionID, ErrNotFound)
+	case err != nil:
+		return fmt.Errorf("insert tool run %s: %w", r.ID, err)
+	}
+	return fmt.Errorf("insert tool run %s: %w", r.ID, ErrSessionOwner)
 }
 
 // UpdateToolRun moves a run to status and records its result. It returns
