@@ -138,10 +138,14 @@ func isLimit(err error) bool {
 	return false
 }
 
-// reopen re-resolves a plan body's location at run time. A refusal here is
-// an error Result: the workspace changed since the plan was made.
+// reopen names a plan body's location at run time. Only lexical checks
+// run here (the root still exists, the relative path is clean); whether
+// the path leaves the root or reaches a protected file is decided by the
+// operation itself, through the os.Root and on the opened file, so a
+// symlink swapped in after Prepare is refused at that moment. A refusal
+// is an error Result: the workspace changed since the plan was made.
 func reopen(ws *workspace.Workspace, l location) (workspace.Path, *tool.Result) {
-	p, err := ws.ResolveIn(l.Root, l.Rel)
+	p, err := ws.PathIn(l.Root, l.Rel)
 	if err != nil {
 		r := tool.Errorf("refused: %v", err)
 		return workspace.Path{}, &r

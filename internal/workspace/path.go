@@ -77,6 +77,23 @@ func (w *Workspace) ResolveIn(rootName, rel string) (Path, error) {
 	return w.resolved(r, rel, rel)
 }
 
+// PathIn names a Path by root name and relative path, as a plan body
+// stores it, with the same lexical checks as ResolveIn but without asking
+// the file system. It is for a tool's Run, whose very next operation goes
+// through the os.Root (which refuses a path that leaves the root at that
+// moment) and the protected-path checks on the opened file: a second
+// check beforehand would only be older than the operation itself.
+func (w *Workspace) PathIn(rootName, rel string) (Path, error) {
+	r, err := w.root(rootName)
+	if err != nil {
+		return Path{}, err
+	}
+	if err := checkRel(rel); err != nil {
+		return Path{}, fmt.Errorf("path %q: %w", rel, err)
+	}
+	return Path{Root: r.name, Rel: rel, inDefault: r == w.roots[0]}, nil
+}
+
 // Display is the string a model should use to name p again: Rel in the
 // default root, the absolute path in any other root (Resolve maps both back).
 func (w *Workspace) Display(p Path) string {
