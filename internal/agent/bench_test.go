@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -133,43 +132,17 @@ func ttfb(b *testing.B, a *agent.Agent, ctx context.Context) time.Duration {
 
 // rawTTFB is the client's own time from Stream to its first text event.
 func rawTTFB(b *testing.B, m llm.Model, ctx context.Context, req llm.Request) time.Duration {
-	start := time.Now()
-	s, err := m.Stream(ctx, req)
+	d, err := llmtest.FirstText(ctx, m, req)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer s.Close()
-	var first time.Duration
-	for {
-		ev, err := s.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			b.Fatal(err)
-		}
-		if ev.Kind == llm.EventText && first == 0 {
-			first = time.Since(start)
-		}
-	}
-	if first == 0 {
-		b.Fatal("no text event")
-	}
-	return first
+	return d
 }
 
 // answerServer is a loopback endpoint that answers every request with the
 // same OpenAI-format text stream.
 func answerServer(b *testing.B) *httptest.Server {
-	chunks := llmtest.OpenAIStream(llmtest.Turn{Text: []string{"Hello", " there."}})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, c := range chunks {
-			io.WriteString(w, c)
-			w.(http.Flusher).Flush()
-		}
-	}))
+	srv := llmtest.NewRepeatingServer(llmtest.OpenAIStream(llmtest.Turn{Text: []string{"Hello", " there."}}))
 	b.Cleanup(srv.Close)
 	return srv
 }

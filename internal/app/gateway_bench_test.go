@@ -6,13 +6,10 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/homard/homard/internal/llm/llmtest"
 )
 
 // BenchmarkGatewayTimeToFirstByte measures what the HTTP gateway adds
@@ -22,20 +19,7 @@ import (
 // fake model (alternating which goes first). overhead-ns is the difference:
 // HTTP request and SSE framing, the guard chain and the turn registry.
 func BenchmarkGatewayTimeToFirstByte(b *testing.B) {
-	chunks := llmtest.OpenAIStream(llmtest.Turn{Text: []string{"Hello", " there."}})
-	model := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, c := range chunks {
-			io.WriteString(w, c)
-			w.(http.Flusher).Flush()
-		}
-	}))
-	b.Cleanup(model.Close)
-	r := newTestRuntime(b, "smart")
-	b.Setenv("OPENAI_API_KEY", "sk-bench")
-	r.Config.Model.Provider = "openai"
-	r.Config.Model.BaseURL = model.URL + "/v1"
+	r := benchRuntime(b)
 	tok, _, err := r.TokenCreate(context.Background(), "bench")
 	if err != nil {
 		b.Fatal(err)
@@ -83,19 +67,7 @@ func BenchmarkGatewayTimeToFirstByte(b *testing.B) {
 		}
 		return first
 	}
-	viaRun := func(i int) time.Duration {
-		var first time.Duration
-		start := time.Now()
-		_, err := r.Run(ctx, RunRequest{Task: "hello", Session: "r" + strconv.Itoa(i), OnText: func(string) {
-			if first == 0 {
-				first = time.Since(start)
-			}
-		}})
-		if err != nil || first == 0 {
-			b.Fatalf("Run: %v", err)
-		}
-		return first
-	}
+	viaRun := func(i int) time.Duration { return runFirstByte(b, r, ctx, "r"+strconv.Itoa(i)) }
 
 	viaGateway(-1) // open the connections outside the measurement
 	viaRun(-1)

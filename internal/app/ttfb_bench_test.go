@@ -2,9 +2,6 @@ package app
 
 import (
 	"context"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"strconv"
 	"testing"
 	"time"
@@ -22,20 +19,7 @@ import (
 // overhead-ns: what homard adds before the first byte. Each iteration uses
 // a new session, so the history stays empty and the numbers do not drift.
 func BenchmarkTimeToFirstByte(b *testing.B) {
-	chunks := llmtest.OpenAIStream(llmtest.Turn{Text: []string{"Hello", " there."}})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "text/event-stream")
-		for _, c := range chunks {
-			io.WriteString(w, c)
-			w.(http.Flusher).Flush()
-		}
-	}))
-	b.Cleanup(srv.Close)
-	r := newTestRuntime(b, "smart")
-	b.Setenv("OPENAI_API_KEY", "sk-bench")
-	r.Config.Model.Provider = "openai"
-	r.Config.Model.BaseURL = srv.URL + "/v1"
+	r := benchRuntime(b)
 	model, err := r.Model()
 	if err != nil {
 		b.Fatal(err)
@@ -48,40 +32,13 @@ func BenchmarkTimeToFirstByte(b *testing.B) {
 		Messages: []llm.Message{{Role: llm.RoleUser, Content: "hello"}}}
 	ctx := context.Background()
 
-	runTTFB := func(i int) time.Duration {
-		var first time.Duration
-		start := time.Now()
-		_, err := r.Run(ctx, RunRequest{Task: "hello", Session: "b" + strconv.Itoa(i), OnText: func(string) {
-			if first == 0 {
-				first = time.Since(start)
-			}
-		}})
-		if err != nil || first == 0 {
-			b.Fatalf("Run: %v (first byte after %v)", err, first)
-		}
-		return first
-	}
+	runTTFB := func(i int) time.Duration { return runFirstByte(b, r, ctx, "b"+strconv.Itoa(i)) }
 	rawTTFB := func() time.Duration {
-		start := time.Now()
-		s, err := model.Stream(ctx, req)
+		d, err := llmtest.FirstText(ctx, model, req)
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer s.Close()
-		var first time.Duration
-		for {
-			ev, err := s.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				b.Fatal(err)
-			}
-			if ev.Kind == llm.EventText && first == 0 {
-				first = time.Since(start)
-			}
-		}
-		return first
+		return d
 	}
 
 	rawTTFB() // open the loopback connection outside the measurement
@@ -101,4 +58,34 @@ func BenchmarkTimeToFirstByte(b *testing.B) {
 	b.ReportMetric(float64(turn.Nanoseconds())/n, "ns/first-byte")
 	b.ReportMetric(float64(raw.Nanoseconds())/n, "raw-ns/first-byte")
 	b.ReportMetric(float64((turn-raw).Nanoseconds())/n, "overhead-ns")
+}
+
+// benchRuntime is a smart-mode Runtime whose model is a loopback
+// OpenAI-format endpoint answering every request with the same short text
+// stream (memory capture off: it would add a model call per turn).
+func benchRuntime(b *testing.B) *Runtime {
+	srv := llmtest.NewRepeatingServer(llmtest.OpenAIStream(llmtest.Turn{Text: []string{"Hello", " there."}}))
+	b.Cleanup(srv.Close)
+	r := newTestRuntime(b, "smart")
+	b.Setenv("OPENAI_API_KEY", "sk-bench")
+	r.Config.Model.Provider = "openai"
+	r.Config.Model.BaseURL = srv.URL + "/v1"
+	r.Config.Memory.Capture = "off"
+	return r
+}
+
+// runFirstByte runs one turn in session and returns the time from the
+// Run call to the first text fragment reaching OnText.
+func runFirstByte(b *testing.B, r *Runtime, ctx context.Context, session string) time.Duration {
+	var first time.Duration
+	start := time.Now()
+	_, err := r.Run(ctx, RunRequest{Task: "hello", Session: session, OnText: func(string) {
+		if first == 0 {
+			first = time.Since(start)
+		}
+	}})
+	if err != nil || first == 0 {
+		b.Fatalf("Run: %v (first byte after %v)", err, first)
+	}
+	return first
 }
