@@ -18,4 +18,6 @@ var (
 	ErrCorrupt = errors.New("the database failed its integrity check; restore it from a backup")
 	// ErrSchemaTooNew: the database was migrated by a newer homard.
 	ErrSchemaTooNew = errors.New("the database was written by a newer homard; upgrade homard")
+	// ErrClosed: the Store was closed.
+	ErrClosed = errors.New("the database is closed")
 )

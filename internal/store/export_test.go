@@ -10,7 +10,9 @@ import (
 // tests, so production code has no way to bypass the methods above.
 
 func (s *Store) execWriter(ctx context.Context, q string, args ...any) (sql.Result, error) {
-	return s.writer.ExecContext(ctx, q, args...)
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	return s.wconn.ExecContext(ctx, q, args...)
 }
 
 func (s *Store) execReader(ctx context.Context, q string, args ...any) (sql.Result, error) {
@@ -19,12 +21,16 @@ func (s *Store) execReader(ctx context.Context, q string, args ...any) (sql.Resu
 
 // pragma reads a pragma on the writer or on a reader connection.
 func (s *Store) pragma(ctx context.Context, onWriter bool, name string) (string, error) {
-	db := s.reader
-	if onWriter {
-		db = s.writer
-	}
 	var v string
-	if err := db.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v); err != nil {
+	var err error
+	if onWriter {
+		s.wmu.Lock()
+		err = s.wconn.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
+		s.wmu.Unlock()
+	} else {
+		err = s.reader.QueryRowContext(ctx, "PRAGMA "+name).Scan(&v)
+	}
+	if err != nil {
 		return "", fmt.Errorf("pragma %s: %w", name, err)
 	}
 	return v, nil

@@ -74,27 +74,19 @@ func (tx *Tx) ReplaceMemory(owner string, units []MemoryUnit, src MemorySource) 
 	// Units first, then their terms: FTS5 flushes its pending terms to a
 	// new segment whenever another statement opens a savepoint, so
 	// interleaving the two tables would write one tiny segment per unit
-	// (and merge them all again). Each statement is prepared once on the
-	// transaction; parsing the SQL per row would cost more than the insert.
+	// (and merge them all again). Both statements come from the writer's
+	// prepared cache; parsing the SQL per row would cost more than the insert.
 	var next int64
 	if err := tx.queryRow(`SELECT coalesce(max(seq), 0) + 1 FROM memory_units`).Scan(&next); err != nil {
 		return fmt.Errorf("replace memory: %w", err)
 	}
-	ins, err := tx.tx.PrepareContext(tx.ctx, insertMemoryUnit)
-	if err != nil {
-		return fmt.Errorf("replace memory: %w", err)
-	}
-	defer ins.Close()
+	ins := txStmt{tx, insertMemoryUnit}
 	for i, u := range units {
 		if err := insertUnit(tx.ctx, ins, next+int64(i), owner, u); err != nil {
 			return err
 		}
 	}
-	fts, err := tx.tx.PrepareContext(tx.ctx, insertMemoryTerms)
-	if err != nil {
-		return fmt.Errorf("replace memory: %w", err)
-	}
-	defer fts.Close()
+	fts := txStmt{tx, insertMemoryTerms}
 	for i, u := range units {
 		if _, err := fts.ExecContext(tx.ctx, next+int64(i), u.Terms); err != nil {
 			return fmt.Errorf("index memory unit %s: %w", u.ID, err)

@@ -54,11 +54,14 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := s.writer.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	s.wmu.Lock()
+	_, err = s.wconn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
 		name       TEXT    NOT NULL,
 		applied_at INTEGER NOT NULL
-	) STRICT`); err != nil {
+	) STRICT`)
+	s.wmu.Unlock()
+	if err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
 	current, err := s.SchemaVersion(ctx)
@@ -78,7 +81,7 @@ func (s *Store) migrate(ctx context.Context) error {
 			if n > 0 {
 				return nil
 			}
-			if _, err := tx.exec(m.sql); err != nil {
+			if err := tx.script(m.sql); err != nil {
 				return err
 			}
 			_, err := tx.exec(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)`,

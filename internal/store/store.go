@@ -32,18 +32,21 @@ import (
 // Store is an open database. It is safe for concurrent use.
 type Store struct {
 	path   string
-	writer *sql.DB // exactly one connection: the only writer in this process
+	writer *sql.DB // a pool of exactly one connection, held by wconn for the Store's life
 	reader *sql.DB // read-only pool (query_only), WAL readers do not block the writer
 
-	// stmtMu guards stmts and missed. stmts are statements prepared on the
-	// writer's single connection: SQLite spends more time parsing a
-	// statement than running a small insert, and the arbiter's hot path
-	// repeats the same few. A statement cannot be prepared while a
-	// transaction holds that connection, so a miss inside a transaction
-	// runs unprepared and is prepared after the transaction ends.
-	stmtMu sync.Mutex
-	stmts  map[string]*sql.Stmt
-	missed map[string]bool
+	// wmu serialises every use of wconn: one Write (or migration step) at
+	// a time. homard holds the writer connection itself and runs BEGIN
+	// IMMEDIATE / COMMIT as prepared statements instead of using
+	// database/sql's Tx: a Tx starts a goroutine per transaction and the
+	// driver parses BEGIN and COMMIT again each time, which together cost
+	// more than the inserts of the arbiter's hot path. Holding the
+	// connection also lets a statement be prepared in the middle of a
+	// transaction (database/sql cannot: the Tx owns the pool's only
+	// connection).
+	wmu    sync.Mutex
+	wconn  *sql.Conn
+	wstmts map[string]*sql.Stmt // prepared on wconn; guarded by wmu
 
 	// readStmts caches statements prepared on the reader pool (sql.Stmt
 	// re-prepares on each pool connection as needed). Preparing a small
@@ -51,6 +54,10 @@ type Store struct {
 	readMu    sync.Mutex
 	readStmts map[string]*sql.Stmt
 }
+
+// maxWriterStmts bounds the writer's statement cache; every query text in
+// this package is a constant, so the bound is never reached in practice.
+const maxWriterStmts = 256
 
 // readRow runs a one-row query on the reader pool through a cached
 // prepared statement; if preparing fails, the error surfaces on Scan.
@@ -86,50 +93,6 @@ func (s *Store) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	}
 	s.readStmts[query] = st
 	return st, nil
-}
-
-// cachedStmt returns the prepared writer statement for query, or nil
-// (and remembers the miss) if it has not been prepared yet.
-func (s *Store) cachedStmt(query string) *sql.Stmt {
-	s.stmtMu.Lock()
-	defer s.stmtMu.Unlock()
-	if st, ok := s.stmts[query]; ok {
-		return st
-	}
-	if s.missed == nil {
-		s.missed = make(map[string]bool)
-	}
-	s.missed[query] = true
-	return nil
-}
-
-// prepareMissed prepares the statements that missed the cache. It runs
-// after a transaction, when the writer connection is free; it never holds
-// stmtMu while waiting for the connection.
-func (s *Store) prepareMissed(ctx context.Context) {
-	s.stmtMu.Lock()
-	var todo []string
-	for q := range s.missed {
-		todo = append(todo, q)
-	}
-	s.missed = nil
-	s.stmtMu.Unlock()
-	for _, q := range todo {
-		st, err := s.writer.PrepareContext(ctx, q)
-		if err != nil {
-			continue // the statement keeps running unprepared
-		}
-		s.stmtMu.Lock()
-		if s.stmts == nil {
-			s.stmts = make(map[string]*sql.Stmt)
-		}
-		if _, dup := s.stmts[q]; dup {
-			st.Close()
-		} else {
-			s.stmts[q] = st
-		}
-		s.stmtMu.Unlock()
-	}
 }
 
 // busyTimeout is how long a connection waits for a lock held by another
@@ -183,14 +146,14 @@ func Open(ctx context.Context, path string) (*Store, error) {
 		return nil, fmt.Errorf("open store: create file: %w", err)
 	}
 
-	writer, err := openDB(abs, url.Values{"_txlock": {"immediate"}})
+	writer, err := openDB(abs, nil)
 	if err != nil {
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
 	}
-	// One writer connection: writes queue in database/sql instead of
-	// fighting over the file lock, and BEGIN IMMEDIATE (_txlock) takes the
-	// write lock at the start of a transaction, so a read-then-write
-	// transaction can never fail half-way with SQLITE_BUSY.
+	// One writer connection, held by the Store: writes queue on wmu
+	// instead of fighting over the file lock, and Write's BEGIN IMMEDIATE
+	// takes the write lock at the start of a transaction, so a
+	// read-then-write transaction can never fail half-way with SQLITE_BUSY.
 	writer.SetMaxOpenConns(1)
 	writer.SetMaxIdleConns(1)
 	writer.SetConnMaxLifetime(0)
@@ -206,6 +169,10 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	reader.SetMaxOpenConns(max(4, runtime.NumCPU()))
 
 	s := &Store{path: abs, writer: writer, reader: reader}
+	if s.wconn, err = writer.Conn(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open store %s: %w", abs, err)
+	}
 	if err := s.init(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
@@ -227,7 +194,10 @@ func openDB(path string, extra url.Values) (*sql.DB, error) {
 
 func (s *Store) init(ctx context.Context) error {
 	var mode string
-	if err := s.writer.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+	s.wmu.Lock()
+	err := s.wconn.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode)
+	s.wmu.Unlock()
+	if err != nil {
 		return fmt.Errorf("read journal mode: %w", err)
 	}
 	if !strings.EqualFold(mode, "wal") {
@@ -240,15 +210,19 @@ func (s *Store) init(ctx context.Context) error {
 func (s *Store) Path() string { return s.path }
 
 // Close closes both pools. The last connection to close checkpoints the
-// WAL into the database file.
+// WAL into the database file. A Write after Close fails with ErrClosed.
 func (s *Store) Close() error {
-	s.stmtMu.Lock()
 	var errs []error
-	for _, st := range s.stmts {
+	s.wmu.Lock()
+	for _, st := range s.wstmts {
 		errs = append(errs, st.Close())
 	}
-	s.stmts = nil
-	s.stmtMu.Unlock()
+	s.wstmts = nil
+	if s.wconn != nil {
+		errs = append(errs, s.wconn.Close())
+		s.wconn = nil
+	}
+	s.wmu.Unlock()
 	s.readMu.Lock()
 	for _, st := range s.readStmts {
 		errs = append(errs, st.Close())
@@ -261,59 +235,146 @@ func (s *Store) Close() error {
 // Tx is one write transaction, valid only inside the function given to
 // Write. Its methods fail once Write has returned.
 type Tx struct {
-	s  *Store
-	tx *sql.Tx
+	s *Store
 	// ctx is Write's context. A Tx lives only for the duration of one
 	// Write call (like an *http.Request carries its request's context),
 	// so keeping it here does not outlive the call that owns it.
 	ctx context.Context
+	// done is set when Write returns; only Write's goroutine sets it and
+	// a Tx is not for use by other goroutines.
+	done bool
 }
 
 // Write runs fn in one BEGIN IMMEDIATE transaction on the writer
 // connection. It commits when fn returns nil and rolls back when fn returns
-// an error (returned unchanged, so errors.Is works) or panics.
+// an error (returned unchanged, so errors.Is works) or panics. Write must
+// not be called from inside fn: the writer is held until fn returns.
 func (s *Store) Write(ctx context.Context, fn func(*Tx) error) (err error) {
-	sqlTx, err := s.writer.BeginTx(ctx, nil)
-	if err != nil {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if s.wconn == nil {
+		return fmt.Errorf("begin write: %w", ErrClosed)
+	}
+	if _, err := s.wexec(ctx, "BEGIN IMMEDIATE"); err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
-	// Runs last, once the transaction has released the connection.
-	defer s.prepareMissed(context.WithoutCancel(ctx))
-	done := false
+	tx := &Tx{s: s, ctx: ctx}
+	finished := false
 	defer func() {
-		if !done {
-			sqlTx.Rollback() // fn panicked; the panic continues
+		tx.done = true
+		if !finished {
+			s.rollback() // fn panicked; the panic continues
 		}
 	}()
-	if err := fn(&Tx{s: s, tx: sqlTx, ctx: ctx}); err != nil {
-		done = true
-		if rbErr := sqlTx.Rollback(); rbErr != nil && !errors.Is(rbErr, sql.ErrTxDone) {
+	if err := fn(tx); err != nil {
+		finished = true
+		if rbErr := s.rollback(); rbErr != nil {
 			return errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
 		}
 		return err
 	}
-	done = true
-	if err := sqlTx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
+	finished = true
+	if _, err := s.wexec(ctx, "COMMIT"); err != nil {
+		// A failed COMMIT (cancelled, SQLITE_BUSY, disk full) may leave
+		// the transaction open; never leave it for the next Write.
+		return errors.Join(fmt.Errorf("commit: %w", err), s.rollback())
 	}
 	return nil
 }
 
-// exec runs a statement in the transaction, from the prepared cache: on
-// the writer's single connection database/sql reuses the prepared
-// statement instead of parsing the SQL again.
-func (tx *Tx) exec(query string, args ...any) (sql.Result, error) {
-	if st := tx.s.cachedStmt(query); st != nil {
-		return tx.tx.StmtContext(tx.ctx, st).ExecContext(tx.ctx, args...)
+// rollback ends the open transaction, if any. It ignores the caller's
+// cancellation: a transaction must not outlive its Write.
+func (s *Store) rollback() error {
+	_, err := s.wexec(context.Background(), "ROLLBACK")
+	if err != nil && strings.Contains(err.Error(), "no transaction is active") {
+		return nil // SQLite already rolled back (e.g. after an I/O error)
 	}
-	return tx.tx.ExecContext(tx.ctx, query, args...)
+	return err
 }
 
-func (tx *Tx) queryRow(query string, args ...any) *sql.Row {
-	if st := tx.s.cachedStmt(query); st != nil {
-		return tx.tx.StmtContext(tx.ctx, st).QueryRowContext(tx.ctx, args...)
+// wstmt returns the statement for query prepared on the writer connection,
+// preparing it on first use, or nil when the cache is full (the caller
+// then runs the query unprepared). The caller holds wmu.
+func (s *Store) wstmt(ctx context.Context, query string) (*sql.Stmt, error) {
+	if st, ok := s.wstmts[query]; ok {
+		return st, nil
 	}
-	return tx.tx.QueryRowContext(tx.ctx, query, args...)
+	if len(s.wstmts) >= maxWriterStmts {
+		return nil, nil
+	}
+	st, err := s.wconn.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if s.wstmts == nil {
+		s.wstmts = make(map[string]*sql.Stmt)
+	}
+	s.wstmts[query] = st
+	return st, nil
+}
+
+// wexec runs one statement on the writer connection through the statement
+// cache. The caller holds wmu.
+func (s *Store) wexec(ctx context.Context, query string, args ...any) (sql.Result, error) {
+	st, err := s.wstmt(ctx, query)
+	switch {
+	case err != nil:
+		return nil, err
+	case st == nil:
+		return s.wconn.ExecContext(ctx, query, args...)
+	}
+	return st.ExecContext(ctx, args...)
+}
+
+// errTxDone is returned by a Tx used after its Write returned.
+var errTxDone = errors.New("store: transaction used after its Write returned")
+
+// exec runs a statement in the transaction, from the writer's prepared
+// statement cache: SQLite spends more time parsing a small statement than
+// running it.
+func (tx *Tx) exec(query string, args ...any) (sql.Result, error) {
+	if tx.done {
+		return nil, errTxDone
+	}
+	return tx.s.wexec(tx.ctx, query, args...)
+}
+
+// script runs SQL that may hold several statements (a migration), without
+// caching it.
+func (tx *Tx) script(query string) error {
+	if tx.done {
+		return errTxDone
+	}
+	_, err := tx.s.wconn.ExecContext(tx.ctx, query)
+	return err
+}
+
+// row is the result of queryRow: a *sql.Row, or the error that kept the
+// query from running.
+type row struct {
+	r   *sql.Row
+	err error
+}
+
+func (r row) Scan(dest ...any) error {
+	if r.err != nil {
+		return r.err
+	}
+	return r.r.Scan(dest...)
+}
+
+func (tx *Tx) queryRow(query string, args ...any) row {
+	if tx.done {
+		return row{err: errTxDone}
+	}
+	st, err := tx.s.wstmt(tx.ctx, query)
+	switch {
+	case err != nil:
+		return row{err: err}
+	case st == nil:
+		return row{r: tx.s.wconn.QueryRowContext(tx.ctx, query, args...)}
+	}
+	return row{r: st.QueryRowContext(tx.ctx, args...)}
 }
 
 // Integrity runs PRAGMA integrity_check and foreign_key_check and returns
