@@ -5,13 +5,10 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
-	"strings"
 
-	"github.com/gowebpki/jcs"
-
+	
 	"github.com/homard/homard/internal/policy"
 )
 
@@ -29,6 +26,7 @@ type Plan struct {
 	targets   []string
 	command   []string
 	canonical []byte
+	body      []byte // the body's bytes within canonical
 	hash      [sha256.Size]byte
 }
 
@@ -57,18 +55,32 @@ func NewPlan(s PlanSpec) (Plan, error) {
 	targets := slices.Clone(s.Targets)
 	slices.Sort(targets)
 	targets = slices.Compact(targets)
-	canonical, err := Canonical(struct {
-		Tool     string   `json:"tool"`
-		Action   string   `json:"action"`
-		Risk     string   `json:"risk"`
-		ReadOnly bool     `json:"read_only"`
-		Targets  []string `json:"targets"`
-		Command  []string `json:"command,omitempty"`
-		Body     any      `json:"body"`
-	}{s.Tool, string(s.Action), s.Risk.String(), s.ReadOnly, nonNil(targets), s.Command, s.Body})
+	body, err := Canonical(s.Body)
 	if err != nil {
 		return Plan{}, fmt.Errorf("plan for %s: %w", s.Tool, err)
 	}
+	// The envelope's member names are fixed, so it is written directly in
+	// RFC 8785 member order around the canonical body; TestPlanCanonicalForm
+	// and FuzzPlanHash check it against the general canonicalizer.
+	canonical := make([]byte, 0, len(body)+128)
+	canonical = append(canonical, `{"action":`...)
+	canonical = appendJCSText(canonical, string(s.Action))
+	canonical = append(canonical, `,"body":`...)
+	bodyAt := len(canonical)
+	canonical = append(canonical, body...)
+	if len(s.Command) > 0 {
+		canonical = append(canonical, `,"command":`...)
+		canonical = appendJCSStrings(canonical, s.Command)
+	}
+	canonical = append(canonical, `,"read_only":`...)
+	canonical = strconv.AppendBool(canonical, s.ReadOnly)
+	canonical = append(canonical, `,"risk":`...)
+	canonical = appendJCSText(canonical, s.Risk.String())
+	canonical = append(canonical, `,"targets":`...)
+	canonical = appendJCSStrings(canonical, targets)
+	canonical = append(canonical, `,"tool":`...)
+	canonical = appendJCSText(canonical, s.Tool)
+	canonical = append(canonical, '}')
 	return Plan{
 		tool:      s.Tool,
 		action:    s.Action,
@@ -78,63 +90,23 @@ func NewPlan(s PlanSpec) (Plan, error) {
 		targets:   targets,
 		command:   slices.Clone(s.Command),
 		canonical: canonical,
+		body:      canonical[bodyAt : bodyAt+len(body) : bodyAt+len(body)],
 		hash:      sha256.Sum256(canonical),
 	}, nil
 }
 
-// exactNumbers checks that RFC 8785 keeps the value of every number in raw:
-// an integer must be written as the shortest form of its float64 (so
-// 2^53+1, or 2^60, which RFC 8785 prints as 1152921504606847000, is
-// refused), a fraction must be a finite float64, and -0 is refused.
-//
-// raw is json.Marshal output, so it is valid JSON: a byte scan that skips
-// string literals finds every number without a tokenizer, which matters on
-// the hot path (a write_file plan is mostly one long string).
-func exactNumbers(raw []byte) error {
-	for i := 0; i < len(raw); i++ {
-		c := raw[i]
-		if c == '"' {
-			for i++; i < len(raw) && raw[i] != '"'; i++ {
-				if raw[i] == '\\' {
-					i++
-				}
-			}
-			continue
+// appendJCSStrings writes ss as a JSON array of RFC 8785 strings.
+func appendJCSStrings(out []byte, ss []string) []byte {
+	out = append(out, '[')
+	for i, s := range ss {
+		if i > 0 {
+			out = append(out, ',')
 		}
-		if c != '-' && (c < '0' || c > '9') {
-			continue
-		}
-		j := i
-		for j < len(raw) && strings.IndexByte("+-.eE0123456789", raw[j]) >= 0 {
-			j++
-		}
-		if err := exactNumber(string(raw[i:j])); err != nil {
-			return err
-		}
-		i = j - 1
+		out = appendJCSText(out, s)
 	}
-	return nil
+	return append(out, ']')
 }
 
-func exactNumber(n string) error {
-	f, err := strconv.ParseFloat(n, 64)
-	exact := err == nil && !(f == 0 && math.Signbit(f))
-	if exact && !strings.ContainsAny(n, ".eE") {
-		short, _ := json.Marshal(f) // finite, so no error
-		exact = string(short) == n
-	}
-	if !exact {
-		return fmt.Errorf("canonicalize: number %s has no exact RFC 8785 form; encode it as a string", n)
-	}
-	return nil
-}
-
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
 
 // Canonical returns the RFC 8785 (JCS) form of v's JSON encoding. RFC 8785
 // numbers are IEEE 754 doubles, so a number the canonical form would change
@@ -146,14 +118,7 @@ func Canonical(v any) ([]byte, error) {
 	if err != nil {
 		return nil, fmt.Errorf("encode: %w", err)
 	}
-	if err := exactNumbers(raw); err != nil {
-		return nil, err
-	}
-	out, err := jcs.Transform(raw)
-	if err != nil {
-		return nil, fmt.Errorf("canonicalize: %w", err)
-	}
-	return out, nil
+	return canonicalize(raw)
 }
 
 func (p Plan) Tool() string          { return p.tool }
@@ -180,13 +145,7 @@ func (p Plan) IsZero() bool { return p.canonical == nil }
 // Decode reads the Plan's body back into dst, so Run executes exactly the
 // bytes that were hashed and approved.
 func (p Plan) Decode(dst any) error {
-	var env struct {
-		Body json.RawMessage `json:"body"`
-	}
-	if err := json.Unmarshal(p.canonical, &env); err != nil {
-		return fmt.Errorf("decode plan: %w", err)
-	}
-	if err := json.Unmarshal(env.Body, dst); err != nil {
+	if err := json.Unmarshal(p.body, dst); err != nil {
 		return fmt.Errorf("decode plan body: %w", err)
 	}
 	return nil
