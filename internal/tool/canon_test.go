@@ -108,8 +108,8 @@ func TestCanonicalizeMarshalOutput(t *testing.T) {
 func BenchmarkNewPlan(b *testing.B) {
 	type body struct {
 		File   struct{ Root, Rel string } `json:"file"`
-		Offset int                       `json:"offset"`
-		Limit  int                       `json:"limit"`
+		Offset int                        `json:"offset"`
+		Limit  int                        `json:"limit"`
 	}
 	var bd body
 	bd.File.Root, bd.File.Rel, bd.Offset, bd.Limit = "main", "notes/small.txt", 1, 2000

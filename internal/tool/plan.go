@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 
-	
 	"github.com/homard/homard/internal/policy"
 )
 
@@ -106,7 +105,6 @@ func appendJCSStrings(out []byte, ss []string) []byte {
 	}
 	return append(out, ']')
 }
-
 
 // Canonical returns the RFC 8785 (JCS) form of v's JSON encoding. RFC 8785
 // numbers are IEEE 754 doubles, so a number the canonical form would change
