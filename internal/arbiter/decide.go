@@ -195,16 +195,19 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 			return a.finish(ctx, c)
 		}
 	} else {
-		c.runID = newID("run_")
 		now := a.o.Now()
 		err := a.o.Store.Write(ctx, func(tx *store.Tx) error {
 			if err := tx.EnsureSession(c.p.Caller.Session, c.p.Caller.Owner, now); err != nil {
 				return err
 			}
-			return tx.InsertToolRun(a.runRow(c, store.RunRunning))
+			id, err := tx.InsertToolRun(a.runRow(c, store.RunRunning))
+			c.runID = id
+			return err
 		})
+		if err != nil {
+			c.runID = "" // rolled back
+		}
 		if errors.Is(err, store.ErrSessionOwner) {
-			c.runID = ""
 			c.out = Outcome{Decision: Denied, Rule: "limit.session-owner", Reason: "session " + c.p.Caller.Session + " belongs to another owner"}
 			return a.finish(ctx, c)
 		}
@@ -270,7 +273,7 @@ func (a *Arbiter) runRow(c *call, status string) store.ToolRun {
 	}
 	return store.ToolRun{
 		Result: result, IsError: isErr,
-		ID: c.runID, SessionID: c.p.Caller.Session, Owner: c.p.Caller.Owner, Tool: c.plan.Tool(),
+		SessionID: c.p.Caller.Session, Owner: c.p.Caller.Owner, Tool: c.plan.Tool(),
 		PlanHash: c.plan.Hash(), Plan: []byte(a.o.Redactor.Redact(string(c.plan.Canonical()))),
 		Display: a.o.Redactor.Redact(c.plan.Display()), Status: status,
 		Decision: string(c.out.Decision), Rule: c.out.Rule, Reason: c.out.Reason, ApprovalID: c.out.ApprovalID,
@@ -289,6 +292,7 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 		Args: capText(a.o.Redactor.Redact(normalizeArgs(c.p.Args)), a.o.MaxAuditArgs), PlanHash: c.out.PlanHash,
 		ApprovalID: c.out.ApprovalID,
 	}
+	inserted := false
 	err := a.o.Store.Write(ctx, func(tx *store.Tx) error {
 		switch {
 		case c.runID != "":
@@ -314,11 +318,11 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 					return err
 				}
 			}
-			c.runID = newID("run_")
-			if err := tx.InsertToolRun(a.runRow(c, c.status)); err != nil {
+			id, err := tx.InsertToolRun(a.runRow(c, c.status))
+			if err != nil {
 				return err
 			}
-			rec.RunID = c.runID
+			c.runID, rec.RunID, inserted = id, id, true
 		}
 		if c.artifact != nil {
 			c.artifact.ToolRun, c.artifact.CreatedAt = c.runID, now
@@ -334,6 +338,9 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 		return nil
 	})
 	if err != nil {
+		if inserted {
+			c.runID = "" // rolled back with the audit record
+		}
 		return fmt.Errorf("arbiter: audit: %w", err)
 	}
 	if c.runID != "" {

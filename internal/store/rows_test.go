@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -12,8 +13,9 @@ import (
 func TestToolRunLifecycle(t *testing.T) {
 	s := openTest(t)
 	ctx := t.Context()
+	var id string
 	run := ToolRun{
-		ID: "run1", SessionID: "s1", Owner: "alice", Tool: "write_file", PlanHash: "abc",
+		SessionID: "s1", Owner: "alice", Tool: "write_file", PlanHash: "abc",
 		Plan: []byte(`{"body":{"path":"a.md"}}`), Display: "write a.md", Status: RunRequested,
 		Decision: "ask", Rule: "mode.safe", Reason: "safe mode asks", CreatedAt: t0,
 	}
@@ -21,21 +23,23 @@ func TestToolRunLifecycle(t *testing.T) {
 		if err := tx.EnsureSession("s1", "alice", t0); err != nil {
 			return err
 		}
-		return tx.InsertToolRun(run)
+		var err error
+		id, err = tx.InsertToolRun(run)
+		return err
 	})
-	got, err := s.GetToolRun(ctx, "run1")
+	got, err := s.GetToolRun(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := run
-	want.UpdatedAt = t0
+	want.ID, want.UpdatedAt = id, t0
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("GetToolRun = %+v\nwant %+v", got, want)
 	}
 
 	update := func(status string, now time.Time) error {
 		return s.Write(ctx, func(tx *Tx) error {
-			return tx.UpdateToolRun("run1", status, "out:"+status, status == RunFailed, now)
+			return tx.UpdateToolRun(id, status, "out:"+status, status == RunFailed, now)
 		})
 	}
 	for i, st := range []string{RunApproved, RunRunning, RunFailed} {
@@ -43,7 +47,7 @@ func TestToolRunLifecycle(t *testing.T) {
 			t.Fatalf("UpdateToolRun(%s): %v", st, err)
 		}
 	}
-	got, _ = s.GetToolRun(ctx, "run1")
+	got, _ = s.GetToolRun(ctx, id)
 	if got.Status != RunFailed || got.Result != "out:failed" || !got.IsError || !got.UpdatedAt.Equal(t0.Add(3*time.Second)) {
 		t.Errorf("after updates: %+v", got)
 	}
@@ -58,14 +62,17 @@ func TestToolRunLifecycle(t *testing.T) {
 func TestToolRunStatusMovesForwardOnly(t *testing.T) {
 	s := openTest(t)
 	ctx := t.Context()
+	var id string
 	write(t, s, func(tx *Tx) error {
 		if err := tx.EnsureSession("s1", "alice", t0); err != nil {
 			return err
 		}
-		return tx.InsertToolRun(ToolRun{ID: "r", SessionID: "s1", Owner: "alice", Status: RunRunning, CreatedAt: t0})
+		var err error
+		id, err = tx.InsertToolRun(ToolRun{SessionID: "s1", Owner: "alice", Status: RunRunning, CreatedAt: t0})
+		return err
 	})
 	for _, st := range []string{RunRequested, RunApproved, RunRunning, "exploded"} {
-		err := s.Write(ctx, func(tx *Tx) error { return tx.UpdateToolRun("r", st, "", false, t0) })
+		err := s.Write(ctx, func(tx *Tx) error { return tx.UpdateToolRun(id, st, "", false, t0) })
 		if !errors.Is(err, ErrRunStatus) {
 			t.Errorf("running → %s = %v; want ErrRunStatus", st, err)
 		}
@@ -77,13 +84,15 @@ func TestInsertToolRunChecksSessionOwner(t *testing.T) {
 	ctx := t.Context()
 	write(t, s, func(tx *Tx) error { return tx.EnsureSession("s1", "alice", t0) })
 	err := s.Write(ctx, func(tx *Tx) error {
-		return tx.InsertToolRun(ToolRun{ID: "r", SessionID: "s1", Owner: "mallory", Status: RunRequested, CreatedAt: t0})
+		_, err := tx.InsertToolRun(ToolRun{SessionID: "s1", Owner: "mallory", Status: RunRequested, CreatedAt: t0})
+		return err
 	})
 	if !errors.Is(err, ErrSessionOwner) {
 		t.Errorf("InsertToolRun into another owner's session = %v; want ErrSessionOwner", err)
 	}
 	err = s.Write(ctx, func(tx *Tx) error {
-		return tx.InsertToolRun(ToolRun{ID: "r", SessionID: "s1", Owner: "alice", Status: "weird", CreatedAt: t0})
+		_, err := tx.InsertToolRun(ToolRun{SessionID: "s1", Owner: "alice", Status: "weird", CreatedAt: t0})
+		return err
 	})
 	if !errors.Is(err, ErrRunStatus) {
 		t.Errorf("InsertToolRun with unknown status = %v; want ErrRunStatus", err)
@@ -97,9 +106,9 @@ func TestListToolRunsNewestFirst(t *testing.T) {
 			return err
 		}
 		for i := range 5 {
-			r := ToolRun{ID: fmt.Sprint("r", i), SessionID: "s1", Owner: "alice", Status: RunRequested,
+			r := ToolRun{SessionID: "s1", Owner: "alice", Status: RunRequested, Tool: fmt.Sprint("t", i),
 				CreatedAt: t0.Add(time.Duration(i) * time.Minute)}
-			if err := tx.InsertToolRun(r); err != nil {
+			if _, err := tx.InsertToolRun(r); err != nil {
 				return err
 			}
 		}
@@ -111,9 +120,9 @@ func TestListToolRunsNewestFirst(t *testing.T) {
 	}
 	var ids []string
 	for _, r := range got {
-		ids = append(ids, r.ID)
+		ids = append(ids, r.ID+":"+r.Tool)
 	}
-	if want := []string{"r4", "r3", "r2"}; !reflect.DeepEqual(ids, want) {
+	if want := []string{"run_5:t4", "run_4:t3", "run_3:t2"}; !reflect.DeepEqual(ids, want) {
 		t.Errorf("ListToolRuns(3) = %v; want %v", ids, want)
 	}
 }
@@ -356,5 +365,95 @@ func TestAuditAppendOnly(t *testing.T) {
 	rows, err := s.ListAudit(ctx, 1, 1)
 	if err != nil || len(rows) != 1 || rows[0].Seq != 2 || !rows[0].Time.Equal(t0) {
 		t.Errorf("ListAudit(after 1, limit 1) = %+v, %v; want seq 2", rows, err)
+	}
+}
+
+// TestToolRunIDsAcrossMigration8 builds a database as homard left it before
+// migration 0008 (random TEXT run ids), opens it, and checks that the old
+// runs keep their ids and that new runs are numbered after them.
+func TestToolRunIDsAcrossMigration8(t *testing.T) {
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "homard.db")
+	db, err := openDB(path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ms, err := loadMigrations()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY,
+		name TEXT NOT NULL, applied_at INTEGER NOT NULL) STRICT`); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range ms[:7] {
+		if _, err := db.ExecContext(ctx, m.sql); err != nil {
+			t.Fatalf("%s: %v", m.name, err)
+		}
+		if _, err := db.ExecContext(ctx, `INSERT INTO schema_migrations VALUES (?, ?, 1)`, m.version, m.name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Two runs with ids as arbiter.newID made them; the second is all
+	// digits, which must not be mistaken for a numbered run.
+	legacy := []string{"run_0a1b2c3d4e5f6a7b", "run_1234567890123456"}
+	if _, err := db.ExecContext(ctx, `INSERT INTO sessions (id, owner, created_at) VALUES ('s1', 'alice', 1)`); err != nil {
+		t.Fatal(err)
+	}
+	for i, id := range legacy {
+		if _, err := db.ExecContext(ctx, `INSERT INTO tool_runs (id, session_id, owner, tool, plan_hash, plan, display,
+			status, decision, rule, reason, created_at, updated_at)
+			VALUES (?, 's1', 'alice', ?, 'h', '{}', '', 'running', 'ran', '', '', 1, 1)`, id, fmt.Sprint("old", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := db.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	s, err := Open(ctx, path)
+	if err != nil {
+		t.Fatalf("Open (migration 0008): %v", err)
+	}
+	defer s.Close()
+	for i, id := range legacy {
+		r, err := s.GetToolRun(ctx, id)
+		if err != nil || r.ID != id || r.Tool != fmt.Sprint("old", i) {
+			t.Fatalf("GetToolRun(%s) after 0008 = %+v, %v", id, r, err)
+		}
+	}
+	var fresh string
+	write(t, s, func(tx *Tx) error {
+		if err := tx.UpdateToolRun(legacy[1], RunSucceeded, "done", false, t0); err != nil {
+			return err
+		}
+		var err error
+		fresh, err = tx.InsertToolRun(ToolRun{SessionID: "s1", Owner: "alice", Tool: "new", Status: RunRunning, CreatedAt: t0})
+		return err
+	})
+	if fresh != "run_3" {
+		t.Errorf("first run after two old ones = %q; want run_3", fresh)
+	}
+	if r, _ := s.GetToolRun(ctx, legacy[1]); r.Status != RunSucceeded || r.Result != "done" {
+		t.Errorf("old run after UpdateToolRun = %+v", r)
+	}
+	if r, _ := s.GetToolRun(ctx, legacy[0]); r.Status != RunRunning {
+		t.Errorf("UpdateToolRun of one old run changed another: %+v", r)
+	}
+	runs, err := s.ListToolRuns(ctx, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ids []string
+	for _, r := range runs {
+		ids = append(ids, r.ID)
+	}
+	if want := []string{"run_3", legacy[1], legacy[0]}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("ListToolRuns = %v; want %v", ids, want)
+	}
+	for _, id := range []string{"run_0", "run_03", "run_", "run_4", "3", "run_99999999999999999999"} {
+		if _, err := s.GetToolRun(ctx, id); !errors.Is(err, ErrNotFound) {
+			t.Errorf("GetToolRun(%q) = %v; want ErrNotFound", id, err)
+		}
 	}
 }

@@ -259,8 +259,9 @@ func TestForeignKeysEnforced(t *testing.T) {
 	}
 	// Through InsertToolRun: an approval id that does not exist.
 	err = s.Write(ctx, func(tx *Tx) error {
-		return tx.InsertToolRun(ToolRun{ID: "r2", SessionID: "s1", Owner: "alice", Status: RunRequested,
+		_, err := tx.InsertToolRun(ToolRun{SessionID: "s1", Owner: "alice", Status: RunRequested,
 			ApprovalID: "ap_missing", CreatedAt: t0})
+		return err
 	})
 	if err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
 		t.Errorf("InsertToolRun with a missing approval = %v; want a FOREIGN KEY error", err)

@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -55,14 +57,15 @@ type ToolRun struct {
 	UpdatedAt  time.Time
 }
 
-// InsertToolRun records a new run. The session must exist (EnsureSession)
-// and belong to r.Owner.
-func (tx *Tx) InsertToolRun(r ToolRun) error {
-	if r.ID == "" {
-		return fmt.Errorf("insert tool run: empty id")
+// InsertToolRun records a new run and returns its id, which the store
+// assigns (r.ID must be empty): "run_" and a number that only grows. The
+// session must exist (EnsureSession) and belong to r.Owner.
+func (tx *Tx) InsertToolRun(r ToolRun) (string, error) {
+	if r.ID != "" {
+		return "", fmt.Errorf("insert tool run: the store assigns run ids; got %q", r.ID)
 	}
 	if _, ok := runStage[r.Status]; !ok {
-		return fmt.Errorf("insert tool run %s: %w: unknown status %q", r.ID, ErrRunStatus, r.Status)
+		return "", fmt.Errorf("insert tool run: %w: unknown status %q", ErrRunStatus, r.Status)
 	}
 	updated := r.UpdatedAt
 	if updated.IsZero() {
@@ -70,31 +73,59 @@ func (tx *Tx) InsertToolRun(r ToolRun) error {
 	}
 	// One statement on the hot path: the row is inserted only if the
 	// session exists and is r.Owner's; why it was not is asked only then.
-	res, err := tx.exec(`INSERT INTO tool_runs (id, session_id, owner, tool, plan_hash, plan, display, status,
+	res, err := tx.exec(`INSERT INTO tool_runs (session_id, owner, tool, plan_hash, plan, display, status,
 		decision, rule, reason, approval_id, result, is_error, created_at, updated_at)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-		WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?2 AND owner = ?3)`,
-		r.ID, r.SessionID, r.Owner, r.Tool, r.PlanHash, string(r.Plan), r.Display, r.Status,
+		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
+		WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1 AND owner = ?2)`,
+		r.SessionID, r.Owner, r.Tool, r.PlanHash, string(r.Plan), r.Display, r.Status,
 		r.Decision, r.Rule, r.Reason, nullString(r.ApprovalID), r.Result, r.IsError,
 		nanos(r.CreatedAt), nanos(updated))
 	if err != nil {
-		return fmt.Errorf("insert tool run %s: %w", r.ID, err)
+		return "", fmt.Errorf("insert tool run: %w", err)
 	}
 	if n, err := res.RowsAffected(); err != nil {
-		return fmt.Errorf("insert tool run %s: %w", r.ID, err)
+		return "", fmt.Errorf("insert tool run: %w", err)
 	} else if n == 1 {
-		return nil
+		seq, err := res.LastInsertId()
+		if err != nil {
+			return "", fmt.Errorf("insert tool run: %w", err)
+		}
+		return runIDPrefix + strconv.FormatInt(seq, 10), nil
 	}
 	var owner string
 	err = tx.queryRow(`SELECT owner FROM sessions WHERE id = ?`, r.SessionID).Scan(&owner)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("insert tool run %s: session %s: %w", r.ID, r.SessionID, ErrNotFound)
+		return "", fmt.Errorf("insert tool run: session %s: %w", r.SessionID, ErrNotFound)
 	case err != nil:
-		return fmt.Errorf("insert tool run %s: %w", r.ID, err)
+		return "", fmt.Errorf("insert tool run: %w", err)
 	}
-	return fmt.Errorf("insert tool run %s: %w", r.ID, ErrSessionOwner)
+	return "", fmt.Errorf("insert tool run: %w", ErrSessionOwner)
 }
+
+const runIDPrefix = "run_"
+
+// runSeq returns the seq a run id since migration 0008 names, or -1. An id
+// from before (run_ and 16 random hex digits) may read as a number too, but
+// seq never gets near 16 digits, and runs with a stored id are found by it.
+func runSeq(id string) int64 {
+	digits, ok := strings.CutPrefix(id, runIDPrefix)
+	if !ok || digits == "" || digits[0] == '0' || len(digits) > 15 {
+		return -1
+	}
+	n, err := strconv.ParseInt(digits, 10, 64)
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// runWhere selects a run by id: a numbered run by seq (its rowid), an
+// older run through its stored id. Its two parameters come from runKey.
+const runWhere = `((id IS NULL AND seq = ?1) OR id = ?2)`
+
+// runKey is the parameters of runWhere for id.
+func runKey(id string) []any { return []any{runSeq(id), id} }
 
 // UpdateToolRun moves a run to status and records its result. It returns
 // ErrNotFound for an unknown id, ErrRunFinished if the run already has a
@@ -104,8 +135,9 @@ func (tx *Tx) UpdateToolRun(id, status, result string, isError bool, now time.Ti
 	if !ok {
 		return fmt.Errorf("update tool run %s: %w: unknown status %q", id, ErrRunStatus, status)
 	}
+	var seq int64
 	var cur string
-	err := tx.queryRow(`SELECT status FROM tool_runs WHERE id = ?`, id).Scan(&cur)
+	err := tx.queryRow(`SELECT seq, status FROM tool_runs WHERE `+runWhere, runKey(id)...).Scan(&seq, &cur)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("update tool run %s: %w", id, ErrNotFound)
 	}
@@ -121,7 +153,7 @@ func (tx *Tx) UpdateToolRun(id, status, result string, isError bool, now time.Ti
 	// The status condition repeats the check above in SQL so the update
 	// cannot apply to a row that changed in between.
 	res, err := tx.exec(`UPDATE tool_runs SET status = ?, result = ?, is_error = ?, updated_at = ?
-		WHERE id = ? AND status = ?`, status, result, isError, nanos(now), id, cur)
+		WHERE seq = ? AND status = ?`, status, result, isError, nanos(now), seq, cur)
 	if err != nil {
 		return fmt.Errorf("update tool run %s: %w", id, err)
 	}
@@ -131,7 +163,7 @@ func (tx *Tx) UpdateToolRun(id, status, result string, isError bool, now time.Ti
 	return nil
 }
 
-const toolRunColumns = `id, session_id, owner, tool, plan_hash, plan, display, status, decision, rule,
+const toolRunColumns = `coalesce(id, '` + runIDPrefix + `' || seq), session_id, owner, tool, plan_hash, plan, display, status, decision, rule,
 	reason, coalesce(approval_id, ''), result, is_error, created_at, updated_at`
 
 func scanToolRun(sc interface{ Scan(...any) error }) (ToolRun, error) {
@@ -150,7 +182,7 @@ func scanToolRun(sc interface{ Scan(...any) error }) (ToolRun, error) {
 
 // GetToolRun returns one run or ErrNotFound.
 func (s *Store) GetToolRun(ctx context.Context, id string) (ToolRun, error) {
-	r, err := scanToolRun(s.readRow(ctx, `SELECT `+toolRunColumns+` FROM tool_runs WHERE id = ?`, id))
+	r, err := scanToolRun(s.readRow(ctx, `SELECT `+toolRunColumns+` FROM tool_runs WHERE `+runWhere, runKey(id)...))
 	if errors.Is(err, sql.ErrNoRows) {
 		return ToolRun{}, fmt.Errorf("get tool run %s: %w", id, ErrNotFound)
 	}
@@ -160,12 +192,12 @@ func (s *Store) GetToolRun(ctx context.Context, id string) (ToolRun, error) {
 	return r, nil
 }
 
-// ListToolRuns returns the newest runs first (insertion order: rowid, so
+// ListToolRuns returns the newest runs first (insertion order: seq, so
 // no index on created_at has to be kept up to date on every insert). A limit ≤ 0 means 50; at
 // most 1000 rows are returned.
 func (s *Store) ListToolRuns(ctx context.Context, limit int) ([]ToolRun, error) {
 	rows, err := s.readRows(ctx, `SELECT `+toolRunColumns+` FROM tool_runs
-		ORDER BY rowid DESC LIMIT ?`, clampLimit(limit, 50, 1000))
+		ORDER BY seq DESC LIMIT ?`, clampLimit(limit, 50, 1000))
 	if err != nil {
 		return nil, fmt.Errorf("list tool runs: %w", err)
 	}
