@@ -278,3 +278,57 @@ func BenchmarkAppend(b *testing.B) {
 		}
 	}
 }
+
+// TestAppendFromTwoProcesses interleaves appends from two Stores on one
+// file, as the daemon and a CLI command do: each keeps the head it wrote
+// last, and the one that is behind must notice and chain onto the other's
+// record rather than fork the chain.
+func TestAppendFromTwoProcesses(t *testing.T) {
+	a, path := openTest(t)
+	b, err := store.Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	order := []*store.Store{a, a, b, a, b, b, a, a}
+	var recs []Record
+	for i, st := range order {
+		err := st.Write(t.Context(), func(tx *store.Tx) error {
+			r, err := Append(tx, sample(i+1))
+			recs = append(recs, r)
+			return err
+		})
+		if err != nil {
+			t.Fatalf("append %d: %v", i+1, err)
+		}
+	}
+	for i, r := range recs {
+		if r.Seq != int64(i+1) || i > 0 && r.PrevHash != recs[i-1].Hash {
+			t.Fatalf("record %d: seq %d prev %.8s; want seq %d after %.8s", i+1, r.Seq, r.PrevHash, i+1, recs[max(i-1, 0)].Hash)
+		}
+	}
+	if n, err := Verify(t.Context(), a); n != len(order) || err != nil {
+		t.Errorf("Verify = %d, %v; want %d, nil", n, err, len(order))
+	}
+}
+
+// TestAppendRolledBackLeavesNoHead: a record whose transaction rolls back
+// must not become the head the next append chains onto.
+func TestAppendRolledBackLeavesNoHead(t *testing.T) {
+	st, _ := openTest(t)
+	appendN(t, st, 2)
+	boom := errors.New("boom")
+	err := st.Write(t.Context(), func(tx *store.Tx) error {
+		if _, err := Append(tx, sample(3)); err != nil {
+			return err
+		}
+		return boom
+	})
+	if !errors.Is(err, boom) {
+		t.Fatalf("Write = %v; want boom", err)
+	}
+	appendN(t, st, 1)
+	if n, err := Verify(t.Context(), st); n != 3 || err != nil {
+		t.Errorf("Verify = %d, %v; want 3, nil", n, err)
+	}
+}
