@@ -8,6 +8,7 @@ import (
 	"io"
 	"reflect"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -117,7 +118,22 @@ type field struct {
 // embedded structs without a json name, promoted unless a shallower field,
 // or a tagged one at the same depth, has the same name. Names that stay
 // ambiguous are left out, as encoding/json ignores them.
+//
+// The result is cached per type and must not be modified.
 func fields(t reflect.Type) map[string]field {
+	if m, ok := fieldCache.Load(t); ok {
+		return m.(map[string]field)
+	}
+	m, _ := fieldCache.LoadOrStore(t, buildFields(t))
+	return m.(map[string]field)
+}
+
+// fieldCache maps a struct type to its fields: the set of parameter types
+// is fixed (one per tool), and building it costs more than decoding a
+// small call.
+var fieldCache sync.Map // reflect.Type → map[string]field
+
+func buildFields(t reflect.Type) map[string]field {
 	type candidate struct {
 		field
 		depth  int

@@ -235,3 +235,19 @@ func TestFieldsMatchSchema(t *testing.T) {
 	check("nestedParams", reflect.TypeFor[nestedParams](), mustSchema[nestedParams](t))
 	check("embeddedParams", reflect.TypeFor[embeddedParams](), mustSchema[embeddedParams](t))
 }
+
+func BenchmarkDecodeStrict(b *testing.B) {
+	type params struct {
+		Path   string `json:"path"`
+		Offset int    `json:"offset,omitempty"`
+		Limit  int    `json:"limit,omitempty"`
+	}
+	raw := []byte(`{"path":"notes/small.txt","offset":3}`)
+	b.ReportAllocs()
+	for b.Loop() {
+		var p params
+		if err := DecodeStrict(raw, &p, DefaultLimits); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
