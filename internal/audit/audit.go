@@ -21,7 +21,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"hash"
 	"strconv"
 	"time"
 
@@ -103,22 +102,24 @@ func Append(tx *store.Tx, r Record) (Record, error) {
 // no ambiguity between "ab"+"c" and "a"+"bc"), and it is simple to
 // reimplement in an offline verifier. Hash itself is not covered.
 func Sum(r Record) string {
-	h := sha256.New()
-	for _, f := range []string{
+	fields := [...]string{
 		"homard-audit-v1", r.PrevHash, strconv.FormatInt(r.Seq, 10), r.Time.UTC().Format(time.RFC3339Nano),
 		r.Owner, r.Session, string(r.Trust), r.Tool, string(r.Decision), r.Rule, r.Reason, r.Args,
 		r.PlanHash, r.RunID, r.ApprovalID,
-	} {
-		writeField(h, f)
 	}
-	return hex.EncodeToString(h.Sum(nil))
-}
-
-func writeField(h hash.Hash, f string) {
-	var n [8]byte
-	binary.BigEndian.PutUint64(n[:], uint64(len(f)))
-	h.Write(n[:])
-	h.Write([]byte(f))
+	// One buffer hashed once: writing each field to the hash converts it
+	// to a []byte, an allocation per field on the arbiter's hot path.
+	n := 0
+	for _, f := range fields {
+		n += 8 + len(f)
+	}
+	buf := make([]byte, 0, n)
+	for _, f := range fields {
+		buf = binary.BigEndian.AppendUint64(buf, uint64(len(f)))
+		buf = append(buf, f...)
+	}
+	sum := sha256.Sum256(buf)
+	return hex.EncodeToString(sum[:])
 }
 
 // ErrBroken matches every *BrokenError with errors.Is.
