@@ -251,8 +251,19 @@ func (t *turn) finish(ctx context.Context, stop string) error {
 	if err != nil {
 		return err
 	}
-	// Tool calls in this answer are ignored: none were offered, and a call
-	// without a result must not enter the conversation.
+	// Tool calls in this answer are not run: none were offered, and a call
+	// without a result must not enter the conversation. Each is still
+	// recorded as a denial, so the audit holds every call the model made.
+	for _, c := range got.ToolCalls {
+		_, err := t.a.decider.Decide(ctx, arbiter.Proposal{Tool: c.Name, Args: c.Args, Caller: t.a.caller,
+			Refuse: &tool.Refusal{Rule: "loop.final-answer", Reason: "not run: tools cannot be called in the final answer of a turn (" + stop + ")"}})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("record refused %s: %w", c.Name, err)
+		}
+	}
 	t.res.Messages = append(t.res.Messages, llm.Message{Role: llm.RoleAssistant, Content: got.Text})
 	t.res.Text = got.Text
 	return nil
@@ -317,8 +328,10 @@ func (t *turn) handleCalls(ctx context.Context, calls []llm.ToolCall) (string, e
 		}
 		var content string
 		if stop != "" {
-			content = "not run: " + stop
-			t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
+			var err error
+			if content, err = t.refuse(ctx, c, "loop.stopped", stop); err != nil {
+				return "", err
+			}
 		} else {
 			var err error
 			content, stop, err = t.handleCall(ctx, c)
@@ -340,21 +353,18 @@ func (t *turn) handleCall(ctx context.Context, c llm.ToolCall) (content, stop st
 	switch {
 	case t.res.Calls >= b.MaxCalls:
 		stop = fmt.Sprintf("the tool-call budget of this turn is spent (%d calls)", b.MaxCalls)
-		content = "not run: " + stop
-		t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
-		return content, stop, nil
+		content, err = t.refuse(ctx, c, "budget.calls", stop)
+		return content, stop, err
 	case t.res.Units+w > b.MaxUnits:
 		stop = fmt.Sprintf("the tool budget of this turn is spent (%d of %d units used; this call needs %d)", t.res.Units, b.MaxUnits, w)
-		content = "not run: " + stop
-		t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
-		return content, stop, nil
+		content, err = t.refuse(ctx, c, "budget.units", stop)
+		return content, stop, err
 	case !readOnly && t.res.Units+w > b.MaxUnits-b.Reserve:
 		// Counted as a call (so a model that keeps asking still ends) but
 		// spends no units; read-only tools may still use the reserve.
 		t.res.Calls++
-		content = fmt.Sprintf("not run: only read-only tools may use the last %d units of this turn's budget (%d of %d used)", b.Reserve, t.res.Units, b.MaxUnits)
-		t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
-		return content + t.note(), "", nil
+		content, err = t.refuse(ctx, c, "budget.reserve", fmt.Sprintf("only read-only tools may use the last %d units of this turn's budget (%d of %d used)", b.Reserve, t.res.Units, b.MaxUnits))
+		return content + t.note(), "", err
 	}
 
 	t.onEvent(Event{Kind: EventToolCall, Call: c})
@@ -396,6 +406,23 @@ func (t *turn) handleCall(ctx context.Context, c llm.ToolCall) (content, stop st
 		stop = fmt.Sprintf("the tool budget of this turn is spent (%d of %d calls, %d of %d units)", t.res.Calls, b.MaxCalls, t.res.Units, b.MaxUnits)
 	}
 	return content, stop, nil
+}
+
+// refuse answers a call the agent will not propose (why is the reason):
+// the arbiter records it as a denial under rule, so the audit holds every
+// call the model made, and the model reads "not run: " + why.
+func (t *turn) refuse(ctx context.Context, c llm.ToolCall, rule, why string) (string, error) {
+	_, err := t.a.decider.Decide(ctx, arbiter.Proposal{Tool: c.Name, Args: c.Args, Caller: t.a.caller,
+		Refuse: &tool.Refusal{Rule: rule, Reason: "not run: " + why}})
+	if err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", fmt.Errorf("record refused %s: %w", c.Name, err)
+	}
+	content := "not run: " + why
+	t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
+	return content, nil
 }
 
 // repeatLimit is how many identical failing calls in a row stop the loop.

@@ -15,6 +15,7 @@ import (
 	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/policy"
@@ -27,6 +28,7 @@ import (
 
 type fixture struct {
 	arb   *arbiter.Arbiter
+	st    *store.Store
 	appr  *approval.Service
 	specs []tool.Spec
 	root  string
@@ -56,6 +58,7 @@ func newFixture(t *testing.T, mode policy.Mode, opts ...func(*arbiter.Options)) 
 		t.Fatal(err)
 	}
 	f.specs = reg.Specs()
+	f.st = st
 	f.appr = approval.New(st, approval.Options{})
 	o := arbiter.Options{Registry: reg, Store: st, Approvals: f.appr, Redactor: secrets.NewRedactor(), Mode: mode}
 	for _, fn := range opts {
@@ -77,6 +80,20 @@ func (f *fixture) agent(m llm.Model, b agent.Budget) *agent.Agent {
 		Model: m, ModelName: "test-model", Decider: f.arb, Tools: f.specs, System: "You are homard.",
 		Caller: arbiter.Caller{Owner: "me", Trust: policy.TrustOwner, Session: "s"}, Budget: b,
 	})
+}
+
+// audited returns "tool decision rule" for every audit record, in order.
+func (f *fixture) audited(t *testing.T) []string {
+	t.Helper()
+	recs, err := audit.List(context.Background(), f.st, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, r := range recs {
+		out = append(out, r.Tool+" "+string(r.Decision)+" "+r.Rule)
+	}
+	return out
 }
 
 func call(id, name, args string) []llm.Event {
@@ -226,6 +243,40 @@ func TestBudgetSpentAsksForFinalAnswerWithoutTools(t *testing.T) {
 	if n := len(res.Messages); res.Messages[n-1].Role != llm.RoleAssistant || len(res.Messages[n-1].ToolCalls) != 0 {
 		t.Errorf("last message %+v; want a plain assistant answer", res.Messages[n-1])
 	}
+	// The call that was not run is audited as a denial all the same.
+	want := []string{"read_file ran mode.smart.read", "read_file ran mode.smart.read", "list_dir denied loop.stopped"}
+	if got := f.audited(t); !slices.Equal(got, want) {
+		t.Errorf("audit = %q; want %q", got, want)
+	}
+}
+
+// TestCallsInTheFinalAnswerAreAuditedNotRun: a model that answers the
+// tool-less final request with tool calls anyway gets none of them run,
+// and each is in the audit as a denial.
+func TestCallsInTheFinalAnswerAreAuditedNotRun(t *testing.T) {
+	f := newFixture(t, policy.ModeYolo)
+	f.write(t, "a.txt", "a\n")
+	m := llmtest.NewScripted(
+		call("c1", "read_file", `{"path":"a.txt"}`),
+		[]llm.Event{llmtest.Text("Done. "), llmtest.Call("c2", "write_file", `{"path":"b.txt","content":"b"}`),
+			llmtest.Call("c3", "write_file", `{"path":"c.txt","content":"c"}`), llmtest.Done(llm.StopToolUse)},
+	)
+	res, err := f.agent(m, agent.Budget{MaxCalls: 1}).Turn(context.Background(), nil, "go", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Text != "Done. " {
+		t.Fatalf("Text = %q", res.Text)
+	}
+	for _, name := range []string{"b.txt", "c.txt"} {
+		if _, err := os.Stat(filepath.Join(f.root, name)); !errors.Is(err, os.ErrNotExist) {
+			t.Fatalf("%s was written by a call in the final answer (stat: %v)", name, err)
+		}
+	}
+	want := []string{"read_file ran mode.yolo.read", "write_file denied loop.final-answer", "write_file denied loop.final-answer"}
+	if got := f.audited(t); !slices.Equal(got, want) {
+		t.Errorf("audit = %q; want %q", got, want)
+	}
 }
 
 func TestReserveIsForReadOnlyTools(t *testing.T) {
@@ -248,6 +299,10 @@ func TestReserveIsForReadOnlyTools(t *testing.T) {
 	}
 	if res.Units != 1 {
 		t.Errorf("Units = %d; want 1", res.Units)
+	}
+	want := []string{"write_file denied budget.reserve", "read_file ran mode.yolo.read"}
+	if got := f.audited(t); !slices.Equal(got, want) {
+		t.Errorf("audit = %q; want %q", got, want)
 	}
 }
 

@@ -225,8 +225,19 @@ func TestScenarioModelThatNeverStops(t *testing.T) {
 			t.Fatalf("request %d forbids tools; only the final one may", i)
 		}
 	}
-	if recs := auditSince(t, r, 0); len(recs) != budget {
-		t.Fatalf("%d audit records; want %d: the call in the final answer must not run", len(recs), budget)
+	// Every call the model made is audited: the budget's worth ran, the
+	// one in the final answer was refused and did not run.
+	recs := auditSince(t, r, 0)
+	if len(recs) != budget+1 {
+		t.Fatalf("%d audit records; want %d (%d calls + the refused one in the final answer)", len(recs), budget+1, budget)
+	}
+	for _, rec := range recs[:budget] {
+		if rec.Decision != "ran" {
+			t.Fatalf("audit record %d: %s by %s; want ran", rec.Seq, rec.Decision, rec.Rule)
+		}
+	}
+	if last := recs[budget]; last.Decision != "denied" || last.Rule != "loop.final-answer" || last.RunID != "" {
+		t.Fatalf("last audit record = %s by %s (run %q); want denied by loop.final-answer, never run", last.Decision, last.Rule, last.RunID)
 	}
 	want := "user" + strings.Repeat(",assistant,tool", budget) + ",assistant"
 	checkStoredPairs(t, r, "cli", want)

@@ -50,6 +50,12 @@ type Proposal struct {
 	Caller Caller
 	// Mode overrides the configured permission mode when set.
 	Mode policy.Mode
+	// Refuse, when set, is a refusal the caller decided before proposing
+	// (the agent's tool budget, a stopped loop): the proposal is denied
+	// with this rule and reason and audited like any other denial, so the
+	// audit holds every call the model made. It can only deny; nothing in
+	// it lets a call run.
+	Refuse *tool.Refusal
 }
 
 // Outcome is what the arbiter decided and, if it ran, what came back.

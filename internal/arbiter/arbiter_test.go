@@ -216,3 +216,39 @@ func TestUnknownCallerLearnsNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestRefusedProposalIsAuditedAndNeverRuns: a proposal its caller refused
+// (the agent's budget) is denied with the caller's rule whatever the mode,
+// gets an audit record with its arguments redacted, and nothing runs.
+func TestRefusedProposalIsAuditedAndNeverRuns(t *testing.T) {
+	f := newFixture(t, policy.ModeYolo, nil)
+	key := "AKIA" + strings.Repeat("Q", 16)
+	for _, p := range []arbiter.Proposal{
+		{Tool: "wipe", Args: json.RawMessage(`{"target":"` + key + `"}`)},
+		{Tool: "write_file", Args: json.RawMessage(`{"path":"x.txt","content":"x"}`)},
+		{Tool: "no_such_tool", Args: json.RawMessage(`{}`)},
+	} {
+		p.Caller = f.owner
+		p.Refuse = &tool.Refusal{Rule: "budget.calls", Reason: "not run: the tool-call budget of this turn is spent"}
+		out, err := f.arb.Decide(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if out.Decision != arbiter.Denied || out.Rule != "budget.calls" || out.RunID != "" || out.Result != nil || out.AuditSeq == 0 {
+			t.Fatalf("%s: %+v; want denied by budget.calls, audited, not run", p.Tool, out)
+		}
+	}
+	if f.runs != 0 {
+		t.Fatalf("wipe ran %d times", f.runs)
+	}
+	if _, err := os.Stat(filepath.Join(f.root, "x.txt")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("x.txt was written (stat: %v)", err)
+	}
+	recs, err := audit.List(context.Background(), f.st, 0, 10)
+	if err != nil || len(recs) != 3 {
+		t.Fatalf("audit: %d records, %v; want 3", len(recs), err)
+	}
+	if strings.Contains(recs[0].Args, key) {
+		t.Fatalf("refused arguments stored unredacted: %s", recs[0].Args)
+	}
+}

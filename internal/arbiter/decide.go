@@ -44,6 +44,11 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 	// Prepare and Run learn who is asking from the context, never from the
 	// arguments the model wrote.
 	ctx = tool.WithCaller(ctx, tool.Caller{Owner: c.p.Caller.Owner, Session: c.p.Caller.Session, Trust: c.p.Caller.Trust})
+	// Refused by the caller before it proposed: audited, nothing else.
+	if r := c.p.Refuse; r != nil {
+		c.out = Outcome{Decision: Denied, Rule: r.Rule, Reason: r.Reason}
+		return a.finish(ctx, c)
+	}
 	// 1. Lookup.
 	t, ok := a.o.Registry.Lookup(c.p.Tool)
 	if !ok {
