@@ -157,7 +157,7 @@ func TestBwrapTimeoutAndCap(t *testing.T) {
 	if !res.TimedOut {
 		t.Errorf("bwrap sleep 30: TimedOut = false (exit %d, %q); want true", res.ExitCode, res.Output)
 	}
-	res = run(t, b, Spec{Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 10, Timeout: 300 * time.Millisecond})
+	res = run(t, b, Spec{Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 10, Timeout: outputTimeout})
 	if !res.Truncated || string(res.Output) != "y\ny\ny\ny\ny\n\n[output truncated at 10 bytes]" {
 		t.Errorf("bwrap yes: Truncated=%v output %q; want 10 bytes + marker", res.Truncated, res.Output)
 	}

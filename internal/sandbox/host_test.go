@@ -119,10 +119,15 @@ func TestHostCancel(t *testing.T) {
 	}
 }
 
+// outputTimeout is the timeout of tests that check what a process printed
+// before it was killed: long enough for a sandbox to start and the program
+// to print on a loaded machine (300 ms was not, under parallel builds).
+const outputTimeout = 2 * time.Second
+
 func TestHostOutputCap(t *testing.T) {
 	root := workspace(t)
 	res := run(t, NewHost(), Spec{
-		Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 1000, Timeout: 300 * time.Millisecond,
+		Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 1000, Timeout: outputTimeout,
 	})
 	marker := "\n[output truncated at 1000 bytes]"
 	if !res.Truncated || !res.TimedOut || len(res.Output) != 1000+len(marker) ||

@@ -368,7 +368,7 @@ func TestLandlockTimeoutAndCap(t *testing.T) {
 	if !res.TimedOut || res.ExitCode != 128+int(syscall.SIGKILL) {
 		t.Errorf("landlock busy loop: TimedOut = %v exit %d (%q); want true, %d", res.TimedOut, res.ExitCode, res.Output, 128+int(syscall.SIGKILL))
 	}
-	res = run(t, l, Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 30 & echo $!; sleep 30"}, Dir: root, Root: root, Timeout: 300 * time.Millisecond})
+	res = run(t, l, Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 30 & echo $!; sleep 30"}, Dir: root, Root: root, Timeout: outputTimeout})
 	if !res.TimedOut {
 		t.Errorf("landlock sleep 30: TimedOut = false (exit %d, %q); want true", res.ExitCode, res.Output)
 	}
@@ -377,7 +377,7 @@ func TestLandlockTimeoutAndCap(t *testing.T) {
 	} else {
 		t.Errorf("background pid not printed: %q", res.Output)
 	}
-	res = run(t, l, Spec{Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 10, Timeout: 300 * time.Millisecond})
+	res = run(t, l, Spec{Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 10, Timeout: outputTimeout})
 	if !res.Truncated || string(res.Output) != "y\ny\ny\ny\ny\n\n[output truncated at 10 bytes]" {
 		t.Errorf("landlock yes: Truncated=%v output %q; want 10 bytes + marker", res.Truncated, res.Output)
 	}
