@@ -197,6 +197,52 @@ func TestWriteRollsBackOnPanic(t *testing.T) {
 	}
 }
 
+// TestWriteCancelledMidway: a context cancelled inside a transaction (before
+// a statement, or just before COMMIT) rolls it back, and the held writer
+// connection works for the next Write.
+func TestWriteCancelledMidway(t *testing.T) {
+	s := openTest(t)
+	for _, at := range []string{"before a statement", "before commit"} {
+		ctx, cancel := context.WithCancel(t.Context())
+		err := s.Write(ctx, func(tx *Tx) error {
+			if err := tx.EnsureSession("s-"+at, "alice", t0); err != nil {
+				return err
+			}
+			cancel()
+			if at == "before a statement" {
+				return tx.EnsureSession("s2-"+at, "alice", t0)
+			}
+			return nil
+		})
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("%s: Write = %v; want context.Canceled", at, err)
+		}
+		if _, err := s.Session(t.Context(), "s-"+at); !errors.Is(err, ErrNotFound) {
+			t.Errorf("%s: the cancelled transaction's session exists (err %v)", at, err)
+		}
+	}
+	if err := s.Write(t.Context(), func(tx *Tx) error { return tx.EnsureSession("after", "alice", t0) }); err != nil {
+		t.Fatalf("Write after cancelled ones: %v", err)
+	}
+	if _, err := s.Session(t.Context(), "after"); err != nil {
+		t.Fatalf("Session(after): %v", err)
+	}
+}
+
+// TestWriteAfterClose fails with ErrClosed instead of hanging or panicking.
+func TestWriteAfterClose(t *testing.T) {
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "homard.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Write(t.Context(), func(*Tx) error { return nil }); !errors.Is(err, ErrClosed) {
+		t.Fatalf("Write after Close = %v; want ErrClosed", err)
+	}
+}
+
 func TestTxUnusableAfterWrite(t *testing.T) {
 	s := openTest(t)
 	var leaked *Tx
