@@ -78,6 +78,9 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 			fmt.Fprintf(c.stdout, "tool      %s (risk %s)\n", a.Tool, a.Risk)
 			fmt.Fprintf(c.stdout, "owner     %s   session %s\n", a.Owner, a.Session)
 			fmt.Fprintf(c.stdout, "plan hash %s\n", a.PlanHash)
+			if a.Reason != "" {
+				fmt.Fprintf(c.stdout, "why       %s (%s)\n", a.Reason, a.Rule)
+			}
 			fmt.Fprintf(c.stdout, "asked     %s\n", a.CreatedAt.Local().Format(time.RFC3339))
 			fmt.Fprintf(c.stdout, "expires   %s\n", a.ExpiresAt.Local().Format(time.RFC3339))
 			if a.DecidedBy != "" {

@@ -36,7 +36,7 @@ func (a adminRuntime) Sessions(ctx context.Context) ([]channel.SessionInfo, erro
 func shownApproval(a Approval) channel.Approval {
 	return channel.Approval{
 		ID: a.ID, Tool: a.Tool, Status: string(a.Status), Risk: a.Risk.String(), Session: a.Session,
-		Plan: a.Display, PlanHash: a.PlanHash, CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt,
+		Plan: a.Display, PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt,
 	}
 }
 

@@ -28,6 +28,7 @@ type approvalCard struct {
 	PlanHash   string `json:"plan_hash"`
 	Risk       string `json:"risk"`
 	Session    string `json:"session"`
+	Reason     string `json:"reason"`
 }
 
 // TestGatewayChatStreamsAndStores: deltas then done; the turn is stored
@@ -126,6 +127,9 @@ func TestGatewayApprovalAnsweredInAnotherTab(t *testing.T) {
 	g.getJSON("/api/approvals?status=pending", &pending)
 	if len(pending) != 1 {
 		t.Fatalf("pending approvals %+v; want the card", pending)
+	}
+	if !strings.Contains(pending[0].Reason, "smart mode asks") {
+		t.Errorf("pending approval reason %q; want why homard asked (smart mode asks …)", pending[0].Reason)
 	}
 	if todo(t, r) != "" {
 		t.Fatal("the write ran before it was approved")

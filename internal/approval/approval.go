@@ -80,6 +80,20 @@ type Approval struct {
 	DecidedAt  time.Time
 	DecidedBy  string
 	ConsumedAt time.Time
+	// Rule and Reason say why approval was asked (the policy decision).
+	Rule   string
+	Reason string
+}
+
+// Card is what a pending approval shows the owner: the exact Plan and why
+// homard asks.
+type Card struct {
+	Display string
+	Plan    []byte // canonical JSON; its SHA-256 must be the binding's PlanHash
+	Targets []string
+	Risk    policy.Risk
+	Rule    string // the policy rule that asked, e.g. mode.safe
+	Reason  string // already redacted
 }
 
 // Options configures a Service.
@@ -126,7 +140,8 @@ func New(st *store.Store, o Options) *Service {
 // Request returns the unexpired pending approval with exactly this binding,
 // or creates one. It also records the session for the owner; a session
 // that belongs to another owner is refused (store.ErrSessionOwner).
-func (s *Service) Request(ctx context.Context, b Binding, display string, plan []byte, targets []string, risk policy.Risk) (Approval, error) {
+func (s *Service) Request(ctx context.Context, b Binding, c Card) (Approval, error) {
+	plan, risk := c.Plan, c.Risk
 	if b.Tool == "" || b.PlanHash == "" || b.Owner == "" || b.Session == "" {
 		return Approval{}, fmt.Errorf("request approval: %w: the binding needs tool, plan hash, owner and session", ErrInvalidRequest)
 	}
@@ -152,8 +167,8 @@ func (s *Service) Request(ctx context.Context, b Binding, display string, plan [
 		}
 		out = store.Approval{
 			ID: newID("ap_"), Tool: b.Tool, PlanHash: b.PlanHash, Owner: b.Owner, SessionID: b.Session,
-			Display: display, Plan: slices.Clone(plan), Targets: slices.Clone(targets), Risk: int(risk),
-			Status: string(Pending), CreatedAt: now, ExpiresAt: now.Add(s.ttl),
+			Display: c.Display, Plan: slices.Clone(plan), Targets: slices.Clone(c.Targets), Risk: int(risk),
+			Status: string(Pending), CreatedAt: now, ExpiresAt: now.Add(s.ttl), Rule: c.Rule, Reason: c.Reason,
 		}
 		return tx.InsertApproval(out)
 	})
@@ -299,6 +314,7 @@ func fromRow(r store.Approval, now time.Time) Approval {
 		Scope:     Scope(r.Scope),
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, DecidedAt: r.DecidedAt,
 		DecidedBy: r.DecidedBy, ConsumedAt: r.ConsumedAt,
+		Rule: r.Rule, Reason: r.Reason,
 	}
 }
 

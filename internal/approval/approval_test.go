@@ -54,7 +54,7 @@ func (e *env) request(t *testing.T, owner, session, target string, risk policy.R
 	t.Helper()
 	plan, hash := planFor(`{"path":"` + target + `"}`)
 	b := Binding{Tool: "write_file", PlanHash: hash, Owner: owner, Session: session}
-	a, err := e.svc.Request(t.Context(), b, "write "+target, plan, []string{target}, risk)
+	a, err := e.svc.Request(t.Context(), b, Card{Display: "write " + target, Plan: plan, Targets: []string{target}, Risk: risk, Rule: "mode.safe", Reason: "safe mode asks"})
 	if err != nil {
 		t.Fatalf("Request: %v", err)
 	}
@@ -106,16 +106,16 @@ func TestRequestValidates(t *testing.T) {
 		"bad risk":      {good, plan, 0, ErrInvalidRequest},
 		"hash mismatch": {good, []byte(`{"x":2}`), policy.RiskLow, ErrPlanMismatch},
 	} {
-		if _, err := e.svc.Request(ctx, tc.b, "", tc.plan, nil, tc.risk); !errors.Is(err, tc.want) {
+		if _, err := e.svc.Request(ctx, tc.b, Card{Plan: tc.plan, Risk: tc.risk}); !errors.Is(err, tc.want) {
 			t.Errorf("Request(%s) = %v; want %v", name, err, tc.want)
 		}
 	}
-	if _, err := e.svc.Request(ctx, good, "", plan, nil, policy.RiskLow); err != nil {
+	if _, err := e.svc.Request(ctx, good, Card{Plan: plan, Risk: policy.RiskLow}); err != nil {
 		t.Fatal(err)
 	}
 	mallory := good
 	mallory.Owner = "mallory"
-	if _, err := e.svc.Request(ctx, mallory, "", plan, nil, policy.RiskLow); !errors.Is(err, store.ErrSessionOwner) {
+	if _, err := e.svc.Request(ctx, mallory, Card{Plan: plan, Risk: policy.RiskLow}); !errors.Is(err, store.ErrSessionOwner) {
 		t.Errorf("Request in alice's session by mallory = %v; want store.ErrSessionOwner", err)
 	}
 }
@@ -338,7 +338,7 @@ func TestStateSurvivesReopen(t *testing.T) {
 	if got, err := svc.Get(ctx, pending.ID); err != nil || got.Status != Pending || string(got.Plan) != string(pending.Plan) {
 		t.Errorf("after reopen Get(pending) = %+v, %v; want pending with the same plan", got, err)
 	}
-	again, err := svc.Request(ctx, pb, pending.Display, pending.Plan, pending.Targets, pending.Risk)
+	again, err := svc.Request(ctx, pb, Card{Display: pending.Display, Plan: pending.Plan, Targets: pending.Targets, Risk: pending.Risk})
 	if err != nil || again.ID != pending.ID {
 		t.Errorf("after reopen Request = %s, %v; want the pending %s", again.ID, err, pending.ID)
 	}

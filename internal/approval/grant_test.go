@@ -189,7 +189,7 @@ func TestTargetlessGrantStaysTargetless(t *testing.T) {
 	ctx := t.Context()
 	plan, hash := planFor(`{"argv":["/usr/bin/date"]}`)
 	b := Binding{Tool: "exec", PlanHash: hash, Owner: "alice", Session: "s1"}
-	a, err := e.svc.Request(ctx, b, "date", plan, nil, policy.RiskMedium)
+	a, err := e.svc.Request(ctx, b, Card{Display: "date", Plan: plan, Risk: policy.RiskMedium})
 	if err != nil {
 		t.Fatal(err)
 	}

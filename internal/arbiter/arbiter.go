@@ -79,7 +79,7 @@ type Outcome struct {
 type Approvals interface {
 	Consume(ctx context.Context, b approval.Binding) (approval.Approval, bool, error)
 	MatchGrant(ctx context.Context, owner, session, tool string, targets []string, risk policy.Risk) (approval.Grant, bool, error)
-	Request(ctx context.Context, b approval.Binding, display string, plan []byte, targets []string, risk policy.Risk) (approval.Approval, error)
+	Request(ctx context.Context, b approval.Binding, c approval.Card) (approval.Approval, error)
 }
 
 // Redactor removes secrets from text and spots them in arguments.

@@ -173,7 +173,8 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 			return true, nil
 		}
 	}
-	ap, err = a.o.Approvals.Request(ctx, b, c.plan.Display(), c.plan.Canonical(), c.plan.Targets(), c.plan.Risk())
+	ap, err = a.o.Approvals.Request(ctx, b, approval.Card{Display: c.plan.Display(), Plan: c.plan.Canonical(),
+		Targets: c.plan.Targets(), Risk: c.plan.Risk(), Rule: c.out.Rule, Reason: a.o.Redactor.Redact(c.out.Reason)})
 	if err != nil {
 		return false, fmt.Errorf("arbiter: request approval: %w", err)
 	}
