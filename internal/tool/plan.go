@@ -21,6 +21,7 @@ type Plan struct {
 	action    policy.Action
 	risk      policy.Risk
 	readOnly  bool
+	private   bool
 	display   string
 	targets   []string
 	command   []string
@@ -45,6 +46,11 @@ type PlanSpec struct {
 	// Command is a command Plan's full argv, the resolved absolute program
 	// path first; operator command rules match it. Empty for other tools.
 	Command []string
+	// PrivateResult says this one call reads the owner's private data
+	// although its tool's Spec says PublicResult (an http_get that sends a
+	// credential reads an account, not the public web). It is not hashed:
+	// it must follow from the Body, which is.
+	PrivateResult bool
 	// Body is the tool's exact plan data; Run reads it back with Decode.
 	Body any
 }
@@ -85,6 +91,7 @@ func NewPlan(s PlanSpec) (Plan, error) {
 		action:    s.Action,
 		risk:      s.Risk,
 		readOnly:  s.ReadOnly,
+		private:   s.PrivateResult,
 		display:   s.Display,
 		targets:   targets,
 		command:   slices.Clone(s.Command),
@@ -124,6 +131,10 @@ func (p Plan) Action() policy.Action { return p.action }
 func (p Plan) Risk() policy.Risk     { return p.risk }
 func (p Plan) ReadOnly() bool        { return p.readOnly }
 func (p Plan) Display() string       { return p.display }
+
+// PrivateResult reports whether this call's result holds the owner's
+// private data whatever its tool's Spec says (see PlanSpec.PrivateResult).
+func (p Plan) PrivateResult() bool { return p.private }
 
 // Targets returns a copy of the sorted target paths.
 func (p Plan) Targets() []string { return slices.Clone(p.targets) }

@@ -245,3 +245,19 @@ func TestPlanRejectsInexactNumbers(t *testing.T) {
 		t.Error("NewPlan with an unencodable body succeeded")
 	}
 }
+
+// TestPlanPrivateResultNotHashed: PrivateResult follows from the Body (an
+// http_get's credential), which the hash covers; it is carried, not hashed,
+// so the canonical form of every stored approval stays as it was.
+func TestPlanPrivateResultNotHashed(t *testing.T) {
+	public := mustPlan(t, baseSpec())
+	s := baseSpec()
+	s.PrivateResult = true
+	private := mustPlan(t, s)
+	if public.PrivateResult() || !private.PrivateResult() {
+		t.Fatalf("PrivateResult() = %v, %v; want false, true", public.PrivateResult(), private.PrivateResult())
+	}
+	if public.Hash() != private.Hash() || !slices.Equal(public.Canonical(), private.Canonical()) {
+		t.Errorf("PrivateResult changed the canonical form:\n %s\n %s", public.Canonical(), private.Canonical())
+	}
+}

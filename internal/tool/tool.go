@@ -35,6 +35,14 @@ type Spec struct {
 	// artifact, because the tool already returns it in pages the model
 	// asks for, each below the arbiter's result cap (read_artifact).
 	NoArtifact bool `json:"-"`
+	// PublicResult says the tool's results can never hold the owner's
+	// private data: they come only from the clock or the public web. A
+	// tool without it (the zero value, so every adapter and every future
+	// tool) marks its session private when it runs, and an outbound
+	// request from a private session asks the owner in autopilot. Set it
+	// only when no argument can make the tool read something private;
+	// a Plan can still say otherwise for one call (PlanSpec.PrivateResult).
+	PublicResult bool `json:"-"`
 }
 
 // Result is what a run returns to the model.

@@ -60,7 +60,8 @@ type httpGetBody struct {
 const maxFetchBytes = 2 << 20
 
 func (t *HTTPGet) Spec() tool.Spec {
-	return tool.Spec{Name: "http_get", Description: httpGetDoc, Action: policy.ActionFetch, Risk: policy.RiskMedium}
+	return tool.Spec{Name: "http_get", Description: httpGetDoc, Action: policy.ActionFetch, Risk: policy.RiskMedium,
+		PublicResult: true} // the public web; a call with a credential says otherwise in its Plan
 }
 
 func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, error) {
@@ -93,8 +94,10 @@ func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, erro
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "http_get", Action: policy.ActionFetch, Risk: risk,
 		Display: display,
-		Targets: []string{u.Scheme + "://" + host},
-		Body:    httpGetBody{URL: p.URL, MaxBytes: p.MaxBytes, Auth: p.Auth, Host: host},
+		// A credential opens an account: what comes back is the owner's.
+		PrivateResult: p.Auth != "",
+		Targets:       []string{u.Scheme + "://" + host},
+		Body:          httpGetBody{URL: p.URL, MaxBytes: p.MaxBytes, Auth: p.Auth, Host: host},
 	})
 }
 

@@ -37,7 +37,8 @@ type webSearchBody struct {
 }
 
 func (t *WebSearch) Spec() tool.Spec {
-	return tool.Spec{Name: "web_search", Description: webSearchDoc, Action: policy.ActionFetch, Risk: policy.RiskMedium}
+	return tool.Spec{Name: "web_search", Description: webSearchDoc, Action: policy.ActionFetch, Risk: policy.RiskMedium,
+		PublicResult: true} // the public web
 }
 
 func (t *WebSearch) Prepare(ctx context.Context, p WebSearchParams) (tool.Plan, error) {
