@@ -13,6 +13,9 @@ type Session struct {
 	ID        string
 	Owner     string
 	CreatedAt time.Time
+	// PrivateSince is when the session's context first held the owner's
+	// private data (see MarkSessionPrivate); zero while it has not.
+	PrivateSince time.Time
 }
 
 // EnsureSession creates the session if it does not exist. If it exists
@@ -42,17 +45,31 @@ func (tx *Tx) EnsureSession(id, owner string, now time.Time) error {
 // Session returns one session or ErrNotFound.
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	var out Session
-	var created sql.NullInt64
-	err := s.readRow(ctx, `SELECT id, owner, created_at FROM sessions WHERE id = ?`, id).
-		Scan(&out.ID, &out.Owner, &created)
+	var created, private sql.NullInt64
+	err := s.readRow(ctx, `SELECT id, owner, created_at, private_since FROM sessions WHERE id = ?`, id).
+		Scan(&out.ID, &out.Owner, &created, &private)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("get session %s: %w", id, ErrNotFound)
 	}
 	if err != nil {
 		return Session{}, fmt.Errorf("get session %s: %w", id, err)
 	}
-	out.CreatedAt = fromNanos(created)
+	out.CreatedAt, out.PrivateSince = fromNanos(created), fromNanos(private)
 	return out, nil
+}
+
+// MarkSessionPrivate records that session id's context now holds the
+// owner's private data. Only the first mark is kept: the column moves from
+// NULL to a time once and never back, so a mark is one UPDATE that changes
+// nothing when the session is private already (or does not exist).
+func (tx *Tx) MarkSessionPrivate(id string, now time.Time) error {
+	if now.IsZero() {
+		return fmt.Errorf("mark session %s private: no time given", id)
+	}
+	if _, err := tx.exec(`UPDATE sessions SET private_since = ? WHERE id = ? AND private_since IS NULL`, now.UnixNano(), id); err != nil {
+		return fmt.Errorf("mark session %s private: %w", id, err)
+	}
+	return nil
 }
 
 // SessionSummary is one session with the size and age of its stored

@@ -356,3 +356,48 @@ func TestEnsureSession(t *testing.T) {
 		t.Errorf("Session(s1) = %+v, %v; want alice created at %v (the first call)", got, err, t0)
 	}
 }
+
+// TestMarkSessionPrivate: a session starts public, the first mark sets
+// PrivateSince, a later mark keeps the first time, and the mark survives
+// closing and reopening the database.
+func TestMarkSessionPrivate(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "homard.db")
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write(t, s, func(tx *Tx) error { return tx.EnsureSession("s1", "alice", t0) })
+	write(t, s, func(tx *Tx) error { return tx.EnsureSession("s2", "alice", t0) })
+	if got, err := s.Session(t.Context(), "s1"); err != nil || !got.PrivateSince.IsZero() {
+		t.Fatalf("Session(s1) = %+v, %v; want a session that is not private", got, err)
+	}
+	write(t, s, func(tx *Tx) error { return tx.MarkSessionPrivate("s1", t0.Add(time.Minute)) })
+	write(t, s, func(tx *Tx) error { return tx.MarkSessionPrivate("s1", t0.Add(time.Hour)) })
+	write(t, s, func(tx *Tx) error { return tx.MarkSessionPrivate("nope", t0) }) // no such session: nothing happens
+	if err := s.Write(t.Context(), func(tx *Tx) error { return tx.MarkSessionPrivate("s2", time.Time{}) }); err == nil {
+		t.Errorf("MarkSessionPrivate(s2, zero time) = nil; want an error")
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	s = openAt(t, path)
+	if got, err := s.Session(t.Context(), "s1"); err != nil || !got.PrivateSince.Equal(t0.Add(time.Minute)) {
+		t.Errorf("Session(s1) after reopening = %+v, %v; want private since %v (the first mark)", got, err, t0.Add(time.Minute))
+	}
+	if got, err := s.Session(t.Context(), "s2"); err != nil || !got.PrivateSince.IsZero() {
+		t.Errorf("Session(s2) = %+v, %v; want it still public", got, err)
+	}
+	if _, err := s.Session(t.Context(), "nope"); !errors.Is(err, ErrNotFound) {
+		t.Errorf("Session(nope) = %v; want ErrNotFound (a mark creates no session)", err)
+	}
+}
+
+func openAt(t *testing.T, path string) *Store {
+	t.Helper()
+	s, err := Open(t.Context(), path)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
