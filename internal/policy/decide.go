@@ -2,8 +2,8 @@ package policy
 
 import "slices"
 
-// Decide applies entry trust, operator rules, the risk class and the mode,
-// in that order. The order matters: trust limits and operator denials come
+// Decide applies entry trust, operator rules, the risk class, the session's
+// privacy and the mode, in that order. The order matters: trust limits and operator denials come
 // before any mode can allow, and a critical action asks in every mode.
 func Decide(in Input) Decision {
 	switch in.Trust {
@@ -47,12 +47,27 @@ func Decide(in Input) Decision {
 	if rule != nil && rule.Effect == Ask {
 		return Decision{Ask, "operator rule " + rule.ID + " asks for approval", "rule." + rule.ID}
 	}
+	// An outbound request from a session whose context holds the owner's
+	// private data could carry that data out, in any encoding the model
+	// likes, so the check is on the session, not on the arguments. It
+	// comes after the operator's deny and ask rules and before any mode
+	// can allow. Autopilot would otherwise run the request unasked; safe
+	// and smart ask anyway (below, under their own rule ids), except that
+	// the read-only shortcut must not let such a request through; yolo is
+	// the owner's choice to be asked only for critical actions.
+	privateEgress := in.Private && (in.Action == ActionFetch || in.Action == ActionSend)
+	if privateEgress && (in.Mode == ModeAutopilot || in.Trust == TrustGuest) {
+		if rule != nil && rule.Effect == Allow {
+			return Decision{Allow, "allowed by operator rule " + rule.ID + " although this session holds your private data", "rule." + rule.ID}
+		}
+		return Decision{Ask, "this session has read your private data (files, command output or memory); an outbound request could carry it out, so it needs your approval", "taint.private-egress"}
+	}
 	if in.Trust == TrustGuest {
 		// A guest got here only with a read-only low-risk listed tool.
 		return Decision{Allow, "read-only tool on the guest list", "trust.guest-tools"}
 	}
 	safeRead := in.ReadOnly && in.Risk == RiskLow
-	if safeRead {
+	if safeRead && !privateEgress {
 		return Decision{Allow, "read-only low-risk action", "mode." + string(in.Mode) + ".read"}
 	}
 	switch in.Mode {

@@ -261,6 +261,12 @@ type Input struct {
 	Mode     Mode
 	Rules    []Rule   // operator rules, first match wins
 	Guest    []string // tools a guest may use; only read-only ones take effect
+	// Private says the caller's session already holds the owner's private
+	// data (a file, command output or memory entered its context), so an
+	// outbound request (ActionFetch, ActionSend) could carry it out. The
+	// arbiter leaves it false when the operator turned the check off
+	// (permissions.private_egress = "allow").
+	Private bool
 }
 
 // Decision is the answer with its reason and the id of the rule that made it.
