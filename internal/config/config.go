@@ -204,6 +204,12 @@ type Permissions struct {
 	// use; only read-only ones take effect. Missing means ["current_time"];
 	// an explicit empty list means none.
 	GuestTools []string `toml:"guest_tools"`
+	// PrivateEgress is "ask" or "allow". "ask": once a session's context
+	// holds the owner's private data (a file, command output or memory),
+	// an outbound request from it (http_get, web_search, a send) asks in
+	// autopilot too, unless an operator rule allows it. "allow" turns that
+	// check off. Missing means "ask".
+	PrivateEgress string `toml:"private_egress"`
 }
 
 // Workspace configures confined file access.
@@ -341,6 +347,9 @@ func applyDefaults(c *Config) {
 	}
 	if p.GuestTools == nil {
 		p.GuestTools = []string{"current_time"}
+	}
+	if p.PrivateEgress == "" {
+		p.PrivateEgress = "ask"
 	}
 	if c.Sandbox.Backend == "" {
 		c.Sandbox.Backend = "auto"

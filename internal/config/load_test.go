@@ -84,7 +84,7 @@ func TestLoadBase(t *testing.T) {
 		Model: Model{Provider: "openai", BaseURL: "https://api.openai.com/v1", Name: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY", ContextTokens: DefaultContextTokens},
 		Permissions: Permissions{
 			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
-			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"},
+			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"}, PrivateEgress: "ask",
 		},
 		Workspace: Workspace{
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main")}},
@@ -114,7 +114,7 @@ roots = [{ name = "main", path = "/ws" }]
 		Model: Model{Provider: "anthropic", BaseURL: "https://api.anthropic.com", Name: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY", ContextTokens: DefaultContextTokens},
 		Permissions: Permissions{
 			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
-			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"},
+			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"}, PrivateEgress: "ask",
 		},
 		Workspace: Workspace{
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws")}},
@@ -142,7 +142,7 @@ func TestLoadUnknownKeys(t *testing.T) {
 	const (
 		top    = "owner, model, permissions, workspace, sandbox, commands, egress, memory, gateway, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
-		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools"
+		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"
 		rule   = "id, tool, path, effect"
 	)
@@ -237,6 +237,10 @@ func TestLoadBadValues(t *testing.T) {
 		{"zero ttl", `session_grant_ttl = "12h"`, `session_grant_ttl = "0s"`, []string{`permissions.session_grant_ttl = "0s": want a positive duration`}, ""},
 		{"unparsable ttl", `always_grant_ttl = "720h"`, `always_grant_ttl = "forever"`,
 			[]string{`permissions.always_grant_ttl: invalid duration "forever": want a duration such as "30m"`}, ""},
+		{"private_egress", `guest_tools = ["current_time"]`, "guest_tools = [\"current_time\"]\nprivate_egress = \"never\"",
+			[]string{`permissions.private_egress = "never": want ask`, `or allow`}, ""},
+		{"private_egress case", `guest_tools = ["current_time"]`, "guest_tools = [\"current_time\"]\nprivate_egress = \"Allow\"",
+			[]string{`permissions.private_egress = "Allow": want ask`}, ""},
 		{"guest tool", `guest_tools = ["current_time"]`, `guest_tools = ["current_time", "Read File"]`,
 			[]string{`permissions.guest_tools[1] = "Read File": want a tool name made of a-z, 0-9 and _`}, ""},
 		{"no roots", `roots = [{ name = "main", path = "/ws/main" }]`, `roots = []`, []string{"workspace.roots is missing or empty"}, ""},

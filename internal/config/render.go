@@ -66,6 +66,13 @@ always_grant_ttl = %s
 # Tools a guest entry (group chat, paired guest) may use. Only read-only
 # tools take effect. [] means none.
 guest_tools = %s
+# What happens to an outbound request (http_get, web_search) from a session
+# whose context already holds your private data: a file, command output or
+# a memory. The model could hide that data in the request, so
+#   "ask"    it asks you in autopilot too, showing the exact request, unless
+#            a rule below allows that tool (safe and smart ask anyway)
+#   "allow"  no such check; autopilot runs it unasked (yolo always does)
+private_egress = %s
 
 [workspace]
 # Folders tools may read and write; at least one. name is made of a-z, 0-9,
@@ -79,7 +86,8 @@ roots = [
 		quote(c.Permissions.ApprovalTTL.String()),
 		quote(c.Permissions.SessionGrantTTL.String()),
 		quote(c.Permissions.AlwaysGrantTTL.String()),
-		quoteList(c.Permissions.GuestTools))
+		quoteList(c.Permissions.GuestTools),
+		quote(c.Permissions.PrivateEgress))
 	for _, r := range c.Workspace.Roots {
 		w("  { name = %s, path = %s },\n", quote(r.Name), quote(r.Path))
 	}

@@ -48,7 +48,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Model: Model{Provider: "anthropic", BaseURL: "http://localhost:8080/proxy", Name: `we"ird\model`, APIKeyEnv: "MY_KEY_2", ContextTokens: 128000},
 		Permissions: Permissions{
 			Mode: "yolo", ApprovalTTL: Duration(90 * time.Second), SessionGrantTTL: Duration(90 * time.Minute),
-			AlwaysGrantTTL: Duration(1500 * time.Millisecond), GuestTools: []string{},
+			AlwaysGrantTTL: Duration(1500 * time.Millisecond), GuestTools: []string{}, PrivateEgress: "allow",
 		},
 		Workspace: Workspace{
 			Roots: []Root{

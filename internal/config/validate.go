@@ -148,6 +148,9 @@ func validatePermissions(p *Permissions, ps *problems) {
 			ps.add("permissions.%s = %q: want a positive duration such as \"30m\" or \"12h\"", d.key, d.val)
 		}
 	}
+	if p.PrivateEgress != "ask" && p.PrivateEgress != "allow" {
+		ps.add("permissions.private_egress = %q: want ask (an outbound request from a session that read private data asks) or allow (it does not)", p.PrivateEgress)
+	}
 	for i, t := range p.GuestTools {
 		if !toolNameRE.MatchString(t) {
 			ps.add("permissions.guest_tools[%d] = %q: want a tool name made of a-z, 0-9 and _", i, t)
