@@ -115,6 +115,11 @@ type Options struct {
 	// MaxAuditArgs caps the redacted arguments kept in an audit record.
 	// Zero means 16 KiB; the Plan hash still binds the full arguments.
 	MaxAuditArgs int
+	// AllowPrivateEgress turns off the private-egress check
+	// (permissions.private_egress = "allow"): policy is then never told
+	// that a session holds private data. Sessions are still marked, so
+	// turning the check back on applies to what they have already read.
+	AllowPrivateEgress bool
 }
 
 // Arbiter is the pipeline. It is safe for concurrent use.
@@ -124,6 +129,12 @@ type Arbiter struct {
 	// to the store. A session never changes hands (the store refuses it),
 	// so an entry can never go stale; it saves a query per read-only call.
 	owners sync.Map
+	// private holds the ids of sessions known to hold the owner's private
+	// data (value struct{}). Only "private" is cached, never "not
+	// private": a session never becomes public again, so an entry cannot
+	// go stale, while another process (a CLI call in the same session)
+	// may mark a session this one has seen public. A miss reads the store.
+	private sync.Map
 }
 
 // New builds an Arbiter.

@@ -23,6 +23,9 @@ type call struct {
 	out    Outcome
 	runID  string
 	status string // ToolRun status when a run row exists
+	// taint: the tool ran and its result may hold the owner's private
+	// data, so finish marks the session private with the result.
+	taint bool
 	// artifact is the whole result when it was too long for the model;
 	// finish stores it in the audit transaction.
 	artifact *store.Artifact
@@ -114,7 +117,15 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		return a.finish(ctx, c)
 	}
 
-	// 5 and 6. Policy and permission mode.
+	// 5 and 6. Policy and permission mode. Whether the session holds
+	// private data matters only on the way out, so only an outbound Plan
+	// pays for looking it up.
+	private := false
+	if act := plan.Action(); (act == policy.ActionFetch || act == policy.ActionSend) && !a.o.AllowPrivateEgress {
+		if private, err = a.sessionPrivate(ctx, c.p.Caller.Session); err != nil {
+			return err
+		}
+	}
 	d := policy.Decide(policy.Input{
 		Tool:   spec.Name,
 		Action: plan.Action(),
@@ -130,6 +141,7 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		Mode:     c.mode,
 		Rules:    a.o.Rules,
 		Guest:    a.o.GuestTools,
+		Private:  private,
 	})
 	c.out.Rule, c.out.Reason = d.Rule, d.Reason
 	switch d.Verdict {
@@ -224,6 +236,11 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 	}
 
 	// 9. Execute exactly the Plan. The tool re-enforces its own limits.
+	// Whatever comes back (a result, an error text, a partial read) enters
+	// the model's context, so the session is tainted from here on unless
+	// the tool can only ever return public data. Fail closed: a tool says
+	// PublicResult explicitly, and a Plan can still say it is private.
+	c.taint = !c.tool.Spec().PublicResult || c.plan.PrivateResult()
 	res, err := c.tool.Run(ctx, c.plan)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -259,15 +276,66 @@ func (a *Arbiter) sessionOwner(ctx context.Context, id string) (string, error) {
 	if o, ok := a.owners.Load(id); ok {
 		return o.(string), nil
 	}
+	sess, err := a.lookupSession(ctx, id)
+	return sess.Owner, err
+}
+
+// sessionPrivate reports whether a session's context holds the owner's
+// private data. A session found private is cached; any other answer is
+// read again next time (see Arbiter.private).
+func (a *Arbiter) sessionPrivate(ctx context.Context, id string) (bool, error) {
+	if _, ok := a.private.Load(id); ok {
+		return true, nil
+	}
+	sess, err := a.lookupSession(ctx, id)
+	return !sess.PrivateSince.IsZero(), err
+}
+
+// lookupSession reads a session and caches its owner and, if it is
+// private, that. A session that does not exist yet is the zero Session.
+func (a *Arbiter) lookupSession(ctx context.Context, id string) (store.Session, error) {
 	sess, err := a.o.Store.Session(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		return "", nil
+		return store.Session{}, nil
 	}
 	if err != nil {
-		return "", fmt.Errorf("arbiter: look up session: %w", err)
+		return store.Session{}, fmt.Errorf("arbiter: look up session: %w", err)
 	}
 	a.owners.Store(id, sess.Owner)
-	return sess.Owner, nil
+	if !sess.PrivateSince.IsZero() {
+		a.private.Store(id, struct{}{})
+	}
+	return sess, nil
+}
+
+// MarkPrivate records that the caller's session now holds the owner's
+// private data that did not come from a tool: the app calls it before it
+// shows the model recalled memory. It creates the session if it does not
+// exist and refuses one of another owner (store.ErrSessionOwner). After
+// the first mark it costs a map lookup.
+func (a *Arbiter) MarkPrivate(ctx context.Context, c Caller) error {
+	if c.Owner == "" || c.Session == "" {
+		return fmt.Errorf("arbiter: mark session private: the caller names no owner or session")
+	}
+	if o, ok := a.owners.Load(c.Session); ok && o != c.Owner {
+		return fmt.Errorf("arbiter: mark session %s private: %w", c.Session, store.ErrSessionOwner)
+	}
+	if _, ok := a.private.Load(c.Session); ok {
+		return nil // a cached private session's owner is cached too
+	}
+	now := a.o.Now()
+	err := a.o.Store.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.EnsureSession(c.Session, c.Owner, now); err != nil {
+			return err
+		}
+		return tx.MarkSessionPrivate(c.Session, now)
+	})
+	if err != nil {
+		return fmt.Errorf("arbiter: mark session %s private: %w", c.Session, err)
+	}
+	a.owners.Store(c.Session, c.Owner)
+	a.private.Store(c.Session, struct{}{})
+	return nil
 }
 
 func (a *Arbiter) runRow(c *call, status string) store.ToolRun {
@@ -298,7 +366,21 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 		Args: capText(a.o.Redactor.Redact(normalizeArgs(c.p.Args)), a.o.MaxAuditArgs), PlanHash: c.out.PlanHash,
 		ApprovalID: c.out.ApprovalID,
 	}
-	inserted := false
+	inserted, marked := false, false
+	// mark taints the session in this transaction, with the result that
+	// taints it, the first time only: after that the cache answers and the
+	// hot path issues no UPDATE. It runs only once the session is known to
+	// be the caller's (it exists and holds their run).
+	mark := func(tx *store.Tx) error {
+		if !c.taint {
+			return nil
+		}
+		if _, ok := a.private.Load(c.p.Caller.Session); ok {
+			return nil
+		}
+		marked = true
+		return tx.MarkSessionPrivate(c.p.Caller.Session, now)
+	}
 	err := a.o.Store.Write(ctx, func(tx *store.Tx) error {
 		switch {
 		case c.runID != "":
@@ -308,6 +390,9 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 				text, isErr = c.out.Result.Text, c.out.Result.IsError
 			}
 			if err := tx.UpdateToolRun(c.runID, c.status, text, isErr, now); err != nil {
+				return err
+			}
+			if err := mark(tx); err != nil {
 				return err
 			}
 			rec.RunID = c.runID
@@ -326,6 +411,9 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 			}
 			id, err := tx.InsertToolRun(a.runRow(c, c.status))
 			if err != nil {
+				return err
+			}
+			if err := mark(tx); err != nil {
 				return err
 			}
 			c.runID, rec.RunID, inserted = id, id, true
@@ -351,6 +439,9 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 	}
 	if c.runID != "" {
 		a.owners.Store(c.p.Caller.Session, c.p.Caller.Owner) // the row proves it
+	}
+	if marked {
+		a.private.Store(c.p.Caller.Session, struct{}{})
 	}
 	c.out.RunID = c.runID
 	return nil
