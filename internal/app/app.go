@@ -211,6 +211,9 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		Rules:      rules,
 		GuestTools: cfg.Permissions.GuestTools,
 		Now:        r.now,
+		// "allow" turns the private-egress check off; config rejects
+		// anything but "ask" and "allow".
+		AllowPrivateEgress: cfg.Permissions.PrivateEgress == "allow",
 		// Results over arbiter.DefaultArtifactChars characters become
 		// artifacts read with read_artifact; no config key yet.
 	})

@@ -126,8 +126,18 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		return RunResult{}, err
 	}
 	isOwner := trust == policy.TrustOwner && owner == r.Config.Owner
+	caller := arbiter.Caller{Owner: owner, Trust: trust, Session: session}
 	if isOwner {
 		conv.Memory = r.memoryNotes(ctx, owner, req.Task)
+		if len(conv.Memory) > 0 {
+			// Memory is the owner's private data: once the model has seen
+			// it, an outbound request from this session could carry it.
+			// Marked before the model sees it; if that fails, the turn
+			// does not run.
+			if err := r.Arbiter.MarkPrivate(ctx, caller); err != nil {
+				return RunResult{}, err
+			}
+		}
 	}
 	model, err := r.Model()
 	if err != nil {
@@ -139,7 +149,7 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		Decider:   r.Arbiter,
 		Tools:     r.Registry.Specs(),
 		System:    systemPrompt,
-		Caller:    arbiter.Caller{Owner: owner, Trust: trust, Session: session},
+		Caller:    caller,
 		Ask:       r.asker(req.Ask),
 		Context:   agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
 	})

@@ -151,9 +151,11 @@ func testHostileModel(t *testing.T, mode string) {
 
 	// Control: the attacker server is reachable, so the zero above means
 	// homard refused, not that the server was down. A fetch without the
-	// secret is allowed where the mode runs medium-risk fetches.
+	// secret is allowed where the mode runs medium-risk fetches — from a
+	// fresh session: "cli" has read notes.txt, so in autopilot a fetch
+	// from it asks (taint.private-egress, TestScenarioPrivateEgress).
 	if mode == "autopilot" || mode == "yolo" {
-		out := call(t, r, CallRequest{Tool: "http_get", Args: `{"url":"` + attacker.URL + `/ok"}`})
+		out := call(t, r, CallRequest{Tool: "http_get", Args: `{"url":"` + attacker.URL + `/ok"}`, Session: "control"})
 		if out.Decision != "ran" || attacker.hits.Load() != 1 {
 			t.Fatalf("control fetch = %s (%s), %d hits; want it to run and reach the server once", out.Decision, out.Reason, attacker.hits.Load())
 		}
