@@ -69,9 +69,10 @@ guest_tools = %s
 # What happens to an outbound request (http_get, web_search) from a session
 # whose context already holds your private data: a file, command output or
 # a memory. The model could hide that data in the request, so
-#   "ask"    it asks you in autopilot too, showing the exact request, unless
-#            a rule below allows that tool (safe and smart ask anyway)
-#   "allow"  no such check; autopilot runs it unasked (yolo always does)
+#   "ask"    autopilot asks you too, showing the exact request, unless a
+#            rule below allows that tool (safe asks for every fetch
+#            anyway, smart unless a rule allows it; yolo never asks)
+#   "allow"  no such check: autopilot runs it unasked
 private_egress = %s
 
 [workspace]
