@@ -125,8 +125,10 @@ func wantExfilStopped(t *testing.T, r *Runtime, attacker *recorder, res RunResul
 	if try.tool == "web_search" {
 		wantShown = privateText
 	}
-	if ap.Tool != try.tool || !strings.Contains(ap.Display, wantShown) {
-		t.Errorf("approval %s shows %s %q; want %s with %q", ap.ID, ap.Tool, ap.Display, try.tool, wantShown)
+	if ap.Tool != try.tool || !strings.Contains(ap.Display, wantShown) || ap.Rule != "taint.private-egress" ||
+		!strings.Contains(ap.Reason, "private data") {
+		t.Errorf("approval %s shows %s %q (%s: %s); want %s with %q, asked by taint.private-egress",
+			ap.ID, ap.Tool, ap.Display, ap.Rule, ap.Reason, try.tool, wantShown)
 	}
 	recs := auditSince(t, r, 0)
 	rec := recs[len(recs)-1]
