@@ -161,6 +161,9 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	// is not fatal here: recall reconciles again and doctor reports it.
 	if !o.inspect {
 		_, _ = r.Memory.Reconcile(ctx, cfg.Owner)
+		// Old artifacts go at start; a failure is not fatal (the next
+		// start or serve's hourly pass tries again, doctor shows the count).
+		_, _ = r.PruneArtifacts(ctx)
 	}
 
 	var env []string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/config"
@@ -60,6 +61,15 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 	n, err := audit.Verify(ctx, r.Store)
 	add("audit", err, fmt.Sprintf("chain intact, %d records", n))
 	out = append(out, memoryCheck(ctx, r))
+	if n, size, oldest, err := r.Store.ArtifactStats(ctx); err != nil {
+		add("artifacts", err, "")
+	} else {
+		detail := fmt.Sprintf("%d kept, %.1f MiB, deleted after %s", n, float64(size)/(1<<20), cfg.Artifacts.Keep)
+		if n > 0 {
+			detail += ", oldest " + oldest.Local().Format(time.DateTime)
+		}
+		add("artifacts", nil, detail)
+	}
 	add("mode", nil, cfg.Permissions.Mode)
 	for _, st := range sandbox.Report() {
 		if st.Available {

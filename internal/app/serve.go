@@ -180,6 +180,9 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	served := make(chan error, 1)
 	go func() { served <- hs.Serve(ln) }()
+	pruneCtx, stopPrune := context.WithCancel(ctx)
+	defer stopPrune()
+	go r.pruneLoop(pruneCtx, pruneEvery, log)
 	login := srv.LoginURL(base)
 	fmt.Fprintf(o.Out, "homard serve: listening on %s\nOpen this link once to log in (valid 10 minutes, single use):\n  %s\n", base, login)
 	log.Info("listening", "addr", addr, "pid", os.Getpid())

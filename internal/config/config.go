@@ -89,11 +89,21 @@ type Config struct {
 	Egress Egress `toml:"egress"`
 	// Memory sets what homard learns about the owner on its own.
 	Memory Memory `toml:"memory"`
+	// Artifacts sets how long whole tool results are kept.
+	Artifacts Artifacts `toml:"artifacts"`
 	// Gateway configures `homard serve`, the HTTP API.
 	Gateway Gateway `toml:"gateway"`
 	// Rules are operator rules, first match wins. Empty means no rules: the
 	// permission mode alone decides.
 	Rules []Rule `toml:"rules"`
+}
+
+// Artifacts configures the whole tool results kept for read_artifact.
+type Artifacts struct {
+	// Keep is how long an artifact is kept after it was made; older ones
+	// are deleted when homard starts and every hour while `homard serve`
+	// runs. At least "1h". Missing means "720h" (30 days).
+	Keep Duration `toml:"keep"`
 }
 
 // Memory configures automatic memory capture.
@@ -356,6 +366,9 @@ func applyDefaults(c *Config) {
 	}
 	if c.Memory.Capture == "" {
 		c.Memory.Capture = "on"
+	}
+	if c.Artifacts.Keep == 0 {
+		c.Artifacts.Keep = Duration(720 * time.Hour)
 	}
 	if c.Commands.Timeout == 0 {
 		c.Commands.Timeout = Duration(60 * time.Second)

@@ -90,7 +90,7 @@ func TestLoadBase(t *testing.T) {
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main")}},
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
-		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Gateway: defaultGateway,
+		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway,
 		Rules: []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -120,7 +120,7 @@ roots = [{ name = "main", path = "/ws" }]
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws")}},
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
-		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Gateway: defaultGateway,
+		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(minimal) =\n%+v\nwant\n%+v", got, want)
@@ -140,7 +140,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, permissions, workspace, sandbox, commands, egress, memory, gateway, rules"
+		top    = "owner, model, permissions, workspace, sandbox, commands, egress, memory, artifacts, gateway, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"
@@ -225,6 +225,10 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{"rules[0].command", "absolute path"}, ""},
 		{"rule command inner **", `owner = "owner"`, "owner = \"owner\"\n[[rules]]\nid = \"g\"\ntool = \"run_command\"\neffect = \"allow\"\ncommand = [\"/usr/bin/git\", \"**\", \"push\"]",
 			[]string{"rules[0].command", "may only be the last element"}, ""},
+		{"artifacts keep zero", `owner = "owner"`, "owner = \"owner\"\n[artifacts]\nkeep = \"0s\"",
+			[]string{`artifacts.keep = "0s": want a duration of at least "1h"`}, ""},
+		{"artifacts keep short", `owner = "owner"`, "owner = \"owner\"\n[artifacts]\nkeep = \"30m\"",
+			[]string{`artifacts.keep = "30m": want a duration of at least "1h"`}, ""},
 		{"gateway addr", `owner = "owner"`, "owner = \"owner\"\n[gateway]\naddr = \"localhost\"",
 			[]string{`gateway.addr = "localhost": want host:port`}, ""},
 		{"gateway approval_wait", `owner = "owner"`, "owner = \"owner\"\n[gateway]\napproval_wait = \"0s\"",

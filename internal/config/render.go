@@ -132,6 +132,12 @@ search_url = %s
 # waits for you. "off": only what you or a session explicitly remember.
 capture = %s
 
+[artifacts]
+# A tool result longer than the model should read at once is kept whole as
+# an artifact (read on with read_artifact). How long one is kept before it
+# is deleted: at least "1h".
+keep = %s
+
 [gateway]
 # Where homard serve listens (host:port). Keep it on loopback; a
 # non-loopback address also needs homard serve --allow-remote with TLS
@@ -174,6 +180,7 @@ ping_interval = %s
 		quote(c.Sandbox.Backend),
 		quoteList(c.Commands.Allow), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes,
 		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture),
+		quote(c.Artifacts.Keep.String()),
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()))
 	for _, r := range c.Rules {
 		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))

@@ -60,9 +60,10 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Sandbox: Sandbox{Backend: "bwrap"},
 		Commands: Commands{Allow: []string{"python3", "/usr/local/bin/my-tool"}, Env: []string{"GOPATH"},
 			Timeout: Duration(5 * time.Minute), MaxOutputBytes: 1000},
-		Egress:  Egress{Allow: []string{"http://127.0.0.1:3900"}, SearchURL: "https://search.example/rss?q={query}"},
-		Memory:  Memory{Capture: "off"},
-		Gateway: Gateway{Addr: "[::1]:9000", ApprovalWait: Duration(90 * time.Second), PingInterval: Duration(500 * time.Millisecond)},
+		Egress:    Egress{Allow: []string{"http://127.0.0.1:3900"}, SearchURL: "https://search.example/rss?q={query}"},
+		Memory:    Memory{Capture: "off"},
+		Artifacts: Artifacts{Keep: Duration(36 * time.Hour)},
+		Gateway:   Gateway{Addr: "[::1]:9000", ApprovalWait: Duration(90 * time.Second), PingInterval: Duration(500 * time.Millisecond)},
 		Rules: []Rule{
 			{ID: "a.b:c-d_e", Tool: "write_file", Path: "notes/**/*.md", Effect: "ask"},
 			{ID: "no-path", Tool: "run", Effect: "deny"},
@@ -97,13 +98,13 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 	}
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[Config](), reflect.TypeFor[Model](), reflect.TypeFor[Permissions](), reflect.TypeFor[Workspace](),
-		reflect.TypeFor[Sandbox](), reflect.TypeFor[Commands](), reflect.TypeFor[Egress](), reflect.TypeFor[Memory](), reflect.TypeFor[Gateway](),
+		reflect.TypeFor[Sandbox](), reflect.TypeFor[Commands](), reflect.TypeFor[Egress](), reflect.TypeFor[Memory](), reflect.TypeFor[Artifacts](), reflect.TypeFor[Gateway](),
 	} {
 		for _, k := range tagNames(typ) {
 			switch k {
 			case "rules":
 				continue // an array of tables; checked below
-			case "model", "permissions", "workspace", "sandbox", "commands", "egress", "memory", "gateway":
+			case "model", "permissions", "workspace", "sandbox", "commands", "egress", "memory", "artifacts", "gateway":
 				if !strings.Contains(string(data), "\n["+k+"]\n") {
 					t.Errorf("Render does not write the table [%s]", k)
 				}

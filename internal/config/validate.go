@@ -55,6 +55,9 @@ func validateRunLimits(c *Config, ps *problems) {
 	if c.Memory.Capture != "on" && c.Memory.Capture != "off" {
 		ps.add("memory.capture = %q: want on or off", c.Memory.Capture)
 	}
+	if c.Artifacts.Keep.Std() < time.Hour {
+		ps.add("artifacts.keep = %q: want a duration of at least \"1h\", such as \"720h\" (30 days)", c.Artifacts.Keep)
+	}
 	if !slices.Contains(backends, c.Sandbox.Backend) {
 		ps.add("sandbox.backend = %q: want one of %s", c.Sandbox.Backend, strings.Join(backends, ", "))
 	}

@@ -58,3 +58,30 @@ func (s *Store) Artifact(ctx context.Context, id string) (Artifact, error) {
 	a.CreatedAt = fromNanos(created)
 	return a, nil
 }
+
+// DeleteArtifactsBefore deletes the artifacts made before t (and any
+// without a time) and returns how many went. A later read_artifact of one
+// gets the same "no such artifact" as an id that never existed.
+func (tx *Tx) DeleteArtifactsBefore(t time.Time) (int64, error) {
+	res, err := tx.exec(`DELETE FROM artifacts WHERE created_at IS NULL OR created_at < ?`, nanos(t))
+	if err != nil {
+		return 0, fmt.Errorf("delete old artifacts: %w", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return 0, fmt.Errorf("delete old artifacts: %w", err)
+	}
+	return n, nil
+}
+
+// ArtifactStats returns how many artifacts are kept, their total text in
+// bytes and when the oldest was made (zero when there are none).
+func (s *Store) ArtifactStats(ctx context.Context) (count, textBytes int64, oldest time.Time, err error) {
+	var first sql.NullInt64
+	err = s.readRow(ctx, `SELECT count(*), coalesce(sum(length(CAST(text AS BLOB))), 0), min(created_at) FROM artifacts`).
+		Scan(&count, &textBytes, &first)
+	if err != nil {
+		return 0, 0, time.Time{}, fmt.Errorf("artifact stats: %w", err)
+	}
+	return count, textBytes, fromNanos(first), nil
+}

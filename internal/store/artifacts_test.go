@@ -2,8 +2,10 @@ package store
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestArtifactRoundTrip(t *testing.T) {
@@ -39,5 +41,38 @@ func TestArtifactRoundTrip(t *testing.T) {
 	err = s.Write(ctx, func(tx *Tx) error { return tx.InsertArtifact(Artifact{ID: "art_3", Session: "s1"}) })
 	if err == nil {
 		t.Error("InsertArtifact without an owner succeeded; want an error")
+	}
+}
+
+func TestDeleteArtifactsBefore(t *testing.T) {
+	s := openTest(t)
+	ctx := t.Context()
+	write(t, s, func(tx *Tx) error {
+		for i, at := range []time.Time{t0.Add(-48 * time.Hour), t0.Add(-time.Hour), t0, {}} {
+			a := Artifact{ID: fmt.Sprint("art_", i), Owner: "alice", Session: "s1", CreatedAt: at, Text: strings.Repeat("é", i+1)}
+			if err := tx.InsertArtifact(a); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	n, size, oldest, err := s.ArtifactStats(ctx)
+	if err != nil || n != 4 || size != 2*(1+2+3+4) || !oldest.Equal(t0.Add(-48*time.Hour)) {
+		t.Fatalf("ArtifactStats = %d, %d, %v, %v; want 4, 20 bytes, the oldest time", n, size, oldest, err)
+	}
+	var gone int64
+	write(t, s, func(tx *Tx) error {
+		var err error
+		gone, err = tx.DeleteArtifactsBefore(t0.Add(-30 * time.Minute))
+		return err
+	})
+	// The two older ones and the one without a time go; t0's stays.
+	if gone != 3 {
+		t.Errorf("DeleteArtifactsBefore removed %d; want 3", gone)
+	}
+	for id, want := range map[string]bool{"art_0": false, "art_1": false, "art_2": true, "art_3": false} {
+		if _, err := s.Artifact(ctx, id); (err == nil) != want {
+			t.Errorf("Artifact(%s) after pruning: err %v; want kept=%v", id, err, want)
+		}
 	}
 }
