@@ -60,7 +60,7 @@ func Decide(in Input) Decision {
 		if rule != nil && rule.Effect == Allow {
 			return Decision{Allow, "allowed by operator rule " + rule.ID + " although this session holds your private data", "rule." + rule.ID}
 		}
-		return Decision{Ask, "this session has read your private data (files, command output or memory); an outbound request could carry it out, so it needs your approval", "taint.private-egress"}
+		return Decision{Ask, "this session has read your private data (files, command output or memory); an outbound request could carry it out, so it needs your approval (a new session starts without that data)", "taint.private-egress"}
 	}
 	if in.Trust == TrustGuest {
 		// A guest got here only with a read-only low-risk listed tool.
