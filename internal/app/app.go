@@ -203,7 +203,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	}
 	var rules []policy.Rule
 	for _, rc := range cfg.Rules {
-		rules = append(rules, policy.Rule{ID: rc.ID, Tool: rc.Tool, Path: rc.Path, Effect: policy.Effect(rc.Effect), Command: rc.Command})
+		rules = append(rules, policy.Rule{ID: rc.ID, Tool: rc.Tool, Path: rc.Path, Effect: policy.Effect(rc.Effect), Command: rc.Command, Host: rc.Host})
 	}
 	r.Arbiter = arbiter.New(arbiter.Options{
 		Registry:   reg,

@@ -65,7 +65,10 @@ func TestOldArtifactsArePruned(t *testing.T) {
 	now = now.Add(2 * 24 * time.Hour)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
-	go func() { r.pruneLoop(ctx, time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil))); close(done) }()
+	go func() {
+		r.pruneLoop(ctx, time.Millisecond, slog.New(slog.NewTextHandler(io.Discard, nil)))
+		close(done)
+	}()
 	deadline := time.Now().Add(10 * time.Second)
 	for exists("art_edge") && time.Now().Before(deadline) {
 		time.Sleep(5 * time.Millisecond)

@@ -232,6 +232,9 @@ func TestScenarioEgressStillRuns(t *testing.T) {
 		{"operator allow rule", "autopilot", func(s string) string {
 			return s + "\n[[rules]]\nid = \"web\"\ntool = \"web_search\"\neffect = \"allow\"\n"
 		}, func(a *recorder) []proposal { return []proposal{read, exfil("web_search", a)} }, "rule.web"},
+		{"operator host rule", "autopilot", func(s string) string {
+			return s + "\n[[rules]]\nid = \"lab\"\ntool = \"http_get\"\nhost = \"127.0.0.1\"\neffect = \"allow\"\n"
+		}, func(a *recorder) []proposal { return []proposal{read, exfil("http_get", a)} }, "rule.lab"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -264,6 +264,10 @@ type Rule struct {
 	// element; a last "**" matches any remaining arguments. Empty means the
 	// rule does not look at commands.
 	Command []string `toml:"command"`
+	// Host is an optional host name for the web tools' targets: exact
+	// ("api.weather.example") or "*.example.com" for any name under it.
+	// Not together with Path. Empty means the rule does not look at hosts.
+	Host string `toml:"host"`
 }
 
 // Duration is a time.Duration written in TOML as a string such as "30m" or

@@ -161,6 +161,10 @@ ping_interval = %s
 #           program's resolved absolute path first, one glob per element,
 #           a last "**" for any further arguments
 #           (command = ["/usr/bin/git", "status", "**"])
+#   host    optional, for http_get and web_search: the host requested,
+#           exact or "*.example.com" for any name under it; not with path
+#           (an allow rule also lets a session that read your files fetch
+#           from that host in autopilot without asking)
 #
 # [[rules]]
 # id = "read-notes"
@@ -172,6 +176,12 @@ ping_interval = %s
 # id = "git-status"
 # tool = "run_command"
 # command = ["/usr/bin/git", "status", "**"]
+# effect = "allow"
+#
+# [[rules]]
+# id = "weather"
+# tool = "http_get"
+# host = "api.weather.example"
 # effect = "allow"
 `,
 		mib(c.Workspace.MaxFileBytes), c.Workspace.MaxFileBytes,
@@ -189,6 +199,9 @@ ping_interval = %s
 		}
 		if len(r.Command) > 0 {
 			w("command = %s\n", quoteList(r.Command))
+		}
+		if r.Host != "" {
+			w("host = %s\n", quote(r.Host))
 		}
 		w("effect = %s\n", quote(r.Effect))
 	}

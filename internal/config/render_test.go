@@ -67,6 +67,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Rules: []Rule{
 			{ID: "a.b:c-d_e", Tool: "write_file", Path: "notes/**/*.md", Effect: "ask"},
 			{ID: "no-path", Tool: "run", Effect: "deny"},
+			{ID: "web", Tool: "http_get", Host: "*.example.org", Effect: "allow"},
 		},
 	}
 	got, data := renderLoad(t, want)
@@ -146,6 +147,7 @@ func TestRenderExampleRuleIsValid(t *testing.T) {
 	want := []Rule{
 		{ID: "read-notes", Tool: "read_file", Path: "notes/**", Effect: "allow"},
 		{ID: "git-status", Tool: "run_command", Effect: "allow", Command: []string{"/usr/bin/git", "status", "**"}},
+		{ID: "weather", Tool: "http_get", Effect: "allow", Host: "api.weather.example"},
 	}
 	if !reflect.DeepEqual(c.Rules, want) {
 		t.Errorf("example rule loaded as %+v; want %+v", c.Rules, want)

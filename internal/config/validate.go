@@ -221,8 +221,21 @@ func validateRules(rules []Rule, ps *problems) {
 				ps.add("rules[%d].command = %q: %v", i, r.Command, err)
 			}
 		}
+		if r.Host != "" {
+			if r.Path != "" {
+				ps.add("rules[%d]: path and host do not go together: path matches files, host matches web requests; write two rules", i)
+			}
+			if !ruleHostRE.MatchString(r.Host) {
+				ps.add("rules[%d].host = %q: want a lowercase host name or IPv4 address such as \"api.weather.example\", or \"*.example.com\" for any name under example.com (no scheme, port or path)", i, r.Host)
+			}
+		}
 	}
 }
+
+// ruleHostRE is a lowercase host name or IPv4 address ("nas", "api.example.com",
+// "192.168.1.20"), or "*." and a name of at least two labels: "*.com" would
+// let every .com site through.
+var ruleHostRE = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|\*(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?){2,})$`)
 
 // checkCommand accepts an argv pattern whose first element is an absolute
 // program path (rules match the resolved path, never a bare first word),

@@ -173,3 +173,62 @@ func FuzzMatchPath(f *testing.F) {
 		}
 	})
 }
+
+// TestRuleHost: a rule with a Host matches web Plans by the host of their
+// "scheme://host[:port]" targets, erring on each effect's safe side.
+func TestRuleHost(t *testing.T) {
+	allowAPI := Rule{ID: "api", Tool: "http_get", Host: "api.weather.example", Effect: Allow}
+	allowAny := Rule{ID: "sub", Tool: "http_get", Host: "*.weather.example", Effect: Allow}
+	denyAny := Rule{ID: "no", Tool: "http_get", Host: "*.evil.example", Effect: Deny}
+	askAPI := Rule{ID: "ask", Tool: "http_get", Host: "api.weather.example", Effect: Ask}
+	tests := []struct {
+		rule    Rule
+		tool    string
+		targets []string
+		want    bool
+	}{
+		{allowAPI, "http_get", []string{"https://api.weather.example"}, true},
+		{allowAPI, "http_get", []string{"https://API.Weather.Example:8443"}, true}, // case and port ignored
+		{allowAPI, "http_get", []string{"http://api.weather.example"}, true},
+		{allowAPI, "http_get", []string{"https://weather.example"}, false},
+		{allowAPI, "http_get", []string{"https://api.weather.example.evil.example"}, false},
+		{allowAPI, "http_get", []string{"https://evilapi.weather.example"}, false},
+		{allowAPI, "http_get", []string{"https://api.weather.example", "https://other.example"}, false}, // every target must match
+		{allowAPI, "http_get", nil, false},
+		{allowAPI, "web_search", []string{"https://api.weather.example"}, false}, // another tool
+		{allowAPI, "http_get", []string{"notes/a.md"}, false},                    // not a URL
+		{allowAPI, "http_get", []string{"https://user@api.weather.example"}, false},
+		{allowAny, "http_get", []string{"https://a.weather.example"}, true},
+		{allowAny, "http_get", []string{"https://a.b.weather.example"}, true},
+		{allowAny, "http_get", []string{"https://weather.example"}, false}, // not the apex
+		{allowAny, "http_get", []string{"https://aweather.example"}, false},
+		{allowAny, "http_get", []string{"https://[::1]:8080"}, false},
+		{denyAny, "http_get", []string{"https://x.evil.example"}, true},
+		{denyAny, "http_get", []string{"https://ok.example", "https://x.evil.example"}, true}, // any target
+		{denyAny, "http_get", []string{"https://ok.example"}, false},
+		{denyAny, "http_get", []string{"not a url"}, true}, // unreadable: the safe side
+		{askAPI, "http_get", []string{"https://api.weather.example:443"}, true},
+		{askAPI, "http_get", []string{"https://other.example"}, false},
+	}
+	for _, tt := range tests {
+		if got := tt.rule.Matches(tt.tool, tt.targets); got != tt.want {
+			t.Errorf("rule %s (%s %s) on %s %q = %v; want %v", tt.rule.ID, tt.rule.Effect, tt.rule.Host, tt.tool, tt.targets, got, tt.want)
+		}
+	}
+}
+
+// TestHostRuleLiftsPrivateEgressOnlyForItsHost: in autopilot a session
+// holding private data may fetch from a host an operator rule allows, and
+// nowhere else without asking.
+func TestHostRuleLiftsPrivateEgressOnlyForItsHost(t *testing.T) {
+	rules := []Rule{{ID: "weather", Tool: "http_get", Host: "api.weather.example", Effect: Allow}}
+	in := Input{Tool: "http_get", Action: ActionFetch, Risk: RiskMedium, Trust: TrustOwner, Mode: ModeAutopilot, Rules: rules, Private: true}
+	in.Targets = []string{"https://api.weather.example"}
+	if d := Decide(in); d.Verdict != Allow || d.Rule != "rule.weather" {
+		t.Errorf("allowed host: %+v; want allow by rule.weather", d)
+	}
+	in.Targets = []string{"https://attacker.example"}
+	if d := Decide(in); d.Verdict != Ask || d.Rule != "taint.private-egress" {
+		t.Errorf("other host: %+v; want ask by taint.private-egress", d)
+	}
+}

@@ -133,6 +133,11 @@ type Rule struct {
 	// last element "**" matches any remaining arguments. A rule with a
 	// Command never matches a Plan without one.
 	Command []string
+	// Host, when set, matches the host of a web Plan's targets
+	// ("https://host[:port]"): an exact lowercase name, or "*.example.com"
+	// for any name under example.com (not example.com itself). The port is
+	// not compared. Path and Host are never both set (config refuses it).
+	Host string
 }
 
 // MatchesCommand reports whether r's Command pattern (if any) matches argv.
@@ -171,6 +176,9 @@ func (r Rule) Matches(tool string, targets []string) bool {
 	if r.Tool != tool {
 		return false
 	}
+	if r.Host != "" {
+		return r.matchesHost(targets)
+	}
 	if r.Path == "" {
 		return true
 	}
@@ -191,6 +199,59 @@ func (r Rule) Matches(tool string, targets []string) bool {
 		}
 	}
 	return false
+}
+
+// matchesHost is Matches for a rule with a Host, with the same safe sides:
+// an Allow rule needs every target to be a URL on a matching host; a Deny
+// or Ask rule applies when any target is on a matching host or is not a
+// URL it can read.
+func (r Rule) matchesHost(targets []string) bool {
+	if len(targets) == 0 {
+		return false
+	}
+	for _, t := range targets {
+		host, ok := targetHost(t)
+		switch {
+		case r.Effect == Allow && (!ok || !MatchHost(r.Host, host)):
+			return false
+		case r.Effect != Allow && (!ok || MatchHost(r.Host, host)):
+			return true
+		}
+	}
+	return r.Effect == Allow
+}
+
+// targetHost returns the lowercase host of a web Plan's target
+// "scheme://host[:port]" (an IPv6 literal in brackets keeps them).
+func targetHost(t string) (string, bool) {
+	_, rest, ok := strings.Cut(t, "://")
+	if !ok || rest == "" || strings.ContainsAny(rest, "/?#@ ") {
+		return "", false
+	}
+	host := rest
+	if strings.HasPrefix(host, "[") {
+		end := strings.IndexByte(host, ']')
+		if end < 0 {
+			return "", false
+		}
+		return strings.ToLower(host[:end+1]), true
+	}
+	if i := strings.LastIndexByte(host, ':'); i >= 0 {
+		host = host[:i]
+	}
+	if host == "" {
+		return "", false
+	}
+	return strings.ToLower(host), true
+}
+
+// MatchHost matches a lowercase host name against a rule's Host: equal,
+// or for "*.suffix" any name ending in ".suffix" (at least one label more).
+func MatchHost(pattern, host string) bool {
+	if suffix, ok := strings.CutPrefix(pattern, "*."); ok {
+		return len(host) > len(suffix)+1 && strings.HasSuffix(host, "."+suffix)
+	}
+	return host == pattern
 }
 
 // MatchPath matches a slash-separated path against a glob in which "**"
