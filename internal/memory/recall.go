@@ -31,8 +31,14 @@ func (m *Memory) Recall(ctx context.Context, owner, query string, limit int) ([]
 		limit = 5
 	}
 	limit = min(limit, MaxRecall)
-	if _, err := m.Reconcile(ctx, owner); err != nil {
+	_, units, err := m.reconcile(ctx, owner)
+	if err != nil {
 		return nil, err
+	}
+	if units == 0 {
+		// Nothing indexed (no memory.md yet, or no units in it): no query.
+		// This is every turn of a new home, before its first note.
+		return nil, nil
 	}
 	var terms, singles []string
 	seen := map[string]bool{}
@@ -49,7 +55,6 @@ func (m *Memory) Recall(ctx context.Context, owner, query string, limit int) ([]
 	})
 	now := m.o.Now()
 	var rows []store.MemoryUnit
-	var err error
 	switch {
 	case len(terms) > 0:
 		rows, err = m.o.Store.SearchMemory(ctx, owner, matchExpr(terms, " "), now, limit)
@@ -89,31 +94,38 @@ func fromRow(r store.MemoryUnit) Unit {
 // and one indexed query; a changed stat costs a read and a hash, and a
 // changed hash a parse and a rebuild of owner's projection.
 func (m *Memory) Reconcile(ctx context.Context, owner string) (bool, error) {
+	changed, _, err := m.reconcile(ctx, owner)
+	return changed, err
+}
+
+// reconcile is Reconcile that also returns how many units the projection
+// now holds, or -1 when it did not count them.
+func (m *Memory) reconcile(ctx context.Context, owner string) (changed bool, units int, err error) {
 	p, err := m.Path(owner)
 	if err != nil {
-		return false, err
+		return false, -1, err
 	}
 	src, err := m.o.Store.MemorySource(ctx, owner)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
-		return false, err
+		return false, -1, err
 	}
 	known := err == nil
 	if known && statMatches(p, src) && !racy(src) {
-		return false, nil
+		return false, src.Units, nil
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	f, err := m.load(owner)
 	if err != nil {
-		return false, err
+		return false, -1, err
 	}
 	if known && f.fp.sha == src.SHA256 && f.fp.size == src.Size {
 		// Touched (or racy), not changed: remember the stat and when it
 		// was checked.
 		err := m.o.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetMemorySource(m.source(owner, f.doc, f.fp)) })
-		return false, err
+		return false, -1, err
 	}
-	return true, m.index(ctx, owner, f.doc, f.fp)
+	return true, -1, m.index(ctx, owner, f.doc, f.fp)
 }
 
 // racyWindow: a file modified this shortly before it was indexed may have
