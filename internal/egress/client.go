@@ -40,6 +40,14 @@ type Options struct {
 	Resolver Resolver
 	// AllowHTTP also allows plain http on port 80. False by default.
 	AllowHTTP bool
+	// CrossHostRedirects follows redirects to other hosts. By default a
+	// redirect may change the scheme, port and path but not the host
+	// (give or take a "www."): one to another host is not followed and Get
+	// returns the redirect itself, with Response.Location set. A decision
+	// to fetch from one host (an approval, an operator rule for that host)
+	// then never carries the request's URL — and whatever the caller put
+	// in it — on to a host nobody decided about.
+	CrossHostRedirects bool
 	// TLSConfig is cloned for outgoing connections (tests use it to trust
 	// an httptest server). Nil means the system roots. MinVersion is
 	// raised to TLS 1.2.
@@ -48,8 +56,12 @@ type Options struct {
 
 // Response is a fetched, size-capped HTTP response.
 type Response struct {
-	FinalURL    string // URL after redirects
-	Status      int    // HTTP status code
+	FinalURL string // URL after redirects
+	Status   int    // HTTP status code
+	// Location is set when the response is a redirect that was not
+	// followed (to another host; see Options.CrossHostRedirects): the
+	// absolute URL it points to.
+	Location    string
 	ContentType string // Content-Type header as sent
 	Body        []byte // at most Options.MaxBytes, decompressed
 	Truncated   bool   // the body was longer than MaxBytes
@@ -63,6 +75,7 @@ type Client struct {
 	maxRedirects int
 	resolver     Resolver
 	allowHTTP    bool
+	crossHost    bool
 	// httpsPort and httpPort are the only ports reachable without an Allow
 	// entry: 443 and 80. Tests in this package change them to reach
 	// httptest servers so that the address check is what refuses.
@@ -79,6 +92,7 @@ func New(o Options) (*Client, error) {
 		maxRedirects: o.MaxRedirects,
 		resolver:     o.Resolver,
 		allowHTTP:    o.AllowHTTP,
+		crossHost:    o.CrossHostRedirects,
 		httpsPort:    443,
 		httpPort:     80,
 	}
@@ -227,6 +241,9 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if err := c.checkURL(req.URL); err != nil {
 		return err
 	}
+	if !c.crossHost && !sameSite(req.URL.Hostname(), via[0].URL.Hostname()) {
+		return http.ErrUseLastResponse // Get reports it in Response.Location
+	}
 	// Caller headers may carry host-bound secrets (Authorization, API
 	// keys): net/http strips only a few of them, and only for unrelated
 	// hosts. Send none of them, nor a Referer, off the first origin.
@@ -234,6 +251,15 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 		req.Header = http.Header{}
 	}
 	return nil
+}
+
+// sameSite reports whether a redirect from host a to host b stays on the
+// same site: the same name, or one is the other with "www." in front.
+// Anything wider would need the public-suffix list; a redirect it refuses
+// is reported, and the caller can propose the new URL as a new request.
+func sameSite(a, b string) bool {
+	a, b = strings.ToLower(a), strings.ToLower(b)
+	return a == b || a == "www."+b || b == "www."+a
 }
 
 func origin(u *url.URL) string {
@@ -286,6 +312,11 @@ func (c *Client) Get(ctx context.Context, rawURL string, header http.Header) (*R
 		Status:      resp.StatusCode,
 		ContentType: resp.Header.Get("Content-Type"),
 		Body:        body,
+	}
+	if resp.StatusCode >= 300 && resp.StatusCode < 400 {
+		if loc, err := resp.Location(); err == nil {
+			r.Location = loc.String()
+		}
 	}
 	if int64(len(body)) > c.maxBytes {
 		r.Body, r.Truncated = body[:c.maxBytes], true

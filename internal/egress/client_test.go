@@ -408,3 +408,65 @@ func TestAllowEntries(t *testing.T) {
 		t.Errorf("Get(http://nas.lan:8443/) = %v; want ErrScheme", err)
 	}
 }
+
+// TestRedirectToAnotherHostIsNotFollowed: a fetch decided for one host
+// must not carry its URL on to another. The redirect comes back as the
+// response, with its Location; the other host is not even resolved.
+func TestRedirectToAnotherHostIsNotFollowed(t *testing.T) {
+	const away = "https://exfil.example/collect?q=private+notes"
+	srv, hits := tlsServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/same":
+			http.Redirect(w, r, "/done", http.StatusMovedPermanently)
+		case "/away":
+			http.Redirect(w, r, away, http.StatusFound)
+		default:
+			fmt.Fprint(w, "done")
+		}
+	})
+	res := &fakeResolver{}
+	c := newClient(t, srv, Options{Allow: []string{srv.URL}, Resolver: res})
+	got, err := c.Get(t.Context(), srv.URL+"/away", nil)
+	if err != nil {
+		t.Fatalf("Get(/away) = %v; want the redirect itself", err)
+	}
+	if got.Status != http.StatusFound || got.Location != away || got.FinalURL != srv.URL+"/away" {
+		t.Errorf("Get(/away) = status %d, Location %q, FinalURL %q; want 302 to %s, not followed", got.Status, got.Location, got.FinalURL, away)
+	}
+	if res.calls != 0 || hits.Load() != 1 {
+		t.Errorf("%d lookups, %d requests; want 0 lookups (the other host is never contacted) and 1 request", res.calls, hits.Load())
+	}
+	// The same host: followed as before.
+	got, err = c.Get(t.Context(), srv.URL+"/same", nil)
+	if err != nil || got.Status != 200 || string(got.Body) != "done" || got.Location != "" {
+		t.Errorf("Get(/same) = %+v, %v; want the redirect followed to /done", got, err)
+	}
+	// With CrossHostRedirects the client does go on (and here fails to
+	// resolve the name).
+	res2 := &fakeResolver{}
+	c = newClient(t, srv, Options{Allow: []string{srv.URL}, Resolver: res2, CrossHostRedirects: true})
+	if _, err := c.Get(t.Context(), srv.URL+"/away", nil); err == nil || res2.calls == 0 {
+		t.Errorf("CrossHostRedirects: Get = %v after %d lookups; want a failed lookup of exfil.example", err, res2.calls)
+	}
+}
+
+func TestSameSite(t *testing.T) {
+	for _, tt := range []struct {
+		a, b string
+		want bool
+	}{
+		{"example.com", "example.com", true},
+		{"example.com", "www.example.com", true},
+		{"WWW.Example.com", "example.COM", true},
+		{"example.com", "api.example.com", false},
+		{"example.com", "example.com.evil.example", false},
+		{"www.example.com", "www.www.example.com", true},
+		{"example.com", "wwwexample.com", false},
+		{"127.0.0.1", "127.0.0.1", true},
+		{"127.0.0.1", "localhost", false},
+	} {
+		if got := sameSite(tt.a, tt.b); got != tt.want {
+			t.Errorf("sameSite(%q, %q) = %v; want %v", tt.a, tt.b, got, tt.want)
+		}
+	}
+}

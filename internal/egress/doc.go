@@ -21,7 +21,9 @@
 //     "127.1" are all 127.0.0.1 and are refused as such.
 //   - Proxy environment variables are ignored, cookies are never stored,
 //     redirects are limited and re-checked, caller headers are dropped when
-//     a redirect leaves the origin of the first request, bodies are capped
+//     a redirect leaves the origin of the first request, a redirect to
+//     another host is not followed unless Options.CrossHostRedirects says
+//     so (Get returns it with Response.Location), bodies are capped
 //     (truncation is reported) and every request has an overall timeout.
 //
 // Errors wrap the sentinels in errors.go (check them with errors.Is) and

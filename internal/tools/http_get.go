@@ -133,6 +133,11 @@ func (t *HTTPGet) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) 
 	}
 	var out strings.Builder
 	fmt.Fprintf(&out, "HTTP %d · %s · %s\n", resp.Status, resp.ContentType, resp.FinalURL)
+	if resp.Location != "" {
+		// The egress client follows redirects on the same host only: the
+		// decision was about this host. Another is a new request.
+		fmt.Fprintf(&out, "[redirect to another host not followed: %s — call http_get with that URL to fetch it; it is decided again]\n", resp.Location)
+	}
 	if resp.Truncated {
 		fmt.Fprintf(&out, "[truncated at %d bytes]\n", len(body))
 	}
