@@ -28,7 +28,7 @@ func (a adminRuntime) Sessions(ctx context.Context) ([]channel.SessionInfo, erro
 	}
 	out := make([]channel.SessionInfo, 0, len(rows))
 	for _, s := range rows {
-		out = append(out, channel.SessionInfo{ID: s.ID, CreatedAt: s.CreatedAt, Turns: s.Turns, LastAt: s.LastAt})
+		out = append(out, channel.SessionInfo{ID: s.ID, CreatedAt: s.CreatedAt, Turns: s.Turns, LastAt: s.LastAt, PrivateSince: s.PrivateSince})
 	}
 	return out, nil
 }

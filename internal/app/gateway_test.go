@@ -217,3 +217,32 @@ func decode[T any](t *testing.T, data string) T {
 	}
 	return v
 }
+
+// TestGatewaySessionsShowPrivacy: GET /api/sessions says which sessions
+// have read the owner's data (their fetches ask), and only those.
+func TestGatewaySessionsShowPrivacy(t *testing.T) {
+	r := newTestRuntime(t, "autopilot")
+	writeWorkspaceFile(t, r, "notes/a.md", "private\n")
+	ctx := context.Background()
+	for _, c := range []CallRequest{
+		{Tool: "read_file", Args: `{"path":"notes/a.md"}`, Session: "reads"},
+		{Tool: "current_time", Args: `{}`, Session: "clock"},
+	} {
+		if out, err := r.Call(ctx, c); err != nil || out.Decision != "ran" {
+			t.Fatalf("Call(%+v) = %+v, %v", c, out, err)
+		}
+	}
+	g := startGateway(t, r)
+	var list []struct {
+		ID           string     `json:"id"`
+		PrivateSince *time.Time `json:"private_since"`
+	}
+	g.getJSON("/api/sessions", &list)
+	got := map[string]bool{}
+	for _, s := range list {
+		got[s.ID] = s.PrivateSince != nil
+	}
+	if !got["reads"] || got["clock"] || len(got) != 2 {
+		t.Fatalf("sessions private = %v; want reads: true, clock: false", got)
+	}
+}

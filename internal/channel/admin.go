@@ -56,6 +56,10 @@ type SessionInfo struct {
 	CreatedAt time.Time
 	Turns     int       // stored turns
 	LastAt    time.Time // the last stored turn's time; CreatedAt when none
+	// PrivateSince is when the session first read the owner's private
+	// data (files, command output, memory); zero if it never did. From
+	// then on its outbound requests may ask (permissions.private_egress).
+	PrivateSince time.Time
 }
 
 // Approval is a card as stored: what it binds and where it stands.

@@ -79,12 +79,16 @@ type SessionSummary struct {
 	CreatedAt time.Time
 	Turns     int
 	LastAt    time.Time // the last stored turn's time; CreatedAt when none
+	// PrivateSince is when the session's context first held the owner's
+	// private data (zero: never); see Tx.MarkSessionPrivate.
+	PrivateSince time.Time
 }
 
 // SessionsOf returns owner's sessions, the most recently active first, at
 // most limit (≤ 0 means 100, never more than 1000).
 func (s *Store) SessionsOf(ctx context.Context, owner string, limit int) ([]SessionSummary, error) {
-	rows, err := s.readRows(ctx, `SELECT s.id, s.created_at, count(t.turn), coalesce(max(t.created_at), s.created_at) AS last
+	rows, err := s.readRows(ctx, `SELECT s.id, s.created_at, count(t.turn), coalesce(max(t.created_at), s.created_at) AS last,
+		s.private_since
 		FROM sessions s LEFT JOIN turns t ON t.session_id = s.id
 		WHERE s.owner = ? GROUP BY s.id ORDER BY last DESC, s.id LIMIT ?`, owner, clampLimit(limit, 100, 1000))
 	if err != nil {
@@ -92,11 +96,11 @@ func (s *Store) SessionsOf(ctx context.Context, owner string, limit int) ([]Sess
 	}
 	return collect(rows, func(sc interface{ Scan(...any) error }) (SessionSummary, error) {
 		var out SessionSummary
-		var created, last sql.NullInt64
-		if err := sc.Scan(&out.ID, &created, &out.Turns, &last); err != nil {
+		var created, last, private sql.NullInt64
+		if err := sc.Scan(&out.ID, &created, &out.Turns, &last, &private); err != nil {
 			return SessionSummary{}, err
 		}
-		out.CreatedAt, out.LastAt = fromNanos(created), fromNanos(last)
+		out.CreatedAt, out.LastAt, out.PrivateSince = fromNanos(created), fromNanos(last), fromNanos(private)
 		return out, nil
 	}, "list sessions")
 }

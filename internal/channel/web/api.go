@@ -91,6 +91,9 @@ type sessionJSON struct {
 	Turns     int        `json:"turns"`
 	LastAt    *time.Time `json:"last_at"`
 	Busy      bool       `json:"busy"`
+	// PrivateSince is set once the session has read the owner's private
+	// data; its fetches may then ask (permissions.private_egress).
+	PrivateSince *time.Time `json:"private_since,omitempty"`
 }
 
 func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
@@ -104,7 +107,12 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	seen := map[string]bool{}
 	for _, x := range list {
 		last := x.LastAt.UTC()
-		out = append(out, sessionJSON{ID: x.ID, CreatedAt: x.CreatedAt.UTC(), Turns: x.Turns, LastAt: &last, Busy: busy[x.ID]})
+		sj := sessionJSON{ID: x.ID, CreatedAt: x.CreatedAt.UTC(), Turns: x.Turns, LastAt: &last, Busy: busy[x.ID]}
+		if !x.PrivateSince.IsZero() {
+			p := x.PrivateSince.UTC()
+			sj.PrivateSince = &p
+		}
+		out = append(out, sj)
 		seen[x.ID] = true
 	}
 	for id := range busy { // a first turn still running: not stored yet

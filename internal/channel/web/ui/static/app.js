@@ -485,7 +485,8 @@
       addSessionOption(s.id, false);
       const li = el("li", "session");
       li.appendChild(el("span", "sid", s.id));
-      li.appendChild(el("span", "meta", s.turns + " turns · last " + fmtTime(s.last_at || s.created_at) + (s.busy ? " · busy" : "")));
+      li.appendChild(el("span", "meta", s.turns + " turns · last " + fmtTime(s.last_at || s.created_at) + (s.busy ? " · busy" : "") +
+        (s.private_since ? " · has read your data: fetches ask" : "")));
       li.appendChild(button("Open", function () { location.hash = "#chat"; openSession(s.id); }));
       ul.appendChild(li);
     }
