@@ -4,8 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -242,18 +245,21 @@ func TestRunCancelStopsTheRunningTool(t *testing.T) {
 	defer cancel()
 	started := make(chan struct{})
 	var once sync.Once
-	seen := make(chan bool, 1)
+	seen := make(chan []int, 1)
+	// Processes that were already there are not this test's (another test
+	// binary on the machine may run the same command).
+	before := sleepPIDs()
 	go func() {
 		<-started
 		// Cancel once the command is seen running (or give up after 20 s).
 		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-			if sleepRunning() {
-				seen <- true
+			if pids := newPIDs(sleepPIDs(), before); len(pids) > 0 {
+				seen <- pids
 				cancel()
 				return
 			}
 		}
-		seen <- false
+		seen <- nil
 		cancel()
 	}()
 	done := make(chan error, 1)
@@ -273,13 +279,21 @@ func TestRunCancelStopsTheRunningTool(t *testing.T) {
 	case <-time.After(60 * time.Second):
 		t.Fatal("Run still going 60 s after cancel: the 120 s command was not stopped")
 	}
-	if !<-seen {
+	mine := <-seen
+	if len(mine) == 0 {
 		t.Fatal("the command was never seen running")
 	}
-	// The process is gone (killed, and reaped), not left running.
-	for deadline := time.Now().Add(10 * time.Second); sleepRunning(); {
+	// This test's process is gone (killed; a zombie waiting to be reaped
+	// by whoever inherited it counts as gone), not left running. The
+	// sandbox kills it through bwrap's PID namespace or the process group,
+	// which a loaded machine may take a moment to finish.
+	for deadline := time.Now().Add(30 * time.Second); len(alive(mine)) > 0; {
 		if time.Now().After(deadline) {
-			t.Fatal("sleep 120 is still running after the turn was cancelled")
+			for _, pid := range alive(mine) {
+				status, _ := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+				t.Logf("pid %d:\n%s", pid, status)
+			}
+			t.Fatalf("sleep 120 (pids %v) is still running 30 s after the turn was cancelled", alive(mine))
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -303,8 +317,10 @@ func TestRunCancelStopsTheRunningTool(t *testing.T) {
 	}
 }
 
-// sleepRunning reports whether a "sleep 120" process exists on this host.
-func sleepRunning() bool {
+// sleepPIDs returns the pids of the "sleep 120" processes on this host
+// that have not exited (a zombie's cmdline reads empty).
+func sleepPIDs() []int {
+	var out []int
 	procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
 	for _, p := range procs {
 		b, err := os.ReadFile(p)
@@ -313,8 +329,33 @@ func sleepRunning() bool {
 		}
 		argv := strings.Split(string(b), "\x00")
 		if len(argv) >= 2 && filepath.Base(argv[0]) == "sleep" && argv[1] == "120" {
-			return true
+			if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(p))); err == nil {
+				out = append(out, pid)
+			}
 		}
 	}
-	return false
+	return out
+}
+
+// newPIDs returns the pids in now that are not in before.
+func newPIDs(now, before []int) []int {
+	var out []int
+	for _, pid := range now {
+		if !slices.Contains(before, pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
+}
+
+// alive returns the pids that still run the command: not gone, not a
+// zombie, and not reused by another program.
+func alive(pids []int) []int {
+	var out []int
+	for _, pid := range pids {
+		if slices.Contains(sleepPIDs(), pid) {
+			out = append(out, pid)
+		}
+	}
+	return out
 }
