@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/homard/homard/internal/store"
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/audit"
@@ -182,4 +183,13 @@ func (a adminRuntime) ReviewAnswer(ctx context.Context, id string, accept bool, 
 
 func (a adminRuntime) VerifyToken(ctx context.Context, token string) (bool, error) {
 	return a.r.TokenVerify(ctx, token)
+}
+
+// SessionSummary is one of the owner's sessions as listed.
+type SessionSummary = store.SessionSummary
+
+// SessionList returns the owner's sessions, the most recently active first
+// (at most 1000).
+func (r *Runtime) SessionList(ctx context.Context) ([]SessionSummary, error) {
+	return r.Store.SessionsOf(ctx, r.Config.Owner, 1000)
 }
