@@ -71,6 +71,7 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 		add("artifacts", nil, detail)
 	}
 	add("mode", nil, cfg.Permissions.Mode)
+	out = append(out, egressChecks(cfg)...)
 	for _, st := range sandbox.Report() {
 		if st.Available {
 			add("sandbox", nil, st.Name+" works here")
@@ -125,4 +126,28 @@ func memoryCheck(ctx context.Context, r *Runtime) Check {
 		detail += fmt.Sprintf("; %d proposed notes wait in `homard memory review`", len(waiting))
 	}
 	return Check{Name: "memory", OK: true, Detail: detail}
+}
+
+// egressChecks says whether a session that has read the owner's data can
+// send it out unasked, and which settings allow that. They are warnings
+// (Info), not failures: each is a choice the owner may have made.
+func egressChecks(cfg *config.Config) []Check {
+	var out []Check
+	p := cfg.Permissions
+	switch {
+	case p.Mode == "yolo":
+		out = append(out, Check{Name: "egress", Info: true, Detail: "mode yolo: a session that has read your files or memory can send them to any web host without asking"})
+	case p.PrivateEgress == "allow" && p.Mode == "autopilot":
+		out = append(out, Check{Name: "egress", Info: true, Detail: `permissions.private_egress = "allow" in autopilot: a session that has read your files or memory can send them to any web host without asking`})
+	case p.Mode == "autopilot":
+		out = append(out, Check{Name: "egress", OK: true, Detail: "autopilot: web requests from sessions that have read your data ask first"})
+	default:
+		out = append(out, Check{Name: "egress", OK: true, Detail: p.Mode + ": every web request asks unless a rule allows it"})
+	}
+	for _, r := range cfg.Rules {
+		if (r.Tool == "http_get" || r.Tool == "web_search") && r.Effect == "allow" && r.Host == "" {
+			out = append(out, Check{Name: "egress", Info: true, Detail: fmt.Sprintf("rule %s allows %s to any host: add host = \"…\" to limit it to the service you mean", r.ID, r.Tool)})
+		}
+	}
+	return out
 }
