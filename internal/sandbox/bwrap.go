@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -100,7 +101,7 @@ func probeBwrap() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("%w: bwrap: resolve probe directory: %v", ErrUnavailable, err)
 	}
-	spec, _ := normalize(Spec{Path: truePath, Root: dir, Dir: dir, Timeout: 10 * time.Second, MaxOutput: 4096})
+	spec, _ := normalize(Spec{Path: truePath, Root: dir, Dir: dir, Timeout: 10 * time.Second, MaxOutput: 4096, Mode: ModeWritable})
 	res, err := runBwrap(context.Background(), bin, spec)
 	if err != nil || res.ExitCode != 0 {
 		why := strings.TrimSpace(string(res.Output))
@@ -132,6 +133,14 @@ func runBwrap(ctx context.Context, bin string, spec Spec) (Result, error) {
 	}
 	// The child's uid maps to homard's own uid outside the namespace.
 	limits, pidsMax := processLimit(spec.Limits, os.Getuid())
+	if spec.Mode != ModeWritable {
+		scratch, done, err := newScratch()
+		if err != nil {
+			return Result{}, err
+		}
+		defer done()
+		return runStaged(ctx, spec, scratch, stageFor{next: "bwrap", nextArgv: append([]string{bin}, args...), limits: limits}, pidsMax)
+	}
 	return execute(ctx, command{
 		path:      bin,
 		argv:      append([]string{bin}, args...),
@@ -144,6 +153,10 @@ func runBwrap(ctx context.Context, bin string, spec Spec) (Result, error) {
 		maxOutput: spec.MaxOutput,
 	})
 }
+
+// bwrapTmpBytes caps the sandbox's /tmp (the command's home in the
+// read-only and overlay modes).
+const bwrapTmpBytes = 512 << 20
 
 // bwrapArgs builds the bubblewrap command line for a normalized spec. Order
 // matters: later mounts cover earlier ones (tmpfs /tmp, then the workspace
@@ -179,21 +192,35 @@ func bwrapArgs(spec Spec) ([]string, error) {
 	for _, f := range etcFiles {
 		a = append(a, "--ro-bind-try", f, f)
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--tmpfs", "/tmp",
-		"--bind", spec.Root, spec.Root)
-	// Every .git — the root's and nested repositories' — is read-only.
-	gits, err := gitEntries(spec.Root)
-	if err != nil {
-		return nil, err
-	}
-	for _, git := range gits {
-		if isSymlink(git) {
-			return nil, fmt.Errorf("%w: %s is a symlink; refusing to bind what it points to", ErrInvalidSpec, git)
+	a = append(a, "--proc", "/proc", "--dev", "/dev", "--size", strconv.FormatInt(bwrapTmpBytes, 10), "--tmpfs", "/tmp")
+	env := spec.Env
+	switch spec.Mode {
+	case ModeReadOnly:
+		// The mount stage already made the root read-only and hid
+		// Spec.Hide; --ro-bind keeps it so (the flag is locked anyway).
+		a = append(a, "--ro-bind", spec.Root, spec.Root)
+		env = cleanEnv(env, "/tmp")
+	case ModeOverlay:
+		// The root is the mount stage's overlay: writes land on its upper
+		// layer, which is graded before anything is applied.
+		a = append(a, "--bind", spec.Root, spec.Root)
+		env = cleanEnv(env, "/tmp")
+	default:
+		a = append(a, "--bind", spec.Root, spec.Root)
+		// Every .git — the root's and nested repositories' — is read-only.
+		gits, err := gitEntries(spec.Root)
+		if err != nil {
+			return nil, err
 		}
-		a = append(a, "--ro-bind", git, git)
+		for _, git := range gits {
+			if isSymlink(git) {
+				return nil, fmt.Errorf("%w: %s is a symlink; refusing to bind what it points to", ErrInvalidSpec, git)
+			}
+			a = append(a, "--ro-bind", git, git)
+		}
 	}
 	a = append(a, "--chdir", spec.Dir)
-	for _, e := range spec.Env {
+	for _, e := range env {
 		k, v, _ := strings.Cut(e, "=")
 		a = append(a, "--setenv", k, v)
 	}

@@ -15,7 +15,7 @@ func TestBwrapCannotReadOutsideRoot(t *testing.T) {
 	root := workspace(t)
 	secret := filepath.Join(workspace(t), "secret.txt") // a sibling of root
 	writeFile(t, secret, "TOPSECRET")
-	spec := Spec{Path: "/bin/cat", Args: []string{secret}, Dir: root, Root: root}
+	spec := Spec{Mode: ModeWritable, Path: "/bin/cat", Args: []string{secret}, Dir: root, Root: root}
 	if res := run(t, NewHost(), spec); !strings.Contains(string(res.Output), "TOPSECRET") {
 		t.Fatalf("control: host cannot read %s: %q", secret, res.Output)
 	}
@@ -50,7 +50,7 @@ func TestBwrapWrites(t *testing.T) {
 		{"/usr/homard-sandbox-test", false},
 		{"/etc/homard-sandbox-test", false},
 	} {
-		res := run(t, b, Spec{Path: "/bin/sh", Args: []string{"-c", `echo pwned > "$0"`, tc.path}, Dir: root, Root: root})
+		res := run(t, b, Spec{Mode: ModeWritable, Path: "/bin/sh", Args: []string{"-c", `echo pwned > "$0"`, tc.path}, Dir: root, Root: root})
 		got, _ := os.ReadFile(tc.path)
 		wrote := res.ExitCode == 0 && string(got) == "pwned\n"
 		if wrote != tc.allow {
@@ -60,7 +60,7 @@ func TestBwrapWrites(t *testing.T) {
 			t.Errorf("bwrap changed %s on the host", tc.path)
 		}
 	}
-	res := run(t, b, Spec{Path: "/bin/cat", Args: []string{".git/HEAD"}, Dir: root, Root: root})
+	res := run(t, b, Spec{Mode: ModeWritable, Path: "/bin/cat", Args: []string{".git/HEAD"}, Dir: root, Root: root})
 	if string(res.Output) != "ref: refs/heads/main\n" {
 		t.Errorf("bwrap read .git/HEAD = %q; want it readable", res.Output)
 	}
@@ -72,7 +72,7 @@ func TestBwrapGitSymlinkRefused(t *testing.T) {
 	if err := os.Symlink("/etc", filepath.Join(root, ".git")); err != nil {
 		t.Fatal(err)
 	}
-	res, err := b.Run(t.Context(), Spec{Path: "/bin/ls", Args: []string{".git/"}, Dir: root, Root: root})
+	res, err := b.Run(t.Context(), Spec{Mode: ModeWritable, Path: "/bin/ls", Args: []string{".git/"}, Dir: root, Root: root})
 	if err == nil {
 		t.Errorf("bwrap with .git -> /etc ran (output %q); want ErrInvalidSpec", res.Output)
 	}
@@ -98,7 +98,7 @@ func TestBwrapNoNetwork(t *testing.T) {
 	}()
 	port := strconv.Itoa(ln.Addr().(*net.TCPAddr).Port)
 	root := workspace(t)
-	spec := Spec{Path: "/bin/bash", Args: []string{"-c", "echo hi > /dev/tcp/127.0.0.1/" + port}, Dir: root, Root: root}
+	spec := Spec{Mode: ModeWritable, Path: "/bin/bash", Args: []string{"-c", "echo hi > /dev/tcp/127.0.0.1/" + port}, Dir: root, Root: root}
 	if res := run(t, NewHost(), spec); res.ExitCode != 0 {
 		t.Fatalf("control: host cannot connect to the listener: %q", res.Output)
 	}
@@ -117,7 +117,7 @@ func TestBwrapNoNetwork(t *testing.T) {
 func TestBwrapProcessStatus(t *testing.T) {
 	b := requireBwrap(t)
 	root := workspace(t)
-	res := run(t, b, Spec{Path: "/bin/cat", Args: []string{"/proc/self/status"}, Dir: root, Root: root})
+	res := run(t, b, Spec{Mode: ModeWritable, Path: "/bin/cat", Args: []string{"/proc/self/status"}, Dir: root, Root: root})
 	for _, want := range []string{"NoNewPrivs:\t1", "CapEff:\t0000000000000000", "CapPrm:\t0000000000000000",
 		"Uid:\t" + sandboxUID + "\t", "Gid:\t" + sandboxUID + "\t"} {
 		if !strings.Contains(string(res.Output), want) {
@@ -135,16 +135,16 @@ func TestBwrapCwdEnvArgv(t *testing.T) {
 	}
 	t.Setenv("HOMARD_SANDBOX_LEAK", "secret")
 	env := []string{"PATH=/usr/bin:/bin", "HOME=" + root, "LANG=C.UTF-8", "TERM=dumb"}
-	res := run(t, b, Spec{Path: "/usr/bin/env", Dir: sub, Root: root, Env: env})
+	res := run(t, b, Spec{Mode: ModeWritable, Path: "/usr/bin/env", Dir: sub, Root: root, Env: env})
 	if got, want := string(res.Output), strings.Join(append(env, "PWD="+sub), "\n")+"\n"; got != want {
 		t.Errorf("bwrap env = %q; want %q", got, want)
 	}
-	res = run(t, b, Spec{Path: "/bin/pwd", Args: []string{"-P"}, Dir: sub, Root: root})
+	res = run(t, b, Spec{Mode: ModeWritable, Path: "/bin/pwd", Args: []string{"-P"}, Dir: sub, Root: root})
 	if got := strings.TrimSpace(string(res.Output)); got != sub {
 		t.Errorf("bwrap pwd = %q; want %q", got, sub)
 	}
 	args := []string{"--", "a;", "&&", "$(id)", "--ro-bind"}
-	res = run(t, b, Spec{Path: "/bin/echo", Args: args, Dir: root, Root: root, Stdin: []byte("x")})
+	res = run(t, b, Spec{Mode: ModeWritable, Path: "/bin/echo", Args: args, Dir: root, Root: root, Stdin: []byte("x")})
 	if got, want := string(res.Output), strings.Join(args, " ")+"\n"; got != want {
 		t.Errorf("bwrap echo = %q; want %q", got, want)
 	}
@@ -153,11 +153,11 @@ func TestBwrapCwdEnvArgv(t *testing.T) {
 func TestBwrapTimeoutAndCap(t *testing.T) {
 	b := requireBwrap(t)
 	root := workspace(t)
-	res := run(t, b, Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 30 & sleep 30"}, Dir: root, Root: root, Timeout: 300 * time.Millisecond})
+	res := run(t, b, Spec{Mode: ModeWritable, Path: "/bin/sh", Args: []string{"-c", "sleep 30 & sleep 30"}, Dir: root, Root: root, Timeout: 300 * time.Millisecond})
 	if !res.TimedOut {
 		t.Errorf("bwrap sleep 30: TimedOut = false (exit %d, %q); want true", res.ExitCode, res.Output)
 	}
-	res = run(t, b, Spec{Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 10, Timeout: outputTimeout})
+	res = run(t, b, Spec{Mode: ModeWritable, Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 10, Timeout: outputTimeout})
 	if !res.Truncated || string(res.Output) != "y\ny\ny\ny\ny\n\n[output truncated at 10 bytes]" {
 		t.Errorf("bwrap yes: Truncated=%v output %q; want 10 bytes + marker", res.Truncated, res.Output)
 	}

@@ -161,7 +161,7 @@ func TestPidsCgroupRemovedAfterRun(t *testing.T) {
 	for _, b := range backends {
 		removed := watchPidsCgroups(t)
 		root := workspace(t)
-		res := run(t, b, Spec{Path: "/bin/sh", Args: []string{"-c", "echo ok; sleep 30 &"}, Dir: root, Root: root, Limits: Limits{Processes: 20}})
+		res := run(t, b, Spec{Mode: ModeWritable, Path: "/bin/sh", Args: []string{"-c", "echo ok; sleep 30 &"}, Dir: root, Root: root, Limits: Limits{Processes: 20}})
 		if !strings.Contains(string(res.Output), "ok") {
 			t.Errorf("%s: output %q; want ok", b.Name(), res.Output)
 		}
@@ -182,7 +182,7 @@ func TestPidsCgroupUnusableRefused(t *testing.T) {
 	defer func() { procSelfCgroup = "/proc/self/cgroup" }()
 	root := workspace(t)
 	marker := filepath.Join(root, "ran")
-	_, err := NewHost().Run(t.Context(), Spec{Path: "/bin/touch", Args: []string{marker}, Dir: root, Root: root, Limits: Limits{Processes: 20}})
+	_, err := NewHost().Run(t.Context(), Spec{Mode: ModeWritable, Path: "/bin/touch", Args: []string{marker}, Dir: root, Root: root, Limits: Limits{Processes: 20}})
 	if !errors.Is(err, ErrUnenforceable) {
 		t.Errorf("host as root with Processes=20 and no pids cgroup: err = %v; want ErrUnenforceable", err)
 	}

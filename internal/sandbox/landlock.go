@@ -102,7 +102,7 @@ func probeLandlock() error {
 	if err != nil {
 		return fmt.Errorf("%w: landlock: resolve probe directory: %v", ErrUnavailable, err)
 	}
-	spec, _ := normalize(Spec{Path: "/bin/true", Root: dir, Dir: dir, Timeout: 10 * time.Second, MaxOutput: 4096})
+	spec, _ := normalize(Spec{Path: "/bin/true", Root: dir, Dir: dir, Timeout: 10 * time.Second, MaxOutput: 4096, Mode: ModeWritable})
 	res, err := runLandlock(context.Background(), spec)
 	if err != nil || res.ExitCode != 0 {
 		why := strings.TrimSpace(string(res.Output))
@@ -124,8 +124,12 @@ func (l *Landlock) Run(ctx context.Context, spec Spec) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	if err := checkLandlockRoot(spec.Root); err != nil {
-		return Result{}, err
+	if spec.Mode == ModeWritable {
+		if err := checkLandlockRoot(spec.Root); err != nil {
+			return Result{}, err
+		}
+	} else if real, err := filepath.EvalSymlinks(spec.Root); err != nil || real != spec.Root {
+		return Result{}, fmt.Errorf("%w: workspace root %q must exist and contain no symlinks", ErrInvalidSpec, spec.Root)
 	}
 	return runLandlock(ctx, spec)
 }

@@ -23,6 +23,9 @@ import (
 // failure it reports the error to homard and exits with status 127.
 // Otherwise it returns at once and records that the helper is reachable.
 func MaybeRunHelper() {
+	if len(os.Args) >= 2 && os.Args[1] == mountArg {
+		os.Exit(runMountStage())
+	}
 	if len(os.Args) < 2 || os.Args[1] != helperArg {
 		helperHooked.Store(true)
 		return
@@ -62,15 +65,17 @@ func runHelper() error {
 	if err := dec.Decode(&req); err != nil {
 		return fmt.Errorf("decode request: %w", err)
 	}
-	if err := checkLandlockRoot(req.Root); err != nil {
-		return err
+	if req.Mode == ModeWritable {
+		if err := checkLandlockRoot(req.Root); err != nil {
+			return err
+		}
 	}
 	abi, err := ll.LandlockGetABIVersion()
 	if err != nil || abi < 1 {
 		return fmt.Errorf("landlock unsupported (ABI %d): %v", abi, err)
 	}
 	cfg := landlockConfigs[min(abi, len(landlockConfigs))-1]
-	rules, err := landlockRules(req.Root, abi)
+	rules, err := landlockRules(req, abi)
 	if err != nil {
 		return err
 	}
@@ -122,7 +127,8 @@ func runHelper() error {
 }
 
 // landlockRules lists what the child may touch (see Landlock's doc).
-func landlockRules(root string, abi int) ([]landlock.Rule, error) {
+func landlockRules(req helperRequest, abi int) ([]landlock.Rule, error) {
+	root := req.Root
 	var rules []landlock.Rule
 	ro := func(paths ...string) error {
 		for _, p := range paths {
@@ -152,11 +158,24 @@ func landlockRules(root string, abi int) ([]landlock.Rule, error) {
 		return nil, err
 	}
 	rules = append(rules, landlock.RWFiles("/dev/null"))
-	rw := landlock.RWDirs(root)
-	if abi >= 2 { // rename and link between directories of the workspace
-		rw = rw.WithRefer()
+	if req.Mode == ModeReadOnly {
+		// The mount is read-only too; Landlock is the second line.
+		rules = append(rules, landlock.RODirs(root))
+	} else {
+		rw := landlock.RWDirs(root)
+		if abi >= 2 { // rename and link between directories of the workspace
+			rw = rw.WithRefer()
+		}
+		rules = append(rules, rw)
 	}
-	return append(rules, rw), nil
+	if req.Home != "" {
+		rw := landlock.RWDirs(req.Home)
+		if abi >= 2 {
+			rw = rw.WithRefer()
+		}
+		rules = append(rules, rw)
+	}
+	return rules, nil
 }
 
 // seccompArch returns the audit architecture the seccomp filter accepts.

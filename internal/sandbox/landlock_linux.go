@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"syscall"
 
@@ -28,6 +29,12 @@ type helperRequest struct {
 	Env    []string `json:"env"`
 	Root   string   `json:"root"`
 	Limits Limits   `json:"limits"`
+	// Mode is the view the mount stage built (ModeReadOnly, ModeOverlay)
+	// or ModeWritable when the helper runs without one.
+	Mode Mode `json:"mode"`
+	// Home is the command's home on the mount stage's tmpfs (read-write);
+	// empty in ModeWritable.
+	Home string `json:"home"`
 }
 
 // Helper file descriptors, in exec.Cmd.ExtraFiles order.
@@ -58,7 +65,21 @@ func landlockSupported() error {
 func runLandlock(ctx context.Context, spec Spec) (Result, error) {
 	// The child's uid maps to homard's own uid outside the namespace.
 	limits, pidsMax := processLimit(spec.Limits, os.Getuid())
-	req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: spec.Env, Root: spec.Root, Limits: limits})
+	if spec.Mode != ModeWritable {
+		scratch, done, err := newScratch()
+		if err != nil {
+			return Result{}, err
+		}
+		defer done()
+		home := filepath.Join(scratch, scratchHome)
+		req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: cleanEnv(spec.Env, home),
+			Root: spec.Root, Limits: limits, Mode: spec.Mode, Home: home})
+		if err != nil {
+			return Result{}, fmt.Errorf("encode helper request: %w", err)
+		}
+		return runStaged(ctx, spec, scratch, stageFor{next: "landlock", nextReq: req}, pidsMax)
+	}
+	req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: spec.Env, Root: spec.Root, Limits: limits, Mode: ModeWritable})
 	if err != nil {
 		return Result{}, fmt.Errorf("encode helper request: %w", err)
 	}

@@ -104,7 +104,7 @@ func TestLandlockCannotReadOutsideRoot(t *testing.T) {
 	root := workspace(t)
 	secret := filepath.Join(workspace(t), "secret.txt") // a sibling of root
 	writeFile(t, secret, "TOPSECRET")
-	spec := Spec{Path: "/bin/cat", Args: []string{secret}, Dir: root, Root: root}
+	spec := Spec{Mode: ModeWritable, Path: "/bin/cat", Args: []string{secret}, Dir: root, Root: root}
 	if res := run(t, NewHost(), spec); !strings.Contains(string(res.Output), "TOPSECRET") {
 		t.Fatalf("control: host cannot read %s: %q", secret, res.Output)
 	}
@@ -142,7 +142,7 @@ func TestLandlockWrites(t *testing.T) {
 		{"/etc/homard-sandbox-test", false},
 		{"/tmp/homard-sandbox-test", false},
 	} {
-		res := run(t, l, Spec{Path: "/bin/sh", Args: []string{"-c", `echo pwned > "$0"`, tc.path}, Dir: root, Root: root})
+		res := run(t, l, Spec{Mode: ModeWritable, Path: "/bin/sh", Args: []string{"-c", `echo pwned > "$0"`, tc.path}, Dir: root, Root: root})
 		got, _ := os.ReadFile(tc.path)
 		wrote := res.ExitCode == 0 && (tc.path == "/dev/null" || string(got) == "pwned\n")
 		if wrote != tc.allow {
@@ -153,7 +153,7 @@ func TestLandlockWrites(t *testing.T) {
 		}
 	}
 	// Renames across workspace directories work (the refer right).
-	res := run(t, l, Spec{Path: "/bin/mv", Args: []string{"sub/keep", "moved"}, Dir: root, Root: root})
+	res := run(t, l, Spec{Mode: ModeWritable, Path: "/bin/mv", Args: []string{"sub/keep", "moved"}, Dir: root, Root: root})
 	if _, err := os.Stat(filepath.Join(root, "moved")); res.ExitCode != 0 || err != nil {
 		t.Errorf("landlock mv sub/keep moved: exit %d output %q; want it moved", res.ExitCode, res.Output)
 	}
@@ -177,7 +177,7 @@ func TestLandlockGitRefused(t *testing.T) {
 		if err := mk(filepath.Join(root, ".git")); err != nil {
 			t.Fatal(err)
 		}
-		res, err := l.Run(t.Context(), Spec{Path: "/bin/true", Dir: root, Root: root})
+		res, err := l.Run(t.Context(), Spec{Mode: ModeWritable, Path: "/bin/true", Dir: root, Root: root})
 		if !errors.Is(err, ErrUnenforceable) {
 			t.Errorf("landlock with a .git in the root: err = %v (output %q); want ErrUnenforceable", err, res.Output)
 		}
@@ -187,7 +187,7 @@ func TestLandlockGitRefused(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(nested, "sub", "repo", ".git"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Run(t.Context(), Spec{Path: "/bin/true", Dir: nested, Root: nested}); !errors.Is(err, ErrUnenforceable) {
+	if _, err := l.Run(t.Context(), Spec{Mode: ModeWritable, Path: "/bin/true", Dir: nested, Root: nested}); !errors.Is(err, ErrUnenforceable) {
 		t.Errorf("landlock with a nested .git: err = %v; want ErrUnenforceable", err)
 	}
 	root := workspace(t)
@@ -195,7 +195,7 @@ func TestLandlockGitRefused(t *testing.T) {
 	if err := os.Symlink(root, link); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Run(t.Context(), Spec{Path: "/bin/true", Dir: link, Root: link}); !errors.Is(err, ErrInvalidSpec) {
+	if _, err := l.Run(t.Context(), Spec{Mode: ModeWritable, Path: "/bin/true", Dir: link, Root: link}); !errors.Is(err, ErrInvalidSpec) {
 		t.Errorf("landlock with a symlinked root: err = %v; want ErrInvalidSpec", err)
 	}
 }
@@ -233,7 +233,7 @@ func TestLandlockNoNetwork(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res := run(t, l, Spec{Path: "/bin/readlink", Args: []string{"/proc/self/ns/net"}, Dir: root, Root: root})
+	res := run(t, l, Spec{Mode: ModeWritable, Path: "/bin/readlink", Args: []string{"/proc/self/ns/net"}, Dir: root, Root: root})
 	if ns := strings.TrimSpace(string(res.Output)); res.ExitCode != 0 || !strings.HasPrefix(ns, "net:[") || ns == hostNS {
 		t.Errorf("landlock child network namespace = %q (exit %d); want a new one, not %q", ns, res.ExitCode, hostNS)
 	}
@@ -279,7 +279,7 @@ func TestLandlockNoUnixSockets(t *testing.T) {
 		}
 	}()
 	root := workspace(t)
-	spec := Spec{Path: probeBinary(t, root), Env: []string{probeEnv + "=unix:" + sock}, Dir: root, Root: root}
+	spec := Spec{Mode: ModeWritable, Path: probeBinary(t, root), Env: []string{probeEnv + "=unix:" + sock}, Dir: root, Root: root}
 	if res := run(t, NewHost(), spec); res.ExitCode != 0 {
 		t.Fatalf("control: host cannot connect to %s: %q", sock, res.Output)
 	}
@@ -291,7 +291,7 @@ func TestLandlockNoUnixSockets(t *testing.T) {
 func TestLandlockProcessStatus(t *testing.T) {
 	l := requireLandlock(t)
 	root := workspace(t)
-	res := run(t, l, Spec{Path: "/bin/cat", Args: []string{"/proc/self/status"}, Dir: root, Root: root})
+	res := run(t, l, Spec{Mode: ModeWritable, Path: "/bin/cat", Args: []string{"/proc/self/status"}, Dir: root, Root: root})
 	for _, want := range []string{"NoNewPrivs:\t1", "CapEff:\t0000000000000000", "CapPrm:\t0000000000000000",
 		"Uid:\t" + sandboxUID + "\t", "Gid:\t" + sandboxUID + "\t", "Seccomp:\t2"} {
 		if !strings.Contains(string(res.Output), want) {
@@ -317,27 +317,27 @@ func TestLandlockCwdEnvArgv(t *testing.T) {
 	}
 	t.Setenv("HOMARD_SANDBOX_LEAK", "secret")
 	env := []string{"PATH=/usr/bin:/bin", "HOME=" + root, "LANG=C.UTF-8", "TERM=dumb", "LD_PRELOAD="}
-	res := run(t, l, Spec{Path: "/usr/bin/env", Dir: sub, Root: root, Env: env})
+	res := run(t, l, Spec{Mode: ModeWritable, Path: "/usr/bin/env", Dir: sub, Root: root, Env: env})
 	if got, want := string(res.Output), strings.Join(env, "\n")+"\n"; got != want {
 		t.Errorf("landlock env = %q; want %q", got, want)
 	}
-	if res := run(t, l, Spec{Path: "/usr/bin/env", Dir: sub, Root: root}); len(res.Output) != 0 {
+	if res := run(t, l, Spec{Mode: ModeWritable, Path: "/usr/bin/env", Dir: sub, Root: root}); len(res.Output) != 0 {
 		t.Errorf("landlock nil Env: child saw %q; want an empty environment", res.Output)
 	}
-	res = run(t, l, Spec{Path: "/bin/pwd", Args: []string{"-P"}, Dir: sub, Root: root})
+	res = run(t, l, Spec{Mode: ModeWritable, Path: "/bin/pwd", Args: []string{"-P"}, Dir: sub, Root: root})
 	if got := strings.TrimSpace(string(res.Output)); got != sub {
 		t.Errorf("landlock pwd = %q; want %q", got, sub)
 	}
 	args := []string{"--", "a;", "&&", "$(id)", helperArg}
-	res = run(t, l, Spec{Path: "/bin/echo", Args: args, Dir: root, Root: root})
+	res = run(t, l, Spec{Mode: ModeWritable, Path: "/bin/echo", Args: args, Dir: root, Root: root})
 	if got, want := string(res.Output), strings.Join(args, " ")+"\n"; got != want {
 		t.Errorf("landlock echo = %q; want %q", got, want)
 	}
-	res = run(t, l, Spec{Path: "/bin/cat", Dir: root, Root: root, Stdin: []byte("hello\x00world")})
+	res = run(t, l, Spec{Mode: ModeWritable, Path: "/bin/cat", Dir: root, Root: root, Stdin: []byte("hello\x00world")})
 	if string(res.Output) != "hello\x00world" {
 		t.Errorf("landlock cat stdin = %q; want %q", res.Output, "hello\x00world")
 	}
-	res = run(t, l, Spec{Path: "/bin/sh", Args: []string{"-c", "exit 3"}, Dir: root, Root: root})
+	res = run(t, l, Spec{Mode: ModeWritable, Path: "/bin/sh", Args: []string{"-c", "exit 3"}, Dir: root, Root: root})
 	if res.ExitCode != 3 {
 		t.Errorf("landlock exit 3: got %d", res.ExitCode)
 	}
@@ -346,7 +346,7 @@ func TestLandlockCwdEnvArgv(t *testing.T) {
 func TestLandlockSetupErrorIsAnError(t *testing.T) {
 	l := requireLandlock(t)
 	root := workspace(t)
-	res, err := l.Run(t.Context(), Spec{Path: "/nonexistent/prog", Dir: root, Root: root})
+	res, err := l.Run(t.Context(), Spec{Mode: ModeWritable, Path: "/nonexistent/prog", Dir: root, Root: root})
 	if err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Errorf("landlock run of a missing program: err = %v, exit %d, output %q; want a setup error", err, res.ExitCode, res.Output)
 	}
@@ -356,7 +356,7 @@ func TestLandlockSetupErrorIsAnError(t *testing.T) {
 	if err := os.Chmod(outside, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := l.Run(t.Context(), Spec{Path: outside, Dir: root, Root: root}); err == nil || !strings.Contains(err.Error(), "permission denied") {
+	if _, err := l.Run(t.Context(), Spec{Mode: ModeWritable, Path: outside, Dir: root, Root: root}); err == nil || !strings.Contains(err.Error(), "permission denied") {
 		t.Errorf("landlock exec of %s: err = %v; want permission denied", outside, err)
 	}
 }
@@ -364,11 +364,11 @@ func TestLandlockSetupErrorIsAnError(t *testing.T) {
 func TestLandlockTimeoutAndCap(t *testing.T) {
 	l := requireLandlock(t)
 	root := workspace(t)
-	res := run(t, l, Spec{Path: "/bin/sh", Args: []string{"-c", "while :; do :; done"}, Dir: root, Root: root, Timeout: 300 * time.Millisecond})
+	res := run(t, l, Spec{Mode: ModeWritable, Path: "/bin/sh", Args: []string{"-c", "while :; do :; done"}, Dir: root, Root: root, Timeout: 300 * time.Millisecond})
 	if !res.TimedOut || res.ExitCode != 128+int(syscall.SIGKILL) {
 		t.Errorf("landlock busy loop: TimedOut = %v exit %d (%q); want true, %d", res.TimedOut, res.ExitCode, res.Output, 128+int(syscall.SIGKILL))
 	}
-	res = run(t, l, Spec{Path: "/bin/sh", Args: []string{"-c", "sleep 30 & echo $!; sleep 30"}, Dir: root, Root: root, Timeout: outputTimeout})
+	res = run(t, l, Spec{Mode: ModeWritable, Path: "/bin/sh", Args: []string{"-c", "sleep 30 & echo $!; sleep 30"}, Dir: root, Root: root, Timeout: outputTimeout})
 	if !res.TimedOut {
 		t.Errorf("landlock sleep 30: TimedOut = false (exit %d, %q); want true", res.ExitCode, res.Output)
 	}
@@ -377,7 +377,7 @@ func TestLandlockTimeoutAndCap(t *testing.T) {
 	} else {
 		t.Errorf("background pid not printed: %q", res.Output)
 	}
-	res = run(t, l, Spec{Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 10, Timeout: outputTimeout})
+	res = run(t, l, Spec{Mode: ModeWritable, Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 10, Timeout: outputTimeout})
 	if !res.Truncated || string(res.Output) != "y\ny\ny\ny\ny\n\n[output truncated at 10 bytes]" {
 		t.Errorf("landlock yes: Truncated=%v output %q; want 10 bytes + marker", res.Truncated, res.Output)
 	}
@@ -388,7 +388,7 @@ func TestLandlockLimitsApplied(t *testing.T) { checkLimits(t, requireLandlock(t)
 func TestLandlockFileSizeLimit(t *testing.T) {
 	l := requireLandlock(t)
 	root := workspace(t)
-	res := run(t, l, Spec{Path: "/bin/dd", Args: []string{"if=/dev/zero", "of=big", "bs=64k", "count=64"}, Dir: root, Root: root,
+	res := run(t, l, Spec{Mode: ModeWritable, Path: "/bin/dd", Args: []string{"if=/dev/zero", "of=big", "bs=64k", "count=64"}, Dir: root, Root: root,
 		Limits: Limits{FileBytes: 1 << 20}})
 	fi, err := os.Stat(filepath.Join(root, "big"))
 	if err != nil {
@@ -419,7 +419,7 @@ func TestLandlockNeedsHelperHook(t *testing.T) {
 	if err := l.Available(); !errors.Is(err, ErrUnavailable) || !strings.Contains(err.Error(), "MaybeRunHelper") {
 		t.Errorf("Available without the helper hook = %v; want ErrUnavailable naming MaybeRunHelper", err)
 	}
-	if _, err := l.Run(t.Context(), Spec{Path: "/bin/true", Dir: "/tmp/x", Root: "/tmp/x"}); !errors.Is(err, ErrUnavailable) {
+	if _, err := l.Run(t.Context(), Spec{Mode: ModeWritable, Path: "/bin/true", Dir: "/tmp/x", Root: "/tmp/x"}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("Run without the helper hook err = %v; want ErrUnavailable", err)
 	}
 }
@@ -442,4 +442,3 @@ func TestSeccompFilterJumpsStayInside(t *testing.T) {
 	}
 }
 
-func BenchmarkSpawnLandlock(b *testing.B) { benchmarkSpawn(b, requireLandlock(b)) }

@@ -33,7 +33,7 @@ func checkLimits(t *testing.T, b Backend) {
 	if os.Geteuid() == 0 { // refused for root (see checkRootRefused); inherited instead
 		l.Processes, nproc = 0, ""
 	}
-	res := run(t, b, Spec{Path: "/bin/cat", Args: []string{"/proc/self/limits"}, Dir: root, Root: root, Limits: l})
+	res := run(t, b, Spec{Mode: ModeWritable, Path: "/bin/cat", Args: []string{"/proc/self/limits"}, Dir: root, Root: root, Limits: l})
 	out := string(res.Output)
 	for _, c := range []struct{ row, soft, hard string }{
 		{"Max cpu time", "7", "8"},
@@ -54,7 +54,7 @@ func TestHostLimitsApplied(t *testing.T) { checkLimits(t, NewHost()) }
 
 func TestHostFileSizeLimit(t *testing.T) {
 	root := workspace(t)
-	spec := Spec{Path: "/bin/dd", Args: []string{"if=/dev/zero", "of=big", "bs=64k", "count=64"}, Dir: root, Root: root}
+	spec := Spec{Mode: ModeWritable, Path: "/bin/dd", Args: []string{"if=/dev/zero", "of=big", "bs=64k", "count=64"}, Dir: root, Root: root}
 	res := run(t, NewHost(), spec) // control: 4 MiB without a limit
 	if fi, err := os.Stat(filepath.Join(root, "big")); err != nil || fi.Size() != 4<<20 || res.ExitCode != 0 {
 		t.Fatalf("control dd without limit: exit %d, %v; want a 4 MiB file", res.ExitCode, err)
@@ -152,7 +152,7 @@ func checkRootProcessLimit(t *testing.T, b Backend) {
 // checkRootRefused expects a Processes limit for a uid-0 child to be refused.
 func checkRootRefused(t *testing.T, b Backend) {
 	root := workspace(t)
-	_, err := b.Run(t.Context(), Spec{Path: "/bin/true", Dir: root, Root: root, Limits: Limits{Processes: 3}})
+	_, err := b.Run(t.Context(), Spec{Mode: ModeWritable, Path: "/bin/true", Dir: root, Root: root, Limits: Limits{Processes: 3}})
 	if os.Geteuid() == 0 && !errors.Is(err, ErrUnenforceable) {
 		t.Errorf("%s as root with Processes=3: err = %v; want ErrUnenforceable", b.Name(), err)
 	}

@@ -3,6 +3,7 @@ package sandbox
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"time"
@@ -38,7 +39,60 @@ type Spec struct {
 	MaxOutput int
 	// Limits are rlimits for the child. Zero fields mean "inherit".
 	Limits Limits
+	// Mode says what the command may do to Root. The zero value,
+	// ModeReadOnly, shows Root read-only. See Mode.
+	Mode Mode
+	// Hide are absolute paths inside Root (sensitive files, homard's own
+	// files) that the command must not read: each is covered by an empty,
+	// unreadable, read-only mask before the command starts. A path that no
+	// longer exists, or that is a symlink, is skipped (a symlink's target is
+	// hidden under its own name when it is sensitive).
+	Hide []string
+	// ScratchBytes caps the tmpfs holding an overlay's upper layer and the
+	// command's home. Zero means DefaultScratchBytes.
+	ScratchBytes int64
+	// ScratchFiles caps its inodes (files created, changed or deleted).
+	// Zero means DefaultScratchFiles.
+	ScratchFiles int64
 }
+
+// Mode is what a command may do to its workspace root.
+type Mode int
+
+const (
+	// ModeReadOnly shows Root (and everything mounted below it) read-only:
+	// a command classed as a read cannot write, whatever it really does.
+	ModeReadOnly Mode = iota
+	// ModeOverlay shows Root through an overlay whose upper layer is a
+	// size-capped tmpfs out of the command's reach: the command may change
+	// anything, but nothing reaches the real Root. When every process of
+	// the run is gone the upper layer is returned as Result.Changes (a tar
+	// stream) for homard to grade and apply.
+	ModeOverlay
+	// ModeWritable binds Root read-write with every .git read-only (bwrap)
+	// or refuses a Root holding .git (landlock): the behaviour before
+	// overlays, kept for the host backend's contract and for tests of the
+	// backends themselves. run_command never uses it.
+	ModeWritable
+)
+
+func (m Mode) String() string {
+	switch m {
+	case ModeReadOnly:
+		return "read-only"
+	case ModeOverlay:
+		return "overlay"
+	case ModeWritable:
+		return "writable"
+	}
+	return fmt.Sprintf("mode(%d)", int(m))
+}
+
+// Defaults for the scratch tmpfs of the mount stage.
+const (
+	DefaultScratchBytes = 1 << 30
+	DefaultScratchFiles = 100_000
+)
 
 // Limits are per-process resource limits applied to the child before its
 // first instruction. A zero field leaves that limit as inherited.
@@ -78,6 +132,11 @@ type Result struct {
 	TimedOut bool
 	// Duration is the wall time from start to exit.
 	Duration time.Duration
+	// Changes is, for ModeOverlay, an unlinked temporary file holding the
+	// upper layer as a tar stream (see writeUpper), positioned at its start;
+	// the caller closes it. It is nil when the run did not finish (timeout,
+	// cancellation, a setup failure): then nothing the command did is kept.
+	Changes *os.File
 }
 
 // Backend executes a Spec.
@@ -189,6 +248,23 @@ func normalize(spec Spec) (Spec, error) {
 		if strings.ContainsRune(a, 0) {
 			return bad("argument contains a NUL byte")
 		}
+	}
+	for _, h := range spec.Hide {
+		if !filepath.IsAbs(h) || filepath.Clean(h) != h || !strings.HasPrefix(h, spec.Root+"/") {
+			return bad("hidden path %q must be absolute, clean and inside %q", h, spec.Root)
+		}
+	}
+	if spec.Mode < ModeReadOnly || spec.Mode > ModeWritable {
+		return bad("unknown mode %d", spec.Mode)
+	}
+	if spec.ScratchBytes < 0 || spec.ScratchFiles < 0 {
+		return bad("negative scratch size")
+	}
+	if spec.ScratchBytes == 0 {
+		spec.ScratchBytes = DefaultScratchBytes
+	}
+	if spec.ScratchFiles == 0 {
+		spec.ScratchFiles = DefaultScratchFiles
 	}
 	if spec.Timeout < 0 || spec.MaxOutput < 0 {
 		return bad("negative timeout or output cap")

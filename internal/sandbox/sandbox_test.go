@@ -13,16 +13,16 @@ func TestInvalidSpecsAreRefused(t *testing.T) {
 		name string
 		spec Spec
 	}{
-		{"relative path", Spec{Path: "echo", Dir: root, Root: root}},
-		{"unclean path", Spec{Path: "/bin/../bin/echo", Dir: root, Root: root}},
-		{"relative dir", Spec{Path: "/bin/echo", Dir: "sub", Root: root}},
-		{"dir outside root", Spec{Path: "/bin/echo", Dir: "/tmp", Root: root}},
-		{"dir sibling prefix", Spec{Path: "/bin/echo", Dir: root + "x", Root: root}},
-		{"root is /", Spec{Path: "/bin/echo", Dir: "/", Root: "/"}},
-		{"env without =", Spec{Path: "/bin/echo", Dir: root, Root: root, Env: []string{"PATH"}}},
-		{"env empty key", Spec{Path: "/bin/echo", Dir: root, Root: root, Env: []string{"=x"}}},
-		{"NUL in arg", Spec{Path: "/bin/echo", Args: []string{"a\x00b"}, Dir: root, Root: root}},
-		{"negative timeout", Spec{Path: "/bin/echo", Dir: root, Root: root, Timeout: -1}},
+		{"relative path", Spec{Mode: ModeWritable, Path: "echo", Dir: root, Root: root}},
+		{"unclean path", Spec{Mode: ModeWritable, Path: "/bin/../bin/echo", Dir: root, Root: root}},
+		{"relative dir", Spec{Mode: ModeWritable, Path: "/bin/echo", Dir: "sub", Root: root}},
+		{"dir outside root", Spec{Mode: ModeWritable, Path: "/bin/echo", Dir: "/tmp", Root: root}},
+		{"dir sibling prefix", Spec{Mode: ModeWritable, Path: "/bin/echo", Dir: root + "x", Root: root}},
+		{"root is /", Spec{Mode: ModeWritable, Path: "/bin/echo", Dir: "/", Root: "/"}},
+		{"env without =", Spec{Mode: ModeWritable, Path: "/bin/echo", Dir: root, Root: root, Env: []string{"PATH"}}},
+		{"env empty key", Spec{Mode: ModeWritable, Path: "/bin/echo", Dir: root, Root: root, Env: []string{"=x"}}},
+		{"NUL in arg", Spec{Mode: ModeWritable, Path: "/bin/echo", Args: []string{"a\x00b"}, Dir: root, Root: root}},
+		{"negative timeout", Spec{Mode: ModeWritable, Path: "/bin/echo", Dir: root, Root: root, Timeout: -1}},
 	} {
 		for _, b := range []Backend{NewHost(), NewBwrap(), NewLandlock()} {
 			if b.Name() != "host" && b.Available() != nil {
@@ -81,7 +81,7 @@ func TestSelectNeverFallsBack(t *testing.T) {
 	if b, err = Select("landlock"); b != nil || !errors.Is(err, ErrUnavailable) {
 		t.Errorf(`Select("landlock") without the helper = %v, %v; want nil and ErrUnavailable, never host`, b, err)
 	}
-	if _, err := NewBwrap().Run(context.Background(), Spec{Path: "/bin/true", Dir: "/tmp/x", Root: "/tmp/x"}); !errors.Is(err, ErrUnavailable) {
+	if _, err := NewBwrap().Run(context.Background(), Spec{Mode: ModeWritable, Path: "/bin/true", Dir: "/tmp/x", Root: "/tmp/x"}); !errors.Is(err, ErrUnavailable) {
 		t.Errorf("unavailable bwrap Run err = %v; want ErrUnavailable", err)
 	}
 	rep := Report()

@@ -1,0 +1,164 @@
+package sandbox
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+)
+
+// stageFor says how a backend's command stage is reached from the mount
+// stage: "landlock" with its request, or "bwrap" with its argv.
+type stageFor struct {
+	next     string
+	nextReq  []byte   // landlock: the helperRequest JSON
+	nextArgv []string // bwrap: the full argv
+	limits   Limits   // bwrap: applied to bwrap before its first instruction
+}
+
+// runStaged runs a normalized spec through the mount stage (see
+// runMountStage): homard re-executes itself in new user (mapped to
+// homard's own uid), mount and network namespaces; the stage builds the
+// read-only or overlay view of Root and hides Spec.Hide, then starts the
+// command stage. scratch is an empty folder made for this run.
+func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, pidsMax uint64) (Result, error) {
+	if !helperHooked.Load() {
+		return Result{}, fmt.Errorf("%w: this binary does not call sandbox.MaybeRunHelper at startup, so it cannot build the command's read-only or overlay view", ErrUnavailable)
+	}
+	req, err := json.Marshal(mountRequest{
+		Mode: spec.Mode, Root: spec.Root, Dir: spec.Dir, Hide: spec.Hide,
+		Scratch: scratch, ScratchBytes: spec.ScratchBytes, ScratchFiles: spec.ScratchFiles,
+		Next: st.next, NextArgv: st.nextArgv, Limits: st.limits,
+	})
+	if err != nil {
+		return Result{}, fmt.Errorf("encode mount request: %w", err)
+	}
+	reqFile, err := memfdWith(req)
+	if err != nil {
+		return Result{}, err
+	}
+	defer reqFile.Close()
+	var nextFile *os.File
+	if st.nextReq != nil {
+		if nextFile, err = memfdWith(st.nextReq); err != nil {
+			return Result{}, err
+		}
+		defer nextFile.Close()
+	}
+	var changes *os.File
+	if spec.Mode == ModeOverlay {
+		if changes, err = anonymousFile(); err != nil {
+			return Result{}, err
+		}
+	}
+	statusR, statusW, err := os.Pipe()
+	if err != nil {
+		if changes != nil {
+			changes.Close()
+		}
+		return Result{}, fmt.Errorf("create status pipe: %w", err)
+	}
+	defer statusR.Close()
+	res, err := execute(ctx, command{
+		path:       "/proc/self/exe",
+		argv:       []string{"homard-sandbox", mountArg},
+		env:        nil,
+		dir:        "/",
+		stdin:      spec.Stdin,
+		timeout:    spec.Timeout,
+		maxOutput:  spec.MaxOutput,
+		extraFiles: []*os.File{reqFile, statusW, nextFile, changes},
+		cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET,
+		uidMap:     []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+		gidMap:     []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		pidsMax:    pidsMax,
+	})
+	statusW.Close()
+	msg, _ := io.ReadAll(io.LimitReader(statusR, 4096))
+	keep := err == nil && len(msg) == 0 && !res.TimedOut
+	if changes != nil {
+		if keep {
+			if _, serr := changes.Seek(0, io.SeekStart); serr != nil {
+				changes.Close()
+				return res, fmt.Errorf("rewind the change set: %w", serr)
+			}
+			res.Changes = changes
+		} else {
+			changes.Close()
+		}
+	}
+	if len(msg) > 0 {
+		return res, fmt.Errorf("sandbox setup failed: %s", msg)
+	}
+	return res, err
+}
+
+// anonymousFile returns a read-write temporary file that has no name, so
+// nothing is left behind whatever happens to homard.
+func anonymousFile() (*os.File, error) {
+	f, err := os.CreateTemp("", "homard-changes-")
+	if err != nil {
+		return nil, fmt.Errorf("create the change-set file: %w", err)
+	}
+	if err := os.Remove(f.Name()); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("unlink the change-set file: %w", err)
+	}
+	return f, nil
+}
+
+// newScratch makes the empty folder the mount stage covers with its tmpfs.
+// It is removed after the run (the tmpfs lived only in the run's mount
+// namespace, so the host only ever sees an empty folder).
+func newScratch() (string, func(), error) {
+	dir, err := os.MkdirTemp("", "homard-sandbox-")
+	if err != nil {
+		return "", nil, fmt.Errorf("create scratch folder: %w", err)
+	}
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		os.RemoveAll(dir)
+		return "", nil, fmt.Errorf("resolve scratch folder: %w", err)
+	}
+	return real, func() { os.RemoveAll(dir) }, nil
+}
+
+// cleanEnv returns env without the variables that name a home, a
+// temporary folder or a per-user configuration or cache, followed by
+// homard's own: they all point at home, a fresh folder on the run's tmpfs
+// outside every root, so no tool reads configuration planted in the
+// workspace (or the owner's) and no cache outlives the run. Toolchains are
+// pinned: GOTOOLCHAIN=local (no download of another Go), GOENV=off (no go
+// env file), GOFLAGS=-mod=mod is not set, GOPROXY=off (there is no network).
+func cleanEnv(env []string, home string) []string {
+	drop := func(k string) bool {
+		switch k {
+		case "HOME", "TMPDIR", "TMP", "TEMP", "GOCACHE", "GOPATH", "GOMODCACHE", "GOENV", "GOTOOLCHAIN",
+			"GOFLAGS", "GOPROXY", "npm_config_userconfig", "NPM_CONFIG_USERCONFIG", "npm_config_cache",
+			"PIP_CONFIG_FILE", "PYTHONUSERBASE", "PYTHONSTARTUP", "CARGO_HOME", "RUSTUP_HOME":
+			return true
+		}
+		return strings.HasPrefix(k, "XDG_")
+	}
+	out := make([]string, 0, len(env)+16)
+	for _, e := range env {
+		k, _, _ := strings.Cut(e, "=")
+		if !drop(k) {
+			out = append(out, e)
+		}
+	}
+	return append(out,
+		"HOME="+home, "TMPDIR="+home,
+		"XDG_CONFIG_HOME="+home+"/.config", "XDG_CACHE_HOME="+home+"/.cache",
+		"XDG_DATA_HOME="+home+"/.local/share", "XDG_STATE_HOME="+home+"/.local/state",
+		"GOCACHE="+home+"/.cache/go-build", "GOPATH="+home+"/go",
+		"GOTOOLCHAIN=local", "GOENV=off", "GOPROXY=off",
+		"npm_config_userconfig=/dev/null", "npm_config_cache="+home+"/.npm",
+		"PIP_CONFIG_FILE=/dev/null", "PYTHONDONTWRITEBYTECODE=1",
+		"CARGO_HOME="+home+"/.cargo",
+	)
+}
