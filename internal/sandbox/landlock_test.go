@@ -441,4 +441,3 @@ func TestSeccompFilterJumpsStayInside(t *testing.T) {
 		t.Errorf("filter does not end in a return: %#v", last)
 	}
 }
-

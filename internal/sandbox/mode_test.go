@@ -120,15 +120,15 @@ func TestOverlayKeepsChangesAside(t *testing.T) {
 			}
 			got := readChanges(t, res.Changes)
 			want := map[string]string{
-				"new.txt":          "file new\n",
-				"edit.txt":         "file v2\n",
-				"old.txt":          "whiteout",
-				"dir/":             "dir opaque",
-				"dir/fresh.txt":    "file y\n",
-				"sub/":             "dir",
-				"sub/deep/":        "dir",
-				"sub/deep/f":       "file d\n",
-				"link":             "symlink edit.txt",
+				"new.txt":       "file new\n",
+				"edit.txt":      "file v2\n",
+				"old.txt":       "whiteout",
+				"dir/":          "dir opaque",
+				"dir/fresh.txt": "file y\n",
+				"sub/":          "dir",
+				"sub/deep/":     "dir",
+				"sub/deep/f":    "file d\n",
+				"link":          "symlink edit.txt",
 			}
 			for name, w := range want {
 				if got[name] != w {
@@ -197,7 +197,7 @@ func TestOverlayRunLeavesNoProcess(t *testing.T) {
 			if err := os.Chmod(filepath.Join(root, marker), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			p, a := sh(`setsid -f ./`+marker+` </dev/null >/dev/null 2>&1; echo started`)
+			p, a := sh(`setsid -f ./` + marker + ` </dev/null >/dev/null 2>&1; echo started`)
 			res := run(t, b, Spec{Path: p, Args: a, Dir: root, Root: root, Mode: ModeOverlay})
 			if !strings.Contains(string(res.Output), "started") {
 				t.Fatalf("output %q", res.Output)
