@@ -42,6 +42,10 @@ type mountRequest struct {
 	// Hide are absolute paths inside Root covered by an empty, unreadable,
 	// read-only object before the command starts.
 	Hide []string `json:"hide"`
+	// GitConfigs are the config files of the repositories under Root
+	// (absolute); each is covered by a read-only, sanitized copy (see
+	// sanitizeGitConfig).
+	GitConfigs []string `json:"git_configs"`
 	// Scratch is an empty folder outside Root that the stage covers with
 	// its own size-capped tmpfs: the overlay's upper and work folders, the
 	// masks and the command's home live there, out of the command's reach.
@@ -163,7 +167,58 @@ func prepareView(req mountRequest) error {
 	default:
 		return fmt.Errorf("%w: mount stage for mode %d", ErrInvalidSpec, req.Mode)
 	}
-	return hidePaths(req)
+	if err := hidePaths(req); err != nil {
+		return err
+	}
+	return sanitizeGitConfigs(req)
+}
+
+// sanitizeGitConfigs covers each repository config with a read-only copy
+// that keeps only gitConfigKeep's keys, so nothing the model wrote into a
+// repository's config (a filter, a diff driver, an fsmonitor, an include)
+// runs when git reads it inside the sandbox.
+func sanitizeGitConfigs(req mountRequest) error {
+	if len(req.GitConfigs) == 0 {
+		return nil
+	}
+	rootFD, err := unix.Open(req.Root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("open %s: %w", req.Root, err)
+	}
+	defer unix.Close(rootFD)
+	for i, p := range req.GitConfigs {
+		rel, err := filepath.Rel(req.Root, p)
+		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+			return fmt.Errorf("%w: git config %q is not inside %s", ErrInvalidSpec, p, req.Root)
+		}
+		fd, err := unix.Openat2(rootFD, rel, &unix.OpenHow{
+			Flags:   unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
+			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+		})
+		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EACCES) {
+			continue // gone, a symlink (git will not find a config there), or hidden
+		}
+		if err != nil {
+			return fmt.Errorf("open %s: %w", p, err)
+		}
+		f := os.NewFile(uintptr(fd), p)
+		b, err := io.ReadAll(io.LimitReader(f, 1<<20))
+		if err != nil {
+			f.Close()
+			return fmt.Errorf("read %s: %w", p, err)
+		}
+		copyPath := filepath.Join(req.Scratch, fmt.Sprintf("git-config-%d", i))
+		if err := os.WriteFile(copyPath, sanitizeGitConfig(b), 0o444); err != nil {
+			f.Close()
+			return fmt.Errorf("write sanitized %s: %w", p, err)
+		}
+		err = attachMask(copyPath, fd)
+		f.Close()
+		if err != nil {
+			return fmt.Errorf("cover %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // setAttr applies mount attributes to path and every mount below it.

@@ -29,8 +29,12 @@ func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, pids
 	if !helperHooked.Load() {
 		return Result{}, fmt.Errorf("%w: this binary does not call sandbox.MaybeRunHelper at startup, so it cannot build the command's read-only or overlay view", ErrUnavailable)
 	}
+	gitConfigs, err := repoConfigs(spec.Root)
+	if err != nil {
+		return Result{}, err
+	}
 	req, err := json.Marshal(mountRequest{
-		Mode: spec.Mode, Root: spec.Root, Dir: spec.Dir, Hide: spec.Hide,
+		Mode: spec.Mode, Root: spec.Root, Dir: spec.Dir, Hide: spec.Hide, GitConfigs: gitConfigs,
 		Scratch: scratch, ScratchBytes: spec.ScratchBytes, ScratchFiles: spec.ScratchFiles,
 		Next: st.next, NextArgv: st.nextArgv, Limits: st.limits,
 	})
@@ -95,6 +99,23 @@ func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, pids
 		return res, fmt.Errorf("sandbox setup failed: %s", msg)
 	}
 	return res, err
+}
+
+// repoConfigs lists the config file of every repository folder (.git)
+// under root.
+func repoConfigs(root string) ([]string, error) {
+	gits, err := gitEntries(root)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, g := range gits {
+		cfg := filepath.Join(g, "config")
+		if fi, err := os.Lstat(cfg); err == nil && fi.Mode().IsRegular() {
+			out = append(out, cfg)
+		}
+	}
+	return out, nil
 }
 
 // anonymousFile returns a read-write temporary file that has no name, so
