@@ -20,6 +20,35 @@
 //     back from a configured backend to a weaker one, and "auto" never falls
 //     back to the unconfined host backend.
 //
+// Modes (Spec.Mode) — enforcement, not classification: what a command is
+// classed as decides which view it gets, and the view holds whatever the
+// command really does.
+//
+//   - ModeReadOnly: the root and everything below it is mounted read-only.
+//   - ModeOverlay: the root is an overlay whose upper layer is a
+//     size- and inode-capped tmpfs the command cannot reach; when every
+//     process of the run is gone (a pid namespace: a `setsid -f` child dies
+//     with the command) the upper layer comes back as Result.Changes, a tar
+//     stream that homard grades and applies (package workspace). Nothing
+//     reaches the real root before that. A mount that fails, or that statfs
+//     does not show as an overlay, fails the run.
+//   - ModeWritable: the root read-write (bwrap keeps every .git read-only,
+//     landlock refuses a root holding .git): the backends' old contract,
+//     used by their own tests. run_command never asks for it.
+//
+// The first two go through a mount stage: homard re-executes itself
+// (argv[1] "__homard-sandbox-mount") as root of a new user namespace mapped
+// to homard's own uid, in new mount and network namespaces; it mounts a
+// scratch tmpfs outside the root, builds the view, covers Spec.Hide with
+// empty mode-000 read-only masks attached by descriptor (open_tree +
+// mount_setattr + move_mount, resolved beneath the root without following
+// symlinks), covers every repository config with a read-only allow-listed
+// copy (no drivers, filters, textconv, includes, fsmonitor), then starts
+// the command stage: the landlock helper in a nested user, mount and pid
+// namespace as an ordinary uid (the mounts are locked), or bubblewrap.
+// HOME, TMPDIR, XDG_* and tool caches point at a fresh folder outside every
+// root; GOTOOLCHAIN=local, GOENV=off, GOPROXY=off.
+//
 // Backends:
 //
 //   - "bwrap": Debian's bubblewrap. New user, mount, pid, net, ipc, uts and

@@ -187,7 +187,9 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	}
 	root := rootPath(t.ws, cwd.Root)
 	dir := filepath.Join(root, filepath.FromSlash(cwd.Rel))
-	env := append([]string{"PATH=" + commandPath, "HOME=" + root, "LANG=C.UTF-8", "TERM=dumb"}, gitSafety...)
+	// HOME, TMPDIR, XDG_* and caches are set by the sandbox to a fresh
+	// folder outside every root; git never looks above the root.
+	env := append([]string{"PATH=" + commandPath, "LANG=C.UTF-8", "TERM=dumb", "GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}, gitSafety...)
 	env = append(env, t.o.Env...)
 	var stdin []byte
 	if b.Stdin != "" {
@@ -262,17 +264,19 @@ func lookProgram(name string) (path, real string, err error) {
 	return path, real, nil
 }
 
-// gitSafety makes git ignore the parts of a repository's own config that
-// run programs: a workspace's .git/config may come from anywhere, and
-// core.fsmonitor alone would turn "git status" into arbitrary code. The
-// GIT_CONFIG_COUNT entries have command-line precedence over repository
-// config (git 2.31+); system and global config are skipped entirely.
+// gitSafety is the second line behind the sandbox's sanitized copy of
+// every repository config (which drops drivers, filters, textconv,
+// includes and fsmonitor): the GIT_CONFIG_COUNT entries have command-line
+// precedence over repository config (git 2.31+), system and global config
+// are skipped entirely, and a bare repository is never used unless named.
+// (diff.external is no longer overridden: an empty value made plain
+// `git diff` fail with "external diff died".)
 var gitSafety = func() []string {
 	pairs := [][2]string{
 		{"core.fsmonitor", "false"}, {"core.hooksPath", "/dev/null"}, {"core.pager", "cat"},
 		{"core.sshCommand", "false"}, {"core.editor", "false"}, {"core.askPass", "false"},
-		{"diff.external", ""}, {"protocol.ext.allow", "never"}, {"credential.helper", ""},
-		{"sequence.editor", "false"}, {"gpg.program", "false"},
+		{"protocol.ext.allow", "never"}, {"credential.helper", ""},
+		{"sequence.editor", "false"}, {"gpg.program", "false"}, {"safe.bareRepository", "explicit"},
 	}
 	env := []string{"GIT_CONFIG_NOSYSTEM=1", "GIT_CONFIG_GLOBAL=/dev/null", "GIT_TERMINAL_PROMPT=0",
 		"GIT_PAGER=cat", "PAGER=cat", fmt.Sprintf("GIT_CONFIG_COUNT=%d", len(pairs))}
