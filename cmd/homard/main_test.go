@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"github.com/homard/homard/internal/app"
 	"os"
 	"os/exec"
 	"strconv"
@@ -14,6 +15,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	app.MaybeRunSandboxHelper() // a re-exec of this binary may be a sandbox stage, as for homard itself
 	testscript.Main(m, map[string]func(){
 		"homard": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
