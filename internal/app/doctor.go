@@ -91,6 +91,22 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 			Detail: fmt.Sprintf("configured backend %q does not work, so run_command refuses every command: %v", cfg.Sandbox.Backend, err)})
 	} else {
 		add("sandbox", nil, "configured "+cfg.Sandbox.Backend+" → "+b.Name())
+		if b.Name() == "host" {
+			out = append(out, Check{Name: "sandbox", Info: true,
+				Detail: "the host backend does not confine commands: no read-only view, no overlay, no change-set checks; a command's writes land directly"})
+		} else {
+			for _, mc := range sandbox.CheckModes(ctx, b) {
+				what := "commands classed as reads run on a read-only view"
+				if mc.Mode == sandbox.ModeOverlay {
+					what = "writes and code run on an overlay whose changes are checked before they apply"
+				}
+				if mc.Err != nil {
+					add("sandbox", mc.Err, fmt.Sprintf("%s mode unavailable, so those commands fail closed (%s)", mc.Mode, what))
+				} else {
+					add("sandbox", nil, fmt.Sprintf("%s mode works: %s", mc.Mode, what))
+				}
+			}
+		}
 	}
 	return out
 }

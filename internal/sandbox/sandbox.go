@@ -290,3 +290,46 @@ func processLimit(l Limits, childUID int) (rlimits Limits, pidsMax uint64) {
 	}
 	return l, pidsMax
 }
+
+// ModeCheck is whether a backend can give a command one view (Mode), for
+// `homard doctor`.
+type ModeCheck struct {
+	Mode Mode
+	// Err is nil when a probe command ran in that mode; otherwise what
+	// failed (user namespaces, overlay in a user namespace, the mount
+	// stage), and commands of the classes that need the mode fail closed.
+	Err error
+}
+
+// CheckModes runs /bin/true through b in the read-only and the overlay
+// mode, in a throw-away root, and reports each. Commands classed as reads
+// need the first; writes and code the second.
+func CheckModes(ctx context.Context, b Backend) []ModeCheck {
+	var out []ModeCheck
+	for _, m := range []Mode{ModeReadOnly, ModeOverlay} {
+		out = append(out, ModeCheck{Mode: m, Err: probeMode(ctx, b, m)})
+	}
+	return out
+}
+
+func probeMode(ctx context.Context, b Backend, m Mode) error {
+	dir, err := os.MkdirTemp("", "homard-mode-probe-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	if dir, err = filepath.EvalSymlinks(dir); err != nil {
+		return err
+	}
+	res, err := b.Run(ctx, Spec{Path: "/bin/true", Root: dir, Dir: dir, Mode: m, Timeout: 10 * time.Second, MaxOutput: 4096})
+	if res.Changes != nil {
+		res.Changes.Close()
+	}
+	if err != nil {
+		return err
+	}
+	if res.ExitCode != 0 {
+		return fmt.Errorf("the probe exited %d: %s", res.ExitCode, strings.TrimSpace(string(res.Output)))
+	}
+	return nil
+}
