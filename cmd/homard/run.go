@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 // runOutput is what `homard run --json` prints.
@@ -80,17 +81,24 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 				return usageErr("--ask %q: want auto, always or never", askMode)
 			}
 			var last string // the last streamed fragment, to end the line
+			// The answer is the model's text: it streams through the one
+			// printer, so it cannot drive the terminal or hide a card.
+			text := termtext.NewWriter(c.stdout)
+			endText := func() {
+				text.Flush()
+				if last != "" && !strings.HasSuffix(last, "\n") {
+					fmt.Fprintln(c.stdout)
+					last = "\n"
+				}
+			}
 			if !asJSON {
 				req.OnText = func(s string) {
-					fmt.Fprint(c.stdout, s)
-					last = s
-				}
-				c.beforeAsk = func() {
-					if last != "" && !strings.HasSuffix(last, "\n") {
-						fmt.Fprintln(c.stdout)
-						last = "\n"
+					text.WriteString(s)
+					if s != "" {
+						last = s
 					}
 				}
+				c.beforeAsk = endText
 			}
 			var res app.RunResult
 			var err error
@@ -111,9 +119,7 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 				defer unlock()
 				res, err = r.Run(cmd.Context(), req)
 			}
-			if last != "" && !strings.HasSuffix(last, "\n") {
-				fmt.Fprintln(c.stdout)
-			}
+			endText()
 			if err != nil {
 				return err
 			}
@@ -131,6 +137,7 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 					fmt.Fprintf(c.stderr, "homard: stopped early: %s\n", res.Stopped)
 				}
 				for _, id := range res.Pending {
+					id = termtext.Line(id)
 					fmt.Fprintf(c.stdout, "waiting for approval: %s — homard approval approve %s, then run again\n", id, id)
 				}
 			}
