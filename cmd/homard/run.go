@@ -33,7 +33,11 @@ func (c *cli) runCmd() *cobra.Command {
 model may propose tool calls; each one goes through the arbiter exactly as
 with 'homard tool call' (strict decoding, hard limits, policy, your
 permission mode, approval, a confined run, redaction, audit). The answer is
-streamed to stdout as it arrives.
+streamed to stdout as it arrives, with every control character, escape
+sequence, bidi or invisible character shown as an escape (\x1b, \u202e; a
+backslash before x, u, U or another escape is doubled), so the model cannot
+drive your terminal. On a terminal, a card's header and prompt are drawn in
+reverse video, which the model's text never is.
 
 A call that needs your approval is asked about on the spot when homard runs
 on a terminal: the exact plan, its hash prefix and risk are printed to
