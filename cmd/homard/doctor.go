@@ -32,7 +32,7 @@ func (c *cli) doctorCmd() *cobra.Command {
 				}
 				// A detail names paths (roots, the home) and may quote a
 				// config value.
-				fmt.Fprintf(c.stdout, "%s %-10s %s\n", mark, termtext.Line(ch.Name), termtext.Visible(ch.Detail))
+				fmt.Fprintf(c.stdout, "%s %-10s %s\n", mark, termtext.Line(ch.Name), termtext.Line(ch.Detail))
 			}
 			if failed > 0 {
 				return &exitError{code: exitFailure, err: fmt.Errorf("%d check(s) failed", failed)}
