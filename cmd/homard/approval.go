@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) approvalCmd() *cobra.Command {
@@ -53,8 +54,8 @@ func (c *cli) approvalListCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tSTATUS\tTOOL\tRISK\tSESSION\tHASH\tEXPIRES\tPLAN")
 			for _, a := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", a.ID, a.Status, a.Tool, a.Risk, a.Session,
-					a.PlanHash[:12], a.ExpiresAt.Local().Format(time.DateTime), firstLine(a.Display))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(a.ID), a.Status, termtext.Line(a.Tool), a.Risk, termtext.Line(a.Session),
+					a.PlanHash[:12], a.ExpiresAt.Local().Format(time.DateTime), termtext.Line(firstLine(a.Display)))
 			}
 			return tw.Flush()
 		}),
@@ -74,19 +75,22 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "approval %s  [%s]\n", a.ID, a.Status)
-			fmt.Fprintf(c.stdout, "tool      %s (risk %s)\n", a.Tool, a.Risk)
-			fmt.Fprintf(c.stdout, "owner     %s   session %s\n", a.Owner, a.Session)
-			fmt.Fprintf(c.stdout, "plan hash %s\n", a.PlanHash)
+			// Every field may hold text the model chose (the tool name, the
+			// plan, a reason quoting it): each goes through the one printer.
+			line := termtext.Line
+			fmt.Fprintf(c.stdout, "approval %s  [%s]\n", line(a.ID), a.Status)
+			fmt.Fprintf(c.stdout, "tool      %s (risk %s)\n", line(a.Tool), a.Risk)
+			fmt.Fprintf(c.stdout, "owner     %s   session %s\n", line(a.Owner), line(a.Session))
+			fmt.Fprintf(c.stdout, "plan hash %s\n", line(a.PlanHash))
 			if a.Reason != "" {
-				fmt.Fprintf(c.stdout, "why       %s (%s)\n", a.Reason, a.Rule)
+				fmt.Fprintf(c.stdout, "why       %s (%s)\n", line(a.Reason), line(a.Rule))
 			}
 			fmt.Fprintf(c.stdout, "asked     %s\n", a.CreatedAt.Local().Format(time.RFC3339))
 			fmt.Fprintf(c.stdout, "expires   %s\n", a.ExpiresAt.Local().Format(time.RFC3339))
 			if a.DecidedBy != "" {
-				fmt.Fprintf(c.stdout, "decided   %s by %s (scope %s)\n", a.DecidedAt.Local().Format(time.RFC3339), a.DecidedBy, a.Scope)
+				fmt.Fprintf(c.stdout, "decided   %s by %s (scope %s)\n", a.DecidedAt.Local().Format(time.RFC3339), line(a.DecidedBy), a.Scope)
 			}
-			fmt.Fprintf(c.stdout, "\n%s\n", a.Display)
+			fmt.Fprintf(c.stdout, "\n%s\n", termtext.Visible(a.Display))
 			return nil
 		}),
 	}
@@ -106,7 +110,7 @@ func (c *cli) approvalApproveCmd() *cobra.Command {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "approved %s (%s, scope %s); run the same call again in session %s to execute it\n",
-				a.ID, a.Tool, a.Scope, a.Session)
+				termtext.Line(a.ID), termtext.Line(a.Tool), a.Scope, termtext.Line(a.Session))
 			if si, ok := r.RunningServe(); ok {
 				fmt.Fprintf(c.stdout, "homard serve (pid %d) is running: a turn there waiting on this card goes on by itself\n", si.PID)
 			}
@@ -126,7 +130,7 @@ func (c *cli) approvalDenyCmd() *cobra.Command {
 			if err := r.ApprovalDeny(cmd.Context(), args[0]); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "denied %s\n", args[0])
+			fmt.Fprintf(c.stdout, "denied %s\n", termtext.Line(args[0]))
 			return nil
 		}),
 	}

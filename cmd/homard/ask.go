@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 // interactive reports whether the owner is at a terminal: stdin, to read
@@ -21,9 +22,27 @@ func (c *cli) interactive() bool {
 	if !ok || !term.IsTerminal(int(in.Fd())) {
 		return false
 	}
+	return c.stderrTerminal()
+}
+
+// stderrTerminal reports whether stderr, where cards are shown, is a
+// terminal (and so may be styled).
+func (c *cli) stderrTerminal() bool {
 	errf, ok := c.stderr.(*os.File)
 	return ok && term.IsTerminal(int(errf.Fd()))
 }
+
+// Terminal attributes of the inline card. Every text printed before it
+// that homard did not write (the model's answer, tool output) went through
+// termtext, so it holds no escape sequence and cannot have hidden,
+// recoloured or moved anything; the card still starts with an SGR reset,
+// then an empty line. Its header and its prompt are the only lines drawn in
+// reverse video, which the model's text can never be: a card the model
+// imitates in its answer is plain text above the real one.
+const (
+	sgrReset = "\x1b[0m"
+	sgrCard  = "\x1b[0;1;7m" // bold, reverse video
+)
 
 // askInline shows an approval card on stderr and reads the owner's answer
 // from stdin: o(nce), s(ession), a(lways), d(eny), or an empty line (or end
@@ -35,20 +54,27 @@ func (c *cli) askInline(ctx context.Context, card app.Card) (string, error) {
 	}
 	out := card.Outcome
 	critical := out.Risk == "critical"
-	fmt.Fprintf(c.stderr, "\n── approval needed: %s (risk %s) ─ %s\n", card.Tool, out.Risk, out.ApprovalID)
+	reset, style := "", ""
+	if c.stderrTerminal() {
+		reset, style = sgrReset, sgrCard
+	}
+	// Every field but the hash prefix is text the model chose or quotes
+	// it: the one printer, one line each (a plan line by line, tabs kept).
+	fmt.Fprintf(c.stderr, "%s\n%s── approval needed: %s (risk %s) ─ %s%s\n", reset, style,
+		termtext.Line(card.Tool), termtext.Line(out.Risk), termtext.Line(out.ApprovalID), reset)
 	for _, line := range strings.Split(strings.TrimRight(out.Plan, "\n"), "\n") {
-		fmt.Fprintf(c.stderr, "   %s\n", line)
+		fmt.Fprintf(c.stderr, "   %s\n", termtext.Visible(line))
 	}
-	fmt.Fprintf(c.stderr, "   plan hash %s\n", shortHash(out.PlanHash))
+	fmt.Fprintf(c.stderr, "   plan hash %s\n", termtext.Line(shortHash(out.PlanHash)))
 	if out.Reason != "" {
-		fmt.Fprintf(c.stderr, "   why asked: %s\n", out.Reason)
+		fmt.Fprintf(c.stderr, "   why asked: %s\n", termtext.Line(out.Reason))
 	}
-	prompt := "   approve [o]nce, this [s]ession, [a]lways (scoped rule), [d]eny, or Enter to leave it pending: "
+	prompt := "approve [o]nce, this [s]ession, [a]lways (scoped rule), [d]eny, or Enter to leave it pending:"
 	if critical {
-		prompt = "   critical: approve [o]nce or [d]eny, or Enter to leave it pending: "
+		prompt = "critical: approve [o]nce or [d]eny, or Enter to leave it pending:"
 	}
 	for {
-		fmt.Fprint(c.stderr, prompt)
+		fmt.Fprintf(c.stderr, "%s   %s%s%s ", reset, style, prompt, reset)
 		line, err := c.readAnswer(ctx)
 		if ctx.Err() != nil {
 			fmt.Fprintln(c.stderr)

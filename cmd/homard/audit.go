@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) auditCmd() *cobra.Command {
@@ -49,8 +50,11 @@ broken record.`,
 						}
 						continue
 					}
+					// The tool name is the model's choice (an unknown tool
+					// is audited too) and the reason may quote it: one line
+					// each, so no record can hide or forge another.
 					fmt.Fprintf(c.stdout, "%6d  %s  %-8s %-14s %-22s %s\n", rec.Seq, rec.Time.Local().Format(time.DateTime),
-						rec.Decision, rec.Tool, rec.Rule, rec.Reason)
+						rec.Decision, termtext.Line(rec.Tool), termtext.Line(rec.Rule), termtext.Line(rec.Reason))
 				}
 				return nil
 			}

@@ -8,6 +8,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) chatCmd() *cobra.Command {
@@ -57,7 +58,7 @@ pipes, use 'homard run'.`,
 			return c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
 				last, err := r.Chat(cmd.Context(), app.ChatOptions{Session: session, In: c.stdin, Out: c.stdout})
 				if last != "" {
-					fmt.Fprintf(c.stderr, "session %s — resume with: homard chat --session %s\n", last, last)
+					fmt.Fprintf(c.stderr, "session %s — resume with: homard chat --session %s\n", termtext.Line(last), termtext.Line(last))
 				}
 				return err
 			})(cmd, nil)

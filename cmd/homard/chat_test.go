@@ -187,7 +187,7 @@ func TestChatInARealTerminal(t *testing.T) {
 
 	p.keys("show", "M-Enter")
 	p.keys("me", "Enter")
-	s = p.waitFor("you› show\n     me", "copy ␛]52;c;ZXZpbA==␇ clear ␛[2J done", "Enter send")
+	s = p.waitFor("you› show\n     me", `copy \x1b]52;c;ZXZpbA==\x07 clear \x1b[2J done`, "Enter send")
 	if !strings.Contains(s, "homard chat · chat") {
 		t.Errorf("the screen was cleared by the model's escape:\n%s", s)
 	}

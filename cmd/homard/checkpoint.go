@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) checkpointCmd() *cobra.Command {
@@ -40,7 +41,9 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tTIME\tROOT\tPATH\tBYTES\tHASH")
 			for _, cp := range cps {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", cp.ID, cp.Time.Local().Format(time.DateTime), cp.Root, cp.Rel, cp.Size, cp.SHA256[:12])
+				// Rel is a path the model chose.
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", termtext.Line(cp.ID), cp.Time.Local().Format(time.DateTime),
+					termtext.Line(cp.Root), termtext.Line(cp.Rel), cp.Size, termtext.Line(cp.SHA256[:12]))
 			}
 			return tw.Flush()
 		}),
@@ -58,15 +61,17 @@ func (c *cli) checkpointRollbackCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(c.stdout, pv.String())
+			// The preview names a path the model chose and shows a diff of
+			// content it wrote.
+			fmt.Fprintln(c.stdout, termtext.Visible(pv.String()))
 			if hash == "" {
-				fmt.Fprintf(c.stdout, "\nto restore, run: homard checkpoint rollback %s --hash %s\n", args[0], pv.SavedSHA256()[:12])
+				fmt.Fprintf(c.stdout, "\nto restore, run: homard checkpoint rollback %s --hash %s\n", termtext.Line(args[0]), pv.SavedSHA256()[:12])
 				return nil
 			}
 			if err := r.Workspace.Rollback(args[0], hash); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "restored %s from checkpoint %s\n", pv.Checkpoint.Target, args[0])
+			fmt.Fprintf(c.stdout, "restored %s from checkpoint %s\n", termtext.Line(pv.Checkpoint.Target), termtext.Line(args[0]))
 			return nil
 		}),
 	}

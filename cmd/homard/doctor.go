@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) doctorCmd() *cobra.Command {
@@ -29,7 +30,9 @@ func (c *cli) doctorCmd() *cobra.Command {
 					mark = "FAIL"
 					failed++
 				}
-				fmt.Fprintf(c.stdout, "%s %-10s %s\n", mark, ch.Name, ch.Detail)
+				// A detail names paths (roots, the home) and may quote a
+				// config value.
+				fmt.Fprintf(c.stdout, "%s %-10s %s\n", mark, termtext.Line(ch.Name), termtext.Line(ch.Detail))
 			}
 			if failed > 0 {
 				return &exitError{code: exitFailure, err: fmt.Errorf("%d check(s) failed", failed)}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) initCmd() *cobra.Command {
@@ -35,10 +36,10 @@ secret in homard's encrypted vault (set it afterwards with
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "created %s\n", p.ConfigFile)
-			fmt.Fprintf(c.stdout, "database  %s\n", p.DBFile)
+			fmt.Fprintf(c.stdout, "created %s\n", termtext.Line(p.ConfigFile))
+			fmt.Fprintf(c.stdout, "database  %s\n", termtext.Line(p.DBFile))
 			for _, r := range cfg.Workspace.Roots {
-				fmt.Fprintf(c.stdout, "workspace %s (%s)\n", r.Path, r.Name)
+				fmt.Fprintf(c.stdout, "workspace %s (%s)\n", termtext.Line(r.Path), termtext.Line(r.Name))
 			}
 			fmt.Fprintf(c.stdout, "mode      %s\n", cfg.Permissions.Mode)
 			fmt.Fprintln(c.stdout, "next: homard tool list")

@@ -16,6 +16,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/termtext"
 )
 
 // Exit codes, documented in `homard tool call --help` and the README.
@@ -77,11 +78,12 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.err != nil {
-			fmt.Fprintln(stderr, "homard:", ee.err)
+			fmt.Fprintln(stderr, "homard:", termtext.Visible(ee.err.Error()))
 		}
 		return ee.code
 	}
-	fmt.Fprintln(stderr, "homard:", err)
+	// An error may quote a path, a tool name or a provider's reply.
+	fmt.Fprintln(stderr, "homard:", termtext.Visible(err.Error()))
 	if isUsage(err) || errors.Is(err, app.ErrBadRequest) {
 		return exitUsage
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) memoryCmd() *cobra.Command {
@@ -70,11 +71,11 @@ func (c *cli) memoryListCmd() *cobra.Command {
 				return err
 			}
 			for _, p := range problems {
-				fmt.Fprintf(c.stdout, "unreadable: %s\n", p)
+				fmt.Fprintf(c.stdout, "unreadable: %s\n", termtext.Line(p.String()))
 			}
 			if len(problems) > 0 {
 				path, _ := r.MemoryPath()
-				fmt.Fprintf(c.stdout, "fix the sections above in %s; they are kept but not searchable\n", path)
+				fmt.Fprintf(c.stdout, "fix the sections above in %s; they are kept but not searchable\n", termtext.Line(path))
 			}
 			return nil
 		}),
@@ -92,18 +93,20 @@ func (c *cli) printUnits(units []app.MemoryUnit, now time.Time) error {
 				exp += " (expired)"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", u.ID, u.Kind, u.Updated.Format(time.DateOnly), exp, u.Source, shorten(u.Text, 80))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(u.ID), u.Kind, u.Updated.Format(time.DateOnly), exp,
+			termtext.Line(u.Source), shorten(u.Text, 80))
 	}
 	return tw.Flush()
 }
 
-// shorten puts text on one line of at most n characters.
+// shorten puts text on one line of at most n characters, as printed
+// (hidden characters escaped, see termtext.Line).
 func shorten(s string, n int) string {
 	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	if utf8.RuneCountInString(s) > n {
+		s = string([]rune(s)[:n-1]) + "…"
 	}
-	return string([]rune(s)[:n-1]) + "…"
+	return termtext.Line(s)
 }
 
 func (c *cli) memorySearchCmd() *cobra.Command {
@@ -150,7 +153,7 @@ func (c *cli) memoryAddCmd() *cobra.Command {
 			case err != nil:
 				return err
 			}
-			fmt.Fprintf(c.stdout, "remembered %s (%s)\n", u.ID, u.Kind)
+			fmt.Fprintf(c.stdout, "remembered %s (%s)\n", termtext.Line(u.ID), u.Kind)
 			return nil
 		}),
 	}
@@ -169,7 +172,7 @@ func (c *cli) memoryForgetCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "forgot %s\n", u.ID)
+			fmt.Fprintf(c.stdout, "forgot %s\n", termtext.Line(u.ID))
 			return nil
 		}),
 	}
@@ -185,9 +188,9 @@ func (c *cli) memoryRebuildCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "indexed %d units from %s\n", st.Indexed, st.Path)
+			fmt.Fprintf(c.stdout, "indexed %d units from %s\n", st.Indexed, termtext.Line(st.Path))
 			for _, p := range st.Problems {
-				fmt.Fprintf(c.stdout, "unreadable (kept, not indexed): %s\n", p)
+				fmt.Fprintf(c.stdout, "unreadable (kept, not indexed): %s\n", termtext.Line(p.String()))
 			}
 			return nil
 		}),
@@ -230,8 +233,8 @@ holding a secret is never proposed, stored or shown.
 				if k.ConflictsWith != "" {
 					status += " (conflicts with " + k.ConflictsWith + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", k.ID, status, k.Kind, k.Seen,
-					k.LastSeen.Format(time.DateOnly), k.Source, shorten(k.Text, 80))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", termtext.Line(k.ID), termtext.Line(status), k.Kind, k.Seen,
+					k.LastSeen.Format(time.DateOnly), termtext.Line(k.Source), shorten(k.Text, 80))
 			}
 			return tw.Flush()
 		}),
@@ -253,10 +256,10 @@ func (c *cli) memoryAcceptCmd() *cobra.Command {
 				return reviewErr(err)
 			}
 			if replace != "" {
-				fmt.Fprintf(c.stdout, "remembered %s as %s; forgot %s\n", k.ID, k.UnitID, replace)
+				fmt.Fprintf(c.stdout, "remembered %s as %s; forgot %s\n", termtext.Line(k.ID), termtext.Line(k.UnitID), termtext.Line(replace))
 				return nil
 			}
-			fmt.Fprintf(c.stdout, "remembered %s as %s\n", k.ID, k.UnitID)
+			fmt.Fprintf(c.stdout, "remembered %s as %s\n", termtext.Line(k.ID), termtext.Line(k.UnitID))
 			return nil
 		}),
 	}
@@ -274,7 +277,7 @@ func (c *cli) memoryDismissCmd() *cobra.Command {
 			if err != nil {
 				return reviewErr(err)
 			}
-			fmt.Fprintf(c.stdout, "dismissed %s\n", k.ID)
+			fmt.Fprintf(c.stdout, "dismissed %s\n", termtext.Line(k.ID))
 			return nil
 		}),
 	}

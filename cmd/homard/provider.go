@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) providerCmd() *cobra.Command {
@@ -25,12 +26,13 @@ named by model.api_key_env and never printed.`,
 		Args: cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
 			rep, err := r.ProviderTest(cmd.Context())
-			fmt.Fprintf(c.stdout, "provider %s · %s · model %s\n", rep.Provider, rep.BaseURL, rep.Model)
+			fmt.Fprintf(c.stdout, "provider %s · %s · model %s\n", termtext.Line(rep.Provider), termtext.Line(rep.BaseURL), termtext.Line(rep.Model))
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "ok in %s · reply %q · tokens in %d (cached %d), out %d\n",
-				rep.Latency.Round(time.Millisecond), firstLine(rep.Reply), rep.Usage.Input, rep.Usage.Cached, rep.Usage.Output)
+			// The reply is the model's text: the one printer, between quotes.
+			fmt.Fprintf(c.stdout, "ok in %s · reply \"%s\" · tokens in %d (cached %d), out %d\n",
+				rep.Latency.Round(time.Millisecond), termtext.Line(firstLine(rep.Reply)), rep.Usage.Input, rep.Usage.Cached, rep.Usage.Output)
 			return nil
 		}),
 	})

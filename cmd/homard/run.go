@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 // runOutput is what `homard run --json` prints.
@@ -32,7 +33,11 @@ func (c *cli) runCmd() *cobra.Command {
 model may propose tool calls; each one goes through the arbiter exactly as
 with 'homard tool call' (strict decoding, hard limits, policy, your
 permission mode, approval, a confined run, redaction, audit). The answer is
-streamed to stdout as it arrives.
+streamed to stdout as it arrives, with every control character, escape
+sequence, bidi or invisible character shown as an escape (\x1b, \u202e; a
+backslash before x, u, U or another escape is doubled), so the model cannot
+drive your terminal. On a terminal, a card's header and prompt are drawn in
+reverse video, which the model's text never is.
 
 A call that needs your approval is asked about on the spot when homard runs
 on a terminal: the exact plan, its hash prefix and risk are printed to
@@ -80,17 +85,24 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 				return usageErr("--ask %q: want auto, always or never", askMode)
 			}
 			var last string // the last streamed fragment, to end the line
+			// The answer is the model's text: it streams through the one
+			// printer, so it cannot drive the terminal or hide a card.
+			text := termtext.NewWriter(c.stdout)
+			endText := func() {
+				text.Flush()
+				if last != "" && !strings.HasSuffix(last, "\n") {
+					fmt.Fprintln(c.stdout)
+					last = "\n"
+				}
+			}
 			if !asJSON {
 				req.OnText = func(s string) {
-					fmt.Fprint(c.stdout, s)
-					last = s
-				}
-				c.beforeAsk = func() {
-					if last != "" && !strings.HasSuffix(last, "\n") {
-						fmt.Fprintln(c.stdout)
-						last = "\n"
+					text.WriteString(s)
+					if s != "" {
+						last = s
 					}
 				}
+				c.beforeAsk = endText
 			}
 			var res app.RunResult
 			var err error
@@ -111,9 +123,7 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 				defer unlock()
 				res, err = r.Run(cmd.Context(), req)
 			}
-			if last != "" && !strings.HasSuffix(last, "\n") {
-				fmt.Fprintln(c.stdout)
-			}
+			endText()
 			if err != nil {
 				return err
 			}
@@ -131,6 +141,7 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 					fmt.Fprintf(c.stderr, "homard: stopped early: %s\n", res.Stopped)
 				}
 				for _, id := range res.Pending {
+					id = termtext.Line(id)
 					fmt.Fprintf(c.stdout, "waiting for approval: %s — homard approval approve %s, then run again\n", id, id)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) secretCmd() *cobra.Command {
@@ -47,7 +48,7 @@ func (c *cli) secretSetCmd() *cobra.Command {
 			if err := r.SecretSet(s, value); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "stored %s for %s\n", s.Name, strings.Join(s.Hosts, ", "))
+			fmt.Fprintf(c.stdout, "stored %s for %s\n", termtext.Line(s.Name), termtext.Line(strings.Join(s.Hosts, ", ")))
 			return nil
 		}),
 	}
@@ -94,7 +95,8 @@ func (c *cli) secretListCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "NAME\tHOSTS\tHEADER\tFORMAT\tCREATED")
 			for _, s := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", s.Name, strings.Join(s.Hosts, ","), s.Header, s.Format, s.Created.Local().Format(time.DateTime))
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.Line(s.Name), termtext.Line(strings.Join(s.Hosts, ",")),
+					termtext.Line(s.Header), termtext.Line(s.Format), s.Created.Local().Format(time.DateTime))
 			}
 			return tw.Flush()
 		}),
@@ -110,7 +112,7 @@ func (c *cli) secretRmCmd() *cobra.Command {
 			if err := r.SecretRemove(args[0]); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "removed %s\n", args[0])
+			fmt.Fprintf(c.stdout, "removed %s\n", termtext.Line(args[0]))
 			return nil
 		}),
 	}

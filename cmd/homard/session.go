@@ -1,7 +1,6 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"text/tabwriter"
 	"time"
@@ -9,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) sessionCmd() *cobra.Command {
@@ -58,9 +58,7 @@ func (c *cli) sessionListCmd() *cobra.Command {
 					}
 					out = append(out, j)
 				}
-				enc := json.NewEncoder(c.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
+				return writeJSON(c.stdout, out)
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(c.stdout, `no sessions yet; start one with: homard run "…" --session NAME`)
@@ -73,7 +71,7 @@ func (c *cli) sessionListCmd() *cobra.Command {
 				if !s.PrivateSince.IsZero() {
 					private = "since " + s.PrivateSince.Local().Format(time.DateTime) + " (fetches ask)"
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", s.ID, s.Turns, s.LastAt.Local().Format(time.DateTime), private)
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", termtext.Line(s.ID), s.Turns, s.LastAt.Local().Format(time.DateTime), private)
 			}
 			return tw.Flush()
 		}),

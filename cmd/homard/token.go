@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) tokenCmd() *cobra.Command {
@@ -75,7 +76,7 @@ func (c *cli) tokenListCmd() *cobra.Command {
 				if !t.RevokedAt.IsZero() {
 					status = "revoked " + when(t.RevokedAt)
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, t.Name, when(t.CreatedAt), when(t.LastUsedAt), status)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, termtext.Line(t.Name), when(t.CreatedAt), when(t.LastUsedAt), status)
 			}
 			return tw.Flush()
 		}),

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -9,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) toolCmd() *cobra.Command {
@@ -34,7 +36,7 @@ func (c *cli) toolListCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "TOOL\tACTION\tRISK\tREAD-ONLY")
 			for _, t := range tools {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", t.Name, t.Action, t.Risk, t.ReadOnly)
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", termtext.Line(t.Name), termtext.Line(t.Action), termtext.Line(t.Risk), t.ReadOnly)
 			}
 			return tw.Flush()
 		}),
@@ -112,15 +114,24 @@ it runs once. A changed argument is a new plan and needs a new approval.`,
 	return cmd
 }
 
-func writeJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
-}
+// writeJSON prints v as indented JSON. Strings in it may hold text from
+// the model, a tool or the store: encoding/json escapes the C0 controls,
+// and termtext.EscapeJSON the rest of what a terminal would obey or hide
+// (C1, DEL, bidi and invisible characters), as \u escapes that decode to
+// the same value.
+func writeJSON(w io.Writer, v any) error { return encodeJSON(w, v, "  ") }
 
-func writeJSONLine(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
+// writeJSONLine prints v as one line of JSON, escaped as writeJSON does.
+func writeJSONLine(w io.Writer, v any) error { return encodeJSON(w, v, "") }
+
+func encodeJSON(w io.Writer, v any, indent string) error {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetIndent("", indent)
 	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	if err := enc.Encode(v); err != nil {
+		return err
+	}
+	_, err := w.Write(termtext.EscapeJSON(b.Bytes()))
+	return err
 }

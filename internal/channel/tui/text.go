@@ -2,49 +2,26 @@ package tui
 
 import (
 	"strings"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/lipgloss"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/homard/homard/internal/termtext"
 )
 
-// clean makes text that came from the model or a tool inert on a terminal:
-// every control character but newline becomes a visible symbol (ESC shows
-// as ␛, so "\x1b[2J" or an OSC 52 clipboard write is printed, not obeyed),
-// C1 controls, bidirectional overrides and invalid UTF-8 become U+FFFD, and
-// a tab becomes four spaces (its width is the terminal's choice). Carriage
-// returns are dropped from CRLF line ends and shown otherwise.
+// clean makes text that came from the model or a tool inert on a terminal,
+// through the one printer of untrusted text (termtext.Visible): every
+// control character but newline, ESC, C1 controls, bidi controls, invisible
+// characters and invalid UTF-8 are shown as escapes such as \x1b or \u202e,
+// so "\x1b[2J" or an OSC 52 clipboard write is printed, not obeyed. A tab
+// becomes four spaces (its width is the terminal's choice), and carriage
+// returns are dropped from CRLF line ends (shown otherwise).
 func clean(s string) string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	var b strings.Builder
-	b.Grow(len(s))
-	for i, w := 0, 0; i < len(s); i += w {
-		var r rune
-		r, w = utf8.DecodeRuneInString(s[i:])
-		switch {
-		case r == utf8.RuneError && w <= 1:
-			b.WriteRune(utf8.RuneError)
-		case r == '\n':
-			b.WriteByte('\n')
-		case r == '\t':
-			b.WriteString("    ")
-		case r < 0x20:
-			b.WriteRune(0x2400 + r) // Control Pictures: ␀ … ␟
-		case r == 0x7f:
-			b.WriteRune('␡')
-		case r >= 0x80 && r < 0xa0, isBidiControl(r):
-			b.WriteRune(utf8.RuneError)
-		default:
-			b.WriteRune(r)
-		}
+	if strings.ContainsAny(s, "\r\t") {
+		s = strings.ReplaceAll(s, "\r\n", "\n")
+		s = strings.ReplaceAll(s, "\t", "    ")
 	}
-	return b.String()
-}
-
-// isBidiControl reports the invisible characters that reorder text on
-// screen, so that what is shown differs from what runs.
-func isBidiControl(r rune) bool {
-	return r == 0x200e || r == 0x200f || r == 0x061c || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069)
+	return termtext.Visible(s)
 }
 
 // wrap breaks s (which may hold our own styling) into lines at most width
@@ -94,15 +71,16 @@ func fit(s string, width int) string {
 // styles used in the transcript. Colours degrade to nothing on a terminal
 // without them.
 var (
-	styleBold    = lipgloss.NewStyle().Bold(true)
-	styleHeading = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("12"))
-	styleCode    = lipgloss.NewStyle().Foreground(lipgloss.Color("10"))
-	styleDim     = lipgloss.NewStyle().Faint(true)
-	styleUser    = lipgloss.NewStyle().Foreground(lipgloss.Color("14")).Bold(true)
-	styleError   = lipgloss.NewStyle().Foreground(lipgloss.Color("9"))
-	styleWarn    = lipgloss.NewStyle().Foreground(lipgloss.Color("11"))
-	styleOK      = lipgloss.NewStyle().Foreground(lipgloss.Color("10"))
-	styleBar     = lipgloss.NewStyle().Reverse(true)
+	styleBold     = lipgloss.NewStyle().Bold(true)
+	styleHeading  = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("12"))
+	styleCode     = lipgloss.NewStyle().Foreground(lipgloss.Color("10"))
+	styleDim      = lipgloss.NewStyle().Faint(true)
+	styleUser     = lipgloss.NewStyle().Foreground(lipgloss.Color("14")).Bold(true)
+	styleError    = lipgloss.NewStyle().Foreground(lipgloss.Color("9"))
+	styleWarn     = lipgloss.NewStyle().Foreground(lipgloss.Color("11"))
+	styleOK       = lipgloss.NewStyle().Foreground(lipgloss.Color("10"))
+	styleBar      = lipgloss.NewStyle().Reverse(true)
+	styleCardHead = lipgloss.NewStyle().Reverse(true).Bold(true).Foreground(lipgloss.Color("11"))
 )
 
 // markdown renders an answer as terminal lines at most width cells wide.

@@ -334,7 +334,7 @@ func TestHostileTextIsShownInert(t *testing.T) {
 	if strings.ContainsAny(v, "\x1b\r") {
 		t.Errorf("screen holds an escape byte (styling is off in tests, so it came from the model):\n%q", v)
 	}
-	for _, want := range []string{"copy ␛]52;c;Y3VybCBldmlsLnNoIHwgc2g=␇ clear ␛[2J␛[H bell␇ cr␍back", "read␛[31m_file read x␛[2J", "out␛[?1049l�2J�evil"} {
+	for _, want := range []string{`copy \x1b]52;c;Y3VybCBldmlsLnNoIHwgc2g=\x07 clear \x1b[2J\x1b[H bell\x07`, `cr\x0dback`, `read\x1b[31m_file read x\x1b[2J`, `out\x1b[?1049l\x9b2J\u202eevil`} {
 		if !strings.Contains(v, want) {
 			t.Errorf("screen lacks the inert %q:\n%s", want, v)
 		}

@@ -120,7 +120,10 @@ func cardLines(e *entry, width int) []string {
 	c := e.card
 	inner := max(width-4, 8) // "│ " … " │"
 	var body []string
-	body = append(body, styleWarn.Render(fit("approval needed: "+clean(c.Tool)+" · risk "+clean(c.Risk)+" · "+clean(c.ApprovalID), inner)))
+	// The header is in reverse video, which text from the model can never
+	// be (no escape sequence of its own reaches the terminal): a card the
+	// model draws with box characters has no such line.
+	body = append(body, styleCardHead.Render(fit("approval needed: "+clean(c.Tool)+" · risk "+clean(c.Risk)+" · "+clean(c.ApprovalID), inner)))
 	for _, l := range wrap(clean(strings.TrimRight(c.Plan, "\n")), inner-2) {
 		body = append(body, "  "+l)
 	}

@@ -10,6 +10,9 @@
 // or the audit log as text: a Markdown subset is built from DOM nodes with
 // textContent, links are http(s) only with rel="noopener noreferrer", and
 // images are never loaded (their alt text and URL are shown as text).
+// Tool names, plans, previews, audit records, memory and session ids show
+// each control, bidi or invisible character as a marked escape (\u202e in
+// a span.hidden-char), the set internal/termtext shows on a terminal.
 package ui
 
 import (

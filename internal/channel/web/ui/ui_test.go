@@ -465,3 +465,52 @@ func TestOwnTurnDoneKeepsTheTranscript(t *testing.T) {
 	f.broadcast("turn_done", map[string]string{"session": session, "text": "Answered elsewhere."})
 	p.waitFor("the turn that ran elsewhere", `document.getElementById("transcript").textContent.includes("Answered elsewhere.")`)
 }
+
+// TestHiddenCharactersAreMarked: a tool name, a plan and a preview holding
+// bidi, zero-width and control characters show each as a marked escape
+// (\u202e in a span.hidden-char), in the tool line and in the approval
+// card; the twin, an ordinary tool line, has no mark.
+func TestHiddenCharactersAreMarked(t *testing.T) {
+	const plan = "write notes/\u202etxt.exe\nsize 3\u200b bytes\x1b[2J"
+	script := func(ctx context.Context, f *fakeServer, s *stream, msg string) {
+		s.tool("call-0", "read_file", "ran", "read notes/plain.txt", "tea\n")
+		s.tool("call-1", "write\u2066_file", "proposed", plan, "out\u200dput")
+		a := f.ask(s, "write\u2066_file", "medium", plan)
+		waitOrEnd(ctx, a.decided)
+	}
+	f := newFakeServer(t, true, script)
+	p := newPage(t, f, 1200, 900, false)
+	p.login()
+	p.sendMessage("write it")
+	card := `#transcript .card[data-approval-id="ap-1"]`
+	p.waitFor("the approval card", `document.querySelector('`+card+`')`)
+
+	marks := func(sel string) []string {
+		return eval[[]string](p, `[...document.querySelectorAll('`+sel+` .hidden-char')].map(e => e.textContent)`)
+	}
+	for _, tc := range []struct {
+		sel  string
+		want []string
+	}{
+		{`#transcript .tool[data-tool-id="call-1"] .tool-name`, []string{`\u2066`}},
+		{`#transcript .tool[data-tool-id="call-1"] .tool-plan`, []string{`\u202e`, `\u200b`, `\x1b`}},
+		{`#transcript .tool[data-tool-id="call-1"] .tool-preview`, []string{`\u200d`}},
+		{card + ` h3`, []string{`\u2066`}},
+		{card + ` pre.plan`, []string{`\u202e`, `\u200b`, `\x1b`}},
+		{`#transcript .tool[data-tool-id="call-0"]`, nil},
+	} {
+		if got := marks(tc.sel); fmt.Sprint(got) != fmt.Sprint(tc.want) {
+			t.Errorf("marks in %s = %q; want %q", tc.sel, got, tc.want)
+		}
+	}
+	// No hidden character is left raw, and the plan's lines stay lines.
+	text := p.transcriptText()
+	for _, bad := range []string{"\u202e", "\u2066", "\u200b", "\u200d", "\x1b"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("the transcript holds %q raw:\n%q", bad, text)
+		}
+	}
+	if !strings.Contains(text, "notes/\\u202etxt.exe\nsize 3") {
+		t.Errorf("the plan does not show as its marked lines:\n%s", text)
+	}
+}

@@ -19,6 +19,64 @@
     return e;
   }
 
+  // HIDDEN matches the characters internal/termtext calls hidden: controls
+  // (C0, DEL, C1), format characters (bidi embeddings, overrides, isolates
+  // and marks, zero-width space and joiners, BOM, soft hyphen, tag
+  // characters), line and paragraph separators, the combining grapheme
+  // joiner, Hangul fillers and supplementary variation selectors. A browser
+  // draws them as nothing, or reorders the text around them, so a path, a
+  // file name or a tool name could look like another.
+  const HIDDEN = /[\p{Cc}\p{Cf}\u2028\u2029\u034f\u115f\u1160\u3164\uffa0\u{E0000}-\u{E007F}\u{E0100}-\u{E01EF}]/gu;
+
+  // marked returns text as nodes in which each hidden character is a
+  // visible token, \u202e, in a span of class "hidden-char" (styled apart,
+  // so it cannot be confused with a literal backslash in the text). With
+  // multiline, newline and tab stay as they are (a plan, a preview).
+  function marked(text, multiline) {
+    const s = text === undefined || text === null ? "" : String(text);
+    const frag = document.createDocumentFragment();
+    let last = 0;
+    for (const m of s.matchAll(HIDDEN)) {
+      const ch = m[0];
+      if (multiline && (ch === "\n" || ch === "\t")) continue;
+      if (m.index > last) frag.appendChild(document.createTextNode(s.slice(last, m.index)));
+      const span = el("span", "hidden-char", hiddenToken(ch));
+      span.title = "hidden character U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+      frag.appendChild(span);
+      last = m.index + ch.length;
+    }
+    if (last < s.length) frag.appendChild(document.createTextNode(s.slice(last)));
+    return frag;
+  }
+
+  // hiddenToken is the escape internal/termtext prints for ch: \x1b,
+  // \u202e, \U000e0041.
+  function hiddenToken(ch) {
+    const cp = ch.codePointAt(0);
+    const hex = cp.toString(16);
+    if (cp < 0x80) return "\\x" + hex.padStart(2, "0");
+    return cp > 0xffff ? "\\U" + hex.padStart(8, "0") : "\\u" + hex.padStart(4, "0");
+  }
+
+  // markedString is marked for places that hold only text (an <option>):
+  // the tokens without their span.
+  function markedString(text) {
+    return String(text).replace(HIDDEN, hiddenToken);
+  }
+
+  // elm is el with the text marked (see marked).
+  function elm(tag, cls, text, multiline) {
+    const e = el(tag, cls);
+    e.appendChild(marked(text, multiline));
+    return e;
+  }
+
+  // setMarked replaces node's content with text, marked.
+  function setMarked(node, text, multiline) {
+    clear(node);
+    node.appendChild(marked(text, multiline));
+  }
+
   function button(label, onClick, cls) {
     const b = el("button", cls, label);
     b.type = "button";
@@ -149,18 +207,18 @@
     const card = el("article", "card");
     card.setAttribute("data-approval-id", id);
     card.setAttribute("aria-label", "Approval for " + d.tool);
-    const head = el("h3", null, "Approve " + d.tool + "?");
+    const head = elm("h3", null, "Approve " + d.tool + "?");
     const risk = el("span", "risk risk-" + String(d.risk || "unknown").replace(/[^a-z]/g, ""), d.risk || "unknown risk");
     head.appendChild(document.createTextNode(" "));
     head.appendChild(risk);
     card.appendChild(head);
     const planLabel = el("p", "label", "Exactly what will run:");
     card.appendChild(planLabel);
-    card.appendChild(el("pre", "plan", d.plan || ""));
+    card.appendChild(elm("pre", "plan", d.plan || "", true));
     const dl = el("dl", "facts");
     function fact(k, v, cls) {
       dl.appendChild(el("dt", null, k));
-      const dd = el("dd", cls, v);
+      const dd = elm("dd", cls, v);
       dl.appendChild(dd);
       return dd;
     }
@@ -328,14 +386,14 @@
       t.appendChild(line);
     }
     line.setAttribute("data-status", ev.status || "");
-    line.querySelector(".tool-name").textContent = "⚙ " + (ev.name || "tool");
+    setMarked(line.querySelector(".tool-name"), "⚙ " + (ev.name || "tool"));
     line.querySelector(".tool-status").textContent = ev.status || "";
-    line.querySelector(".tool-reason").textContent = ev.reason || "";
+    setMarked(line.querySelector(".tool-reason"), ev.reason || "");
     const plan = line.querySelector(".tool-plan");
-    plan.textContent = ev.plan || ev.args || "";
+    setMarked(plan, ev.plan || ev.args || "", true);
     plan.hidden = !plan.textContent;
     const prev = line.querySelector(".tool-preview");
-    prev.textContent = ev.preview || "";
+    setMarked(prev, ev.preview || "", true);
     prev.hidden = !prev.textContent;
     scrollDown();
   }
@@ -453,7 +511,7 @@
     const sel = $("session-select");
     let found = null;
     for (const o of sel.options) if (o.value === id) found = o;
-    if (!found) { found = el("option", null, id); found.value = id; sel.insertBefore(found, sel.options[1] || null); }
+    if (!found) { found = el("option", null, markedString(id)); found.value = id; sel.insertBefore(found, sel.options[1] || null); }
     if (select) sel.value = id;
   }
 
@@ -484,7 +542,7 @@
     for (const s of list || []) {
       addSessionOption(s.id, false);
       const li = el("li", "session");
-      li.appendChild(el("span", "sid", s.id));
+      li.appendChild(elm("span", "sid", s.id));
       li.appendChild(el("span", "meta", s.turns + " turns · last " + fmtTime(s.last_at || s.created_at) + (s.busy ? " · busy" : "") +
         (s.private_since ? " · has read your data: fetches ask" : "")));
       li.appendChild(button("Open", function () { location.hash = "#chat"; openSession(s.id); }));
@@ -536,7 +594,7 @@
       const head = el("div", "rec-head");
       head.appendChild(el("span", "seq", "#" + r.seq));
       head.appendChild(el("time", null, fmtTime(r.time)));
-      head.appendChild(el("strong", "tool-name", r.tool));
+      head.appendChild(elm("strong", "tool-name", r.tool));
       head.appendChild(el("span", "decision", r.decision));
       li.appendChild(head);
       const meta = [];
@@ -546,8 +604,8 @@
       if (r.plan_hash) meta.push("hash " + hashPrefix(r.plan_hash));
       if (r.approval_id) meta.push("approval " + r.approval_id);
       li.appendChild(el("div", "meta", meta.join(" · ")));
-      if (r.reason) li.appendChild(el("div", "reason", r.reason));
-      if (r.args) li.appendChild(el("pre", "args", typeof r.args === "string" ? r.args : JSON.stringify(r.args)));
+      if (r.reason) li.appendChild(elm("div", "reason", r.reason));
+      if (r.args) li.appendChild(elm("pre", "args", typeof r.args === "string" ? r.args : JSON.stringify(r.args), true));
       ol.appendChild(li);
     }
     if (reset && !recs.length) ol.appendChild(el("li", "empty", "No records."));
@@ -566,7 +624,7 @@
     clear(ul);
     for (const m of list || []) {
       const li = el("li", "unit");
-      li.appendChild(el("div", "unit-text", m.text));
+      li.appendChild(elm("div", "unit-text", m.text));
       const meta = [m.kind, m.source, m.created ? "since " + fmtTime(m.created) : "", m.expires ? "expires " + fmtTime(m.expires) : ""].filter(Boolean);
       li.appendChild(el("div", "meta", meta.join(" · ")));
       const actions = el("div", "actions");
@@ -592,7 +650,7 @@
     clear(rv);
     for (const r of review || []) {
       const li = el("li", "unit");
-      li.appendChild(el("div", "unit-text", r.text));
+      li.appendChild(elm("div", "unit-text", r.text));
       const meta = [r.kind, r.status, r.count ? r.count + "×" : "", r.conflicts_with ? "conflicts with " + r.conflicts_with : ""].filter(Boolean);
       li.appendChild(el("div", "meta", meta.join(" · ")));
       const actions = el("div", "actions");
