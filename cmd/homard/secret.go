@@ -37,7 +37,8 @@ func (c *cli) secretSetCmd() *cobra.Command {
 		Short: "Store a secret read from stdin (never from the command line)",
 		Example: `  homard secret set github --host api.github.com        # type the token, then Enter
   printf %s "$TOKEN" | homard secret set github --host api.github.com
-  homard secret set weather --host api.weather.example --header X-Api-Key --format '{}'`,
+  homard secret set weather --host api.weather.example --header X-Api-Key --format '{}'
+  homard secret set nas --host nas.lan:8080 --allow-http     # a home-lab service without TLS`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			s.Name = args[0]
@@ -48,7 +49,11 @@ func (c *cli) secretSetCmd() *cobra.Command {
 			if err := r.SecretSet(s, value); err != nil {
 				return err
 			}
-			fmt.Fprintf(c.stdout, "stored %s for %s\n", termtext.Line(s.Name), termtext.Line(strings.Join(s.Hosts, ", ")))
+			over := ""
+			if s.AllowHTTP {
+				over = " (plain http allowed)"
+			}
+			fmt.Fprintf(c.stdout, "stored %s for %s%s\n", termtext.Line(s.Name), termtext.Line(strings.Join(s.Hosts, ", ")), over)
 			return nil
 		}),
 	}
@@ -56,6 +61,7 @@ func (c *cli) secretSetCmd() *cobra.Command {
 	f.StringSliceVar(&s.Hosts, "host", nil, "host `NAME` the secret may be sent to (repeat for more; exact, no wildcards)")
 	f.StringVar(&s.Header, "header", "Authorization", "HTTP header the value goes into")
 	f.StringVar(&s.Format, "format", "Bearer {}", "header value; {} is replaced by the secret")
+	f.BoolVar(&s.AllowHTTP, "allow-http", false, "also send it over plain http:// (in clear text: only for a service on your own network without TLS)")
 	return cmd
 }
 
@@ -93,9 +99,13 @@ func (c *cli) secretListCmd() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tHOSTS\tHEADER\tFORMAT\tCREATED")
+			fmt.Fprintln(tw, "NAME\tHOSTS\tSCHEMES\tHEADER\tFORMAT\tCREATED")
 			for _, s := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.Line(s.Name), termtext.Line(strings.Join(s.Hosts, ",")),
+				schemes := "https"
+				if s.AllowHTTP {
+					schemes = "https,http"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(s.Name), termtext.Line(strings.Join(s.Hosts, ",")), schemes,
 					termtext.Line(s.Header), termtext.Line(s.Format), s.Created.Local().Format(time.DateTime))
 			}
 			return tw.Flush()

@@ -81,7 +81,12 @@ var ErrNotInitialized = errors.New("homard is not initialised here")
 
 // Open loads the config under paths and opens everything it names.
 func Open(ctx context.Context, paths config.Paths, o Options) (*Runtime, error) {
-	cfg, err := config.Load(paths.ConfigFile)
+	load := config.LoadHome
+	if o.inspect {
+		// doctor reports a refused root on its own line and goes on.
+		load = func(p config.Paths) (*config.Config, error) { return config.Load(p.ConfigFile) }
+	}
+	cfg, err := load(paths)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("%w: no config at %s; run `homard init` (or pass --home DIR)", ErrNotInitialized, paths.ConfigFile)
 	}
@@ -117,6 +122,8 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	ws, err := workspace.Open(workspace.Options{
 		Roots:              roots,
 		Protected:          []string{r.Paths.ConfigFile, r.Paths.DataDir, filepath.Dir(r.Paths.DBFile)},
+		Sensitive:          cfg.Files.Sensitive,
+		AllowSensitive:     cfg.Files.AllowSensitive,
 		MaxFileBytes:       cfg.Workspace.MaxFileBytes,
 		CheckpointDir:      r.Paths.CheckpointDir,
 		MaxCheckpoints:     cfg.Workspace.MaxCheckpoints,

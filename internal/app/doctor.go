@@ -44,6 +44,10 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 		}
 		if err != nil {
 			err = fmt.Errorf("root %s: %w (create it or fix workspace.roots)", root.Name, err)
+		} else {
+			if err = config.CheckRoot(root, paths, config.OwnerHomes(os.Getenv)); err != nil {
+				err = fmt.Errorf("root %s (%s) is refused: %w; change workspace.roots in %s", root.Name, root.Path, err, paths.ConfigFile)
+			}
 		}
 		add("root", err, root.Name+" "+root.Path)
 	}

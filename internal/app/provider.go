@@ -31,7 +31,7 @@ func (r *Runtime) Model() (llm.Model, error) {
 
 // keySource is what modelKey needs from the vault.
 type keySource interface {
-	ReleaseValue(name, host string) (string, error)
+	ReleaseValue(name, scheme, host string) (string, error)
 }
 
 // modelKey finds the API key: the vault secret when one is named, else the
@@ -45,8 +45,10 @@ func modelKey(m config.Model, getenv func(string) string, vault keySource) (stri
 		return "", fmt.Errorf("model.base_url %q has no host to release secret %q to", m.BaseURL, m.APIKeySecret)
 	}
 	host := strings.ToLower(u.Host)
-	key, err := vault.ReleaseValue(m.APIKeySecret, host)
+	key, err := vault.ReleaseValue(m.APIKeySecret, u.Scheme, host)
 	switch {
+	case errors.Is(err, secrets.ErrPlainHTTP):
+		return "", fmt.Errorf("%w: %w (model.base_url is %s)", ErrNoKey, err, m.BaseURL)
 	case errors.Is(err, secrets.ErrNoSecret):
 		return "", fmt.Errorf("%w: model.api_key_secret names %q, which is not in the vault: homard secret set %s --host %s",
 			ErrNoKey, m.APIKeySecret, m.APIKeySecret, host)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
+	"github.com/homard/homard/internal/secrets"
 )
 
 func TestProviderTest(t *testing.T) {
@@ -58,8 +59,9 @@ func TestProviderTest(t *testing.T) {
 }
 
 // TestModelKeyFromVault: with model.api_key_secret, the key comes from the
-// vault, only to the host the secret is bound to; the environment variable
-// is not read; a missing or wrongly bound secret says how to fix it.
+// vault, only to the host the secret is bound to and, for this plain-http
+// endpoint, only once the secret allows http; the environment variable is
+// not read; a missing, wrongly bound or https-only secret says how to fix it.
 func TestModelKeyFromVault(t *testing.T) {
 	const envKey = "sk-test-ENVKEY-should-not-be-sent-0123"
 	const vaultKey = "sk-test-VAULTKEY-0123456789abcdef"
@@ -87,6 +89,16 @@ func TestModelKeyFromVault(t *testing.T) {
 		t.Fatalf("%d requests reached the endpoint without a released key", n)
 	}
 	if err := r.SecretSet(Secret{Name: "llm", Hosts: []string{host}}, []byte(vaultKey)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.ProviderTest(context.Background()); !errors.Is(err, ErrNoKey) || !errors.Is(err, secrets.ErrPlainHTTP) ||
+		!strings.Contains(err.Error(), "--allow-http") {
+		t.Fatalf("https-only secret to an http endpoint: %v; want ErrNoKey naming --allow-http", err)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("%d requests reached the plain-http endpoint with an https-only secret", n)
+	}
+	if err := r.SecretSet(Secret{Name: "llm", Hosts: []string{host}, AllowHTTP: true}, []byte(vaultKey)); err != nil {
 		t.Fatal(err)
 	}
 	if rep, err := r.ProviderTest(context.Background()); err != nil || rep.Reply != "OK" {

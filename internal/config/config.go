@@ -81,6 +81,8 @@ type Config struct {
 	Permissions Permissions `toml:"permissions"`
 	// Workspace says where tools may touch files and how much.
 	Workspace Workspace `toml:"workspace"`
+	// Files says which files in the workspace tools never touch.
+	Files Files `toml:"files"`
 	// Sandbox chooses how run_command confines programs.
 	Sandbox Sandbox `toml:"sandbox"`
 	// Commands sets what run_command may start and with what limits.
@@ -239,6 +241,24 @@ type Workspace struct {
 	MaxCheckpointBytes int64 `toml:"max_checkpoint_bytes"`
 }
 
+// Files configures the sensitive files the file tools refuse in every
+// mode: homard's defaults (.env and .env.*, private keys, .ssh/, .aws/,
+// .gnupg/, .netrc, .npmrc, .pypirc, .git-credentials, .docker/config.json,
+// .kube/config, keychains, browser profiles...) plus Sensitive, minus
+// AllowSensitive.
+type Files struct {
+	// Sensitive are patterns added to the defaults: slash-separated globs
+	// matched without regard to case against any run of a path's elements
+	// ("*.token" anywhere, "deploy/prod.yaml"). Missing or empty means the
+	// defaults alone.
+	Sensitive []string `toml:"sensitive"`
+	// AllowSensitive are paths tools may use although they match a
+	// pattern: relative to the first root ("fixtures/.env"), or
+	// "root:path" in another root; a folder allows what is inside it.
+	// Missing or empty means none.
+	AllowSensitive []string `toml:"allow_sensitive"`
+}
+
 // Root is one named workspace folder.
 type Root struct {
 	// Name identifies the root in tool arguments ([a-z0-9_-]+). Required.
@@ -388,6 +408,12 @@ func applyDefaults(c *Config) {
 	}
 	if c.Egress.Allow == nil {
 		c.Egress.Allow = []string{}
+	}
+	if c.Files.Sensitive == nil {
+		c.Files.Sensitive = []string{}
+	}
+	if c.Files.AllowSensitive == nil {
+		c.Files.AllowSensitive = []string{}
 	}
 	g := &c.Gateway
 	if g.Addr == "" {

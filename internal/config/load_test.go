@@ -71,6 +71,7 @@ var (
 	defaultSandbox  = Sandbox{Backend: "auto"}
 	defaultCommands = Commands{Allow: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10}
 	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
+	defaultFiles    = Files{Sensitive: []string{}, AllowSensitive: []string{}}
 )
 
 func TestLoadBase(t *testing.T) {
@@ -90,7 +91,7 @@ func TestLoadBase(t *testing.T) {
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main")}},
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
-		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway,
+		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway,
 		Rules: []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -120,7 +121,7 @@ roots = [{ name = "main", path = "/ws" }]
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws")}},
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
-		Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway,
+		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(minimal) =\n%+v\nwant\n%+v", got, want)
@@ -140,7 +141,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, permissions, workspace, sandbox, commands, egress, memory, artifacts, gateway, rules"
+		top    = "owner, model, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"
@@ -219,6 +220,10 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{`commands.timeout = "0s": want a positive duration`}, ""},
 		{"egress allow wide", `owner = "owner"`, "owner = \"owner\"\n[egress]\nallow = [\"http://10.0.0.0/8\"]",
 			[]string{`egress.allow[0] = "http://10.0.0.0/8": want an exact endpoint`}, ""},
+		{"files sensitive absolute", `owner = "owner"`, "owner = \"owner\"\n[files]\nsensitive = [\"/etc/x\"]",
+			[]string{`files.sensitive[0] = "/etc/x": want a path relative to a workspace root`}, ""},
+		{"files allow_sensitive glob-free and clean", `owner = "owner"`, "owner = \"owner\"\n[files]\nallow_sensitive = [\"../.env\", \"nope:.env\"]",
+			[]string{`files.allow_sensitive[0] = "../.env": want one clean path`, `files.allow_sensitive[1] = "nope:.env": no workspace root is named "nope"`}, ""},
 		{"egress search url", `owner = "owner"`, "owner = \"owner\"\n[egress]\nsearch_url = \"http://s.example/?q=x\"",
 			[]string{`egress.search_url = "http://s.example/?q=x": want an https URL containing {query}`}, ""},
 		{"rule command first word", `owner = "owner"`, "owner = \"owner\"\n[[rules]]\nid = \"g\"\ntool = \"run_command\"\neffect = \"allow\"\ncommand = [\"git\", \"status\"]",

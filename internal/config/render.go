@@ -100,6 +100,18 @@ max_checkpoints = %d
 # Total size of kept checkpoints, in bytes%s.
 max_checkpoint_bytes = %d
 
+[files]
+# Files that hold credentials are refused to every file tool in every mode,
+# matched where a path really leads (after symlinks): .env and .env.*,
+# private keys (id_rsa..., *.pem, *.key, *.p12, *.pfx), .ssh/, .aws/,
+# .gnupg/, .netrc, .npmrc, .pypirc, .git-credentials, .docker/config.json,
+# .kube/config, keychains and browser profiles. More patterns (globs matched
+# without regard to case against any part of a path, "*.token"):
+sensitive = %s
+# Paths tools may use anyway, each one you mean: relative to the first root
+# ("fixtures/.env") or "root:path"; a folder allows what is inside it.
+allow_sensitive = %s
+
 [sandbox]
 # How run_command confines programs: "auto" (the strongest that works on this
 # machine, never the unconfined host), "bwrap" (bubblewrap), "landlock" or
@@ -187,6 +199,7 @@ ping_interval = %s
 		mib(c.Workspace.MaxFileBytes), c.Workspace.MaxFileBytes,
 		c.Workspace.MaxCheckpoints,
 		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes,
+		quoteList(c.Files.Sensitive), quoteList(c.Files.AllowSensitive),
 		quote(c.Sandbox.Backend),
 		quoteList(c.Commands.Allow), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes,
 		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture),

@@ -57,6 +57,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 			},
 			MaxFileBytes: 1, MaxCheckpoints: 1, MaxCheckpointBytes: 3 << 20,
 		},
+		Files:   Files{Sensitive: []string{"*.token", "deploy/prod.yaml"}, AllowSensitive: []string{"fixtures/.env", "odd-1:keys"}},
 		Sandbox: Sandbox{Backend: "bwrap"},
 		Commands: Commands{Allow: []string{"python3", "/usr/local/bin/my-tool"}, Env: []string{"GOPATH"},
 			Timeout: Duration(5 * time.Minute), MaxOutputBytes: 1000},
@@ -98,14 +99,14 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 		}
 	}
 	for _, typ := range []reflect.Type{
-		reflect.TypeFor[Config](), reflect.TypeFor[Model](), reflect.TypeFor[Permissions](), reflect.TypeFor[Workspace](),
+		reflect.TypeFor[Config](), reflect.TypeFor[Model](), reflect.TypeFor[Permissions](), reflect.TypeFor[Workspace](), reflect.TypeFor[Files](),
 		reflect.TypeFor[Sandbox](), reflect.TypeFor[Commands](), reflect.TypeFor[Egress](), reflect.TypeFor[Memory](), reflect.TypeFor[Artifacts](), reflect.TypeFor[Gateway](),
 	} {
 		for _, k := range tagNames(typ) {
 			switch k {
 			case "rules":
 				continue // an array of tables; checked below
-			case "model", "permissions", "workspace", "sandbox", "commands", "egress", "memory", "artifacts", "gateway":
+			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway":
 				if !strings.Contains(string(data), "\n["+k+"]\n") {
 					t.Errorf("Render does not write the table [%s]", k)
 				}

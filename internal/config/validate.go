@@ -31,6 +31,7 @@ func validate(c *Config, ps *problems) {
 	validateModel(&c.Model, ps)
 	validatePermissions(&c.Permissions, ps)
 	validateWorkspace(&c.Workspace, ps)
+	validateFiles(&c.Files, c.Workspace.Roots, ps)
 	validateRunLimits(c, ps)
 	validateRules(c.Rules, ps)
 	validateGateway(&c.Gateway, ps)
@@ -190,6 +191,27 @@ func validateWorkspace(w *Workspace, ps *problems) {
 	}
 	if w.MaxCheckpointBytes <= 0 {
 		ps.add("workspace.max_checkpoint_bytes = %d: want a positive number of bytes", w.MaxCheckpointBytes)
+	}
+}
+
+func validateFiles(f *Files, roots []Root, ps *problems) {
+	for i, p := range f.Sensitive {
+		if err := checkGlob(p); err != nil {
+			ps.add("files.sensitive[%d] = %q: %v", i, p, err)
+		}
+	}
+	for i, a := range f.AllowSensitive {
+		rel := a
+		if name, r, ok := strings.Cut(a, ":"); ok {
+			rel = r
+			if !slices.ContainsFunc(roots, func(r Root) bool { return r.Name == name }) {
+				ps.add("files.allow_sensitive[%d] = %q: no workspace root is named %q; write a path relative to the first root, or root:path", i, a, name)
+				continue
+			}
+		}
+		if rel == "" || path.IsAbs(rel) || path.Clean(rel) != rel || rel == "." || rel == ".." || strings.HasPrefix(rel, "../") {
+			ps.add("files.allow_sensitive[%d] = %q: want one clean path relative to a root, such as \"fixtures/.env\" (no globs, no leading /, no ..)", i, a)
+		}
 	}
 }
 

@@ -27,6 +27,9 @@ var (
 	ErrVaultKey    = errors.New("the vault key file is missing or unreadable")
 	ErrVaultFormat = errors.New("the vault file is damaged")
 	ErrNotBound    = errors.New("the secret is not released to this host")
+	// ErrPlainHTTP: the request would carry the secret in clear text
+	// (http://) and the secret was not stored with --allow-http.
+	ErrPlainHTTP = errors.New("the secret is not sent over plain http")
 )
 
 // Secret is one vault entry as shown to people: never its value.
@@ -36,6 +39,10 @@ type Secret struct {
 	Header  string    `json:"header"` // HTTP header the value goes into
 	Format  string    `json:"format"` // "{}" is replaced by the value
 	Created time.Time `json:"created"`
+	// AllowHTTP lets the secret go to its hosts over plain http:// (a
+	// service on the owner's own network without TLS). False means https
+	// only: anyone on the path could read a credential sent in clear text.
+	AllowHTTP bool `json:"allow_http,omitempty"`
 }
 
 // sealed is one entry as stored: the value encrypted with AES-256-GCM, the
@@ -216,33 +223,50 @@ func (v *Vault) List() []Secret {
 }
 
 // Bound reports, without decrypting anything, whether the secret exists
-// and may be sent to host. Tools call it when planning; Release is called
-// only when the request is made.
-func (v *Vault) Bound(name, host string) error {
+// and may be sent to host over scheme ("https", or "http" when the secret
+// allows it). Tools call it when planning; Release is called only when the
+// request is made.
+func (v *Vault) Bound(name, scheme, host string) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	e, ok := v.entries[name]
-	if !ok {
-		return fmt.Errorf("secret %q: %w", name, ErrNoSecret)
-	}
-	if !slices.Contains(e.Hosts, strings.ToLower(host)) {
-		return fmt.Errorf("%w: secret %q is not bound to host %q (bound to %s)", ErrNotBound, name, host, strings.Join(e.Hosts, ", "))
-	}
-	return nil
+	_, err := v.bound(name, scheme, host)
+	return err
 }
 
-// Release returns the header name and value to put into a request to host,
-// only if the secret is bound to exactly that host (lowercase, with port
-// when the binding names one). It is meant for the egress boundary alone.
-func (v *Vault) Release(name, host string) (header, value string, err error) {
-	v.mu.Lock()
-	defer v.mu.Unlock()
+// bound finds the entry of name and checks that it may be sent to host
+// over scheme. The caller holds v.mu.
+func (v *Vault) bound(name, scheme, host string) (sealed, error) {
 	e, ok := v.entries[name]
 	if !ok {
-		return "", "", fmt.Errorf("secret %q: %w", name, ErrNoSecret)
+		return sealed{}, fmt.Errorf("secret %q: %w", name, ErrNoSecret)
 	}
 	if !slices.Contains(e.Hosts, strings.ToLower(host)) {
-		return "", "", fmt.Errorf("%w: secret %q is not bound to host %q (bound to %s)", ErrNotBound, name, host, strings.Join(e.Hosts, ", "))
+		return sealed{}, fmt.Errorf("%w: secret %q is not bound to host %q (bound to %s)", ErrNotBound, name, host, strings.Join(e.Hosts, ", "))
+	}
+	switch strings.ToLower(scheme) {
+	case "https":
+	case "http":
+		if !e.AllowHTTP {
+			return sealed{}, fmt.Errorf("%w: secret %q would travel in clear text to http://%s; use an https URL, or, for a service on your own network without TLS, store it again with `homard secret set %s --host %s --allow-http`",
+				ErrPlainHTTP, name, host, name, strings.Join(e.Hosts, " --host "))
+		}
+	default:
+		return sealed{}, fmt.Errorf("%w: secret %q is only sent over https (or http when allowed), not %q", ErrNotBound, name, scheme)
+	}
+	return e, nil
+}
+
+// Release returns the header name and value to put into a request to host
+// over scheme, only if the secret is bound to exactly that host (lowercase,
+// with port when the binding names one) and the scheme is https, or http
+// for a secret stored with AllowHTTP. It is meant for the egress boundary
+// alone.
+func (v *Vault) Release(name, scheme, host string) (header, value string, err error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, err := v.bound(name, scheme, host)
+	if err != nil {
+		return "", "", err
 	}
 	plain, err := v.aead.Open(nil, e.Nonce, e.Box, associated(e.Secret))
 	if err != nil {
@@ -252,17 +276,13 @@ func (v *Vault) Release(name, host string) (header, value string, err error) {
 }
 
 // ReleaseValue returns the bare value of a secret for a client that builds
-// its own header (a model API client), under the same rule as Release: only
-// if the secret is bound to exactly host.
-func (v *Vault) ReleaseValue(name, host string) (string, error) {
+// its own header (a model API client), under the same rule as Release.
+func (v *Vault) ReleaseValue(name, scheme, host string) (string, error) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	e, ok := v.entries[name]
-	if !ok {
-		return "", fmt.Errorf("secret %q: %w", name, ErrNoSecret)
-	}
-	if !slices.Contains(e.Hosts, strings.ToLower(host)) {
-		return "", fmt.Errorf("%w: secret %q is not bound to host %q (bound to %s)", ErrNotBound, name, host, strings.Join(e.Hosts, ", "))
+	e, err := v.bound(name, scheme, host)
+	if err != nil {
+		return "", err
 	}
 	plain, err := v.aead.Open(nil, e.Nonce, e.Box, associated(e.Secret))
 	if err != nil {
@@ -290,9 +310,15 @@ func (v *Vault) Values() ([]string, error) {
 }
 
 // associated binds a ciphertext to its entry's name, hosts, header and
-// format.
+// format, and to AllowHTTP when it is set (so entries stored before the
+// flag existed still open, and turning it on by editing the file breaks
+// the entry instead of widening it).
 func associated(s Secret) []byte {
-	b, _ := json.Marshal([]any{s.Name, s.Hosts, s.Header, s.Format})
+	ad := []any{s.Name, s.Hosts, s.Header, s.Format}
+	if s.AllowHTTP {
+		ad = append(ad, "allow_http")
+	}
+	b, _ := json.Marshal(ad)
 	return b
 }
 

@@ -33,16 +33,16 @@ func TestVaultRoundTripAndBinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h, val, err := v2.Release("github", "api.github.com")
+	h, val, err := v2.Release("github", "https", "api.github.com")
 	if err != nil || h != "Authorization" || val != "Bearer "+canary {
 		t.Fatalf("Release = %q, %q, %v", h, val, err)
 	}
 	for _, host := range []string{"github.com", "api.github.com.evil.com", "evil.com", "api.github.com:8443"} {
-		if _, _, err := v2.Release("github", host); err == nil {
+		if _, _, err := v2.Release("github", "https", host); err == nil {
 			t.Errorf("Release to %q succeeded; the secret is bound to api.github.com only", host)
 		}
 	}
-	if _, _, err := v2.Release("nope", "api.github.com"); !errors.Is(err, ErrNoSecret) {
+	if _, _, err := v2.Release("nope", "https", "api.github.com"); !errors.Is(err, ErrNoSecret) {
 		t.Errorf("Release(nope) = %v; want ErrNoSecret", err)
 	}
 	list := v2.List()
@@ -98,7 +98,7 @@ func TestVaultRebindingFails(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, _, err := v2.Release("api", "evil.example.net"); !errors.Is(err, ErrVaultFormat) {
+	if _, _, err := v2.Release("api", "https", "evil.example.net"); !errors.Is(err, ErrVaultFormat) {
 		t.Fatalf("Release after rebinding = %v; want ErrVaultFormat", err)
 	}
 }
@@ -128,5 +128,72 @@ func TestVaultRejects(t *testing.T) {
 	}
 	if _, err := OpenVault(filepath.Join(filepath.Dir(key), "vault.json"), key); !errors.Is(err, ErrVaultKey) {
 		t.Fatalf("OpenVault with a 0644 key = %v; want ErrVaultKey", err)
+	}
+}
+
+// TestVaultPlainHTTP: a secret goes over plain http only when it was
+// stored with AllowHTTP; https works either way; other schemes never; and
+// switching the flag on by editing the vault file breaks the entry rather
+// than widening it.
+func TestVaultPlainHTTP(t *testing.T) {
+	v, path, key := openTestVault(t)
+	if err := v.Set(Secret{Name: "tls", Hosts: []string{"nas.lan:8080"}}, []byte(canary)); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Set(Secret{Name: "lan", Hosts: []string{"nas.lan:8080"}, AllowHTTP: true}, []byte(canary)); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name, scheme string
+		want         error // nil: released
+	}{
+		{"tls", "https", nil},
+		{"tls", "http", ErrPlainHTTP},
+		{"tls", "HTTP", ErrPlainHTTP},
+		{"tls", "ws", ErrNotBound},
+		{"lan", "http", nil},
+		{"lan", "https", nil},
+		{"lan", "ftp", ErrNotBound},
+	} {
+		_, _, rerr := v.Release(c.name, c.scheme, "nas.lan:8080")
+		_, verr := v.ReleaseValue(c.name, c.scheme, "nas.lan:8080")
+		berr := v.Bound(c.name, c.scheme, "nas.lan:8080")
+		for what, err := range map[string]error{"Release": rerr, "ReleaseValue": verr, "Bound": berr} {
+			if (c.want == nil) != (err == nil) || (c.want != nil && !errors.Is(err, c.want)) {
+				t.Errorf("%s(%s, %s) = %v; want %v", what, c.name, c.scheme, err, c.want)
+			}
+		}
+	}
+	_, err := v.ReleaseValue("tls", "http", "nas.lan:8080")
+	if err == nil || !strings.Contains(err.Error(), "--allow-http") || strings.Contains(err.Error(), canary) {
+		t.Errorf("refusal = %v; want it to name --allow-http and not the value", err)
+	}
+	if l := v.List(); !l[0].AllowHTTP || l[1].AllowHTTP {
+		t.Errorf("List = %+v; want lan with AllowHTTP, tls without", l)
+	}
+
+	var list []map[string]any
+	b, _ := os.ReadFile(path)
+	if err := json.Unmarshal(b, &list); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range list {
+		if e["name"] == "tls" {
+			e["allow_http"] = true
+		}
+	}
+	b, _ = json.Marshal(list)
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	v2, err := OpenVault(path, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := v2.ReleaseValue("tls", "http", "nas.lan:8080"); !errors.Is(err, ErrVaultFormat) {
+		t.Errorf("ReleaseValue after turning allow_http on in the file = %v; want ErrVaultFormat", err)
+	}
+	if _, err := v2.ReleaseValue("lan", "http", "nas.lan:8080"); err != nil {
+		t.Errorf("ReleaseValue(lan) after reopening = %v; want the value", err)
 	}
 }

@@ -47,14 +47,18 @@ func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, er
 	if err := checkWrite(t.ws, wp); err != nil {
 		return tool.Plan{}, err
 	}
+	targets, real, err := planned(t.ws, wp)
+	if err != nil {
+		return tool.Plan{}, err
+	}
 	display := fmt.Sprintf("edit %s: replace %d bytes with %d bytes\n--- old\n%s\n+++ new\n%s",
-		wp.Target(), len(p.OldText), len(p.NewText),
+		shown(wp, real), len(p.OldText), len(p.NewText),
 		truncate(p.OldText, editPreviewBytes), truncate(p.NewText, editPreviewBytes))
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "edit_file", Action: policy.ActionWrite, Risk: policy.RiskMedium,
 		Display: display,
-		Targets: []string{wp.Target()},
-		Body:    editFileBody{File: locate(wp), OldText: p.OldText, NewText: p.NewText},
+		Targets: targets,
+		Body:    editFileBody{File: locate(real), OldText: p.OldText, NewText: p.NewText},
 	})
 }
 

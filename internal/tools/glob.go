@@ -49,8 +49,17 @@ func (t *Glob) Prepare(ctx context.Context, p GlobParams) (tool.Plan, error) {
 	// The whole pattern must pass the path checks (no "..", no encoded
 	// characters, inside a root, not homard's own files); wildcards are
 	// ordinary characters there.
-	if _, err := resolveRead(t.ws, p.Pattern); err != nil {
+	// A pattern such as "**/*.pem" only lists names, which are shown
+	// (marked) for sensitive files: the sensitive check is not applied to
+	// the pattern text.
+	whole, err := resolve(t.ws, p.Pattern)
+	if err != nil {
 		return tool.Plan{}, err
+	}
+	if err := t.ws.CheckRead(whole); !errors.Is(err, workspace.ErrSensitive) {
+		if err := limitOnly(err); err != nil {
+			return tool.Plan{}, err
+		}
 	}
 	base, rest := splitPattern(p.Pattern)
 	for _, e := range rest {
@@ -63,11 +72,15 @@ func (t *Glob) Prepare(ctx context.Context, p GlobParams) (tool.Plan, error) {
 		return tool.Plan{}, err
 	}
 	pattern := strings.Join(rest, "/")
+	targets, real, err := planned(t.ws, wp)
+	if err != nil {
+		return tool.Plan{}, err
+	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "glob", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: fmt.Sprintf("find %q under %s", pattern, wp.Target()),
-		Targets: []string{wp.Target()},
-		Body:    globBody{Base: locate(wp), Pattern: pattern},
+		Display: fmt.Sprintf("find %q under %s", pattern, shown(wp, real)),
+		Targets: targets,
+		Body:    globBody{Base: locate(real), Pattern: pattern},
 	})
 }
 
@@ -135,6 +148,9 @@ func (t *Glob) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 		name := cleanName(t.ws.Display(workspace.Path{Root: p.Root, Rel: join(p.Rel, rel)}))
 		if d.IsDir() {
 			name += "/"
+		}
+		if isSensitive(t.ws, p.Root, join(p.Rel, rel), d.Type()&fs.ModeSymlink != 0) {
+			name += sensitiveNote
 		}
 		found = append(found, name)
 		return nil

@@ -58,11 +58,15 @@ func (t *Grep) Prepare(ctx context.Context, p GrepParams) (tool.Plan, error) {
 	if err != nil {
 		return tool.Plan{}, err
 	}
+	targets, real, err := planned(t.ws, wp)
+	if err != nil {
+		return tool.Plan{}, err
+	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "grep", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: fmt.Sprintf("search %s for /%s/", wp.Target(), p.Pattern),
-		Targets: []string{wp.Target()},
-		Body:    grepBody{Base: locate(wp), Pattern: p.Pattern},
+		Display: fmt.Sprintf("search %s for /%s/", shown(wp, real), p.Pattern),
+		Targets: targets,
+		Body:    grepBody{Base: locate(real), Pattern: p.Pattern},
 	})
 }
 
@@ -72,6 +76,7 @@ type grepState struct {
 	matches int
 	full    bool // a cap was reached
 	skipped int  // binary, oversized or unreadable files
+	secret  int  // sensitive files and folders, not searched
 }
 
 func (t *Grep) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
@@ -102,6 +107,13 @@ func (t *Grep) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 			return tool.Errorf("refused: %v", err), nil
 		}
 		exhausted, err = walk(ctx, fsys, p.Rel, true, -1, func(rel string, d fs.DirEntry) error {
+			if (d.IsDir() || d.Type().IsRegular()) && t.ws.Sensitive(p.Root, join(p.Rel, rel)) {
+				st.secret++
+				if d.IsDir() {
+					return fs.SkipDir
+				}
+				return nil
+			}
 			if !d.Type().IsRegular() {
 				return nil // directories are walked; symlinks and devices are not read
 			}
@@ -130,6 +142,9 @@ func (t *Grep) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	}
 	if exhausted {
 		fmt.Fprintf(&st.out, "[stopped after visiting %d entries; search a narrower path]\n", walkMaxVisits)
+	}
+	if st.secret > 0 {
+		fmt.Fprintf(&st.out, "[not searched: %s that hold credentials (sensitive; refused to tools unless the owner allows them in config)]\n", plural(st.secret, "file or folder", "files or folders"))
 	}
 	if st.skipped > 0 {
 		fmt.Fprintf(&st.out, "[skipped %s: binary, over the size limit or unreadable]\n", plural(st.skipped, "file", "files"))

@@ -20,8 +20,8 @@ var httpGetDoc string
 
 // Vault is what the web tools need from the secrets vault.
 type Vault interface {
-	Bound(name, host string) error
-	Release(name, host string) (header, value string, err error)
+	Bound(name, scheme, host string) error
+	Release(name, scheme, host string) (header, value string, err error)
 }
 
 var _ Vault = (*secrets.Vault)(nil)
@@ -85,7 +85,10 @@ func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, erro
 		if t.vault == nil {
 			return tool.Plan{}, tool.Refuse("limit.secret-host", "there is no vault to take secret %q from", p.Auth)
 		}
-		if err := t.vault.Bound(p.Auth, host); err != nil {
+		if err := t.vault.Bound(p.Auth, u.Scheme, host); err != nil {
+			if errors.Is(err, secrets.ErrPlainHTTP) {
+				return tool.Plan{}, tool.Refuse("limit.secret-http", "%v", err)
+			}
 			return tool.Plan{}, tool.Refuse("limit.secret-host", "%v", err)
 		}
 		risk = policy.RiskHigh
@@ -110,7 +113,13 @@ func (t *HTTPGet) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) 
 	if b.Auth != "" {
 		// The value exists only here, in the request to the bound host;
 		// the egress client drops it on a redirect to another origin.
-		name, value, err := t.vault.Release(b.Auth, b.Host)
+		// The scheme is taken from the URL actually fetched, so plain
+		// http is refused here too unless the secret allows it.
+		u, err := url.Parse(b.URL)
+		if err != nil || !strings.EqualFold(u.Host, b.Host) {
+			return tool.Errorf("refused: the plan's URL %q does not match its host %q", b.URL, b.Host), nil
+		}
+		name, value, err := t.vault.Release(b.Auth, u.Scheme, b.Host)
 		if err != nil {
 			return tool.Errorf("%v", err), nil
 		}

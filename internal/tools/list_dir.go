@@ -45,11 +45,15 @@ func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, erro
 	if err != nil {
 		return tool.Plan{}, err
 	}
+	targets, real, err := planned(t.ws, wp)
+	if err != nil {
+		return tool.Plan{}, err
+	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "list_dir", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: "list " + wp.Target(),
-		Targets: []string{wp.Target()},
-		Body:    listDirBody{Dir: locate(wp)},
+		Display: "list " + shown(wp, real),
+		Targets: targets,
+		Body:    listDirBody{Dir: locate(real)},
 	})
 }
 
@@ -82,11 +86,17 @@ func (t *ListDir) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) 
 			break
 		}
 		out.WriteString(cleanName(e.Name()))
+		link := e.Type()&fs.ModeSymlink != 0
 		switch {
-		case e.Type()&fs.ModeSymlink != 0:
+		case link:
 			out.WriteString("@")
 		case e.IsDir():
 			out.WriteString("/")
+		}
+		// Shown, not hidden: the model learns the file is there and that
+		// it must not try to reach it another way.
+		if isSensitive(t.ws, p.Root, join(p.Rel, e.Name()), link) {
+			out.WriteString(sensitiveNote)
 		}
 		out.WriteString("\n")
 	}

@@ -107,12 +107,12 @@ func TestProtectedInvisibleToReads(t *testing.T) {
 // file's real location.
 func TestProtectedSwapAfterPrepare(t *testing.T) {
 	e := newProtectedEnv(t)
-	writeFile(t, e.root, "d/vault.key", "harmless\n")
+	writeFile(t, e.root, "d/homard.db", "harmless\n")
 	plans := []struct{ tool, args string }{
-		{"read_file", `{"path":"d/vault.key"}`},
+		{"read_file", `{"path":"d/homard.db"}`},
 		{"list_dir", `{"path":"d"}`},
 		{"grep", `{"pattern":"SECRET","path":"d"}`},
-		{"grep", `{"pattern":"SECRET","path":"d/vault.key"}`},
+		{"grep", `{"pattern":"SECRET","path":"d/homard.db"}`},
 		{"glob", `{"pattern":"d/*"}`},
 	}
 	var ready []func() (string, string)

@@ -52,14 +52,18 @@ func (t *ReadFile) Prepare(ctx context.Context, p ReadFileParams) (tool.Plan, er
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	body := readFileBody{File: locate(wp), Offset: max(p.Offset, 1), Limit: p.Limit}
+	targets, real, err := planned(t.ws, wp)
+	if err != nil {
+		return tool.Plan{}, err
+	}
+	body := readFileBody{File: locate(real), Offset: max(p.Offset, 1), Limit: p.Limit}
 	if body.Limit <= 0 || body.Limit > readMaxLines {
 		body.Limit = readMaxLines
 	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "read_file", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: fmt.Sprintf("read %s (lines %d-%d)", wp.Target(), body.Offset, body.Offset+body.Limit-1),
-		Targets: []string{wp.Target()},
+		Display: fmt.Sprintf("read %s (lines %d-%d)", shown(wp, real), body.Offset, body.Offset+body.Limit-1),
+		Targets: targets,
 		Body:    body,
 	})
 }

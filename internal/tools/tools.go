@@ -12,7 +12,10 @@
 //   - Prepare resolves paths through the workspace and returns a tool.Refusal
 //     for hard-limit violations ("limit.workspace", "limit.protected",
 //     "limit.symlink", "limit.size", "args.invalid"). It has no side effects.
-//     Plan targets are workspace.Path.Target values.
+//     Plan targets are workspace.Path.Target values: the path as written
+//     and, when a symlink makes it lead elsewhere, its real location
+//     (workspace.Workspace.Real), so operator rules and grants must match
+//     both; the Plan body holds the real location, which Run uses.
 //   - The Plan body holds everything Run needs (root name, relative path,
 //     content...). Run decodes it with plan.Decode, works only from it, and
 //     re-resolves every path through the workspace: nothing Prepare checked
@@ -86,6 +89,51 @@ func checkRead(ws *workspace.Workspace, p workspace.Path) error {
 	return limitOnly(ws.CheckRead(p))
 }
 
+// planned is what a file tool's Plan names: its targets (the path as
+// written, plus the real location when a symlink leads elsewhere: an allow
+// rule or a grant must cover both, a deny rule fires on either) and the
+// real location, which the body holds and Run uses.
+func planned(ws *workspace.Workspace, wp workspace.Path) (targets []string, real workspace.Path, err error) {
+	real, err = ws.Real(wp)
+	if err != nil {
+		return nil, workspace.Path{}, refusal(err)
+	}
+	targets = []string{wp.Target()}
+	if real.Target() != wp.Target() {
+		targets = append(targets, real.Target())
+	}
+	return targets, real, nil
+}
+
+// shown names a planned path on a card: "notes/x" or, through a symlink,
+// "notes/x (→ secrets/y)".
+func shown(wp, real workspace.Path) string {
+	if real.Target() == wp.Target() {
+		return wp.Target()
+	}
+	return wp.Target() + " (→ " + real.Target() + ")"
+}
+
+// sensitiveNote marks a listed name the file tools refuse.
+const sensitiveNote = "  (sensitive: refused to tools; the owner can allow it in config)"
+
+// isSensitive reports whether the entry rel of root is a sensitive file
+// where it really leads (a symlink is followed inside the root).
+func isSensitive(ws *workspace.Workspace, root, rel string, symlink bool) bool {
+	if ws.Sensitive(root, rel) {
+		return true
+	}
+	if !symlink {
+		return false
+	}
+	p, err := ws.PathIn(root, rel)
+	if err != nil {
+		return false
+	}
+	real, err := ws.Real(p)
+	return err == nil && ws.Sensitive(root, real.Rel)
+}
+
 // resolveRead is resolve followed by checkRead.
 func resolveRead(ws *workspace.Workspace, p string) (workspace.Path, error) {
 	wp, err := resolve(ws, p)
@@ -113,6 +161,8 @@ func refusal(err error) error {
 		return nil
 	case errors.Is(err, workspace.ErrProtected):
 		return tool.Refuse("limit.protected", "%v", err)
+	case errors.Is(err, workspace.ErrSensitive):
+		return tool.Refuse("limit.sensitive", "%v", err)
 	case errors.Is(err, workspace.ErrSymlink):
 		return tool.Refuse("limit.symlink", "%v", err)
 	case errors.Is(err, workspace.ErrTooLarge):
@@ -130,6 +180,7 @@ func isLimit(err error) bool {
 		workspace.ErrEmptyPath, workspace.ErrNUL, workspace.ErrControl, workspace.ErrTooLong,
 		workspace.ErrDotDot, workspace.ErrEncoded, workspace.ErrOutside, workspace.ErrEscape,
 		workspace.ErrUnknownRoot, workspace.ErrProtected, workspace.ErrSymlink, workspace.ErrTooLarge,
+		workspace.ErrSensitive,
 	} {
 		if errors.Is(err, e) {
 			return true

@@ -10,8 +10,8 @@ import (
 // boundVault binds every secret to every host; it releases nothing.
 type boundVault struct{}
 
-func (boundVault) Bound(name, host string) error { return nil }
-func (boundVault) Release(name, host string) (string, string, error) {
+func (boundVault) Bound(name, scheme, host string) error { return nil }
+func (boundVault) Release(name, scheme, host string) (string, string, error) {
 	return "Authorization", "Bearer x", nil
 }
 

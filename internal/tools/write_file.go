@@ -42,15 +42,19 @@ func (t *WriteFile) Prepare(ctx context.Context, p WriteFileParams) (tool.Plan, 
 	if err := checkWrite(t.ws, wp); err != nil {
 		return tool.Plan{}, err
 	}
+	targets, real, err := planned(t.ws, wp)
+	if err != nil {
+		return tool.Plan{}, err
+	}
 	if int64(len(p.Content)) > t.ws.MaxFileBytes() {
 		return tool.Plan{}, tool.Refuse("limit.size", "content is %d bytes; the file size limit is %d", len(p.Content), t.ws.MaxFileBytes())
 	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "write_file", Action: policy.ActionWrite, Risk: policy.RiskMedium,
-		Display: fmt.Sprintf("write %s: %d bytes, sha256 %s, %s", wp.Target(), len(p.Content),
-			shortHash(sha256.Sum256([]byte(p.Content))), effect(t.ws, wp)),
-		Targets: []string{wp.Target()},
-		Body:    writeFileBody{File: locate(wp), Content: p.Content},
+		Display: fmt.Sprintf("write %s: %d bytes, sha256 %s, %s", shown(wp, real), len(p.Content),
+			shortHash(sha256.Sum256([]byte(p.Content))), effect(t.ws, real)),
+		Targets: targets,
+		Body:    writeFileBody{File: locate(real), Content: p.Content},
 	})
 }
 

@@ -31,6 +31,10 @@ var (
 	// checkpoints) are neither written nor read, and are left out of
 	// directory listings.
 	ErrProtected = errors.New("path is protected")
+	// ErrSensitive: the path, with symlinks resolved, is a file that holds
+	// credentials (DefaultSensitive, Options.Sensitive) and the owner has
+	// not allowed it (Options.AllowSensitive). Neither read nor written.
+	ErrSensitive = errors.New("file is sensitive")
 	// ErrSymlink: the file to write is itself a symlink.
 	ErrSymlink = errors.New("the file is a symlink and is not written through; write to the file it points to instead")
 	// ErrTooLarge: a file or content is over Options.MaxFileBytes.

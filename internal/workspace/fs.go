@@ -5,8 +5,8 @@ import (
 	"os"
 )
 
-// guardedFS is FS for a root that holds protected paths: an fs.FS over
-// the os.Root in which homard's own files do not appear. It implements
+// guardedFS is FS: an fs.FS over the os.Root in which homard's own files
+// do not appear and sensitive files cannot be opened. It implements
 // fs.ReadDirFS and fs.StatFS, so fs.WalkDir and fs.Glob go through the
 // checks, and nothing else: fs.ReadFile falls back to Open.
 type guardedFS struct {
@@ -54,6 +54,10 @@ func (g guardedFS) Stat(name string) (fs.FileInfo, error) {
 	p, err := g.path("stat", name)
 	if err != nil {
 		return nil, err
+	}
+	if len(g.r.protected) == 0 {
+		fi, err := g.r.fs.Stat(name)
+		return fi, wrapAccess(p, err)
 	}
 	return g.r.stat(p, true)
 }

@@ -75,15 +75,59 @@ func readRefusal(op string, p Path) error {
 
 // CheckRead reports, without reading anything, whether a read of p would be
 // refused because of where it is: homard's own files or anything under them
-// (ErrProtected), or a symlink leading out of the root (ErrEscape). Git
-// metadata is readable. ReadFile, ReadDir, Stat and Lstat apply the same
-// checks and check the opened file again; this is for preparing a plan.
+// (ErrProtected), a symlink leading out of the root (ErrEscape), or a
+// sensitive file, judged by the path as written and by its real location
+// (ErrSensitive). Git metadata is readable. ReadFile, ReadDir and the FS
+// apply the same checks and check the opened file again; this is for
+// preparing a plan.
 func (w *Workspace) CheckRead(p Path) error {
 	r, err := w.check(p)
 	if err != nil {
 		return err
 	}
-	return r.guard(p, "read")
+	if err := r.guard(p, "read"); err != nil {
+		return err
+	}
+	return r.checkSensitive(p, "read")
+}
+
+// checkSensitive refuses p when it is sensitive as written or once its
+// symlinks are resolved. A path that leaves the root is left for the
+// operation to refuse.
+func (r *root) checkSensitive(p Path, op string) error {
+	if rule, ok := r.sens.rule(r.name, p.Rel); ok {
+		return sensitiveRefusal(op, p, p.Rel, rule)
+	}
+	real, err := r.reach(p.Rel, nil)
+	if err != nil {
+		return nil
+	}
+	if rule, ok := r.sens.rule(r.name, real); ok {
+		return sensitiveRefusal(op, p, real, rule)
+	}
+	return nil
+}
+
+// Real returns p with every symlink inside its root resolved: the real
+// location, relative to the root, that an operation on p reaches now; for
+// a path that does not exist yet, the real location of its deepest
+// existing parent followed by the rest. Policy rules and grants are
+// matched against it as well as against p, so a symlink cannot widen a
+// grant or slip past a deny rule. A symlink leading out of the root is
+// ErrEscape.
+func (w *Workspace) Real(p Path) (Path, error) {
+	r, err := w.check(p)
+	if err != nil {
+		return Path{}, err
+	}
+	real, err := r.reach(p.Rel, nil)
+	if err != nil {
+		if errors.Is(err, ErrEscape) {
+			return Path{}, fmt.Errorf("path %q: %w", p.Target(), ErrEscape)
+		}
+		return Path{}, fmt.Errorf("resolve %s: %w", p, err)
+	}
+	return Path{Root: p.Root, Rel: real, inDefault: p.inDefault}, nil
 }
 
 // guard is the check before a read in a root holding protected paths: the
@@ -99,7 +143,7 @@ func (r *root) guard(p Path, op string) error {
 	if r.protectedRel(p.Rel) {
 		return readRefusal(op, p)
 	}
-	loc, err := r.reach(p.Rel)
+	loc, err := r.reach(p.Rel, r.protectedRel)
 	switch {
 	case errors.Is(err, ErrEscape):
 		return fmt.Errorf("path %q: %w", p.Target(), ErrEscape)
@@ -111,12 +155,10 @@ func (r *root) guard(p Path, op string) error {
 
 // checkOpened refuses a file opened for reading whose real location
 // (/proc/self/fd) is protected, and returns that location relative to the
-// root. In a root holding no protected path it does nothing and returns
-// p.Rel: os.Root already keeps the file inside the root.
-func (r *root) checkOpened(f *os.File, p Path, op string) (rel string, err error) {
-	if len(r.protected) == 0 {
-		return p.Rel, nil
-	}
+// root. When content is true (the caller reads the file or lists the
+// folder, not just describes it) it also refuses a sensitive real
+// location and a hard link to one of homard's files.
+func (r *root) checkOpened(f *os.File, p Path, op string, content bool) (rel string, err error) {
 	real, err := fdPath(f)
 	if err != nil {
 		return "", fmt.Errorf("%s %s: %w", op, p, err)
@@ -127,6 +169,19 @@ func (r *root) checkOpened(f *os.File, p Path, op string) (rel string, err error
 	}
 	if r.protectedRel(rel) {
 		return "", readRefusal(op, p)
+	}
+	if !content {
+		return rel, nil
+	}
+	if rule, ok := r.sens.rule(r.name, rel); ok {
+		return "", sensitiveRefusal(op, p, rel, rule)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", op, p, err)
+	}
+	if _, ok := r.prot.match(fi); ok {
+		return "", inodeRefusal(op, p)
 	}
 	return rel, nil
 }
@@ -162,14 +217,15 @@ func (r *root) visible(relDir string, entries []fs.DirEntry) []fs.DirEntry {
 // reach follows rel inside the root one element at a time, as os.Root
 // does (symlinks inside the root are followed, ".." is taken after the
 // element before it is resolved), and returns the real location it ends at,
-// relative to the root: the first protected location it passes through,
-// else the file itself when it exists, else the first missing element. It
-// decides about paths that could not be opened; an opened file's location
-// comes from its descriptor. Each step opens one name relative to the
-// directory reached so far, with O_PATH|O_NOFOLLOW, so it reads nothing and
-// cannot leave the root; an absolute symlink or a ".." above the root is
-// ErrEscape, as os.Root has it.
-func (r *root) reach(rel string) (string, error) {
+// relative to the root: the first location stop accepts (guard passes
+// protectedRel; nil stops nowhere), else the file itself when it exists,
+// else the first missing element joined with the rest of the path. It
+// decides about paths that could not be opened, and gives Real; an opened
+// file's location comes from its descriptor. Each step opens one name
+// relative to the directory reached so far, with O_PATH|O_NOFOLLOW, so it
+// reads nothing and cannot leave the root; an absolute symlink or a ".."
+// above the root is ErrEscape, as os.Root has it.
+func (r *root) reach(rel string, stop func(string) bool) (string, error) {
 	dir, err := r.openPath(".")
 	if err != nil {
 		return "", err
@@ -196,17 +252,17 @@ func (r *root) reach(rel string) (string, error) {
 			continue
 		}
 		next := path.Join(cur, e)
-		if r.protectedRel(next) {
+		if stop != nil && stop(next) {
 			return next, nil
 		}
 		fd, err := unix.Openat(dir, e, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
-			return next, nil
+			return rest(next, todo)
 		}
 		var st unix.Stat_t
 		if err := unix.Fstat(fd, &st); err != nil {
 			unix.Close(fd)
-			return next, nil
+			return rest(next, todo)
 		}
 		switch st.Mode & unix.S_IFMT {
 		case unix.S_IFDIR:
@@ -216,7 +272,7 @@ func (r *root) reach(rel string) (string, error) {
 			target, err := readlinkFd(fd)
 			unix.Close(fd)
 			if links++; err != nil || links > maxLinks {
-				return next, nil
+				return rest(next, todo)
 			}
 			if strings.HasPrefix(target, "/") {
 				return "", ErrEscape
@@ -225,12 +281,23 @@ func (r *root) reach(rel string) (string, error) {
 		default:
 			unix.Close(fd)
 			if len(todo) > 0 {
-				return next, nil // not a directory: the walk ends here
+				return rest(next, todo) // not a directory: the walk ends here
 			}
 			cur = next
 		}
 	}
 	return cur, nil
+}
+
+// rest is where a walk that stopped at next would go on: next joined with
+// the elements not taken yet. A ".." that climbs above the root is
+// ErrEscape.
+func rest(next string, todo []string) (string, error) {
+	p := path.Join(append([]string{next}, todo...)...)
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return "", ErrEscape
+	}
+	return p, nil
 }
 
 // openPath opens rel through the os.Root as an O_PATH directory descriptor

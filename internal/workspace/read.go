@@ -80,7 +80,7 @@ func (r *root) stat(p Path, follow bool) (fs.FileInfo, error) {
 // describe checks where the O_PATH file f really is and describes it; for
 // a symlink to follow it also returns the link's target.
 func describe(r *root, f *os.File, p Path, follow bool) (fi fs.FileInfo, rel, target string, err error) {
-	if rel, err = r.checkOpened(f, p, "stat"); err != nil {
+	if rel, err = r.checkOpened(f, p, "stat", false); err != nil {
 		return nil, "", "", err
 	}
 	if fi, err = f.Stat(); err != nil {
@@ -140,9 +140,10 @@ func (w *Workspace) ReadFile(p Path) ([]byte, error) {
 	return data, nil
 }
 
-// openRead opens p for reading and, in a root holding protected paths,
-// refuses it unless both guard and the opened file's real location allow
-// it; rel is that location relative to the root. O_NONBLOCK so that opening a named
+// openRead opens p for reading and refuses it unless guard (in a root
+// holding protected paths) and the opened file's real location allow it:
+// not homard's, not sensitive, not a hard link to homard's files; rel is
+// that location relative to the root. O_NONBLOCK so that opening a named
 // pipe cannot hang the turn; it has no effect on reads of a regular file.
 func (r *root) openRead(p Path, op string) (f *os.File, rel string, err error) {
 	if err := r.guard(p, op); err != nil {
@@ -152,7 +153,7 @@ func (r *root) openRead(p Path, op string) (f *os.File, rel string, err error) {
 	if err != nil {
 		return nil, "", r.openFailed(p, op, err)
 	}
-	if rel, err = r.checkOpened(f, p, op); err != nil {
+	if rel, err = r.checkOpened(f, p, op, true); err != nil {
 		f.Close()
 		return nil, "", err
 	}
@@ -161,7 +162,9 @@ func (r *root) openRead(p Path, op string) (f *os.File, rel string, err error) {
 
 // ReadDir lists the directory at p, sorted by name. Entries describe the
 // names themselves: a symlink is reported as a symlink. homard's own files
-// are left out; listing one of them is refused with ErrProtected.
+// are left out; listing one of them is refused with ErrProtected. Sensitive
+// entries are listed (the caller marks them with Sensitive); listing a
+// sensitive folder is refused with ErrSensitive.
 func (w *Workspace) ReadDir(p Path) ([]fs.DirEntry, error) {
 	r, err := w.check(p)
 	if err != nil {
@@ -179,7 +182,7 @@ func (r *root) readDir(p Path) ([]fs.DirEntry, error) {
 		return nil, r.openFailed(p, "list", err)
 	}
 	defer f.Close()
-	relDir, err := r.checkOpened(f, p, "list")
+	relDir, err := r.checkOpened(f, p, "list", true)
 	if err != nil {
 		return nil, err
 	}
@@ -197,15 +200,13 @@ func (r *root) readDir(p Path) ([]fs.DirEntry, error) {
 // symlinked directories. homard's own files are invisible through it:
 // ReadDir (and ReadDir on an opened directory) leaves them out, and Open
 // and Stat refuse them with ErrProtected, judged by the real location of
-// the opened file. A root that holds none of them is served by its
-// os.Root.FS directly.
+// the opened file. Sensitive files are listed but Open refuses them (and a
+// sensitive folder's listing) with ErrSensitive, as it refuses a hard link
+// to homard's files.
 func (w *Workspace) FS(rootName string) (fs.FS, error) {
 	r, err := w.root(rootName)
 	if err != nil {
 		return nil, err
-	}
-	if len(r.protected) == 0 {
-		return r.fs.FS(), nil
 	}
 	return guardedFS{r: r, inDefault: r == w.roots[0]}, nil
 }

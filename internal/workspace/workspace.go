@@ -24,6 +24,19 @@
 //     leave them out. Git metadata stays readable. Which protected paths
 //     lie inside each root is worked out once at Open; in a root that holds
 //     none, reads pay nothing for the check.
+//   - Sensitive files (credentials: DefaultSensitive, Options.Sensitive;
+//     Sensitive and (*Workspace).Sensitive) are neither read nor written,
+//     judged by the path as written and by the real location of the opened
+//     file or its parent, so a symlink to .env or a .env reached through a
+//     symlinked folder is refused (ErrSensitive); listings show them and
+//     callers mark them. The owner allows one path with
+//     Options.AllowSensitive.
+//   - A hard link to one of homard's own files is refused by reads and
+//     writes (ErrProtected): their (device, inode) pairs are collected at
+//     Open, and a file with several links is compared again with the
+//     protected paths as they are now.
+//   - Real resolves a Path's symlinks inside its root; plans add it to
+//     their targets so grants and rules match where a path really leads.
 //   - Before an existing file is replaced its old content is saved as a
 //     checkpoint, bounded by count and bytes; Rollback restores one only
 //     when given the hash its preview shows.
@@ -71,6 +84,17 @@ type Options struct {
 	// keeps every access inside it, away from the rest of the protected
 	// directory. A root that is itself a protected path is wholly refused.
 	Protected []string
+	// Sensitive are patterns of credential files added to DefaultSensitive
+	// (same syntax: slash-separated path.Match elements matched, without
+	// regard to case, against any run of a path's elements). Nil means the
+	// defaults alone.
+	Sensitive []string
+	// AllowSensitive are paths the owner lets tools use although they match
+	// a sensitive pattern: "rel" in the default root or "name:rel" in
+	// another, clean and relative to the root, compared exactly with the
+	// real path (symlinks resolved); a folder allows what is in it. Nil
+	// means none.
+	AllowSensitive []string
 	// MaxFileBytes caps the size of a file read or written, and of the old
 	// content a replacement checkpoints. Zero means 8 MiB.
 	MaxFileBytes int64
@@ -101,6 +125,7 @@ type Workspace struct {
 	roots   []*root // roots[0] is the default; immutable after Open
 	maxFile int64
 	cps     *checkpoints
+	sens    *sensitivity // immutable after Open
 
 	// testHook, if set, runs at named points of WriteFile ("checked":
 	// after the pre-check, before the parent is opened; "rename": before
@@ -115,8 +140,11 @@ type root struct {
 	fs   *os.Root
 	// protected lists the protected locations inside this root as clean
 	// slash paths relative to real ("." when the root itself is
-	// protected). Empty in the common case: then no check runs at all.
+	// protected). Empty in the common case: then no path walk runs.
 	protected []string
+	sens      *sensitivity    // the workspace's, shared by every root
+	prot      *protectedFiles // homard's files by inode, shared
+	inDefault bool            // this is the default root
 }
 
 // Open opens every root and the checkpoint directory.
@@ -192,8 +220,13 @@ func Open(o Options) (*Workspace, error) {
 		}
 		protected = append(protected, abs, realPath(abs))
 	}
-	for _, r := range w.roots {
+	prot := newProtectedFiles(protected, w.roots)
+	if w.sens, err = newSensitivity(o.Sensitive, o.AllowSensitive, w.roots); err != nil {
+		return nil, fmt.Errorf("open workspace: %w", err)
+	}
+	for i, r := range w.roots {
 		r.protected = protectedIn(r, protected)
+		r.sens, r.prot, r.inDefault = w.sens, prot, i == 0
 	}
 	now := o.Now
 	if now == nil {

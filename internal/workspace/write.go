@@ -65,6 +65,9 @@ func (w *Workspace) CheckWrite(p Path) error {
 	case !fi.Mode().IsRegular():
 		return fmt.Errorf("write %s: %w (it is %s)", p, ErrNotRegular, kind(fi.Mode()))
 	}
+	if _, ok := r.prot.match(fi); ok {
+		return inodeRefusal("write", p)
+	}
 	return nil
 }
 
@@ -123,7 +126,7 @@ func (w *Workspace) WriteFile(p Path, data []byte) (checkpointID string, err err
 		return "", fmt.Errorf("write %s: %w", p, err)
 	}
 	ctlErr := sc.Control(func(dirfd uintptr) {
-		err = w.replace(int(dirfd), p, name, data, &checkpointID)
+		err = w.replace(r, int(dirfd), p, name, data, &checkpointID)
 	})
 	if ctlErr != nil {
 		return "", fmt.Errorf("write %s: %w", p, ctlErr)
@@ -132,8 +135,8 @@ func (w *Workspace) WriteFile(p Path, data []byte) (checkpointID string, err err
 }
 
 // replace checkpoints the old content of name (if any) and swaps in data.
-func (w *Workspace) replace(dirfd int, p Path, name string, data []byte, cpID *string) error {
-	old, mode, exists, err := w.readOld(dirfd, p, name)
+func (w *Workspace) replace(r *root, dirfd int, p Path, name string, data []byte, cpID *string) error {
+	old, mode, exists, err := w.readOld(r, dirfd, p, name)
 	if err != nil {
 		return err
 	}
@@ -183,8 +186,9 @@ func (w *Workspace) replace(dirfd int, p Path, name string, data []byte, cpID *s
 }
 
 // readOld reads the file being replaced, refusing a symlink (O_NOFOLLOW
-// gives ELOOP) and anything that is not a regular file.
-func (w *Workspace) readOld(dirfd int, p Path, name string) (data []byte, mode os.FileMode, exists bool, err error) {
+// gives ELOOP), anything that is not a regular file, and a hard link to
+// one of homard's files (its content would end up in a checkpoint).
+func (w *Workspace) readOld(r *root, dirfd int, p Path, name string) (data []byte, mode os.FileMode, exists bool, err error) {
 	fd, err := unix.Openat(dirfd, name, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC|unix.O_NONBLOCK, 0)
 	switch {
 	case errors.Is(err, unix.ENOENT):
@@ -202,6 +206,9 @@ func (w *Workspace) readOld(dirfd int, p Path, name string) (data []byte, mode o
 	}
 	if !fi.Mode().IsRegular() {
 		return nil, 0, false, fmt.Errorf("write %s: %w (it is %s)", p, ErrNotRegular, kind(fi.Mode()))
+	}
+	if _, ok := r.prot.match(fi); ok {
+		return nil, 0, false, inodeRefusal("write", p)
 	}
 	if fi.Size() > w.maxFile {
 		return nil, 0, false, fmt.Errorf("write %s: %w: the existing file is %d bytes and cannot be checkpointed (limit %d)", p, ErrTooLarge, fi.Size(), w.maxFile)
@@ -226,6 +233,9 @@ func (w *Workspace) allowedLexical(r *root, p Path) error {
 	if r.protectedRel(p.Rel) {
 		return fmt.Errorf("write %s: %w: it is homard's own data; tools may not write it", p, ErrProtected)
 	}
+	if rule, ok := r.sens.rule(r.name, p.Rel); ok {
+		return sensitiveRefusal("write", p, p.Rel, rule)
+	}
 	return nil
 }
 
@@ -240,6 +250,9 @@ func (w *Workspace) allowed(r *root, p Path, real string) error {
 	}
 	if r.protectedRel(rel) {
 		return fmt.Errorf("write %s: %w: it resolves to homard's own data; tools may not write it", p, ErrProtected)
+	}
+	if rule, ok := r.sens.rule(r.name, rel); ok {
+		return sensitiveRefusal("write", p, rel, rule)
 	}
 	return nil
 }
