@@ -106,6 +106,9 @@ type Workspace struct {
 	// after the pre-check, before the parent is opened; "rename": before
 	// the temp file is renamed) so tests can change the tree there.
 	testHook func(point string)
+	// changesHook, if set, runs after step i of ApplyChanges; an error
+	// stops it there as a crash would (tests of RecoverChanges).
+	changesHook func(i int) error
 }
 
 type root struct {
