@@ -312,7 +312,7 @@ func (w *Workspace) recoverOne(ctx context.Context, id string, rec *Recovery) er
 // hasher is a SHA-256 that reports in hex.
 type hasher struct{ hash.Hash }
 
-func newHasher() hasher       { return hasher{sha256.New()} }
+func newHasher() hasher      { return hasher{sha256.New()} }
 func (h hasher) hex() string { return hex.EncodeToString(h.Sum(nil)) }
 
 // changesPreview lists what rolling back a change set does.

@@ -41,7 +41,6 @@ type Checkpoint struct {
 // KindChanges marks the checkpoint of a command's change set.
 const KindChanges = "changes"
 
-
 // checkpoints stores each checkpoint as <id>.json (metadata) and <id>.blob
 // (content) in dir. IDs sort in creation order: 16 hex digits of a strictly
 // increasing nanosecond stamp, '-', 8 random hex digits.
