@@ -75,6 +75,12 @@ func (r Reason) String() string {
 	return b.String()
 }
 
+// clockSlack widens the conflict window: file times come from the
+// kernel's coarse clock, which may lag the clock the run's start was read
+// from by a tick, so a file written just after the start could carry a
+// time just before it.
+const clockSlack = 20 * time.Millisecond
+
 // GradeOptions say what the plan expected and where the limits are. Zero
 // fields take defaults.
 type GradeOptions struct {
@@ -306,8 +312,8 @@ func (g *grader) one(i int) error {
 	if !g.expected(c) {
 		g.flag(GradeHigh, "changes a path the command was not expected to write", c.Rel)
 	}
-	if !g.o.Since.IsZero() && c.old != nil && c.old.kind != EntryDir &&
-		(!c.old.mtime.Before(g.o.Since) || !c.old.ctime.Before(g.o.Since)) {
+	if since := g.o.Since.Add(-clockSlack); !g.o.Since.IsZero() && c.old != nil && c.old.kind != EntryDir &&
+		(!c.old.mtime.Before(since) || !c.old.ctime.Before(since)) {
 		g.out.Conflicts = append(g.out.Conflicts, c.Rel)
 	}
 	return nil
