@@ -26,8 +26,14 @@ import (
 // undo undoes steps last..0 of j. conflicts describe paths left alone.
 func (w *Workspace) undo(dirfd int, j *journal, last int) (conflicts []string, err error) {
 	dir := w.cps.setDir(j.ID)
+	deleted := map[string]*step{} // a type change deletes before it creates
+	for i := range j.Steps[:last+1] {
+		if s := &j.Steps[i]; s.Op == "delete" {
+			deleted[s.Rel] = s
+		}
+	}
 	for i := last; i >= 0; i-- {
-		c, err := undoStep(dirfd, dir, j.Steps[i])
+		c, err := undoStep(dirfd, dir, j.Steps[i], deleted[j.Steps[i].Rel])
 		if err != nil {
 			return conflicts, fmt.Errorf("undo %s: %w", j.Steps[i].Rel, err)
 		}
@@ -39,7 +45,9 @@ func (w *Workspace) undo(dirfd int, j *journal, last int) (conflicts []string, e
 }
 
 // undoStep undoes one step; a non-empty conflict says why it was left.
-func undoStep(dirfd int, setDir string, s step) (conflict string, err error) {
+// prior is the step that deleted what was at the same path before a
+// create, if any: finding that old entry means the create never ran.
+func undoStep(dirfd int, setDir string, s step, prior *step) (conflict string, err error) {
 	parent, name := path.Dir(s.Rel), path.Base(s.Rel)
 	pfd, err := openBeneath(dirfd, parent, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
@@ -71,6 +79,11 @@ func undoStep(dirfd int, setDir string, s step) (conflict string, err error) {
 			return "", nil
 		}
 		if !isNew {
+			if prior != nil && s.Op == "create" {
+				if wasOld, err := holds(dirfd, s.Rel, now, prior.OldKind, prior.OldSHA256, prior.OldTarget); err != nil || wasOld {
+					return "", err // not created yet: the old entry is still there
+				}
+			}
 			return fmt.Sprintf("%q was changed after the command created it; left in place", s.Rel), nil
 		}
 		flags := 0
