@@ -17,6 +17,8 @@ func (c *cli) checkpointCmd() *cobra.Command {
 		Short: "List the saved copies of files tools replaced, and roll one back",
 		Long: `Before write_file or edit_file replaces a file, homard keeps a checkpoint of
 the old content (bounded in number and size; the oldest are pruned).
+A command's applied changes are one checkpoint: rolling it back removes
+what the command created and restores what it replaced or deleted.
 rollback first shows a preview; to proceed, pass the saved content's hash
 (or its first 8+ characters) with --hash, so you roll back exactly what you saw.`,
 	}
@@ -42,8 +44,15 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 			fmt.Fprintln(tw, "ID\tTIME\tROOT\tPATH\tBYTES\tHASH")
 			for _, cp := range cps {
 				// Rel is a path the model chose.
+				where := termtext.Line(cp.Rel)
+				if cp.Paths > 0 { // a command's change set
+					where = fmt.Sprintf("(a command's changes: %d paths)", cp.Paths)
+					if cp.Pinned {
+						where += " pinned"
+					}
+				}
 				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", termtext.Line(cp.ID), cp.Time.Local().Format(time.DateTime),
-					termtext.Line(cp.Root), termtext.Line(cp.Rel), cp.Size, termtext.Line(cp.SHA256[:12]))
+					termtext.Line(cp.Root), where, cp.Size, termtext.Line(cp.SHA256[:12]))
 			}
 			return tw.Flush()
 		}),

@@ -26,7 +26,20 @@ type Checkpoint struct {
 	Target string    `json:"target"` // Path.Target() at save time
 	Size   int64     `json:"size"`
 	SHA256 string    `json:"sha256"` // hex SHA-256 of the saved content
+	// Kind is "" for one file's old content, KindChanges for a command's
+	// change set (its journal and the old content of every file it
+	// replaced or deleted; SHA256 is then the journal's steps' hash and
+	// Size the saved bytes).
+	Kind string `json:"kind,omitempty"`
+	// Pinned checkpoints are never pruned: a change set's, until the
+	// owner accepts it (Unpin) or it is rolled back.
+	Pinned bool `json:"pinned,omitempty"`
+	// Paths counts the paths a change set touched.
+	Paths int `json:"paths,omitempty"`
 }
+
+// KindChanges marks the checkpoint of a command's change set.
+const KindChanges = "changes"
 
 // checkpoints stores each checkpoint as <id>.json (metadata) and <id>.blob
 // (content) in dir. IDs sort in creation order: 16 hex digits of a strictly
@@ -53,17 +66,10 @@ func (w *Workspace) Checkpoints() ([]Checkpoint, error) {
 func (c *checkpoints) save(p Path, content []byte) (string, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	t := c.now()
-	stamp := t.UnixNano()
-	if stamp <= c.last {
-		stamp = c.last + 1
-	}
-	c.last = stamp
-	var rnd [4]byte
-	rand.Read(rnd[:])
+	id, t := c.newID()
 	sum := sha256.Sum256(content)
 	cp := Checkpoint{
-		ID:     fmt.Sprintf("%016x-%s", uint64(stamp), hex.EncodeToString(rnd[:])),
+		ID:     id,
 		Time:   t,
 		Root:   p.Root,
 		Rel:    p.Rel,
@@ -75,18 +81,38 @@ func (c *checkpoints) save(p Path, content []byte) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	// Content first: a listed checkpoint always has its content.
-	if err := writeAtomic(c.dir, cp.ID+".blob", content); err != nil {
-		return "", err
-	}
-	if err := writeAtomic(c.dir, cp.ID+".json", meta); err != nil {
-		os.Remove(filepath.Join(c.dir, cp.ID+".blob"))
+	if err := func() error {
+		unlock, _ := c.storeLock(false)
+		defer unlock()
+		// Content first: a listed checkpoint always has its content.
+		if err := writeAtomic(c.dir, cp.ID+".blob", content); err != nil {
+			return err
+		}
+		if err := writeAtomic(c.dir, cp.ID+".json", meta); err != nil {
+			os.Remove(filepath.Join(c.dir, cp.ID+".blob"))
+			return err
+		}
+		return nil
+	}(); err != nil {
 		return "", err
 	}
 	if err := c.prune(); err != nil {
 		return "", err
 	}
 	return cp.ID, nil
+}
+
+// newID makes a checkpoint id stamped now. c.mu must be held.
+func (c *checkpoints) newID() (string, time.Time) {
+	t := c.now()
+	stamp := t.UnixNano()
+	if stamp <= c.last {
+		stamp = c.last + 1
+	}
+	c.last = stamp
+	var rnd [4]byte
+	rand.Read(rnd[:])
+	return fmt.Sprintf("%016x-%s", uint64(stamp), hex.EncodeToString(rnd[:])), t
 }
 
 // list reads every metadata file, newest first. c.mu must be held.
@@ -112,8 +138,12 @@ func (c *checkpoints) list() ([]Checkpoint, error) {
 }
 
 // prune keeps the newest checkpoints within the count and byte bounds and
-// removes the rest, orphaned contents and leftover temp files. c.mu must
-// be held.
+// removes the rest. Pinned checkpoints are always kept (and count towards
+// the bounds). Leftovers — temp files, contents without metadata, change-set
+// folders without a journal — are removed only when no other process is
+// writing to the store (the store lock, taken shared by every writer, is
+// free), so an in-flight write of another process is never deleted. c.mu
+// must be held.
 func (c *checkpoints) prune() error {
 	all, err := c.list()
 	if err != nil {
@@ -121,32 +151,83 @@ func (c *checkpoints) prune() error {
 	}
 	keep := make(map[string]bool)
 	var total int64
+	kept := 0
 	full := false // once one checkpoint does not fit, every older one goes too
-	for i, cp := range all {
-		full = full || i >= c.max || i > 0 && total+cp.Size > c.maxBytes
+	for _, cp := range all {
+		if cp.Pinned {
+			keep[cp.ID] = true
+			total += cp.Size
+			kept++
+			continue
+		}
+		full = full || kept >= c.max || kept > 0 && total+cp.Size > c.maxBytes
 		if !full {
 			keep[cp.ID] = true
 			total += cp.Size
+			kept++
 			continue
 		}
-		// Metadata first: a checkpoint without content is never listed.
-		if err := os.Remove(filepath.Join(c.dir, cp.ID+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("prune checkpoint %s: %w", cp.ID, err)
+		if err := c.remove(cp); err != nil {
+			return err
 		}
-		os.Remove(filepath.Join(c.dir, cp.ID+".blob"))
 	}
+	unlock, ok := c.storeLock(true)
+	if !ok {
+		return nil // another process is writing: leave leftovers for later
+	}
+	defer unlock()
 	entries, err := os.ReadDir(c.dir)
 	if err != nil {
 		return fmt.Errorf("prune checkpoints: %w", err)
 	}
 	for _, e := range entries {
-		id, isBlob := strings.CutSuffix(e.Name(), ".blob")
-		stray := strings.HasPrefix(e.Name(), ".tmp-") || isBlob && !keep[id]
+		name := e.Name()
+		id, isBlob := strings.CutSuffix(name, ".blob")
+		stray := strings.HasPrefix(name, ".tmp-") || isBlob && !keep[id]
 		if stray && e.Type().IsRegular() {
-			os.Remove(filepath.Join(c.dir, e.Name()))
+			os.Remove(filepath.Join(c.dir, name))
+		}
+		if id, isSet := strings.CutSuffix(name, changesDirSuffix); isSet && e.IsDir() && checkpointID.MatchString(id) {
+			if _, err := os.Lstat(filepath.Join(c.dir, id+journalSuffix)); errors.Is(err, os.ErrNotExist) {
+				os.RemoveAll(filepath.Join(c.dir, name))
+			}
 		}
 	}
 	return nil
+}
+
+// remove deletes a checkpoint: metadata first, so a checkpoint without
+// content is never listed.
+func (c *checkpoints) remove(cp Checkpoint) error {
+	if err := os.Remove(filepath.Join(c.dir, cp.ID+".json")); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return fmt.Errorf("remove checkpoint %s: %w", cp.ID, err)
+	}
+	if cp.Kind == KindChanges {
+		os.Remove(filepath.Join(c.dir, cp.ID+journalSuffix))
+		return os.RemoveAll(filepath.Join(c.dir, cp.ID+changesDirSuffix))
+	}
+	os.Remove(filepath.Join(c.dir, cp.ID+".blob"))
+	return nil
+}
+
+// CheckpointRoom says how many bytes of old content the checkpoint store
+// can take now without pruning anything (free), and at most after
+// pruning every checkpoint that is not pinned (freeAfterPruning).
+func (w *Workspace) CheckpointRoom() (free, freeAfterPruning int64, err error) {
+	w.cps.mu.Lock()
+	defer w.cps.mu.Unlock()
+	all, err := w.cps.list()
+	if err != nil {
+		return 0, 0, err
+	}
+	var total, pinned int64
+	for _, cp := range all {
+		total += cp.Size
+		if cp.Pinned {
+			pinned += cp.Size
+		}
+	}
+	return max(w.cps.maxBytes-total, 0), max(w.cps.maxBytes-pinned, 0), nil
 }
 
 // load reads one checkpoint's metadata.

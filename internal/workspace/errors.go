@@ -53,3 +53,21 @@ var (
 	// the recorded hash.
 	ErrCheckpointCorrupt = errors.New("checkpoint content does not match its recorded hash; it was changed on disk and cannot be restored")
 )
+
+// Sentinel errors of change sets (changes*.go).
+var (
+	// ErrBadChangeStream: the change-set stream is not in the format the
+	// sandbox writes; nothing of it is applied.
+	ErrBadChangeStream = errors.New("malformed change-set stream")
+	// ErrChangeSetTooLarge: the change set is over the reader's limits.
+	ErrChangeSetTooLarge = errors.New("change set is too large")
+	// ErrConflict: a file the change set replaces or deletes was changed
+	// in the real folder after the command started; nothing was applied.
+	ErrConflict = errors.New("files changed in the folder while the command ran; nothing was applied: look at them and run the command again")
+	// ErrNotApproved: the change set grades above what was approved, or
+	// differs from the one that was approved; nothing was applied.
+	ErrNotApproved = errors.New("the change set needs approval: it grades above what was approved or is not the one shown")
+	// ErrNoRoom: the old content the change set replaces does not fit in
+	// the checkpoint store next to the pinned checkpoints.
+	ErrNoRoom = errors.New("not enough checkpoint room to keep the old content; accept or roll back earlier command changes, or raise workspace.max_checkpoint_bytes")
+)

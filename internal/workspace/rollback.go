@@ -26,6 +26,9 @@ type Preview struct {
 	// "-" lines are removed, "+" lines come back. It is cut short for
 	// long changes and omitted for binary content.
 	Diff string
+	// Steps, for a command's change set (Checkpoint.Kind KindChanges),
+	// list what rollback does, one path per line.
+	Steps []string
 }
 
 // SavedSHA256 is the hash Rollback must be given.
@@ -35,6 +38,14 @@ func (p Preview) SavedSHA256() string { return p.Checkpoint.SHA256 }
 func (p Preview) String() string {
 	var b strings.Builder
 	cp := p.Checkpoint
+	if cp.Kind == KindChanges {
+		fmt.Fprintf(&b, "rollback %s: undo a command's changes in root %s, applied at %s\n", cp.ID, cp.Root, cp.Time.Format("2006-01-02 15:04:05 MST"))
+		for _, s := range p.Steps {
+			b.WriteString("  " + s + "\n")
+		}
+		fmt.Fprintf(&b, "journal sha256 %s\n", cp.SHA256)
+		return b.String()
+	}
 	fmt.Fprintf(&b, "rollback %s: restore %s as saved at %s\n", cp.ID, cp.Target, cp.Time.Format("2006-01-02 15:04:05 MST"))
 	if p.Exists {
 		fmt.Fprintf(&b, "current: %d bytes, sha256 %s\n", p.CurrentSize, p.CurrentSHA256)
@@ -55,12 +66,15 @@ func (w *Workspace) RollbackPreview(id string) (Preview, error) {
 	w.cps.mu.Lock()
 	cp, err := w.cps.load(id)
 	var saved []byte
-	if err == nil {
+	if err == nil && cp.Kind != KindChanges {
 		saved, err = w.cps.content(cp)
 	}
 	w.cps.mu.Unlock()
 	if err != nil {
 		return Preview{}, err
+	}
+	if cp.Kind == KindChanges {
+		return w.changesPreview(cp)
 	}
 	pv := Preview{Checkpoint: cp}
 	p, err := w.ResolveIn(cp.Root, cp.Rel)
@@ -90,11 +104,17 @@ func (w *Workspace) RollbackPreview(id string) (Preview, error) {
 // content's SHA-256 as shown by RollbackPreview, in full or as a prefix of
 // at least 8 hex digits. The restore goes through WriteFile, so the
 // current content is checkpointed first and every write check applies.
+//
+// The checkpoint of a command's change set (Kind KindChanges; its hash is
+// the journal's) is undone as a whole: created paths are removed when
+// they still hold what the command wrote, replaced and deleted ones come
+// back; a path changed since is a conflict (ErrConflict), left alone and
+// named in the error.
 func (w *Workspace) Rollback(id, hash string) error {
 	w.cps.mu.Lock()
 	cp, err := w.cps.load(id)
 	var saved []byte
-	if err == nil {
+	if err == nil && cp.Kind != KindChanges {
 		saved, err = w.cps.content(cp)
 	}
 	w.cps.mu.Unlock()
@@ -104,6 +124,9 @@ func (w *Workspace) Rollback(id, hash string) error {
 	hash = strings.ToLower(strings.TrimSpace(hash))
 	if len(hash) < 8 || !strings.HasPrefix(cp.SHA256, hash) {
 		return fmt.Errorf("rollback %s: %w", id, ErrHashMismatch)
+	}
+	if cp.Kind == KindChanges {
+		return w.rollbackChanges(cp)
 	}
 	p, err := w.ResolveIn(cp.Root, cp.Rel)
 	if err != nil {

@@ -40,6 +40,12 @@
 //   - Before an existing file is replaced its old content is saved as a
 //     checkpoint, bounded by count and bytes; Rollback restores one only
 //     when given the hash its preview shows.
+//   - A command's effects arrive as a change set (changes*.go): the upper
+//     layer of its overlay, read by ReadChanges, graded against the real
+//     root by Grade, applied all or nothing by ApplyChanges through a
+//     journal and one pinned checkpoint, by descriptor and never through a
+//     symlink; Rollback undoes it as a whole and RecoverChanges rolls back
+//     one a crash interrupted.
 //
 // The package imports no other homard package. It is Linux-only: verifying
 // the real location of a directory reads /proc/self/fd.
@@ -131,6 +137,9 @@ type Workspace struct {
 	// after the pre-check, before the parent is opened; "rename": before
 	// the temp file is renamed) so tests can change the tree there.
 	testHook func(point string)
+	// changesHook, if set, runs after step i of ApplyChanges; an error
+	// stops it there as a crash would (tests of RecoverChanges).
+	changesHook func(i int) error
 }
 
 type root struct {

@@ -1,0 +1,166 @@
+package workspace
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"golang.org/x/sys/unix"
+)
+
+// A change set's checkpoint <id> is three things in the checkpoint dir:
+//   - <id>.changes/ holding the old content of every file the change set
+//     replaces or deletes (one file per step, named by its index) and a
+//     .lock held while it is applied;
+//   - <id>.journal, every step with the old and the new state, and the
+//     state of the whole (applying, applied, undone);
+//   - <id>.json, the Checkpoint metadata that lists it (Kind "changes",
+//     pinned).
+// They are written in that order, each with fsync, before the first
+// change to the root; the journal is marked applied after the last.
+
+const (
+	changesDirSuffix = ".changes"
+	journalSuffix    = ".journal"
+)
+
+// Journal states.
+const (
+	stateApplying = "applying"
+	stateApplied  = "applied"
+	stateUndone   = "undone"
+)
+
+// journal is the record of one change set's application.
+type journal struct {
+	ID    string    `json:"id"`
+	Root  string    `json:"root"`
+	Time  time.Time `json:"time"`
+	State string    `json:"state"`
+	Steps []step    `json:"steps"`
+}
+
+// step is one change with what is needed to undo it.
+type step struct {
+	Op     string `json:"op"` // create, modify, delete
+	Rel    string `json:"rel"`
+	Kind   string `json:"kind"` // file, folder, symlink
+	Mode   uint32 `json:"mode,omitempty"`
+	Size   int64  `json:"size,omitempty"`
+	SHA256 string `json:"sha256,omitempty"` // new content
+	Target string `json:"target,omitempty"` // new symlink target
+	// The old state, for modify and delete.
+	OldKind   string `json:"old_kind,omitempty"`
+	OldMode   uint32 `json:"old_mode,omitempty"`
+	OldSize   int64  `json:"old_size,omitempty"`
+	OldSHA256 string `json:"old_sha256,omitempty"`
+	OldTarget string `json:"old_target,omitempty"`
+	// Saved names the file in <id>.changes holding the old content.
+	Saved string `json:"saved,omitempty"`
+	// Tmp is the temp name used next to Rel while applying or undoing.
+	Tmp string `json:"tmp,omitempty"`
+}
+
+// stepsDigest is the hash a rollback of the change set must be given.
+func stepsDigest(steps []step) string {
+	b, _ := json.Marshal(steps)
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// kindName and kindOf convert EntryKind for the journal.
+func kindName(k EntryKind) string {
+	switch k {
+	case EntryDir:
+		return "folder"
+	case EntrySymlink:
+		return "symlink"
+	}
+	return "file"
+}
+
+func (c *checkpoints) journalPath(id string) string { return filepath.Join(c.dir, id+journalSuffix) }
+func (c *checkpoints) setDir(id string) string      { return filepath.Join(c.dir, id+changesDirSuffix) }
+
+// writeJournal replaces the journal durably.
+func (c *checkpoints) writeJournal(j *journal) error {
+	b, err := json.Marshal(j)
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(c.dir, j.ID+journalSuffix, b); err != nil {
+		return err
+	}
+	return syncDir(c.dir)
+}
+
+// readJournal reads a change set's journal.
+func (c *checkpoints) readJournal(id string) (*journal, error) {
+	b, err := os.ReadFile(c.journalPath(id))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("change set %q: %w", id, ErrCheckpointNotFound)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("change set %q: %w", id, err)
+	}
+	var j journal
+	if err := json.Unmarshal(b, &j); err != nil || j.ID != id {
+		return nil, fmt.Errorf("change set %q: %w", id, ErrCheckpointCorrupt)
+	}
+	return &j, nil
+}
+
+// saveOld copies the old content of the regular file rel (which must
+// still be what st describes) into the change set's folder as name, and
+// returns its hash.
+func saveOld(dirfd int, rel string, st *realStat, dir, name string) (string, error) {
+	src, err := openFileBeneath(dirfd, rel)
+	if err != nil {
+		return "", err
+	}
+	defer src.Close()
+	dst, err := os.OpenFile(filepath.Join(dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		return "", err
+	}
+	h := sha256.New()
+	_, err = io.Copy(io.MultiWriter(dst, h), src)
+	if err == nil {
+		err = dst.Sync()
+	}
+	if cerr := dst.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return "", fmt.Errorf("save old content of %s: %w", rel, err)
+	}
+	if now, err := statBeneath(dirfd, rel); err != nil || !st.same(now) {
+		return "", fmt.Errorf("%s: %w", rel, ErrConflict)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// syncDir makes a directory's entries durable.
+func syncDir(dir string) error {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Fsync(fd); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+func closeFd(fd int) { unix.Close(fd) }
+
+// tmpName is the temp name of step i of change set id, next to its path.
+func tmpName(id string, i int) string { return ".homard-" + id + "-" + strconv.Itoa(i) + ".tmp" }
