@@ -38,13 +38,17 @@ type Runtime struct {
 	Config    *config.Config
 	Store     *store.Store
 	Workspace *workspace.Workspace
-	Approvals *approval.Service
-	Arbiter   *arbiter.Arbiter
-	Registry  *tool.Registry
-	Vault     *secrets.Vault
-	Memory    *memory.Memory
-	now       func() time.Time
-	egressTLS *tls.Config
+	// Recovered is what the start-up recovery of half-applied change sets
+	// did; RecoverErr is its error (doctor reports both).
+	Recovered  workspace.Recovery
+	RecoverErr error
+	Approvals  *approval.Service
+	Arbiter    *arbiter.Arbiter
+	Registry   *tool.Registry
+	Vault      *secrets.Vault
+	Memory     *memory.Memory
+	now        func() time.Time
+	egressTLS  *tls.Config
 	// redactor is the arbiter's: it also redacts what Run persists.
 	redactor *secrets.Redactor
 
@@ -133,6 +137,10 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		return fmt.Errorf("open workspace: %w", err)
 	}
 	r.Workspace = ws
+	// A command's change set that a crash left half-applied is rolled
+	// back before anything else runs (its checkpoint keeps the content).
+	// Not fatal: doctor reports what it finds.
+	r.Recovered, r.RecoverErr = ws.RecoverChanges(context.Background())
 
 	r.Vault, err = secrets.OpenVault(vaultPath(r.Paths), vaultKeyPath(r.Paths))
 	if err != nil {
@@ -179,11 +187,13 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 			env = append(env, name+"="+v)
 		}
 	}
+	holdDir := filepath.Join(r.Paths.DataDir, "changes")
 	all := append(tools.FileTools(ws, r.now), tools.NewRunCommand(ws, tools.CommandOptions{
 		Backend: func() (sandbox.Backend, error) { return sandbox.Select(cfg.Sandbox.Backend) },
 		Allow:   cfg.Commands.Allow, Env: env,
 		Timeout: cfg.Commands.Timeout.Std(), MaxOutput: cfg.Commands.MaxOutputBytes,
-	}))
+		HoldDir: holdDir,
+	}), tools.NewApplyChanges(ws, holdDir))
 	client, err := egress.New(egress.Options{Allow: cfg.Egress.Allow, TLSConfig: r.egressTLS})
 	if err != nil {
 		return fmt.Errorf("%s: egress: %w", r.Paths.ConfigFile, err)

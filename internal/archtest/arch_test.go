@@ -23,7 +23,7 @@ var allowed = map[string][]string{
 	"internal/tools":         {"internal/tool", "internal/policy", "internal/workspace", "internal/egress", "internal/sandbox", "internal/secrets", "internal/memory"},
 	"internal/workspace":     {},
 	"internal/egress":        {},
-	"internal/sandbox":       {},
+	"internal/sandbox":       {"internal/workspace"}, // the change-set stream's writer
 	"internal/secrets":       {},
 	"internal/store":         {},
 	"internal/approval":      {"internal/store", "internal/policy"},

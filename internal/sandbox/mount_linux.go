@@ -13,6 +13,8 @@ import (
 	"syscall"
 
 	"golang.org/x/sys/unix"
+
+	changeset "github.com/homard/homard/internal/workspace"
 )
 
 // mountArg is argv[1] of a re-executed homard that must act as the mount
@@ -105,7 +107,9 @@ func runMountStage() int {
 	}
 	if req.Mode == ModeOverlay {
 		out := os.NewFile(mountChangesFD, "changes")
-		if err := writeUpper(out, filepath.Join(req.Scratch, scratchUpper), req.ScratchFiles); err != nil {
+		// The stream's format is package workspace's, which reads it back.
+		lim := changeset.TarLimits{MaxEntries: int(req.ScratchFiles), MaxBytes: req.ScratchBytes}
+		if err := changeset.WriteUpperTar(out, filepath.Join(req.Scratch, scratchUpper), lim); err != nil {
 			return fail(fmt.Errorf("read the command's changes: %w", err))
 		}
 		out.Close()

@@ -57,6 +57,10 @@ type CommandOptions struct {
 	Timeout time.Duration
 	// MaxOutput caps the output in bytes. Zero means 64 KiB.
 	MaxOutput int
+	// HoldDir is where change sets that were not applied wait for
+	// apply_changes (inside homard's data folder, out of every tool's
+	// reach). Empty means such change sets are discarded.
+	HoldDir string
 }
 
 // RunCommand is the run_command tool.
@@ -94,6 +98,11 @@ func NewRunCommand(ws *workspace.Workspace, o CommandOptions) tool.Tool {
 }
 
 type runCommandBody struct {
+	// Mode is the sandbox view: "read-only" for a command classed as a
+	// read, "overlay" for one that writes or runs code.
+	Mode     string   `json:"mode"`
+	Expected []string `json:"expected"` // what the argv says it writes (relative to cwd's root)
+	RunsCode bool     `json:"runs_code"`
 	Path     string   `json:"path"`
 	RealPath string   `json:"real_path"`
 	Args     []string `json:"args"`
@@ -152,8 +161,13 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	if args == nil {
 		args = []string{}
 	}
-	display := fmt.Sprintf("run %s\n  argv: %s\n  in %s · timeout %s · sandbox %s",
-		path, quoteArgv(append([]string{path}, args...)), cwd.Target(), timeout, backend.Name())
+	mode, expected, runsCode := commandView(v, cwd)
+	view := "read-only view"
+	if mode == sandbox.ModeOverlay {
+		view = "on a copy; changes are checked before they apply"
+	}
+	display := fmt.Sprintf("run %s\n  argv: %s\n  in %s · timeout %s · sandbox %s (%s)",
+		path, quoteArgv(append([]string{path}, args...)), cwd.Target(), timeout, backend.Name(), view)
 	if p.Stdin != "" {
 		display += fmt.Sprintf(" · stdin %d bytes", len(p.Stdin))
 	}
@@ -162,7 +176,8 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 		Display: display,
 		Targets: []string{cwd.Target()},
 		Command: append([]string{path}, args...),
-		Body: runCommandBody{Path: path, RealPath: real, Args: args, Cwd: locate(cwd),
+		Body: runCommandBody{Mode: mode.String(), Expected: expected, RunsCode: runsCode,
+			Path: path, RealPath: real, Args: args, Cwd: locate(cwd),
 			TimeoutS: int(timeout / time.Second), Stdin: p.Stdin, Backend: backend.Name()},
 	})
 }
@@ -187,6 +202,32 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	}
 	root := rootPath(t.ws, cwd.Root)
 	dir := filepath.Join(root, filepath.FromSlash(cwd.Rel))
+	mode := sandbox.ModeReadOnly
+	switch b.Mode {
+	case sandbox.ModeReadOnly.String():
+	case sandbox.ModeOverlay.String():
+		mode = sandbox.ModeOverlay
+	default:
+		return tool.Errorf("the plan names no sandbox view; propose the call again"), nil
+	}
+	hide, err := hiddenPaths(t.ws, cwd.Root, root)
+	if err != nil {
+		return tool.Errorf("the sandbox refused to run it: %v", err), nil
+	}
+	// Commands that may change a root run one at a time per root, and
+	// their changes are graded and applied under the same lock, so two
+	// commands never race on one file.
+	var lock *workspace.RootLock
+	if mode == sandbox.ModeOverlay {
+		if lock, err = t.ws.LockRoot(ctx, cwd.Root); err != nil {
+			if ctx.Err() != nil {
+				return tool.Result{}, ctx.Err()
+			}
+			return tool.Errorf("lock the workspace root: %v", err), nil
+		}
+		defer lock.Unlock()
+	}
+	since := time.Now()
 	// HOME, TMPDIR, XDG_* and caches are set by the sandbox to a fresh
 	// folder outside every root; git never looks above the root.
 	env := append([]string{"PATH=" + commandPath, "LANG=C.UTF-8", "TERM=dumb", "GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}, gitSafety...)
@@ -207,7 +248,7 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	limits.Processes = 512
 	res, err := backend.Run(ctx, sandbox.Spec{
 		Path: b.Path, Args: b.Args, Dir: dir, Root: root, Env: env, Stdin: stdin,
-		Timeout: timeout, MaxOutput: t.o.MaxOutput, Limits: limits,
+		Timeout: timeout, MaxOutput: t.o.MaxOutput, Limits: limits, Mode: mode, Hide: hide,
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -225,7 +266,32 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	}
 	fmt.Fprintf(&out, " · %s\n", res.Duration.Round(time.Millisecond))
 	out.Write(res.Output)
+	if mode == sandbox.ModeOverlay {
+		switch {
+		case res.Changes != nil:
+			out.WriteString(t.settle(ctx, cwd.Root, res.Changes, since, append([]string{b.Path}, b.Args...), b.Expected, b.RunsCode, lock))
+		case backend.Name() != "host":
+			out.WriteString("\nthe run did not finish, so nothing it changed was applied")
+		}
+	}
 	return tool.Result{Text: out.String(), IsError: res.ExitCode != 0 || res.TimedOut, Untrusted: true}, nil
+}
+
+// commandView chooses the sandbox view for a classified command: a read
+// runs on a read-only view; anything else on an overlay whose changes are
+// graded against what the argv says it writes. The classification only
+// picks the view; the view holds whatever the command really does.
+func commandView(v policy.CommandVerdict, cwd workspace.Path) (mode sandbox.Mode, expected []string, runsCode bool) {
+	if v.ReadOnly {
+		return sandbox.ModeReadOnly, nil, false
+	}
+	// Until the catalog says which operands are written, a write-class
+	// command may change anything under its working folder.
+	prefix := ""
+	if cwd.Rel != "." {
+		prefix = cwd.Rel + "/"
+	}
+	return sandbox.ModeOverlay, []string{prefix}, true
 }
 
 // lookProgram resolves a program name in commandPath (or checks an
