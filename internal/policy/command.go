@@ -18,26 +18,50 @@ type Command struct {
 	Args     []string // argv[1:]
 }
 
-// CommandVerdict is what policy concludes about a Command before any rule
-// or mode: either a hard refusal, or its risk and whether it only reads.
+// CommandVerdict is what the catalog concludes about a Command before any
+// rule or mode: a hard refusal, or its class, risk, what it writes and
+// the template a standing grant for it would hold.
 type CommandVerdict struct {
-	Refused  bool
-	Rule     string // set when Refused: "limit.shell", "limit.interpreter", …
-	Reason   string
-	Risk     Risk
+	Refused bool
+	Rule    string // set when Refused: "limit.shell", "limit.argv", "limit.inline-code", …
+	Reason  string
+	// Class is read, write or runs code (never ClassNone for a command
+	// that is not refused).
+	Class Class
+	// Risk: read is low; write is medium (rm high, recursive rm, chmod,
+	// chown and history rewrites critical); runs code is medium — the
+	// sandbox contains it and its changes are graded before they apply —
+	// except programs that change disks, processes or the system, which
+	// are critical. Refused is critical.
+	Risk Risk
+	// ReadOnly is Class == ClassRead, kept for callers that predate Class.
 	ReadOnly bool
+	// Entry is the catalog entry that read the argv ("git", "python",
+	// "mkdir"); empty for a program the catalog does not know.
+	Entry string
+	// Writes lists the operands and option values the grammar says are
+	// written, as given (relative to the command's working folder).
+	Writes []string
+	// WritesAnywhere says the command may write paths its argv does not
+	// name (tar -x, unzip, find -exec, anything that runs code).
+	WritesAnywhere bool
+	// Template is the argv as the catalog parsed it, ready to become a
+	// standing grant (see Template). Its Program is RealPath; the caller
+	// fills in Dir, SHA256, Stdin and TimeoutS.
+	Template Template
 }
 
-// ClassifyCommand applies the hard limits on commands and assigns a risk.
-// allowed lists programs the operator explicitly permits even though they
-// are shells, interpreters or wrappers (matched against every name of the
-// program: the base names of Program, Path and RealPath, and Path and
-// RealPath themselves).
+// ClassifyCommand applies the hard limits on commands and reads the argv
+// with the catalog. allowed lists programs the operator permits although
+// the catalog refuses them (matched against every name of the program:
+// the base names of Program, Path and RealPath, and Path and RealPath
+// themselves); such a program runs as code, never as a read.
 //
-// The limits are deliberately wide: anything that can run another program
-// or an inline script (a shell, an interpreter, sudo, env, xargs, find
-// -exec, git -c, tar --to-command, …) would turn one approved argv into an
-// arbitrary one, so it is refused unless the operator lists it.
+// The catalog is an allow-list: a program it does not know, or an option
+// its grammar does not list, runs as code. Refused always (whatever the
+// mode): shells, inline code, programs that run another program unchecked
+// (sudo, env, xargs, nsenter, …), git's -c, -O, --output, --git-dir and
+// friends, and programs that reach the network.
 func ClassifyCommand(c Command, allowed []string) CommandVerdict {
 	if reason := badProgramName(c.Program); reason != "" {
 		return refuse("limit.program-name", reason)
@@ -51,27 +75,137 @@ func ClassifyCommand(c Command, allowed []string) CommandVerdict {
 		}
 	}
 	names := programNames(c)
-	operatorAllowed := slices.ContainsFunc(names, func(n string) bool { return slices.Contains(allowed, n) })
-	if !operatorAllowed {
-		for _, n := range names {
-			if kind, ok := forbiddenPrograms[n]; ok {
-				return refuse("limit."+kind, n+" "+kindReason[kind]+" (an operator can allow it in config: commands.allow)")
-			}
-			for _, prefix := range interpreterPrefixes {
-				if strings.HasPrefix(n, prefix) && versionSuffix(n[len(prefix):]) {
-					return refuse("limit.interpreter", n+" is an interpreter and can run arbitrary code (an operator can allow it in config: commands.allow)")
-				}
-			}
+	if slices.ContainsFunc(names, func(n string) bool { return slices.Contains(allowed, n) }) {
+		v := CommandVerdict{Class: ClassRunsCode, Risk: RiskMedium, WritesAnywhere: true}
+		v.Template = Template{Program: c.RealPath, Items: opaqueItems(c.Args), RunsCode: true}
+		if criticalProgram(baseName(c.RealPath)) {
+			v.Risk = RiskCritical
 		}
-		if v, refused := dangerousArgs(c, names); refused {
-			return v
+		return v
+	}
+	var bases []string
+	for _, n := range []string{path.Base(c.RealPath), path.Base(c.Program), path.Base(c.Path)} {
+		if !slices.Contains(bases, n) {
+			bases = append(bases, n)
 		}
 	}
-	return classifyRisk(names, c.Args)
+	for _, n := range bases {
+		if kind, ok := refusedName(n); ok {
+			return refuse("limit."+kind, n+" "+kindReason[kind]+" (an operator can allow it in config: commands.allow)")
+		}
+	}
+	// Every name the program goes by is read, the real one first; the
+	// most severe reading wins (a multi-call binary behaves by the name
+	// it is called with).
+	var out CommandVerdict
+	for i, n := range bases {
+		v := classifyAs(n, c.Args)
+		if v.Refused {
+			return v
+		}
+		if i == 0 || v.Class > out.Class || v.Class == out.Class && v.Risk > out.Risk {
+			out = v
+		}
+	}
+	out.Template.Program = c.RealPath
+	return out
+}
+
+// classifyAs reads args with the catalog entry for the base name n.
+func classifyAs(n string, args []string) CommandVerdict {
+	g, entry := lookupEntry(n)
+	if g == nil {
+		v := CommandVerdict{Class: ClassRunsCode, Risk: RiskMedium, WritesAnywhere: true,
+			Template: Template{Items: opaqueItems(args), RunsCode: true}}
+		if criticalProgram(n) {
+			v.Risk = RiskCritical
+		}
+		return v
+	}
+	p := &parse{entry: entry, g: g, args: args, base: g.base, has: map[string]bool{}}
+	p.run()
+	p.raise(p.base)
+	if entry == "git" {
+		gitRefusedArgs(p)
+	}
+	if p.rule != "" {
+		return refuse(p.rule, p.reason)
+	}
+	v := CommandVerdict{Class: p.eff.class(), Entry: entry, Writes: p.writes, WritesAnywhere: p.anywhere}
+	if v.Class == ClassRunsCode {
+		v.WritesAnywhere = true
+	}
+	v.ReadOnly = v.Class == ClassRead
+	v.Risk = riskFor(entry, v.Class, p)
+	v.Template = newTemplate(entry, p.items, v.Class == ClassRunsCode)
+	return v
+}
+
+// lookupEntry finds the catalog entry for a base name: an exact name, or
+// an interpreter with a version suffix (python3.11, perl5.36-x86_64).
+// Other entries match only exactly: "cat-x" is not cat.
+func lookupEntry(n string) (*grammar, string) {
+	if g, ok := catalog[n]; ok {
+		return g, n
+	}
+	for prefix, fam := range interpreterFamilies {
+		if versioned(n, prefix) {
+			return catalog[fam], fam
+		}
+	}
+	return nil, ""
+}
+
+// versioned reports whether n is prefix followed by a version or build
+// suffix: "python3", "python3.11", "perl5.36-x86_64", "bash-static",
+// "vim.basic".
+func versioned(n, prefix string) bool {
+	if !strings.HasPrefix(n, prefix) || len(n) == len(prefix) {
+		return n == prefix
+	}
+	return strings.IndexByte("0123456789-._", n[len(prefix)]) >= 0
 }
 
 func refuse(rule, reason string) CommandVerdict {
-	return CommandVerdict{Refused: true, Rule: rule, Reason: reason, Risk: RiskCritical}
+	return CommandVerdict{Refused: true, Rule: rule, Reason: reason, Risk: RiskCritical, Class: ClassRunsCode}
+}
+
+// opaqueItems records an argv the catalog cannot read: every argument an
+// operand with no role.
+func opaqueItems(args []string) []Item {
+	out := make([]Item, 0, len(args))
+	for _, a := range args {
+		out = append(out, Item{Kind: ItemOperand, Value: a, Role: RoleOther})
+	}
+	return out
+}
+
+// riskFor grades a parsed command.
+func riskFor(entry string, c Class, p *parse) Risk {
+	r := RiskMedium
+	if c == ClassRead {
+		r = RiskLow
+	}
+	switch entry {
+	case "rm":
+		r = RiskHigh
+		if p.has["-r"] || p.has["-d"] {
+			r = RiskCritical // recursive delete
+		}
+	case "rmdir":
+		r = RiskHigh
+	case "chmod", "chown", "chgrp":
+		r = RiskCritical
+	case "find":
+		if c == ClassWrite {
+			r = RiskHigh
+		}
+	case "git":
+		if e := gitEscalation(p.args); e > r {
+			r = e
+		}
+	}
+	return r
 }
 
 // badProgramName rejects anything but a plain name or an absolute path:
@@ -105,49 +239,3 @@ func programNames(c Command) []string {
 	}
 	return out
 }
-
-// versionSuffix reports whether s looks like an interpreter's version
-// suffix: "", "3", "3.11", "5.36.0", "-3.11".
-func versionSuffix(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	return strings.Trim(s, "0123456789.") == ""
-}
-
-// forbiddenPrograms maps base names to why they are refused.
-var forbiddenPrograms = func() map[string]string {
-	m := map[string]string{}
-	add := func(kind string, names ...string) {
-		for _, n := range names {
-			m[n] = kind
-		}
-	}
-	add("shell", "sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "pdksh", "csh", "tcsh", "ash", "rbash",
-		"busybox", "toybox", "pwsh", "powershell", "nu", "elvish", "xonsh", "yash", "oil", "osh", "rc", "es", "scsh")
-	add("interpreter", "node", "nodejs", "deno", "bun", "perl", "ruby", "irb", "php", "lua", "luajit", "tclsh", "wish",
-		"expect", "awk", "gawk", "mawk", "nawk", "sed", "jshell", "java", "osascript", "julia", "erl", "escript", "elixir",
-		"iex", "guile", "racket", "sbcl", "clisp", "ghci", "runghc", "runhaskell", "swift", "R", "Rscript", "octave",
-		"groovy", "kotlin", "scala", "dotnet", "csi", "gdb", "lldb", "vim", "vi", "nvim", "ex", "emacs", "ed",
-		"less", "more", "man", "m4", "bc", "dc", "jq", "make", "gmake", "cmake", "ninja", "go", "cargo", "rustc",
-		"npm", "npx", "yarn", "pnpm", "pip", "pip3", "pipx", "uv", "uvx", "poetry", "gem", "bundle", "rake", "mvn", "gradle",
-		"ant", "sqlite3", "psql", "mysql", "mariadb", "nano", "pico", "joe", "mc", "ranger", "screen", "tmux",
-		"xterm", "apt", "apt-get", "aptitude", "dpkg", "rpm", "snap", "flatpak")
-	add("network", "ssh", "scp", "sftp", "telnet", "nc", "ncat", "netcat", "socat", "curl", "wget", "ftp", "tftp",
-		"rsync", "aria2c", "httpie", "http")
-	add("wrapper", "env", "xargs", "sudo", "su", "doas", "pkexec", "runuser", "setpriv", "capsh", "nohup", "timeout",
-		"nice", "ionice", "stdbuf", "unbuffer", "watch", "time", "chroot", "setsid", "strace", "ltrace", "script",
-		"flock", "parallel", "unshare", "nsenter", "systemd-run", "at", "batch", "crontab", "taskset", "chrt",
-		"firejail", "bwrap", "docker", "podman", "kubectl", "exec", "eval", "command", "builtin", "xdg-open", "open",
-		"sg", "newgrp", "faketime", "proot", "valgrind", "perf", "catchsegv", "ld.so", "ld-linux-x86-64.so.2",
-		"homard") // homard itself runs tools (and is the landlock helper)
-	return m
-}()
-
-var kindReason = map[string]string{
-	"shell":       "is a shell and can run anything; homard runs programs directly, with argv, never through a shell",
-	"interpreter": "runs scripts or other programs, so one approved argv could do anything",
-	"wrapper":     "runs another program; propose that program itself",
-	"network":     "reaches the network outside homard's egress checks; use http_get",
-}
-
-// interpreterPrefixes catch versioned names: python3.11, perl5.36, lua5.4.
-var interpreterPrefixes = []string{"python", "pypy", "perl", "ruby", "php", "lua", "tclsh", "wish", "node", "pwsh", "java", "guile", "gawk"}

@@ -66,9 +66,14 @@ func Decide(in Input) Decision {
 		// A guest got here only with a read-only low-risk listed tool.
 		return Decision{Allow, "read-only tool on the guest list", "trust.guest-tools"}
 	}
-	safeRead := in.ReadOnly && in.Risk == RiskLow
+	// A command's class decides with its risk: read runs in every mode;
+	// write and runs-code never count as reads whatever ReadOnly says.
+	safeRead := in.ReadOnly && in.Risk == RiskLow && (in.Class == ClassNone || in.Class == ClassRead)
 	if safeRead && !privateEgress {
 		return Decision{Allow, "read-only low-risk action", "mode." + string(in.Mode) + ".read"}
+	}
+	if in.Class == ClassRunsCode {
+		return decideRunsCode(in, rule)
 	}
 	switch in.Mode {
 	case ModeSafe:
@@ -86,6 +91,47 @@ func Decide(in Input) Decision {
 			return Decision{Allow, "allowed by operator rule " + rule.ID, "rule." + rule.ID}
 		}
 		return Decision{Ask, "autopilot asks before high-risk actions", "mode.autopilot"}
+	case ModeYolo:
+		return Decision{Allow, "yolo mode runs non-critical actions", "mode.yolo"}
+	}
+	return Decision{Deny, "unknown permission mode", "mode.unknown"}
+}
+
+// Values of Input.UnknownCommands (config commands.unknown).
+const (
+	UnknownAsk     = "ask"     // autopilot asks before a command that runs code
+	UnknownSandbox = "sandbox" // autopilot runs it in the sandbox; its changes are checked before they apply
+)
+
+// decideRunsCode is the mode table's row for a command that runs code (an
+// unknown program, a build, a test, a script): safe and smart ask,
+// autopilot runs it when the operator chose commands.unknown = "sandbox"
+// (and it is not high risk), yolo runs it. In smart mode only an operator
+// allow rule naming the command (a rule with a Command pattern) lifts the
+// question: a rule for a path or for the whole tool was not written for
+// code. Grants never cover such a command (approvals are one-time).
+func decideRunsCode(in Input, rule *Rule) Decision {
+	const why = "this command runs code (an unknown program, a build, a test or a script); it runs in the sandbox and its changes are checked before they apply"
+	commandRule := rule != nil && rule.Effect == Allow && len(rule.Command) > 0
+	switch in.Mode {
+	case ModeSafe:
+		return Decision{Ask, "safe mode asks: " + why, "mode.safe.runs-code"}
+	case ModeSmart:
+		if commandRule {
+			return Decision{Allow, "allowed by operator rule " + rule.ID, "rule." + rule.ID}
+		}
+		return Decision{Ask, "smart mode asks: " + why, "mode.smart.runs-code"}
+	case ModeAutopilot:
+		if in.UnknownCommands == UnknownSandbox && in.Risk <= RiskMedium {
+			return Decision{Allow, "autopilot runs code in the sandbox (commands.unknown = sandbox); its changes are checked before they apply", "mode.autopilot.runs-code"}
+		}
+		if rule != nil && rule.Effect == Allow {
+			return Decision{Allow, "allowed by operator rule " + rule.ID, "rule." + rule.ID}
+		}
+		if in.Risk > RiskMedium {
+			return Decision{Ask, "autopilot asks before high-risk actions", "mode.autopilot"}
+		}
+		return Decision{Ask, "autopilot asks before a command that runs code (commands.unknown = ask; set it to sandbox to run such commands in the sandbox unasked)", "mode.autopilot.runs-code"}
 	case ModeYolo:
 		return Decision{Allow, "yolo mode runs non-critical actions", "mode.yolo"}
 	}

@@ -315,13 +315,21 @@ type Input struct {
 	Tool     string
 	Action   Action
 	Risk     Risk
-	ReadOnly bool     // the Plan has no effect outside reading
-	Targets  []string // root-relative paths the Plan touches, slash-separated
-	Command  []string // a command Plan's argv, absolute program path first
-	Trust    Trust
-	Mode     Mode
-	Rules    []Rule   // operator rules, first match wins
-	Guest    []string // tools a guest may use; only read-only ones take effect
+	ReadOnly bool // the Plan has no effect outside reading
+	// Class is a command Plan's class from the catalog (ClassNone for
+	// every other tool). Read runs in every mode; write follows the risk
+	// as any write does; runs code has its own row (decideRunsCode).
+	Class Class
+	// UnknownCommands is config commands.unknown: UnknownSandbox lets
+	// autopilot run a command that runs code; anything else (UnknownAsk,
+	// or empty) asks.
+	UnknownCommands string
+	Targets         []string // root-relative paths the Plan touches, slash-separated
+	Command         []string // a command Plan's argv, absolute program path first
+	Trust           Trust
+	Mode            Mode
+	Rules           []Rule   // operator rules, first match wins
+	Guest           []string // tools a guest may use; only read-only ones take effect
 	// Private says the caller's session already holds the owner's private
 	// data (a file, command output or memory entered its context), so an
 	// outbound request (ActionFetch, ActionSend) could carry it out. The

@@ -1,0 +1,169 @@
+package policy
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Template is what a standing grant for a command holds: the approved
+// argv as the catalog parsed it. A later command is covered only when it
+// is the same program (resolved path and, when known, the binary's
+// SHA-256), the same catalog entry, in the same working folder, with the
+// same subcommands, options and option values in the same order, the
+// same number of operands with the same roles, the same stdin and no
+// longer a timeout. The only freedom is in path operands: each approved
+// one that was a clean relative path becomes a slot, "a path inside F"
+// where F is the folder it was in ("." for the working folder itself),
+// so approving "mkdir build" lets "mkdir src" and "mkdir build/x" run, and
+// approving "mkdir build/x" lets "mkdir build/y" run, but never
+// "mkdir ../x", "mkdir -p x --mode=4777" or "cp /etc/passwd x".
+//
+// A command that runs code gets no template that covers anything: its
+// approvals are one-time only (RunsCode).
+type Template struct {
+	Program  string `json:"program"`          // resolved absolute path
+	SHA256   string `json:"sha256,omitempty"` // hex SHA-256 of the binary; set by the caller
+	Entry    string `json:"entry"`            // catalog entry; empty for an unknown program
+	Dir      string `json:"dir"`              // working folder as a Plan target ("." or "name:rel"); set by the caller
+	Items    []Item `json:"items"`
+	Stdin    string `json:"stdin_sha256,omitempty"` // hex SHA-256 of stdin, empty for none; see SetStdin
+	TimeoutS int    `json:"timeout_s"`              // a covered call may not ask for longer; set by the caller
+	RunsCode bool   `json:"runs_code,omitempty"`
+}
+
+// newTemplate builds a command's template from its parsed items: path
+// operands of a clean shape become slots.
+func newTemplate(entry string, items []Item, runsCode bool) Template {
+	t := Template{Entry: entry, Items: slices.Clone(items), RunsCode: runsCode}
+	for i, it := range t.Items {
+		if it.Kind == ItemOperand && (it.Role == RolePathRead || it.Role == RolePathWrite) && SlotShape(it.Value) {
+			t.Items[i].Slot = path.Dir(it.Value)
+		}
+	}
+	return t
+}
+
+// SetStdin records the command's standard input by its hash.
+func (t *Template) SetStdin(stdin string) {
+	if stdin == "" {
+		t.Stdin = ""
+		return
+	}
+	sum := sha256.Sum256([]byte(stdin))
+	t.Stdin = hex.EncodeToString(sum[:])
+}
+
+// Grantable reports whether a standing grant may be made from t: only a
+// command that does not run code, with a program path.
+func (t Template) Grantable() bool { return !t.RunsCode && t.Program != "" }
+
+// SlotShape reports whether an operand has the shape a path slot accepts:
+// a clean relative path, not ".", not starting with "-", without "..".
+func SlotShape(op string) bool {
+	if op == "" || op == "." || strings.HasPrefix(op, "-") || path.IsAbs(op) || path.Clean(op) != op {
+		return false
+	}
+	return !slices.Contains(strings.Split(op, "/"), "..")
+}
+
+// InSlot reports whether op has the slot shape and lies strictly inside
+// the folder slot ("." is the working folder), by its text alone. The
+// caller must still resolve it on disk (see Covers).
+func InSlot(slot, op string) bool {
+	if !SlotShape(op) {
+		return false
+	}
+	if slot == "." {
+		return true
+	}
+	return SlotShape(slot) && strings.HasPrefix(op, slot+"/")
+}
+
+// Inside resolves an operand at run time: it reports whether op, taken
+// relative to the working folder dir, resolves (symlinks followed) to a
+// path strictly inside slot below dir and outside the protected set.
+type Inside func(dir, slot, op string) bool
+
+// Covers reports whether call, the template of a proposed command, is
+// covered by t, the template of a grant. Everything but slot operands
+// must be equal; a slot operand must have InSlot's shape and inside must
+// confirm it on disk. A nil inside covers no slot: fail closed.
+func (t Template) Covers(call Template, inside Inside) bool {
+	if !t.Grantable() || call.RunsCode || call.Program != t.Program || call.Entry != t.Entry || call.Dir != t.Dir ||
+		call.Stdin != t.Stdin || call.TimeoutS > t.TimeoutS || len(call.Items) != len(t.Items) {
+		return false
+	}
+	if t.SHA256 != "" && call.SHA256 != t.SHA256 {
+		return false
+	}
+	for i, g := range t.Items {
+		c := call.Items[i]
+		if c.Kind != g.Kind || c.Name != g.Name || c.HasValue != g.HasValue || c.Role != g.Role {
+			return false
+		}
+		if g.Slot == "" {
+			if c.Value != g.Value {
+				return false
+			}
+			continue
+		}
+		if g.Kind != ItemOperand || !InSlot(g.Slot, c.Value) || inside == nil || !inside(t.Dir, g.Slot, c.Value) {
+			return false
+		}
+	}
+	return true
+}
+
+// String shows the template as the owner reads it on a card, before
+// choosing a scope: "mkdir -p ‹path in build/›".
+func (t Template) String() string {
+	var b strings.Builder
+	b.WriteString(quoteWord(path.Base(t.Program)))
+	for _, it := range t.Items {
+		b.WriteByte(' ')
+		switch it.Kind {
+		case ItemSub:
+			b.WriteString(quoteWord(it.Name))
+		case ItemEnd:
+			b.WriteString("--")
+		case ItemOption:
+			if it.Name == "-NUM" {
+				b.WriteString("-" + quoteWord(it.Value))
+				continue
+			}
+			b.WriteString(quoteWord(it.Name))
+			if it.HasValue {
+				if strings.HasPrefix(it.Name, "--") {
+					b.WriteString("=" + quoteWord(it.Value))
+				} else {
+					b.WriteString(" " + quoteWord(it.Value))
+				}
+			}
+		case ItemOperand:
+			if it.Slot == "" {
+				b.WriteString(quoteWord(it.Value))
+			} else {
+				b.WriteString("‹path in " + strings.TrimSuffix(it.Slot, "/") + "/›")
+			}
+		}
+	}
+	if t.Stdin != "" {
+		b.WriteString(" ‹with the same stdin›")
+	}
+	return b.String()
+}
+
+// quoteWord quotes a word that is empty or holds anything but plain
+// characters, so control characters and spaces show as escapes.
+func quoteWord(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return r <= ' ' || r == '"' || r == '\'' || r == '\\' || r >= 0x7f
+	}) {
+		return s
+	}
+	return strconv.QuoteToASCII(s)
+}
