@@ -32,7 +32,6 @@ func TestRunCommandThroughThePipeline(t *testing.T) {
 		`{"program":"env","args":["-S","sh -c id"]}`,
 		`{"program":"ls; touch pwned"}`,
 		`{"program":"ls "}`,
-		`{"program":"find","args":[".","-exec","touch","pwned",";"]}`,
 		`{"program":"git","args":["-c","core.pager=touch pwned","log"]}`,
 		`{"program":"git","args":["clone","--upload-p=touch pwned","x"]}`,
 		`{"program":"curl","args":["http://169.254.169.254/"]}`,
@@ -43,8 +42,9 @@ func TestRunCommandThroughThePipeline(t *testing.T) {
 			t.Errorf("run_command %s: %s by %s (%s); want denied by a hard limit", args, out.Decision, out.Rule, out.Reason)
 		}
 	}
-	// A program inside the (writable) workspace never runs: it could be a
-	// renamed interpreter.
+	// A program inside the (writable) workspace runs as code whatever its
+	// name: on an overlay, with its effects graded (it changes nothing
+	// here, so nothing is applied).
 	bin, err := os.ReadFile("/bin/true")
 	if err != nil {
 		t.Fatal(err)
@@ -52,8 +52,14 @@ func TestRunCommandThroughThePipeline(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(root, "notes"), bin, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	out0 := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "notes") + `"}`})
-	wantDecision(t, out0, "denied", "limit.program-location")
+	out0 := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "notes") + `"}`, Mode: "smart"})
+	wantDecision(t, out0, "pending", "mode.smart")
+	if !strings.Contains(out0.Plan, "on a copy") {
+		t.Errorf("plan %q does not say the program runs on a copy", out0.Plan)
+	}
+	// find -exec runs code: it asks in smart mode instead of being read.
+	out0 = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"find","args":[".","-exec","touch","pwned",";"]}`, Mode: "smart"})
+	wantDecision(t, out0, "pending", "mode.smart")
 
 	// Shell syntax in argv is literal: echo prints it, nothing else runs.
 	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"echo","args":["a;","touch","pwned","&&","$(id)","|","sh"]}`})

@@ -8,8 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
-	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -136,9 +136,12 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	// model could have written — anything in the writable workspace, such
 	// as a copy of python3 renamed "notes" — is refused outright unless
 	// the operator lists its exact path.
-	if root := t.rootHolding(path, real); root != "" && !slices.Contains(t.o.Allow, path) && !slices.Contains(t.o.Allow, real) {
-		return tool.Plan{}, tool.Refuse("limit.program-location",
-			"%s is inside the workspace (%s), which tools can write, so it could be anything; run programs installed outside the workspace, or list this exact path in commands.allow", real, root)
+	// A program inside a root is whatever the model wrote there (a copy
+	// of python3 renamed "notes", a binary it just built): it runs as code
+	// — on an overlay, graded, one-time approvals only — whatever the
+	// catalog would call a program of that name.
+	if root := t.rootHolding(path, real); root != "" {
+		v = policy.CommandVerdict{Class: policy.ClassRunsCode, Risk: max(v.Risk, policy.RiskMedium)}
 	}
 	if p.Cwd == "" {
 		p.Cwd = "."
@@ -278,20 +281,28 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 }
 
 // commandView chooses the sandbox view for a classified command: a read
-// runs on a read-only view; anything else on an overlay whose changes are
-// graded against what the argv says it writes. The classification only
+// runs on a read-only view; a write or code on an overlay whose changes
+// are graded against what the argv says it writes (the catalog's Writes,
+// relative to the working folder; code, or a write the argv does not name,
+// may change anything in the root at medium). The classification only
 // picks the view; the view holds whatever the command really does.
 func commandView(v policy.CommandVerdict, cwd workspace.Path) (mode sandbox.Mode, expected []string, runsCode bool) {
-	if v.ReadOnly {
+	if v.Class == policy.ClassRead {
 		return sandbox.ModeReadOnly, nil, false
 	}
-	// Until the catalog says which operands are written, a write-class
-	// command may change anything under its working folder.
-	prefix := ""
-	if cwd.Rel != "." {
-		prefix = cwd.Rel + "/"
+	if v.Class == policy.ClassRunsCode || v.WritesAnywhere {
+		return sandbox.ModeOverlay, nil, true
 	}
-	return sandbox.ModeOverlay, []string{prefix}, true
+	for _, w := range v.Writes {
+		rel := path.Clean(path.Join(cwd.Rel, filepath.ToSlash(w)))
+		if rel == "." || rel == ".." || strings.HasPrefix(rel, "../") || path.IsAbs(w) {
+			continue // outside the root: nothing there can change
+		}
+		// A written operand may be a folder (mkdir -p a/b, cp -r): the
+		// path itself and everything below it.
+		expected = append(expected, rel, rel+"/")
+	}
+	return sandbox.ModeOverlay, expected, false
 }
 
 // lookProgram resolves a program name in commandPath (or checks an

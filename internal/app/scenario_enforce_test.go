@@ -1,0 +1,179 @@
+package app
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/homard/homard/internal/sandbox"
+)
+
+// requireCommands skips (fails under CI) without a working sandbox and git.
+func requireCommands(t *testing.T, r *Runtime) {
+	t.Helper()
+	if _, err := sandbox.Select(r.Config.Sandbox.Backend); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no sandbox backend works here, and CI must test one: %v", err)
+		}
+		t.Skipf("no sandbox backend works here: %v", err)
+	}
+	if _, err := exec.LookPath("git"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("git is not installed")
+		}
+		t.Skip("git is not installed")
+	}
+}
+
+// gitRepo makes a repository with one commit in the workspace's folder rel.
+func gitRepo(t *testing.T, r *Runtime, rel string) string {
+	t.Helper()
+	dir := filepath.Join(r.Config.Workspace.Roots[0].Path, rel)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"init", "-q", "-b", "main"}, {"add", "."}, {"commit", "-qm", "first", "--allow-empty"}} {
+		c := exec.Command("git", args...)
+		c.Dir = dir
+		c.Env = []string{"HOME=" + dir, "GIT_CONFIG_NOSYSTEM=1", "GIT_AUTHOR_NAME=o", "GIT_AUTHOR_EMAIL=o@x", "GIT_COMMITTER_NAME=o", "GIT_COMMITTER_EMAIL=o@x"}
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v %s", args, err, out)
+		}
+	}
+	return dir
+}
+
+// TestScenarioGitCannotBecomeAShell: the red team's git attacks, each with
+// its twin. `git grep -O<script>` (the attached short form) and the other
+// program-running or file-writing options are refused in every spelling
+// and mode; git's reads run unasked in safe mode and work — plain `git
+// diff` included.
+func TestScenarioGitCannotBecomeAShell(t *testing.T) {
+	r := newTestRuntime(t, "safe")
+	requireCommands(t, r)
+	writeWorkspaceFile(t, r, "repo/notes.txt", "hello world\n")
+	repo := gitRepo(t, r, "repo")
+	writeWorkspaceFile(t, r, "repo/notes.txt", "hello there\n")
+	for _, args := range []string{
+		`["grep","--no-index","-Otouch pwned","hello"]`,
+		`["grep","-O","touch pwned","hello"]`,
+		`["grep","--open-files-in-pager=touch pwned","hello"]`,
+		`["grep","--open-f=touch pwned","hello"]`,
+		`["log","--output=notes.txt"]`,
+		`["log","--outp","notes.txt"]`,
+		`["diff","--no-index","--output=notes.txt","a","b"]`,
+		`["--git-dir=evil","status"]`,
+		`["--work-tree=/","status"]`,
+		`["-c","core.pager=touch pwned","log"]`,
+		`["--exec-path=.","status"]`,
+		`["--config-env=core.pager=X","log"]`,
+	} {
+		out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"git","args":` + args + `,"cwd":"repo"}`, Mode: "yolo"})
+		if string(out.Decision) != "denied" || !strings.HasPrefix(out.Rule, "limit.") {
+			t.Errorf("git %s: %s by %s (%s); want denied by a hard limit", args, out.Decision, out.Rule, out.Reason)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(repo, "notes.txt")); string(got) != "hello there\n" {
+		t.Errorf("notes.txt = %q", got)
+	}
+	// Twins: reads run unasked in safe mode and do their job.
+	for _, tc := range []struct{ args, want string }{
+		{`["grep","-n","hello"]`, "notes.txt:1:hello there"},
+		{`["log","--oneline"]`, "first"},
+		{`["diff"]`, "+hello there"},
+		{`["status","--short"]`, "M notes.txt"},
+	} {
+		out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"git","args":` + tc.args + `,"cwd":"repo"}`})
+		if string(out.Decision) != "ran" || out.Result == nil || !strings.Contains(out.Result.Text, tc.want) {
+			t.Errorf("git %s: %s by %s (%s) %+v; want it to run and print %q", tc.args, out.Decision, out.Rule, out.Reason, out.Result, tc.want)
+		}
+	}
+}
+
+// TestScenarioCodeCannotPlantAHook: code the model runs (here: a program
+// it wrote into the workspace) works on a copy; a git hook it plants there
+// never reaches the real repository — the change set is held for the
+// owner with the path named — while an ordinary output of the same run is
+// applied and can be rolled back.
+func TestScenarioCodeCannotPlantAHook(t *testing.T) {
+	r := newTestRuntime(t, "autopilot")
+	requireCommands(t, r)
+	root := r.Config.Workspace.Roots[0].Path
+	gitRepo(t, r, "repo")
+	// A "program" the model wrote: a copy of a real binary under a new
+	// name runs as code, whatever its name.
+	script := "#!/bin/sh\nmkdir -p .git/hooks && printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit\n"
+	writeWorkspaceFile(t, r, "repo/build.sh", script)
+	if err := os.Chmod(filepath.Join(root, "repo", "build.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "repo", "build.sh") + `","cwd":"repo"}`})
+	wantDecision(t, out, "ran", "mode.autopilot")
+	if _, err := os.Stat(filepath.Join(root, "repo", ".git", "hooks", "pre-commit")); err == nil {
+		t.Fatal("the hook reached the real repository")
+	}
+	text := out.Result.Text
+	if !strings.Contains(text, "NOT applied") || !strings.Contains(text, ".git/hooks/pre-commit") {
+		t.Fatalf("result does not say the hook was held: %q", text)
+	}
+	id := regexp.MustCompile(`cs_[0-9a-f]{16}`).FindString(text)
+	if id == "" {
+		t.Fatalf("no change-set id in %q", text)
+	}
+	// apply_changes always asks, even in yolo, and only once.
+	ap := call(t, r, CallRequest{Tool: "apply_changes", Args: `{"id":"` + id + `"}`, Mode: "yolo"})
+	wantDecision(t, ap, "pending", "risk.critical")
+	if !strings.Contains(ap.Plan, ".git/hooks/pre-commit") {
+		t.Errorf("the card does not show the hook: %q", ap.Plan)
+	}
+
+	// Twin: the same kind of run that writes an ordinary file is applied
+	// in autopilot, and one rollback undoes it.
+	writeWorkspaceFile(t, r, "repo/gen.sh", "#!/bin/sh\necho generated > out.txt\n")
+	if err := os.Chmod(filepath.Join(root, "repo", "gen.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "repo", "gen.sh") + `","cwd":"repo"}`})
+	wantDecision(t, out, "ran", "mode.autopilot")
+	got, err := os.ReadFile(filepath.Join(root, "repo", "out.txt"))
+	if err != nil || string(got) != "generated\n" {
+		t.Fatalf("out.txt = %q, %v; result %q", got, err, out.Result.Text)
+	}
+	cp := regexp.MustCompile("checkpoint rollback ([^`]+)`").FindStringSubmatch(out.Result.Text)
+	if cp == nil {
+		t.Fatalf("no checkpoint in %q", out.Result.Text)
+	}
+	pv, err := r.Workspace.RollbackPreview(cp[1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Workspace.Rollback(cp[1], pv.SavedSHA256()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "repo", "out.txt")); err == nil {
+		t.Error("rollback left out.txt")
+	}
+}
+
+// TestScenarioCommandsCannotReadSecrets: `cat .env` fails inside the
+// sandbox whatever the mode; the ordinary file next to it reads.
+func TestScenarioCommandsCannotReadSecrets(t *testing.T) {
+	r := newTestRuntime(t, "yolo")
+	requireCommands(t, r)
+	writeWorkspaceFile(t, r, ".env", "API_KEY=TOPSECRET\n")
+	writeWorkspaceFile(t, r, "keys/id_ed25519", "TOPSECRET-KEY\n")
+	writeWorkspaceFile(t, r, "notes.txt", "ordinary\n")
+	for _, args := range []string{`[".env"]`, `["keys/id_ed25519"]`, `["notes.txt",".env"]`} {
+		out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"cat","args":` + args + `}`})
+		if out.Result != nil && strings.Contains(out.Result.Text, "TOPSECRET") {
+			t.Errorf("cat %s read a sensitive file: %q", args, out.Result.Text)
+		}
+	}
+	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"cat","args":["notes.txt"]}`})
+	if out.Result == nil || !strings.Contains(out.Result.Text, "ordinary") {
+		t.Errorf("cat notes.txt: %+v", out)
+	}
+}
