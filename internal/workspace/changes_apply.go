@@ -114,7 +114,6 @@ func (w *Workspace) ApplyChanges(ctx context.Context, rootName string, cs *Chang
 		return res, fmt.Errorf("apply changes: %w", err)
 	}
 	defer setLock.Close()
-	dirs := map[string]bool{}
 	for i := range j.Steps {
 		if err := applyStep(dirfd, cs, todo[i], j.Steps[i]); err != nil {
 			conflicts, uerr := w.undo(dirfd, j, i)
@@ -128,18 +127,16 @@ func (w *Workspace) ApplyChanges(ctx context.Context, rootName string, cs *Chang
 			}
 			return res, fmt.Errorf("apply changes: %s: %w", todo[i].Rel, errors.Join(err, uerr))
 		}
-		dirs[path.Dir(j.Steps[i].Rel)] = true
 		if w.changesHook != nil {
 			if err := w.changesHook(i); err != nil {
 				return res, err // a simulated crash: nothing more happens
 			}
 		}
 	}
-	for d := range dirs {
-		if fd, err := openBeneath(dirfd, d, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0); err == nil {
-			unix.Fsync(fd)
-			unix.Close(fd)
-		}
+	// Every file placed and every entry renamed, in one syncfs: until it
+	// returns the journal still says "applying", so a crash rolls back.
+	if err := syncFSAt(dirfd); err != nil {
+		return res, fmt.Errorf("apply changes: sync: %w", err)
 	}
 	j.State = stateApplied
 	if err := w.cps.writeJournal(j); err != nil {
@@ -198,7 +195,7 @@ func (w *Workspace) prepare(ctx context.Context, rootName string, dirfd int, tod
 		}
 		j.Steps[i] = s
 	}
-	if err := syncDir(dir); err != nil {
+	if err := syncFS(dir); err != nil { // the saved old contents, before the journal names them
 		return nil, nil, err
 	}
 	if err := c.writeJournal(j); err != nil {
@@ -294,10 +291,9 @@ func placeFile(pfd int, name, tmp string, content io.Reader, wantSHA string, mod
 		if wantSHA != "" && h.hex() != wantSHA {
 			return ErrCheckpointCorrupt
 		}
-		if err := f.Chmod(os.FileMode(mode)); err != nil {
-			return err
-		}
-		return f.Sync()
+		// Not synced here: the caller syncs the filesystem once after
+		// its last step (apply and undo both run under a journal).
+		return f.Chmod(os.FileMode(mode))
 	}()
 	if cerr := f.Close(); err == nil {
 		err = cerr

@@ -131,10 +131,9 @@ func saveOld(dirfd int, rel string, st *realStat, dir, name string) (string, err
 		return "", err
 	}
 	h := sha256.New()
+	// Not synced one by one: prepare makes the whole set durable with one
+	// syncfs before the journal is written.
 	_, err = io.Copy(io.MultiWriter(dst, h), src)
-	if err == nil {
-		err = dst.Sync()
-	}
 	if cerr := dst.Close(); err == nil {
 		err = cerr
 	}
@@ -145,6 +144,32 @@ func saveOld(dirfd int, rel string, st *realStat, dir, name string) (string, err
 		return "", fmt.Errorf("%s: %w", rel, ErrConflict)
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// syncFS makes every file and entry on dir's filesystem durable: one
+// syncfs(2) for a whole phase (the saved old contents; the applied files)
+// instead of one fsync per file, which cost ~1 ms a file here.
+func syncFS(dir string) error {
+	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer unix.Close(fd)
+	if err := unix.Syncfs(fd); err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
+
+// syncFSAt is syncFS for the filesystem of dirfd, which may be an O_PATH
+// descriptor (syncfs needs a real one, so the folder is reopened).
+func syncFSAt(dirfd int) error {
+	fd, err := unix.Openat(dirfd, ".", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	return unix.Syncfs(fd)
 }
 
 // syncDir makes a directory's entries durable.

@@ -41,6 +41,9 @@ func (w *Workspace) undo(dirfd int, j *journal, last int) (conflicts []string, e
 			conflicts = append(conflicts, c)
 		}
 	}
+	if err := syncFSAt(dirfd); err != nil {
+		return conflicts, fmt.Errorf("undo: sync: %w", err)
+	}
 	return conflicts, nil
 }
 
