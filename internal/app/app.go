@@ -234,6 +234,9 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		// "allow" turns the private-egress check off; config rejects
 		// anything but "ask" and "allow".
 		AllowPrivateEgress: cfg.Permissions.PrivateEgress == "allow",
+		// Config accepts only "sandbox" and "ask" (policy.UnknownSandbox,
+		// policy.UnknownAsk).
+		UnknownCommands: cfg.Commands.Unknown,
 		// Results over arbiter.DefaultArtifactChars characters become
 		// artifacts read with read_artifact; no config key yet.
 	})

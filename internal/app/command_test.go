@@ -32,6 +32,7 @@ func TestRunCommandThroughThePipeline(t *testing.T) {
 		`{"program":"env","args":["-S","sh -c id"]}`,
 		`{"program":"ls; touch pwned"}`,
 		`{"program":"ls "}`,
+		`{"program":"find","args":[".","-exec","sh","-c","touch pwned",";"]}`,
 		`{"program":"git","args":["-c","core.pager=touch pwned","log"]}`,
 		`{"program":"git","args":["clone","--upload-p=touch pwned","x"]}`,
 		`{"program":"curl","args":["http://169.254.169.254/"]}`,

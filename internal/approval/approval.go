@@ -13,6 +13,11 @@
 // approved Plan's risk. Critical Plans are only ever approved once and are
 // never covered by a grant.
 //
+// A command's grant is not a path pattern but an argv template
+// (policy.Template): the card shows it before the owner picks a scope, the
+// grant stores it, and MatchCommandGrant covers only commands that fit it.
+// A command that runs code is only ever approved once.
+//
 // Every state change is a conditional UPDATE inside one store.Write
 // transaction, so concurrent approvers or consumers cannot both win. SQL
 // lives in package store; the rules live here.
@@ -83,6 +88,9 @@ type Approval struct {
 	// Rule and Reason say why approval was asked (the policy decision).
 	Rule   string
 	Reason string
+	// Template is what a session or always approval of a command would
+	// grant; nil for other tools.
+	Template *policy.Template
 }
 
 // Card is what a pending approval shows the owner: the exact Plan and why
@@ -94,6 +102,10 @@ type Card struct {
 	Risk    policy.Risk
 	Rule    string // the policy rule that asked, e.g. mode.safe
 	Reason  string // already redacted
+	// Template is a command Plan's argv template (policy.Template.String
+	// is what the owner reads before choosing a scope); nil for other
+	// tools.
+	Template *policy.Template
 }
 
 // Options configures a Service.
@@ -151,9 +163,13 @@ func (s *Service) Request(ctx context.Context, b Binding, c Card) (Approval, err
 	if sum := sha256.Sum256(plan); hex.EncodeToString(sum[:]) != b.PlanHash {
 		return Approval{}, fmt.Errorf("request approval for %s: %w", b.Tool, ErrPlanMismatch)
 	}
+	tmpl, err := encodeTemplate(c.Template)
+	if err != nil {
+		return Approval{}, fmt.Errorf("request approval for %s: %w", b.Tool, err)
+	}
 	now := s.now()
 	var out store.Approval
-	err := s.st.Write(ctx, func(tx *store.Tx) error {
+	err = s.st.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.EnsureSession(b.Session, b.Owner, now); err != nil {
 			return err
 		}
@@ -169,6 +185,7 @@ func (s *Service) Request(ctx context.Context, b Binding, c Card) (Approval, err
 			ID: newID("ap_"), Tool: b.Tool, PlanHash: b.PlanHash, Owner: b.Owner, SessionID: b.Session,
 			Display: c.Display, Plan: slices.Clone(plan), Targets: slices.Clone(c.Targets), Risk: int(risk),
 			Status: string(Pending), CreatedAt: now, ExpiresAt: now.Add(s.ttl), Rule: c.Rule, Reason: c.Reason,
+			Template: tmpl,
 		}
 		return tx.InsertApproval(out)
 	})
@@ -215,6 +232,14 @@ func (s *Service) decide(ctx context.Context, op, id, approver string, to Status
 			return ErrExpired
 		case to == Approved && policy.Risk(row.Risk) >= policy.RiskCritical && scope != ScopeOnce:
 			return ErrScopeNotAllowed
+		case to == Approved && scope != ScopeOnce && row.Template != "":
+			t, err := decodeTemplate(row.Template)
+			if err != nil {
+				return err
+			}
+			if !t.Grantable() {
+				return fmt.Errorf("%w: %s runs code, and the next run could do anything else", ErrScopeNotAllowed, t.String())
+			}
 		}
 		expires := row.ExpiresAt
 		if to == Approved {
@@ -299,6 +324,10 @@ func (s *Service) List(ctx context.Context, status Status) ([]Approval, error) {
 }
 
 func fromRow(r store.Approval, now time.Time) Approval {
+	var tmpl *policy.Template
+	if t, err := decodeTemplate(r.Template); err == nil && r.Template != "" {
+		tmpl = &t
+	}
 	st := Status(r.Status)
 	if (st == Pending || st == Approved) && !now.Before(r.ExpiresAt) {
 		st = Expired
@@ -314,7 +343,7 @@ func fromRow(r store.Approval, now time.Time) Approval {
 		Scope:     Scope(r.Scope),
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, DecidedAt: r.DecidedAt,
 		DecidedBy: r.DecidedBy, ConsumedAt: r.ConsumedAt,
-		Rule: r.Rule, Reason: r.Reason,
+		Rule: r.Rule, Reason: r.Reason, Template: tmpl,
 	}
 }
 

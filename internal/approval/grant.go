@@ -2,6 +2,7 @@ package approval
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"path"
@@ -28,6 +29,9 @@ type Grant struct {
 	CreatedAt  time.Time
 	ExpiresAt  time.Time
 	RevokedAt  time.Time // zero while not revoked
+	// Template makes a command grant: it covers only commands that fit
+	// this argv template (policy.Template.Covers), never by Patterns.
+	Template *policy.Template
 }
 
 // Active reports whether g is unrevoked and unexpired at now.
@@ -76,7 +80,7 @@ func coversPath(pattern, target string) bool {
 func (s *Service) grantFor(a store.Approval, scope Scope, now time.Time) store.Grant {
 	g := store.Grant{
 		ID: newID("gr_"), Owner: a.Owner, Tool: a.Tool, Patterns: Patterns(a.Targets),
-		MaxRisk: a.Risk, Scope: string(scope), ApprovalID: a.ID, CreatedAt: now,
+		MaxRisk: a.Risk, Scope: string(scope), ApprovalID: a.ID, CreatedAt: now, Template: a.Template,
 	}
 	if scope == ScopeSession {
 		g.SessionID = a.SessionID
@@ -108,7 +112,37 @@ func (s *Service) MatchGrant(ctx context.Context, owner, session, tool string, t
 			g.MaxRisk < risk || g.MaxRisk >= policy.RiskCritical {
 			continue
 		}
-		if g.Covers(targets) {
+		if g.Template == nil && g.Covers(targets) {
+			return g, true, nil
+		}
+	}
+	return Grant{}, false, nil
+}
+
+// MatchCommandGrant finds an active command grant of owner for tool that
+// applies to session, covers risk and whose template covers call, the
+// proposed command's template; inside resolves slot operands on disk
+// (policy.Inside; nil covers no slot). A command that runs code and a
+// critical risk are never covered; grants without a template (path
+// grants, and command grants made before templates) never cover a
+// command.
+func (s *Service) MatchCommandGrant(ctx context.Context, owner, session, tool string, call policy.Template, risk policy.Risk, inside policy.Inside) (Grant, bool, error) {
+	if risk < policy.RiskLow || risk >= policy.RiskCritical || owner == "" || tool == "" || call.RunsCode {
+		return Grant{}, false, nil
+	}
+	now := s.now()
+	rows, err := s.st.ActiveGrants(ctx, owner, session, tool, int(risk), now)
+	if err != nil {
+		return Grant{}, false, fmt.Errorf("match command grant for %s: %w", tool, err)
+	}
+	for _, r := range rows {
+		g := grantFromRow(r)
+		if g.Template == nil || g.Owner != owner || g.Tool != tool || !g.Active(now) ||
+			(g.Session != "" && g.Session != session) ||
+			g.MaxRisk < risk || g.MaxRisk >= policy.RiskCritical {
+			continue
+		}
+		if g.Template.Covers(call, inside) {
 			return g, true, nil
 		}
 	}
@@ -139,7 +173,17 @@ func (s *Service) RevokeGrant(ctx context.Context, id string) error {
 }
 
 func grantFromRow(r store.Grant) Grant {
-	return Grant{
+	var tmpl *policy.Template
+	if r.Template != "" {
+		// An unreadable template makes a grant that covers nothing: a
+		// template that is not nil but has no program is not grantable.
+		t, err := decodeTemplate(r.Template)
+		if err != nil {
+			t = policy.Template{RunsCode: true}
+		}
+		tmpl = &t
+	}
+	return Grant{Template: tmpl,
 		ID: r.ID, Owner: r.Owner, Session: r.SessionID, Tool: r.Tool, Patterns: r.Patterns,
 		MaxRisk: policy.Risk(r.MaxRisk), Scope: Scope(r.Scope), ApprovalID: r.ApprovalID,
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, RevokedAt: r.RevokedAt,
@@ -192,4 +236,27 @@ func escapeGlob(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
+}
+
+// encodeTemplate stores a template as JSON ("" for none).
+func encodeTemplate(t *policy.Template) (string, error) {
+	if t == nil {
+		return "", nil
+	}
+	b, err := json.Marshal(t)
+	if err != nil {
+		return "", fmt.Errorf("encode command template: %w", err)
+	}
+	return string(b), nil
+}
+
+func decodeTemplate(s string) (policy.Template, error) {
+	var t policy.Template
+	if s == "" {
+		return t, nil
+	}
+	if err := json.Unmarshal([]byte(s), &t); err != nil {
+		return policy.Template{}, fmt.Errorf("decode command template: %w", err)
+	}
+	return t, nil
 }

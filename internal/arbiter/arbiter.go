@@ -79,6 +79,7 @@ type Outcome struct {
 type Approvals interface {
 	Consume(ctx context.Context, b approval.Binding) (approval.Approval, bool, error)
 	MatchGrant(ctx context.Context, owner, session, tool string, targets []string, risk policy.Risk) (approval.Grant, bool, error)
+	MatchCommandGrant(ctx context.Context, owner, session, tool string, call policy.Template, risk policy.Risk, inside policy.Inside) (approval.Grant, bool, error)
 	Request(ctx context.Context, b approval.Binding, c approval.Card) (approval.Approval, error)
 }
 
@@ -120,6 +121,16 @@ type Options struct {
 	// that a session holds private data. Sessions are still marked, so
 	// turning the check back on applies to what they have already read.
 	AllowPrivateEgress bool
+	// UnknownCommands is config commands.unknown: policy.UnknownSandbox
+	// lets autopilot run a command that runs code (in the sandbox, its
+	// changes checked before they apply); policy.UnknownAsk, or empty,
+	// asks.
+	UnknownCommands string
+	// CommandSlotInside resolves a path operand of a command against a
+	// command grant's slot at run time (symlinks followed, protected
+	// paths excluded): see policy.Inside. Nil means no command grant ever
+	// covers a command with a path slot.
+	CommandSlotInside policy.Inside
 }
 
 // Arbiter is the pipeline. It is safe for concurrent use.

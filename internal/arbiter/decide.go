@@ -135,13 +135,16 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		// Plans come from homard's own tool code; an adapter for outside
 		// tools (MCP) must never copy a server's read-only hint here.
 		ReadOnly: plan.ReadOnly(),
-		Targets:  plan.Targets(),
-		Command:  plan.Command(),
-		Trust:    c.p.Caller.Trust,
-		Mode:     c.mode,
-		Rules:    a.o.Rules,
-		Guest:    a.o.GuestTools,
-		Private:  private,
+		// A command's class from the catalog (run_command sets it).
+		Class:           plan.Class(),
+		UnknownCommands: a.o.UnknownCommands,
+		Targets:         plan.Targets(),
+		Command:         plan.Command(),
+		Trust:           c.p.Caller.Trust,
+		Mode:            c.mode,
+		Rules:           a.o.Rules,
+		Guest:           a.o.GuestTools,
+		Private:         private,
 	})
 	c.out.Rule, c.out.Reason = d.Rule, d.Reason
 	switch d.Verdict {
@@ -175,8 +178,19 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 		c.out.ApprovalID, c.out.Rule, c.out.Reason = ap.ID, "approval.once", "approved by "+ap.DecidedBy+" ("+string(ap.Scope)+")"
 		return true, nil
 	}
+	tmpl, hasTemplate := c.plan.Template()
 	if c.p.Caller.Trust == policy.TrustOwner {
-		g, ok, err := a.o.Approvals.MatchGrant(ctx, b.Owner, b.Session, b.Tool, c.plan.Targets(), c.plan.Risk())
+		var g approval.Grant
+		var ok bool
+		var err error
+		switch {
+		case hasTemplate:
+			// A command is covered only by a grant whose argv template
+			// it fits, never by path patterns.
+			g, ok, err = a.o.Approvals.MatchCommandGrant(ctx, b.Owner, b.Session, b.Tool, tmpl, c.plan.Risk(), a.o.CommandSlotInside)
+		case len(c.plan.Command()) == 0:
+			g, ok, err = a.o.Approvals.MatchGrant(ctx, b.Owner, b.Session, b.Tool, c.plan.Targets(), c.plan.Risk())
+		}
 		if err != nil {
 			return false, fmt.Errorf("arbiter: match grant: %w", err)
 		}
@@ -185,8 +199,12 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 			return true, nil
 		}
 	}
-	ap, err = a.o.Approvals.Request(ctx, b, approval.Card{Display: c.plan.Display(), Plan: c.plan.Canonical(),
-		Targets: c.plan.Targets(), Risk: c.plan.Risk(), Rule: c.out.Rule, Reason: a.o.Redactor.Redact(c.out.Reason)})
+	card := approval.Card{Display: c.plan.Display(), Plan: c.plan.Canonical(),
+		Targets: c.plan.Targets(), Risk: c.plan.Risk(), Rule: c.out.Rule, Reason: a.o.Redactor.Redact(c.out.Reason)}
+	if hasTemplate {
+		card.Template = &tmpl
+	}
+	ap, err = a.o.Approvals.Request(ctx, b, card)
 	if err != nil {
 		return false, fmt.Errorf("arbiter: request approval: %w", err)
 	}

@@ -129,9 +129,15 @@ type Sandbox struct {
 // Commands configures run_command.
 type Commands struct {
 	// Allow lists programs (base names or absolute paths) the operator
-	// permits although they are shells, interpreters or wrappers. Missing
-	// or empty means none.
+	// permits although they are shells, interpreters or wrappers; they
+	// then run as code, never as reads. Missing or empty means none.
 	Allow []string `toml:"allow"`
+	// Unknown says what autopilot does with a command that runs code (a
+	// program the catalog does not know, a build, a test, a script):
+	// "sandbox" runs it in the sandbox and checks its changes before they
+	// apply; "ask" asks first. Safe and smart always ask; yolo runs it.
+	// Missing means "sandbox".
+	Unknown string `toml:"unknown"`
 	// Env names environment variables passed to commands besides PATH,
 	// HOME, LANG and TERM. Missing or empty means none.
 	Env []string `toml:"env"`
@@ -402,6 +408,9 @@ func applyDefaults(c *Config) {
 	}
 	if c.Commands.Allow == nil {
 		c.Commands.Allow = []string{}
+	}
+	if c.Commands.Unknown == "" {
+		c.Commands.Unknown = "sandbox"
 	}
 	if c.Commands.Env == nil {
 		c.Commands.Env = []string{}

@@ -69,7 +69,7 @@ func writeConfig(t *testing.T, content string) string {
 // The documented defaults of the run-limit sections, spelled out.
 var (
 	defaultSandbox  = Sandbox{Backend: "auto"}
-	defaultCommands = Commands{Allow: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10}
+	defaultCommands = Commands{Allow: []string{}, Unknown: "sandbox", Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10}
 	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
 	defaultFiles    = Files{Sensitive: []string{}, AllowSensitive: []string{}}
 )
@@ -214,6 +214,8 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{`sandbox.backend = "docker": want one of auto, bwrap, landlock, host`}, ""},
 		{"commands allow shell syntax", `owner = "owner"`, "owner = \"owner\"\n[commands]\nallow = [\"sh -c\"]",
 			[]string{`commands.allow[0] = "sh -c": want a program name or a clean absolute path`}, ""},
+		{"commands unknown", `owner = "owner"`, "owner = \"owner\"\n[commands]\nunknown = \"run\"",
+			[]string{`commands.unknown = "run": want sandbox`}, ""},
 		{"commands env", `owner = "owner"`, "owner = \"owner\"\n[commands]\nenv = [\"PATH=/x\"]",
 			[]string{`commands.env[0] = "PATH=/x"`}, ""},
 		{"commands timeout", `owner = "owner"`, "owner = \"owner\"\n[commands]\ntimeout = \"0s\"",

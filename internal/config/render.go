@@ -121,8 +121,14 @@ backend = %s
 
 [commands]
 # Programs allowed although they are shells, interpreters or wrappers
-# (base names or absolute paths). [] means none.
+# (base names or absolute paths); they run as code, never as reads.
+# [] means none.
 allow = %s
+# What autopilot does with a command that runs code (a program homard's
+# catalog does not know, a build, a test, a script): "sandbox" runs it in
+# the sandbox and checks its changes before they apply; "ask" asks first.
+# Safe and smart modes always ask; yolo runs it.
+unknown = %s
 # Environment variables passed to commands besides PATH, HOME, LANG, TERM.
 env = %s
 # Default time limit for one command (positive duration).
@@ -201,7 +207,7 @@ ping_interval = %s
 		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes,
 		quoteList(c.Files.Sensitive), quoteList(c.Files.AllowSensitive),
 		quote(c.Sandbox.Backend),
-		quoteList(c.Commands.Allow), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes,
+		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes,
 		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture),
 		quote(c.Artifacts.Keep.String()),
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()))

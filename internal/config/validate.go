@@ -67,6 +67,9 @@ func validateRunLimits(c *Config, ps *problems) {
 			ps.add("commands.allow[%d] = %q: want a program name or a clean absolute path", i, p)
 		}
 	}
+	if c.Commands.Unknown != "ask" && c.Commands.Unknown != "sandbox" {
+		ps.add("commands.unknown = %q: want sandbox (autopilot runs commands that run code in the sandbox, their changes checked before they apply) or ask (autopilot asks first)", c.Commands.Unknown)
+	}
 	for i, e := range c.Commands.Env {
 		if !envNameRE.MatchString(e) {
 			ps.add("commands.env[%d] = %q: want an environment variable name (A-Z, 0-9 and _)", i, e)

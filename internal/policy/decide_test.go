@@ -224,3 +224,62 @@ func TestParse(t *testing.T) {
 		}
 	}
 }
+
+// command makes the Input a run_command Plan of a class, with the risk
+// the catalog gives that class.
+func command(c Class) func(*Input) {
+	return func(i *Input) {
+		i.Tool, i.Action, i.Class, i.ReadOnly, i.Risk = "run_command", ActionExec, c, c == ClassRead, RiskMedium
+		if c == ClassRead {
+			i.Risk = RiskLow
+		}
+		i.Targets, i.Command = []string{"."}, []string{"/usr/bin/x"}
+	}
+}
+
+func unknownCommands(s string) func(*Input) { return func(i *Input) { i.UnknownCommands = s } }
+
+// TestDecideCommandTable: every cell of the mode table for commands.
+func TestDecideCommandTable(t *testing.T) {
+	type cell struct {
+		verdict Verdict
+		rule    string
+	}
+	table := map[Class]map[Mode]cell{
+		ClassRead: {ModeSafe: {Allow, "mode.safe.read"}, ModeSmart: {Allow, "mode.smart.read"},
+			ModeAutopilot: {Allow, "mode.autopilot.read"}, ModeYolo: {Allow, "mode.yolo.read"}},
+		ClassWrite: {ModeSafe: {Ask, "mode.safe"}, ModeSmart: {Ask, "mode.smart"},
+			ModeAutopilot: {Allow, "mode.autopilot"}, ModeYolo: {Allow, "mode.yolo"}},
+		ClassRunsCode: {ModeSafe: {Ask, "mode.safe.runs-code"}, ModeSmart: {Ask, "mode.smart.runs-code"},
+			ModeAutopilot: {Allow, "mode.autopilot.runs-code"}, ModeYolo: {Allow, "mode.yolo"}},
+	}
+	for class, row := range table {
+		for m, want := range row {
+			checkDecide(t, []decideCase{{fmt.Sprintf("%v in %s", class, m),
+				in(command(class), mode(m), unknownCommands(UnknownSandbox)), want.verdict, want.rule}})
+		}
+	}
+	checkDecide(t, []decideCase{
+		// commands.unknown = ask (or unset) makes autopilot ask before code.
+		{"runs code, autopilot, unknown=ask", in(command(ClassRunsCode), mode(ModeAutopilot), unknownCommands(UnknownAsk)), Ask, "mode.autopilot.runs-code"},
+		{"runs code, autopilot, unknown unset", in(command(ClassRunsCode), mode(ModeAutopilot)), Ask, "mode.autopilot.runs-code"},
+		{"runs code, autopilot, high risk", in(command(ClassRunsCode), risk(RiskHigh), mode(ModeAutopilot), unknownCommands(UnknownSandbox)), Ask, "mode.autopilot"},
+		{"runs code, yolo, unknown=ask", in(command(ClassRunsCode), mode(ModeYolo), unknownCommands(UnknownAsk)), Allow, "mode.yolo"},
+		// Critical asks in every mode, operator deny rules deny.
+		{"critical runs code in yolo", in(command(ClassRunsCode), risk(RiskCritical), mode(ModeYolo), unknownCommands(UnknownSandbox)), Ask, "risk.critical"},
+		{"critical write in yolo", in(command(ClassWrite), risk(RiskCritical), mode(ModeYolo)), Ask, "risk.critical"},
+		{"deny rule on a read command", in(command(ClassRead), rules(Rule{ID: "no", Tool: "run_command", Effect: Deny})), Deny, "rule.no"},
+		{"deny rule on code in yolo", in(command(ClassRunsCode), mode(ModeYolo), rules(Rule{ID: "no", Tool: "run_command", Effect: Deny})), Deny, "rule.no"},
+		// Smart: a rule lets a write run; only a rule naming the command lets code run.
+		{"write, smart, allow rule", in(command(ClassWrite), mode(ModeSmart), rules(allowRule("w", "run_command", ""))), Allow, "rule.w"},
+		{"runs code, smart, tool-wide allow rule", in(command(ClassRunsCode), mode(ModeSmart), rules(allowRule("w", "run_command", ""))), Ask, "mode.smart.runs-code"},
+		{"runs code, smart, command allow rule", in(command(ClassRunsCode), mode(ModeSmart),
+			rules(Rule{ID: "gotest", Tool: "run_command", Effect: Allow, Command: []string{"/usr/bin/x"}})), Allow, "rule.gotest"},
+		// A command that says read-only but is not of class read is not a read.
+		{"write class claiming read-only", in(command(ClassWrite), func(i *Input) { i.ReadOnly, i.Risk = true, RiskLow }), Ask, "mode.safe"},
+		{"runs code claiming read-only", in(command(ClassRunsCode), func(i *Input) { i.ReadOnly, i.Risk = true, RiskLow }), Ask, "mode.safe.runs-code"},
+		// A guest never runs code.
+		{"guest, runs code", in(command(ClassRunsCode), trust(TrustGuest), guests("run_command"), mode(ModeYolo)), Deny, "trust.guest-readonly"},
+		{"guest, read command", in(command(ClassRead), trust(TrustGuest), guests("run_command")), Allow, "trust.guest-tools"},
+	})
+}

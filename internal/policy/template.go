@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Template is what a standing grant for a command holds: the approved
@@ -62,12 +63,21 @@ func (t *Template) SetStdin(stdin string) {
 func (t Template) Grantable() bool { return !t.RunsCode && t.Program != "" }
 
 // SlotShape reports whether an operand has the shape a path slot accepts:
-// a clean relative path, not ".", not starting with "-", without "..".
+// a clean relative path, not ".", not starting with "-", without "..",
+// without control, bidi or zero-width characters (and valid UTF-8).
 func SlotShape(op string) bool {
-	if op == "" || op == "." || strings.HasPrefix(op, "-") || path.IsAbs(op) || path.Clean(op) != op {
+	if op == "" || op == "." || strings.HasPrefix(op, "-") || path.IsAbs(op) || path.Clean(op) != op ||
+		strings.ContainsFunc(op, hiddenRune) {
 		return false
 	}
 	return !slices.Contains(strings.Split(op, "/"), "..")
+}
+
+// hiddenRune: control characters, bidi controls and zero-width
+// characters, which make a name look like another on a card.
+func hiddenRune(r rune) bool {
+	return r < 0x20 || r >= 0x7f && r <= 0x9f || r >= 0x200b && r <= 0x200f || r >= 0x202a && r <= 0x202e ||
+		r >= 0x2066 && r <= 0x2069 || r == 0xfeff || r == utf8.RuneError
 }
 
 // InSlot reports whether op has the slot shape and lies strictly inside

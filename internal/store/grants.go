@@ -22,17 +22,20 @@ type Grant struct {
 	CreatedAt  time.Time
 	ExpiresAt  time.Time
 	RevokedAt  time.Time // zero while not revoked
+	// Template is a command grant's argv template as JSON (migration
+	// 0011); empty for other tools.
+	Template string
 }
 
 const grantColumns = `id, owner, coalesce(session_id, ''), tool, patterns, max_risk, scope, approval_id,
-	created_at, expires_at, revoked_at`
+	created_at, expires_at, revoked_at, template`
 
 func scanGrant(sc interface{ Scan(...any) error }) (Grant, error) {
 	var g Grant
 	var patterns string
 	var created, expires, revoked sql.NullInt64
 	err := sc.Scan(&g.ID, &g.Owner, &g.SessionID, &g.Tool, &patterns, &g.MaxRisk, &g.Scope, &g.ApprovalID,
-		&created, &expires, &revoked)
+		&created, &expires, &revoked, &g.Template)
 	if err != nil {
 		return Grant{}, err
 	}
@@ -46,9 +49,9 @@ func scanGrant(sc interface{ Scan(...any) error }) (Grant, error) {
 // InsertGrant stores a new grant.
 func (tx *Tx) InsertGrant(g Grant) error {
 	_, err := tx.exec(`INSERT INTO grants (id, owner, session_id, tool, patterns, max_risk, scope, approval_id,
-		created_at, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		created_at, expires_at, revoked_at, template) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		g.ID, g.Owner, nullString(g.SessionID), g.Tool, encodeStrings(g.Patterns), g.MaxRisk, g.Scope,
-		g.ApprovalID, nanos(g.CreatedAt), nanos(g.ExpiresAt), nanos(g.RevokedAt))
+		g.ApprovalID, nanos(g.CreatedAt), nanos(g.ExpiresAt), nanos(g.RevokedAt), g.Template)
 	if err != nil {
 		return fmt.Errorf("insert grant %s: %w", g.ID, err)
 	}

@@ -140,7 +140,7 @@ func seedApproval(t *testing.T, s *Store, a Approval) {
 func pending(id string) Approval {
 	return Approval{ID: id, Tool: "write_file", PlanHash: "h1", Owner: "alice", SessionID: "s1",
 		Display: "write notes/a.md", Plan: []byte(`{"tool":"write_file"}`), Targets: []string{"notes/a.md"},
-		Risk: 2, Status: "pending", CreatedAt: t0, ExpiresAt: t0.Add(30 * time.Minute)}
+		Risk: 2, Status: "pending", CreatedAt: t0, ExpiresAt: t0.Add(30 * time.Minute), Template: `{"program":"/usr/bin/mkdir"}`}
 }
 
 func TestApprovalRoundTripAndDecide(t *testing.T) {
@@ -263,7 +263,7 @@ func TestGrants(t *testing.T) {
 			scope = "session"
 		}
 		return Grant{ID: id, Owner: "alice", SessionID: session, Tool: "write_file", Patterns: []string{"notes/**"},
-			MaxRisk: risk, Scope: scope, ApprovalID: "ap1", CreatedAt: t0, ExpiresAt: expires}
+			MaxRisk: risk, Scope: scope, ApprovalID: "ap1", CreatedAt: t0, ExpiresAt: expires, Template: `{"entry":"` + id + `"}`}
 	}
 	later := t0.Add(time.Hour)
 	grants := []Grant{g("g-s1", "s1", 2, later), g("g-any", "", 3, later), g("g-old", "", 3, t0), g("g-low", "", 1, later), g("g-rev", "", 3, later)}

@@ -190,6 +190,7 @@ func FuzzPlanHash(f *testing.F) {
 		put("action", func(o *PlanSpec) { o.Action += "x" })
 		put("risk", func(o *PlanSpec) { o.Risk++ })
 		put("read-only", func(o *PlanSpec) { o.ReadOnly = !o.ReadOnly })
+		put("class", func(o *PlanSpec) { o.Class = policy.ClassRunsCode })
 		put("target", func(o *PlanSpec) { o.Targets = []string{t1 + t2 + "/x"} })
 		put("body string", func(o *PlanSpec) { b := body; b.S += "x"; o.Body = b })
 		put("body list", func(o *PlanSpec) { b := body; b.L = []string{t1, t2, "x"}; o.Body = b })

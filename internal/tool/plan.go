@@ -21,6 +21,8 @@ type Plan struct {
 	action    policy.Action
 	risk      policy.Risk
 	readOnly  bool
+	class     policy.Class
+	template  *policy.Template
 	private   bool
 	display   string
 	targets   []string
@@ -43,6 +45,14 @@ type PlanSpec struct {
 	// operator rules and scoped grants. Order carries no meaning: they are
 	// sorted and part of the hash.
 	Targets []string
+	// Class is a command Plan's class from the catalog (read, write, runs
+	// code); zero for other tools. It is hashed when set.
+	Class policy.Class
+	// Template is a command Plan's argv as the catalog parsed it, with the
+	// caller's fields (working folder, binary hash, stdin, timeout) filled
+	// in: what a session or always approval of this Plan would grant. It
+	// is not hashed: it must follow from the Body, which is.
+	Template *policy.Template
 	// Command is a command Plan's full argv, the resolved absolute program
 	// path first; operator command rules match it. Empty for other tools.
 	Command []string
@@ -73,6 +83,10 @@ func NewPlan(s PlanSpec) (Plan, error) {
 	canonical = append(canonical, `,"body":`...)
 	bodyAt := len(canonical)
 	canonical = append(canonical, body...)
+	if s.Class != policy.ClassNone {
+		canonical = append(canonical, `,"class":`...)
+		canonical = appendJCSText(canonical, s.Class.String())
+	}
 	if len(s.Command) > 0 {
 		canonical = append(canonical, `,"command":`...)
 		canonical = appendJCSStrings(canonical, s.Command)
@@ -86,8 +100,16 @@ func NewPlan(s PlanSpec) (Plan, error) {
 	canonical = append(canonical, `,"tool":`...)
 	canonical = appendJCSText(canonical, s.Tool)
 	canonical = append(canonical, '}')
+	var tmpl *policy.Template
+	if s.Template != nil {
+		t := *s.Template
+		t.Items = slices.Clone(t.Items)
+		tmpl = &t
+	}
 	return Plan{
 		tool:      s.Tool,
+		class:     s.Class,
+		template:  tmpl,
 		action:    s.Action,
 		risk:      s.Risk,
 		readOnly:  s.ReadOnly,
@@ -131,6 +153,19 @@ func (p Plan) Action() policy.Action { return p.action }
 func (p Plan) Risk() policy.Risk     { return p.risk }
 func (p Plan) ReadOnly() bool        { return p.readOnly }
 func (p Plan) Display() string       { return p.display }
+
+// Class is a command Plan's class (policy.ClassNone for other tools).
+func (p Plan) Class() policy.Class { return p.class }
+
+// Template returns a copy of a command Plan's template, if it has one.
+func (p Plan) Template() (policy.Template, bool) {
+	if p.template == nil {
+		return policy.Template{}, false
+	}
+	t := *p.template
+	t.Items = slices.Clone(t.Items)
+	return t, true
+}
 
 // PrivateResult reports whether this call's result holds the owner's
 // private data whatever its tool's Spec says (see PlanSpec.PrivateResult).

@@ -261,3 +261,37 @@ func TestPlanPrivateResultNotHashed(t *testing.T) {
 		t.Errorf("PrivateResult changed the canonical form:\n %s\n %s", public.Canonical(), private.Canonical())
 	}
 }
+
+// TestPlanClassAndTemplate: a command Plan's class is hashed (in RFC 8785
+// member order, between body and command); its template is carried, not
+// hashed, and cannot be changed through a copy.
+func TestPlanClassAndTemplate(t *testing.T) {
+	s := PlanSpec{Tool: "run_command", Action: policy.ActionExec, Risk: policy.RiskMedium, Class: policy.ClassWrite,
+		Command: []string{"/usr/bin/mkdir", "build"}, Targets: []string{"."}, Body: map[string]string{"a": "b"},
+		Template: &policy.Template{Program: "/usr/bin/mkdir", Entry: "mkdir", Items: []policy.Item{{Kind: policy.ItemOperand, Value: "build", Slot: "."}}}}
+	p := mustPlan(t, s)
+	want := `{"action":"exec","body":{"a":"b"},"class":"write","command":["/usr/bin/mkdir","build"],` +
+		`"read_only":false,"risk":"medium","targets":["."],"tool":"run_command"}`
+	if got := string(p.Canonical()); got != want {
+		t.Errorf("Canonical() =\n %s\nwant\n %s", got, want)
+	}
+	if p.Class() != policy.ClassWrite {
+		t.Errorf("Class() = %v", p.Class())
+	}
+	s.Template.Items[0].Value = "changed"
+	tm, ok := p.Template()
+	if !ok || tm.Items[0].Value != "build" {
+		t.Fatalf("Template() = %+v, %v; want the template as built", tm, ok)
+	}
+	tm.Items[0].Value = "changed again"
+	if again, _ := p.Template(); again.Items[0].Value != "build" {
+		t.Errorf("a copy changed the Plan's template")
+	}
+	s.Template = nil
+	if q := mustPlan(t, s); q.Hash() != p.Hash() {
+		t.Errorf("the template changed the hash")
+	}
+	if _, ok := mustPlan(t, baseSpec()).Template(); ok {
+		t.Errorf("a Plan without a template has one")
+	}
+}

@@ -1,0 +1,112 @@
+package approval
+
+import (
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/homard/homard/internal/policy"
+)
+
+// commandTemplate is what run_command puts on a Plan for argv in the
+// workspace root.
+func commandTemplate(program string, args ...string) (policy.Template, policy.Risk) {
+	v := policy.ClassifyCommand(policy.Command{Program: program, Path: "/usr/bin/" + program, RealPath: "/usr/bin/" + program, Args: args}, nil)
+	t := v.Template
+	t.Dir, t.TimeoutS, t.SHA256 = ".", 60, "00ff"
+	return t, v.Risk
+}
+
+// requestCommand makes a pending run_command approval carrying its template.
+func (e *env) requestCommand(t *testing.T, program string, args ...string) Approval {
+	t.Helper()
+	tm, risk := commandTemplate(program, args...)
+	plan, hash := planFor(`{"argv":"` + program + " " + strings.Join(args, " ") + `"}`)
+	b := Binding{Tool: "run_command", PlanHash: hash, Owner: "alice", Session: "s1"}
+	a, err := e.svc.Request(t.Context(), b, Card{Display: program, Plan: plan, Targets: []string{"."}, Risk: risk,
+		Rule: "mode.safe", Reason: "safe mode asks", Template: &tm})
+	if err != nil {
+		t.Fatalf("Request: %v", err)
+	}
+	return a
+}
+
+// insideWorkspace stands for run_command's resolver: here every clean
+// relative path is inside (there are no symlinks).
+func insideWorkspace(dir, slot, op string) bool { return policy.InSlot(slot, op) }
+
+// TestCommandGrantIsATemplate: approving "mkdir build" for the session
+// lets another mkdir run (the twin), and nothing else.
+func TestCommandGrantIsATemplate(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	a := e.requestCommand(t, "mkdir", "build")
+	if a.Template == nil || a.Template.String() != "mkdir ‹path in ./›" {
+		t.Fatalf("the card's template = %v; want mkdir ‹path in ./›", a.Template)
+	}
+	if _, err := e.svc.Approve(ctx, a.ID, "alice", ScopeSession); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		argv []string
+		want bool
+	}{
+		{[]string{"mkdir", "build"}, true},
+		{[]string{"mkdir", "src"}, true}, // a second mkdir under the session grant
+		{[]string{"mkdir", "build/x"}, true},
+		{[]string{"cp", "/etc/passwd", "important.txt"}, false},
+		{[]string{"mkdir", "-p", "x", "--mode=4777"}, false},
+		{[]string{"gcc", "-wrapper", "/bin/sh,-c,id", "x.c"}, false},
+		{[]string{"mkdir", "../x"}, false},
+		{[]string{"mkdir", "-x"}, false},
+		{[]string{"mkdir", "/etc/x"}, false},
+	} {
+		call, risk := commandTemplate(tc.argv[0], tc.argv[1:]...)
+		_, ok, err := e.svc.MatchCommandGrant(ctx, "alice", "s1", "run_command", call, risk, insideWorkspace)
+		if err != nil || ok != tc.want {
+			t.Errorf("after approving mkdir build (session), %q covered = %v, %v; want %v", tc.argv, ok, err, tc.want)
+		}
+	}
+	// Another session, and a resolver that finds the path outside (a
+	// symlink), are not covered.
+	call, risk := commandTemplate("mkdir", "src")
+	if _, ok, _ := e.svc.MatchCommandGrant(ctx, "alice", "s2", "run_command", call, risk, insideWorkspace); ok {
+		t.Error("a session grant covered another session")
+	}
+	if _, ok, _ := e.svc.MatchCommandGrant(ctx, "alice", "s1", "run_command", call, risk, func(string, string, string) bool { return false }); ok {
+		t.Error("a slot covered a path the resolver found outside")
+	}
+	// The path-pattern matcher never uses a command grant.
+	if _, ok, _ := e.svc.MatchGrant(ctx, "alice", "s1", "run_command", []string{"."}, policy.RiskMedium); ok {
+		t.Error("MatchGrant covered a plan by a command grant's patterns")
+	}
+	grants, err := e.svc.Grants(ctx, "alice")
+	if err != nil || len(grants) != 1 || grants[0].Template == nil || grants[0].Template.Entry != "mkdir" {
+		t.Fatalf("Grants = %+v, %v; want one mkdir template grant", grants, err)
+	}
+}
+
+// TestRunsCodeIsApprovedOnce: a command that runs code gets no standing
+// grant; once still works.
+func TestRunsCodeIsApprovedOnce(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	for _, scope := range []Scope{ScopeSession, ScopeAlways} {
+		a := e.requestCommand(t, "go", "test", "./...", string(scope))
+		_, err := e.svc.Approve(ctx, a.ID, "alice", scope)
+		if !errors.Is(err, ErrScopeNotAllowed) || !strings.Contains(err.Error(), "runs code") {
+			t.Errorf("approve go test with scope %s: %v; want ErrScopeNotAllowed saying it runs code", scope, err)
+		}
+	}
+	a := e.requestCommand(t, "go", "test", "./...")
+	if _, err := e.svc.Approve(ctx, a.ID, "alice", ScopeOnce); err != nil {
+		t.Errorf("approve go test once: %v", err)
+	}
+	if g, _ := e.svc.Grants(ctx, "alice"); len(g) != 0 {
+		t.Errorf("grants after approving code: %+v; want none", g)
+	}
+	call, risk := commandTemplate("go", "test", "./...")
+	if _, ok, _ := e.svc.MatchCommandGrant(ctx, "alice", "s1", "run_command", call, risk, insideWorkspace); ok {
+		t.Error("code was covered by a grant")
+	}
+}
