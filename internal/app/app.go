@@ -236,7 +236,8 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		AllowPrivateEgress: cfg.Permissions.PrivateEgress == "allow",
 		// Config accepts only "sandbox" and "ask" (policy.UnknownSandbox,
 		// policy.UnknownAsk).
-		UnknownCommands: cfg.Commands.Unknown,
+		UnknownCommands:   cfg.Commands.Unknown,
+		CommandSlotInside: slotInside(ws),
 		// Results over arbiter.DefaultArtifactChars characters become
 		// artifacts read with read_artifact; no config key yet.
 	})

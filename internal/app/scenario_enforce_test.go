@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -175,5 +176,61 @@ func TestScenarioCommandsCannotReadSecrets(t *testing.T) {
 	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"cat","args":["notes.txt"]}`})
 	if out.Result == nil || !strings.Contains(out.Result.Text, "ordinary") {
 		t.Errorf("cat notes.txt: %+v", out)
+	}
+}
+
+// TestScenarioCommandGrantIsATemplate: approving `mkdir build/a` for the
+// session covers a second mkdir of a path inside build/ — and nothing
+// else: not another program, another option or another operand count, not
+// a path that leaves build/ through a symlink, not code.
+func TestScenarioCommandGrantIsATemplate(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	requireCommands(t, r)
+	ctx := context.Background()
+	root := r.Config.Workspace.Roots[0].Path
+	writeWorkspaceFile(t, r, "build/keep.txt", "x\n")
+	writeWorkspaceFile(t, r, "other/keep.txt", "x\n")
+	if err := os.Symlink("../other", filepath.Join(root, "build", "l")); err != nil {
+		t.Fatal(err)
+	}
+	mk := func(args string) CallRequest {
+		return CallRequest{Tool: "run_command", Args: `{"program":"mkdir","args":` + args + `}`, Session: "s1"}
+	}
+	out := call(t, r, mk(`["build/a"]`))
+	wantDecision(t, out, "pending", "mode.smart")
+	if !strings.Contains(out.Plan, "‹") {
+		t.Errorf("the card does not show the template: %q", out.Plan)
+	}
+	if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "session"); err != nil {
+		t.Fatal(err)
+	}
+	out = call(t, r, mk(`["build/a"]`))
+	wantDecision(t, out, "ran", "")
+	// Twin: a second mkdir inside build/ runs from the grant.
+	out = call(t, r, mk(`["build/b"]`))
+	if string(out.Decision) != "ran" {
+		t.Fatalf("second mkdir under the session grant: %s by %s (%s)", out.Decision, out.Rule, out.Reason)
+	}
+	if fi, err := os.Stat(filepath.Join(root, "build", "b")); err != nil || !fi.IsDir() {
+		t.Fatalf("build/b was not created: %v (%+v)", err, out.Result)
+	}
+	for _, req := range []CallRequest{
+		{Tool: "run_command", Args: `{"program":"cp","args":["/etc/passwd","build/important.txt"]}`, Session: "s1"},
+		mk(`["-p","build/x"]`),
+		mk(`["--mode=4777","build/y"]`),
+		mk(`["build/../escape"]`),
+		mk(`["src"]`),
+		mk(`["build/l/inside"]`),
+		mk(`["build/c","build/d"]`),
+		{Tool: "run_command", Args: `{"program":"mkdir","args":["build/z"],"cwd":"other"}`, Session: "s1"},
+		{Tool: "run_command", Args: `{"program":"gcc","args":["-wrapper","/bin/sh,-c,id","x.c"]}`, Session: "s1"},
+	} {
+		out := call(t, r, req)
+		if string(out.Decision) == "ran" {
+			t.Errorf("%s ran under the mkdir build/a grant", req.Args)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(root, "other", "inside")); err == nil {
+		t.Error("a mkdir through a symlink ran under the grant")
 	}
 }

@@ -2,9 +2,12 @@ package tools
 
 import (
 	"context"
+	"crypto/sha256"
 	_ "embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -12,6 +15,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/homard/homard/internal/policy"
@@ -71,6 +75,55 @@ type RunCommand struct {
 	once       sync.Once // guards backend and backendErr
 	backend    sandbox.Backend
 	backendErr error
+
+	hashMu sync.Mutex // guards hashes
+	hashes map[programKey]string
+}
+
+// programKey identifies a binary's content cheaply: a changed file gets a
+// new inode, size or change time.
+type programKey struct {
+	path       string
+	dev, ino   uint64
+	size       int64
+	ctimeNanos int64
+}
+
+// programHash returns the hex SHA-256 of the executable at real, cached
+// by its identity (hashing git's 4 MB binary on every call costs ~10 ms).
+func (t *RunCommand) programHash(real string) (string, error) {
+	f, err := os.Open(real)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	if !ok {
+		return "", errors.New("no file identity")
+	}
+	key := programKey{path: real, dev: uint64(st.Dev), ino: st.Ino, size: fi.Size(), ctimeNanos: st.Ctim.Nano()}
+	t.hashMu.Lock()
+	sum, ok := t.hashes[key]
+	t.hashMu.Unlock()
+	if ok {
+		return sum, nil
+	}
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	sum = hex.EncodeToString(h.Sum(nil))
+	t.hashMu.Lock()
+	if t.hashes == nil || len(t.hashes) > 256 {
+		t.hashes = map[programKey]string{}
+	}
+	t.hashes[key] = sum
+	t.hashMu.Unlock()
+	return sum, nil
 }
 
 func (t *RunCommand) sandbox() (sandbox.Backend, error) {
@@ -105,11 +158,14 @@ type runCommandBody struct {
 	RunsCode bool     `json:"runs_code"`
 	Path     string   `json:"path"`
 	RealPath string   `json:"real_path"`
-	Args     []string `json:"args"`
-	Cwd      location `json:"cwd"`
-	TimeoutS int      `json:"timeout_s"`
-	Stdin    string   `json:"stdin"`
-	Backend  string   `json:"backend"`
+	// ProgramSHA256 is the binary's hash when the call was planned; Run
+	// refuses a binary that changed since.
+	ProgramSHA256 string   `json:"program_sha256"`
+	Args          []string `json:"args"`
+	Cwd           location `json:"cwd"`
+	TimeoutS      int      `json:"timeout_s"`
+	Stdin         string   `json:"stdin"`
+	Backend       string   `json:"backend"`
 }
 
 func (t *RunCommand) Spec() tool.Spec {
@@ -174,14 +230,33 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	if p.Stdin != "" {
 		display += fmt.Sprintf(" · stdin %d bytes", len(p.Stdin))
 	}
+	// A standing grant covers an argv template, bound to this exact
+	// binary: its hash is in the body (hashed) and the template.
+	sum, err := t.programHash(real)
+	if err != nil {
+		return tool.Plan{}, tool.InvalidArgs("program %q: %v", p.Program, err)
+	}
+	tm := v.Template
+	tm.Program, tm.Dir, tm.SHA256, tm.TimeoutS = real, cwd.Target(), sum, int(timeout/time.Second)
+	tm.SetStdin(p.Stdin)
+	if v.Class == policy.ClassRunsCode {
+		tm.RunsCode = true
+	}
+	if tm.Grantable() {
+		display += "\n  a session or always approval covers: " + tm.String()
+	} else {
+		display += "\n  runs code: only a one-time approval can run it"
+	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "run_command", Action: policy.ActionExec, Risk: v.Risk, ReadOnly: v.ReadOnly,
+		Class:   v.Class,
 		Display: display,
 		Targets: []string{cwd.Target()},
 		Command: append([]string{path}, args...),
 		Body: runCommandBody{Mode: mode.String(), Expected: expected, RunsCode: runsCode,
-			Path: path, RealPath: real, Args: args, Cwd: locate(cwd),
+			Path: path, RealPath: real, ProgramSHA256: sum, Args: args, Cwd: locate(cwd),
 			TimeoutS: int(timeout / time.Second), Stdin: p.Stdin, Backend: backend.Name()},
+		Template: &tm,
 	})
 }
 
@@ -198,6 +273,9 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	// replaced binary path is refused, not followed.
 	if real, err := filepath.EvalSymlinks(b.Path); err != nil || real != b.RealPath {
 		return tool.Errorf("%s no longer resolves to %s; propose the call again", b.Path, b.RealPath), nil
+	}
+	if sum, err := t.programHash(b.RealPath); err != nil || sum != b.ProgramSHA256 {
+		return tool.Errorf("%s changed since this call was planned; propose it again", b.RealPath), nil
 	}
 	cwd, err := t.ws.ResolveIn(b.Cwd.Root, b.Cwd.Rel)
 	if err != nil {
