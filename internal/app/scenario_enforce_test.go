@@ -100,82 +100,92 @@ func TestScenarioGitCannotBecomeAShell(t *testing.T) {
 // owner with the path named — while an ordinary output of the same run is
 // applied and can be rolled back.
 func TestScenarioCodeCannotPlantAHook(t *testing.T) {
-	r := newTestRuntime(t, "autopilot")
-	requireCommands(t, r)
-	root := r.Config.Workspace.Roots[0].Path
-	gitRepo(t, r, "repo")
-	// A "program" the model wrote: a copy of a real binary under a new
-	// name runs as code, whatever its name.
-	script := "#!/bin/sh\nmkdir -p .git/hooks && printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit\n"
-	writeWorkspaceFile(t, r, "repo/build.sh", script)
-	if err := os.Chmod(filepath.Join(root, "repo", "build.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "repo", "build.sh") + `","cwd":"repo"}`})
-	wantDecision(t, out, "ran", "mode.autopilot")
-	if _, err := os.Stat(filepath.Join(root, "repo", ".git", "hooks", "pre-commit")); err == nil {
-		t.Fatal("the hook reached the real repository")
-	}
-	text := out.Result.Text
-	if !strings.Contains(text, "NOT applied") || !strings.Contains(text, ".git/hooks/pre-commit") {
-		t.Fatalf("result does not say the hook was held: %q", text)
-	}
-	id := regexp.MustCompile(`cs_[0-9a-f]{16}`).FindString(text)
-	if id == "" {
-		t.Fatalf("no change-set id in %q", text)
-	}
-	// apply_changes always asks, even in yolo, and only once.
-	ap := call(t, r, CallRequest{Tool: "apply_changes", Args: `{"id":"` + id + `"}`, Mode: "yolo"})
-	wantDecision(t, ap, "pending", "risk.critical")
-	if !strings.Contains(ap.Plan, ".git/hooks/pre-commit") {
-		t.Errorf("the card does not show the hook: %q", ap.Plan)
-	}
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newTestRuntime(t, "autopilot")
+			requireCommands(t, r)
+			useBackend(t, r, backend)
+			root := r.Config.Workspace.Roots[0].Path
+			gitRepo(t, r, "repo")
+			// A "program" the model wrote: a copy of a real binary under a new
+			// name runs as code, whatever its name.
+			script := "#!/bin/sh\nmkdir -p .git/hooks && printf '#!/bin/sh\\ntouch /tmp/pwned\\n' > .git/hooks/pre-commit && chmod +x .git/hooks/pre-commit\n"
+			writeWorkspaceFile(t, r, "repo/build.sh", script)
+			if err := os.Chmod(filepath.Join(root, "repo", "build.sh"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "repo", "build.sh") + `","cwd":"repo"}`})
+			wantDecision(t, out, "ran", "mode.autopilot")
+			if _, err := os.Stat(filepath.Join(root, "repo", ".git", "hooks", "pre-commit")); err == nil {
+				t.Fatal("the hook reached the real repository")
+			}
+			text := out.Result.Text
+			if !strings.Contains(text, "NOT applied") || !strings.Contains(text, ".git/hooks/pre-commit") {
+				t.Fatalf("result does not say the hook was held: %q", text)
+			}
+			id := regexp.MustCompile(`cs_[0-9a-f]{16}`).FindString(text)
+			if id == "" {
+				t.Fatalf("no change-set id in %q", text)
+			}
+			// apply_changes always asks, even in yolo, and only once.
+			ap := call(t, r, CallRequest{Tool: "apply_changes", Args: `{"id":"` + id + `"}`, Mode: "yolo"})
+			wantDecision(t, ap, "pending", "risk.critical")
+			if !strings.Contains(ap.Plan, ".git/hooks/pre-commit") {
+				t.Errorf("the card does not show the hook: %q", ap.Plan)
+			}
 
-	// Twin: the same kind of run that writes an ordinary file is applied
-	// in autopilot, and one rollback undoes it.
-	writeWorkspaceFile(t, r, "repo/gen.sh", "#!/bin/sh\necho generated > out.txt\n")
-	if err := os.Chmod(filepath.Join(root, "repo", "gen.sh"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "repo", "gen.sh") + `","cwd":"repo"}`})
-	wantDecision(t, out, "ran", "mode.autopilot")
-	got, err := os.ReadFile(filepath.Join(root, "repo", "out.txt"))
-	if err != nil || string(got) != "generated\n" {
-		t.Fatalf("out.txt = %q, %v; result %q", got, err, out.Result.Text)
-	}
-	cp := regexp.MustCompile("checkpoint rollback ([^`]+)`").FindStringSubmatch(out.Result.Text)
-	if cp == nil {
-		t.Fatalf("no checkpoint in %q", out.Result.Text)
-	}
-	pv, err := r.Workspace.RollbackPreview(cp[1])
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Workspace.Rollback(cp[1], pv.SavedSHA256()); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(root, "repo", "out.txt")); err == nil {
-		t.Error("rollback left out.txt")
+			// Twin: the same kind of run that writes an ordinary file is applied
+			// in autopilot, and one rollback undoes it.
+			writeWorkspaceFile(t, r, "repo/gen.sh", "#!/bin/sh\necho generated > out.txt\n")
+			if err := os.Chmod(filepath.Join(root, "repo", "gen.sh"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "repo", "gen.sh") + `","cwd":"repo"}`})
+			wantDecision(t, out, "ran", "mode.autopilot")
+			got, err := os.ReadFile(filepath.Join(root, "repo", "out.txt"))
+			if err != nil || string(got) != "generated\n" {
+				t.Fatalf("out.txt = %q, %v; result %q", got, err, out.Result.Text)
+			}
+			cp := regexp.MustCompile("checkpoint rollback ([^`]+)`").FindStringSubmatch(out.Result.Text)
+			if cp == nil {
+				t.Fatalf("no checkpoint in %q", out.Result.Text)
+			}
+			pv, err := r.Workspace.RollbackPreview(cp[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Workspace.Rollback(cp[1], pv.SavedSHA256()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(root, "repo", "out.txt")); err == nil {
+				t.Error("rollback left out.txt")
+			}
+		})
 	}
 }
 
 // TestScenarioCommandsCannotReadSecrets: `cat .env` fails inside the
 // sandbox whatever the mode; the ordinary file next to it reads.
 func TestScenarioCommandsCannotReadSecrets(t *testing.T) {
-	r := newTestRuntime(t, "yolo")
-	requireCommands(t, r)
-	writeWorkspaceFile(t, r, ".env", "API_KEY=TOPSECRET\n")
-	writeWorkspaceFile(t, r, "keys/id_ed25519", "TOPSECRET-KEY\n")
-	writeWorkspaceFile(t, r, "notes.txt", "ordinary\n")
-	for _, args := range []string{`[".env"]`, `["keys/id_ed25519"]`, `["notes.txt",".env"]`} {
-		out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"cat","args":` + args + `}`})
-		if out.Result != nil && strings.Contains(out.Result.Text, "TOPSECRET") {
-			t.Errorf("cat %s read a sensitive file: %q", args, out.Result.Text)
-		}
-	}
-	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"cat","args":["notes.txt"]}`})
-	if out.Result == nil || !strings.Contains(out.Result.Text, "ordinary") {
-		t.Errorf("cat notes.txt: %+v", out)
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newTestRuntime(t, "yolo")
+			requireCommands(t, r)
+			useBackend(t, r, backend)
+			writeWorkspaceFile(t, r, ".env", "API_KEY=TOPSECRET\n")
+			writeWorkspaceFile(t, r, "keys/id_ed25519", "TOPSECRET-KEY\n")
+			writeWorkspaceFile(t, r, "notes.txt", "ordinary\n")
+			for _, args := range []string{`[".env"]`, `["keys/id_ed25519"]`, `["notes.txt",".env"]`} {
+				out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"cat","args":` + args + `}`})
+				if out.Result != nil && strings.Contains(out.Result.Text, "TOPSECRET") {
+					t.Errorf("cat %s read a sensitive file: %q", args, out.Result.Text)
+				}
+			}
+			out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"cat","args":["notes.txt"]}`})
+			if out.Result == nil || !strings.Contains(out.Result.Text, "ordinary") {
+				t.Errorf("cat notes.txt: %+v", out)
+			}
+		})
 	}
 }
 
@@ -232,5 +242,89 @@ func TestScenarioCommandGrantIsATemplate(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(root, "other", "inside")); err == nil {
 		t.Error("a mkdir through a symlink ran under the grant")
+	}
+}
+
+// useBackend makes r's run_command use the named sandbox backend (before
+// its first command: the backend is chosen lazily).
+func useBackend(t *testing.T, r *Runtime, name string) {
+	t.Helper()
+	b, err := sandbox.Select(name)
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s backend unavailable in CI: %v", name, err)
+		}
+		t.Skipf("%s backend unavailable: %v", name, err)
+	}
+	_ = b
+	r.Config.Sandbox.Backend = name
+}
+
+// TestScenarioBuildsRunAndApply: the legitimate coding task the old
+// deny-list refused outright — `make` and `go build`/`go test` of a small
+// project — runs in autopilot, in both sandboxes, on a copy of the
+// workspace; its outputs are applied, and one rollback undoes them.
+func TestScenarioBuildsRunAndApply(t *testing.T) {
+	for _, backend := range []string{"bwrap", "landlock"} {
+		t.Run(backend, func(t *testing.T) {
+			r := newTestRuntime(t, "autopilot")
+			useBackend(t, r, backend)
+			root := r.Config.Workspace.Roots[0].Path
+			if _, err := exec.LookPath("make"); err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatal("make is not installed")
+				}
+				t.Skip("make is not installed")
+			}
+			writeWorkspaceFile(t, r, "proj/in.txt", "input\n")
+			writeWorkspaceFile(t, r, "proj/Makefile", "out.txt: in.txt\n\tcp in.txt out.txt\n\techo built >> out.txt\n")
+			out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"make","cwd":"proj"}`})
+			wantDecision(t, out, "ran", "mode.autopilot")
+			got, err := os.ReadFile(filepath.Join(root, "proj", "out.txt"))
+			if err != nil || string(got) != "input\nbuilt\n" {
+				t.Fatalf("make's output = %q, %v; result %+v", got, err, out.Result)
+			}
+			cp := regexp.MustCompile("checkpoint rollback ([^`]+)`").FindStringSubmatch(out.Result.Text)
+			if cp == nil {
+				t.Fatalf("no checkpoint in %q", out.Result.Text)
+			}
+			pv, err := r.Workspace.RollbackPreview(cp[1])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := r.Workspace.Rollback(cp[1], pv.SavedSHA256()); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := os.Stat(filepath.Join(root, "proj", "out.txt")); err == nil {
+				t.Error("rollback left out.txt")
+			}
+
+			goBin := "/usr/local/go/bin/go"
+			if _, err := os.Stat(goBin); err != nil {
+				if os.Getenv("CI") != "" {
+					t.Fatalf("Go is not at %s", goBin)
+				}
+				t.Skip("Go is not at " + goBin)
+			}
+			writeWorkspaceFile(t, r, "gop/go.mod", "module example.com/gop\n\ngo 1.22\n")
+			writeWorkspaceFile(t, r, "gop/main.go", "package main\n\nfunc main() { println(add(1, 2)) }\n\nfunc add(a, b int) int { return a + b }\n")
+			writeWorkspaceFile(t, r, "gop/main_test.go", "package main\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif add(1, 2) != 3 {\n\t\tt.Fatal(\"add\")\n\t}\n}\n")
+			// Each backend compiles once (a cold build: the command's Go
+			// cache lives and dies with its run): go test in one, go build
+			// in the other.
+			if backend == "bwrap" {
+				out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + goBin + `","args":["test","./..."],"cwd":"gop","timeout_s":300}`})
+				wantDecision(t, out, "ran", "mode.autopilot")
+				if out.Result == nil || !strings.Contains(out.Result.Text, "ok") || out.Result.IsError {
+					t.Fatalf("go test: %+v", out.Result)
+				}
+				return
+			}
+			out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + goBin + `","args":["build","-o","app","."],"cwd":"gop","timeout_s":300}`})
+			wantDecision(t, out, "ran", "mode.autopilot")
+			if fi, err := os.Stat(filepath.Join(root, "gop", "app")); err != nil || fi.Mode()&0o100 == 0 {
+				t.Fatalf("go build's binary was not applied: %v; result %+v", err, out.Result)
+			}
+		})
 	}
 }

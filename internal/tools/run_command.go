@@ -321,7 +321,11 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	limits := sandbox.Limits{
 		CPUSeconds:  uint64(timeout/time.Second) + 1,
 		MemoryBytes: 2 << 30,
-		FileBytes:   uint64(t.ws.MaxFileBytes()),
+		// No RLIMIT_FSIZE: a command never writes the real root (its view
+		// is read-only or an overlay), the overlay's upper layer and the
+		// command's home are size-capped tmpfs mounts, and a change set's
+		// bytes are graded before anything is applied. A per-file cap at
+		// the workspace's max file size broke compilers' temp files.
 	}
 	// RLIMIT_NPROC for a non-root homard; as root (where the kernel
 	// ignores it) the sandbox enforces the same cap with a pids cgroup, or
