@@ -64,7 +64,10 @@ func watchPidsCgroups(t *testing.T) *[]removedCgroup {
 }
 
 // sampleCurrent polls pids.current of every homard-* cgroup under parent
-// until stop is closed and returns the highest value seen.
+// whose pids.max is 20 (this test's; other test binaries running at the
+// same time — run_command in internal/app, as root — make their own
+// homard-* cgroups with other limits) until stop is closed and returns the
+// highest value seen.
 func sampleCurrent(parent string, stop <-chan struct{}) (highest func() int) {
 	var hi atomic.Int64
 	var wg sync.WaitGroup
@@ -79,6 +82,9 @@ func sampleCurrent(parent string, stop <-chan struct{}) (highest func() int) {
 			}
 			dirs, _ := filepath.Glob(filepath.Join(parent, "homard-*", "pids.current"))
 			for _, f := range dirs {
+				if m, err := os.ReadFile(filepath.Join(filepath.Dir(f), "pids.max")); err != nil || strings.TrimSpace(string(m)) != "20" {
+					continue
+				}
 				b, err := os.ReadFile(f)
 				if err != nil {
 					continue
