@@ -20,6 +20,7 @@ func BenchmarkRunCommandChanges(b *testing.B) {
 		// Made by the parent: a sub-benchmark's temp folder would carry
 		// "=" from its name, which a program path may not contain.
 		r := newTestRuntime(b, "autopilot")
+		i := 0 // across the calls of the sub-benchmark: every run makes a new folder
 		b.Run(fmt.Sprintf("files=%d", n), func(b *testing.B) {
 			root := r.Config.Workspace.Roots[0].Path
 			script := fmt.Sprintf("#!/bin/sh\nmkdir \"$1\" && cd \"$1\" && i=0 && while [ $i -lt %d ]; do echo $i > f$i; i=$((i+1)); done\n", n)
@@ -27,7 +28,6 @@ func BenchmarkRunCommandChanges(b *testing.B) {
 			if err := os.Chmod(filepath.Join(root, "gen.sh"), 0o755); err != nil {
 				b.Fatal(err)
 			}
-			i := 0
 			b.ReportAllocs()
 			for b.Loop() {
 				i++
