@@ -144,6 +144,10 @@ func (c *checkpoints) list() ([]Checkpoint, error) {
 // writing to the store (the store lock, taken shared by every writer, is
 // free), so an in-flight write of another process is never deleted. c.mu
 // must be held.
+// PinFor is how long an applied change set's checkpoint is kept whatever
+// the count and byte caps (see prune).
+const PinFor = 7 * 24 * time.Hour
+
 func (c *checkpoints) prune() error {
 	all, err := c.list()
 	if err != nil {
@@ -154,7 +158,11 @@ func (c *checkpoints) prune() error {
 	kept := 0
 	full := false // once one checkpoint does not fit, every older one goes too
 	for _, cp := range all {
-		if cp.Pinned {
+		// A command's change set stays pinned (never pruned) for
+		// PinFor after it was applied, so it can be rolled back even when
+		// many smaller checkpoints follow it; then it is an ordinary
+		// checkpoint again.
+		if cp.Pinned && time.Since(cp.Time) < PinFor {
 			keep[cp.ID] = true
 			total += cp.Size
 			kept++
