@@ -2,12 +2,14 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/homard/homard/internal/sandbox"
 )
@@ -326,5 +328,68 @@ func TestScenarioBuildsRunAndApply(t *testing.T) {
 				t.Fatalf("go build's binary was not applied: %v; result %+v", err, out.Result)
 			}
 		})
+	}
+}
+
+// TestScenarioHighChangesAskOutsideYolo: a run that deletes 150 files is
+// graded high (more than 100 deletions): held for the owner in autopilot,
+// applied in yolo (the owner's choice to be asked only for critical
+// effects) — while a critical one (a hook) is held in yolo too.
+func TestScenarioHighChangesAskOutsideYolo(t *testing.T) {
+	for _, mode := range []string{"autopilot", "yolo"} {
+		t.Run(mode, func(t *testing.T) {
+			r := newTestRuntime(t, mode)
+			requireCommands(t, r)
+			root := r.Config.Workspace.Roots[0].Path
+			for i := range 150 {
+				writeWorkspaceFile(t, r, fmt.Sprintf("old/f%03d.txt", i), "x\n")
+			}
+			writeWorkspaceFile(t, r, "clean.sh", "#!/bin/sh\nrm -f old/*.txt\n")
+			if err := os.Chmod(filepath.Join(root, "clean.sh"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "clean.sh") + `"}`})
+			wantDecision(t, out, "ran", "mode."+mode)
+			_, err := os.Stat(filepath.Join(root, "old", "f000.txt"))
+			if mode == "yolo" && err == nil {
+				t.Errorf("yolo did not apply a high-graded change set: %q", out.Result.Text)
+			}
+			if mode == "autopilot" && (err != nil || !strings.Contains(out.Result.Text, "NOT applied")) {
+				t.Errorf("autopilot applied a high-graded change set (%v): %q", err, out.Result.Text)
+			}
+		})
+	}
+}
+
+// TestScenarioOwnerEditIsAConflict: a file the owner changes while a
+// command runs is not overwritten by the command's change set; the twin —
+// the same command without a concurrent edit — applies.
+func TestScenarioOwnerEditIsAConflict(t *testing.T) {
+	r := newTestRuntime(t, "autopilot")
+	requireCommands(t, r)
+	root := r.Config.Workspace.Roots[0].Path
+	writeWorkspaceFile(t, r, "f.txt", "v1\n")
+	writeWorkspaceFile(t, r, "slow.sh", "#!/bin/sh\nsleep 1\necho command > f.txt\n")
+	if err := os.Chmod(filepath.Join(root, "slow.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		time.Sleep(300 * time.Millisecond)
+		os.WriteFile(filepath.Join(root, "f.txt"), []byte("owner\n"), 0o644)
+	}()
+	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "slow.sh") + `"}`})
+	<-done
+	if got, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(got) != "owner\n" {
+		t.Errorf("f.txt = %q; the owner's edit was overwritten (%q)", got, out.Result.Text)
+	}
+	if !strings.Contains(out.Result.Text, "conflict") {
+		t.Errorf("no conflict reported: %q", out.Result.Text)
+	}
+	// Twin: without the edit, the command's change applies.
+	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "slow.sh") + `"}`})
+	if got, _ := os.ReadFile(filepath.Join(root, "f.txt")); string(got) != "command\n" {
+		t.Errorf("f.txt = %q after an undisturbed run (%q)", got, out.Result.Text)
 	}
 }

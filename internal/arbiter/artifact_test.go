@@ -162,7 +162,7 @@ func TestArtifactHoldsNoSecretAndIsCapped(t *testing.T) {
 	}
 
 	// The caller reached the tool through the context at Prepare and Run.
-	want := tool.Caller{Owner: "me", Session: "s1", Trust: policy.TrustOwner}
+	want := tool.Caller{Owner: "me", Session: "s1", Trust: policy.TrustOwner, Mode: policy.ModeSafe}
 	if len(seen) != 2 || seen[0] != want || seen[1] != want {
 		t.Errorf("callers seen by the tool = %+v; want %+v at Prepare and at Run", seen, want)
 	}

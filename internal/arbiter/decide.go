@@ -46,7 +46,7 @@ func (a *Arbiter) Decide(ctx context.Context, p Proposal) (Outcome, error) {
 func (a *Arbiter) decide(ctx context.Context, c *call) error {
 	// Prepare and Run learn who is asking from the context, never from the
 	// arguments the model wrote.
-	ctx = tool.WithCaller(ctx, tool.Caller{Owner: c.p.Caller.Owner, Session: c.p.Caller.Session, Trust: c.p.Caller.Trust})
+	ctx = tool.WithCaller(ctx, tool.Caller{Owner: c.p.Caller.Owner, Session: c.p.Caller.Session, Trust: c.p.Caller.Trust, Mode: c.mode})
 	// Refused by the caller before it proposed: audited, nothing else.
 	if r := c.p.Refuse; r != nil {
 		c.out = Outcome{Decision: Denied, Rule: r.Rule, Reason: r.Reason}

@@ -15,6 +15,10 @@ type Caller struct {
 	Owner   string
 	Session string
 	Trust   policy.Trust
+	// Mode is the permission mode the call was decided in. A tool may
+	// only use it to be stricter (run_command holds a high-graded change
+	// set for the owner in every mode but yolo).
+	Mode policy.Mode
 }
 
 type callerKey struct{}

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/workspace"
 )
 
@@ -193,7 +195,7 @@ func dropHeld(dir, id string) {
 
 // settle grades what an overlay run changed and applies it when the grade
 // is within what the plan allowed (medium: ordinary creates, overwrites
-// and deletes inside the root, where expected); otherwise it holds the
+// and deletes inside the root, where expected; high in yolo); otherwise it holds the
 // change set for apply_changes, which always asks the owner. It returns
 // the text the model reads.
 func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.File, since time.Time, argv []string, expected []string, runsCode bool, lock *workspace.RootLock) string {
@@ -215,9 +217,16 @@ func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.Fi
 	if g.Grade == workspace.GradeLow {
 		return ""
 	}
-	if g.Grade <= workspace.GradeMedium && !g.Refused() && len(g.Conflicts) == 0 {
+	// Ordinary changes apply unasked; in yolo (the owner's choice to be
+	// asked only for critical effects) so do high ones. Critical ones, and
+	// anything refused or in conflict, never do.
+	limit := workspace.GradeMedium
+	if c, ok := tool.CallerFrom(ctx); ok && c.Mode == policy.ModeYolo {
+		limit = workspace.GradeHigh
+	}
+	if g.Grade <= limit && !g.Refused() && len(g.Conflicts) == 0 {
 		applied, err := t.ws.ApplyChanges(ctx, rootName, cs, since, workspace.ApplyOptions{
-			Grade: gopts, Approved: workspace.GradeMedium, Digest: g.Digest, Lock: lock})
+			Grade: gopts, Approved: limit, Digest: g.Digest, Lock: lock})
 		if err == nil {
 			return fmt.Sprintf("\napplied %s (checkpoint %s; the owner can undo it with `homard checkpoint rollback %s`)",
 				changeSummary(applied.Graded), applied.CheckpointID, applied.CheckpointID)

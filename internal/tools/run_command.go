@@ -308,7 +308,7 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 		}
 		defer lock.Unlock()
 	}
-	since := time.Now()
+	since := workspace.RunStart() // after the lock: nothing but the owner writes the root from here
 	// HOME, TMPDIR, XDG_* and caches are set by the sandbox to a fresh
 	// folder outside every root; git never looks above the root.
 	env := append([]string{"PATH=" + commandPath, "LANG=C.UTF-8", "TERM=dumb", "GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}, gitSafety...)

@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"golang.org/x/sys/unix"
 	"path"
 	"slices"
 	"strings"
@@ -75,11 +76,31 @@ func (r Reason) String() string {
 	return b.String()
 }
 
-// clockSlack widens the conflict window: file times come from the
-// kernel's coarse clock, which may lag the clock the run's start was read
-// from by a tick, so a file written just after the start could carry a
-// time just before it.
-const clockSlack = 20 * time.Millisecond
+// RunStart returns the time to pass as a command's start (GradeOptions.
+// Since, ApplyChanges' since); call it before the command starts. It
+// reads the fine clock, then waits (at most a tick, 1–4 ms) until the
+// kernel's coarse clock — which stamps most file changes — has caught up
+// with it. A file changed before the call carries a time before it (a
+// fine-grained, multigrain timestamp is never later than the moment it
+// was taken); a file changed after the wait carries a time at or after it
+// (coarse stamps no longer lag behind it). A change inside the wait lands
+// before the command starts, so the command sees it: not a conflict, and
+// no slack is needed either way — a file written just before a command is
+// not a false conflict.
+func RunStart() time.Time {
+	start := time.Now()
+	for i := 0; i < 1000; i++ {
+		var ts unix.Timespec
+		if err := unix.ClockGettime(unix.CLOCK_REALTIME_COARSE, &ts); err != nil {
+			break
+		}
+		if !time.Unix(ts.Unix()).Before(start) {
+			return start
+		}
+		time.Sleep(200 * time.Microsecond)
+	}
+	return start.Add(-time.Second) // the clock is odd: err on reporting conflicts
+}
 
 // GradeOptions say what the plan expected and where the limits are. Zero
 // fields take defaults.
@@ -312,7 +333,7 @@ func (g *grader) one(i int) error {
 	if !g.expected(c) {
 		g.flag(GradeHigh, "changes a path the command was not expected to write", c.Rel)
 	}
-	if since := g.o.Since.Add(-clockSlack); !g.o.Since.IsZero() && c.old != nil && c.old.kind != EntryDir &&
+	if since := g.o.Since; !since.IsZero() && c.old != nil && c.old.kind != EntryDir &&
 		(!c.old.mtime.Before(since) || !c.old.ctime.Before(since)) {
 		g.out.Conflicts = append(g.out.Conflicts, c.Rel)
 	}

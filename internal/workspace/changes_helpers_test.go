@@ -217,6 +217,5 @@ func applyAll(t testing.TB, f *fixture, cs *ChangeSet, since time.Time, approved
 // sinceNow is a run start after the fixture's files were written.
 func sinceNow(t testing.TB) time.Time {
 	t.Helper()
-	time.Sleep(2 * clockSlack) // the fixture's file times fall before since
-	return time.Now()
+	return RunStart() // the fixture's file times fall before it
 }
