@@ -29,10 +29,10 @@ type command struct {
 	stdin  []byte
 	cred   *syscall.Credential
 	limits Limits
-	// pidsMax > 0 puts the child in a fresh pids cgroup with that pids.max
-	// while it is stopped at exec (see startWithLimits); the cgroup is
-	// removed when the run ends.
-	pidsMax   uint64
+	// cgroup, when it asks for a controller, puts the child in a fresh
+	// cgroup holding those limits while it is stopped at exec (see
+	// startWithLimits); the cgroup is removed when the run ends.
+	cgroup    cgroupLimits
 	timeout   time.Duration
 	maxOutput int
 	// extraFiles become the child's fds 3, 4, ... (see exec.Cmd.ExtraFiles).
@@ -76,13 +76,12 @@ func execute(ctx context.Context, c command) (Result, error) {
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
 	}
-	var cg *pidsCgroup
-	if c.pidsMax > 0 {
-		cg, err = newPidsCgroup(c.pidsMax)
-		if err != nil {
-			pw.Close()
-			return Result{}, fmt.Errorf("%w: the kernel does not apply a process limit to uid 0 and no pids cgroup can be used (%v); run homard as a non-root user (or give the host backend a non-root RunAs), mount a writable pids cgroup, or set the process limit to 0", ErrUnenforceable, err)
-		}
+	cg, err := makeRunCgroup(c.cgroup)
+	if err != nil {
+		pw.Close()
+		return Result{}, err
+	}
+	if cg != nil {
 		// Runs after the leader is reaped and the group killed (below).
 		defer func() { _ = cg.remove() }()
 	}
@@ -142,6 +141,33 @@ func execute(ctx context.Context, c command) (Result, error) {
 	return res, nil
 }
 
+// makeRunCgroup creates the run's cgroup for l, or none when l asks for
+// no controller. A memory limit that is not required (a read-only view)
+// is dropped when no memory cgroup can be made; any other failure is
+// ErrUnenforceable, so the run never goes on weaker than asked.
+func makeRunCgroup(l cgroupLimits) (*runCgroup, error) {
+	if len(l.controllers()) == 0 {
+		return nil, nil
+	}
+	cg, err := newRunCgroup(l)
+	if err == nil {
+		return cg, nil
+	}
+	if l.memoryMax > 0 {
+		if l.memoryRequired {
+			return nil, fmt.Errorf("%w: the memory limit for the command's whole process tree needs a memory cgroup, and none can be made here (%v); run homard as root or in a cgroup v2 subtree delegated to it with the memory controller (systemd: Delegate=yes), mount a writable cgroup v1 memory hierarchy, or set the tree memory limit to 0", ErrUnenforceable, err)
+		}
+		l.memoryMax = 0
+		if len(l.controllers()) == 0 {
+			return nil, nil
+		}
+		if cg, err = newRunCgroup(l); err == nil {
+			return cg, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: the kernel does not apply a process limit to uid 0 and no pids cgroup can be used (%v); run homard as a non-root user (or give the host backend a non-root RunAs), mount a writable pids cgroup, or set the process limit to 0", ErrUnenforceable, err)
+}
+
 // waitExited blocks until pid has exited without reaping it.
 func waitExited(pid int) {
 	var info unix.Siginfo
@@ -155,12 +181,12 @@ func waitExited(pid int) {
 
 func killGroup(pgid int) { _ = unix.Kill(-pgid, unix.SIGKILL) }
 
-// startWithLimits starts cmd and, if any limit or a pids cgroup is set,
+// startWithLimits starts cmd and, if any limit or a cgroup is set,
 // applies them before the new program runs a single instruction: the child
 // is traced (PTRACE_TRACEME), so it stops with SIGTRAP right after execve;
 // we move it into cg, set the rlimits with prlimit(2) and detach. ptrace
 // requests must come from the tracing thread, hence LockOSThread.
-func startWithLimits(cmd *exec.Cmd, l Limits, cg *pidsCgroup) error {
+func startWithLimits(cmd *exec.Cmd, l Limits, cg *runCgroup) error {
 	if l.isZero() && cg == nil {
 		return cmd.Start()
 	}

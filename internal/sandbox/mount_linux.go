@@ -348,10 +348,17 @@ func runNext(req mountRequest, status *os.File) (int, error) {
 		if len(req.NextArgv) == 0 {
 			return 0, fmt.Errorf("%w: no bwrap command", ErrInvalidSpec)
 		}
+		// bwrap reads the seccomp filter from its fd 3 (bwrapSeccompFD).
+		filter, err := seccompFile()
+		if err != nil {
+			return 0, fmt.Errorf("prepare the seccomp filter: %w", err)
+		}
+		defer filter.Close()
 		cmd = &exec.Cmd{
 			Path:        req.NextArgv[0],
 			Args:        req.NextArgv,
 			Env:         []string{},
+			ExtraFiles:  []*os.File{filter},
 			SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 		}
 	default:
