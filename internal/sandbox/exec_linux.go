@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -127,6 +129,7 @@ func execute(ctx context.Context, c command) (Result, error) {
 	res := Result{Output: out.bytes(), Truncated: out.truncated, Duration: dur}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.ExitCode = 128 + int(ws.Signal())
+		res.signaled = true
 	} else {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
@@ -250,6 +253,30 @@ func applyLimits(pid int, l Limits) error {
 		}
 		if err := unix.Prlimit(pid, s.res, &unix.Rlimit{Cur: s.cur, Max: s.max}, nil); err != nil {
 			return fmt.Errorf("prlimit %d: %w", s.res, err)
+		}
+	}
+	return nil
+}
+
+// markInheritedCloexec sets close-on-exec on every descriptor from first
+// up, so that nothing homard's own parent left open (a terminal, a pipe of
+// the service manager or of a test harness) reaches the command. The
+// mount stage and the landlock helper call it before they start anything.
+func markInheritedCloexec(first int) error {
+	if err := unix.CloseRange(uint(first), math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err == nil {
+		return nil
+	}
+	ents, err := os.ReadDir("/proc/self/fd") // kernels before 5.11
+	if err != nil {
+		return fmt.Errorf("list inherited descriptors: %w", err)
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < first {
+			continue
+		}
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
+			return fmt.Errorf("close inherited descriptor %d: %w", fd, err)
 		}
 	}
 	return nil

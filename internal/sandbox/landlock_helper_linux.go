@@ -53,6 +53,9 @@ func runHelper() error {
 	if _, err := unix.FcntlInt(helperStatusFD, unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
 		return fmt.Errorf("status fd: %w", err)
 	}
+	if err := markInheritedCloexec(helperStatusFD + 1); err != nil {
+		return err
+	}
 	specFile := os.NewFile(helperSpecFD, "spec")
 	b, err := io.ReadAll(io.LimitReader(specFile, 64<<20))
 	specFile.Close()

@@ -86,6 +86,10 @@ func runMountStage() int {
 		// Nothing opened by homard may reach bubblewrap or the command.
 		_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
 	}
+	// Nor anything homard inherited itself.
+	if err := markInheritedCloexec(mountChangesFD + 1); err != nil {
+		return fail(err)
+	}
 	reqFile := os.NewFile(mountRequestFD, "request")
 	b, err := io.ReadAll(io.LimitReader(reqFile, 16<<20))
 	reqFile.Close()

@@ -159,8 +159,14 @@ type Result struct {
 	// Changes is, for ModeOverlay, an unlinked temporary file holding the
 	// upper layer as a tar stream (see writeUpper), positioned at its start;
 	// the caller closes it. It is nil when the run did not finish (timeout,
-	// cancellation, a setup failure): then nothing the command did is kept.
+	// cancellation, a setup failure, the mount stage killed while it wrote
+	// the stream): then nothing the command did is kept.
 	Changes *os.File
+
+	// signaled reports that the process homard started was killed by a
+	// signal rather than exiting: for the mount stage, that it may not
+	// have finished writing Changes.
+	signaled bool
 }
 
 // Backend executes a Spec.

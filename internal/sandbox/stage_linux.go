@@ -83,7 +83,11 @@ func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, cg c
 	})
 	statusW.Close()
 	msg, _ := io.ReadAll(io.LimitReader(statusR, 4096))
-	keep := err == nil && len(msg) == 0 && !res.TimedOut
+	// The stage exits (with the command's status) only after the stream is
+	// complete or its failure is reported; killed by a signal (the OOM
+	// killer of the run's memory cgroup, say), the stream may stop at any
+	// entry and would read as a shorter, valid change set: drop it.
+	keep := err == nil && len(msg) == 0 && !res.TimedOut && !res.signaled
 	if changes != nil {
 		if keep {
 			if _, serr := changes.Seek(0, io.SeekStart); serr != nil {
