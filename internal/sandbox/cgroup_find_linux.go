@@ -21,6 +21,10 @@ import (
 // run's cgroup next to it.
 const selfLeaf = "homard-self"
 
+// procSelfMountinfo is where the cgroup mounts are read (a variable so
+// tests can describe a cgroup v2 machine).
+var procSelfMountinfo = "/proc/self/mountinfo"
+
 // controllerParents returns, for each controller, the directory the run's
 // cgroup is created in: homard's own cgroup in the cgroup v1 hierarchy
 // holding the controller, or in the cgroup v2 hierarchy (with the
@@ -215,7 +219,7 @@ func (m cgroupMount) dirFor(path string) (string, bool) {
 
 // cgroupMounts lists cgroup and cgroup2 mounts from /proc/self/mountinfo.
 func cgroupMounts() ([]cgroupMount, error) {
-	f, err := os.Open("/proc/self/mountinfo")
+	f, err := os.Open(procSelfMountinfo)
 	if err != nil {
 		return nil, err
 	}
