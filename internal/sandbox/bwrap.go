@@ -35,9 +35,12 @@ var systemDirs = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"
 
 // Bwrap runs each child inside bubblewrap: new user, mount, pid, network,
 // ipc, uts and cgroup namespaces; no network interface but loopback; no
-// capabilities; no_new_privs; a nobody uid; read-only /usr and system
-// directories; a minimal read-only /etc; fresh /proc, /dev and /tmp; the
-// workspace root bound read-write at its own path with Root/.git read-only.
+// capabilities; no_new_privs; the seccomp filter the landlock helper uses
+// (seccompFilter, through --add-seccomp-fd); a nobody uid; read-only /usr
+// and system directories; a minimal read-only /etc; fresh /proc, a
+// read-only /dev with a capped /dev/shm, and a /tmp capped at
+// Spec.ScratchBytes; the workspace root bound read-write at its own path
+// with Root/.git read-only (ModeWritable; see Mode for the others).
 //
 // A program outside /usr, the system directories and the workspace does not
 // exist inside the sandbox. A bwrap setup failure is reported like a program

@@ -49,7 +49,8 @@ type Spec struct {
 	// hidden under its own name when it is sensitive).
 	Hide []string
 	// ScratchBytes caps the tmpfs holding an overlay's upper layer and the
-	// command's home. Zero means DefaultScratchBytes.
+	// command's home (the mount stage's scratch), and bwrap's /tmp. Zero
+	// means DefaultScratchBytes.
 	ScratchBytes int64
 	// ScratchFiles caps its inodes (files created, changed or deleted).
 	// Zero means DefaultScratchFiles.
