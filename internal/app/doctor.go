@@ -111,6 +111,13 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 				}
 			}
 		}
+		// run_command caps the memory of a command's whole process tree
+		// with a cgroup made per run; without one, overlay commands refuse.
+		if err := sandbox.TreeMemoryCheck(); err != nil {
+			add("sandbox", fmt.Errorf("cgroup memory delegation does not work, so commands classed as writes or code fail closed (reads run without the tree memory limit): %w", err), "")
+		} else {
+			add("sandbox", nil, "cgroup memory delegation works: one memory limit holds for each command's whole process tree")
+		}
 	}
 	return out
 }

@@ -35,9 +35,12 @@ var systemDirs = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"
 
 // Bwrap runs each child inside bubblewrap: new user, mount, pid, network,
 // ipc, uts and cgroup namespaces; no network interface but loopback; no
-// capabilities; no_new_privs; a nobody uid; read-only /usr and system
-// directories; a minimal read-only /etc; fresh /proc, /dev and /tmp; the
-// workspace root bound read-write at its own path with Root/.git read-only.
+// capabilities; no_new_privs; the seccomp filter the landlock helper uses
+// (seccompFilter, through --add-seccomp-fd); a nobody uid; read-only /usr
+// and system directories; a minimal read-only /etc; fresh /proc, a
+// read-only /dev with a capped /dev/shm, and a /tmp capped at
+// Spec.ScratchBytes; the workspace root bound read-write at its own path
+// with Root/.git read-only (ModeWritable; see Mode for the others).
 //
 // A program outside /usr, the system directories and the workspace does not
 // exist inside the sandbox. A bwrap setup failure is reported like a program
@@ -132,31 +135,37 @@ func runBwrap(ctx context.Context, bin string, spec Spec) (Result, error) {
 		return Result{}, err
 	}
 	// The child's uid maps to homard's own uid outside the namespace.
-	limits, pidsMax := processLimit(spec.Limits, os.Getuid())
+	limits, cg := splitLimits(spec.Limits, os.Getuid(), spec.Mode)
 	if spec.Mode != ModeWritable {
 		scratch, done, err := newScratch()
 		if err != nil {
 			return Result{}, err
 		}
 		defer done()
-		return runStaged(ctx, spec, scratch, stageFor{next: "bwrap", nextArgv: append([]string{bin}, args...), limits: limits}, pidsMax)
+		return runStaged(ctx, spec, scratch, stageFor{next: "bwrap", nextArgv: append([]string{bin}, args...), limits: limits}, cg)
 	}
+	filter, err := seccompFile() // bwrap's fd 3 (bwrapSeccompFD)
+	if err != nil {
+		return Result{}, fmt.Errorf("prepare the seccomp filter: %w", err)
+	}
+	defer filter.Close()
 	return execute(ctx, command{
-		path:      bin,
-		argv:      append([]string{bin}, args...),
-		env:       nil, // bwrap itself gets nothing; the child gets --setenv entries
-		dir:       "/",
-		stdin:     spec.Stdin,
-		limits:    limits,  // applied to bwrap before it runs; the child inherits them
-		pidsMax:   pidsMax, // bwrap is moved into the cgroup; the sandbox inherits it
-		timeout:   spec.Timeout,
-		maxOutput: spec.MaxOutput,
+		path:       bin,
+		argv:       append([]string{bin}, args...),
+		env:        nil, // bwrap itself gets nothing; the child gets --setenv entries
+		dir:        "/",
+		stdin:      spec.Stdin,
+		limits:     limits, // applied to bwrap before it runs; the child inherits them
+		cgroup:     cg,     // bwrap is moved into the cgroup; the sandbox inherits it
+		timeout:    spec.Timeout,
+		maxOutput:  spec.MaxOutput,
+		extraFiles: []*os.File{filter},
 	})
 }
 
-// bwrapTmpBytes caps the sandbox's /tmp (the command's home in the
-// read-only and overlay modes).
-const bwrapTmpBytes = 512 << 20
+// bwrapShmBytes caps the sandbox's /dev/shm (POSIX shared memory and
+// semaphores). The sandbox's /tmp is capped at Spec.ScratchBytes.
+const bwrapShmBytes = 64 << 20
 
 // bwrapArgs builds the bubblewrap command line for a normalized spec. Order
 // matters: later mounts cover earlier ones (tmpfs /tmp, then the workspace
@@ -192,7 +201,17 @@ func bwrapArgs(spec Spec) ([]string, error) {
 	for _, f := range etcFiles {
 		a = append(a, "--ro-bind-try", f, f)
 	}
-	a = append(a, "--proc", "/proc", "--dev", "/dev", "--size", strconv.FormatInt(bwrapTmpBytes, 10), "--tmpfs", "/tmp")
+	// bwrap's /dev is a tmpfs of its own, writable by the command and
+	// without a size: /dev/shm gets a capped tmpfs and the rest of /dev is
+	// made read-only (the device nodes still open for writing). /tmp, the
+	// command's home in the read-only and overlay modes, is capped like
+	// the mount stage's scratch.
+	a = append(a, "--proc", "/proc", "--dev", "/dev",
+		"--size", strconv.FormatInt(bwrapShmBytes, 10), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",
+		"--size", strconv.FormatInt(spec.ScratchBytes, 10), "--tmpfs", "/tmp",
+		// The seccomp filter (see seccompFilter), applied to the command
+		// right before bwrap execs it.
+		"--add-seccomp-fd", strconv.Itoa(bwrapSeccompFD))
 	env := spec.Env
 	switch spec.Mode {
 	case ModeReadOnly:

@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"bufio"
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
@@ -15,29 +14,57 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// pidsCgroup is a fresh cgroup with a pids.max limit that holds one run:
-// the child is moved into it while it is stopped at exec, and everything it
-// forks (bwrap's sandbox, the landlock helper's program) inherits it. Unlike
-// RLIMIT_NPROC it also holds for uid 0.
-type pidsCgroup struct {
-	dir string
-	v2  bool
+// cgroupLimits are the limits a run's cgroup holds for the child and
+// everything it forks (bwrap's sandbox, the mount stage, the landlock
+// helper's program). A zero field asks for no controller.
+type cgroupLimits struct {
+	// pidsMax is pids.max: unlike RLIMIT_NPROC it also holds for uid 0.
+	pidsMax uint64
+	// memoryMax is memory.max (v2) or memory.limit_in_bytes (v1), with
+	// swap disabled: the whole tree's memory, tmpfs pages it writes
+	// included (Limits.TreeMemoryBytes).
+	memoryMax uint64
+	// memoryRequired fails the run when no memory cgroup can be made; when
+	// false (a read-only view) the run goes on without the tree limit.
+	memoryRequired bool
+}
+
+func (l cgroupLimits) controllers() []string {
+	var out []string
+	if l.pidsMax > 0 {
+		out = append(out, "pids")
+	}
+	if l.memoryMax > 0 {
+		out = append(out, "memory")
+	}
+	return out
+}
+
+// runCgroup is a fresh cgroup that holds one run: the child is moved into
+// it while it is stopped at exec, so the limits hold from its first
+// instruction. With cgroup v1 each controller has its own hierarchy, so
+// the run has one directory per hierarchy; with v2 a single directory.
+type runCgroup struct {
+	dirs []cgroupDir
+}
+
+type cgroupDir struct {
+	path string
+	v2   bool
 }
 
 // procSelfCgroup is where homard's own cgroups are read (a variable so
 // tests can make every hierarchy unusable).
 var procSelfCgroup = "/proc/self/cgroup"
 
-// pidsCgroupRemoved, if set (tests only), is called with the cgroup
+// runCgroupRemoved, if set (tests only), is called with each cgroup
 // directory after its processes are gone and just before it is removed.
-var pidsCgroupRemoved func(dir string)
+var runCgroupRemoved func(dir string)
 
-// newPidsCgroup creates <hierarchy>/<homard's pids cgroup>/homard-<random>
-// with pids.max = max, in the cgroup v1 pids hierarchy or the cgroup v2
-// hierarchy (enabling the pids controller in homard's cgroup's
-// subtree_control if it is available there and not yet enabled).
-func newPidsCgroup(max uint64) (*pidsCgroup, error) {
-	parent, v2, err := pidsCgroupParent()
+// newRunCgroup creates homard-<random> next to homard's own cgroup in each
+// hierarchy holding a controller l asks for, and writes the limits.
+func newRunCgroup(l cgroupLimits) (*runCgroup, error) {
+	parents, err := controllerParents(l.controllers())
 	if err != nil {
 		return nil, err
 	}
@@ -45,29 +72,75 @@ func newPidsCgroup(max uint64) (*pidsCgroup, error) {
 	if _, err := rand.Read(rnd[:]); err != nil {
 		return nil, err
 	}
-	dir := filepath.Join(parent, "homard-"+hex.EncodeToString(rnd[:]))
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("create pids cgroup: %w", err)
-	}
-	cg := &pidsCgroup{dir: dir, v2: v2}
-	if err := os.WriteFile(filepath.Join(dir, "pids.max"), []byte(strconv.FormatUint(max, 10)), 0); err != nil {
-		_ = cg.remove()
-		return nil, fmt.Errorf("set pids.max in %s: %w", dir, err)
+	name := "homard-" + hex.EncodeToString(rnd[:])
+	cg := &runCgroup{}
+	made := map[string]string{} // parent → the run's directory in it
+	for _, ctrl := range l.controllers() {
+		p := parents[ctrl]
+		dir, ok := made[p.path]
+		if !ok {
+			dir = filepath.Join(p.path, name)
+			if err := os.Mkdir(dir, 0o755); err != nil {
+				_ = cg.remove()
+				return nil, fmt.Errorf("create %s cgroup: %w", ctrl, err)
+			}
+			made[p.path] = dir
+			cg.dirs = append(cg.dirs, cgroupDir{path: dir, v2: p.v2})
+		}
+		if err := writeLimit(dir, ctrl, p.v2, l); err != nil {
+			_ = cg.remove()
+			return nil, err
+		}
 	}
 	return cg, nil
 }
 
-// add moves pid into the cgroup.
-func (cg *pidsCgroup) add(pid int) error {
-	if err := os.WriteFile(filepath.Join(cg.dir, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
-		return fmt.Errorf("move pid %d into pids cgroup %s: %w", pid, cg.dir, err)
+// writeLimit sets one controller's limit in dir. Swap is turned off for
+// the memory limit where the kernel has the knob, so the tree cannot grow
+// past it into swap.
+func writeLimit(dir, ctrl string, v2 bool, l cgroupLimits) error {
+	type setting struct {
+		file, value string
+		optional    bool // absent without swap accounting
+	}
+	var set []setting
+	switch {
+	case ctrl == "pids":
+		set = []setting{{"pids.max", strconv.FormatUint(l.pidsMax, 10), false}}
+	case v2:
+		set = []setting{
+			{"memory.max", strconv.FormatUint(l.memoryMax, 10), false},
+			{"memory.swap.max", "0", true},
+		}
+	default:
+		// memsw (memory + swap) must not be below the memory limit, so it
+		// is written second.
+		v := strconv.FormatUint(l.memoryMax, 10)
+		set = []setting{{"memory.limit_in_bytes", v, false}, {"memory.memsw.limit_in_bytes", v, true}}
+	}
+	for _, s := range set {
+		err := os.WriteFile(filepath.Join(dir, s.file), []byte(s.value), 0)
+		if err != nil && !(s.optional && errors.Is(err, os.ErrNotExist)) {
+			return fmt.Errorf("set %s in %s: %w", s.file, dir, err)
+		}
 	}
 	return nil
 }
 
-// remove kills whatever is left in the cgroup and removes it, retrying
-// briefly while the kernel finishes releasing exited members.
-func (cg *pidsCgroup) remove() error {
+// add moves pid into every directory of the run's cgroup.
+func (cg *runCgroup) add(pid int) error {
+	for _, d := range cg.dirs {
+		if err := os.WriteFile(filepath.Join(d.path, "cgroup.procs"), []byte(strconv.Itoa(pid)), 0); err != nil {
+			return fmt.Errorf("move pid %d into cgroup %s: %w", pid, d.path, err)
+		}
+	}
+	return nil
+}
+
+// remove kills whatever is left in the cgroup and removes its
+// directories, retrying briefly while the kernel finishes releasing
+// exited members.
+func (cg *runCgroup) remove() error {
 	deadline := time.Now().Add(2 * time.Second)
 	for {
 		cg.killAll()
@@ -76,39 +149,53 @@ func (cg *pidsCgroup) remove() error {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	if pidsCgroupRemoved != nil {
-		pidsCgroupRemoved(cg.dir)
-	}
-	for {
-		err := unix.Rmdir(cg.dir)
-		if err == nil || errors.Is(err, unix.ENOENT) {
-			return nil
+	var errs []error
+	for _, d := range cg.dirs {
+		if runCgroupRemoved != nil {
+			runCgroupRemoved(d.path)
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("remove pids cgroup %s: %w", cg.dir, err)
+		for {
+			err := unix.Rmdir(d.path)
+			if err == nil || errors.Is(err, unix.ENOENT) {
+				break
+			}
+			if time.Now().After(deadline) {
+				errs = append(errs, fmt.Errorf("remove cgroup %s: %w", d.path, err))
+				break
+			}
+			cg.killAll()
+			time.Sleep(5 * time.Millisecond)
 		}
-		cg.killAll()
-		time.Sleep(5 * time.Millisecond)
 	}
+	return errors.Join(errs...)
 }
 
 // killAll sends SIGKILL to every member (cgroup.kill on v2 when the kernel
 // has it, otherwise each pid listed in cgroup.procs).
-func (cg *pidsCgroup) killAll() {
-	if cg.v2 {
-		if err := os.WriteFile(filepath.Join(cg.dir, "cgroup.kill"), []byte("1"), 0); err == nil {
-			return
+func (cg *runCgroup) killAll() {
+	for _, d := range cg.dirs {
+		if d.v2 {
+			if err := os.WriteFile(filepath.Join(d.path, "cgroup.kill"), []byte("1"), 0); err == nil {
+				continue
+			}
 		}
-	}
-	for _, pid := range cg.pids() {
-		_ = unix.Kill(pid, unix.SIGKILL)
+		for _, pid := range cgroupPids(d.path) {
+			_ = unix.Kill(pid, unix.SIGKILL)
+		}
 	}
 }
 
-func (cg *pidsCgroup) empty() bool { return len(cg.pids()) == 0 }
+func (cg *runCgroup) empty() bool {
+	for _, d := range cg.dirs {
+		if len(cgroupPids(d.path)) > 0 {
+			return false
+		}
+	}
+	return true
+}
 
-func (cg *pidsCgroup) pids() []int {
-	b, err := os.ReadFile(filepath.Join(cg.dir, "cgroup.procs"))
+func cgroupPids(dir string) []int {
+	b, err := os.ReadFile(filepath.Join(dir, "cgroup.procs"))
 	if err != nil {
 		return nil
 	}
@@ -121,172 +208,16 @@ func (cg *pidsCgroup) pids() []int {
 	return out
 }
 
-// pidsCgroupParent returns the directory of homard's own cgroup in a
-// hierarchy where the pids controller can be used for a child cgroup.
-func pidsCgroupParent() (dir string, v2 bool, err error) {
-	own, err := os.ReadFile(procSelfCgroup)
+// TreeMemoryCheck says whether a memory limit for a command's whole
+// process tree (Limits.TreeMemoryBytes) can be enforced on this machine,
+// for `homard doctor`: it creates a memory cgroup as a run would, and
+// removes it. A non-nil error says what is missing; then commands that
+// need an overlay fail closed when the limit is set, and reads run
+// without it.
+func TreeMemoryCheck() error {
+	cg, err := newRunCgroup(cgroupLimits{memoryMax: DefaultTreeMemoryBytes, memoryRequired: true})
 	if err != nil {
-		return "", false, err
+		return fmt.Errorf("%w: %v", ErrUnenforceable, err)
 	}
-	var v1Path, v2Path string
-	hasV2 := false
-	for _, line := range strings.Split(string(own), "\n") {
-		f := strings.SplitN(line, ":", 3)
-		if len(f) != 3 {
-			continue
-		}
-		if f[0] == "0" && f[1] == "" {
-			v2Path, hasV2 = f[2], true
-			continue
-		}
-		for _, c := range strings.Split(f[1], ",") {
-			if c == "pids" {
-				v1Path = f[2]
-			}
-		}
-	}
-	mounts, err := cgroupMounts()
-	if err != nil {
-		return "", false, err
-	}
-	var why []string
-	if v1Path != "" {
-		for _, m := range mounts {
-			if m.fstype == "cgroup" && m.hasOption("pids") {
-				if d, ok := m.dirFor(v1Path); ok && writableDir(d) {
-					return d, false, nil
-				}
-			}
-		}
-		why = append(why, fmt.Sprintf("no writable cgroup v1 pids hierarchy mounted for %s", v1Path))
-	}
-	if hasV2 {
-		for _, m := range mounts {
-			if m.fstype != "cgroup2" {
-				continue
-			}
-			d, ok := m.dirFor(v2Path)
-			if !ok {
-				continue
-			}
-			if err := enableV2Pids(d); err != nil {
-				why = append(why, err.Error())
-				continue
-			}
-			return d, true, nil
-		}
-		if len(why) == 0 || v1Path == "" {
-			why = append(why, "no usable cgroup2 mount")
-		}
-	}
-	if len(why) == 0 {
-		why = append(why, "no pids cgroup found in /proc/self/cgroup")
-	}
-	return "", false, errors.New(strings.Join(why, "; "))
-}
-
-// enableV2Pids makes sure a child of the cgroup v2 directory d gets a
-// pids.max: pids must be in d's subtree_control, which is enabled only if it
-// is available in cgroup.controllers and the kernel allows it.
-func enableV2Pids(d string) error {
-	sub, err := os.ReadFile(filepath.Join(d, "cgroup.subtree_control"))
-	if err != nil {
-		return fmt.Errorf("cgroup v2 %s: %v", d, err)
-	}
-	if hasWord(string(sub), "pids") {
-		return nil
-	}
-	ctl, err := os.ReadFile(filepath.Join(d, "cgroup.controllers"))
-	if err != nil || !hasWord(string(ctl), "pids") {
-		return fmt.Errorf("cgroup v2 %s has no pids controller", d)
-	}
-	if err := os.WriteFile(filepath.Join(d, "cgroup.subtree_control"), []byte("+pids"), 0); err != nil {
-		return fmt.Errorf("cannot enable the pids controller in %s: %v", d, err)
-	}
-	return nil
-}
-
-func hasWord(s, w string) bool {
-	for _, f := range strings.Fields(s) {
-		if f == w {
-			return true
-		}
-	}
-	return false
-}
-
-func writableDir(d string) bool {
-	fi, err := os.Stat(d)
-	return err == nil && fi.IsDir() && unix.Access(d, unix.W_OK) == nil
-}
-
-type cgroupMount struct {
-	root, point, fstype string
-	options             []string
-}
-
-func (m cgroupMount) hasOption(o string) bool {
-	for _, x := range m.options {
-		if x == o {
-			return true
-		}
-	}
-	return false
-}
-
-// dirFor maps a cgroup path from /proc/self/cgroup to a directory of this
-// mount; it fails when the cgroup lies outside what the mount shows.
-func (m cgroupMount) dirFor(path string) (string, bool) {
-	rel, err := filepath.Rel(m.root, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
-		return "", false
-	}
-	return filepath.Join(m.point, rel), true
-}
-
-// cgroupMounts lists cgroup and cgroup2 mounts from /proc/self/mountinfo.
-func cgroupMounts() ([]cgroupMount, error) {
-	f, err := os.Open("/proc/self/mountinfo")
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []cgroupMount
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		// id parent major:minor root point options [optional...] - fstype source super
-		pre, post, ok := strings.Cut(sc.Text(), " - ")
-		if !ok {
-			continue
-		}
-		a, b := strings.Fields(pre), strings.Fields(post)
-		if len(a) < 5 || len(b) < 3 || (b[0] != "cgroup" && b[0] != "cgroup2") {
-			continue
-		}
-		out = append(out, cgroupMount{
-			root: unescapeMount(a[3]), point: unescapeMount(a[4]), fstype: b[0],
-			options: strings.Split(b[2], ","),
-		})
-	}
-	return out, sc.Err()
-}
-
-// unescapeMount undoes mountinfo's octal escapes (\040 for a space, ...).
-func unescapeMount(s string) string {
-	if !strings.Contains(s, `\`) {
-		return s
-	}
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\\' && i+4 <= len(s) {
-			if v, err := strconv.ParseUint(s[i+1:i+4], 8, 8); err == nil {
-				b.WriteByte(byte(v))
-				i += 3
-				continue
-			}
-		}
-		b.WriteByte(s[i])
-	}
-	return b.String()
+	return cg.remove()
 }

@@ -22,14 +22,14 @@ func requirePidsCgroup(t *testing.T) string {
 	if os.Geteuid() != 0 {
 		t.Skip("the pids cgroup is only used for a root child")
 	}
-	parent, _, err := pidsCgroupParent()
+	parents, err := controllerParents([]string{"pids"})
 	if err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("no usable pids cgroup in CI, so Limits.Processes cannot be enforced for root: %v (mount a writable cgroup v1 pids hierarchy or delegate the cgroup v2 pids controller)", err)
 		}
 		t.Skipf("no usable pids cgroup (set CI=1 to make this fatal): %v", err)
 	}
-	return parent
+	return parents["pids"].path
 }
 
 // watchPidsCgroups records each pids cgroup removed during the test, with
@@ -44,7 +44,7 @@ type removedCgroup struct {
 
 func watchPidsCgroups(t *testing.T) *[]removedCgroup {
 	var got []removedCgroup
-	pidsCgroupRemoved = func(dir string) {
+	runCgroupRemoved = func(dir string) {
 		rc := removedCgroup{dir: dir, peak: -1}
 		b, _ := os.ReadFile(filepath.Join(dir, "pids.max"))
 		rc.max = strings.TrimSpace(string(b))
@@ -59,7 +59,7 @@ func watchPidsCgroups(t *testing.T) *[]removedCgroup {
 		}
 		got = append(got, rc)
 	}
-	t.Cleanup(func() { pidsCgroupRemoved = nil })
+	t.Cleanup(func() { runCgroupRemoved = nil })
 	return &got
 }
 

@@ -53,19 +53,28 @@
 //
 //   - "bwrap": Debian's bubblewrap. New user, mount, pid, net, ipc, uts and
 //     cgroup namespaces (no network at all), no capabilities, an unprivileged
-//     uid inside, no_new_privs, read-only system directories, a minimal /etc,
+//     uid inside, no_new_privs, the landlock helper's seccomp filter
+//     (--add-seccomp-fd), read-only system directories, a minimal /etc, a
+//     read-only /dev with a capped /dev/shm, a /tmp capped at ScratchBytes,
 //     the workspace root read-write with its .git read-only.
 //   - "landlock": homard re-executes itself as a helper (argv[1]
 //     "__homard-sandbox-landlock"; main must call MaybeRunHelper first) in new
 //     user and network namespaces; the helper applies Landlock (the strict
-//     configuration of the kernel's ABI, v1 or later), a seccomp filter
-//     against UNIX sockets and no_new_privs to itself, then execs the
+//     configuration of the kernel's ABI, v1 or later), the seccomp filter
+//     (UNIX sockets, io_uring, userfaultfd, bpf, perf_event_open, keyrings)
+//     and no_new_privs to itself, then execs the
 //     program. Read-only system directories and minimal /etc, the workspace
 //     read-write; a workspace containing .git is refused (Landlock cannot
 //     keep it read-only). homard itself is never restricted.
 //   - "host": no confinement beyond argv-only exec, a fixed cwd, a cleared
 //     environment, a process group and rlimits. Only used when configured
 //     explicitly.
+//
+// Limits.TreeMemoryBytes caps the memory of the whole process tree with a
+// cgroup made for the run (with the pids cgroup of a root homard, see
+// Limits.Processes), entered before the first instruction like the
+// rlimits below. Without one, ModeOverlay and ModeWritable runs fail with
+// ErrUnenforceable; ModeReadOnly runs without the tree limit.
 //
 // The landlock helper sets rlimits on itself right before its execve. The
 // other backends apply them race-free without a helper binary: the child is started

@@ -6,9 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 
@@ -29,10 +31,10 @@ type command struct {
 	stdin  []byte
 	cred   *syscall.Credential
 	limits Limits
-	// pidsMax > 0 puts the child in a fresh pids cgroup with that pids.max
-	// while it is stopped at exec (see startWithLimits); the cgroup is
-	// removed when the run ends.
-	pidsMax   uint64
+	// cgroup, when it asks for a controller, puts the child in a fresh
+	// cgroup holding those limits while it is stopped at exec (see
+	// startWithLimits); the cgroup is removed when the run ends.
+	cgroup    cgroupLimits
 	timeout   time.Duration
 	maxOutput int
 	// extraFiles become the child's fds 3, 4, ... (see exec.Cmd.ExtraFiles).
@@ -76,13 +78,12 @@ func execute(ctx context.Context, c command) (Result, error) {
 	if c.stdin != nil {
 		cmd.Stdin = bytes.NewReader(c.stdin)
 	}
-	var cg *pidsCgroup
-	if c.pidsMax > 0 {
-		cg, err = newPidsCgroup(c.pidsMax)
-		if err != nil {
-			pw.Close()
-			return Result{}, fmt.Errorf("%w: the kernel does not apply a process limit to uid 0 and no pids cgroup can be used (%v); run homard as a non-root user (or give the host backend a non-root RunAs), mount a writable pids cgroup, or set the process limit to 0", ErrUnenforceable, err)
-		}
+	cg, err := makeRunCgroup(c.cgroup)
+	if err != nil {
+		pw.Close()
+		return Result{}, err
+	}
+	if cg != nil {
 		// Runs after the leader is reaped and the group killed (below).
 		defer func() { _ = cg.remove() }()
 	}
@@ -128,6 +129,7 @@ func execute(ctx context.Context, c command) (Result, error) {
 	res := Result{Output: out.bytes(), Truncated: out.truncated, Duration: dur}
 	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 		res.ExitCode = 128 + int(ws.Signal())
+		res.signaled = true
 	} else {
 		res.ExitCode = cmd.ProcessState.ExitCode()
 	}
@@ -140,6 +142,33 @@ func execute(ctx context.Context, c command) (Result, error) {
 	}
 	res.TimedOut = errors.Is(runCtx.Err(), context.DeadlineExceeded)
 	return res, nil
+}
+
+// makeRunCgroup creates the run's cgroup for l, or none when l asks for
+// no controller. A memory limit that is not required (a read-only view)
+// is dropped when no memory cgroup can be made; any other failure is
+// ErrUnenforceable, so the run never goes on weaker than asked.
+func makeRunCgroup(l cgroupLimits) (*runCgroup, error) {
+	if len(l.controllers()) == 0 {
+		return nil, nil
+	}
+	cg, err := newRunCgroup(l)
+	if err == nil {
+		return cg, nil
+	}
+	if l.memoryMax > 0 {
+		if l.memoryRequired {
+			return nil, fmt.Errorf("%w: the memory limit for the command's whole process tree needs a memory cgroup, and none can be made here (%v); run homard as root or in a cgroup v2 subtree delegated to it with the memory controller (systemd: Delegate=yes), mount a writable cgroup v1 memory hierarchy, or set the tree memory limit to 0", ErrUnenforceable, err)
+		}
+		l.memoryMax = 0
+		if len(l.controllers()) == 0 {
+			return nil, nil
+		}
+		if cg, err = newRunCgroup(l); err == nil {
+			return cg, nil
+		}
+	}
+	return nil, fmt.Errorf("%w: the kernel does not apply a process limit to uid 0 and no pids cgroup can be used (%v); run homard as a non-root user (or give the host backend a non-root RunAs), mount a writable pids cgroup, or set the process limit to 0", ErrUnenforceable, err)
 }
 
 // waitExited blocks until pid has exited without reaping it.
@@ -155,12 +184,12 @@ func waitExited(pid int) {
 
 func killGroup(pgid int) { _ = unix.Kill(-pgid, unix.SIGKILL) }
 
-// startWithLimits starts cmd and, if any limit or a pids cgroup is set,
+// startWithLimits starts cmd and, if any limit or a cgroup is set,
 // applies them before the new program runs a single instruction: the child
 // is traced (PTRACE_TRACEME), so it stops with SIGTRAP right after execve;
 // we move it into cg, set the rlimits with prlimit(2) and detach. ptrace
 // requests must come from the tracing thread, hence LockOSThread.
-func startWithLimits(cmd *exec.Cmd, l Limits, cg *pidsCgroup) error {
+func startWithLimits(cmd *exec.Cmd, l Limits, cg *runCgroup) error {
 	if l.isZero() && cg == nil {
 		return cmd.Start()
 	}
@@ -224,6 +253,30 @@ func applyLimits(pid int, l Limits) error {
 		}
 		if err := unix.Prlimit(pid, s.res, &unix.Rlimit{Cur: s.cur, Max: s.max}, nil); err != nil {
 			return fmt.Errorf("prlimit %d: %w", s.res, err)
+		}
+	}
+	return nil
+}
+
+// markInheritedCloexec sets close-on-exec on every descriptor from first
+// up, so that nothing homard's own parent left open (a terminal, a pipe of
+// the service manager or of a test harness) reaches the command. The
+// mount stage and the landlock helper call it before they start anything.
+func markInheritedCloexec(first int) error {
+	if err := unix.CloseRange(uint(first), math.MaxUint32, unix.CLOSE_RANGE_CLOEXEC); err == nil {
+		return nil
+	}
+	ents, err := os.ReadDir("/proc/self/fd") // kernels before 5.11
+	if err != nil {
+		return fmt.Errorf("list inherited descriptors: %w", err)
+	}
+	for _, e := range ents {
+		fd, err := strconv.Atoi(e.Name())
+		if err != nil || fd < first {
+			continue
+		}
+		if _, err := unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC); err != nil && !errors.Is(err, unix.EBADF) {
+			return fmt.Errorf("close inherited descriptor %d: %w", fd, err)
 		}
 	}
 	return nil

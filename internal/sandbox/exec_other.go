@@ -17,7 +17,6 @@ type command struct {
 	stdin     []byte
 	cred      *syscall.Credential
 	limits    Limits
-	pidsMax   uint64
 	timeout   time.Duration
 	maxOutput int
 }

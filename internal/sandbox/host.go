@@ -49,7 +49,7 @@ func (h *Host) Run(ctx context.Context, spec Spec) (Result, error) {
 	if h.RunAs != nil {
 		uid = int(h.RunAs.Uid)
 	}
-	limits, pidsMax := processLimit(spec.Limits, uid)
+	limits, cg := splitLimits(spec.Limits, uid, spec.Mode)
 	return execute(ctx, command{
 		path:      spec.Path,
 		argv:      append([]string{spec.Path}, spec.Args...),
@@ -58,7 +58,7 @@ func (h *Host) Run(ctx context.Context, spec Spec) (Result, error) {
 		stdin:     spec.Stdin,
 		cred:      h.RunAs,
 		limits:    limits,
-		pidsMax:   pidsMax,
+		cgroup:    cg,
 		timeout:   spec.Timeout,
 		maxOutput: spec.MaxOutput,
 	})

@@ -45,10 +45,12 @@ var helperHooked atomic.Bool
 //     boundary, since MPTCP sockets bypass them. Abstract UNIX sockets are
 //     per network namespace.
 //   - Pathname UNIX sockets: Landlock only restricts connect(2) on them from
-//     ABI v9, and a network namespace does not isolate them, so a seccomp
-//     filter makes socket(AF_UNIX, ...) and io_uring_setup fail with EACCES
-//     (socketpair still works). Otherwise the child could reach
-//     /run/user/UID/bus or a docker socket as homard's user.
+//     ABI v9, and a network namespace does not isolate them, so the seccomp
+//     filter (seccompFilter, shared with bwrap) makes socket(AF_UNIX, ...)
+//     fail with EACCES (socketpair still works). Otherwise the child could
+//     reach /run/user/UID/bus or a docker socket as homard's user. The same
+//     filter denies io_uring, userfaultfd, bpf, perf_event_open and the
+//     keyring syscalls with EPERM.
 //   - Identity: uid and gid 65534 inside the user namespace, mapped to
 //     homard's own uid and gid outside, so files it creates belong to
 //     homard's user; no capabilities; no_new_privs.

@@ -53,6 +53,9 @@ func runHelper() error {
 	if _, err := unix.FcntlInt(helperStatusFD, unix.F_SETFD, unix.FD_CLOEXEC); err != nil {
 		return fmt.Errorf("status fd: %w", err)
 	}
+	if err := markInheritedCloexec(helperStatusFD + 1); err != nil {
+		return err
+	}
 	specFile := os.NewFile(helperSpecFD, "spec")
 	b, err := io.ReadAll(io.LimitReader(specFile, 64<<20))
 	specFile.Close()
@@ -176,51 +179,4 @@ func landlockRules(req helperRequest, abi int) ([]landlock.Rule, error) {
 		rules = append(rules, rw)
 	}
 	return rules, nil
-}
-
-// seccompArch returns the audit architecture the seccomp filter accepts.
-func seccompArch() (uint32, bool) {
-	switch runtime.GOARCH {
-	case "amd64":
-		return unix.AUDIT_ARCH_X86_64, true
-	case "arm64":
-		return unix.AUDIT_ARCH_AARCH64, true
-	}
-	return 0, false
-}
-
-// seccompFilter denies socket(AF_UNIX, ...) and io_uring_setup with EACCES
-// and kills the process on a foreign syscall ABI (x32, 32-bit compat), which
-// could otherwise reach socket under another number. Everything else is
-// allowed; Landlock and the namespaces do the rest.
-func seccompFilter() ([]unix.SockFilter, error) {
-	arch, ok := seccompArch()
-	if !ok {
-		return nil, fmt.Errorf("no seccomp filter for %s", runtime.GOARCH)
-	}
-	const (
-		ld    = unix.BPF_LD | unix.BPF_W | unix.BPF_ABS
-		jeq   = unix.BPF_JMP | unix.BPF_JEQ | unix.BPF_K
-		jge   = unix.BPF_JMP | unix.BPF_JGE | unix.BPF_K
-		ret   = unix.BPF_RET | unix.BPF_K
-		nrOff = 0  // offsetof(struct seccomp_data, nr)
-		arOff = 4  // offsetof(struct seccomp_data, arch)
-		a0Off = 16 // offsetof(struct seccomp_data, args[0]), low word (little endian)
-		x32   = 0x40000000
-	)
-	deny := uint32(unix.SECCOMP_RET_ERRNO | uint32(unix.EACCES))
-	return []unix.SockFilter{
-		/* 0 */ {Code: ld, K: arOff},
-		/* 1 */ {Code: jeq, K: arch, Jt: 1},
-		/* 2 */ {Code: ret, K: unix.SECCOMP_RET_KILL_PROCESS},
-		/* 3 */ {Code: ld, K: nrOff},
-		/* 4 */ {Code: jge, K: x32, Jt: 6}, // -> 11
-		/* 5 */ {Code: jeq, K: unix.SYS_IO_URING_SETUP, Jt: 5}, // -> 11
-		/* 6 */ {Code: jeq, K: unix.SYS_SOCKET, Jt: 1}, // -> 8
-		/* 7 */ {Code: ret, K: unix.SECCOMP_RET_ALLOW},
-		/* 8 */ {Code: ld, K: a0Off},
-		/* 9 */ {Code: jeq, K: unix.AF_UNIX, Jt: 1}, // -> 11
-		/* 10 */ {Code: ret, K: unix.SECCOMP_RET_ALLOW},
-		/* 11 */ {Code: ret, K: deny},
-	}, nil
 }

@@ -64,7 +64,7 @@ func landlockSupported() error {
 // failure of the helper as an error.
 func runLandlock(ctx context.Context, spec Spec) (Result, error) {
 	// The child's uid maps to homard's own uid outside the namespace.
-	limits, pidsMax := processLimit(spec.Limits, os.Getuid())
+	limits, cg := splitLimits(spec.Limits, os.Getuid(), spec.Mode)
 	if spec.Mode != ModeWritable {
 		scratch, done, err := newScratch()
 		if err != nil {
@@ -77,7 +77,7 @@ func runLandlock(ctx context.Context, spec Spec) (Result, error) {
 		if err != nil {
 			return Result{}, fmt.Errorf("encode helper request: %w", err)
 		}
-		return runStaged(ctx, spec, scratch, stageFor{next: "landlock", nextReq: req}, pidsMax)
+		return runStaged(ctx, spec, scratch, stageFor{next: "landlock", nextReq: req}, cg)
 	}
 	req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: spec.Env, Root: spec.Root, Limits: limits, Mode: ModeWritable})
 	if err != nil {
@@ -107,8 +107,8 @@ func runLandlock(ctx context.Context, spec Spec) (Result, error) {
 		uidMap:     []syscall.SysProcIDMap{{ContainerID: sandboxID, HostID: os.Getuid(), Size: 1}},
 		gidMap:     []syscall.SysProcIDMap{{ContainerID: sandboxID, HostID: os.Getgid(), Size: 1}},
 		// rlimits are applied by the helper itself (see applyLimits); a
-		// pids cgroup gets the helper while it is stopped at its exec.
-		pidsMax: pidsMax,
+		// the run's cgroup gets the helper while it is stopped at its exec.
+		cgroup: cg,
 	})
 	// The helper's copy of statusW is gone (closed on exec or exit), so
 	// this read ends as soon as ours is closed.

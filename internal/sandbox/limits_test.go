@@ -141,7 +141,7 @@ func TestHostProcessLimit(t *testing.T) {
 // must be stopped. Without a usable pids cgroup (outside CI, where
 // requirePidsCgroup fails) the run must be refused instead.
 func checkRootProcessLimit(t *testing.T, b Backend) {
-	if _, _, err := pidsCgroupParent(); err != nil && os.Getenv("CI") == "" {
+	if _, err := controllerParents([]string{"pids"}); err != nil && os.Getenv("CI") == "" {
 		checkRootRefused(t, b)
 		return
 	}

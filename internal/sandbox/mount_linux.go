@@ -86,6 +86,10 @@ func runMountStage() int {
 		// Nothing opened by homard may reach bubblewrap or the command.
 		_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
 	}
+	// Nor anything homard inherited itself.
+	if err := markInheritedCloexec(mountChangesFD + 1); err != nil {
+		return fail(err)
+	}
 	reqFile := os.NewFile(mountRequestFD, "request")
 	b, err := io.ReadAll(io.LimitReader(reqFile, 16<<20))
 	reqFile.Close()
@@ -348,10 +352,17 @@ func runNext(req mountRequest, status *os.File) (int, error) {
 		if len(req.NextArgv) == 0 {
 			return 0, fmt.Errorf("%w: no bwrap command", ErrInvalidSpec)
 		}
+		// bwrap reads the seccomp filter from its fd 3 (bwrapSeccompFD).
+		filter, err := seccompFile()
+		if err != nil {
+			return 0, fmt.Errorf("prepare the seccomp filter: %w", err)
+		}
+		defer filter.Close()
 		cmd = &exec.Cmd{
 			Path:        req.NextArgv[0],
 			Args:        req.NextArgv,
 			Env:         []string{},
+			ExtraFiles:  []*os.File{filter},
 			SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 		}
 	default:

@@ -49,7 +49,8 @@ type Spec struct {
 	// hidden under its own name when it is sensitive).
 	Hide []string
 	// ScratchBytes caps the tmpfs holding an overlay's upper layer and the
-	// command's home. Zero means DefaultScratchBytes.
+	// command's home (the mount stage's scratch), and bwrap's /tmp. Zero
+	// means DefaultScratchBytes.
 	ScratchBytes int64
 	// ScratchFiles caps its inodes (files created, changed or deleted).
 	// Zero means DefaultScratchFiles.
@@ -115,7 +116,31 @@ type Limits struct {
 	Processes uint64
 	// FileBytes is RLIMIT_FSIZE: the largest file the child may write.
 	FileBytes uint64
+	// TreeMemoryBytes caps the memory of the child and every process it
+	// starts, together: a fresh cgroup made for the run (memory.max with
+	// memory.swap.max 0 on cgroup v2, memory.limit_in_bytes and
+	// memory.memsw.limit_in_bytes on v1) that the child enters before its
+	// first instruction. It counts what the tree's tmpfs files hold too
+	// (the overlay's upper layer, bwrap's /tmp and /dev/shm), so it must
+	// exceed 2*ScratchBytes plus what the command needs; past it the
+	// kernel's OOM killer ends the tree's largest process. Unlike
+	// MemoryBytes, two processes of 60% each do not both fit.
+	//
+	// The cgroup is made next to homard's own (a cgroup v1 memory
+	// hierarchy, or cgroup v2 with the memory controller available to
+	// homard's cgroup; on v2 a homard alone in its cgroup moves itself into
+	// a "homard-self" leaf so the controller can be enabled for its
+	// children). When none can be made, ModeOverlay and ModeWritable runs
+	// fail with ErrUnenforceable; ModeReadOnly runs without the tree limit
+	// (a read-only view cannot keep anything the command wrote). Zero means
+	// no tree limit; run_command uses DefaultTreeMemoryBytes.
+	TreeMemoryBytes uint64
 }
+
+// DefaultTreeMemoryBytes is the tree memory limit run_command sets: room
+// for the default scratch tmpfs twice over (overlay upper and bwrap's
+// /tmp) plus 2 GiB for the command itself.
+const DefaultTreeMemoryBytes = 2*DefaultScratchBytes + 2<<30
 
 func (l Limits) isZero() bool { return l == Limits{} }
 
@@ -135,8 +160,14 @@ type Result struct {
 	// Changes is, for ModeOverlay, an unlinked temporary file holding the
 	// upper layer as a tar stream (see writeUpper), positioned at its start;
 	// the caller closes it. It is nil when the run did not finish (timeout,
-	// cancellation, a setup failure): then nothing the command did is kept.
+	// cancellation, a setup failure, the mount stage killed while it wrote
+	// the stream): then nothing the command did is kept.
 	Changes *os.File
+
+	// signaled reports that the process homard started was killed by a
+	// signal rather than exiting: for the mount stage, that it may not
+	// have finished writing Changes.
+	signaled bool
 }
 
 // Backend executes a Spec.
@@ -278,17 +309,20 @@ func normalize(spec Spec) (Spec, error) {
 	return spec, nil
 }
 
-// processLimit decides how l.Processes is enforced for a child whose real
-// uid (outside any user namespace) is childUID. The kernel exempts uid 0
-// from RLIMIT_NPROC, so for root the limit moves to a pids cgroup: the
-// returned rlimits have Processes cleared and pidsMax is the cgroup's
-// pids.max (0: no cgroup). execute fails with ErrUnenforceable when that
+// splitLimits decides how l is enforced for a child whose real uid
+// (outside any user namespace) is childUID, in mode m. The rlimits come
+// back in rlimits; what needs a cgroup in cg. The kernel exempts uid 0 from
+// RLIMIT_NPROC, so for root Processes moves to the cgroup's pids.max.
+// TreeMemoryBytes always needs the cgroup; it is required except for a
+// read-only view. execute fails with ErrUnenforceable when a required
 // cgroup cannot be created.
-func processLimit(l Limits, childUID int) (rlimits Limits, pidsMax uint64) {
+func splitLimits(l Limits, childUID int, m Mode) (rlimits Limits, cg cgroupLimits) {
 	if l.Processes > 0 && childUID == 0 {
-		pidsMax, l.Processes = l.Processes, 0
+		cg.pidsMax, l.Processes = l.Processes, 0
 	}
-	return l, pidsMax
+	cg.memoryMax, l.TreeMemoryBytes = l.TreeMemoryBytes, 0
+	cg.memoryRequired = m != ModeReadOnly
+	return l, cg
 }
 
 // ModeCheck is whether a backend can give a command one view (Mode), for

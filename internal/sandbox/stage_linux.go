@@ -25,7 +25,7 @@ type stageFor struct {
 // homard's own uid), mount and network namespaces; the stage builds the
 // read-only or overlay view of Root and hides Spec.Hide, then starts the
 // command stage. scratch is an empty folder made for this run.
-func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, pidsMax uint64) (Result, error) {
+func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, cg cgroupLimits) (Result, error) {
 	if !helperHooked.Load() {
 		return Result{}, fmt.Errorf("%w: this binary does not call sandbox.MaybeRunHelper at startup, so it cannot build the command's read-only or overlay view", ErrUnavailable)
 	}
@@ -79,11 +79,15 @@ func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, pids
 		cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET,
 		uidMap:     []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
 		gidMap:     []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
-		pidsMax:    pidsMax,
+		cgroup:     cg,
 	})
 	statusW.Close()
 	msg, _ := io.ReadAll(io.LimitReader(statusR, 4096))
-	keep := err == nil && len(msg) == 0 && !res.TimedOut
+	// The stage exits (with the command's status) only after the stream is
+	// complete or its failure is reported; killed by a signal (the OOM
+	// killer of the run's memory cgroup, say), the stream may stop at any
+	// entry and would read as a shorter, valid change set: drop it.
+	keep := err == nil && len(msg) == 0 && !res.TimedOut && !res.signaled
 	if changes != nil {
 		if keep {
 			if _, serr := changes.Seek(0, io.SeekStart); serr != nil {
