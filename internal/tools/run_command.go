@@ -321,6 +321,10 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	limits := sandbox.Limits{
 		CPUSeconds:  uint64(timeout/time.Second) + 1,
 		MemoryBytes: 2 << 30,
+		// One memory cgroup for the whole command tree (its tmpfs pages
+		// included); without a usable memory cgroup, commands on the
+		// overlay refuse to run (reads run without it).
+		TreeMemoryBytes: sandbox.DefaultTreeMemoryBytes,
 		// No RLIMIT_FSIZE: a command never writes the real root (its view
 		// is read-only or an overlay), the overlay's upper layer and the
 		// command's home are size-capped tmpfs mounts, and a change set's
