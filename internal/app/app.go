@@ -192,8 +192,8 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		Backend: func() (sandbox.Backend, error) { return sandbox.Select(cfg.Sandbox.Backend) },
 		Allow:   cfg.Commands.Allow, Env: env,
 		Timeout: cfg.Commands.Timeout.Std(), MaxOutput: cfg.Commands.MaxOutputBytes,
-		HoldDir: holdDir,
-	}), tools.NewApplyChanges(ws, holdDir))
+		HoldDir: holdDir, DenyPaths: denyPaths(cfg),
+	}), tools.NewApplyChanges(ws, holdDir, denyPaths(cfg)))
 	client, err := egress.New(egress.Options{Allow: cfg.Egress.Allow, TLSConfig: r.egressTLS})
 	if err != nil {
 		return fmt.Errorf("%s: egress: %w", r.Paths.ConfigFile, err)
@@ -242,6 +242,18 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		// artifacts read with read_artifact; no config key yet.
 	})
 	return nil
+}
+
+// denyPaths lists the path patterns of the operator's deny rules, whatever
+// their tool: commands may neither read nor change what they match.
+func denyPaths(cfg *config.Config) []string {
+	var out []string
+	for _, rc := range cfg.Rules {
+		if rc.Effect == string(policy.Deny) && rc.Path != "" {
+			out = append(out, rc.Path)
+		}
+	}
+	return out
 }
 
 func vaultPath(p config.Paths) string    { return filepath.Join(p.DataDir, "vault.json") }

@@ -393,3 +393,44 @@ func TestScenarioOwnerEditIsAConflict(t *testing.T) {
 		t.Errorf("f.txt = %q after an undisturbed run (%q)", got, out.Result.Text)
 	}
 }
+
+// TestScenarioDenyRulesHoldInsideCommands: an operator's `deny secrets/**`
+// rule is a barrier for commands too — `cat secrets/pw` fails inside the
+// sandbox and a command's change to secrets/ is held, while files outside
+// the rule read and change normally.
+func TestScenarioDenyRulesHoldInsideCommands(t *testing.T) {
+	r := newTestRuntime(t, "yolo")
+	requireCommands(t, r)
+	r.Close()
+	f, err := os.OpenFile(r.Paths.ConfigFile, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n[[rules]]\nid = \"no-secrets\"\ntool = \"read_file\"\npath = \"secrets/**\"\neffect = \"deny\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r, err = Open(context.Background(), r.Paths, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	root := r.Config.Workspace.Roots[0].Path
+	writeWorkspaceFile(t, r, "secrets/pw", "TOPSECRET\n")
+	writeWorkspaceFile(t, r, "public/a.txt", "public\n")
+	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"cat","args":["secrets/pw","public/a.txt"]}`})
+	if out.Result == nil || strings.Contains(out.Result.Text, "TOPSECRET") || !strings.Contains(out.Result.Text, "public") {
+		t.Errorf("cat: %+v", out.Result)
+	}
+	writeWorkspaceFile(t, r, "w.sh", "#!/bin/sh\necho changed > secrets/new\necho changed > public/b.txt\n")
+	if err := os.Chmod(filepath.Join(root, "w.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "w.sh") + `"}`})
+	if _, err := os.Stat(filepath.Join(root, "secrets", "new")); err == nil {
+		t.Errorf("a command wrote under a deny rule: %q", out.Result.Text)
+	}
+	if !strings.Contains(out.Result.Text, "secrets/new") {
+		t.Errorf("the held change does not name secrets/new: %q", out.Result.Text)
+	}
+}

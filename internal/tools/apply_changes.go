@@ -26,16 +26,17 @@ type ApplyChangesParams struct {
 // can run it; the Plan binds the change list's digest, and the changes are
 // graded again under the root's lock when they are applied.
 type ApplyChanges struct {
-	ws  *workspace.Workspace
-	dir string
+	ws   *workspace.Workspace
+	dir  string
+	deny []string
 }
 
 var _ tool.Typed[ApplyChangesParams] = (*ApplyChanges)(nil)
 
 // NewApplyChanges builds the tool over the folder where run_command holds
-// change sets.
-func NewApplyChanges(ws *workspace.Workspace, holdDir string) tool.Tool {
-	return tool.Adapt[ApplyChangesParams](&ApplyChanges{ws: ws, dir: holdDir})
+// change sets; denyPaths are CommandOptions.DenyPaths.
+func NewApplyChanges(ws *workspace.Workspace, holdDir string, denyPaths []string) tool.Tool {
+	return tool.Adapt[ApplyChangesParams](&ApplyChanges{ws: ws, dir: holdDir, deny: denyPaths})
 }
 
 type applyChangesBody struct {
@@ -51,7 +52,7 @@ func (t *ApplyChanges) Spec() tool.Spec {
 
 func (t *ApplyChanges) graded(meta heldMeta, cs *workspace.ChangeSet) (*workspace.Graded, workspace.GradeOptions, error) {
 	o := workspace.GradeOptions{Expected: meta.Expected, RunsCode: meta.RunsCode, Since: meta.Since,
-		Sensitive: func(rel string) bool { return t.ws.Sensitive(meta.Root, rel) }}
+		Sensitive: func(rel string) bool { return commandHidden(t.ws, t.deny, meta.Root, rel) }}
 	g, err := t.ws.Grade(meta.Root, cs, o)
 	return g, o, err
 }

@@ -26,10 +26,11 @@ import (
 const maxHideScan = 200_000
 
 // hiddenPaths lists the absolute paths under the root's real path that a
-// command must not read: sensitive files and folders by the workspace's
-// rules (the owner's patterns and allowances included). The walk does not
-// follow symlinks; a symlink's target is listed under its own name.
-func hiddenPaths(ws *workspace.Workspace, rootName, rootPath string) ([]string, error) {
+// command must not read (hidden reports them: sensitive files by the
+// workspace's rules, the owner's patterns and allowances included, and
+// what the operator's deny rules match). The walk does not follow
+// symlinks; a symlink's target is listed under its own name.
+func hiddenPaths(ws *workspace.Workspace, rootName, rootPath string, hidden func(root, rel string) bool) ([]string, error) {
 	var out []string
 	n := 0
 	err := filepath.WalkDir(rootPath, func(p string, d fs.DirEntry, err error) error {
@@ -55,7 +56,7 @@ func hiddenPaths(ws *workspace.Workspace, rootName, rootPath string) ([]string, 
 		if err != nil {
 			return err
 		}
-		if ws.Sensitive(rootName, filepath.ToSlash(rel)) {
+		if hidden(rootName, filepath.ToSlash(rel)) {
 			out = append(out, p)
 			if d.IsDir() {
 				return filepath.SkipDir
@@ -67,6 +68,30 @@ func hiddenPaths(ws *workspace.Workspace, rootName, rootPath string) ([]string, 
 		return nil, fmt.Errorf("look for sensitive files: %w", err)
 	}
 	return out, nil
+}
+
+// hidden reports a path no command may read or change: a sensitive file
+// (workspace rules) or one an operator deny rule matches.
+func (t *RunCommand) hidden(root, rel string) bool { return commandHidden(t.ws, t.o.DenyPaths, root, rel) }
+
+func commandHidden(ws *workspace.Workspace, deny []string, root, rel string) bool {
+	if ws.Sensitive(root, rel) {
+		return true
+	}
+	if len(deny) == 0 {
+		return false
+	}
+	p, err := ws.PathIn(root, rel)
+	if err != nil {
+		return true
+	}
+	target := p.Target()
+	for _, pat := range deny {
+		if policy.MatchPath(pat, target) {
+			return true
+		}
+	}
+	return false
 }
 
 // heldMeta describes a change set that a command produced and that was
@@ -209,7 +234,7 @@ func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.Fi
 		return ""
 	}
 	gopts := workspace.GradeOptions{Expected: expected, RunsCode: runsCode, Since: since,
-		Sensitive: func(rel string) bool { return t.ws.Sensitive(rootName, rel) }}
+		Sensitive: func(rel string) bool { return t.hidden(rootName, rel) }}
 	g, err := t.ws.Grade(rootName, cs, gopts)
 	if err != nil {
 		return fmt.Sprintf("\nthe command's changes could not be checked (%v); nothing was applied", err)

@@ -61,6 +61,11 @@ type CommandOptions struct {
 	Timeout time.Duration
 	// MaxOutput caps the output in bytes. Zero means 64 KiB.
 	MaxOutput int
+	// DenyPaths are the path patterns of the operator's deny rules (any
+	// tool): what they match is hidden from commands like a sensitive
+	// file, and a change to it is critical (policy.MatchPath on the
+	// target, "rel" or "root:rel").
+	DenyPaths []string
 	// HoldDir is where change sets that were not applied wait for
 	// apply_changes (inside homard's data folder, out of every tool's
 	// reach). Empty means such change sets are discarded.
@@ -291,7 +296,7 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	default:
 		return tool.Errorf("the plan names no sandbox view; propose the call again"), nil
 	}
-	hide, err := hiddenPaths(t.ws, cwd.Root, root)
+	hide, err := hiddenPaths(t.ws, cwd.Root, root, t.hidden)
 	if err != nil {
 		return tool.Errorf("the sandbox refused to run it: %v", err), nil
 	}
