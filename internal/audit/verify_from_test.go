@@ -13,7 +13,7 @@ import (
 func TestVerifyFrom(t *testing.T) {
 	st, _ := openTest(t)
 	recs := appendN(t, st, 6)
-	at := func(i int) Anchor { return Anchor{recs[i-1].Seq, recs[i-1].Hash} }
+	at := func(i int) Anchor { return Anchor{Seq: recs[i-1].Seq, Hash: recs[i-1].Hash} }
 
 	for _, tc := range []struct {
 		name     string
@@ -25,8 +25,8 @@ func TestVerifyFrom(t *testing.T) {
 		{"genesis", Anchor{}, at(6), 6, 0},
 		{"middle", at(3), at(6), 3, 0},
 		{"head", at(6), at(6), 0, 0},
-		{"anchor hash differs", Anchor{3, recs[4].Hash}, Anchor{}, 0, 3},
-		{"anchor beyond the end", Anchor{9, recs[5].Hash}, Anchor{}, 0, 9},
+		{"anchor hash differs", Anchor{Seq: 3, Hash: recs[4].Hash}, Anchor{}, 0, 3},
+		{"anchor beyond the end", Anchor{Seq: 9, Hash: recs[5].Hash}, Anchor{}, 0, 9},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			head, n, err := VerifyFrom(t.Context(), st, tc.from)
@@ -50,7 +50,7 @@ func TestVerifyFrom(t *testing.T) {
 func TestVerifyFromSeesEditAfterAnchor(t *testing.T) {
 	st, _ := openTest(t)
 	recs := appendN(t, st, 5)
-	a := Anchor{recs[1].Seq, recs[1].Hash}
+	a := Anchor{Seq: recs[1].Seq, Hash: recs[1].Hash}
 	for _, tc := range []struct {
 		name string
 		edit func(*store.AuditRow) bool
