@@ -46,14 +46,14 @@ type Runtime struct {
 	// Start is what the rest of the start-up recovery found and did:
 	// runs left running by a process that died, stray temp files, the
 	// check of homard's own records (recovery.go; doctor reports it).
-	Start StartReport
-	Approvals  *approval.Service
-	Arbiter    *arbiter.Arbiter
-	Registry   *tool.Registry
-	Vault      *secrets.Vault
-	Memory     *memory.Memory
-	now        func() time.Time
-	egressTLS  *tls.Config
+	Start     StartReport
+	Approvals *approval.Service
+	Arbiter   *arbiter.Arbiter
+	Registry  *tool.Registry
+	Vault     *secrets.Vault
+	Memory    *memory.Memory
+	now       func() time.Time
+	egressTLS *tls.Config
 	// redactor is the arbiter's: it also redacts what Run persists.
 	redactor *secrets.Redactor
 
