@@ -84,9 +84,12 @@ func recoveryChecks(ctx context.Context, r *Runtime) []Check {
 		for _, run := range recent {
 			list = append(list, fmt.Sprintf("%s %s at %s", run.ID, run.Tool, run.UpdatedAt.Local().Format(time.DateTime)))
 		}
-		out = append(out, Check{Name: "runs", Info: true, Detail: fmt.Sprintf(
-			"%d interrupted now, latest in the last 7 days: %s; homard stopped while they ran, so check what they name (`homard audit`, `homard checkpoint list`)",
-			len(s.Interrupted), strings.Join(list, "; "))})
+		detail := "tool runs interrupted in the last 7 days, newest first: " + strings.Join(list, "; ")
+		if n := len(s.Interrupted); n > 0 {
+			detail += fmt.Sprintf(" (%d marked at this start)", n)
+		}
+		out = append(out, Check{Name: "runs", Info: true, Detail: detail +
+			"; homard stopped while they ran, so check what they name (`homard audit`, `homard checkpoint list`)"})
 	default:
 		out = append(out, Check{Name: "runs", OK: true, Detail: "no tool run was interrupted in the last 7 days"})
 	}
