@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"strings"
 	"time"
 
@@ -46,6 +47,19 @@ func Acknowledge(ctx context.Context, paths config.Paths) (string, error) {
 		return "", err
 	}
 	return st.AckedProblem, nil
+}
+
+// checkRecords runs the start-up check of the records again in a
+// long-running process (serve): the records appended since, and the full
+// check once a day. A problem it finds holds side effects at once.
+func (r *Runtime) checkRecords(ctx context.Context, log *slog.Logger) {
+	rep, err := integrity.Check(ctx, r.Store, integrity.Options{Now: r.now})
+	switch {
+	case err != nil && ctx.Err() == nil:
+		log.Warn("checking homard's records failed", "err", err)
+	case rep.State.Problem != "":
+		log.Error("homard's records are damaged; side effects are refused until the owner runs `homard doctor --ack`", "problem", rep.State.Problem)
+	}
 }
 
 // recoveryChecks are doctor's lines about crash recovery and the records'
