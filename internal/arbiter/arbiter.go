@@ -5,9 +5,11 @@
 //
 // Contract: Decide never executes anything but the Plan it decided on; every
 // proposal, including unknown tools, malformed arguments and denials, leaves
-// exactly one hash-chained audit record with its arguments redacted; a Go
-// error is returned only when homard itself failed (database gone), never
-// for something the model did.
+// exactly one hash-chained audit record with its arguments redacted (a run
+// whose process died gets it from RecoverInterrupted at the next start); a
+// Go error is returned only when homard itself failed (database gone), never
+// for something the model did. While homard's records are known to be
+// damaged, no Plan with an effect runs (hygiene.go).
 package arbiter
 
 import (
