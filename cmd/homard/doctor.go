@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -10,14 +11,35 @@ import (
 )
 
 func (c *cli) doctorCmd() *cobra.Command {
-	return &cobra.Command{
+	var ack bool
+	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: "Check the config, the database, the audit chain and the workspace roots",
-		Args:  cobra.NoArgs,
+		Long: `doctor checks the config, the database, the audit chain, the workspace
+roots, the sandbox, and what the last start recovered (tool runs a stopped
+homard left running, stray temp files).
+
+When homard finds its database or its audit log damaged it refuses every
+action with side effects (reads go on) until you have looked: run doctor to
+see what is wrong, keep a copy of the data folder if you want to
+investigate, then run 'homard doctor --ack' to accept the records as they
+are and allow side effects again.`,
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := c.paths()
 			if err != nil {
 				return err
+			}
+			if ack {
+				problem, err := app.Acknowledge(cmd.Context(), p)
+				switch {
+				case errors.Is(err, app.ErrNothingToAck):
+					fmt.Fprintln(c.stdout, "nothing to acknowledge: no problem is holding side effects")
+				case err != nil:
+					return err
+				default:
+					fmt.Fprintf(c.stdout, "acknowledged: %s\nside effects are allowed again\n", termtext.Line(problem))
+				}
 			}
 			checks := app.Doctor(cmd.Context(), p)
 			failed := 0
@@ -40,4 +62,6 @@ func (c *cli) doctorCmd() *cobra.Command {
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&ack, "ack", false, "accept homard's records as they are after a problem doctor reported, and allow side effects again")
+	return cmd
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/egress"
+	"github.com/homard/homard/internal/integrity"
 	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
@@ -42,13 +43,17 @@ type Runtime struct {
 	// did; RecoverErr is its error (doctor reports both).
 	Recovered  workspace.Recovery
 	RecoverErr error
-	Approvals  *approval.Service
-	Arbiter    *arbiter.Arbiter
-	Registry   *tool.Registry
-	Vault      *secrets.Vault
-	Memory     *memory.Memory
-	now        func() time.Time
-	egressTLS  *tls.Config
+	// Start is what the rest of the start-up recovery found and did:
+	// runs left running by a process that died, stray temp files, the
+	// check of homard's own records (recovery.go; doctor reports it).
+	Start     StartReport
+	Approvals *approval.Service
+	Arbiter   *arbiter.Arbiter
+	Registry  *tool.Registry
+	Vault     *secrets.Vault
+	Memory    *memory.Memory
+	now       func() time.Time
+	egressTLS *tls.Config
 	// redactor is the arbiter's: it also redacts what Run persists.
 	redactor *secrets.Redactor
 
@@ -118,6 +123,10 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		return fmt.Errorf("open database %s: %w", r.Paths.DBFile, err)
 	}
 	r.Store = st
+	if !o.inspect {
+		// Cheap at every start; doctor runs the full check itself.
+		r.Start.Integrity, r.Start.IntegrityErr = integrity.Check(ctx, st, integrity.Options{Now: r.now})
+	}
 
 	var roots []workspace.Root
 	for _, rc := range cfg.Workspace.Roots {
@@ -132,6 +141,9 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		CheckpointDir:      r.Paths.CheckpointDir,
 		MaxCheckpoints:     cfg.Workspace.MaxCheckpoints,
 		MaxCheckpointBytes: cfg.Workspace.MaxCheckpointBytes,
+		// The arbiter compares the workspace's change stamps with
+		// approval times: one clock for both.
+		Now: r.now,
 	})
 	if err != nil {
 		return fmt.Errorf("open workspace: %w", err)
@@ -141,6 +153,8 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	// back before anything else runs (its checkpoint keeps the content).
 	// Not fatal: doctor reports what it finds.
 	r.Recovered, r.RecoverErr = ws.RecoverChanges(context.Background())
+	// Temp files a killed write left behind (old and unlocked only).
+	r.Start.Swept, r.Start.SweepErr = ws.SweepTemp(workspace.SweepOptions{})
 
 	r.Vault, err = secrets.OpenVault(vaultPath(r.Paths), vaultKeyPath(r.Paths))
 	if err != nil {
@@ -240,7 +254,12 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		CommandSlotInside: slotInside(ws),
 		// Results over arbiter.DefaultArtifactChars characters become
 		// artifacts read with read_artifact; no config key yet.
+		// Approvals to run the workspace's code lapse when it changed.
+		Workspace: ws,
 	})
+	// Runs a process that has since died left running are marked and
+	// audited before anything else runs. Not fatal: doctor reports it.
+	r.Start.Interrupted, r.Start.InterruptErr = r.Arbiter.RecoverInterrupted(ctx)
 	return nil
 }
 

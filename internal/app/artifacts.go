@@ -43,7 +43,8 @@ func (r *Runtime) PruneArtifacts(ctx context.Context) (int64, error) {
 // pruneEvery is how often a long-running serve deletes old artifacts.
 const pruneEvery = time.Hour
 
-// pruneLoop runs PruneArtifacts every interval until ctx ends.
+// pruneLoop runs PruneArtifacts every interval until ctx ends, and the
+// check of homard's records (checkRecords) with it.
 func (r *Runtime) pruneLoop(ctx context.Context, interval time.Duration, log *slog.Logger) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
@@ -59,6 +60,7 @@ func (r *Runtime) pruneLoop(ctx context.Context, interval time.Duration, log *sl
 			case n > 0:
 				log.Info("deleted old artifacts", "count", n, "keep", r.Config.Artifacts.Keep.String())
 			}
+			r.checkRecords(ctx, log)
 		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/sandbox"
@@ -62,8 +61,8 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 	}
 	defer r.Close()
 	add("database", r.Store.Integrity(ctx), paths.DBFile+" (integrity ok)")
-	n, err := audit.Verify(ctx, r.Store)
-	add("audit", err, fmt.Sprintf("chain intact, %d records", n))
+	out = append(out, auditCheck(ctx, r))
+	out = append(out, recoveryChecks(ctx, r)...)
 	out = append(out, memoryCheck(ctx, r))
 	if n, size, oldest, err := r.Store.ArtifactStats(ctx); err != nil {
 		add("artifacts", err, "")

@@ -18,6 +18,12 @@
 // grant stores it, and MatchCommandGrant covers only commands that fit it.
 // A command that runs code is only ever approved once.
 //
+// Identical Plans share one card: a Request matching a pending approval's
+// binding returns it. At most Options.MaxPending cards wait in one
+// session. An approval for a Plan that runs the workspace's code is
+// consumed with ConsumeUnchanged, and lapses when the workspace changed
+// after its card was drawn.
+//
 // Every state change is a conditional UPDATE inside one store.Write
 // transaction, so concurrent approvers or consumers cannot both win. SQL
 // lives in package store; the rules live here.
@@ -120,6 +126,10 @@ type Options struct {
 	SessionTTL time.Duration
 	// AlwaysTTL is the lifetime of an always grant. Zero means 720 hours.
 	AlwaysTTL time.Duration
+	// MaxPending caps the unexpired pending approvals of one owner in one
+	// session; a further Request fails with ErrTooManyPending (a request
+	// matching a pending card still gets that card). Zero means 20.
+	MaxPending int
 }
 
 // Service manages approvals and grants. It is safe for concurrent use.
@@ -129,11 +139,15 @@ type Service struct {
 	ttl        time.Duration
 	sessionTTL time.Duration
 	alwaysTTL  time.Duration
+	maxPending int
 }
 
 // New returns a Service over st.
 func New(st *store.Store, o Options) *Service {
-	s := &Service{st: st, now: o.Now, ttl: o.TTL, sessionTTL: o.SessionTTL, alwaysTTL: o.AlwaysTTL}
+	s := &Service{st: st, now: o.Now, ttl: o.TTL, sessionTTL: o.SessionTTL, alwaysTTL: o.AlwaysTTL, maxPending: o.MaxPending}
+	if s.maxPending <= 0 {
+		s.maxPending = DefaultMaxPending
+	}
 	if s.now == nil {
 		s.now = time.Now
 	}
@@ -149,9 +163,14 @@ func New(st *store.Store, o Options) *Service {
 	return s
 }
 
+// DefaultMaxPending is Options.MaxPending's default.
+const DefaultMaxPending = 20
+
 // Request returns the unexpired pending approval with exactly this binding,
-// or creates one. It also records the session for the owner; a session
-// that belongs to another owner is refused (store.ErrSessionOwner).
+// or creates one: identical Plans share one card. It also records the
+// session for the owner; a session that belongs to another owner is
+// refused (store.ErrSessionOwner). A new card beyond MaxPending waiting in
+// the session is refused with ErrTooManyPending.
 func (s *Service) Request(ctx context.Context, b Binding, c Card) (Approval, error) {
 	plan, risk := c.Plan, c.Risk
 	if b.Tool == "" || b.PlanHash == "" || b.Owner == "" || b.Session == "" {
@@ -180,6 +199,11 @@ func (s *Service) Request(ctx context.Context, b Binding, c Card) (Approval, err
 		}
 		if !errors.Is(err, store.ErrNotFound) {
 			return err
+		}
+		if n, err := tx.CountPending(b.Owner, b.Session, now); err != nil {
+			return err
+		} else if n >= s.maxPending {
+			return fmt.Errorf("%w (%d are waiting)", ErrTooManyPending, n)
 		}
 		out = store.Approval{
 			ID: newID("ap_"), Tool: b.Tool, PlanHash: b.PlanHash, Owner: b.Owner, SessionID: b.Session,
@@ -274,21 +298,40 @@ func (s *Service) decide(ctx context.Context, op, id, approver string, to Status
 // binding and returns it. It reports false when there is none, so a retry
 // after approval runs once and a second retry finds nothing.
 func (s *Service) Consume(ctx context.Context, b Binding) (Approval, bool, error) {
+	return s.ConsumeUnchanged(ctx, b, time.Time{})
+}
+
+// ConsumeUnchanged is Consume for a Plan whose meaning depends on what the
+// workspace holds (it runs the workspace's code): changed is when the
+// workspace it runs in last changed, and an approval created before that
+// lapses — it is expired, never consumed — because the owner approved
+// other code than what would now run. When nothing is consumed but an
+// approval lapsed, the lapsed one is returned (Status Expired) with false,
+// so the caller can say why it asks again. A zero changed lapses nothing.
+func (s *Service) ConsumeUnchanged(ctx context.Context, b Binding, changed time.Time) (Approval, bool, error) {
 	now := s.now()
-	var out store.Approval
-	var ok bool
+	var out, lapsed store.Approval
+	var ok, didLapse bool
 	err := s.st.Write(ctx, func(tx *store.Tx) error {
 		var err error
+		if !changed.IsZero() {
+			if lapsed, didLapse, err = tx.LapseApprovals(b.Tool, b.PlanHash, b.Owner, b.Session, changed, now); err != nil {
+				return err
+			}
+		}
 		out, ok, err = tx.ConsumeApproval(b.Tool, b.PlanHash, b.Owner, b.Session, now)
 		return err
 	})
 	if err != nil {
 		return Approval{}, false, fmt.Errorf("consume approval for %s: %w", b.Tool, err)
 	}
-	if !ok {
-		return Approval{}, false, nil
+	switch {
+	case ok:
+		return fromRow(out, now), true, nil
+	case didLapse:
+		return fromRow(lapsed, now), false, nil
 	}
-	return fromRow(out, now), true, nil
+	return Approval{}, false, nil
 }
 
 // Get returns one approval with its status as seen now.

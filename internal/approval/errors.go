@@ -12,6 +12,9 @@ var (
 	ErrScopeNotAllowed = errors.New("this action can only be approved once (it is critical, or it is a command that runs code); approve it with scope once")
 	ErrInvalidScope    = errors.New("unknown approval scope; use once, session or always")
 	ErrInvalidRequest  = errors.New("invalid approval request")
+	// ErrTooManyPending: the session already has Options.MaxPending cards
+	// waiting; the text is for the model, which proposed one too many.
+	ErrTooManyPending = errors.New("too many approvals are already waiting for the owner in this session; wait for the owner to answer them before proposing more")
 	// ErrPlanMismatch: the plan hash in the binding is not the SHA-256 of
 	// the plan shown to the owner, so approving it would approve
 	// something other than what is displayed.

@@ -5,9 +5,11 @@
 //
 // Contract: Decide never executes anything but the Plan it decided on; every
 // proposal, including unknown tools, malformed arguments and denials, leaves
-// exactly one hash-chained audit record with its arguments redacted; a Go
-// error is returned only when homard itself failed (database gone), never
-// for something the model did.
+// exactly one hash-chained audit record with its arguments redacted (a run
+// whose process died gets it from RecoverInterrupted at the next start); a
+// Go error is returned only when homard itself failed (database gone), never
+// for something the model did. While homard's records are known to be
+// damaged, no Plan with an effect runs (hygiene.go).
 package arbiter
 
 import (
@@ -77,10 +79,20 @@ type Outcome struct {
 
 // Approvals is what the arbiter needs from the approval service.
 type Approvals interface {
-	Consume(ctx context.Context, b approval.Binding) (approval.Approval, bool, error)
+	// ConsumeUnchanged consumes an approval for b created after changed
+	// (zero: any); see approval.Service.ConsumeUnchanged.
+	ConsumeUnchanged(ctx context.Context, b approval.Binding, changed time.Time) (approval.Approval, bool, error)
 	MatchGrant(ctx context.Context, owner, session, tool string, targets []string, risk policy.Risk) (approval.Grant, bool, error)
 	MatchCommandGrant(ctx context.Context, owner, session, tool string, call policy.Template, risk policy.Risk, inside policy.Inside) (approval.Grant, bool, error)
 	Request(ctx context.Context, b approval.Binding, c approval.Card) (approval.Approval, error)
+}
+
+// Workspace tells when changes were last applied in the root a Plan
+// target names (workspace.(*Workspace).LastApplied). The arbiter lets an
+// approval to run the workspace's code lapse when that root changed after
+// the card was drawn.
+type Workspace interface {
+	LastApplied(target string) (time.Time, error)
 }
 
 // Redactor removes secrets from text and spots them in arguments.
@@ -116,6 +128,10 @@ type Options struct {
 	// MaxAuditArgs caps the redacted arguments kept in an audit record.
 	// Zero means 16 KiB; the Plan hash still binds the full arguments.
 	MaxAuditArgs int
+	// Workspace, when set, makes approvals of Plans that run the
+	// workspace's code lapse when a root they run in changed after the
+	// card was drawn. Nil turns the lapse off (tests of other stages).
+	Workspace Workspace
 	// AllowPrivateEgress turns off the private-egress check
 	// (permissions.private_egress = "allow"): policy is then never told
 	// that a session holds private data. Sessions are still marked, so

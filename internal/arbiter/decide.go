@@ -147,6 +147,13 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		Private:         private,
 	})
 	c.out.Rule, c.out.Reason = d.Rule, d.Reason
+	if d.Verdict != policy.Deny && !plan.ReadOnly() {
+		// 4d. Damaged records: nothing with an effect runs or waits for
+		// approval until the owner has looked (integrity.go).
+		if held, err := a.held(ctx, c); err != nil || held {
+			return err
+		}
+	}
 	switch d.Verdict {
 	case policy.Deny:
 		c.out.Decision = Denied
@@ -170,9 +177,19 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 // pending approval and finished the call.
 func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 	b := approval.Binding{Tool: c.plan.Tool(), PlanHash: c.plan.Hash(), Owner: c.p.Caller.Owner, Session: c.p.Caller.Session}
-	ap, ok, err := a.o.Approvals.Consume(ctx, b)
+	// A Plan that runs the workspace's code was approved for the code as
+	// it was when the card was drawn: a change applied since lapses it.
+	changed, err := a.codeChanged(c.plan)
+	if err != nil {
+		return false, err
+	}
+	ap, ok, err := a.o.Approvals.ConsumeUnchanged(ctx, b, changed)
 	if err != nil {
 		return false, fmt.Errorf("arbiter: consume approval: %w", err)
+	}
+	if !ok && ap.ID != "" {
+		c.out.Rule = "approval.lapsed"
+		c.out.Reason = "the workspace changed since you approved this (approval " + ap.ID + "); it needs a fresh approval"
 	}
 	if ok {
 		c.out.ApprovalID, c.out.Rule, c.out.Reason = ap.ID, "approval.once", "approved by "+ap.DecidedBy+" ("+string(ap.Scope)+")"
@@ -205,6 +222,13 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 		card.Template = &tmpl
 	}
 	ap, err = a.o.Approvals.Request(ctx, b, card)
+	if errors.Is(err, approval.ErrTooManyPending) {
+		// The model proposes faster than the owner answers: refuse, and
+		// say what to do, rather than bury the owner in cards.
+		c.out.Decision, c.out.Rule, c.status = Denied, "approval.too-many-pending", store.RunDenied
+		c.out.Reason = err.Error()
+		return false, a.finish(ctx, c)
+	}
 	if err != nil {
 		return false, fmt.Errorf("arbiter: request approval: %w", err)
 	}

@@ -28,6 +28,7 @@ var allowed = map[string][]string{
 	"internal/store":         {},
 	"internal/approval":      {"internal/store", "internal/policy"},
 	"internal/audit":         {"internal/store", "internal/policy"},
+	"internal/integrity":     {"internal/store", "internal/audit"},
 	"internal/arbiter":       {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store"},
 	"internal/archtest":      {},
 	"internal/llm":           {},

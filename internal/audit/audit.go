@@ -6,8 +6,9 @@
 // Hash (64 zeros for the first). Seq counts from 1 without gaps. Editing,
 // inserting, reordering or deleting a record therefore breaks the chain at
 // that record or the one after it, and Verify names the first break.
-// Deleting records from the end leaves a valid shorter chain; detecting
-// that needs the last hash kept somewhere else.
+// Deleting records from the end leaves a valid shorter chain; VerifyFrom
+// detects that given the last record verified before (package integrity
+// keeps it).
 //
 // Callers pass text that is already redacted: the audit never sees
 // secrets. Append runs inside the caller's store transaction, so a record
@@ -143,16 +144,61 @@ func (e *BrokenError) Is(target error) bool { return target == ErrBroken }
 // *BrokenError (a seq gap, a PrevHash that does not link to the previous
 // record, or a Hash that does not match the content).
 func Verify(ctx context.Context, st *store.Store) (int, error) {
-	return verify(func(yield func(store.AuditRow) error) error { return st.AllAudit(ctx, yield) })
+	_, n, err := VerifyFrom(ctx, st, Anchor{})
+	return n, err
 }
 
-// verify checks the rows src yields in order. It is separate from Verify
-// so tests can feed it stored rows altered in flight.
-func verify(src func(yield func(store.AuditRow) error) error) (int, error) {
+// Anchor is a record the chain is known to reach: its Seq and Hash. The
+// zero Anchor is the genesis, before the first record.
+type Anchor struct {
+	Seq  int64
+	Hash string
+	// Accepted: the owner accepted the chain up to this record as it is
+	// (a break at or before it was acknowledged), so only its Hash is
+	// compared, not its content with its hash.
+	Accepted bool
+}
+
+// VerifyFrom checks the chain from a, from one consistent snapshot: the
+// record at a.Seq must still exist with hash a.Hash and match its content,
+// and every later record must link on as Verify requires. It returns the
+// newest record reached (the head when nothing is broken) and the number of
+// records that verified after a. A chain that now ends before a.Seq lost
+// records from its end; that is a *BrokenError too, which Verify alone
+// cannot see. Checking from the last verified record costs only the
+// records appended since.
+func VerifyFrom(ctx context.Context, st *store.Store, a Anchor) (Anchor, int, error) {
+	head, n, err := verify(a, func(yield func(store.AuditRow) error) error { return st.AuditFrom(ctx, a.Seq, yield) })
+	if err == nil && head.Seq < a.Seq {
+		err = &BrokenError{a.Seq, fmt.Sprintf("the log ends at record %d although record %d was verified before; records were deleted from its end", head.Seq, a.Seq)}
+		head = Anchor{}
+	}
+	return head, n, err
+}
+
+// verify checks the rows src yields in order, starting at a (see
+// VerifyFrom). It is separate so tests can feed it stored rows altered in
+// flight.
+func verify(a Anchor, src func(yield func(store.AuditRow) error) error) (Anchor, int, error) {
 	count := 0
-	want, prev := int64(1), GenesisHash
+	want, prev := a.Seq+1, a.Hash
+	if a.Seq == 0 {
+		prev = GenesisHash
+	}
+	head := Anchor{}
 	err := src(func(row store.AuditRow) error {
 		r := fromRow(row)
+		if a.Seq > 0 && r.Seq == a.Seq {
+			// The anchor itself: unchanged since it verified.
+			if r.Hash != a.Hash || !a.Accepted && Sum(r) != r.Hash {
+				return &BrokenError{r.Seq, "it changed after it was verified"}
+			}
+			head = Anchor{Seq: r.Seq, Hash: r.Hash}
+			return nil
+		}
+		if a.Seq > 0 && head.Seq == 0 {
+			return &BrokenError{a.Seq, "this verified record is missing"}
+		}
 		switch {
 		case r.Seq != want:
 			return &BrokenError{r.Seq, fmt.Sprintf("expected record %d here; a record is missing or out of order", want)}
@@ -165,15 +211,20 @@ func verify(src func(yield func(store.AuditRow) error) error) (int, error) {
 		}
 		count++
 		want, prev = want+1, r.Hash
+		head = Anchor{Seq: r.Seq, Hash: r.Hash}
 		return nil
 	})
 	if err != nil {
 		if be := (*BrokenError)(nil); errors.As(err, &be) {
-			return count, err
+			return head, count, err
 		}
-		return count, fmt.Errorf("verify audit: %w", err)
+		return head, count, fmt.Errorf("verify audit: %w", err)
 	}
-	return count, nil
+	if a.Seq > 0 && head.Seq == 0 {
+		// Nothing at or after the anchor: the caller reports the loss.
+		return Anchor{}, 0, nil
+	}
+	return head, count, nil
 }
 
 // List returns records with Seq > afterSeq in order, at most limit (≤ 0

@@ -132,7 +132,7 @@ func TestSumEncoding(t *testing.T) {
 // tamper runs verify over the stored rows, passing each through edit.
 func tamper(t *testing.T, st *store.Store, edit func(*store.AuditRow) (keep bool)) (int, error) {
 	t.Helper()
-	return verify(func(yield func(store.AuditRow) error) error {
+	_, n, err := verify(Anchor{}, func(yield func(store.AuditRow) error) error {
 		return st.AllAudit(t.Context(), func(r store.AuditRow) error {
 			if !edit(&r) {
 				return nil
@@ -140,6 +140,7 @@ func tamper(t *testing.T, st *store.Store, edit func(*store.AuditRow) (keep bool
 			return yield(r)
 		})
 	})
+	return n, err
 }
 
 func wantBroken(t *testing.T, name string, n int, err error, seq int64) {

@@ -200,3 +200,42 @@ func decodeStrings(s string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// CountPending returns how many approvals of owner in session are pending
+// and unexpired at now.
+func (tx *Tx) CountPending(owner, session string, now time.Time) (int, error) {
+	var n int
+	err := tx.queryRow(`SELECT count(*) FROM approvals
+		WHERE owner = ? AND session_id = ? AND status = 'pending' AND expires_at > ?`, owner, session, nanos(now)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count pending approvals: %w", err)
+	}
+	return n, nil
+}
+
+// LapseApprovals expires the approved, unexpired approvals with exactly
+// this binding that were created before changed, and returns the newest
+// of them (ok false if none). They can then never be consumed.
+func (tx *Tx) LapseApprovals(tool, planHash, owner, session string, changed, now time.Time) (Approval, bool, error) {
+	if tx.done {
+		return Approval{}, false, errTxDone
+	}
+	rows, err := tx.s.wconn.QueryContext(tx.ctx, `UPDATE approvals SET status = 'expired'
+		WHERE tool = ? AND plan_hash = ? AND owner = ? AND session_id = ? AND status = 'approved'
+			AND expires_at > ? AND created_at < ?
+		RETURNING `+approvalColumns, tool, planHash, owner, session, nanos(now), nanos(changed))
+	if err != nil {
+		return Approval{}, false, fmt.Errorf("lapse approvals: %w", err)
+	}
+	lapsed, err := collect(rows, scanApproval, "lapse approvals")
+	if err != nil || len(lapsed) == 0 {
+		return Approval{}, false, err
+	}
+	newest := lapsed[0]
+	for _, a := range lapsed[1:] {
+		if a.CreatedAt.After(newest.CreatedAt) {
+			newest = a
+		}
+	}
+	return newest, true, nil
+}

@@ -83,24 +83,7 @@ func (s *Store) ListAudit(ctx context.Context, afterSeq int64, limit int) ([]Aud
 // snapshot, without holding them all in memory. It stops at the first
 // error fn returns and returns that error unchanged.
 func (s *Store) AllAudit(ctx context.Context, fn func(AuditRow) error) error {
-	rows, err := s.reader.QueryContext(ctx, `SELECT `+auditColumns+` FROM audit ORDER BY seq`)
-	if err != nil {
-		return fmt.Errorf("read audit: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		r, err := scanAudit(rows)
-		if err != nil {
-			return fmt.Errorf("read audit: %w", err)
-		}
-		if err := fn(r); err != nil {
-			return err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("read audit: %w", err)
-	}
-	return nil
+	return s.AuditFrom(ctx, 0, fn)
 }
 
 // LastAuditSeq returns the seq of the newest audit record, 0 if none.

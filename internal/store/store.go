@@ -53,6 +53,9 @@ type Store struct {
 	// query costs more than running it; the hot reads repeat a few.
 	readMu    sync.Mutex
 	readStmts map[string]*sql.Stmt
+
+	// runs holds the locks of the tool runs this process runs (runlock.go).
+	runs runLocks
 }
 
 // maxWriterStmts bounds the writer's statement cache; every query text in
@@ -229,6 +232,9 @@ func (s *Store) Close() error {
 	}
 	s.readStmts = nil
 	s.readMu.Unlock()
+	if s.runs.f != nil {
+		errs = append(errs, s.runs.f.Close()) // drops this process's run locks
+	}
 	return errors.Join(append(errs, s.reader.Close(), s.writer.Close())...)
 }
 
@@ -243,6 +249,9 @@ type Tx struct {
 	// done is set when Write returns; only Write's goroutine sets it and
 	// a Tx is not for use by other goroutines.
 	done bool
+	// onCommit and onRollback run after the transaction ended that way
+	// (the run locks of runlock.go).
+	onCommit, onRollback []func()
 }
 
 // Write runs fn in one BEGIN IMMEDIATE transaction on the writer
@@ -264,11 +273,14 @@ func (s *Store) Write(ctx context.Context, fn func(*Tx) error) (err error) {
 		tx.done = true
 		if !finished {
 			s.rollback() // fn panicked; the panic continues
+			runAll(tx.onRollback)
 		}
 	}()
 	if err := fn(tx); err != nil {
 		finished = true
-		if rbErr := s.rollback(); rbErr != nil {
+		rbErr := s.rollback()
+		runAll(tx.onRollback)
+		if rbErr != nil {
 			return errors.Join(err, fmt.Errorf("rollback: %w", rbErr))
 		}
 		return err
@@ -277,9 +289,18 @@ func (s *Store) Write(ctx context.Context, fn func(*Tx) error) (err error) {
 	if _, err := s.wexec(ctx, "COMMIT"); err != nil {
 		// A failed COMMIT (cancelled, SQLITE_BUSY, disk full) may leave
 		// the transaction open; never leave it for the next Write.
-		return errors.Join(fmt.Errorf("commit: %w", err), s.rollback())
+		err = errors.Join(fmt.Errorf("commit: %w", err), s.rollback())
+		runAll(tx.onRollback)
+		return err
 	}
+	runAll(tx.onCommit)
 	return nil
+}
+
+func runAll(fns []func()) {
+	for _, f := range fns {
+		f()
+	}
 }
 
 // rollback ends the open transaction, if any. It ignores the caller's

@@ -90,6 +90,12 @@ func (tx *Tx) InsertToolRun(r ToolRun) (string, error) {
 		if err != nil {
 			return "", fmt.Errorf("insert tool run: %w", err)
 		}
+		if r.Status == RunRunning {
+			// Held by this process until it finishes (runlock.go).
+			if err := tx.holdRun(seq); err != nil {
+				return "", err
+			}
+		}
 		return runIDPrefix + strconv.FormatInt(seq, 10), nil
 	}
 	var owner string
@@ -159,6 +165,12 @@ func (tx *Tx) UpdateToolRun(id, status, result string, isError bool, now time.Ti
 	}
 	if n, err := res.RowsAffected(); err != nil || n != 1 {
 		return fmt.Errorf("update tool run %s: %w: the run changed concurrently", id, ErrRunStatus)
+	}
+	switch {
+	case status == RunRunning:
+		return tx.holdRun(seq)
+	case cur == RunRunning && next == finalStage:
+		tx.onCommit = append(tx.onCommit, func() { tx.s.releaseRun(seq) })
 	}
 	return nil
 }

@@ -72,7 +72,9 @@ func hiddenPaths(ws *workspace.Workspace, rootName, rootPath string, hidden func
 
 // hidden reports a path no command may read or change: a sensitive file
 // (workspace rules) or one an operator deny rule matches.
-func (t *RunCommand) hidden(root, rel string) bool { return commandHidden(t.ws, t.o.DenyPaths, root, rel) }
+func (t *RunCommand) hidden(root, rel string) bool {
+	return commandHidden(t.ws, t.o.DenyPaths, root, rel)
+}
 
 func commandHidden(ws *workspace.Workspace, deny []string, root, rel string) bool {
 	if ws.Sensitive(root, rel) {

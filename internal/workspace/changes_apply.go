@@ -114,6 +114,7 @@ func (w *Workspace) ApplyChanges(ctx context.Context, rootName string, cs *Chang
 		return res, fmt.Errorf("apply changes: %w", err)
 	}
 	defer setLock.Close()
+	defer w.stampApplied(rootName)() // applied.go
 	for i := range j.Steps {
 		if err := applyStep(dirfd, cs, todo[i], j.Steps[i]); err != nil {
 			conflicts, uerr := w.undo(dirfd, j, i)

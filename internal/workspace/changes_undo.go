@@ -194,6 +194,7 @@ func (w *Workspace) rollbackChanges(cp Checkpoint) error {
 		return err
 	}
 	defer closeFd(dirfd)
+	defer w.stampApplied(j.Root)()
 	conflicts, err := w.undo(dirfd, j, len(j.Steps)-1)
 	if err != nil {
 		return fmt.Errorf("rollback %s: %w", cp.ID, err)
@@ -310,6 +311,7 @@ func (w *Workspace) recoverOne(ctx context.Context, id string, rec *Recovery) er
 		return err
 	}
 	defer closeFd(dirfd)
+	defer w.stampApplied(j.Root)()
 	conflicts, err := w.undo(dirfd, j, len(j.Steps)-1)
 	if err != nil {
 		return err

@@ -16,7 +16,7 @@ type fixture struct {
 	cpDir   string
 }
 
-func newFixture(t *testing.T, edit ...func(*Options)) *fixture {
+func newFixture(t testing.TB, edit ...func(*Options)) *fixture {
 	t.Helper()
 	base, err := filepath.EvalSymlinks(t.TempDir())
 	if err != nil {

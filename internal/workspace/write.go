@@ -125,6 +125,7 @@ func (w *Workspace) WriteFile(p Path, data []byte) (checkpointID string, err err
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", p, err)
 	}
+	defer w.stampApplied(r.name)() // applied.go
 	ctlErr := sc.Control(func(dirfd uintptr) {
 		err = w.replace(r, int(dirfd), p, name, data, &checkpointID)
 	})
@@ -156,6 +157,11 @@ func (w *Workspace) replace(r *root, dirfd int, p Path, name string, data []byte
 	}
 	f := os.NewFile(uintptr(fd), tmp)
 	err = func() error {
+		// Locked until closed: SweepTemp never removes a temp file a
+		// live writer holds (sweep.go).
+		if err := unix.Flock(fd, unix.LOCK_EX|unix.LOCK_NB); err != nil {
+			return err
+		}
 		if _, err := f.Write(data); err != nil {
 			return err
 		}
