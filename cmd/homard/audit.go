@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,6 +56,13 @@ broken record.`,
 					// each, so no record can hide or forge another.
 					fmt.Fprintf(c.stdout, "%6d  %s  %-8s %-14s %-22s %s\n", rec.Seq, rec.Time.Local().Format(time.DateTime),
 						rec.Decision, termtext.Line(rec.Tool), termtext.Line(rec.Rule), termtext.Line(rec.Reason))
+					// What a command changed (paths the model chose), one
+					// indented line per path.
+					if rec.Effects != "" {
+						for _, line := range strings.Split(rec.Effects, "\n") {
+							fmt.Fprintf(c.stdout, "        %s\n", termtext.Line(line))
+						}
+					}
 				}
 				return nil
 			}

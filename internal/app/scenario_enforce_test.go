@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/sandbox"
 )
 
@@ -432,5 +433,25 @@ func TestScenarioDenyRulesHoldInsideCommands(t *testing.T) {
 	}
 	if !strings.Contains(out.Result.Text, "secrets/new") {
 		t.Errorf("the held change does not name secrets/new: %q", out.Result.Text)
+	}
+}
+
+// TestScenarioAuditListsChanges: the audit record of a command lists what
+// it changed — applied or held — and the chain still verifies.
+func TestScenarioAuditListsChanges(t *testing.T) {
+	r := newTestRuntime(t, "autopilot")
+	requireCommands(t, r)
+	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"mkdir","args":["-p","made/deep"]}`})
+	wantDecision(t, out, "ran", "mode.autopilot")
+	recs, err := audit.List(context.Background(), r.Store, 0, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := recs[len(recs)-1]
+	if !strings.Contains(last.Effects, "applied as checkpoint") || !strings.Contains(last.Effects, `create folder "made/deep"`) {
+		t.Errorf("audit effects = %q", last.Effects)
+	}
+	if _, err := audit.Verify(context.Background(), r.Store); err != nil {
+		t.Errorf("chain: %v", err)
 	}
 }

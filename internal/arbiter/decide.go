@@ -397,6 +397,10 @@ func (a *Arbiter) runRow(c *call, status string) store.ToolRun {
 	}
 }
 
+// maxAuditEffects caps an audit record's list of changes (about 1,000
+// paths); the change set's checkpoint keeps the whole list.
+const maxAuditEffects = 64 << 10
+
 // finish is stage 11: it writes the audit record, and the ToolRun's final
 // state when there is one, in one transaction.
 func (a *Arbiter) finish(ctx context.Context, c *call) error {
@@ -407,6 +411,9 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 		Tool: capText(a.o.Redactor.Redact(c.p.Tool), 128), Decision: audit.Decision(c.out.Decision), Rule: c.out.Rule, Reason: c.out.Reason,
 		Args: capText(a.o.Redactor.Redact(normalizeArgs(c.p.Args)), a.o.MaxAuditArgs), PlanHash: c.out.PlanHash,
 		ApprovalID: c.out.ApprovalID,
+	}
+	if c.out.Result != nil && len(c.out.Result.Effects) > 0 {
+		rec.Effects = capText(a.o.Redactor.Redact(strings.Join(c.out.Result.Effects, "\n")), maxAuditEffects)
 	}
 	inserted, marked := false, false
 	// mark taints the session in this transaction, with the result that

@@ -58,6 +58,9 @@ type Record struct {
 	PlanHash   string       `json:"plan_hash,omitempty"`
 	RunID      string       `json:"run_id,omitempty"`
 	ApprovalID string       `json:"approval_id,omitempty"`
+	// Effects lists what the call changed, one line per path (a command's
+	// applied or held change set); empty for most records.
+	Effects string `json:"effects,omitempty"`
 	PrevHash   string       `json:"prev_hash"` // set by Append
 	Hash       string       `json:"hash"`      // set by Append
 }
@@ -99,6 +102,9 @@ func Append(tx *store.Tx, r Record) (Record, error) {
 //	nanoseconds, UTC, as Go's time.RFC3339Nano), Owner, Session, Trust,
 //	Tool, Decision, Rule, Reason, Args, PlanHash, RunID, ApprovalID
 //
+// followed, only when Effects is not empty, by "effects" and Effects (so
+// every record without effects hashes exactly as before the field existed).
+//
 // Length prefixes make the encoding injective for any bytes (no escaping,
 // no ambiguity between "ab"+"c" and "a"+"bc"), and it is simple to
 // reimplement in an offline verifier. Hash itself is not covered.
@@ -106,16 +112,20 @@ func Sum(r Record) string {
 	fields := [...]string{
 		"homard-audit-v1", r.PrevHash, strconv.FormatInt(r.Seq, 10), r.Time.UTC().Format(time.RFC3339Nano),
 		r.Owner, r.Session, string(r.Trust), r.Tool, string(r.Decision), r.Rule, r.Reason, r.Args,
-		r.PlanHash, r.RunID, r.ApprovalID,
+		r.PlanHash, r.RunID, r.ApprovalID, "effects", r.Effects,
+	}
+	n := len(fields)
+	if r.Effects == "" {
+		n -= 2
 	}
 	// One buffer hashed once: writing each field to the hash converts it
 	// to a []byte, an allocation per field on the arbiter's hot path.
-	n := 0
-	for _, f := range fields {
-		n += 8 + len(f)
+	size := 0
+	for _, f := range fields[:n] {
+		size += 8 + len(f)
 	}
-	buf := make([]byte, 0, n)
-	for _, f := range fields {
+	buf := make([]byte, 0, size)
+	for _, f := range fields[:n] {
 		buf = binary.BigEndian.AppendUint64(buf, uint64(len(f)))
 		buf = append(buf, f...)
 	}
@@ -245,7 +255,7 @@ func toRow(r Record) store.AuditRow {
 	return store.AuditRow{
 		Seq: r.Seq, Time: r.Time, Owner: r.Owner, Session: r.Session, Trust: string(r.Trust), Tool: r.Tool,
 		Decision: string(r.Decision), Rule: r.Rule, Reason: r.Reason, Args: r.Args, PlanHash: r.PlanHash,
-		RunID: r.RunID, ApprovalID: r.ApprovalID, PrevHash: r.PrevHash, Hash: r.Hash,
+		RunID: r.RunID, ApprovalID: r.ApprovalID, PrevHash: r.PrevHash, Hash: r.Hash, Effects: r.Effects,
 	}
 }
 
@@ -253,6 +263,6 @@ func fromRow(r store.AuditRow) Record {
 	return Record{
 		Seq: r.Seq, Time: r.Time, Owner: r.Owner, Session: r.Session, Trust: policy.Trust(r.Trust), Tool: r.Tool,
 		Decision: Decision(r.Decision), Rule: r.Rule, Reason: r.Reason, Args: r.Args, PlanHash: r.PlanHash,
-		RunID: r.RunID, ApprovalID: r.ApprovalID, PrevHash: r.PrevHash, Hash: r.Hash,
+		RunID: r.RunID, ApprovalID: r.ApprovalID, PrevHash: r.PrevHash, Hash: r.Hash, Effects: r.Effects,
 	}
 }

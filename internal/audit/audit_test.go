@@ -121,6 +121,15 @@ func TestSumEncoding(t *testing.T) {
 	if Sum(a) == Sum(b) {
 		t.Error(`Sum does not separate fields: ("ab","c") and ("a","bc") collide`)
 	}
+	// Effects are covered when present, and a record without them hashes
+	// as before the field existed (the golden value above).
+	e := r
+	e.Effects = "applied as checkpoint x:\ncreate file \"a\""
+	e2 := e
+	e2.Effects = "applied as checkpoint x:\ncreate file \"b\""
+	if Sum(e) == Sum(r) || Sum(e) == Sum(e2) {
+		t.Error("Sum does not cover Effects")
+	}
 	// The time zone of the caller's clock does not matter.
 	c := r
 	c.Time = r.Time.In(time.FixedZone("X", 3600))

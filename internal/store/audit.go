@@ -26,16 +26,17 @@ type AuditRow struct {
 	ApprovalID string
 	PrevHash   string
 	Hash       string
+	Effects    string
 }
 
 const auditColumns = `seq, time, owner, session_id, trust, tool, decision, rule, reason, args,
-	plan_hash, run_id, approval_id, prev_hash, hash`
+	plan_hash, run_id, approval_id, prev_hash, hash, effects`
 
 func scanAudit(sc interface{ Scan(...any) error }) (AuditRow, error) {
 	var r AuditRow
 	var t sql.NullInt64
 	err := sc.Scan(&r.Seq, &t, &r.Owner, &r.Session, &r.Trust, &r.Tool, &r.Decision, &r.Rule, &r.Reason,
-		&r.Args, &r.PlanHash, &r.RunID, &r.ApprovalID, &r.PrevHash, &r.Hash)
+		&r.Args, &r.PlanHash, &r.RunID, &r.ApprovalID, &r.PrevHash, &r.Hash, &r.Effects)
 	if err != nil {
 		return AuditRow{}, err
 	}
@@ -59,9 +60,9 @@ func (tx *Tx) LastAudit() (seq int64, hash string, err error) {
 
 // InsertAudit appends r. Its Seq must be new.
 func (tx *Tx) InsertAudit(r AuditRow) error {
-	_, err := tx.exec(`INSERT INTO audit (`+auditColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+	_, err := tx.exec(`INSERT INTO audit (`+auditColumns+`) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		r.Seq, nanos(r.Time), r.Owner, r.Session, r.Trust, r.Tool, r.Decision, r.Rule, r.Reason, r.Args,
-		r.PlanHash, r.RunID, r.ApprovalID, r.PrevHash, r.Hash)
+		r.PlanHash, r.RunID, r.ApprovalID, r.PrevHash, r.Hash, r.Effects)
 	if err != nil {
 		return fmt.Errorf("insert audit record %d: %w", r.Seq, err)
 	}

@@ -53,6 +53,10 @@ type Result struct {
 	// files written by others, command output). The agent wraps it in
 	// nonce markers; it is data, never instructions.
 	Untrusted bool `json:"untrusted,omitempty"`
+	// Effects lists what the call changed, one line per path, for the
+	// audit record (run_command's applied or held change set). It is not
+	// shown to the model.
+	Effects []string `json:"-"`
 }
 
 // Errorf builds an error Result for the model.

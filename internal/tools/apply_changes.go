@@ -143,5 +143,5 @@ func (t *ApplyChanges) Run(ctx context.Context, plan tool.Plan) (tool.Result, er
 			text += fmt.Sprintf("\n  %s (%s)", c.Rel, c.Refused)
 		}
 	}
-	return tool.Result{Text: text}, nil
+	return tool.Result{Text: text, Effects: append([]string{"applied as checkpoint " + applied.CheckpointID + ":"}, applied.Graded.Paths()...)}, nil
 }

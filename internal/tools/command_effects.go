@@ -225,24 +225,24 @@ func dropHeld(dir, id string) {
 // and deletes inside the root, where expected; high in yolo); otherwise it holds the
 // change set for apply_changes, which always asks the owner. It returns
 // the text the model reads.
-func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.File, since time.Time, argv []string, expected []string, runsCode bool, lock *workspace.RootLock) string {
+func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.File, since time.Time, argv []string, expected []string, runsCode bool, lock *workspace.RootLock) (text string, effects []string) {
 	defer changes.Close()
 	cs, err := workspace.ReadChanges(changes, workspace.ReadOptions{})
 	if err != nil {
-		return fmt.Sprintf("\nthe command's changes could not be read (%v); nothing was applied", err)
+		return fmt.Sprintf("\nthe command's changes could not be read (%v); nothing was applied", err), nil
 	}
 	defer cs.Close()
 	if len(cs.Entries) == 0 {
-		return ""
+		return "", nil
 	}
 	gopts := workspace.GradeOptions{Expected: expected, RunsCode: runsCode, Since: since,
 		Sensitive: func(rel string) bool { return t.hidden(rootName, rel) }}
 	g, err := t.ws.Grade(rootName, cs, gopts)
 	if err != nil {
-		return fmt.Sprintf("\nthe command's changes could not be checked (%v); nothing was applied", err)
+		return fmt.Sprintf("\nthe command's changes could not be checked (%v); nothing was applied", err), nil
 	}
 	if g.Grade == workspace.GradeLow {
-		return ""
+		return "", nil
 	}
 	// Ordinary changes apply unasked; in yolo (the owner's choice to be
 	// asked only for critical effects) so do high ones. Critical ones, and
@@ -256,10 +256,11 @@ func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.Fi
 			Grade: gopts, Approved: limit, Digest: g.Digest, Lock: lock})
 		if err == nil {
 			return fmt.Sprintf("\napplied %s (checkpoint %s; the owner can undo it with `homard checkpoint rollback %s`)",
-				changeSummary(applied.Graded), applied.CheckpointID, applied.CheckpointID)
+					changeSummary(applied.Graded), applied.CheckpointID, applied.CheckpointID),
+				append([]string{"applied as checkpoint " + applied.CheckpointID + ":"}, applied.Graded.Paths()...)
 		}
 		if ctx.Err() != nil {
-			return "\nthe turn was cancelled; nothing was applied"
+			return "\nthe turn was cancelled; nothing was applied", nil
 		}
 		// A conflict or a grade that rose under the lock: hold it.
 		g.Reasons = append(g.Reasons, workspace.Reason{Grade: workspace.GradeHigh, Text: "applying failed: " + err.Error()})
@@ -275,10 +276,10 @@ func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.Fi
 	}
 	if err != nil {
 		fmt.Fprintf(&b, "\nthey could not be kept for review (%v) and are discarded", err)
-		return b.String()
+		return b.String(), append([]string{"not applied, discarded (graded " + g.Grade.String() + "):"}, g.Paths()...)
 	}
 	fmt.Fprintf(&b, "\nthey are held as change set %s; to apply them, call apply_changes with {\"id\": %q}: the owner sees every change and decides", meta.ID, meta.ID)
-	return b.String()
+	return b.String(), append([]string{"not applied, held as " + meta.ID + " (graded " + g.Grade.String() + "):"}, g.Paths()...)
 }
 
 // changeSummary: "3 created, 1 modified, 2 deleted".

@@ -360,15 +360,18 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	}
 	fmt.Fprintf(&out, " · %s\n", res.Duration.Round(time.Millisecond))
 	out.Write(res.Output)
+	var effects []string
 	if mode == sandbox.ModeOverlay {
 		switch {
 		case res.Changes != nil:
-			out.WriteString(t.settle(ctx, cwd.Root, res.Changes, since, append([]string{b.Path}, b.Args...), b.Expected, b.RunsCode, lock))
+			text, eff := t.settle(ctx, cwd.Root, res.Changes, since, append([]string{b.Path}, b.Args...), b.Expected, b.RunsCode, lock)
+			out.WriteString(text)
+			effects = eff
 		case backend.Name() != "host":
 			out.WriteString("\nthe run did not finish, so nothing it changed was applied")
 		}
 	}
-	return tool.Result{Text: out.String(), IsError: res.ExitCode != 0 || res.TimedOut, Untrusted: true}, nil
+	return tool.Result{Text: out.String(), IsError: res.ExitCode != 0 || res.TimedOut, Untrusted: true, Effects: effects}, nil
 }
 
 // commandView chooses the sandbox view for a classified command: a read
