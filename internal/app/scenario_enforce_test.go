@@ -455,3 +455,47 @@ func TestScenarioAuditListsChanges(t *testing.T) {
 		t.Errorf("chain: %v", err)
 	}
 }
+
+// TestScenarioApprovedGitCommit: an approved `git add` and `git commit`
+// work — their change sets (objects, refs, logs, the index) are git's own
+// data and apply — and nothing else in .git changes.
+func TestScenarioApprovedGitCommit(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	requireCommands(t, r)
+	ctx := context.Background()
+	writeWorkspaceFile(t, r, "repo/a.txt", "one\n")
+	repo := gitRepo(t, r, "repo")
+	writeWorkspaceFile(t, r, "repo/b.txt", "two\n")
+	// The owner's identity comes from the repository's config: the
+	// sandbox reads no global git config.
+	for _, kv := range [][2]string{{"user.name", "Owner"}, {"user.email", "owner@example.com"}} {
+		c := exec.Command("git", "config", kv[0], kv[1])
+		c.Dir = repo
+		if out, err := c.CombinedOutput(); err != nil {
+			t.Fatalf("git config: %v %s", err, out)
+		}
+	}
+	config, _ := os.ReadFile(filepath.Join(repo, ".git", "config"))
+	for _, args := range []string{`["add","b.txt"]`, `["commit","-m","add b"]`} {
+		req := CallRequest{Tool: "run_command", Args: `{"program":"git","args":` + args + `,"cwd":"repo"}`, Session: "g"}
+		out := call(t, r, req)
+		wantDecision(t, out, "pending", "mode.smart")
+		if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "once"); err != nil {
+			t.Fatal(err)
+		}
+		out = call(t, r, req)
+		if string(out.Decision) != "ran" || out.Result == nil || out.Result.IsError || !strings.Contains(out.Result.Text, "applied") {
+			t.Fatalf("git %s: %s %+v", args, out.Decision, out.Result)
+		}
+	}
+	c := exec.Command("git", "log", "--oneline")
+	c.Dir = repo
+	c.Env = []string{"HOME=" + repo, "GIT_CONFIG_NOSYSTEM=1"}
+	log, err := c.CombinedOutput()
+	if err != nil || !strings.Contains(string(log), "add b") {
+		t.Errorf("git log after the approved commit: %s %v", log, err)
+	}
+	if now, _ := os.ReadFile(filepath.Join(repo, ".git", "config")); string(now) != string(config) {
+		t.Errorf(".git/config changed: %q", now)
+	}
+}

@@ -225,7 +225,7 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	if args == nil {
 		args = []string{}
 	}
-	mode, expected, runsCode := commandView(v, cwd)
+	mode, expected, runsCode := commandView(t.ws, v, cwd)
 	view := "read-only view"
 	if mode == sandbox.ModeOverlay {
 		view = "on a copy; changes are checked before they apply"
@@ -380,12 +380,20 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 // relative to the working folder; code, or a write the argv does not name,
 // may change anything in the root at medium). The classification only
 // picks the view; the view holds whatever the command really does.
-func commandView(v policy.CommandVerdict, cwd workspace.Path) (mode sandbox.Mode, expected []string, runsCode bool) {
+func commandView(ws *workspace.Workspace, v policy.CommandVerdict, cwd workspace.Path) (mode sandbox.Mode, expected []string, runsCode bool) {
 	if v.Class == policy.ClassRead {
 		return sandbox.ModeReadOnly, nil, false
 	}
 	if v.Class == policy.ClassRunsCode || v.WritesAnywhere {
 		return sandbox.ModeOverlay, nil, true
+	}
+	if v.Entry == "git" {
+		// git's write subcommands change their repository's metadata too
+		// (objects, refs, logs, the index); the grader still holds
+		// anything in .git that is not git's own data (hooks, config).
+		if g := repoOf(ws, cwd); g != "" {
+			expected = append(expected, g+"/")
+		}
 	}
 	for _, w := range v.Writes {
 		rel := path.Clean(path.Join(cwd.Rel, filepath.ToSlash(w)))
@@ -397,6 +405,24 @@ func commandView(v policy.CommandVerdict, cwd workspace.Path) (mode sandbox.Mode
 		expected = append(expected, rel, rel+"/")
 	}
 	return sandbox.ModeOverlay, expected, false
+}
+
+// repoOf returns the root-relative path of the .git folder of the
+// repository holding the working folder, looking upward from it inside
+// the root ("" when there is none). It only widens what a git command is
+// expected to change; the grader still decides what in .git may change.
+func repoOf(ws *workspace.Workspace, cwd workspace.Path) string {
+	for rel := cwd.Rel; ; rel = path.Dir(rel) {
+		g := path.Join(rel, ".git")
+		if p, err := ws.PathIn(cwd.Root, g); err == nil {
+			if fi, err := ws.Lstat(p); err == nil && fi.IsDir() {
+				return g
+			}
+		}
+		if rel == "." {
+			return ""
+		}
+	}
 }
 
 // lookProgram resolves a program name in commandPath (or checks an
