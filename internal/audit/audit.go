@@ -60,9 +60,9 @@ type Record struct {
 	ApprovalID string       `json:"approval_id,omitempty"`
 	// Effects lists what the call changed, one line per path (a command's
 	// applied or held change set); empty for most records.
-	Effects string `json:"effects,omitempty"`
-	PrevHash   string       `json:"prev_hash"` // set by Append
-	Hash       string       `json:"hash"`      // set by Append
+	Effects  string `json:"effects,omitempty"`
+	PrevHash string `json:"prev_hash"` // set by Append
+	Hash     string `json:"hash"`      // set by Append
 }
 
 // Append adds r at the end of the chain inside tx: it reads the last
