@@ -206,7 +206,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		Backend: func() (sandbox.Backend, error) { return sandbox.Select(cfg.Sandbox.Backend) },
 		Allow:   cfg.Commands.Allow, Env: env,
 		Timeout: cfg.Commands.Timeout.Std(), MaxOutput: cfg.Commands.MaxOutputBytes,
-		HoldDir: holdDir, DenyPaths: denyPaths(cfg),
+		HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools,
 	}), tools.NewApplyChanges(ws, holdDir, denyPaths(cfg)))
 	client, err := egress.New(egress.Options{Allow: cfg.Egress.Allow, TLSConfig: r.egressTLS})
 	if err != nil {

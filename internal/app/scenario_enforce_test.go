@@ -499,3 +499,41 @@ func TestScenarioApprovedGitCommit(t *testing.T) {
 		t.Errorf(".git/config changed: %q", now)
 	}
 }
+
+// TestScenarioHostToolsConfigured: a file the operator lists in
+// commands.host_tools is held like .vscode/ when a command writes it; the
+// same write elsewhere applies.
+func TestScenarioHostToolsConfigured(t *testing.T) {
+	r := newTestRuntime(t, "autopilot")
+	requireCommands(t, r)
+	r.Close()
+	cfg, err := os.ReadFile(r.Paths.ConfigFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg = []byte(strings.Replace(string(cfg), "host_tools = []", `host_tools = ["run-on-open.sh"]`, 1))
+	if err := os.WriteFile(r.Paths.ConfigFile, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r, err = Open(context.Background(), r.Paths, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	root := r.Config.Workspace.Roots[0].Path
+	writeWorkspaceFile(t, r, "w.sh", "#!/bin/sh\necho x > \"$1\"\n")
+	if err := os.Chmod(filepath.Join(root, "w.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name    string
+		applied bool
+	}{{"run-on-open.sh", false}, {"sub/run-on-open.sh", false}, {"ordinary.sh", true}, {".vscode/tasks.json", false}} {
+		writeWorkspaceFile(t, r, filepath.Dir(tc.name)+"/.keep", "")
+		out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"` + filepath.Join(root, "w.sh") + `","args":["` + tc.name + `"]}`})
+		_, err := os.Stat(filepath.Join(root, tc.name))
+		if (err == nil) != tc.applied {
+			t.Errorf("%s: applied = %v; want %v (%q)", tc.name, err == nil, tc.applied, out.Result.Text)
+		}
+	}
+}

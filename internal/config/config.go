@@ -138,6 +138,15 @@ type Commands struct {
 	// apply; "ask" asks first. Safe and smart always ask; yolo runs it.
 	// Missing means "sandbox".
 	Unknown string `toml:"unknown"`
+	// HostTools are patterns of files the owner's own tools execute or
+	// obey when the owner opens or commits in a folder, added to homard's
+	// defaults (.vscode/, .idea/, .devcontainer/, .husky/,
+	// .github/workflows/, .envrc, .pre-commit-config.yaml, lint-staged
+	// configs): a command's change to one is held for the owner. A
+	// pattern is path elements matched at any depth, case-insensitively,
+	// "dir/" for a folder and all under it, globs allowed. Missing or
+	// empty means the defaults only.
+	HostTools []string `toml:"host_tools"`
 	// Env names environment variables passed to commands besides PATH,
 	// HOME, LANG and TERM. Missing or empty means none.
 	Env []string `toml:"env"`
@@ -411,6 +420,9 @@ func applyDefaults(c *Config) {
 	}
 	if c.Commands.Unknown == "" {
 		c.Commands.Unknown = "sandbox"
+	}
+	if c.Commands.HostTools == nil {
+		c.Commands.HostTools = []string{}
 	}
 	if c.Commands.Env == nil {
 		c.Commands.Env = []string{}

@@ -69,7 +69,7 @@ func writeConfig(t *testing.T, content string) string {
 // The documented defaults of the run-limit sections, spelled out.
 var (
 	defaultSandbox  = Sandbox{Backend: "auto"}
-	defaultCommands = Commands{Allow: []string{}, Unknown: "sandbox", Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10}
+	defaultCommands = Commands{Allow: []string{}, Unknown: "sandbox", HostTools: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10}
 	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
 	defaultFiles    = Files{Sensitive: []string{}, AllowSensitive: []string{}}
 )
@@ -216,6 +216,10 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{`commands.allow[0] = "sh -c": want a program name or a clean absolute path`}, ""},
 		{"commands unknown", `owner = "owner"`, "owner = \"owner\"\n[commands]\nunknown = \"run\"",
 			[]string{`commands.unknown = "run": want sandbox`}, ""},
+		{"commands host_tools absolute", `owner = "owner"`, "owner = \"owner\"\n[commands]\nhost_tools = [\"/etc/x\"]",
+			[]string{`commands.host_tools[0] = "/etc/x": want a relative pattern`}, ""},
+		{"commands host_tools bad glob", `owner = "owner"`, "owner = \"owner\"\n[commands]\nhost_tools = [\"a[\"]",
+			[]string{`commands.host_tools[0] = "a[": not a valid glob`}, ""},
 		{"commands env", `owner = "owner"`, "owner = \"owner\"\n[commands]\nenv = [\"PATH=/x\"]",
 			[]string{`commands.env[0] = "PATH=/x"`}, ""},
 		{"commands timeout", `owner = "owner"`, "owner = \"owner\"\n[commands]\ntimeout = \"0s\"",

@@ -129,6 +129,10 @@ allow = %s
 # the sandbox and checks its changes before they apply; "ask" asks first.
 # Safe and smart modes always ask; yolo runs it.
 unknown = %s
+# Files your own tools execute or obey (editor settings, git hooks, CI
+# workflows...), added to homard's defaults: a command's change to one is
+# held for you to approve. "dir/" is a folder and all under it; globs work.
+host_tools = %s
 # Environment variables passed to commands besides PATH, HOME, LANG, TERM.
 env = %s
 # Default time limit for one command (positive duration).
@@ -207,7 +211,7 @@ ping_interval = %s
 		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes,
 		quoteList(c.Files.Sensitive), quoteList(c.Files.AllowSensitive),
 		quote(c.Sandbox.Backend),
-		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes,
+		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.HostTools), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes,
 		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture),
 		quote(c.Artifacts.Keep.String()),
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()))

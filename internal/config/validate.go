@@ -70,6 +70,13 @@ func validateRunLimits(c *Config, ps *problems) {
 	if c.Commands.Unknown != "ask" && c.Commands.Unknown != "sandbox" {
 		ps.add("commands.unknown = %q: want sandbox (autopilot runs commands that run code in the sandbox, their changes checked before they apply) or ask (autopilot asks first)", c.Commands.Unknown)
 	}
+	for i, h := range c.Commands.HostTools {
+		if h == "" || strings.HasPrefix(h, "/") || strings.Contains(h, "..") || strings.ContainsAny(h, "\x00\n") {
+			ps.add("commands.host_tools[%d] = %q: want a relative pattern such as \".vscode/\" or \".envrc\"", i, h)
+		} else if _, err := path.Match(h, ""); err != nil {
+			ps.add("commands.host_tools[%d] = %q: not a valid glob: %v", i, h, err)
+		}
+	}
 	for i, e := range c.Commands.Env {
 		if !envNameRE.MatchString(e) {
 			ps.add("commands.env[%d] = %q: want an environment variable name (A-Z, 0-9 and _)", i, e)

@@ -52,7 +52,11 @@ func (t *ApplyChanges) Spec() tool.Spec {
 
 func (t *ApplyChanges) graded(meta heldMeta, cs *workspace.ChangeSet) (*workspace.Graded, workspace.GradeOptions, error) {
 	o := workspace.GradeOptions{Expected: meta.Expected, RunsCode: meta.RunsCode, Since: meta.Since,
-		Sensitive: func(rel string) bool { return commandHidden(t.ws, t.deny, meta.Root, rel) }}
+		Sensitive: func(rel string) bool { return commandHidden(t.ws, t.deny, meta.Root, rel) },
+		HostTools: meta.HostTools}
+	if o.HostTools == nil {
+		o.HostTools = hostTools(nil)
+	}
 	g, err := t.ws.Grade(meta.Root, cs, o)
 	return g, o, err
 }

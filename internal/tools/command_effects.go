@@ -106,9 +106,10 @@ type heldMeta struct {
 	SHA256  string    `json:"sha256"` // of the tar stream
 	// Grade options the command was graded with, so apply_changes grades
 	// the same way.
-	Expected []string  `json:"expected"`
-	RunsCode bool      `json:"runs_code"`
-	Created  time.Time `json:"created"`
+	Expected  []string  `json:"expected"`
+	RunsCode  bool      `json:"runs_code"`
+	HostTools []string  `json:"host_tools"`
+	Created   time.Time `json:"created"`
 }
 
 // validHeldID: "cs_" and 16 lowercase hex digits.
@@ -236,7 +237,8 @@ func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.Fi
 		return "", nil
 	}
 	gopts := workspace.GradeOptions{Expected: expected, RunsCode: runsCode, Since: since,
-		Sensitive: func(rel string) bool { return t.hidden(rootName, rel) }}
+		Sensitive: func(rel string) bool { return t.hidden(rootName, rel) },
+		HostTools: hostTools(t.o.HostTools)}
 	g, err := t.ws.Grade(rootName, cs, gopts)
 	if err != nil {
 		return fmt.Sprintf("\nthe command's changes could not be checked (%v); nothing was applied", err), nil
@@ -265,7 +267,7 @@ func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.Fi
 		// A conflict or a grade that rose under the lock: hold it.
 		g.Reasons = append(g.Reasons, workspace.Reason{Grade: workspace.GradeHigh, Text: "applying failed: " + err.Error()})
 	}
-	meta, err := holdChanges(t.o.HoldDir, changes, heldMeta{Root: rootName, Since: since, Command: argv, Expected: expected, RunsCode: runsCode})
+	meta, err := holdChanges(t.o.HoldDir, changes, heldMeta{Root: rootName, Since: since, Command: argv, Expected: expected, RunsCode: runsCode, HostTools: gopts.HostTools})
 	var b strings.Builder
 	fmt.Fprintf(&b, "\nthe command's changes were NOT applied (%s, graded %s):", changeSummary(g), g.Grade)
 	for _, r := range g.Reasons {
@@ -280,6 +282,11 @@ func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.Fi
 	}
 	fmt.Fprintf(&b, "\nthey are held as change set %s; to apply them, call apply_changes with {\"id\": %q}: the owner sees every change and decides", meta.ID, meta.ID)
 	return b.String(), append([]string{"not applied, held as " + meta.ID + " (graded " + g.Grade.String() + "):"}, g.Paths()...)
+}
+
+// hostTools is the grader's list: homard's defaults and the operator's.
+func hostTools(extra []string) []string {
+	return append(append([]string{}, workspace.DefaultHostTools...), extra...)
 }
 
 // changeSummary: "3 created, 1 modified, 2 deleted".

@@ -66,6 +66,9 @@ type CommandOptions struct {
 	// file, and a change to it is critical (policy.MatchPath on the
 	// target, "rel" or "root:rel").
 	DenyPaths []string
+	// HostTools are patterns added to workspace.DefaultHostTools (config
+	// commands.host_tools).
+	HostTools []string
 	// HoldDir is where change sets that were not applied wait for
 	// apply_changes (inside homard's data folder, out of every tool's
 	// reach). Empty means such change sets are discarded.
