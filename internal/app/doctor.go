@@ -77,7 +77,11 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 	out = append(out, egressChecks(cfg)...)
 	for _, st := range sandbox.Report() {
 		if st.Available {
-			add("sandbox", nil, st.Name+" works here")
+			detail := st.Name + " works here"
+			if st.Name == "landlock" {
+				detail += fmt.Sprintf(" (Landlock ABI v%d)", sandbox.LandlockABI())
+			}
+			add("sandbox", nil, detail)
 		} else {
 			// An unavailable backend is only a failure if it is the one
 			// configured; the others are information.

@@ -143,3 +143,14 @@ func memfdWith(b []byte) (*os.File, error) {
 	}
 	return f, nil
 }
+
+// LandlockABI reports the kernel's Landlock ABI version (0 without
+// Landlock), for `homard doctor`: the helper enforces the strict
+// configuration of that version.
+func LandlockABI() int {
+	abi, err := ll.LandlockGetABIVersion()
+	if err != nil || abi < 0 {
+		return 0
+	}
+	return abi
+}

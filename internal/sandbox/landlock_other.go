@@ -16,3 +16,6 @@ func landlockSupported() error {
 }
 
 func runLandlock(context.Context, Spec) (Result, error) { return Result{}, landlockSupported() }
+
+// LandlockABI is 0 outside Linux.
+func LandlockABI() int { return 0 }
