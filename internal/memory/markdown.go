@@ -209,10 +209,7 @@ func parseSection(lines []string, lineNo int, fallback time.Time, seen map[strin
 			return bad(u.ID, "%s: %v", key, err)
 		}
 	}
-	var text []string
-	for _, l := range body[i:] {
-		text = append(text, l)
-	}
+	text := append([]string(nil), body[i:]...)
 	u.Text = strings.TrimSpace(strings.Join(text, "\n"))
 	if u.Text == "" && u.ID == "" {
 		u.Text = heading // "## I like oolong" with nothing under it

@@ -447,7 +447,7 @@ func (c *canon) number() error {
 	c.out = appendES6(c.out, f)
 	// An integer must be written as the float64's shortest form:
 	// 2^53+1 parses to 2^53 and would hash like it.
-	if bytes.IndexAny(n, ".eE") < 0 && !bytes.Equal(c.out[start:], n) {
+	if !bytes.ContainsAny(n, ".eE") && !bytes.Equal(c.out[start:], n) {
 		return fmt.Errorf("number %s has no exact RFC 8785 form; encode it as a string", n)
 	}
 	return nil

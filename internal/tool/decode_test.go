@@ -15,14 +15,15 @@ type readParams struct {
 type noParams struct{}
 
 type nestedParams struct {
-	Name    string            `json:"name"`
-	Opts    options           `json:"opts"`
-	Items   []item            `json:"items"`
-	Labels  map[string]string `json:"labels,omitempty"`
-	Ratio   float64           `json:"ratio,omitzero"`
-	Note    *string           `json:"note"`
-	Flags   [2]bool           `json:"flags,omitzero"`
-	Any     any               `json:"any,omitempty"`
+	Name   string            `json:"name"`
+	Opts   options           `json:"opts"`
+	Items  []item            `json:"items"`
+	Labels map[string]string `json:"labels,omitempty"`
+	Ratio  float64           `json:"ratio,omitzero"`
+	Note   *string           `json:"note"`
+	Flags  [2]bool           `json:"flags,omitzero"`
+	Any    any               `json:"any,omitempty"`
+	//lint:ignore U1000 an unexported field the decoder must skip
 	ignored string
 }
 

@@ -150,7 +150,7 @@ func FuzzPlanHash(f *testing.F) {
 	f.Add("read_file", "read", 1, true, "notes/a.md", "notes/b.md", "hello", int64(42), 0.5, float32(0.1), "display")
 	f.Add("write_file", "write", 4, false, "a", "a", "", int64(1<<53), 1e300, float32(3.4e38), "")
 	f.Add("t", "exec", 7, false, "", "x", "<&>\u2028", int64(-1), 5e-324, float32(1e-45), "d")
-	f.Add("t", "fetch", 2, false, "b", "a", "\xff", int64(1<<53+1), -0.0, float32(0), "")
+	f.Add("t", "fetch", 2, false, "b", "a", "\xff", int64(1<<53+1), math.Copysign(0, -1), float32(0), "")
 	f.Fuzz(func(t *testing.T, tool, action string, risk int, readOnly bool, t1, t2, s string, n int64, fl float64, g float32, display string) {
 		body := fuzzBody{S: s, N: n, F: fl, G: g, L: []string{t2, t1}}
 		spec := PlanSpec{Tool: tool, Action: policy.Action(action), Risk: policy.Risk(risk), ReadOnly: readOnly,
