@@ -537,3 +537,34 @@ func TestScenarioHostToolsConfigured(t *testing.T) {
 		}
 	}
 }
+
+// TestScenarioSymlinkedCwdCannotDodgeARule: a deny rule on secrets/**
+// for run_command also holds when the working folder is a symlink into
+// secrets/; the twin, a folder outside the rule, runs.
+func TestScenarioSymlinkedCwdCannotDodgeARule(t *testing.T) {
+	r := newTestRuntime(t, "yolo")
+	requireCommands(t, r)
+	r.Close()
+	f, err := os.OpenFile(r.Paths.ConfigFile, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n[[rules]]\nid = \"no-secrets\"\ntool = \"run_command\"\npath = \"secrets/**\"\neffect = \"deny\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if r, err = Open(context.Background(), r.Paths, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close() })
+	root := r.Config.Workspace.Roots[0].Path
+	writeWorkspaceFile(t, r, "secrets/inner/pw", "x\n")
+	writeWorkspaceFile(t, r, "public/a.txt", "x\n")
+	if err := os.Symlink("secrets/inner", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"ls","cwd":"link"}`})
+	wantDecision(t, out, "denied", "rule.no-secrets")
+	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"ls","cwd":"public"}`})
+	wantDecision(t, out, "ran", "")
+}

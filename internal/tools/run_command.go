@@ -217,6 +217,13 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	if fi, err := t.ws.Stat(cwd); err != nil || !fi.IsDir() {
 		return tool.Plan{}, tool.InvalidArgs("cwd %q is not a folder in the workspace", p.Cwd)
 	}
+	// Rules and grants match the folder as written and its real location
+	// (a symlinked cwd cannot dodge a deny rule); the command runs in the
+	// real one.
+	targets, cwd, err := planned(t.ws, cwd)
+	if err != nil {
+		return tool.Plan{}, err
+	}
 	timeout := t.o.Timeout
 	if p.TimeoutS < 0 || time.Duration(p.TimeoutS)*time.Second > maxCommandTimeout {
 		return tool.Plan{}, tool.InvalidArgs("timeout_s must be between 1 and %d", int(maxCommandTimeout/time.Second))
@@ -259,7 +266,7 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 		Tool: "run_command", Action: policy.ActionExec, Risk: v.Risk, ReadOnly: v.ReadOnly,
 		Class:   v.Class,
 		Display: display,
-		Targets: []string{cwd.Target()},
+		Targets: targets,
 		Command: append([]string{path}, args...),
 		Body: runCommandBody{Mode: mode.String(), Expected: expected, RunsCode: runsCode,
 			Path: path, RealPath: real, ProgramSHA256: sum, Args: args, Cwd: locate(cwd),
