@@ -306,10 +306,6 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	default:
 		return tool.Errorf("the plan names no sandbox view; propose the call again"), nil
 	}
-	hide, err := hiddenPaths(t.ws, cwd.Root, root, t.hidden)
-	if err != nil {
-		return tool.Errorf("the sandbox refused to run it: %v", err), nil
-	}
 	// Commands that may change a root run one at a time per root, and
 	// their changes are graded and applied under the same lock, so two
 	// commands never race on one file.
@@ -322,6 +318,12 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 			return tool.Errorf("lock the workspace root: %v", err), nil
 		}
 		defer lock.Unlock()
+	}
+	// Under the lock: no other command's changes land while the list of
+	// hidden paths is made and the command runs.
+	hide, err := hiddenPaths(t.ws, cwd.Root, root, t.hidden)
+	if err != nil {
+		return tool.Errorf("the sandbox refused to run it: %v", err), nil
 	}
 	since := workspace.RunStart() // after the lock: nothing but the owner writes the root from here
 	// HOME, TMPDIR, XDG_* and caches are set by the sandbox to a fresh
