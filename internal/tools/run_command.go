@@ -237,7 +237,10 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	}
 	mode, expected, runsCode := commandView(t.ws, v, cwd)
 	view := "read-only view"
-	if mode == sandbox.ModeOverlay {
+	switch {
+	case backend.Name() == "host":
+		view = "NOT confined: the host backend writes directly, nothing is checked"
+	case mode == sandbox.ModeOverlay:
 		view = "on a copy; changes are checked before they apply"
 	}
 	display := fmt.Sprintf("run %s\n  argv: %s\n  in %s · timeout %s · sandbox %s (%s)",
