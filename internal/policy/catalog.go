@@ -224,6 +224,7 @@ func buildCatalog() map[string]*grammar {
 	for _, g := range interpreterGrammars() {
 		add(g)
 	}
+	attachConfigs(m)
 	return m
 }
 

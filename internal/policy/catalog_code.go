@@ -53,20 +53,23 @@ func cargoGrammar() *grammar {
 	runs := &grammar{name: "cargo build", base: effRuns, literal: true, operands: opsOther}
 	g.sub(runs, "build", "b", "test", "t", "run", "r", "bench", "check", "c", "clippy", "doc", "d", "install",
 		"fix", "rustc", "rustdoc", "package", "generate-lockfile", "update", "vendor", "fetch")
-	fmt := clap("cargo fmt", effWrite, opsOther, `all check p,package=o manifest-path=r message-format=o q,quiet
-		v,verbose h,help`)
-	fmt.hook = func(p *parse) {
-		if p.has["--check"] {
+	// fmt is an external subcommand (cargo-fmt), so an [alias] in the
+	// workspace's .cargo/config.toml can replace it with any cargo command
+	// ("fmt = run"): runs code, --check included.
+	g.sub(clap("cargo fmt", effRuns, opsOther, `all check p,package=o manifest-path=r message-format=o q,quiet
+		v,verbose h,help`), "fmt")
+	// metadata and tree run the rustc and rustc-wrapper that
+	// .cargo/config.toml names, to learn the target: runs code. Only
+	// metadata --no-deps asks rustc nothing.
+	meta := clap("cargo metadata", effRuns, opsOther, `format-version=o no-deps filter-platform=o features=o
+		all-features no-default-features manifest-path=r q,quiet v,verbose color=o locked offline frozen h,help`)
+	meta.hook = func(p *parse) {
+		if p.has["--no-deps"] && len(p.unknown) == 0 {
 			p.lower(effRead)
-			if len(p.unknown) > 0 {
-				p.lower(effRuns)
-			}
 		}
 	}
-	g.sub(fmt, "fmt")
-	g.sub(clap("cargo metadata", effRead, opsOther, `format-version=o no-deps filter-platform=o features=o
-		all-features no-default-features manifest-path=r q,quiet v,verbose color=o locked offline frozen h,help`), "metadata")
-	g.sub(clap("cargo tree", effRead, opsOther, `p,package=o workspace e,edges=o i,invert=o prune=o depth=o
+	g.sub(meta, "metadata")
+	g.sub(clap("cargo tree", effRuns, opsOther, `p,package=o workspace e,edges=o i,invert=o prune=o depth=o
 		prefix=o no-dedupe d,duplicates charset=o f,format=o features=o all-features no-default-features
 		target=o manifest-path=r q,quiet v,verbose color=o locked offline frozen h,help`), "tree")
 	g.sub(clap("cargo version", effRead, opsOther, `v,verbose h,help`), "version")
@@ -77,12 +80,24 @@ func cargoGrammar() *grammar {
 
 func npmGrammar(name string) *grammar {
 	g := clap(name, effRead, opsOther, `v,version h,help`)
+	readBase := effRead
 	if name == "yarn" {
-		g.base = effRuns // a bare "yarn" installs, running lifecycle scripts
+		// .yarnrc's yarn-path and .yarnrc.yml's yarnPath hand every yarn
+		// command, --version included, to the script they name, and Yarn
+		// 2+ loads the plugins .yarnrc.yml lists: yarn always runs code
+		// (and a bare "yarn" installs, running lifecycle scripts).
+		g.base, readBase = effRuns, effRuns
 	}
 	g.subDefault = effRuns
-	read := &grammar{name: name + " ls", base: effRead, literal: true, operands: opsOther}
-	g.sub(read, "ls", "list", "la", "ll", "help", "prefix", "root", "explain", "why")
+	read := &grammar{name: name + " ls", base: readBase, literal: true, operands: opsOther}
+	g.sub(read, "ls", "list", "la", "ll", "prefix", "root", "explain", "why")
+	help := read
+	if name == "npm" {
+		// .npmrc's viewer and browser settings name the program npm help
+		// starts to show a page.
+		help = &grammar{name: name + " help", base: effRuns, literal: true, operands: opsOther}
+	}
+	g.sub(help, "help")
 	g.sub(&grammar{name: name + " (network)", base: effNetwork}, "publish", "login", "logout", "adduser", "owner",
 		"unpublish", "deprecate", "search", "view", "info", "outdated", "audit")
 	return g

@@ -356,9 +356,13 @@ func TestCatalogClap(t *testing.T) {
 		{argv("fd", "-X", "sh"), refused("limit.shell")},
 		{argv("cargo", "--version"), read},
 		{argv("cargo", "metadata", "--no-deps"), read},
-		{argv("cargo", "tree"), read},
-		{argv("cargo", "fmt"), writes},
-		{argv("cargo", "fmt", "--check"), read},
+		{argv("cargo", "metadata", "--no-deps", "--frobnicate"), runs},
+		{argv("cargo", "metadata"), runs}, // runs the rustc .cargo/config.toml names
+		{argv("cargo", "tree"), runs},     // the same
+		{argv("cargo", "fmt"), runs},      // an [alias] can make fmt any cargo command
+		{argv("cargo", "fmt", "--check"), runs},
+		{argv("cargo", "version"), read},
+		{argv("cargo", "--list"), read},
 		{argv("cargo", "build"), runs},
 		{argv("cargo", "test", "--", "--nocapture"), runs},
 		{argv("cargo", "run"), runs},
@@ -370,6 +374,12 @@ func TestCatalogClap(t *testing.T) {
 		{argv("npm", "run", "build"), runs},
 		{argv("npm", "ls"), read},
 		{argv("npm", "--version"), read},
+		{argv("npm", "explain", "left-pad"), read},
+		{argv("npm", "help", "install"), runs}, // .npmrc's viewer/browser name the program it starts
+		{argv("pnpm", "ls"), read},
+		{argv("pnpm", "help"), read},
+		{argv("yarn", "list"), runs},      // .yarnrc's yarn-path hands every command to a script
+		{argv("yarn", "--version"), runs}, // the same
 		{argv("npm", "publish"), refused("limit.network")},
 		{argv("npx", "vitest"), runs},
 		{argv("pnpm", "test"), runs},

@@ -45,6 +45,11 @@ type CommandVerdict struct {
 	// WritesAnywhere says the command may write paths its argv does not
 	// name (tar -x, unzip, find -exec, anything that runs code).
 	WritesAnywhere bool
+	// Configs lists the files in the working folder or the repository
+	// that the entry's program reads and that change what it does
+	// (".npmrc", "package.json", "Makefile"), for the card and the audit;
+	// see entryConfigs. Empty for a program the catalog does not know.
+	Configs []string
 	// Template is the argv as the catalog parsed it, ready to become a
 	// standing grant (see Template). Its Program is RealPath; the caller
 	// fills in Dir, SHA256, Stdin and TimeoutS.
@@ -104,7 +109,16 @@ func ClassifyCommand(c Command, allowed []string) CommandVerdict {
 			return v
 		}
 		if i == 0 || v.Class > out.Class || v.Class == out.Class && v.Risk > out.Risk {
+			configs := out.Configs
 			out = v
+			out.Configs = configs
+		}
+		// The configs of every reading: whichever name the binary
+		// behaves by, the card names every file that could steer it.
+		for _, f := range v.Configs {
+			if !slices.Contains(out.Configs, f) {
+				out.Configs = append(out.Configs, f)
+			}
 		}
 	}
 	out.Template.Program = c.RealPath
@@ -131,7 +145,8 @@ func classifyAs(n string, args []string) CommandVerdict {
 	if p.rule != "" {
 		return refuse(p.rule, p.reason)
 	}
-	v := CommandVerdict{Class: p.eff.class(), Entry: entry, Writes: p.writes, WritesAnywhere: p.anywhere}
+	v := CommandVerdict{Class: p.eff.class(), Entry: entry, Writes: p.writes, WritesAnywhere: p.anywhere,
+		Configs: slices.Clone(g.configs)}
 	if v.Class == ClassRunsCode {
 		v.WritesAnywhere = true
 	}

@@ -72,6 +72,10 @@ type grammar struct {
 	// their roles (tar's modes, git branch listing versus creating, an
 	// interpreter without a script).
 	hook func(*parse)
+	// configs lists the files in the working folder or the repository
+	// that the program reads and that change what it does; set on an
+	// entry's top-level grammar only (see entryConfigs).
+	configs []string
 }
 
 // opts parses a compact option list into the grammar. Each space-separated

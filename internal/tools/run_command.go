@@ -248,6 +248,9 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	if p.Stdin != "" {
 		display += fmt.Sprintf(" · stdin %d bytes", len(p.Stdin))
 	}
+	if len(v.Configs) > 0 {
+		display += "\n  reads config from the workspace: " + strings.Join(v.Configs, ", ")
+	}
 	// A standing grant covers an argv template, bound to this exact
 	// binary: its hash is in the body (hashed) and the template.
 	sum, err := t.programHash(real)
