@@ -93,10 +93,7 @@ func TestChatInARealTerminal(t *testing.T) {
 		t.Skip("builds the binary; skipped with -short")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "homard")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildHomard(t)
 	text := func(s ...string) llmtest.Reply {
 		return llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: s})}
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"io/fs"
 	"net/http"
@@ -22,23 +23,43 @@ import (
 // End-to-end: the real homard binary, built from this tree, run as a child
 // process against a loopback server speaking a provider's wire format.
 
-// buildHomard builds this command into a temporary folder and returns the
-// binary's path. Only TestEndToEndBinary calls it, once per test run; CGO
-// is off as in a release build.
+// buildHomard returns the real homard binary, built from this tree once
+// per test process (CGO off, as in a release build) and shared by every
+// test that runs it as a child process: building it once per test, with
+// different flags, compiled the whole tree twice and pushed a cold first
+// run on a busy 2-core machine past Go's package timeout. TestMain removes
+// it when the tests end.
 func buildHomard(t *testing.T) string {
 	t.Helper()
-	goBin, err := exec.LookPath("go")
-	if err != nil {
-		goBin = "/usr/local/go/bin/go" // where this project's machines install Go
+	binOnce.Do(func() {
+		goBin, err := exec.LookPath("go")
+		if err != nil {
+			goBin = "/usr/local/go/bin/go" // where this project's machines install Go
+		}
+		if binDir, binErr = os.MkdirTemp("", "homard-test-bin-"); binErr != nil {
+			return
+		}
+		bin := filepath.Join(binDir, "homard")
+		cmd := exec.Command(goBin, "build", "-o", bin, ".")
+		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+			return
+		}
+		binPath = bin
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
 	}
-	bin := filepath.Join(t.TempDir(), "homard")
-	cmd := exec.Command(goBin, "build", "-o", bin, ".")
-	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
+	return binPath
 }
+
+var (
+	binOnce sync.Once // guards binPath, binDir and binErr
+	binPath string
+	binDir  string
+	binErr  error
+)
 
 // gatedServer answers request i with replies[i], written chunk by chunk.
 // When gate[i] is set, it stops after the first chunk that carries text

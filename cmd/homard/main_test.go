@@ -16,9 +16,20 @@ import (
 
 func TestMain(m *testing.M) {
 	app.MaybeRunSandboxHelper() // a re-exec of this binary may be a sandbox stage, as for homard itself
-	testscript.Main(m, map[string]func(){
+	testscript.Main(cleanup{m}, map[string]func(){
 		"homard": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})
+}
+
+// cleanup removes the shared test binary (buildHomard) after the tests.
+type cleanup struct{ m *testing.M }
+
+func (c cleanup) Run() int {
+	code := c.m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	return code
 }
 
 // TestScripts runs the CLI as a user types it: testdata/script/*.txtar.

@@ -32,10 +32,7 @@ func TestUntrustedTextInARealTerminal(t *testing.T) {
 		t.Skip("builds the binary; skipped with -short")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "homard")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := buildHomard(t)
 	const key = "sk-test-TERMKEY0123456789"
 	t.Setenv("OPENAI_API_KEY", key)
 	home := filepath.Join(dir, "home")
