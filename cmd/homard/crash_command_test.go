@@ -141,22 +141,37 @@ func TestCrashKill9DuringCommand(t *testing.T) {
 		cmd.Process.Signal(syscall.SIGKILL) // may have exited already
 		<-exited
 
+		// No process of the killed run outlives it (the sandbox dies with
+		// its parent); a bounded wait, as the kernel reaps them.
+		if pids := outliving(script, 10*time.Second); len(pids) > 0 {
+			t.Errorf("generation %d, killed %s: processes of the run outlived it: %v", g, when, pids)
+		}
 		// The next start recovers.
 		doctor, _ := homard("doctor").CombinedOutput()
+		changes := doctorLine(string(doctor), "changes")
+		rolledBack := strings.Contains(changes, "rolled back")
+		if strings.HasPrefix(changes, "FAIL") || strings.Contains(changes, "could not be fully") {
+			t.Errorf("generation %d, killed %s: doctor says %q; want a clean recovery", g, when, changes)
+		}
 		now := snapshot(t, ws)
 		var outcome string
 		switch {
 		case treeDiff(before, now) == "":
 			outcome = "nothing applied"
-		case treeDiff(after(g), now) == "":
+			if rolledBack {
+				outcome = "rolled back at the next start"
+			}
+		case treeDiff(after(g), now) == "" && !rolledBack:
 			outcome = "applied"
 			applied = append(applied, g)
 		default:
 			t.Fatalf("generation %d, killed %s: the tree is neither the one before nor the one after the call\nnot as before: %s\nnot as after: %s\ndoctor:\n%s",
 				g, when, treeDiff(before, now), treeDiff(after(g), now), doctor)
 		}
-		outcomes = append(outcomes, fmt.Sprintf("%d %s: %s", g, when, outcome))
-		checkCommandAudit(t, homard, g, outcome == "applied", before, now, cpDir)
+		records := checkCommandAudit(t, homard, g, outcome == "applied", before, now, cpDir)
+		if outcome == "applied" && !strings.Contains(changes, "no change set was left half-applied") {
+			t.Errorf("generation %d applied, but doctor's changes line says %q", g, changes)
+		}
 		checkChangeCheckpoints(t, cpDir, len(applied))
 		checkNoRunning(t, filepath.Join(home, "data", "homard.db"))
 		if out, err := homard("audit", "--verify").CombinedOutput(); err != nil {
@@ -165,6 +180,7 @@ func TestCrashKill9DuringCommand(t *testing.T) {
 		if t.Failed() {
 			t.Fatalf("generation %d, killed %s (%s); doctor:\n%s", g, when, outcome, doctor)
 		}
+		outcomes = append(outcomes, fmt.Sprintf("%d killed %s: %s; audit %v", g, when, outcome, records))
 		before = now
 	}
 	t.Logf("outcomes:\n%s", strings.Join(outcomes, "\n"))
@@ -172,6 +188,35 @@ func TestCrashKill9DuringCommand(t *testing.T) {
 	// A command after the crashes works: nothing is held.
 	if out, err := call(100).CombinedOutput(); err != nil || !strings.Contains(string(out), "applied 11 created, 30 modified, 11 deleted") {
 		t.Errorf("run_command after the crashes: %v\n%s", err, out)
+	}
+}
+
+// doctorLine returns doctor's first line about check name ("" if none).
+func doctorLine(out, name string) string {
+	for _, l := range strings.Split(out, "\n") {
+		if f := strings.Fields(l); len(f) > 1 && f[1] == name {
+			return l
+		}
+	}
+	return ""
+}
+
+// outliving lists the processes whose command line names script, waiting
+// up to limit for them to go.
+func outliving(script string, limit time.Duration) []string {
+	deadline := time.Now().Add(limit)
+	for {
+		var pids []string
+		procs, _ := filepath.Glob("/proc/[0-9]*/cmdline")
+		for _, p := range procs {
+			if b, err := os.ReadFile(p); err == nil && bytes.Contains(b, []byte(script)) {
+				pids = append(pids, strings.Split(p, "/")[2])
+			}
+		}
+		if len(pids) == 0 || time.Now().After(deadline) {
+			return pids
+		}
+		time.Sleep(10 * time.Millisecond)
 	}
 }
 
@@ -183,14 +228,18 @@ func sleepOrExit(exited <-chan struct{}, d time.Duration) {
 	}
 }
 
-// waitFor polls cond until it holds (true) or the process exits (false).
+// waitFor polls cond until it holds (true), or the process exits or a
+// minute passes (false: the kill then falls wherever the call is).
 func waitFor(exited <-chan struct{}, cond func() bool) bool {
+	deadline := time.After(time.Minute)
 	for {
 		if cond() {
 			return true
 		}
 		select {
 		case <-exited:
+			return false
+		case <-deadline:
 			return false
 		case <-time.After(200 * time.Microsecond):
 		}
@@ -288,8 +337,9 @@ func treeDiff(want, got map[string]string) string {
 
 // checkCommandAudit checks generation g's audit records: if the call was
 // applied, one of them lists every path that changed and names a
-// checkpoint that exists; if not, none claims it was applied.
-func checkCommandAudit(t *testing.T, homard func(...string) *exec.Cmd, g int, applied bool, before, now map[string]string, cpDir string) {
+// checkpoint that exists; if not, none claims it was applied. It returns
+// the records' decisions and rules.
+func checkCommandAudit(t *testing.T, homard func(...string) *exec.Cmd, g int, applied bool, before, now map[string]string, cpDir string) (records []string) {
 	t.Helper()
 	out, err := homard("audit", "--json", "--limit", "1000").Output()
 	if err != nil {
@@ -329,6 +379,7 @@ func checkCommandAudit(t *testing.T, homard func(...string) *exec.Cmd, g int, ap
 			t.Errorf("generation %d: the audit names checkpoint %s, which is not there: %v", g, claimed, err)
 		}
 	}
+	return mine
 }
 
 // changedPaths lists the paths whose entry differs between a and b.
