@@ -108,6 +108,8 @@ func recoveryChecks(ctx context.Context, r *Runtime) []Check {
 		out = append(out, Check{Name: "runs", OK: true, Detail: "no tool run was interrupted in the last 7 days"})
 	}
 
+	out = append(out, changesCheck(r.Recovered, r.RecoverErr))
+
 	sw := s.Swept
 	switch {
 	case s.SweepErr != nil:
@@ -128,6 +130,30 @@ func recoveryChecks(ctx context.Context, r *Runtime) []Check {
 		out = append(out, Check{Name: "temp files", Info: true, Detail: "a root is too large for the start-up sweep; only its first 20,000 entries were looked at"})
 	}
 	return out
+}
+
+// changesCheck is doctor's line about the change sets this start found
+// half-applied (workspace.RecoverChanges).
+func changesCheck(rec workspace.Recovery, err error) Check {
+	switch {
+	case err != nil:
+		return Check{Name: "changes", Detail: "recovering half-applied change sets: " + err.Error() + "; run doctor again, and look at `homard checkpoint list`"}
+	case len(rec.Conflicts) > 0:
+		return Check{Name: "changes", Info: true, Detail: fmt.Sprintf(
+			"a stopped command's change set could not be fully rolled back (%s); its checkpoint is kept: look at `homard checkpoint list` and roll it back or keep it",
+			strings.Join(rec.Conflicts[:min(5, len(rec.Conflicts))], "; "))}
+	case len(rec.RolledBack) > 0 || rec.Removed > 0:
+		var parts []string
+		if n := len(rec.RolledBack); n > 0 {
+			parts = append(parts, fmt.Sprintf("rolled back %d change set(s) a stopped command left half-applied: %s",
+				n, strings.Join(rec.RolledBack[:min(5, n)], ", ")))
+		}
+		if rec.Removed > 0 {
+			parts = append(parts, fmt.Sprintf("removed %d change set(s) a stopped command prepared but never started", rec.Removed))
+		}
+		return Check{Name: "changes", Info: true, Detail: strings.Join(parts, "; ")}
+	}
+	return Check{Name: "changes", OK: true, Detail: "no change set was left half-applied"}
 }
 
 // auditCheck verifies the chain from the base the owner last accepted

@@ -283,6 +283,12 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 	// the tool can only ever return public data. Fail closed: a tool says
 	// PublicResult explicitly, and a Plan can still say it is private.
 	c.taint = !c.tool.Spec().PublicResult || c.plan.PrivateResult()
+	if c.runID != "" {
+		// The tool may keep the run's id with its effect (a change set's
+		// journal), so RecoverInterrupted can list that effect if this
+		// process dies before finish.
+		ctx = tool.WithCaller(ctx, tool.Caller{Owner: c.p.Caller.Owner, Session: c.p.Caller.Session, Trust: c.p.Caller.Trust, Mode: c.mode, Run: c.runID})
+	}
 	res, err := c.tool.Run(ctx, c.plan)
 	if err != nil {
 		if ctx.Err() != nil {

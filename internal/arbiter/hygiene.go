@@ -3,6 +3,7 @@ package arbiter
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/homard/homard/internal/audit"
@@ -49,6 +50,7 @@ func (a *Arbiter) RecoverInterrupted(ctx context.Context) ([]store.ToolRun, erro
 					// record is the one that never got written.
 					Tool: capText(r.Tool, 128), Decision: audit.Errored, Rule: store.RunInterrupted, Reason: interruptedText,
 					Args: capText(string(r.Plan), a.o.MaxAuditArgs), PlanHash: r.PlanHash, RunID: r.ID, ApprovalID: r.ApprovalID,
+					Effects: a.interruptedEffects(r),
 				})
 				if err != nil {
 					return err
@@ -66,6 +68,31 @@ func (a *Arbiter) RecoverInterrupted(ctx context.Context) ([]store.ToolRun, erro
 			return all, nil
 		}
 	}
+}
+
+// appliedBy is the Workspace's optional ability to list what the change
+// sets a run applied changed (workspace.(*Workspace).AppliedBy).
+type appliedBy interface {
+	AppliedBy(run string, since time.Time) ([]string, error)
+}
+
+// interruptedEffects lists what an interrupted run is known to have
+// applied — a command killed after its change set was applied but before
+// its record was written — in the words of the record it would have had.
+// A run whose effects cannot be listed gets a line saying where to look.
+func (a *Arbiter) interruptedEffects(r store.ToolRun) string {
+	ws, ok := a.o.Workspace.(appliedBy)
+	if !ok {
+		return ""
+	}
+	lines, err := ws.AppliedBy(r.ID, r.CreatedAt)
+	if err != nil {
+		lines = append(lines, "the change sets this run applied could not be listed ("+err.Error()+"); `homard checkpoint list` shows them")
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	return capText(a.o.Redactor.Redact(strings.Join(lines, "\n")), maxAuditEffects)
 }
 
 // held denies the call when homard's records are damaged and the owner has

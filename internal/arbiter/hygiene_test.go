@@ -1,6 +1,8 @@
 package arbiter_test
 
 import (
+	"archive/tar"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -24,7 +26,10 @@ import (
 // build is a test tool whose Plans run the workspace's code, as
 // run_command's do for `go test` or `make`: its class is runs code and
 // its target is the folder it runs in.
-type build struct{ runs *int }
+type build struct {
+	runs  *int
+	runAs *string // the ToolRun id Run was told (tool.Caller.Run)
+}
 
 type buildParams struct {
 	Dir string `json:"dir"`
@@ -44,8 +49,10 @@ func (b build) Prepare(_ context.Context, p buildParams) (tool.Plan, error) {
 		}{true, p.Dir}})
 }
 
-func (b build) Run(context.Context, tool.Plan) (tool.Result, error) {
+func (b build) Run(ctx context.Context, _ tool.Plan) (tool.Result, error) {
 	*b.runs++
+	c, _ := tool.CallerFrom(ctx)
+	*b.runAs = c.Run
 	return tool.Result{Text: "built"}, nil
 }
 
@@ -57,6 +64,7 @@ type hygiene struct {
 	ws     *workspace.Workspace
 	root   string
 	builds int
+	runAs  string
 	owner  arbiter.Caller
 }
 
@@ -78,7 +86,7 @@ func newHygiene(t *testing.T, o approval.Options) *hygiene {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.ws.Close() })
-	list := append(tools.FileTools(h.ws, time.Now), tool.Adapt[buildParams](build{runs: &h.builds}))
+	list := append(tools.FileTools(h.ws, time.Now), tool.Adapt[buildParams](build{runs: &h.builds, runAs: &h.runAs}))
 	reg, err := tool.NewRegistry(list...)
 	if err != nil {
 		t.Fatal(err)
@@ -266,6 +274,10 @@ func TestRecoverInterrupted(t *testing.T) {
 	defer live.Close()
 	deadRun := insertRunning(dead, "write_file")
 	liveRun := insertRunning(live, "apply_changes")
+	// The dead run applied a change set before it died; another set
+	// names a run that is not interrupted.
+	applyFor(t, h.ws, deadRun, "made.txt")
+	applyFor(t, h.ws, "run_999", "other.txt")
 	dead.Close() // as the kernel does for a killed process
 
 	got, err := h.arb.RecoverInterrupted(t.Context())
@@ -282,7 +294,44 @@ func TestRecoverInterrupted(t *testing.T) {
 	if err != nil || len(recs) != 1 || recs[0].RunID != deadRun || recs[0].Rule != store.RunInterrupted || recs[0].Decision != audit.Errored {
 		t.Fatalf("audit after recovery = %+v, %v; want one error record for %s", recs, err, deadRun)
 	}
+	if e := recs[0].Effects; !strings.HasPrefix(e, "applied as checkpoint ") || !strings.Contains(e, `create file "made.txt" (4 bytes, mode 0644)`) || strings.Contains(e, "other.txt") {
+		t.Errorf("the interrupted run's record lists %q; want the change set it applied, and only that", e)
+	}
 	if again, err := h.arb.RecoverInterrupted(t.Context()); err != nil || len(again) != 0 {
 		t.Errorf("second RecoverInterrupted = %v, %v; want nothing", again, err)
+	}
+}
+
+// applyFor applies a change set creating rel in root main for run.
+func applyFor(t *testing.T, ws *workspace.Workspace, run, rel string) {
+	t.Helper()
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	tw.WriteHeader(&tar.Header{Name: rel, Typeflag: tar.TypeReg, Mode: 0o644, Size: 4, Format: tar.FormatPAX})
+	tw.Write([]byte("new\n"))
+	if err := tw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := workspace.ReadChanges(&buf, workspace.ReadOptions{SpoolDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := ws.ApplyChanges(t.Context(), "main", cs, workspace.RunStart(), workspace.ApplyOptions{
+		Grade: workspace.GradeOptions{RunsCode: true}, Approved: workspace.GradeCritical, Run: run}); err != nil {
+		t.Fatalf("ApplyChanges for %s: %v", run, err)
+	}
+}
+
+// TestRunKnowsItsRun: a Plan with an effect runs with its ToolRun's id in
+// the caller, so a tool can keep it with its effect.
+func TestRunKnowsItsRun(t *testing.T) {
+	h := newHygiene(t, approval.Options{})
+	out, err := h.arb.Decide(t.Context(), arbiter.Proposal{Tool: "build", Args: json.RawMessage(`{"dir":"."}`), Caller: h.owner, Mode: policy.ModeYolo})
+	if err != nil || out.Decision != arbiter.Ran || out.RunID == "" {
+		t.Fatalf("build in yolo = %+v, %v; want ran with a run id", out, err)
+	}
+	if h.runAs != out.RunID {
+		t.Errorf("Run saw tool.Caller.Run = %q; want the run's id %q", h.runAs, out.RunID)
 	}
 }

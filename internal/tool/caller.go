@@ -19,6 +19,13 @@ type Caller struct {
 	// only use it to be stricter (run_command holds a high-graded change
 	// set for the owner in every mode but yolo).
 	Mode policy.Mode
+	// Run is the id of the ToolRun the call runs as: set when Run is
+	// called for a Plan with an effect (its "running" row is committed
+	// first), "" in Prepare and for read-only Plans. A tool that keeps a
+	// durable record of its effect (a change set's journal) stores it, so
+	// that the audit record written for a run interrupted by a crash can
+	// list what the run changed.
+	Run string
 }
 
 type callerKey struct{}

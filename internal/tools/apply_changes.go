@@ -130,8 +130,9 @@ func (t *ApplyChanges) Run(ctx context.Context, plan tool.Plan) (tool.Result, er
 	if err != nil {
 		return tool.Errorf("change set %s cannot be checked: %v", b.ID, err), nil
 	}
+	caller, _ := tool.CallerFrom(ctx)
 	applied, err := t.ws.ApplyChanges(ctx, meta.Root, cs, meta.Since, workspace.ApplyOptions{
-		Grade: o, Approved: workspace.GradeCritical, Digest: b.Digest})
+		Grade: o, Approved: workspace.GradeCritical, Digest: b.Digest, Run: caller.Run})
 	if err != nil {
 		if errors.Is(err, workspace.ErrConflict) || errors.Is(err, workspace.ErrNotApproved) {
 			return tool.Errorf("nothing applied: %v; the workspace changed since the owner saw the change set", err), nil

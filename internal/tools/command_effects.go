@@ -250,12 +250,15 @@ func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.Fi
 	// asked only for critical effects) so do high ones. Critical ones, and
 	// anything refused or in conflict, never do.
 	limit := workspace.GradeMedium
-	if c, ok := tool.CallerFrom(ctx); ok && c.Mode == policy.ModeYolo {
+	caller, _ := tool.CallerFrom(ctx)
+	if caller.Mode == policy.ModeYolo {
 		limit = workspace.GradeHigh
 	}
 	if g.Grade <= limit && !g.Refused() && len(g.Conflicts) == 0 {
+		// The journal names the run, so a crash before its audit record
+		// still leaves a record listing these changes (AppliedBy).
 		applied, err := t.ws.ApplyChanges(ctx, rootName, cs, since, workspace.ApplyOptions{
-			Grade: gopts, Approved: limit, Digest: g.Digest, Lock: lock})
+			Grade: gopts, Approved: limit, Digest: g.Digest, Lock: lock, Run: caller.Run})
 		if err == nil {
 			return fmt.Sprintf("\napplied %s (checkpoint %s; the owner can undo it with `homard checkpoint rollback %s`)",
 					changeSummary(applied.Graded), applied.CheckpointID, applied.CheckpointID),

@@ -29,6 +29,9 @@ type ApplyOptions struct {
 	// Lock is the root's lock if the caller holds it (LockRoot); nil
 	// means ApplyChanges takes and releases it.
 	Lock *RootLock
+	// Run is the id of the tool run applying the change set (kept in its
+	// journal, listed by AppliedBy); "" names none.
+	Run string
 }
 
 // Applied says what ApplyChanges did.
@@ -109,7 +112,7 @@ func (w *Workspace) ApplyChanges(ctx context.Context, rootName string, cs *Chang
 	} else if g.CheckpointBytes > freeAfterPruning {
 		return res, fmt.Errorf("apply changes: %w (%d bytes needed, %d free)", ErrNoRoom, g.CheckpointBytes, freeAfterPruning)
 	}
-	j, setLock, err := w.prepare(ctx, rootName, dirfd, todo)
+	j, setLock, err := w.prepare(ctx, rootName, dirfd, todo, o.Run)
 	if err != nil {
 		return res, fmt.Errorf("apply changes: %w", err)
 	}
@@ -150,10 +153,10 @@ func (w *Workspace) ApplyChanges(ctx context.Context, rootName string, cs *Chang
 	return res, perr
 }
 
-// prepare saves the old content, writes the journal and the pinned
-// checkpoint, and returns the journal and the held lock of the change
-// set's folder. On error nothing of it is left.
-func (w *Workspace) prepare(ctx context.Context, rootName string, dirfd int, todo []Change) (j *journal, setLock *os.File, err error) {
+// prepare saves the old content, writes the journal (naming run) and the
+// pinned checkpoint, and returns the journal and the held lock of the
+// change set's folder. On error nothing of it is left.
+func (w *Workspace) prepare(ctx context.Context, rootName string, dirfd int, todo []Change, run string) (j *journal, setLock *os.File, err error) {
 	c := w.cps
 	c.mu.Lock()
 	id, t := c.newID()
@@ -176,7 +179,7 @@ func (w *Workspace) prepare(ctx context.Context, rootName string, dirfd int, tod
 	if setLock, err = lockFile(ctx, filepath.Join(dir, ".lock")); err != nil {
 		return nil, nil, err
 	}
-	j = &journal{ID: id, Root: rootName, Time: t, State: stateApplying, Steps: make([]step, len(todo))}
+	j = &journal{ID: id, Root: rootName, Run: run, Time: t, State: stateApplying, Steps: make([]step, len(todo))}
 	var saved int64
 	for i, ch := range todo {
 		s := step{Op: ch.Op.String(), Rel: ch.Rel, Kind: kindName(ch.Kind), Mode: uint32(ch.Mode.Perm()),

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -42,6 +43,7 @@ const (
 type journal struct {
 	ID    string    `json:"id"`
 	Root  string    `json:"root"`
+	Run   string    `json:"run,omitempty"` // ApplyOptions.Run
 	Time  time.Time `json:"time"`
 	State string    `json:"state"`
 	Steps []step    `json:"steps"`
@@ -189,3 +191,63 @@ func closeFd(fd int) { unix.Close(fd) }
 
 // tmpName is the temp name of step i of change set id, next to its path.
 func tmpName(id string, i int) string { return ".homard-" + id + "-" + strconv.Itoa(i) + ".tmp" }
+
+// String describes a step as Change.String does (`create file "a" (3
+// bytes, mode 0644)`), for the audit.
+func (s step) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%s %s %q", s.Op, s.Kind, s.Rel)
+	switch {
+	case s.Kind == "symlink" && s.Op != "delete":
+		fmt.Fprintf(&b, " -> %q", s.Target)
+	case s.Kind == "file" && s.Op != "delete":
+		fmt.Fprintf(&b, " (%d bytes, mode %04o)", s.Size, s.Mode)
+	case s.Kind == "folder" && s.Op == "modify":
+		fmt.Fprintf(&b, " (mode %04o)", s.Mode)
+	}
+	return b.String()
+}
+
+// AppliedBy lists what the change sets applied for tool run run
+// (ApplyOptions.Run) changed, in the words of run_command's effects: for
+// each, "applied as checkpoint <id>:" and one line per path. Only journals
+// written at or after since are read (a run's id names one run of one
+// database). A change set a crash left half-applied is not listed:
+// RecoverChanges rolls it back. The arbiter calls it for the audit record
+// of a run interrupted after its changes were applied but before its own
+// record was written.
+func (w *Workspace) AppliedBy(run string, since time.Time) ([]string, error) {
+	if run == "" {
+		return nil, nil
+	}
+	entries, err := os.ReadDir(w.cps.dir)
+	if err != nil {
+		return nil, fmt.Errorf("changes applied by %s: %w", run, err)
+	}
+	var out []string
+	for _, e := range entries { // by name: oldest first
+		id, ok := strings.CutSuffix(e.Name(), journalSuffix)
+		if !ok || !e.Type().IsRegular() || !checkpointID.MatchString(id) {
+			continue
+		}
+		j, err := w.cps.readJournal(id)
+		if errors.Is(err, ErrCheckpointNotFound) {
+			continue // removed since the listing
+		}
+		if err != nil {
+			return out, fmt.Errorf("changes applied by %s: %w", run, err)
+		}
+		if j.Run != run || j.Time.Before(since) || j.State == stateApplying {
+			continue
+		}
+		head := "applied as checkpoint " + j.ID + ":"
+		if j.State == stateUndone {
+			head = "applied as checkpoint " + j.ID + " (rolled back since):"
+		}
+		out = append(out, head)
+		for _, s := range j.Steps {
+			out = append(out, s.String())
+		}
+	}
+	return out, nil
+}
