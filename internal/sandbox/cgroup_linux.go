@@ -74,6 +74,9 @@ func newRunCgroup(l cgroupLimits) (*runCgroup, error) {
 	}
 	name := "homard-" + hex.EncodeToString(rnd[:])
 	cg := &runCgroup{}
+	for _, ctrl := range l.controllers() {
+		sweepStale(parents[ctrl].path)
+	}
 	made := map[string]string{} // parent → the run's directory in it
 	for _, ctrl := range l.controllers() {
 		p := parents[ctrl]
@@ -93,6 +96,31 @@ func newRunCgroup(l cgroupLimits) (*runCgroup, error) {
 		}
 	}
 	return cg, nil
+}
+
+// staleAfter is how old an empty homard-* cgroup must be before another
+// run removes it: a live run moves its first process in within
+// milliseconds of creating its cgroup.
+const staleAfter = time.Minute
+
+// sweepStale removes the empty homard-* cgroups a killed homard left in
+// parent (rmdir fails on a cgroup that still holds a process or a child,
+// so a live run's is never touched; a fresh one is left by age).
+func sweepStale(parent string) {
+	ents, err := os.ReadDir(parent)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		if !e.IsDir() || !strings.HasPrefix(e.Name(), "homard-") || e.Name() == selfLeaf {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil || time.Since(fi.ModTime()) < staleAfter {
+			continue
+		}
+		_ = os.Remove(filepath.Join(parent, e.Name()))
+	}
 }
 
 // writeLimit sets one controller's limit in dir. Swap is turned off for

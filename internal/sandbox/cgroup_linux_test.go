@@ -196,3 +196,33 @@ func TestPidsCgroupUnusableRefused(t *testing.T) {
 		t.Errorf("the program ran although its process limit could not be enforced")
 	}
 }
+
+// TestStaleRunCgroupsAreSwept: an empty homard-* cgroup a killed homard
+// left behind is removed by the next run's cgroup setup; a fresh one (a
+// run that is just starting) is left alone.
+func TestStaleRunCgroupsAreSwept(t *testing.T) {
+	parent := requirePidsCgroup(t)
+	stale := filepath.Join(parent, "homard-stale-test")
+	fresh := filepath.Join(parent, "homard-fresh-test")
+	for _, d := range []string{stale, fresh} {
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.Remove(d) })
+	}
+	old := time.Now().Add(-2 * staleAfter)
+	if err := os.Chtimes(stale, old, old); err != nil {
+		t.Fatal(err)
+	}
+	cg, err := newRunCgroup(cgroupLimits{pidsMax: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = cg.remove()
+	if _, err := os.Stat(stale); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("stale cgroup %s was not removed (%v)", stale, err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("fresh cgroup %s was removed: %v", fresh, err)
+	}
+}
