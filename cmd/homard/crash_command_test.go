@@ -55,6 +55,9 @@ while [ $i -lt 10 ]; do { echo "gen $g new $i"; cat pad.bin; } > batch-$g/n$i.tx
 // workspace and the checkpoints are in homard's default layout (both
 // under --home, one filesystem).
 func TestCrashKill9DuringCommand(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills 30 command runs; skipped with -short (the quick command), never in the full suite")
+	}
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatal("bwrap is not installed; the SIGKILL test of run_command needs it in CI (.ci/run installs it)")

@@ -25,6 +25,9 @@ import (
 // crash must never leave: a file content no audit record accounts for, a
 // checkpoint without its content, a run still "running", a broken chain.
 func TestCrashKill9DuringWrites(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary and kills 20 runs; skipped with -short (the quick command), never in the full suite")
+	}
 	bin := buildHomard(t)
 	home := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir()}

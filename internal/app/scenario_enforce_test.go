@@ -268,6 +268,9 @@ func useBackend(t *testing.T, r *Runtime, name string) {
 // project — runs in autopilot, in both sandboxes, on a copy of the
 // workspace; its outputs are applied, and one rollback undoes them.
 func TestScenarioBuildsRunAndApply(t *testing.T) {
+	if testing.Short() {
+		t.Skip("cold Go builds in the sandbox; skipped with -short (the quick command), never in the full suite")
+	}
 	for _, backend := range []string{"bwrap", "landlock"} {
 		t.Run(backend, func(t *testing.T) {
 			r := newTestRuntime(t, "autopilot")
