@@ -147,7 +147,7 @@ func TestCrashKill9DuringCommand(t *testing.T) {
 		// No process of the killed run outlives it (the sandbox dies with
 		// its parent); a bounded wait, as the kernel reaps them.
 		if pids := outliving(script, 10*time.Second); len(pids) > 0 {
-			t.Errorf("generation %d, killed %s: processes of the run outlived it: %v", g, when, pids)
+			t.Errorf("generation %d, killed %s: processes of the run outlived it: %v\n%s", g, when, pids, procStatus(pids))
 		}
 		// The next start recovers.
 		doctor, _ := homard("doctor").CombinedOutput()
@@ -465,4 +465,20 @@ func checkNoRunning(t *testing.T, dbFile string) {
 	if running != 0 {
 		t.Errorf("%d tool runs are still 'running' after the next start; want them marked interrupted", running)
 	}
+}
+
+// procStatus shows what the kernel says of each pid (for a failure).
+func procStatus(pids []string) string {
+	var b strings.Builder
+	for _, pid := range pids {
+		st, _ := os.ReadFile("/proc/" + pid + "/status")
+		cmd, _ := os.ReadFile("/proc/" + pid + "/cmdline")
+		fmt.Fprintf(&b, "pid %s: %q\n", pid, bytes.ReplaceAll(cmd, []byte{0}, []byte{' '}))
+		for _, line := range strings.Split(string(st), "\n") {
+			if strings.HasPrefix(line, "State:") || strings.HasPrefix(line, "PPid:") || strings.HasPrefix(line, "TracerPid:") || strings.HasPrefix(line, "NSpid:") || strings.HasPrefix(line, "SigBlk:") || strings.HasPrefix(line, "SigPnd:") || strings.HasPrefix(line, "ShdPnd:") {
+				b.WriteString("  " + line + "\n")
+			}
+		}
+	}
+	return b.String()
 }

@@ -131,6 +131,12 @@ func prepareView(req mountRequest) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("make mounts private: %w", err)
 	}
+	// The stage is pid 1 of a new pid namespace: a /proc of that
+	// namespace, so pids it reads and writes (its children's uid_map,
+	// bubblewrap's /proc/PID/ns) are its own.
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("mount /proc for the run's pid namespace: %w", err)
+	}
 	opts := fmt.Sprintf("size=%d,nr_inodes=%d,mode=0700", req.ScratchBytes, req.ScratchFiles)
 	if err := unix.Mount("homard-scratch", req.Scratch, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, opts); err != nil {
 		return fmt.Errorf("mount the scratch tmpfs: %w", err)

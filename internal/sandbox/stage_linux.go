@@ -76,7 +76,11 @@ func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, cg c
 		timeout:    spec.Timeout,
 		maxOutput:  spec.MaxOutput,
 		extraFiles: []*os.File{reqFile, statusW, nextFile, changes},
-		cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET,
+		// The stage is pid 1 of its own pid namespace: when it dies —
+		// killed with homard (Pdeathsig), by the timeout, or crashing —
+		// the kernel kills everything below it, bubblewrap and every
+		// nested namespace included, whatever those processes do.
+		cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID,
 		uidMap:     []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
 		gidMap:     []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
 		cgroup:     cg,
