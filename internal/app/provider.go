@@ -69,7 +69,20 @@ func keyOrigin(m config.Model) string {
 	return "$" + m.APIKeyEnv
 }
 
+// newModel builds the configured client, bounded by the model deadlines so
+// an endpoint that accepts and never answers, or stalls mid-answer, ends
+// the turn with a message instead of hanging it.
 func newModel(m config.Model, key string) (llm.Model, error) {
+	c, err := newClient(m, key)
+	if err != nil {
+		return nil, err
+	}
+	return llm.WithDeadlines(c, llm.Deadlines{
+		First: m.FirstEventTimeout.Std(), Idle: m.IdleTimeout.Std(),
+		FirstSetting: "model.first_event_timeout", IdleSetting: "model.idle_timeout"}), nil
+}
+
+func newClient(m config.Model, key string) (llm.Model, error) {
 	switch m.Provider {
 	case config.ProviderOpenAI:
 		return openai.New(openai.Options{BaseURL: m.BaseURL, APIKey: key}), nil

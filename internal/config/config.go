@@ -212,6 +212,14 @@ type Model struct {
 	// turns are folded into a summary to stay within it. It does not
 	// include the answer. At least 4000; missing means 24000.
 	ContextTokens int `toml:"context_tokens"`
+	// FirstEventTimeout bounds the wait from sending a request to the
+	// model's first streamed event; past it the turn ends with a clear
+	// error instead of hanging. Must be positive; missing means 180s
+	// (models that think before answering can take minutes).
+	FirstEventTimeout Duration `toml:"first_event_timeout"`
+	// IdleTimeout bounds a silence in the middle of a streamed answer.
+	// Must be positive; missing means 90s.
+	IdleTimeout Duration `toml:"idle_timeout"`
 }
 
 // Permissions holds the permission mode and approval lifetimes.
@@ -380,6 +388,12 @@ func applyDefaults(c *Config) {
 	}
 	if c.Model.ContextTokens == 0 {
 		c.Model.ContextTokens = DefaultContextTokens
+	}
+	if c.Model.FirstEventTimeout == 0 {
+		c.Model.FirstEventTimeout = Duration(180 * time.Second)
+	}
+	if c.Model.IdleTimeout == 0 {
+		c.Model.IdleTimeout = Duration(90 * time.Second)
 	}
 	p := &c.Permissions
 	if p.Mode == "" {

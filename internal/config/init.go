@@ -48,7 +48,8 @@ func Init(p Paths, o InitOptions) (*Config, error) {
 		if !ok {
 			return nil, fmt.Errorf("init config: provider %q: want one of %s", o.Provider, strings.Join(providers, ", "))
 		}
-		d.ContextTokens = c.Model.ContextTokens // not a provider default
+		// not provider defaults
+		d.ContextTokens, d.FirstEventTimeout, d.IdleTimeout = c.Model.ContextTokens, c.Model.FirstEventTimeout, c.Model.IdleTimeout
 		c.Model = d
 	}
 	if o.BaseURL != "" {

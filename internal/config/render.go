@@ -49,6 +49,11 @@ api_key_secret = %s
 # into a summary to stay within it. Leave room for the answer under the
 # model's context window.
 context_tokens = %d
+# How long to wait for the model's first streamed event after a request;
+# past it the turn ends with an error saying so instead of hanging.
+first_event_timeout = %s
+# The longest silence in the middle of an answer (positive duration).
+idle_timeout = %s
 
 [permissions]
 # How much homard asks before acting. Hard limits apply in every mode.
@@ -83,6 +88,7 @@ roots = [
 `,
 		quote(c.Owner),
 		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv), quote(c.Model.APIKeySecret), c.Model.ContextTokens,
+		quote(c.Model.FirstEventTimeout.String()), quote(c.Model.IdleTimeout.String()),
 		quote(c.Permissions.Mode),
 		quote(c.Permissions.ApprovalTTL.String()),
 		quote(c.Permissions.SessionGrantTTL.String()),

@@ -110,6 +110,12 @@ func validateModel(m *Model, ps *problems) {
 	if m.Name == "" || strings.ContainsFunc(m.Name, unicode.IsControl) {
 		ps.add("model.name = %q: want a model name such as %q", m.Name, providerDefaults[m.Provider].Name)
 	}
+	if m.FirstEventTimeout <= 0 {
+		ps.add("model.first_event_timeout = %q: want a positive duration such as \"180s\"", m.FirstEventTimeout)
+	}
+	if m.IdleTimeout <= 0 {
+		ps.add("model.idle_timeout = %q: want a positive duration such as \"90s\"", m.IdleTimeout)
+	}
 	if m.ContextTokens < MinContextTokens {
 		ps.add("model.context_tokens = %d: want at least %d (the default is %d)", m.ContextTokens, MinContextTokens, DefaultContextTokens)
 	}
