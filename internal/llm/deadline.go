@@ -70,9 +70,8 @@ type deadlineStream struct {
 	cancel context.CancelCauseFunc
 	d      Deadlines
 
-	mu    sync.Mutex // guards timer and first
+	mu    sync.Mutex // guards timer
 	timer *time.Timer
-	seen  bool
 }
 
 func (s *deadlineStream) arm(after time.Duration, cause error) {
