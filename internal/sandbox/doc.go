@@ -38,7 +38,9 @@
 //
 // The first two go through a mount stage: homard re-executes itself
 // (argv[1] "__homard-sandbox-mount") as root of a new user namespace mapped
-// to homard's own uid, in new mount and network namespaces; it mounts a
+// to homard's own uid, in new mount, network and pid namespaces (it is pid
+// 1 there, with its own /proc: when it dies, with homard or by the
+// timeout, the kernel kills everything below it); it mounts a
 // scratch tmpfs outside the root, builds the view, covers Spec.Hide with
 // empty mode-000 read-only masks attached by descriptor (open_tree +
 // mount_setattr + move_mount, resolved beneath the root without following
