@@ -405,20 +405,9 @@ func TestScenarioOwnerEditIsAConflict(t *testing.T) {
 func TestScenarioDenyRulesHoldInsideCommands(t *testing.T) {
 	r := newTestRuntime(t, "yolo")
 	requireCommands(t, r)
-	r.Close()
-	f, err := os.OpenFile(r.Paths.ConfigFile, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString("\n[[rules]]\nid = \"no-secrets\"\ntool = \"read_file\"\npath = \"secrets/**\"\neffect = \"deny\"\n"); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	r, err = Open(context.Background(), r.Paths, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r = reopenWith(t, r, func(cfg string) string {
+		return cfg + "\n[[rules]]\nid = \"no-secrets\"\ntool = \"read_file\"\npath = \"secrets/**\"\neffect = \"deny\"\n"
+	})
 	root := r.Config.Workspace.Roots[0].Path
 	writeWorkspaceFile(t, r, "secrets/pw", "TOPSECRET\n")
 	writeWorkspaceFile(t, r, "public/a.txt", "public\n")
@@ -509,20 +498,9 @@ func TestScenarioApprovedGitCommit(t *testing.T) {
 func TestScenarioHostToolsConfigured(t *testing.T) {
 	r := newTestRuntime(t, "autopilot")
 	requireCommands(t, r)
-	r.Close()
-	cfg, err := os.ReadFile(r.Paths.ConfigFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg = []byte(strings.Replace(string(cfg), "host_tools = []", `host_tools = ["run-on-open.sh"]`, 1))
-	if err := os.WriteFile(r.Paths.ConfigFile, cfg, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	r, err = Open(context.Background(), r.Paths, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r = reopenWith(t, r, func(cfg string) string {
+		return strings.Replace(cfg, "host_tools = []", `host_tools = ["run-on-open.sh"]`, 1)
+	})
 	root := r.Config.Workspace.Roots[0].Path
 	writeWorkspaceFile(t, r, "w.sh", "#!/bin/sh\necho x > \"$1\"\n")
 	if err := os.Chmod(filepath.Join(root, "w.sh"), 0o755); err != nil {
@@ -547,19 +525,9 @@ func TestScenarioHostToolsConfigured(t *testing.T) {
 func TestScenarioSymlinkedCwdCannotDodgeARule(t *testing.T) {
 	r := newTestRuntime(t, "yolo")
 	requireCommands(t, r)
-	r.Close()
-	f, err := os.OpenFile(r.Paths.ConfigFile, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString("\n[[rules]]\nid = \"no-secrets\"\ntool = \"run_command\"\npath = \"secrets/**\"\neffect = \"deny\"\n"); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	if r, err = Open(context.Background(), r.Paths, Options{}); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { r.Close() })
+	r = reopenWith(t, r, func(cfg string) string {
+		return cfg + "\n[[rules]]\nid = \"no-secrets\"\ntool = \"run_command\"\npath = \"secrets/**\"\neffect = \"deny\"\n"
+	})
 	root := r.Config.Workspace.Roots[0].Path
 	writeWorkspaceFile(t, r, "secrets/inner/pw", "x\n")
 	writeWorkspaceFile(t, r, "public/a.txt", "x\n")

@@ -147,7 +147,9 @@ func forms(p string) []string {
 }
 
 // realPath evaluates symlinks in the longest existing prefix of abs and
-// appends the rest.
+// appends the rest. It is the twin of workspace's realPath: config may
+// import no other package of homard (internal/archtest), and the check
+// must happen at load, before a workspace exists.
 func realPath(abs string) string {
 	rest := ""
 	for p := abs; ; p = filepath.Dir(p) {
