@@ -19,7 +19,7 @@ import (
 	"github.com/homard/homard/internal/termtext"
 )
 
-// Exit codes, documented in `homard tool call --help` and the README.
+// Exit codes, documented in `homard tool call --help` and docs/GUIDE.md.
 const (
 	exitOK      = 0
 	exitFailure = 1 // homard itself failed (database, config)

@@ -26,7 +26,7 @@ It listens on gateway.addr from the config (default 127.0.0.1:8787), or
         (0.0.0.0) --public-origin names the address browsers use
   --allow-remote --behind-proxy --public-origin https://homard.example.com
         a reverse proxy terminates TLS and forwards to this address (see the
-        README); requests must carry the public origin's Host
+        docs/GUIDE.md); requests must carry the public origin's Host
 
 Logging in: on start serve prints a one-time login URL. Open it once in
 your browser (within 10 minutes): it sets an HttpOnly, SameSite=Strict

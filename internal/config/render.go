@@ -169,7 +169,7 @@ keep = %s
 [gateway]
 # Where homard serve listens (host:port). Keep it on loopback; a
 # non-loopback address also needs homard serve --allow-remote with TLS
-# or a reverse proxy (see the README).
+# or a reverse proxy (see docs/GUIDE.md).
 addr = %s
 # How long a turn waits for an approval card to be answered (in a browser
 # tab or with homard approval approve ID) before the model is told
