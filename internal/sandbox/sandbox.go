@@ -301,7 +301,7 @@ func normalize(spec Spec) (Spec, error) {
 			return bad("program folder %q overlaps the workspace root %q", d, spec.Root)
 		}
 	}
-		if spec.Mode < ModeReadOnly || spec.Mode > ModeWritable {
+	if spec.Mode < ModeReadOnly || spec.Mode > ModeWritable {
 		return bad("unknown mode %d", spec.Mode)
 	}
 	if spec.ScratchBytes < 0 || spec.ScratchFiles < 0 {
