@@ -35,6 +35,10 @@
 //     writes (ErrProtected): their (device, inode) pairs are collected at
 //     Open, and a file with several links is compared again with the
 //     protected paths as they are now.
+//   - A read-only root (Root.ReadOnly) is never written: every write
+//     refuses with ErrReadOnly. Only a read-only root may hold another
+//     root; the inner one is invisible from it, like homard's own files,
+//     and OffLimits names both for a command's view to mask.
 //   - Real resolves a Path's symlinks inside its root; plans add it to
 //     their targets so grants and rules match where a path really leads.
 //   - Before an existing file is replaced its old content is saved as a
