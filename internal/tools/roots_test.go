@@ -229,3 +229,44 @@ func TestCommandsPath(t *testing.T) {
 		t.Errorf("hello-tool without commands.path: %v; want not found", err)
 	}
 }
+
+// TestApplyChangesRefusesReadOnlyRoot: a change set held for a read-only
+// root (the root was made read-only after the command ran) is refused by
+// apply_changes with limit.root-read-only; the same set held for the
+// writable root gets a card (the twin).
+func TestApplyChangesRefusesReadOnlyRoot(t *testing.T) {
+	h := newHomeEnv(t)
+	upper := t.TempDir()
+	writeFile(t, upper, "planted.txt", "x\n")
+	stream, err := os.CreateTemp(t.TempDir(), "changes")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stream.Close()
+	if err := workspace.WriteUpperTar(stream, upper, workspace.TarLimits{MaxEntries: 10, MaxBytes: 1 << 20, MaxDepth: 8}); err != nil {
+		t.Fatal(err)
+	}
+	holdDir := filepath.Join(t.TempDir(), "held")
+	ac := NewApplyChanges(h.ws, holdDir, nil)
+	for _, c := range []struct {
+		root string
+		rule string // "" : a plan
+	}{{"home", RuleRootReadOnly}, {"proj", ""}} {
+		meta, err := holdChanges(holdDir, stream, heldMeta{Root: c.root, Command: []string{"/bin/true"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		params, err := ac.Decode([]byte(`{"id":"` + meta.ID + `"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = ac.Prepare(context.Background(), params)
+		var r *tool.Refusal
+		switch {
+		case c.rule == "" && err != nil:
+			t.Errorf("apply_changes for root %s: %v; want a plan", c.root, err)
+		case c.rule != "" && (!errors.As(err, &r) || r.Rule != c.rule):
+			t.Errorf("apply_changes for root %s: %v; want refused with %s", c.root, err, c.rule)
+		}
+	}
+}
