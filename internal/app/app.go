@@ -130,11 +130,17 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 
 	var roots []workspace.Root
 	for _, rc := range cfg.Workspace.Roots {
-		roots = append(roots, workspace.Root{Name: rc.Name, Path: rc.Path})
+		roots = append(roots, workspace.Root{Name: rc.Name, Path: rc.Path, ReadOnly: rc.ReadOnly()})
+	}
+	protected := []string{r.Paths.ConfigFile, r.Paths.DataDir, filepath.Dir(r.Paths.DBFile)}
+	if r.Paths.Home != "" {
+		// A read-only root may hold the whole --home folder (the owner's
+		// home as a root): none of it is the owner's to show.
+		protected = append(protected, r.Paths.Home)
 	}
 	ws, err := workspace.Open(workspace.Options{
 		Roots:              roots,
-		Protected:          []string{r.Paths.ConfigFile, r.Paths.DataDir, filepath.Dir(r.Paths.DBFile)},
+		Protected:          protected,
 		Sensitive:          cfg.Files.Sensitive,
 		AllowSensitive:     cfg.Files.AllowSensitive,
 		MaxFileBytes:       cfg.Workspace.MaxFileBytes,
@@ -207,6 +213,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		Allow:   cfg.Commands.Allow, Env: env,
 		Timeout: cfg.Commands.Timeout.Std(), MaxOutput: cfg.Commands.MaxOutputBytes,
 		HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools,
+		Path: cfg.Commands.Path,
 	}), tools.NewApplyChanges(ws, holdDir, denyPaths(cfg)))
 	client, err := egress.New(egress.Options{Allow: cfg.Egress.Allow, TLSConfig: r.egressTLS})
 	if err != nil {

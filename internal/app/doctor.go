@@ -48,7 +48,11 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 				err = fmt.Errorf("root %s (%s) is refused: %w; change workspace.roots in %s", root.Name, root.Path, err, paths.ConfigFile)
 			}
 		}
-		add("root", err, root.Name+" "+root.Path)
+		detail := root.Name + " " + root.Path
+		if root.ReadOnly() {
+			detail += " (read-only)"
+		}
+		add("root", err, detail)
 	}
 	if _, err := os.Stat(paths.DBFile); err != nil {
 		add("database", fmt.Errorf("%w; run `homard init --force` to recreate the home", err), "")

@@ -152,6 +152,7 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		Caller:    caller,
 		Ask:       r.asker(req.Ask),
 		Context:   agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
+		Budget:    turnBudget(r.Config.Agent),
 	})
 	onEvent := func(ev agent.Event) {
 		switch {

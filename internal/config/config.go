@@ -95,10 +95,35 @@ type Config struct {
 	Artifacts Artifacts `toml:"artifacts"`
 	// Gateway configures `homard serve`, the HTTP API.
 	Gateway Gateway `toml:"gateway"`
+	// Agent sets the tool budget of one turn.
+	Agent Agent `toml:"agent"`
 	// Rules are operator rules, first match wins. Empty means no rules: the
 	// permission mode alone decides.
 	Rules []Rule `toml:"rules"`
 }
+
+// Agent configures the turn loop's tool budget. A turn that has spent it
+// ends with the model's answer so far.
+type Agent struct {
+	// MaxCalls caps the tool calls of one turn. Must be positive; missing
+	// means 24.
+	MaxCalls int `toml:"max_calls"`
+	// MaxUnits caps the weighted units of one turn's tool calls (a read
+	// costs 1, a fetch or write 2, a command or send 3). Must be positive;
+	// missing means 48.
+	MaxUnits int `toml:"max_units"`
+	// ReserveUnits is the last part of MaxUnits that only read-only tools
+	// may spend, so a turn can still look at what it did. At least 0 (no
+	// reserve) and below MaxUnits; missing means 8.
+	ReserveUnits int `toml:"reserve_units"`
+}
+
+// Agent budget defaults, as internal/agent has them.
+const (
+	DefaultAgentMaxCalls     = 24
+	DefaultAgentMaxUnits     = 48
+	DefaultAgentReserveUnits = 8
+)
 
 // Artifacts configures the whole tool results kept for read_artifact.
 type Artifacts struct {
@@ -156,6 +181,13 @@ type Commands struct {
 	// MaxOutputBytes caps a command's output. Must be positive; missing
 	// means 64 KiB.
 	MaxOutputBytes int `toml:"max_output_bytes"`
+	// Path lists extra folders of the owner's programs (~/.local/bin, a
+	// version manager's bin), searched after /usr/local/bin, /usr/bin and
+	// /bin, appended to the commands' PATH and shown to them read-only.
+	// In the file an entry may start with "~/"; after Load each is an
+	// absolute, clean, existing folder that is not inside a writable root
+	// (a model could plant a program there). Missing or empty means none.
+	Path []string `toml:"path"`
 }
 
 // Egress configures the web tools' network access.
@@ -289,7 +321,22 @@ type Root struct {
 	// Path is the folder. In the file it may start with "~/" or be relative
 	// to the config file's folder; after Load it is absolute and clean.
 	Path string `toml:"path"`
+	// Access is AccessReadWrite ("rw": tools may read and change it) or
+	// AccessReadOnly ("ro": tools and commands may read it, nothing ever
+	// changes it). A read-only root may be the owner's home or hold
+	// homard's own files (they stay hidden), and writable roots may lie
+	// inside it. Missing or empty means "rw".
+	Access string `toml:"access"`
 }
+
+// ReadOnly reports whether r is a read-only root.
+func (r Root) ReadOnly() bool { return r.Access == AccessReadOnly }
+
+// Root access modes.
+const (
+	AccessReadWrite = "rw"
+	AccessReadOnly  = "ro"
+)
 
 // Rule is one operator rule. It mirrors internal/policy.Rule.
 type Rule struct {
@@ -441,6 +488,18 @@ func applyDefaults(c *Config) {
 	if c.Commands.Env == nil {
 		c.Commands.Env = []string{}
 	}
+	if c.Commands.Path == nil {
+		c.Commands.Path = []string{}
+	}
+	if c.Agent.MaxCalls == 0 {
+		c.Agent.MaxCalls = DefaultAgentMaxCalls
+	}
+	if c.Agent.MaxUnits == 0 {
+		c.Agent.MaxUnits = DefaultAgentMaxUnits
+	}
+	if c.Agent.ReserveUnits == 0 {
+		c.Agent.ReserveUnits = DefaultAgentReserveUnits
+	}
 	if c.Egress.Allow == nil {
 		c.Egress.Allow = []string{}
 	}
@@ -464,6 +523,11 @@ func applyDefaults(c *Config) {
 		c.Egress.SearchURL = "https://www.bing.com/search?format=rss&q={query}"
 	}
 	w := &c.Workspace
+	for i := range w.Roots {
+		if w.Roots[i].Access == "" {
+			w.Roots[i].Access = AccessReadWrite
+		}
+	}
 	if w.MaxFileBytes == 0 {
 		w.MaxFileBytes = DefaultMaxFileBytes
 	}

@@ -195,7 +195,9 @@ func tagName(f reflect.StructField) string {
 }
 
 // resolveRoots expands "~/" and makes relative root paths absolute against
-// dir, the config file's folder.
+// dir, the config file's folder; a root without access is "rw". It also
+// expands "~/" in commands.path (relative entries are left for validate to
+// refuse: a program folder is never guessed).
 func resolveRoots(c *Config, dir string, getenv func(string) string, ps *problems) {
 	for i := range c.Workspace.Roots {
 		r := &c.Workspace.Roots[i]
@@ -212,6 +214,21 @@ func resolveRoots(c *Config, dir string, getenv func(string) string, ps *problem
 			p = filepath.Join(dir, p)
 		}
 		r.Path = filepath.Clean(p)
+	}
+	for i := range c.Workspace.Roots {
+		if r := &c.Workspace.Roots[i]; r.Access == "" {
+			r.Access = AccessReadWrite
+		}
+	}
+	for i, d := range c.Commands.Path {
+		p, err := expandTilde(d, getenv)
+		if err != nil {
+			ps.add("commands.path[%d] = %q: %v", i, d, err)
+			continue
+		}
+		if filepath.IsAbs(p) {
+			c.Commands.Path[i] = filepath.Clean(p)
+		} // else validate reports it
 	}
 }
 

@@ -69,7 +69,8 @@ func writeConfig(t *testing.T, content string) string {
 // The documented defaults of the run-limit sections, spelled out.
 var (
 	defaultSandbox  = Sandbox{Backend: "auto"}
-	defaultCommands = Commands{Allow: []string{}, Unknown: "sandbox", HostTools: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10}
+	defaultCommands = Commands{Allow: []string{}, Unknown: "sandbox", HostTools: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10, Path: []string{}}
+	defaultAgent    = Agent{MaxCalls: 24, MaxUnits: 48, ReserveUnits: 8}
 	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
 	defaultFiles    = Files{Sensitive: []string{}, AllowSensitive: []string{}}
 )
@@ -88,10 +89,10 @@ func TestLoadBase(t *testing.T) {
 			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"}, PrivateEgress: "ask",
 		},
 		Workspace: Workspace{
-			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main")}},
+			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main"), Access: AccessReadWrite}},
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
-		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway,
+		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent,
 		Rules: []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -118,10 +119,10 @@ roots = [{ name = "main", path = "/ws" }]
 			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"}, PrivateEgress: "ask",
 		},
 		Workspace: Workspace{
-			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws")}},
+			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws"), Access: AccessReadWrite}},
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
-		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway,
+		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(minimal) =\n%+v\nwant\n%+v", got, want)
@@ -141,7 +142,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, rules"
+		top    = "owner, model, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"

@@ -81,9 +81,11 @@ guest_tools = %s
 private_egress = %s
 
 [workspace]
-# Folders tools may read and write; at least one. name is made of a-z, 0-9,
-# _ and - and is unique. path is absolute, "~/..." or relative to this file's
-# folder.
+# Folders tools may use; at least one. name is made of a-z, 0-9, _ and -
+# and is unique. path is absolute, "~/..." or relative to this file's
+# folder. access is "rw" (tools may read and change it) or "ro" (tools and
+# commands may only read it; it may be your home folder: credentials and
+# homard's own files in it stay hidden, and "rw" roots may lie inside it).
 roots = [
 `,
 		quote(c.Owner),
@@ -96,7 +98,7 @@ roots = [
 		quoteList(c.Permissions.GuestTools),
 		quote(c.Permissions.PrivateEgress))
 	for _, r := range c.Workspace.Roots {
-		w("  { name = %s, path = %s },\n", quote(r.Name), quote(r.Path))
+		w("  { name = %s, path = %s, access = %s },\n", quote(r.Name), quote(r.Path), quote(r.Access))
 	}
 	w(`]
 # Largest file a tool may read or write, in bytes%s.
@@ -145,6 +147,11 @@ env = %s
 timeout = %s
 # Largest output kept from one command, in bytes.
 max_output_bytes = %d
+# Folders of your own programs ("~/.local/bin", a version manager's bin),
+# searched after /usr/local/bin, /usr/bin and /bin, added to the commands'
+# PATH and shown to them read-only. Each must exist and lie outside every
+# "rw" root. [] means none.
+path = %s
 
 [egress]
 # Exact "scheme://host:port" endpoints the web tools may reach although they
@@ -177,6 +184,17 @@ addr = %s
 approval_wait = %s
 # How often an open event stream gets a keep-alive ping (at most "15s").
 ping_interval = %s
+
+[agent]
+# The tool budget of one turn; past it the turn ends with the answer so far.
+# Tool calls per turn (positive).
+max_calls = %d
+# Units per turn (positive): a read costs 1, a fetch or a write 2, a
+# command or a send 3.
+max_units = %d
+# The last units of max_units only read-only tools may spend, so a turn can
+# still look at what it did (0 means no reserve; below max_units).
+reserve_units = %d
 
 # Operator rules, checked in order; the first that matches decides.
 #   id      unique name shown in decisions and the audit log
@@ -217,10 +235,11 @@ ping_interval = %s
 		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes,
 		quoteList(c.Files.Sensitive), quoteList(c.Files.AllowSensitive),
 		quote(c.Sandbox.Backend),
-		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.HostTools), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes,
+		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.HostTools), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes, quoteList(c.Commands.Path),
 		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture),
 		quote(c.Artifacts.Keep.String()),
-		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()))
+		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()),
+		c.Agent.MaxCalls, c.Agent.MaxUnits, c.Agent.ReserveUnits)
 	for _, r := range c.Rules {
 		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))
 		if r.Path != "" {

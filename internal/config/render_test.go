@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
 	"regexp"
@@ -36,13 +37,17 @@ func TestRenderDefaultRoundTrips(t *testing.T) {
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(Render(Default(p))) =\n%+v\nwant\n%+v\nrendered:\n%s", got, want, data)
 	}
-	if want.Workspace.Roots[0] != (Root{Name: "main", Path: p.WorkspaceDir}) {
+	if want.Workspace.Roots[0] != (Root{Name: "main", Path: p.WorkspaceDir, Access: AccessReadWrite}) {
 		t.Errorf("Default(p) roots = %+v; want main at %s", want.Workspace.Roots, p.WorkspaceDir)
 	}
 }
 
 func TestRenderCustomRoundTrips(t *testing.T) {
 	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin")
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	want := &Config{
 		Owner: "telegram:42é",
 		Model: Model{Provider: "anthropic", BaseURL: "http://localhost:8080/proxy", Name: `we"ird\model`, APIKeyEnv: "MY_KEY_2", ContextTokens: 128000, FirstEventTimeout: Duration(10 * time.Minute), IdleTimeout: Duration(45 * time.Second)},
@@ -52,19 +57,20 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		},
 		Workspace: Workspace{
 			Roots: []Root{
-				{Name: "main", Path: filepath.Join(dir, "main")},
-				{Name: "odd-1", Path: filepath.Join(dir, `sp ace "q" \b 世界 #x`)},
+				{Name: "main", Path: filepath.Join(dir, "main"), Access: AccessReadWrite},
+				{Name: "odd-1", Path: filepath.Join(dir, `sp ace "q" \b 世界 #x`), Access: AccessReadOnly},
 			},
 			MaxFileBytes: 1, MaxCheckpoints: 1, MaxCheckpointBytes: 3 << 20,
 		},
 		Files:   Files{Sensitive: []string{"*.token", "deploy/prod.yaml"}, AllowSensitive: []string{"fixtures/.env", "odd-1:keys"}},
 		Sandbox: Sandbox{Backend: "bwrap"},
 		Commands: Commands{Allow: []string{"python3", "/usr/local/bin/my-tool"}, Unknown: "ask", HostTools: []string{"tools/run-on-open.sh", ".zed/"}, Env: []string{"GOPATH"},
-			Timeout: Duration(5 * time.Minute), MaxOutputBytes: 1000},
+			Timeout: Duration(5 * time.Minute), MaxOutputBytes: 1000, Path: []string{bin}},
 		Egress:    Egress{Allow: []string{"http://127.0.0.1:3900"}, SearchURL: "https://search.example/rss?q={query}"},
 		Memory:    Memory{Capture: "off"},
 		Artifacts: Artifacts{Keep: Duration(36 * time.Hour)},
 		Gateway:   Gateway{Addr: "[::1]:9000", ApprovalWait: Duration(90 * time.Second), PingInterval: Duration(500 * time.Millisecond)},
+		Agent:     Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0},
 		Rules: []Rule{
 			{ID: "a.b:c-d_e", Tool: "write_file", Path: "notes/**/*.md", Effect: "ask"},
 			{ID: "no-path", Tool: "run", Effect: "deny"},
@@ -101,12 +107,13 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[Config](), reflect.TypeFor[Model](), reflect.TypeFor[Permissions](), reflect.TypeFor[Workspace](), reflect.TypeFor[Files](),
 		reflect.TypeFor[Sandbox](), reflect.TypeFor[Commands](), reflect.TypeFor[Egress](), reflect.TypeFor[Memory](), reflect.TypeFor[Artifacts](), reflect.TypeFor[Gateway](),
+		reflect.TypeFor[Agent](),
 	} {
 		for _, k := range tagNames(typ) {
 			switch k {
 			case "rules":
 				continue // an array of tables; checked below
-			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway":
+			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent":
 				if !strings.Contains(string(data), "\n["+k+"]\n") {
 					t.Errorf("Render does not write the table [%s]", k)
 				}

@@ -18,10 +18,25 @@ func LoadHome(p Paths) (*Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := CheckRoots(c.Workspace.Roots, p, OwnerHomes(os.Getenv)); err != nil {
+	homes := OwnerHomes(os.Getenv)
+	if err := errors.Join(CheckRoots(c.Workspace.Roots, p, homes), CheckCommandPath(c.Commands.Path, p, homes)); err != nil {
 		return nil, err
 	}
 	return c, nil
+}
+
+// CheckCommandPath refuses every commands.path folder that is or contains
+// one of homard's own paths or the owner's home, or lies inside homard's
+// folders: the sandbox shows those folders whole to every command, without
+// the masks a workspace root gets.
+func CheckCommandPath(dirs []string, p Paths, homes []string) error {
+	var errs []error
+	for i, d := range dirs {
+		if err := checkFolder(d, false, false, p, homes); err != nil {
+			errs = append(errs, fmt.Errorf("%s: commands.path[%d] = %q: %w", p.ConfigFile, i, d, err))
+		}
+	}
+	return errors.Join(errs...)
 }
 
 // OwnerHomes returns the owner's home folders: $HOME (from getenv) and the
@@ -65,9 +80,27 @@ func CheckRoots(roots []Root, p Paths, homes []string) error {
 type homardPath struct{ what, path string }
 
 // CheckRoot is CheckRoots for one root; the error says why, without naming
-// the root.
+// the root. A read-only root may contain homard's own paths (the
+// workspace hides them from every tool and command) and the owner's home
+// folder (the sensitive-file masks apply in it); it may still not be one
+// of homard's paths nor lie inside homard's folders.
 func CheckRoot(r Root, p Paths, homes []string) error {
-	roots := forms(r.Path)
+	return checkFolder(r.Path, true, r.ReadOnly(), p, homes)
+}
+
+// checkFolder is CheckRoot for a folder given by path; readOnly relaxes
+// the containment checks as CheckRoot says, and isRoot adds how a read-only
+// root would be accepted to the refusals.
+func checkFolder(path string, isRoot, readOnly bool, p Paths, homes []string) error {
+	ownHint, homeHint, example := "", "", "~/.local/bin"
+	if isRoot {
+		example = "~/projects"
+	}
+	if isRoot && !readOnly {
+		ownHint = ", or make the root read-only (access = \"ro\"): homard then hides its own files in it"
+		homeHint = ", or make the root read-only (access = \"ro\"): tools may then read it but never change it, and credentials stay hidden"
+	}
+	roots := forms(path)
 	own := []homardPath{
 		{"config file", p.ConfigFile},
 		{"data folder (database, vault key, checkpoints)", p.DataDir},
@@ -84,8 +117,8 @@ func CheckRoot(r Root, p Paths, homes []string) error {
 	for _, h := range own {
 		for _, hp := range forms(h.path) {
 			for _, rp := range roots {
-				if within(rp, hp) {
-					return fmt.Errorf("it contains homard's own %s %s, which tools must never reach (a command there could read the vault key or forge approvals); choose a folder that does not, such as ~/projects", h.what, h.path)
+				if within(rp, hp) && !(readOnly && rp != hp) {
+					return fmt.Errorf("it contains homard's own %s %s, which tools must never reach (a command there could read the vault key or forge approvals); choose a folder that does not, such as %s%s", h.what, h.path, example, ownHint)
 				}
 			}
 		}
@@ -101,11 +134,14 @@ func CheckRoot(r Root, p Paths, homes []string) error {
 			}
 		}
 	}
+	if readOnly {
+		return nil // credentials in it are masked as in every root
+	}
 	for _, home := range homes {
 		for _, hp := range forms(home) {
 			for _, rp := range roots {
 				if within(rp, hp) {
-					return fmt.Errorf("it is or contains your home folder %s: your keys, your shell's config and every program's data would be in reach of tools; choose a subfolder such as ~/projects", home)
+					return fmt.Errorf("it is or contains your home folder %s: your keys, your shell's config and every program's data would be in reach of tools; choose a subfolder such as %s%s", home, example, homeHint)
 				}
 			}
 		}

@@ -35,6 +35,8 @@ func validate(c *Config, ps *problems) {
 	validateRunLimits(c, ps)
 	validateRules(c.Rules, ps)
 	validateGateway(&c.Gateway, ps)
+	validateAgent(&c.Agent, ps)
+	validateCommandPath(c.Commands.Path, c.Workspace.Roots, ps)
 }
 
 func validateGateway(g *Gateway, ps *problems) {
@@ -191,6 +193,9 @@ func validateWorkspace(w *Workspace, ps *problems) {
 			ps.add("workspace.roots[%d].name = %q: names must be unique", i, r.Name)
 		}
 		seen[r.Name] = true
+		if r.Access != AccessReadWrite && r.Access != AccessReadOnly {
+			ps.add("workspace.roots[%d].access = %q: want \"rw\" (tools may change it) or \"ro\" (tools may only read it)", i, r.Access)
+		}
 		switch {
 		case r.Path == "":
 			ps.add("workspace.roots[%d].path is empty: want a folder path", i)

@@ -238,6 +238,14 @@ func bwrapArgs(spec Spec) ([]string, error) {
 			a = append(a, "--ro-bind", git, git)
 		}
 	}
+	// The owner's program folders, read-only, after the root (which they
+	// do not overlap: normalize).
+	for _, d := range spec.ProgramDirs {
+		if real, err := filepath.EvalSymlinks(d); err != nil || real != d {
+			return nil, fmt.Errorf("%w: program folder %q must exist and contain no symlinks", ErrInvalidSpec, d)
+		}
+		a = append(a, "--ro-bind", d, d)
+	}
 	a = append(a, "--chdir", spec.Dir)
 	for _, e := range env {
 		k, v, _ := strings.Cut(e, "=")

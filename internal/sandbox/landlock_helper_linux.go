@@ -160,6 +160,10 @@ func landlockRules(req helperRequest, abi int) ([]landlock.Rule, error) {
 	if err := ro("/proc/self", "/dev/zero", "/dev/random", "/dev/urandom"); err != nil {
 		return nil, err
 	}
+	// The owner's program folders (commands.path): read and execute.
+	if err := ro(req.ProgramDirs...); err != nil {
+		return nil, err
+	}
 	rules = append(rules, landlock.RWFiles("/dev/null"))
 	if req.Mode == ModeReadOnly {
 		// The mount is read-only too; Landlock is the second line.

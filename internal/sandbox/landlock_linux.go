@@ -35,6 +35,8 @@ type helperRequest struct {
 	// Home is the command's home on the mount stage's tmpfs (read-write);
 	// empty in ModeWritable.
 	Home string `json:"home"`
+	// ProgramDirs are readable and executable (Spec.ProgramDirs).
+	ProgramDirs []string `json:"program_dirs"`
 }
 
 // Helper file descriptors, in exec.Cmd.ExtraFiles order.
@@ -73,13 +75,13 @@ func runLandlock(ctx context.Context, spec Spec) (Result, error) {
 		defer done()
 		home := filepath.Join(scratch, scratchHome)
 		req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: cleanEnv(spec.Env, home),
-			Root: spec.Root, Limits: limits, Mode: spec.Mode, Home: home})
+			Root: spec.Root, Limits: limits, Mode: spec.Mode, Home: home, ProgramDirs: spec.ProgramDirs})
 		if err != nil {
 			return Result{}, fmt.Errorf("encode helper request: %w", err)
 		}
 		return runStaged(ctx, spec, scratch, stageFor{next: "landlock", nextReq: req}, cg)
 	}
-	req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: spec.Env, Root: spec.Root, Limits: limits, Mode: ModeWritable})
+	req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: spec.Env, Root: spec.Root, Limits: limits, Mode: ModeWritable, ProgramDirs: spec.ProgramDirs})
 	if err != nil {
 		return Result{}, fmt.Errorf("encode helper request: %w", err)
 	}

@@ -48,6 +48,14 @@ type Spec struct {
 	// longer exists, or that is a symlink, is skipped (a symlink's target is
 	// hidden under its own name when it is sensitive).
 	Hide []string
+	// ProgramDirs are extra folders of programs (config commands.path:
+	// the owner's ~/.local/bin, a version manager's bin) shown read-only
+	// at their own path, so a program in them, and what it runs from
+	// them, can start. Each must be absolute, clean, an existing folder
+	// without symlinks in its path, and outside Root (a folder inside
+	// Root is already in the view). Env's PATH is the caller's business.
+	// The host backend ignores it (it shows everything).
+	ProgramDirs []string
 	// ScratchBytes caps the tmpfs holding an overlay's upper layer and the
 	// command's home (the mount stage's scratch), and bwrap's /tmp. Zero
 	// means DefaultScratchBytes.
@@ -283,6 +291,14 @@ func normalize(spec Spec) (Spec, error) {
 	for _, h := range spec.Hide {
 		if !filepath.IsAbs(h) || filepath.Clean(h) != h || !strings.HasPrefix(h, spec.Root+"/") {
 			return bad("hidden path %q must be absolute, clean and inside %q", h, spec.Root)
+		}
+	}
+	for _, d := range spec.ProgramDirs {
+		if !filepath.IsAbs(d) || filepath.Clean(d) != d || d == "/" {
+			return bad("program folder %q must be an absolute, clean folder other than /", d)
+		}
+		if d == spec.Root || strings.HasPrefix(d, spec.Root+"/") || strings.HasPrefix(spec.Root, d+"/") {
+			return bad("program folder %q overlaps the workspace root %q", d, spec.Root)
 		}
 	}
 	if spec.Mode < ModeReadOnly || spec.Mode > ModeWritable {

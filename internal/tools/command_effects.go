@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,12 +27,14 @@ import (
 const maxHideScan = 200_000
 
 // hiddenPaths lists the absolute paths under the root's real path that a
-// command must not read (hidden reports them: sensitive files by the
+// command must not read: off, the root's off-limits paths (homard's own
+// files and the roots nested in it, workspace.OffLimits), which the walk
+// does not enter, and what hidden reports (sensitive files by the
 // workspace's rules, the owner's patterns and allowances included, and
 // what the operator's deny rules match). The walk does not follow
 // symlinks; a symlink's target is listed under its own name.
-func hiddenPaths(ws *workspace.Workspace, rootName, rootPath string, hidden func(root, rel string) bool) ([]string, error) {
-	var out []string
+func hiddenPaths(off []string, rootPath string, hidden func(rel string) bool) ([]string, error) {
+	out := slices.Clone(off)
 	n := 0
 	err := filepath.WalkDir(rootPath, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -56,7 +59,13 @@ func hiddenPaths(ws *workspace.Workspace, rootName, rootPath string, hidden func
 		if err != nil {
 			return err
 		}
-		if hidden(rootName, filepath.ToSlash(rel)) {
+		if slices.Contains(off, p) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if hidden(filepath.ToSlash(rel)) {
 			out = append(out, p)
 			if d.IsDir() {
 				return filepath.SkipDir

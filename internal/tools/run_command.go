@@ -13,6 +13,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -69,6 +70,12 @@ type CommandOptions struct {
 	// HostTools are patterns added to workspace.DefaultHostTools (config
 	// commands.host_tools).
 	HostTools []string
+	// Path lists extra program folders (config commands.path: absolute,
+	// clean, existing, outside every writable root): bare program names
+	// are looked up in them after the fixed system path, they are
+	// appended to the command's PATH, and the sandbox shows them
+	// read-only. Nil means none.
+	Path []string
 	// HoldDir is where change sets that were not applied wait for
 	// apply_changes (inside homard's data folder, out of every tool's
 	// reach). Empty means such change sets are discarded.
@@ -174,6 +181,9 @@ type runCommandBody struct {
 	TimeoutS      int      `json:"timeout_s"`
 	Stdin         string   `json:"stdin"`
 	Backend       string   `json:"backend"`
+	// ProgramDirs are the extra program folders (CommandOptions.Path)
+	// the call was planned with; Run refuses it when they changed.
+	ProgramDirs []string `json:"program_dirs,omitempty"`
 }
 
 func (t *RunCommand) Spec() tool.Spec {
@@ -185,7 +195,7 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	if err != nil {
 		return tool.Plan{}, tool.Refuse("limit.sandbox", "commands cannot run: %v", err)
 	}
-	path, real, err := lookProgram(p.Program)
+	path, real, err := lookProgram(p.Program, t.o.Path)
 	if err != nil {
 		if v := policy.ClassifyCommand(policy.Command{Program: p.Program, Path: "/", RealPath: "/", Args: p.Args}, t.o.Allow); v.Refused {
 			return tool.Plan{}, tool.Refuse(v.Rule, "%s", v.Reason)
@@ -237,6 +247,21 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	}
 	mode, expected, runsCode := commandView(t.ws, v, cwd)
 	view := "read-only view"
+	if t.ws.ReadOnly(cwd.Root) && mode != sandbox.ModeReadOnly {
+		// A read-only root is mounted read-only in the view: the kernel,
+		// not a check of the change set, keeps it unchanged. A command
+		// whose argv says it writes could only fail there; one that runs
+		// code (a test, a build) runs, and whatever it writes is lost.
+		// The host backend has no view at all.
+		switch {
+		case v.Class == policy.ClassWrite:
+			return tool.Plan{}, tool.Refuse(RuleRootReadOnly, "this command changes files, and workspace root %q is read-only (access = \"ro\" in config); run it in a writable root", cwd.Root)
+		case backend.Name() == "host":
+			return tool.Plan{}, tool.Refuse(RuleRootReadOnly, "workspace root %q is read-only (access = \"ro\" in config) and the host backend cannot show it read-only to a command that runs code; run it in a writable root or use a sandboxed backend", cwd.Root)
+		}
+		mode, expected, runsCode = sandbox.ModeReadOnly, nil, false
+		view = "read-only root: nothing the command writes there is kept"
+	}
 	switch {
 	case backend.Name() == "host":
 		view = "NOT confined: the host backend writes directly, nothing is checked"
@@ -276,7 +301,8 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 		Command: append([]string{path}, args...),
 		Body: runCommandBody{Mode: mode.String(), Expected: expected, RunsCode: runsCode,
 			Path: path, RealPath: real, ProgramSHA256: sum, Args: args, Cwd: locate(cwd),
-			TimeoutS: int(timeout / time.Second), Stdin: p.Stdin, Backend: backend.Name()},
+			TimeoutS: int(timeout / time.Second), Stdin: p.Stdin, Backend: backend.Name(),
+			ProgramDirs: t.o.Path},
 		Template: &tm,
 	})
 }
@@ -302,6 +328,9 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	if err != nil {
 		return tool.Errorf("cwd: %v", err), nil
 	}
+	if !slices.Equal(b.ProgramDirs, t.o.Path) {
+		return tool.Errorf("commands.path changed since this call was planned; propose it again"), nil
+	}
 	root := rootPath(t.ws, cwd.Root)
 	dir := filepath.Join(root, filepath.FromSlash(cwd.Rel))
 	mode := sandbox.ModeReadOnly
@@ -311,6 +340,9 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 		mode = sandbox.ModeOverlay
 	default:
 		return tool.Errorf("the plan names no sandbox view; propose the call again"), nil
+	}
+	if mode != sandbox.ModeReadOnly && t.ws.ReadOnly(cwd.Root) {
+		return tool.Errorf("workspace root %q is read-only now; propose the call again", cwd.Root), nil
 	}
 	// Commands that may change a root run one at a time per root, and
 	// their changes are graded and applied under the same lock, so two
@@ -327,14 +359,14 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	}
 	// Under the lock: no other command's changes land while the list of
 	// hidden paths is made and the command runs.
-	hide, err := hiddenPaths(t.ws, cwd.Root, root, t.hidden)
+	hide, err := hiddenPaths(t.ws.OffLimits(cwd.Root), root, func(rel string) bool { return t.hidden(cwd.Root, rel) })
 	if err != nil {
 		return tool.Errorf("the sandbox refused to run it: %v", err), nil
 	}
 	since := workspace.RunStart() // after the lock: nothing but the owner writes the root from here
 	// HOME, TMPDIR, XDG_* and caches are set by the sandbox to a fresh
 	// folder outside every root; git never looks above the root.
-	env := append([]string{"PATH=" + commandPath, "LANG=C.UTF-8", "TERM=dumb", "GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}, gitSafety...)
+	env := append([]string{"PATH=" + strings.Join(append([]string{commandPath}, b.ProgramDirs...), ":"), "LANG=C.UTF-8", "TERM=dumb", "GIT_CEILING_DIRECTORIES=" + filepath.Dir(root)}, gitSafety...)
 	env = append(env, t.o.Env...)
 	var stdin []byte
 	if b.Stdin != "" {
@@ -361,6 +393,7 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	res, err := backend.Run(ctx, sandbox.Spec{
 		Path: b.Path, Args: b.Args, Dir: dir, Root: root, Env: env, Stdin: stdin,
 		Timeout: timeout, MaxOutput: t.o.MaxOutput, Limits: limits, Mode: mode, Hide: hide,
+		ProgramDirs: programDirsOutside(b.ProgramDirs, root),
 	})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -443,16 +476,17 @@ func repoOf(ws *workspace.Workspace, cwd workspace.Path) string {
 	}
 }
 
-// lookProgram resolves a program name in commandPath (or checks an
-// absolute path) and returns the path and its symlink-resolved form.
-func lookProgram(name string) (path, real string, err error) {
+// lookProgram resolves a program name in commandPath and then in extra
+// (commands.path), or checks an absolute path, and returns the path and
+// its symlink-resolved form.
+func lookProgram(name string, extra []string) (path, real string, err error) {
 	if name == "" || strings.ContainsAny(name, " \t\r\n") {
 		return "", "", fmt.Errorf("program %q: want a bare name or an absolute path", name)
 	}
 	if filepath.IsAbs(name) {
 		path = name
 	} else if !strings.Contains(name, "/") {
-		for _, dir := range filepath.SplitList(commandPath) {
+		for _, dir := range append(filepath.SplitList(commandPath), extra...) {
 			cand := filepath.Join(dir, name)
 			if fi, err := os.Stat(cand); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
 				path = cand
@@ -460,7 +494,7 @@ func lookProgram(name string) (path, real string, err error) {
 			}
 		}
 		if path == "" {
-			return "", "", fmt.Errorf("program %q: %w in %s", name, exec.ErrNotFound, commandPath)
+			return "", "", fmt.Errorf("program %q: %w in %s", name, exec.ErrNotFound, strings.Join(append([]string{commandPath}, extra...), ":"))
 		}
 	} else {
 		return "", "", fmt.Errorf("program %q: a path must be absolute", name)
@@ -501,9 +535,15 @@ var gitSafety = func() []string {
 	return env
 }()
 
-// rootHolding returns the workspace root that contains path or real, if any.
+// rootHolding returns the writable workspace root that contains path or
+// real, if any. A read-only root is left out: nothing a model proposes
+// ever writes there, so a program in it is the owner's, like one on
+// commands.path.
 func (t *RunCommand) rootHolding(path, real string) string {
 	for _, r := range t.ws.Roots() {
+		if r.ReadOnly {
+			continue
+		}
 		for _, p := range []string{path, real} {
 			if rel, err := filepath.Rel(r.Path, p); err == nil && rel != ".." && !strings.HasPrefix(rel, "../") {
 				return r.Path
@@ -511,6 +551,18 @@ func (t *RunCommand) rootHolding(path, real string) string {
 		}
 	}
 	return ""
+}
+
+// programDirsOutside are the program folders the sandbox must add to the
+// view of root: those inside it are in the view already.
+func programDirsOutside(dirs []string, root string) []string {
+	var out []string
+	for _, d := range dirs {
+		if d != root && !strings.HasPrefix(d, root+"/") && !strings.HasPrefix(root, d+"/") {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 func rootPath(ws *workspace.Workspace, name string) string {

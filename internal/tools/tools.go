@@ -11,7 +11,8 @@
 //     the description is the embedded .md file next to the tool.
 //   - Prepare resolves paths through the workspace and returns a tool.Refusal
 //     for hard-limit violations ("limit.workspace", "limit.protected",
-//     "limit.symlink", "limit.size", "args.invalid"). It has no side effects.
+//     "limit.symlink", "limit.size", RuleRootReadOnly, "args.invalid"). It
+//     has no side effects.
 //     Plan targets are workspace.Path.Target values: the path as written
 //     and, when a symlink makes it lead elsewhere, its real location
 //     (workspace.Workspace.Real), so operator rules and grants must match
@@ -39,6 +40,11 @@ import (
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/workspace"
 )
+
+// RuleRootReadOnly is the hard limit a change to a read-only root meets
+// (config access = "ro"): write_file, edit_file, apply_changes and a
+// command that writes there are refused in every mode, whatever the grants.
+const RuleRootReadOnly = "limit.root-read-only"
 
 // FileTools returns the built-in file tools over ws, plus current_time
 // reading now (nil means time.Now).
@@ -163,6 +169,8 @@ func refusal(err error) error {
 		return tool.Refuse("limit.protected", "%v", err)
 	case errors.Is(err, workspace.ErrSensitive):
 		return tool.Refuse("limit.sensitive", "%v", err)
+	case errors.Is(err, workspace.ErrReadOnly):
+		return tool.Refuse(RuleRootReadOnly, "%v", err)
 	case errors.Is(err, workspace.ErrSymlink):
 		return tool.Refuse("limit.symlink", "%v", err)
 	case errors.Is(err, workspace.ErrTooLarge):
@@ -180,7 +188,7 @@ func isLimit(err error) bool {
 		workspace.ErrEmptyPath, workspace.ErrNUL, workspace.ErrControl, workspace.ErrTooLong,
 		workspace.ErrDotDot, workspace.ErrEncoded, workspace.ErrOutside, workspace.ErrEscape,
 		workspace.ErrUnknownRoot, workspace.ErrProtected, workspace.ErrSymlink, workspace.ErrTooLarge,
-		workspace.ErrSensitive,
+		workspace.ErrSensitive, workspace.ErrReadOnly,
 	} {
 		if errors.Is(err, e) {
 			return true

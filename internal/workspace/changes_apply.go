@@ -67,6 +67,9 @@ func (w *Workspace) ApplyChanges(ctx context.Context, rootName string, cs *Chang
 	if err != nil {
 		return Applied{}, err
 	}
+	if r.readOnly {
+		return Applied{}, readOnlyRefusal("apply changes to", Path{Root: r.name, Rel: ".", inDefault: r.inDefault})
+	}
 	lock := o.Lock
 	if lock == nil {
 		if lock, err = w.LockRoot(ctx, rootName); err != nil {

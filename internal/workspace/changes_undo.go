@@ -176,6 +176,9 @@ func (w *Workspace) rollbackChanges(cp Checkpoint) error {
 	if err != nil {
 		return fmt.Errorf("rollback %s: %w", cp.ID, err)
 	}
+	if r.readOnly {
+		return readOnlyRefusal("rollback "+cp.ID+" in", Path{Root: r.name, Rel: ".", inDefault: r.inDefault})
+	}
 	lock, err := w.LockRoot(context.Background(), j.Root)
 	if err != nil {
 		return err

@@ -35,6 +35,9 @@ var (
 	// credentials (DefaultSensitive, Options.Sensitive) and the owner has
 	// not allowed it (Options.AllowSensitive). Neither read nor written.
 	ErrSensitive = errors.New("file is sensitive")
+	// ErrReadOnly: the path is in a read-only root (Root.ReadOnly); tools
+	// may read it but nothing is ever written there.
+	ErrReadOnly = errors.New("root is read-only")
 	// ErrSymlink: the file to write is itself a symlink.
 	ErrSymlink = errors.New("the file is a symlink and is not written through; write to the file it points to instead")
 	// ErrTooLarge: a file or content is over Options.MaxFileBytes.

@@ -159,12 +159,12 @@ func TestOpenErrors(t *testing.T) {
 		want string
 	}{
 		{"no roots", Options{CheckpointDir: cp}, "no roots"},
-		{"no checkpoint dir", Options{Roots: []Root{{"main", dir}}}, "checkpoint directory"},
-		{"missing root", Options{Roots: []Root{{"main", filepath.Join(dir, "gone")}}, CheckpointDir: cp}, `root "main"`},
-		{"bad name", Options{Roots: []Root{{"a:b", dir}}, CheckpointDir: cp}, "invalid root name"},
-		{"duplicate", Options{Roots: []Root{{"a", filepath.Join(dir, "a")}, {"a", filepath.Join(dir, "a", "b")}}, CheckpointDir: cp}, "twice"},
-		{"overlap", Options{Roots: []Root{{"a", filepath.Join(dir, "a")}, {"b", filepath.Join(dir, "a", "b")}}, CheckpointDir: cp}, "overlap"},
-		{"limits", Options{Roots: []Root{{"main", dir}}, CheckpointDir: cp, MaxFileBytes: 100, MaxCheckpointBytes: 10}, "below the file size limit"},
+		{"no checkpoint dir", Options{Roots: []Root{{Name: "main", Path: dir}}}, "checkpoint directory"},
+		{"missing root", Options{Roots: []Root{{Name: "main", Path: filepath.Join(dir, "gone")}}, CheckpointDir: cp}, `root "main"`},
+		{"bad name", Options{Roots: []Root{{Name: "a:b", Path: dir}}, CheckpointDir: cp}, "invalid root name"},
+		{"duplicate", Options{Roots: []Root{{Name: "a", Path: filepath.Join(dir, "a")}, {Name: "a", Path: filepath.Join(dir, "a", "b")}}, CheckpointDir: cp}, "twice"},
+		{"overlap", Options{Roots: []Root{{Name: "a", Path: filepath.Join(dir, "a")}, {Name: "b", Path: filepath.Join(dir, "a", "b")}}, CheckpointDir: cp}, "overlap"},
+		{"limits", Options{Roots: []Root{{Name: "main", Path: dir}}, CheckpointDir: cp, MaxFileBytes: 100, MaxCheckpointBytes: 10}, "below the file size limit"},
 	}
 	for _, tt := range tests {
 		ws, err := Open(tt.o)

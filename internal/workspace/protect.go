@@ -141,14 +141,14 @@ func (r *root) guard(p Path, op string) error {
 		return nil
 	}
 	if r.protectedRel(p.Rel) {
-		return readRefusal(op, p)
+		return r.refuseRead(op, p, p.Rel)
 	}
 	loc, err := r.reach(p.Rel, r.protectedRel)
 	switch {
 	case errors.Is(err, ErrEscape):
 		return fmt.Errorf("path %q: %w", p.Target(), ErrEscape)
 	case err == nil && r.protectedRel(loc):
-		return readRefusal(op, p)
+		return r.refuseRead(op, p, loc)
 	}
 	return nil
 }
@@ -168,7 +168,7 @@ func (r *root) checkOpened(f *os.File, p Path, op string, content bool) (rel str
 		return "", fmt.Errorf("path %q: %w", p.Target(), ErrEscape)
 	}
 	if r.protectedRel(rel) {
-		return "", readRefusal(op, p)
+		return "", r.refuseRead(op, p, rel)
 	}
 	if !content {
 		return rel, nil

@@ -55,6 +55,9 @@ func (w *Workspace) SweepTemp(o SweepOptions) (Sweep, error) {
 	cutoff := w.cps.now().Add(-o.MinAge)
 	var errs []error
 	for _, r := range w.roots {
+		if r.readOnly {
+			continue // homard never writes there, so it left nothing there
+		}
 		seen := 0
 		err := fs.WalkDir(r.fs.FS(), ".", func(rel string, d fs.DirEntry, err error) error {
 			if err != nil {

@@ -35,6 +35,10 @@
 //     writes (ErrProtected): their (device, inode) pairs are collected at
 //     Open, and a file with several links is compared again with the
 //     protected paths as they are now.
+//   - A read-only root (Root.ReadOnly) is never written: every write
+//     refuses with ErrReadOnly. Only a read-only root may hold another
+//     root; the inner one is invisible from it, like homard's own files,
+//     and OffLimits names both for a command's view to mask.
 //   - Real resolves a Path's symlinks inside its root; plans add it to
 //     their targets so grants and rules match where a path really leads.
 //   - Before an existing file is replaced its old content is saved as a
@@ -69,6 +73,11 @@ type Root struct {
 	// Path is the directory. A relative path is made absolute against the
 	// current directory when the Workspace is opened.
 	Path string
+	// ReadOnly makes the root readable only: every write to it (WriteFile,
+	// ApplyChanges, a rollback) fails with ErrReadOnly, whatever the mode
+	// or grants. Another root may lie inside a read-only root; it is then
+	// reached only by its own name (see Options.Roots).
+	ReadOnly bool
 }
 
 // Options configure a Workspace.
@@ -76,7 +85,10 @@ type Options struct {
 	// Roots are the directories tools may use; the first is the default
 	// root, where relative paths are resolved. At least one is required and
 	// roots may not overlap (one inside another would give one file two
-	// policy targets).
+	// policy targets), except that a root may lie inside a ReadOnly one
+	// (the owner's home read-only, a project in it writable): the inner
+	// root is then invisible in the outer one, as homard's own files are,
+	// so each file still has one target.
 	Roots []Root
 	// Protected are absolute paths that are never written nor read, nor
 	// anything under them: homard's config file, its data directory, its
@@ -154,7 +166,15 @@ type root struct {
 	sens      *sensitivity    // the workspace's, shared by every root
 	prot      *protectedFiles // homard's files by inode, shared
 	inDefault bool            // this is the default root
+	readOnly  bool            // Root.ReadOnly: nothing is ever written here
+	// nested are the other roots inside this (read-only) one, as clean
+	// slash paths relative to real, with their names; they are also in
+	// protected, so reads and listings leave them out.
+	nested []nestedRoot
 }
+
+// nestedRoot is another root lying inside a read-only root.
+type nestedRoot struct{ rel, name string }
 
 // Open opens every root and the checkpoint directory.
 func Open(o Options) (*Workspace, error) {
@@ -205,14 +225,10 @@ func Open(o Options) (*Workspace, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open workspace root %q (%s): %w", rc.Name, abs, err)
 		}
-		w.roots = append(w.roots, &root{name: rc.Name, path: abs, real: real, fs: r})
+		w.roots = append(w.roots, &root{name: rc.Name, path: abs, real: real, fs: r, readOnly: rc.ReadOnly})
 	}
-	for i, a := range w.roots {
-		for _, b := range w.roots[i+1:] {
-			if within(a.real, b.real) || within(b.real, a.real) {
-				return nil, fmt.Errorf("open workspace: roots %q (%s) and %q (%s) overlap; make them disjoint", a.name, a.path, b.name, b.path)
-			}
-		}
+	if err := nest(w.roots); err != nil {
+		return nil, err
 	}
 	cpDir, err := filepath.Abs(o.CheckpointDir)
 	if err != nil {
@@ -234,7 +250,7 @@ func Open(o Options) (*Workspace, error) {
 		return nil, fmt.Errorf("open workspace: %w", err)
 	}
 	for i, r := range w.roots {
-		r.protected = protectedIn(r, protected)
+		r.protected = append(protectedIn(r, protected), nestedRels(r)...)
 		r.sens, r.prot, r.inDefault = w.sens, prot, i == 0
 	}
 	now := o.Now
@@ -259,9 +275,16 @@ func (w *Workspace) Close() error {
 func (w *Workspace) Roots() []Root {
 	out := make([]Root, len(w.roots))
 	for i, r := range w.roots {
-		out[i] = Root{Name: r.name, Path: r.path}
+		out[i] = Root{Name: r.name, Path: r.path, ReadOnly: r.readOnly}
 	}
 	return out
+}
+
+// ReadOnly reports whether the named root is read-only (false for an
+// unknown root).
+func (w *Workspace) ReadOnly(rootName string) bool {
+	r, err := w.root(rootName)
+	return err == nil && r.readOnly
 }
 
 // MaxFileBytes is the effective file size limit.

@@ -16,7 +16,8 @@ import (
 )
 
 // CheckWrite reports, without changing anything, whether WriteFile would
-// refuse p because of where it is: a protected location (ErrProtected), a
+// refuse p because of where it is: a read-only root (ErrReadOnly), a
+// protected location (ErrProtected), a
 // symlink leading out of the root (ErrEscape), a final name that is a
 // symlink (ErrSymlink) or not a regular file (ErrNotRegular). The real
 // location of the deepest existing parent is checked, not just the text.
@@ -25,6 +26,9 @@ func (w *Workspace) CheckWrite(p Path) error {
 	r, err := w.check(p)
 	if err != nil {
 		return err
+	}
+	if r.readOnly {
+		return readOnlyRefusal("write", p)
 	}
 	if err := w.allowedLexical(r, p); err != nil {
 		return err
