@@ -117,6 +117,7 @@ the XDG directories (~/.config/homard, ~/.local/share/homard).`,
 		return usageErr("%v\nsee `%s --help`", err, cmd.CommandPath())
 	})
 	root.AddCommand(c.initCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd())
+	strictArgs(root) // last: it covers every command added above
 	return root
 }
 
