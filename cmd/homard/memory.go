@@ -56,11 +56,11 @@ accept them (memory.capture = "off" in config.toml turns this off).`,
 func (c *cli) memoryListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "list",
-		Short:   "List every remembered unit, and sections of memory.md that cannot be read",
+		Use:   "list",
+		Short: "List every remembered unit, and sections of memory.md that cannot be read",
 		Example: `  homard memory list
   homard memory list --json | jq -r '.[] | select(.kind == "task") | .text'`,
-		Args:    cobra.NoArgs,
+		Args: cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
 			units, problems, err := r.MemoryList(cmd.Context())
 			if err != nil {
