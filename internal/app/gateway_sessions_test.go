@@ -85,6 +85,23 @@ func TestGatewaySessionTitleAndDelete(t *testing.T) {
 	}
 }
 
+// TestGatewayDeleteRunningSession: a session whose turn runs (here,
+// waiting on its card) is not deleted; its twin, another session, is.
+func TestGatewayDeleteRunningSession(t *testing.T) {
+	r, g, _, s, _ := approvalTurn(t, "work")
+	defer s.close()
+	if _, err := r.Call(context.Background(), CallRequest{Tool: "current_time", Args: `{}`, Session: "idle"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, body := g.do(g.req("DELETE", "/api/sessions/work", "{}", g.token))
+	if resp.StatusCode != http.StatusConflict || !strings.Contains(body, "running a turn") {
+		t.Errorf("DELETE a session running a turn = %d %s; want 409 saying it runs a turn", resp.StatusCode, body)
+	}
+	if resp, body := g.do(g.req("DELETE", "/api/sessions/idle", "{}", g.token)); resp.StatusCode != http.StatusOK {
+		t.Errorf("DELETE an idle session beside it = %d %s; want 200", resp.StatusCode, body)
+	}
+}
+
 // TestGatewayApprovalListErrors: an unknown status is the caller's
 // mistake (400); a failing database is homard's (500), not "invalid
 // choice".

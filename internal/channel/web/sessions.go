@@ -12,9 +12,14 @@ import (
 func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	s.mu.Lock()
-	if _, busy := s.turns[id]; busy || s.deleting[id] {
+	if _, busy := s.turns[id]; busy {
 		s.mu.Unlock()
 		writeError(w, http.StatusConflict, "session "+id+" is running a turn; wait for it to finish or cancel it, then delete it")
+		return
+	}
+	if s.deleting[id] {
+		s.mu.Unlock()
+		writeError(w, http.StatusConflict, "session "+id+" is being deleted already")
 		return
 	}
 	s.deleting[id] = true
