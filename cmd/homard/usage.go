@@ -105,7 +105,7 @@ func positionals(use string) (required, optional []string, variadic bool) {
 	skipValue := false
 	for _, f := range fields[1:] {
 		opt := strings.HasPrefix(f, "[")
-		f = strings.Trim(f, "[]")
+		f = strings.Trim(f, "[]'\"")
 		switch {
 		case skipValue:
 			skipValue = false
