@@ -46,7 +46,7 @@ broken record.`,
 				for _, rec := range rs {
 					last = rec.Seq
 					if asJSON {
-						if err := writeJSONLine(c.stdout, rec); err != nil {
+						if err := writeJSONLine(c.stdout, auditOut(rec)); err != nil {
 							return err
 						}
 						continue
@@ -87,7 +87,7 @@ broken record.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, "one JSON object per line")
+	f.BoolVar(&asJSON, "json", false, "print one JSON object per line, oldest first (schema: docs/JSON.md)")
 	f.BoolVar(&follow, "follow", false, "keep printing new records until interrupted")
 	f.BoolVar(&verify, "verify", false, "recompute the hash chain and name the first broken record")
 	f.IntVar(&limit, "limit", 50, "show the last `N` records")

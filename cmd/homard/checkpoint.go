@@ -27,7 +27,8 @@ rollback first shows a preview; to proceed, pass the saved content's hash
 }
 
 func (c *cli) checkpointListCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List checkpoints, newest first",
 		Args:  cobra.NoArgs,
@@ -35,6 +36,13 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 			cps, err := r.Workspace.Checkpoints()
 			if err != nil {
 				return err
+			}
+			if asJSON {
+				out := make([]checkpointJSON, 0, len(cps))
+				for _, cp := range cps {
+					out = append(out, checkpointOut(cp))
+				}
+				return writeJSON(c.stdout, out)
 			}
 			if len(cps) == 0 {
 				fmt.Fprintln(c.stdout, "no checkpoints")
@@ -57,6 +65,8 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 			return tw.Flush()
 		}),
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
+	return cmd
 }
 
 func (c *cli) checkpointRollbackCmd() *cobra.Command {

@@ -54,14 +54,25 @@ accept them (memory.capture = "off" in config.toml turns this off).`,
 }
 
 func (c *cli) memoryListCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List every remembered unit, and sections of memory.md that cannot be read",
-		Args:  cobra.NoArgs,
+		Example: `  homard memory list
+  homard memory list --json | jq -r '.[] | select(.kind == "task") | .text'`,
+		Args: cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
 			units, problems, err := r.MemoryList(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if asJSON {
+				// Unreadable sections are not units: they are reported on
+				// stderr, so stdout stays one document.
+				for _, p := range problems {
+					fmt.Fprintf(c.stderr, "homard: memory.md: unreadable (kept, not searchable): %s\n", termtext.Line(p.String()))
+				}
+				return c.printUnitsJSON(units, r.MemoryNow())
 			}
 			if len(units) == 0 && len(problems) == 0 {
 				fmt.Fprintln(c.stdout, "no memory yet")
@@ -80,6 +91,16 @@ func (c *cli) memoryListCmd() *cobra.Command {
 			return nil
 		}),
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
+	return cmd
+}
+
+func (c *cli) printUnitsJSON(units []app.MemoryUnit, now time.Time) error {
+	out := make([]memoryJSON, 0, len(units))
+	for _, u := range units {
+		out = append(out, memoryOut(u, now))
+	}
+	return writeJSON(c.stdout, out)
 }
 
 func (c *cli) printUnits(units []app.MemoryUnit, now time.Time) error {
@@ -111,6 +132,7 @@ func shorten(s string, n int) string {
 
 func (c *cli) memorySearchCmd() *cobra.Command {
 	var limit int
+	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "search QUERY",
 		Short:   "Search memory as the recall tool does (best match first, expired units left out)",
@@ -121,6 +143,9 @@ func (c *cli) memorySearchCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				return c.printUnitsJSON(units, r.MemoryNow())
+			}
 			if len(units) == 0 {
 				fmt.Fprintln(c.stdout, "no match")
 				return nil
@@ -129,6 +154,7 @@ func (c *cli) memorySearchCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().IntVar(&limit, "limit", 10, "most units to show (1 to 20)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
 	return cmd
 }
 

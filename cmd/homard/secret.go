@@ -88,12 +88,20 @@ func (c *cli) readSecret(name string) ([]byte, error) {
 }
 
 func (c *cli) secretListCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List secret names and the hosts they are bound to (never values)",
 		Args:  cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
 			list := r.SecretList()
+			if asJSON {
+				out := make([]secretJSON, 0, len(list))
+				for _, s := range list {
+					out = append(out, secretOut(s))
+				}
+				return writeJSON(c.stdout, out)
+			}
 			if len(list) == 0 {
 				fmt.Fprintln(c.stdout, "no secrets")
 				return nil
@@ -111,6 +119,8 @@ func (c *cli) secretListCmd() *cobra.Command {
 			return tw.Flush()
 		}),
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
+	return cmd
 }
 
 func (c *cli) secretRmCmd() *cobra.Command {

@@ -31,7 +31,8 @@ It listens on gateway.addr from the config (default 127.0.0.1:8787), or
 Logging in: on start serve prints a one-time login URL. Open it once in
 your browser (within 10 minutes): it sets an HttpOnly, SameSite=Strict
 session cookie and sends you to /, so the token leaves the address bar.
-Restarting serve logs every browser out and prints a new URL.
+For another browser, or when the link lapsed, 'homard login' prints a fresh
+one without a restart. Restarting serve logs every browser out.
 
 Scripts and other programs use a bearer token instead:
   homard token create --name laptop

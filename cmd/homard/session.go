@@ -41,22 +41,9 @@ func (c *cli) sessionListCmd() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				// The same shape as GET /api/sessions (docs/API.md).
-				type sessionJSON struct {
-					ID           string     `json:"id"`
-					CreatedAt    time.Time  `json:"created_at"`
-					Turns        int        `json:"turns"`
-					LastAt       time.Time  `json:"last_at"`
-					PrivateSince *time.Time `json:"private_since,omitempty"`
-				}
-				out := []sessionJSON{}
+				out := make([]sessionJSON, 0, len(list))
 				for _, s := range list {
-					j := sessionJSON{ID: s.ID, CreatedAt: s.CreatedAt.UTC(), Turns: s.Turns, LastAt: s.LastAt.UTC()}
-					if !s.PrivateSince.IsZero() {
-						p := s.PrivateSince.UTC()
-						j.PrivateSince = &p
-					}
-					out = append(out, j)
+					out = append(out, sessionOut(s))
 				}
 				return writeJSON(c.stdout, out)
 			}
@@ -65,17 +52,21 @@ func (c *cli) sessionListCmd() *cobra.Command {
 				return nil
 			}
 			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "SESSION\tTURNS\tLAST ACTIVE\tHAS READ YOUR DATA")
+			fmt.Fprintln(tw, "SESSION\tTURNS\tLAST ACTIVE\tHAS READ YOUR DATA\tTITLE")
 			for _, s := range list {
 				private := "no"
 				if !s.PrivateSince.IsZero() {
 					private = "since " + s.PrivateSince.Local().Format(time.DateTime) + " (fetches ask)"
 				}
-				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\n", termtext.Line(s.ID), s.Turns, s.LastAt.Local().Format(time.DateTime), private)
+				title := "-"
+				if s.Title != "" {
+					title = termtext.Line(s.Title) // the owner's words, as typed
+				}
+				fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%s\n", termtext.Line(s.ID), s.Turns, s.LastAt.Local().Format(time.DateTime), private, title)
 			}
 			return tw.Flush()
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
 	return cmd
 }

@@ -50,7 +50,8 @@ func (c *cli) tokenCreateCmd() *cobra.Command {
 }
 
 func (c *cli) tokenListCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List tokens (never their secrets)",
 		Args:  cobra.NoArgs,
@@ -58,6 +59,13 @@ func (c *cli) tokenListCmd() *cobra.Command {
 			list, err := r.TokenList(cmd.Context())
 			if err != nil {
 				return err
+			}
+			if asJSON {
+				out := make([]tokenJSON, 0, len(list))
+				for _, t := range list {
+					out = append(out, tokenOut(t))
+				}
+				return writeJSON(c.stdout, out)
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(c.stdout, "no tokens; create one with: homard token create --name NAME")
@@ -81,6 +89,8 @@ func (c *cli) tokenListCmd() *cobra.Command {
 			return tw.Flush()
 		}),
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
+	return cmd
 }
 
 func (c *cli) tokenRevokeCmd() *cobra.Command {

@@ -8,6 +8,7 @@ import (
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/workspace"
 )
 
 // Names for the types front ends print, so they need not import the
@@ -16,7 +17,11 @@ type (
 	Outcome     = arbiter.Outcome
 	Approval    = approval.Approval
 	AuditRecord = audit.Record
+	Checkpoint  = workspace.Checkpoint
 )
+
+// CheckpointKindChanges marks the checkpoint of a command's change set.
+const CheckpointKindChanges = workspace.KindChanges
 
 // ApprovalList lists approvals in a status ("" for all), newest first.
 func (r *Runtime) ApprovalList(ctx context.Context, status string) ([]Approval, error) {

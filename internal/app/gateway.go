@@ -29,9 +29,31 @@ func (a adminRuntime) Sessions(ctx context.Context) ([]channel.SessionInfo, erro
 	}
 	out := make([]channel.SessionInfo, 0, len(rows))
 	for _, s := range rows {
-		out = append(out, channel.SessionInfo{ID: s.ID, CreatedAt: s.CreatedAt, Turns: s.Turns, LastAt: s.LastAt, PrivateSince: s.PrivateSince})
+		out = append(out, channel.SessionInfo{ID: s.ID, CreatedAt: s.CreatedAt, Turns: s.Turns, LastAt: s.LastAt,
+			PrivateSince: s.PrivateSince, Title: s.Title})
 	}
 	return out, nil
+}
+
+func (a adminRuntime) DeleteSession(ctx context.Context, id string) error {
+	// A turn of another process (homard run, homard chat) holds the
+	// session's lock; this process's own turns are the gateway's to check.
+	unlock, err := a.r.LockSession(id)
+	if errors.Is(err, ErrSessionBusy) {
+		return fmt.Errorf("session %s: %w", id, channel.ErrSessionBusy)
+	}
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	err = a.r.Store.Write(ctx, func(tx *store.Tx) error { return tx.DeleteSession(id, a.r.Config.Owner, a.r.now()) })
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("session %s: %w", id, channel.ErrNotFound)
+	case errors.Is(err, store.ErrSessionPending):
+		return fmt.Errorf("session %s: %w", id, channel.ErrSessionPending)
+	}
+	return err
 }
 
 func shownApproval(a Approval) channel.Approval {
@@ -42,9 +64,15 @@ func shownApproval(a Approval) channel.Approval {
 }
 
 func (a adminRuntime) Approvals(ctx context.Context, status string) ([]channel.Approval, error) {
+	switch approval.Status(status) {
+	case "", approval.Pending, approval.Approved, approval.Denied, approval.Consumed, approval.Expired:
+	default:
+		return nil, fmt.Errorf("%w: status %q (want pending, approved, denied, consumed, expired or empty for all)", channel.ErrBadQuery, status)
+	}
+	// Any other failure is homard's (the database), not the caller's: 500.
 	list, err := a.r.ApprovalList(ctx, status)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %w", channel.ErrBadChoice, err)
+		return nil, err
 	}
 	out := make([]channel.Approval, 0, len(list))
 	for _, x := range list {
@@ -99,6 +127,9 @@ func (a adminRuntime) Audit(ctx context.Context, q channel.AuditQuery) (channel.
 	if limit <= 0 || limit > 1000 {
 		limit = 100
 	}
+	if q.Newest {
+		return a.auditNewest(ctx, q, limit)
+	}
 	page := channel.AuditPage{Records: []channel.AuditRecord{}, Next: q.After}
 	for range auditScanPages {
 		recs, err := audit.List(ctx, a.r.Store, page.Next, 1000)
@@ -110,11 +141,7 @@ func (a adminRuntime) Audit(ctx context.Context, q channel.AuditQuery) (channel.
 			if (q.Tool != "" && x.Tool != q.Tool) || (q.Decision != "" && string(x.Decision) != q.Decision) {
 				continue
 			}
-			page.Records = append(page.Records, channel.AuditRecord{
-				Seq: x.Seq, Time: x.Time, Owner: x.Owner, Session: x.Session, Trust: string(x.Trust), Tool: x.Tool,
-				Decision: string(x.Decision), Rule: x.Rule, Reason: x.Reason, Args: x.Args, PlanHash: x.PlanHash,
-				RunID: x.RunID, ApprovalID: x.ApprovalID,
-			})
+			page.Records = append(page.Records, shownAudit(x))
 			if len(page.Records) == limit {
 				return page, nil
 			}
@@ -124,6 +151,58 @@ func (a adminRuntime) Audit(ctx context.Context, q channel.AuditQuery) (channel.
 		}
 	}
 	return page, nil
+}
+
+// auditNewest reads backwards from q.Before (0: past the last record)
+// in windows of 1000, newest first.
+func (a adminRuntime) auditNewest(ctx context.Context, q channel.AuditQuery, limit int) (channel.AuditPage, error) {
+	cursor := q.Before
+	if cursor <= 0 {
+		last, err := a.r.Store.LastAuditSeq(ctx)
+		if err != nil {
+			return channel.AuditPage{}, err
+		}
+		cursor = last + 1
+	}
+	page := channel.AuditPage{Records: []channel.AuditRecord{}}
+	for range auditScanPages {
+		from := max(0, cursor-1-1000) // the window is (from, cursor)
+		if cursor <= 1 {
+			break
+		}
+		recs, err := audit.List(ctx, a.r.Store, from, int(cursor-1-from))
+		if err != nil {
+			return channel.AuditPage{}, err
+		}
+		for i := len(recs) - 1; i >= 0; i-- {
+			x := recs[i]
+			if x.Seq >= cursor {
+				continue
+			}
+			cursor = x.Seq
+			if (q.Tool != "" && x.Tool != q.Tool) || (q.Decision != "" && string(x.Decision) != q.Decision) {
+				continue
+			}
+			page.Records = append(page.Records, shownAudit(x))
+			if len(page.Records) == limit {
+				page.Next = cursor
+				return page, nil
+			}
+		}
+		cursor = min(cursor, from+1)
+	}
+	if cursor > 1 {
+		page.Next = cursor // the scan cap ended it: older records are left
+	}
+	return page, nil
+}
+
+func shownAudit(x AuditRecord) channel.AuditRecord {
+	return channel.AuditRecord{
+		Seq: x.Seq, Time: x.Time, Owner: x.Owner, Session: x.Session, Trust: string(x.Trust), Tool: x.Tool,
+		Decision: string(x.Decision), Rule: x.Rule, Reason: x.Reason, Args: x.Args, PlanHash: x.PlanHash,
+		RunID: x.RunID, ApprovalID: x.ApprovalID,
+	}
 }
 
 func (a adminRuntime) Memory(ctx context.Context, query string) ([]channel.MemoryUnit, error) {

@@ -141,9 +141,17 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	addr := ln.Addr().String()
 	log := slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	local := ServeInfo{PID: os.Getpid(), Addr: addr, URL: localURL(addr, useTLS), Key: localKey()}
+	scheme := "http"
+	if useTLS {
+		scheme = "https"
+	}
+	base := scheme + "://" + addr
+	if o.PublicOrigin != "" {
+		base = o.PublicOrigin
+	}
 	srv, err := web.New(web.Options{
-		LocalKey: local.Key,
-		Runtime:  r.Channel(), Admin: r.Admin(), Addr: addr, PublicOrigin: o.PublicOrigin, TLS: useTLS,
+		LocalKey: local.Key, Base: base,
+		Runtime: r.Channel(), Admin: r.Admin(), Addr: addr, PublicOrigin: o.PublicOrigin, TLS: useTLS,
 		UI: o.UI, Log: log, ApprovalWait: g.ApprovalWait.Std(), PingInterval: g.PingInterval.Std(),
 		PollInterval: o.PollInterval, Now: r.now,
 	})
@@ -162,14 +170,6 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	defer os.Remove(serveFile(r))
 
-	scheme := "http"
-	if useTLS {
-		scheme = "https"
-	}
-	base := scheme + "://" + addr
-	if o.PublicOrigin != "" {
-		base = o.PublicOrigin
-	}
 	hs := &http.Server{
 		Handler:           srv,
 		ReadHeaderTimeout: 10 * time.Second,

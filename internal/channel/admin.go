@@ -13,7 +13,14 @@ import (
 type Admin interface {
 	// Sessions lists the owner's sessions, the most recently active first.
 	Sessions(ctx context.Context) ([]SessionInfo, error)
+	// DeleteSession deletes one of the owner's sessions: its conversation
+	// goes and it is no longer listed; the audit trail stays. ErrNotFound
+	// when there is none; ErrSessionPending, deleting nothing, while one
+	// of its approvals waits for the owner; ErrSessionBusy while another
+	// process runs a turn in it (the caller checks its own turns).
+	DeleteSession(ctx context.Context, id string) error
 	// Approvals lists approvals in status ("" for all), newest first.
+	// ErrBadQuery for an unknown status.
 	Approvals(ctx context.Context, status string) ([]Approval, error)
 	// Approval returns one approval, with its status as of now (a lapsed
 	// pending one reads "expired"). ErrNotFound when there is none.
@@ -23,8 +30,9 @@ type Admin interface {
 	// used or expired; ErrBadChoice for another choice or a scope the
 	// card does not take (a critical card takes only Once or Deny).
 	Answer(ctx context.Context, id string, c Choice) (Approval, error)
-	// Audit returns a page of records after q.After, oldest first,
-	// filtered.
+	// Audit returns a page of records, filtered: after q.After, oldest
+	// first; or, with q.Newest, before q.Before (0: from the last), newest
+	// first.
 	Audit(ctx context.Context, q AuditQuery) (AuditPage, error)
 	// Memory returns the owner's memory units matching query; every unit
 	// when query is empty.
@@ -48,6 +56,15 @@ var (
 	ErrNotFound   = errors.New("not found")
 	ErrNotPending = errors.New("this approval is no longer pending")
 	ErrBadChoice  = errors.New("invalid choice for this approval")
+	// ErrBadQuery: a list was asked for with a value it does not know
+	// (an approval status).
+	ErrBadQuery = errors.New("invalid query")
+	// ErrSessionPending: the session cannot be deleted while one of its
+	// approvals waits for the owner.
+	ErrSessionPending = errors.New("the session has approvals waiting for your answer; approve or deny them first, then delete it")
+	// ErrSessionBusy: a turn runs in the session (here or in another
+	// process on the same home).
+	ErrSessionBusy = errors.New("a turn is running in this session; wait for it to finish or cancel it")
 )
 
 // SessionInfo is one of the owner's sessions.
@@ -60,6 +77,9 @@ type SessionInfo struct {
 	// data (files, command output, memory); zero if it never did. From
 	// then on its outbound requests may ask (permissions.private_egress).
 	PrivateSince time.Time
+	// Title is the first words of the owner's first message; empty before
+	// the first stored turn. Untrusted text: show it inert.
+	Title string
 }
 
 // Approval is a card as stored: what it binds and where it stands.
@@ -84,15 +104,21 @@ func (a Approval) Critical() bool { return a.Risk == "critical" }
 // AuditQuery selects audit records.
 type AuditQuery struct {
 	After int64 // records with a larger sequence number
-	Limit int   // at most this many (the Admin caps it)
+	// Newest asks for the newest records first: those with a sequence
+	// number smaller than Before (0: from the last record); After is
+	// then ignored.
+	Newest bool
+	Before int64
+	Limit  int // at most this many (the Admin caps it)
 	// Tool and Decision, when set, keep only records with that tool name
 	// and decision (ran, denied, pending, error).
 	Tool, Decision string
 }
 
 // AuditPage is one page of audit records. Next is the sequence number to
-// pass as After for the next page: the last record looked at, which may
-// be past the last one returned when a filter skipped some.
+// pass as After (Before, with Newest) for the next page: the last record
+// looked at, which may be past the last one returned when a filter
+// skipped some. With Newest, Next is 0 when no older record is left.
 type AuditPage struct {
 	Records []AuditRecord
 	Next    int64

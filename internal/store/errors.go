@@ -7,6 +7,9 @@ var (
 	ErrNotFound = errors.New("not found")
 	// ErrSessionOwner: the session exists and belongs to another owner.
 	ErrSessionOwner = errors.New("the session belongs to another owner; start a new session")
+	// ErrSessionPending: the session has approvals waiting for the owner;
+	// it cannot be deleted until they are answered or expire.
+	ErrSessionPending = errors.New("the session has approvals waiting for your answer; approve or deny them first")
 	// ErrRunFinished: the tool run already reached a final status and
 	// cannot change any more.
 	ErrRunFinished = errors.New("the tool run has already finished; record a new run instead")

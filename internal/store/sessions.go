@@ -5,7 +5,9 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Session is one conversation. It belongs to exactly one owner for life.
@@ -27,7 +29,8 @@ func (tx *Tx) EnsureSession(id, owner string, now time.Time) error {
 		return fmt.Errorf("ensure session: id and owner must not be empty")
 	}
 	var got string
-	err := tx.queryRow(`SELECT owner FROM sessions WHERE id = ?`, id).Scan(&got)
+	var deleted bool
+	err := tx.queryRow(`SELECT owner, deleted_at IS NOT NULL FROM sessions WHERE id = ?`, id).Scan(&got, &deleted)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
 		if _, err := tx.exec(`INSERT INTO sessions (id, owner, created_at) VALUES (?, ?, ?)`, id, owner, nanos(now)); err != nil {
@@ -38,6 +41,11 @@ func (tx *Tx) EnsureSession(id, owner string, now time.Time) error {
 		return fmt.Errorf("ensure session %s: %w", id, err)
 	case got != owner:
 		return fmt.Errorf("ensure session %s: %w", id, ErrSessionOwner)
+	}
+	if deleted { // its id used again: a new conversation under the old name
+		if _, err := tx.exec(`UPDATE sessions SET deleted_at = NULL WHERE id = ?`, id); err != nil {
+			return fmt.Errorf("ensure session %s: %w", id, err)
+		}
 	}
 	return nil
 }
@@ -82,25 +90,105 @@ type SessionSummary struct {
 	// PrivateSince is when the session's context first held the owner's
 	// private data (zero: never); see Tx.MarkSessionPrivate.
 	PrivateSince time.Time
+	// Title is the first words of the owner's first message (see
+	// TitleOf); empty while the session has no stored turn.
+	Title string
 }
 
 // SessionsOf returns owner's sessions, the most recently active first, at
 // most limit (≤ 0 means 100, never more than 1000).
 func (s *Store) SessionsOf(ctx context.Context, owner string, limit int) ([]SessionSummary, error) {
+	// The title reads at most titleScan bytes of one message per session,
+	// through messages' (session_id, turn, seq) index.
 	rows, err := s.readRows(ctx, `SELECT s.id, s.created_at, count(t.turn), coalesce(max(t.created_at), s.created_at) AS last,
-		s.private_since
+		s.private_since,
+		coalesce((SELECT substr(m.content, 1, ?) FROM messages m WHERE m.session_id = s.id AND m.role = 'user'
+			ORDER BY m.turn, m.seq LIMIT 1), '')
 		FROM sessions s LEFT JOIN turns t ON t.session_id = s.id
-		WHERE s.owner = ? GROUP BY s.id ORDER BY last DESC, s.id LIMIT ?`, owner, clampLimit(limit, 100, 1000))
+		WHERE s.owner = ? AND s.deleted_at IS NULL GROUP BY s.id ORDER BY last DESC, s.id LIMIT ?`,
+		titleScan, owner, clampLimit(limit, 100, 1000))
 	if err != nil {
 		return nil, fmt.Errorf("list sessions: %w", err)
 	}
 	return collect(rows, func(sc interface{ Scan(...any) error }) (SessionSummary, error) {
 		var out SessionSummary
 		var created, last, private sql.NullInt64
-		if err := sc.Scan(&out.ID, &created, &out.Turns, &last, &private); err != nil {
+		var first string
+		if err := sc.Scan(&out.ID, &created, &out.Turns, &last, &private, &first); err != nil {
 			return SessionSummary{}, err
 		}
 		out.CreatedAt, out.LastAt, out.PrivateSince = fromNanos(created), fromNanos(last), fromNanos(private)
+		out.Title = TitleOf(first)
 		return out, nil
 	}, "list sessions")
+}
+
+// Session titles: the first words of the owner's first message.
+const (
+	titleScan  = 400 // characters of the first message read
+	titleWords = 8
+	titleRunes = 60
+)
+
+// TitleOf is a session's title made from its first message: whitespace
+// folded, at most titleWords words and titleRunes characters (text
+// without spaces, as Chinese, is cut by characters), "…" when cut.
+func TitleOf(first string) string {
+	words := strings.Fields(first)
+	cut := len(words) > titleWords
+	if cut {
+		words = words[:titleWords]
+	}
+	t := []rune(strings.Join(words, " "))
+	if len(t) > titleRunes {
+		t, cut = t[:titleRunes-1], true
+	}
+	if !cut && utf8.RuneCountInString(first) >= titleScan {
+		cut = true // the scan itself stopped inside the message
+	}
+	if cut {
+		return strings.TrimRight(string(t), " ") + "…"
+	}
+	return string(t)
+}
+
+// DeleteSession deletes owner's session id: its conversation (turns,
+// messages, summary) goes, its session-scoped grants are revoked, and it
+// is no longer listed. Approvals, tool runs, artifacts and the audit trail
+// stay (the audit chain is append-only). It returns ErrNotFound when owner
+// has no such session (or it was deleted), and ErrSessionPending, deleting
+// nothing, while one of its approvals is pending and unexpired.
+func (tx *Tx) DeleteSession(id, owner string, now time.Time) error {
+	var got string
+	err := tx.queryRow(`SELECT owner FROM sessions WHERE id = ? AND deleted_at IS NULL`, id).Scan(&got)
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && got != owner) {
+		return fmt.Errorf("delete session %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	var pending int
+	if err := tx.queryRow(`SELECT count(*) FROM approvals WHERE session_id = ? AND status = 'pending' AND expires_at > ?`,
+		id, nanos(now)).Scan(&pending); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	if pending > 0 {
+		return fmt.Errorf("delete session %s: %d pending: %w", id, pending, ErrSessionPending)
+	}
+	for _, q := range []string{
+		`DELETE FROM session_summaries WHERE session_id = ?`, // refers to turns
+		`DELETE FROM messages WHERE session_id = ?`,          // refers to turns
+		`DELETE FROM turns WHERE session_id = ?`,
+	} {
+		if _, err := tx.exec(q, id); err != nil {
+			return fmt.Errorf("delete session %s: %w", id, err)
+		}
+	}
+	if _, err := tx.exec(`UPDATE grants SET revoked_at = ? WHERE session_id = ? AND revoked_at IS NULL`, nanos(now), id); err != nil {
+		return fmt.Errorf("delete session %s: revoke its grants: %w", id, err)
+	}
+	if _, err := tx.exec(`UPDATE sessions SET deleted_at = ? WHERE id = ?`, nanos(now), id); err != nil {
+		return fmt.Errorf("delete session %s: %w", id, err)
+	}
+	return nil
 }

@@ -20,6 +20,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
 	mux.HandleFunc("POST /api/sessions/{id}/cancel", s.cancelSession)
+	mux.HandleFunc("DELETE /api/sessions/{id}", s.deleteSession)
+	mux.HandleFunc("POST /api/login", s.loginLink)
 	mux.HandleFunc("GET /api/sessions/{id}/stream", s.follow)
 	mux.HandleFunc("POST /api/chat", s.chat)
 	mux.HandleFunc("GET /api/approvals", s.approvals)
@@ -70,9 +72,9 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, channel.ErrNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
-	case errors.Is(err, channel.ErrNotPending):
+	case errors.Is(err, channel.ErrNotPending), errors.Is(err, channel.ErrSessionPending), errors.Is(err, channel.ErrSessionBusy):
 		writeError(w, http.StatusConflict, err.Error())
-	case errors.Is(err, channel.ErrBadChoice):
+	case errors.Is(err, channel.ErrBadChoice), errors.Is(err, channel.ErrBadQuery):
 		writeError(w, http.StatusBadRequest, err.Error())
 	default:
 		s.log.Error("api", "err", err)
@@ -87,6 +89,7 @@ func (s *Server) info(w http.ResponseWriter, r *http.Request) {
 
 type sessionJSON struct {
 	ID        string     `json:"id"`
+	Title     string     `json:"title"`
 	CreatedAt time.Time  `json:"created_at"`
 	Turns     int        `json:"turns"`
 	LastAt    *time.Time `json:"last_at"`
@@ -107,7 +110,7 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	seen := map[string]bool{}
 	for _, x := range list {
 		last := x.LastAt.UTC()
-		sj := sessionJSON{ID: x.ID, CreatedAt: x.CreatedAt.UTC(), Turns: x.Turns, LastAt: &last, Busy: busy[x.ID]}
+		sj := sessionJSON{ID: x.ID, Title: x.Title, CreatedAt: x.CreatedAt.UTC(), Turns: x.Turns, LastAt: &last, Busy: busy[x.ID]}
 		if !x.PrivateSince.IsZero() {
 			p := x.PrivateSince.UTC()
 			sj.PrivateSince = &p
@@ -244,6 +247,20 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 	if v := q.Get("after"); v != "" {
 		if aq.After, err = strconv.ParseInt(v, 10, 64); err != nil || aq.After < 0 {
 			writeError(w, http.StatusBadRequest, "after: want a sequence number")
+			return
+		}
+	}
+	switch q.Get("order") {
+	case "", "oldest":
+	case "newest":
+		aq.Newest = true
+	default:
+		writeError(w, http.StatusBadRequest, "order: want oldest (the default) or newest")
+		return
+	}
+	if v := q.Get("before"); v != "" {
+		if aq.Before, err = strconv.ParseInt(v, 10, 64); err != nil || aq.Before < 0 || !aq.Newest {
+			writeError(w, http.StatusBadRequest, "before: want a sequence number, with order=newest")
 			return
 		}
 	}

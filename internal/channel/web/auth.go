@@ -74,7 +74,7 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		w.Header().Set("Content-Type", "text/html; charset=utf-8")
 		w.WriteHeader(http.StatusUnauthorized)
-		w.Write([]byte(pageHead + `<h1>This login link is not valid</h1><p>It was used already, it expired (links last 10 minutes), or it was mistyped. Restart <code>homard serve</code> for a new one.</p></body></html>`))
+		w.Write([]byte(pageHead + `<h1>This login link is not valid</h1><p>It was used already, it expired (links last 10 minutes), or it was mistyped. Run <code>homard login</code> on the machine running <code>homard serve</code> for a new one.</p></body></html>`))
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
@@ -113,7 +113,7 @@ func (s *Server) authenticated(r *http.Request) bool {
 		}
 	}
 	if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && tok != "" {
-		if s.o.LocalKey != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.o.LocalKey)) == 1 {
+		if s.local(r) {
 			return true
 		}
 		valid, err := s.admin.VerifyToken(r.Context(), tok)
@@ -123,6 +123,27 @@ func (s *Server) authenticated(r *http.Request) bool {
 		return valid
 	}
 	return false
+}
+
+// local reports whether r carries the serve's local key (serve.json,
+// readable by the owner's account only).
+func (s *Server) local(r *http.Request) bool {
+	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
+	return ok && s.o.LocalKey != "" && subtle.ConstantTimeCompare([]byte(tok), []byte(s.o.LocalKey)) == 1
+}
+
+// loginLink answers POST /api/login with a fresh one-time login URL, as
+// serve printed on start: `homard login` asks for one without a restart.
+// Only the local key may: a process of the owner's account on this
+// machine, which could read serve.json. An API token or a browser session
+// gets 403, so a leaked token cannot mint browser sessions.
+func (s *Server) loginLink(w http.ResponseWriter, r *http.Request) {
+	if !s.local(r) {
+		writeError(w, http.StatusForbidden, "only `homard login` on the machine running homard serve can create a login link")
+		return
+	}
+	u := s.LoginURL(s.o.Base)
+	writeJSON(w, http.StatusOK, map[string]any{"url": u, "expires_at": s.o.Now().Add(loginLife).UTC()})
 }
 
 // guard is the chain every request passes before a route: headers, Host,

@@ -10,7 +10,7 @@ import (
 // style: the CSP forbids both.
 const pageHead = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>homard</title></head><body>`
 
-const loginPage = pageHead + `<h1>homard</h1><p>Open the login URL printed by <code>homard serve</code> in this browser. It works once and for 10 minutes; restart <code>homard serve</code> for a new one.</p></body></html>`
+const loginPage = pageHead + `<h1>homard</h1><p>Open the login URL printed by <code>homard serve</code> in this browser. It works once and for 10 minutes; run <code>homard login</code> on that machine for a new one.</p></body></html>`
 
 const placeholderPage = pageHead + `<h1>homard</h1><p>You are logged in. This build has no web UI; the API is at <code>/api/</code> (see docs/API.md).</p></body></html>`
 

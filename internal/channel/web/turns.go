@@ -133,6 +133,9 @@ func (s *Server) start(session, text string) (*turn, int, string) {
 	if _, busy := s.turns[session]; busy {
 		return nil, http.StatusConflict, fmt.Sprintf("session %s is busy with another turn", session)
 	}
+	if s.deleting[session] {
+		return nil, http.StatusConflict, fmt.Sprintf("session %s is being deleted; try again", session)
+	}
 	ctx, cancel := context.WithCancel(s.base)
 	t := &turn{session: session, cancel: cancel, wake: make(chan struct{})}
 	t.events = append(t.events, newEvent("session", map[string]string{"session": session}))

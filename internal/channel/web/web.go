@@ -64,8 +64,12 @@ type Options struct {
 	// Now is the clock. Nil means time.Now.
 	Now func() time.Time
 	// LocalKey, when set, is accepted as a bearer token besides the
-	// Admin's: the serve's own key for local attach (serve.json).
+	// Admin's: the serve's own key for local attach (serve.json). Only
+	// it may ask for a login URL (POST /api/login).
 	LocalKey string
+	// Base is the address people open ("https://homard.example.com"),
+	// used in login URLs. Empty means PublicOrigin, else http(s)://Addr.
+	Base string
 }
 
 // Server is the gateway's http.Handler and the turns it runs.
@@ -88,6 +92,7 @@ type Server struct {
 
 	mu       sync.Mutex           // guards the fields below
 	turns    map[string]*turn     // running turn by session
+	deleting map[string]bool      // sessions being deleted: no turn starts
 	logins   map[string]time.Time // SHA-256 of unused login tokens → expiry
 	cookies  map[string]time.Time // SHA-256 of session cookies → expiry
 	answered map[string]chan struct{}
@@ -115,11 +120,21 @@ func New(o Options) (*Server, error) {
 	if o.Log == nil {
 		o.Log = slog.New(slog.DiscardHandler)
 	}
+	if o.Base == "" && o.PublicOrigin != "" {
+		o.Base = strings.TrimSuffix(o.PublicOrigin, "/")
+	}
+	if o.Base == "" {
+		scheme := "http://"
+		if o.TLS {
+			scheme = "https://"
+		}
+		o.Base = scheme + o.Addr
+	}
 	s := &Server{
 		o: o, rt: o.Runtime, admin: o.Admin, log: o.Log,
 		hosts: map[string]bool{}, origins: map[string]bool{}, hub: newHub(),
 		quit: make(chan struct{}), turns: map[string]*turn{}, logins: map[string]time.Time{},
-		cookies: map[string]time.Time{}, answered: map[string]chan struct{}{},
+		cookies: map[string]time.Time{}, answered: map[string]chan struct{}{}, deleting: map[string]bool{},
 		secure: o.TLS,
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())

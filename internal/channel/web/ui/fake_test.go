@@ -76,6 +76,9 @@ type fakeServer struct {
 	history    map[string][]map[string]string // GET /api/sessions/{id}/messages
 	deleted    []string
 	nextApprov int
+	titles     map[string]string // session id → title in GET /api/sessions
+	refuse     map[string]string // session id → the 409 message DELETE answers
+	dropped    []string          // sessions DELETE removed
 }
 
 func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
@@ -94,6 +97,8 @@ func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
 		choices:   make(chan choiceMsg, 16),
 		approvals: map[string]*fakeApproval{},
 		subs:      map[chan sseEvent]struct{}{},
+		titles:    map[string]string{},
+		refuse:    map[string]string{},
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /login", f.login)
@@ -116,6 +121,7 @@ func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
 		f.cancels <- r.PathValue("id")
 		w.WriteHeader(http.StatusAccepted)
 	}))
+	mux.HandleFunc("DELETE /api/sessions/{id}", f.authed(f.deleteSession))
 	mux.HandleFunc("POST /api/chat", f.authed(f.chat))
 	mux.HandleFunc("GET /api/approvals", f.authed(f.listApprovals))
 	mux.HandleFunc("POST /api/approvals/{id}", f.authed(f.answer))
@@ -215,7 +221,8 @@ func (f *fakeServer) listSessions(w http.ResponseWriter, r *http.Request) {
 	out := []map[string]any{}
 	now := time.Now().UTC().Format(time.RFC3339)
 	for i := len(f.sessions) - 1; i >= 0; i-- {
-		out = append(out, map[string]any{"id": f.sessions[i], "created_at": now, "turns": 1, "last_at": now, "busy": false})
+		id := f.sessions[i]
+		out = append(out, map[string]any{"id": id, "title": f.titles[id], "created_at": now, "turns": 1, "last_at": now, "busy": false})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -451,8 +458,30 @@ func (f *fakeServer) events(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
+// deleteSession removes a session, or answers 409 with f.refuse's
+// message for it.
+func (f *fakeServer) deleteSession(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if msg, ok := f.refuse[id]; ok {
+		writeJSON(w, http.StatusConflict, map[string]string{"error": msg})
+		return
+	}
+	i := slices.Index(f.sessions, id)
+	if i < 0 {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": "session " + id + ": not found"})
+		return
+	}
+	f.sessions = slices.Delete(f.sessions, i, i+1)
+	f.dropped = append(f.dropped, id)
+	writeJSON(w, http.StatusOK, map[string]string{"session": id})
+}
+
 // audit serves 60 records in pages, ignoring the filters it reports on
-// f.audits (the page's request is what the tests check).
+// f.audits (the page's request is what the tests check): oldest first
+// after "after", or with order=newest newest first before "before", with
+// next 0 when no older record is left.
 func (f *fakeServer) audit(w http.ResponseWriter, r *http.Request) {
 	f.audits <- r.URL.RawQuery
 	q := r.URL.Query()
@@ -461,8 +490,22 @@ func (f *fakeServer) audit(w http.ResponseWriter, r *http.Request) {
 	if limit <= 0 {
 		limit = 100
 	}
+	seqs := []int{}
+	if q.Get("order") == "newest" {
+		before, _ := strconv.Atoi(q.Get("before"))
+		if before <= 0 {
+			before = 61
+		}
+		for seq := before - 1; seq >= 1 && len(seqs) < limit; seq-- {
+			seqs = append(seqs, seq)
+		}
+	} else {
+		for seq := after + 1; seq <= 60 && len(seqs) < limit; seq++ {
+			seqs = append(seqs, seq)
+		}
+	}
 	recs := []map[string]any{}
-	for seq := after + 1; seq <= 60 && len(recs) < limit; seq++ {
+	for _, seq := range seqs {
 		recs = append(recs, map[string]any{
 			"seq": seq, "time": time.Now().UTC().Format(time.RFC3339), "owner": "owner", "session": "web-1", "trust": "owner",
 			"tool": "run_command", "decision": []string{"ran", "denied", "pending"}[seq%3], "rule": "mode.safe",
@@ -470,6 +513,12 @@ func (f *fakeServer) audit(w http.ResponseWriter, r *http.Request) {
 		})
 	}
 	next := after + len(recs)
+	if q.Get("order") == "newest" {
+		next = 0
+		if len(seqs) == limit && seqs[len(seqs)-1] > 1 {
+			next = seqs[len(seqs)-1]
+		}
+	}
 	writeJSON(w, http.StatusOK, map[string]any{"records": recs, "next": next})
 }
 

@@ -98,16 +98,20 @@ func TestAuditAndMemoryViews(t *testing.T) {
 	p.login()
 
 	p.do(chromedp.Click(chromedp.CSS(`nav a[data-view="audit"]`)))
-	if q := recv(t, f.audits, "the audit request"); q != "limit=50" {
-		t.Errorf("first audit request asks %q; want limit=50", q)
+	if q := recv(t, f.audits, "the audit request"); q != "order=newest&limit=50" {
+		t.Errorf("first audit request asks %q; want order=newest&limit=50", q)
 	}
 	p.waitFor("the first page", `document.querySelectorAll("#audit-list .rec").length === 50`)
+	if first, last := eval[string](p, `document.querySelector("#audit-list .rec .seq").textContent`),
+		eval[string](p, `[...document.querySelectorAll("#audit-list .rec .seq")].pop().textContent`); first != "#60" || last != "#11" {
+		t.Errorf("the first page shows %s to %s; want #60 to #11 (newest first)", first, last)
+	}
 	if got := eval[string](p, `document.querySelector("#audit-list .rec .reason").textContent`); got != "<b>not bold</b> 审计记录" {
 		t.Errorf("an audit reason reads %q; want the literal text", got)
 	}
 	p.do(chromedp.Click(chromedp.CSS(`#audit-more`)))
-	if q := recv(t, f.audits, "the next audit page"); q != "after=50&limit=50" {
-		t.Errorf("Load more asks %q; want after=50&limit=50", q)
+	if q := recv(t, f.audits, "the next audit page"); q != "order=newest&before=11&limit=50" {
+		t.Errorf("Load more asks %q; want order=newest&before=11&limit=50", q)
 	}
 	p.waitFor("the second page", `document.querySelectorAll("#audit-list .rec").length === 60 && document.getElementById("audit-more").hidden`)
 
@@ -116,8 +120,8 @@ func TestAuditAndMemoryViews(t *testing.T) {
 		chromedp.SetValue(chromedp.CSS("#audit-decision"), "denied"),
 		chromedp.Click(chromedp.CSS(`#audit-filter button[type="submit"]`)),
 	)
-	if q := recv(t, f.audits, "the filtered audit request"); q != "limit=50&tool=run_command&decision=denied" {
-		t.Errorf("the filtered request asks %q; want limit=50&tool=run_command&decision=denied", q)
+	if q := recv(t, f.audits, "the filtered audit request"); q != "order=newest&limit=50&tool=run_command&decision=denied" {
+		t.Errorf("the filtered request asks %q; want order=newest&limit=50&tool=run_command&decision=denied", q)
 	}
 
 	p.do(chromedp.Click(chromedp.CSS(`nav a[data-view="memory"]`)))

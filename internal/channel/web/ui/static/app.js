@@ -401,9 +401,13 @@
   function addCardToTranscript(a) {
     const id = a.approval_id || a.id;
     if (transcript().querySelector('.card[data-approval-id="' + CSS.escape(String(id)) + '"]')) return;
-    transcript().appendChild(makeCard(a));
+    const card = makeCard(a);
+    transcript().appendChild(card);
     updatePendingCount();
     scrollDown();
+    // On a phone the page scrolls, not the transcript: bring the card's
+    // buttons into view so the owner can answer without hunting for them.
+    card.querySelector(".actions").scrollIntoView({ block: "nearest" });
   }
 
   // turnEndKey tells how a turn ended: its error, or its final text.
@@ -507,11 +511,12 @@
     }
   }
 
-  function addSessionOption(id, select) {
+  function addSessionOption(id, select, label) {
     const sel = $("session-select");
     let found = null;
     for (const o of sel.options) if (o.value === id) found = o;
     if (!found) { found = el("option", null, markedString(id)); found.value = id; sel.insertBefore(found, sel.options[1] || null); }
+    if (label) found.textContent = markedString(label);
     if (select) sel.value = id;
   }
 
@@ -525,14 +530,60 @@
       for (const m of msgs || []) {
         if (m.role === "user") addUser(m.text || "");
         else if (m.role === "assistant") addAssistant(m.text || "");
-        else if (m.role === "tool") toolLine({ name: m.tool, status: m.status, preview: m.text });
+        else if (m.role === "tool") toolLine({ name: m.tool, status: m.status, preview: argsText(m.text) });
       }
     } catch (e) {
       transcript().appendChild(el("div", "msg error", e.message));
     }
   }
 
+  // argsText shows a tool call's stored arguments (compact JSON) as text:
+  // one "name: value" line per argument, a string value as itself (its
+  // line breaks kept), anything else as JSON. Not JSON: shown as it is.
+  function argsText(raw) {
+    let v;
+    try { v = JSON.parse(raw); } catch (e) { return raw || ""; }
+    if (!v || typeof v !== "object" || Array.isArray(v)) return typeof v === "string" ? v : JSON.stringify(v);
+    const lines = [];
+    for (const k of Object.keys(v)) {
+      const x = v[k];
+      lines.push(k + ": " + (typeof x === "string" ? x : JSON.stringify(x)));
+    }
+    return lines.join("\n");
+  }
+
   // ---------- sessions ----------
+
+  // sessionLabel is how a session is named in lists: its title (the first
+  // words of its first message) and id.
+  function sessionLabel(s) { return s.title ? s.title + " — " + s.id : s.id; }
+
+  // confirmDelete asks inside actions whether to delete s, then does.
+  function confirmDelete(s, li, actions, del) {
+    clear(actions);
+    actions.appendChild(el("span", "confirm", "Delete this conversation for good? The audit trail keeps its calls."));
+    const yes = button("Yes, delete", async function () {
+      try {
+        await api("DELETE", "/api/sessions/" + encodeURIComponent(s.id));
+        sessionGone(s.id);
+        li.remove();
+      } catch (e) {
+        clear(actions);
+        actions.appendChild(del);
+        actions.appendChild(el("span", "error", e.message));
+      }
+    }, "deny");
+    actions.appendChild(yes);
+    actions.appendChild(button("Keep", function () { clear(actions); actions.appendChild(del); del.focus(); }));
+    yes.focus();
+  }
+
+  // sessionGone forgets a deleted session in this page.
+  function sessionGone(id) {
+    const sel = $("session-select");
+    for (const o of Array.from(sel.options)) if (o.value === id) o.remove();
+    if (state.session === id && !state.streaming) openSession("");
+  }
 
   async function loadSessions() {
     let list;
@@ -540,12 +591,19 @@
     const ul = $("sessions-list");
     clear(ul);
     for (const s of list || []) {
-      addSessionOption(s.id, false);
+      addSessionOption(s.id, false, sessionLabel(s));
       const li = el("li", "session");
+      li.setAttribute("data-session", s.id);
+      li.appendChild(elm("span", "title", s.title || "(no message yet)"));
       li.appendChild(elm("span", "sid", s.id));
       li.appendChild(el("span", "meta", s.turns + " turns · last " + fmtTime(s.last_at || s.created_at) + (s.busy ? " · busy" : "") +
         (s.private_since ? " · has read your data: fetches ask" : "")));
       li.appendChild(button("Open", function () { location.hash = "#chat"; openSession(s.id); }));
+      const actions = el("span", "actions");
+      const del = button("Delete", function () { confirmDelete(s, li, actions, del); }, "deny");
+      del.setAttribute("aria-label", "Delete session " + markedString(s.title || s.id));
+      actions.appendChild(del);
+      li.appendChild(actions);
       ul.appendChild(li);
     }
     if (!list || !list.length) ul.appendChild(el("li", "empty", "No sessions yet."));
@@ -573,13 +631,15 @@
 
   // ---------- audit view ----------
 
-  const audit = { after: 0, limit: 50 };
+  // The timeline shows the newest record first; "Load more" goes back.
+  const audit = { before: 0, limit: 50 };
 
   async function loadAudit(reset) {
     const ol = $("audit-list");
-    if (reset) { audit.after = 0; clear(ol); }
+    if (reset) { audit.before = 0; clear(ol); }
     const q = new URLSearchParams();
-    if (audit.after) q.set("after", String(audit.after));
+    q.set("order", "newest");
+    if (audit.before) q.set("before", String(audit.before));
     q.set("limit", String(audit.limit));
     const tool = $("audit-tool").value.trim();
     const dec = $("audit-decision").value;
@@ -609,8 +669,8 @@
       ol.appendChild(li);
     }
     if (reset && !recs.length) ol.appendChild(el("li", "empty", "No records."));
-    if (page && page.next) audit.after = page.next;
-    $("audit-more").hidden = recs.length < audit.limit;
+    audit.before = (page && page.next) || 0;
+    $("audit-more").hidden = !audit.before;
   }
 
   // ---------- memory view ----------
@@ -708,6 +768,11 @@
       if (!entry) return;
       if (entry.answeredHere) { if (entry.status === "pending") setCardStatus(d.approval_id, d.status || "decided", ""); return; }
       setCardStatus(d.approval_id, d.status || "decided", "answered elsewhere");
+    });
+    on("session_deleted", function (d) {
+      if (!d.session) return;
+      sessionGone(d.session);
+      if (!$("view-sessions").hidden) loadSessions();
     });
     on("turn_done", function (d) {
       if (!$("view-sessions").hidden) loadSessions();
