@@ -173,8 +173,8 @@ without asking until it expires. End one with: homard approval revoke ID`,
 
 func (c *cli) approvalRevokeCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:     "revoke ID",
-		Short:   "End a grant now: the calls it covered ask again",
+		Use:   "revoke ID",
+		Short: "End a grant now: the calls it covered ask again",
 		Example: `  homard approval grants
   homard approval revoke gr_1a2b3c4d5e6f7a8b`,
 		Args: cobra.ExactArgs(1),
