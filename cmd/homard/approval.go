@@ -24,7 +24,12 @@ the owner and the session, and it expires. It is single use. Scopes:
   always   this tool on the same paths in any session, until it expires
 
 Critical actions can only be approved once. After approving, run the same
-call again in the same session (a model retries by itself).`,
+call again in the same session (a model retries by itself).
+
+A card shows what the call does: a write's diff against the file, a
+command's exact argv, a fetch's URL (show ID --full for a long one).
+A session or always approval leaves a grant: list them with 'grants',
+end one with 'revoke ID'. See docs/APPROVALS.md.`,
 	}
 	cmd.AddCommand(c.approvalListCmd(), c.approvalShowCmd(), c.approvalApproveCmd(), c.approvalDenyCmd(),
 		c.approvalGrantsCmd(), c.approvalRevokeCmd())

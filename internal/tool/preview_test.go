@@ -3,6 +3,7 @@ package tool
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestPreviewIsNotHashed: the preview is display. Two Plans that differ
@@ -107,4 +108,38 @@ func TestIsDiff(t *testing.T) {
 			t.Errorf("IsDiff(%q) = %v; want %v", in, !want, want)
 		}
 	}
+}
+
+// FuzzClipPreview: a clipped preview is a prefix of the preview (plus the
+// " …" of a cut first line), within the limits, valid UTF-8 when the
+// preview is, and says how many lines it left out.
+func FuzzClipPreview(f *testing.F) {
+	f.Add("a\nb\nc", 2, 10)
+	f.Add("ééé\n", 1, 3)
+	f.Add("\n\n\n", 1, 1)
+	f.Fuzz(func(t *testing.T, s string, lines, maxBytes int) {
+		lines, maxBytes = 1+abs(lines)%50, 1+abs(maxBytes)%200
+		shown, omitted := ClipPreview(s, lines, maxBytes)
+		trimmed := strings.TrimSuffix(s, "\n")
+		body, cut := strings.CutSuffix(shown, " …")
+		if !strings.HasPrefix(trimmed, body) && !(cut && strings.HasPrefix(trimmed, body)) {
+			t.Fatalf("ClipPreview(%q, %d, %d) = %q: not a prefix", s, lines, maxBytes, shown)
+		}
+		if omitted < 0 || (omitted == 0 && shown != trimmed) {
+			t.Fatalf("ClipPreview(%q, %d, %d) = %q, %d omitted", s, lines, maxBytes, shown, omitted)
+		}
+		if omitted > 0 && (strings.Count(body, "\n")+1 > lines || len(body) > maxBytes) {
+			t.Fatalf("ClipPreview(%q, %d, %d) = %q: over the limits", s, lines, maxBytes, shown)
+		}
+		if utf8.ValidString(s) && !utf8.ValidString(shown) {
+			t.Fatalf("ClipPreview(%q, %d, %d) = %q: invalid UTF-8", s, lines, maxBytes, shown)
+		}
+	})
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }
