@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -23,9 +24,15 @@ the owner and the session, and it expires. It is single use. Scopes:
   always   this tool on the same paths in any session, until it expires
 
 Critical actions can only be approved once. After approving, run the same
-call again in the same session (a model retries by itself).`,
+call again in the same session (a model retries by itself).
+
+A card shows what the call does: a write's diff against the file, a
+command's exact argv, a fetch's URL (show ID --full for a long one).
+A session or always approval leaves a grant: list them with 'grants',
+end one with 'revoke ID'. See docs/APPROVALS.md.`,
 	}
-	cmd.AddCommand(c.approvalListCmd(), c.approvalShowCmd(), c.approvalApproveCmd(), c.approvalDenyCmd())
+	cmd.AddCommand(c.approvalListCmd(), c.approvalShowCmd(), c.approvalApproveCmd(), c.approvalDenyCmd(),
+		c.approvalGrantsCmd(), c.approvalRevokeCmd())
 	return cmd
 }
 
@@ -45,7 +52,11 @@ func (c *cli) approvalListCmd() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeJSON(c.stdout, list)
+				out := make([]app.ApprovalJSON, 0, len(list))
+				for _, a := range list {
+					out = append(out, app.NewApprovalJSON(a))
+				}
+				return writeJSON(c.stdout, out)
 			}
 			if len(list) == 0 {
 				fmt.Fprintln(c.stdout, "no approvals", map[bool]string{true: "", false: "pending"}[all])
@@ -66,14 +77,18 @@ func (c *cli) approvalListCmd() *cobra.Command {
 }
 
 func (c *cli) approvalShowCmd() *cobra.Command {
-	return &cobra.Command{
+	var full, asJSON bool
+	cmd := &cobra.Command{
 		Use:   "show ID",
-		Short: "Show one approval card: the exact plan, its hash, who asked, when it expires",
+		Short: "Show one approval card: the exact plan, what it does (a diff, an argv), its hash, who asked, when it expires",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			a, err := r.ApprovalGet(cmd.Context(), args[0])
 			if err != nil {
 				return err
+			}
+			if asJSON {
+				return writeJSON(c.stdout, app.NewApprovalJSON(a))
 			}
 			// Every field may hold text the model chose (the tool name, the
 			// plan, a reason quoting it): each goes through the one printer.
@@ -91,6 +106,89 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 				fmt.Fprintf(c.stdout, "decided   %s by %s (scope %s)\n", a.DecidedAt.Local().Format(time.RFC3339), line(a.DecidedBy), a.Scope)
 			}
 			fmt.Fprintf(c.stdout, "\n%s\n", termtext.Visible(a.Display))
+			if a.Preview != "" {
+				fmt.Fprintln(c.stdout, "\n─ what it does ─")
+				printPreview(c.stdout, a.Preview, previewOpts{colour: isTerminal(c.stdout), full: full, id: a.ID})
+			}
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&full, "full", false, "show the whole preview (a long diff is cut at 200 lines otherwise)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (docs/JSON.md), with the whole preview")
+	return cmd
+}
+
+func (c *cli) approvalGrantsCmd() *cobra.Command {
+	var all, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "grants",
+		Short: "List standing session and always approvals (grants)",
+		Long: `A session or always approval leaves a grant: later calls it covers run
+without asking until it expires. End one with: homard approval revoke ID`,
+		Args: cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			list, err := r.GrantList(cmd.Context(), all)
+			if err != nil {
+				return err
+			}
+			now := time.Now()
+			if asJSON {
+				out := make([]app.GrantJSON, 0, len(list))
+				for _, g := range list {
+					out = append(out, app.NewGrantJSON(g, now))
+				}
+				return writeJSON(c.stdout, out)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(c.stdout, "no active grants; a session or always approval makes one")
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tTOOL\tSCOPE\tCOVERS\tUP TO RISK\tCREATED\tEXPIRES\tSTATE")
+			for _, g := range list {
+				j := app.NewGrantJSON(g, now)
+				covers := strings.Join(j.Patterns, " ")
+				if j.Template != "" {
+					covers = j.Template
+				}
+				if covers == "" {
+					covers = "(calls without a path)"
+				}
+				scope := j.Scope
+				if j.Session != "" {
+					scope += " " + j.Session
+				}
+				state := "active"
+				switch {
+				case !g.RevokedAt.IsZero():
+					state = "revoked"
+				case !j.Active:
+					state = "expired"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(j.ID), termtext.Line(j.Tool), termtext.Line(scope),
+					termtext.Line(covers), j.MaxRisk, g.CreatedAt.Local().Format(time.DateTime), g.ExpiresAt.Local().Format(time.DateTime), state)
+			}
+			return tw.Flush()
+		}),
+	}
+	cmd.Flags().BoolVar(&all, "all", false, "include revoked and expired grants")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (docs/JSON.md)")
+	return cmd
+}
+
+func (c *cli) approvalRevokeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "revoke ID",
+		Short: "End a grant now: the calls it covered ask again",
+		Example: `  homard approval grants
+  homard approval revoke gr_1a2b3c4d5e6f7a8b`,
+		Args: cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			g, err := r.GrantRevoke(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "revoked %s (%s, %s); the calls it covered ask again\n", termtext.Line(g.ID), termtext.Line(g.Tool), g.Scope)
 			return nil
 		}),
 	}

@@ -65,6 +65,10 @@ func (c *cli) askInline(ctx context.Context, card app.Card) (string, error) {
 	for _, line := range strings.Split(strings.TrimRight(out.Plan, "\n"), "\n") {
 		fmt.Fprintf(c.stderr, "   %s\n", termtext.Visible(line))
 	}
+	if out.Preview != "" {
+		fmt.Fprintln(c.stderr, "   ─ what it does ─")
+		printPreview(c.stderr, out.Preview, previewOpts{indent: "   ", colour: style != "", omitted: card.PreviewOmitted, id: out.ApprovalID})
+	}
 	fmt.Fprintf(c.stderr, "   plan hash %s\n", termtext.Line(shortHash(out.PlanHash)))
 	if out.Reason != "" {
 		fmt.Fprintf(c.stderr, "   why asked: %s\n", termtext.Line(out.Reason))

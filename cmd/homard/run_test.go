@@ -90,7 +90,9 @@ func TestRunAsksInline(t *testing.T) {
 	if code != exitOK || out != "Wrote a.md.\n" {
 		t.Fatalf("run (o) = exit %d, stdout %q, stderr %q; want 0 and the answer", code, out, stderr)
 	}
-	for _, want := range []string{"approval needed: write_file (risk", "a.md", "plan hash ", `"maybe" is not an answer here.`} {
+	// The card shows the content it writes, as a diff against nothing.
+	for _, want := range []string{"approval needed: write_file (risk", "a.md", "plan hash ", `"maybe" is not an answer here.`,
+		"   ─ what it does ─\n   --- /dev/null\n   +++ a.md\n   @@ -0,0 +1 @@\n   +- tea\n"} {
 		if !strings.Contains(stderr, want) {
 			t.Errorf("card on stderr %q lacks %q", stderr, want)
 		}

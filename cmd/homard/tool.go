@@ -59,6 +59,7 @@ audit record. It prints one JSON object:
   rule         the id of the rule that decided
   approval_id  the card to answer with 'homard approval approve ID'
   plan         what exactly runs (the approval is bound to its hash)
+  preview      a pending call's card: a write's diff, a command's argv
   result       the tool's redacted output (a preview when it was long)
   artifact     the id of the whole result when it was too long to show;
                read on with 'homard tool call read_artifact '{"id":"…"}'

@@ -181,12 +181,16 @@ func (c *remote) event(ctx context.Context, req channel.TurnRequest, name string
 			Risk       string    `json:"risk"`
 			Reason     string    `json:"reason"`
 			ExpiresAt  time.Time `json:"expires_at"`
+			Preview    string    `json:"preview"`
+			Omitted    int       `json:"preview_omitted_lines"`
+			Kind       string    `json:"preview_kind"`
 		}
 		if json.Unmarshal(data, &a) != nil || req.Ask == nil {
 			return channel.TurnResult{}, false, nil
 		}
 		choice, err := req.Ask(ctx, channel.Card{ApprovalID: a.ApprovalID, Tool: a.Tool, Plan: a.Plan, PlanHash: a.PlanHash,
-			Risk: a.Risk, Reason: a.Reason, ExpiresAt: a.ExpiresAt})
+			Risk: a.Risk, Reason: a.Reason, ExpiresAt: a.ExpiresAt,
+			Preview: a.Preview, PreviewOmitted: a.Omitted, PreviewDiff: a.Kind == "diff"})
 		if err != nil {
 			return channel.TurnResult{}, true, err
 		}
@@ -243,7 +247,7 @@ func RunAttached(ctx context.Context, rt channel.Runtime, req RunRequest) (RunRe
 	if req.Ask != nil {
 		tr.Ask = func(ctx context.Context, c channel.Card) (channel.Choice, error) {
 			choice, err := req.Ask(ctx, Card{Tool: c.Tool, Outcome: Outcome{ApprovalID: c.ApprovalID, Plan: c.Plan,
-				PlanHash: c.PlanHash, Risk: c.Risk, Reason: c.Reason}})
+				PlanHash: c.PlanHash, Risk: c.Risk, Reason: c.Reason, Preview: c.Preview}, PreviewOmitted: c.PreviewOmitted})
 			return channel.Choice(choice), err
 		}
 	}

@@ -68,8 +68,9 @@ func (c chatRuntime) Turn(ctx context.Context, req channel.TurnRequest) (channel
 			o := card.Outcome
 			shown := channel.Card{
 				ApprovalID: o.ApprovalID, Tool: card.Tool, Plan: o.Plan, PlanHash: o.PlanHash,
-				Risk: o.Risk, Reason: o.Reason,
+				Risk: o.Risk, Reason: o.Reason, PreviewDiff: IsDiff(o.Preview),
 			}
+			shown.Preview, shown.PreviewOmitted = ClipPreview(o.Preview)
 			if a, err := c.r.ApprovalGet(ctx, o.ApprovalID); err == nil {
 				shown.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
 			}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
+
 	"github.com/homard/homard/internal/store"
 
 	"github.com/homard/homard/internal/approval"
@@ -57,10 +59,41 @@ func (a adminRuntime) DeleteSession(ctx context.Context, id string) error {
 }
 
 func shownApproval(a Approval) channel.Approval {
+	preview, omitted := ClipPreview(a.Preview)
 	return channel.Approval{
 		ID: a.ID, Tool: a.Tool, Status: string(a.Status), Risk: a.Risk.String(), Session: a.Session,
 		Plan: a.Display, PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt,
+		Preview: preview, PreviewOmitted: omitted, PreviewDiff: IsDiff(a.Preview), PreviewFull: a.Preview,
 	}
+}
+
+func shownGrant(g Grant) channel.Grant {
+	j := NewGrantJSON(g, time.Now())
+	return channel.Grant{ID: g.ID, Tool: g.Tool, Scope: j.Scope, Session: g.Session, Patterns: j.Patterns, Template: j.Template,
+		MaxRisk: j.MaxRisk, ApprovalID: g.ApprovalID, CreatedAt: g.CreatedAt, ExpiresAt: g.ExpiresAt, RevokedAt: g.RevokedAt}
+}
+
+func (a adminRuntime) Grants(ctx context.Context) ([]channel.Grant, error) {
+	list, err := a.r.GrantList(ctx, false)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]channel.Grant, 0, len(list))
+	for _, g := range list {
+		out = append(out, shownGrant(g))
+	}
+	return out, nil
+}
+
+func (a adminRuntime) RevokeGrant(ctx context.Context, id string) (channel.Grant, error) {
+	g, err := a.r.GrantRevoke(ctx, id)
+	if errors.Is(err, ErrGrantNotFound) {
+		return channel.Grant{}, fmt.Errorf("grant %s: %w", id, channel.ErrNotFound)
+	}
+	if err != nil {
+		return channel.Grant{}, err
+	}
+	return shownGrant(g), nil
 }
 
 func (a adminRuntime) Approvals(ctx context.Context, status string) ([]channel.Approval, error) {

@@ -22,13 +22,15 @@ type doneJSON struct {
 }
 
 type approvalCard struct {
-	ApprovalID string `json:"approval_id"`
-	Tool       string `json:"tool"`
-	Plan       string `json:"plan"`
-	PlanHash   string `json:"plan_hash"`
-	Risk       string `json:"risk"`
-	Session    string `json:"session"`
-	Reason     string `json:"reason"`
+	ApprovalID  string `json:"approval_id"`
+	Tool        string `json:"tool"`
+	Plan        string `json:"plan"`
+	PlanHash    string `json:"plan_hash"`
+	Risk        string `json:"risk"`
+	Session     string `json:"session"`
+	Reason      string `json:"reason"`
+	Preview     string `json:"preview"`
+	PreviewKind string `json:"preview_kind"`
 }
 
 // TestGatewayChatStreamsAndStores: deltas then done; the turn is stored

@@ -55,6 +55,10 @@ type Card struct {
 	// Plan display, its hash and its risk.
 	Tool    string
 	Outcome Outcome
+	// PreviewOmitted counts lines of Outcome.Preview a serve already cut
+	// (an attached turn's card); zero for a local turn, whose preview is
+	// whole.
+	PreviewOmitted int
 }
 
 // ToolCall is a call the model proposed.

@@ -97,6 +97,10 @@ type Approval struct {
 	// Template is what a session or always approval of a command would
 	// grant; nil for other tools.
 	Template *policy.Template
+	// Preview is what the card shows below Display (tool.Plan.Preview,
+	// redacted): a write's diff, a command's argv. Display only: the
+	// binding is PlanHash.
+	Preview string
 }
 
 // Card is what a pending approval shows the owner: the exact Plan and why
@@ -112,6 +116,9 @@ type Card struct {
 	// is what the owner reads before choosing a scope); nil for other
 	// tools.
 	Template *policy.Template
+	// Preview is the Plan's preview, already redacted. It is not checked
+	// against Plan: it is display, computed by homard from the Plan.
+	Preview string
 }
 
 // Options configures a Service.
@@ -209,7 +216,7 @@ func (s *Service) Request(ctx context.Context, b Binding, c Card) (Approval, err
 			ID: newID("ap_"), Tool: b.Tool, PlanHash: b.PlanHash, Owner: b.Owner, SessionID: b.Session,
 			Display: c.Display, Plan: slices.Clone(plan), Targets: slices.Clone(c.Targets), Risk: int(risk),
 			Status: string(Pending), CreatedAt: now, ExpiresAt: now.Add(s.ttl), Rule: c.Rule, Reason: c.Reason,
-			Template: tmpl,
+			Template: tmpl, Preview: c.Preview,
 		}
 		return tx.InsertApproval(out)
 	})
@@ -386,7 +393,7 @@ func fromRow(r store.Approval, now time.Time) Approval {
 		Scope:     Scope(r.Scope),
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, DecidedAt: r.DecidedAt,
 		DecidedBy: r.DecidedBy, ConsumedAt: r.ConsumedAt,
-		Rule: r.Rule, Reason: r.Reason, Template: tmpl,
+		Rule: r.Rule, Reason: r.Reason, Template: tmpl, Preview: r.Preview,
 	}
 }
 

@@ -62,15 +62,18 @@ type Proposal struct {
 
 // Outcome is what the arbiter decided and, if it ran, what came back.
 type Outcome struct {
-	Decision   Decision     `json:"decision"`
-	Reason     string       `json:"reason"`
-	Rule       string       `json:"rule,omitempty"`
-	ApprovalID string       `json:"approval_id,omitempty"`
-	Plan       string       `json:"plan,omitempty"`
-	PlanHash   string       `json:"plan_hash,omitempty"`
-	Risk       string       `json:"risk,omitempty"`
-	RunID      string       `json:"run_id,omitempty"`
-	Result     *tool.Result `json:"result,omitempty"`
+	Decision   Decision `json:"decision"`
+	Reason     string   `json:"reason"`
+	Rule       string   `json:"rule,omitempty"`
+	ApprovalID string   `json:"approval_id,omitempty"`
+	Plan       string   `json:"plan,omitempty"`
+	PlanHash   string   `json:"plan_hash,omitempty"`
+	Risk       string   `json:"risk,omitempty"`
+	// Preview is a pending call's card body (tool.Plan.Preview, redacted):
+	// a write's diff, a command's argv. Empty unless Decision is Pending.
+	Preview string       `json:"preview,omitempty"`
+	RunID   string       `json:"run_id,omitempty"`
+	Result  *tool.Result `json:"result,omitempty"`
 	// Artifact names the artifact holding the whole result when it was too
 	// long for the model; Result then holds a preview and a note.
 	Artifact string `json:"artifact,omitempty"`

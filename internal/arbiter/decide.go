@@ -216,7 +216,11 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 			return true, nil
 		}
 	}
-	card := approval.Card{Display: c.plan.Display(), Plan: c.plan.Canonical(),
+	// The preview is homard's, derived from the Plan (and the file a diff
+	// is taken against), redacted like everything shown: the card stores
+	// it beside the Plan, and the hash binds only the Plan.
+	preview := a.o.Redactor.Redact(c.plan.Preview())
+	card := approval.Card{Display: c.plan.Display(), Plan: c.plan.Canonical(), Preview: preview,
 		Targets: c.plan.Targets(), Risk: c.plan.Risk(), Rule: c.out.Rule, Reason: a.o.Redactor.Redact(c.out.Reason)}
 	if hasTemplate {
 		card.Template = &tmpl
@@ -233,6 +237,7 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 		return false, fmt.Errorf("arbiter: request approval: %w", err)
 	}
 	c.out.Decision, c.out.ApprovalID, c.status = Pending, ap.ID, store.RunRequested
+	c.out.Preview = ap.Preview // the card's, when an identical Plan already had one
 	c.out.Reason += "; waiting for approval " + ap.ID
 	return false, a.finish(ctx, c)
 }

@@ -46,6 +46,12 @@ type Admin interface {
 	// accept, replace, when set, is a unit forgotten in the same write.
 	// ErrNotFound when no note waits with that id.
 	ReviewAnswer(ctx context.Context, id string, accept bool, replace string) error
+	// Grants lists the owner's active grants (standing session or always
+	// approvals), newest first.
+	Grants(ctx context.Context) ([]Grant, error)
+	// RevokeGrant ends one of the owner's grants now; the calls it
+	// covered ask again. ErrNotFound when the owner has no such grant.
+	RevokeGrant(ctx context.Context, id string) (Grant, error)
 	// VerifyToken reports whether token is a valid, unrevoked API token.
 	// It compares in constant time and never logs the token.
 	VerifyToken(ctx context.Context, token string) (bool, error)
@@ -95,11 +101,34 @@ type Approval struct {
 	Reason    string
 	CreatedAt time.Time
 	ExpiresAt time.Time
+	// Preview, PreviewOmitted and PreviewDiff are as in Card; PreviewFull
+	// is the whole preview. Empty for approvals made before previews.
+	Preview        string
+	PreviewOmitted int
+	PreviewDiff    bool
+	PreviewFull    string
 }
 
 // Critical reports whether the approval may only be approved once or
 // denied.
 func (a Approval) Critical() bool { return a.Risk == "critical" }
+
+// Grant is a standing permission left by a session or always approval.
+type Grant struct {
+	ID       string
+	Tool     string
+	Scope    string // session or always
+	Session  string // the session a session grant is for; empty for always
+	Patterns []string
+	// Template is a command grant's argv template, as shown on its card;
+	// empty for other tools.
+	Template   string
+	MaxRisk    string // the highest risk it covers
+	ApprovalID string
+	CreatedAt  time.Time
+	ExpiresAt  time.Time
+	RevokedAt  time.Time // zero while not revoked
+}
 
 // AuditQuery selects audit records.
 type AuditQuery struct {

@@ -93,6 +93,15 @@ type Card struct {
 	Reason   string // why homard asks
 	// ExpiresAt is when the approval lapses; zero when unknown.
 	ExpiresAt time.Time
+	// Preview is what the call does, computed by homard from the plan: a
+	// write's unified diff, a command's argv, a fetch's URL. It is cut
+	// to what a card shows (200 lines, 16 KiB); PreviewOmitted counts the
+	// lines left out (`homard approval show ID --full` has them all).
+	Preview        string
+	PreviewOmitted int
+	// PreviewDiff says Preview is a unified diff: a channel may colour
+	// its "+", "-" and "@@" lines.
+	PreviewDiff bool
 }
 
 // Critical reports whether the card may only be approved once or denied.

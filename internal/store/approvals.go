@@ -34,6 +34,9 @@ type Approval struct {
 	// Template is a command approval's grant template as JSON (see
 	// migration 0011); empty for other tools.
 	Template string
+	// Preview is what the card shows below Display (migration 0015):
+	// display only, never part of PlanHash.
+	Preview string
 }
 
 // ApprovalDecision is a conditional state change for DecideApproval.
@@ -47,14 +50,14 @@ type ApprovalDecision struct {
 }
 
 const approvalColumns = `id, tool, plan_hash, owner, session_id, display, plan, targets, risk, status,
-	scope, created_at, expires_at, decided_at, decided_by, consumed_at, rule, reason, template`
+	scope, created_at, expires_at, decided_at, decided_by, consumed_at, rule, reason, template, preview`
 
 func scanApproval(sc interface{ Scan(...any) error }) (Approval, error) {
 	var a Approval
 	var plan, targets string
 	var created, expires, decided, consumed sql.NullInt64
 	err := sc.Scan(&a.ID, &a.Tool, &a.PlanHash, &a.Owner, &a.SessionID, &a.Display, &plan, &targets,
-		&a.Risk, &a.Status, &a.Scope, &created, &expires, &decided, &a.DecidedBy, &consumed, &a.Rule, &a.Reason, &a.Template)
+		&a.Risk, &a.Status, &a.Scope, &created, &expires, &decided, &a.DecidedBy, &consumed, &a.Rule, &a.Reason, &a.Template, &a.Preview)
 	if err != nil {
 		return Approval{}, err
 	}
@@ -82,10 +85,10 @@ func (tx *Tx) InsertApproval(a Approval) error {
 		return fmt.Errorf("insert approval %s: %w", a.ID, ErrSessionOwner)
 	}
 	_, err = tx.exec(`INSERT INTO approvals (`+approvalColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.Tool, a.PlanHash, a.Owner, a.SessionID, a.Display, string(a.Plan), encodeStrings(a.Targets),
 		a.Risk, a.Status, a.Scope, nanos(a.CreatedAt), nanos(a.ExpiresAt), nanos(a.DecidedAt),
-		a.DecidedBy, nanos(a.ConsumedAt), a.Rule, a.Reason, a.Template)
+		a.DecidedBy, nanos(a.ConsumedAt), a.Rule, a.Reason, a.Template, a.Preview)
 	if err != nil {
 		return fmt.Errorf("insert approval %s: %w", a.ID, err)
 	}

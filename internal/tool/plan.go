@@ -25,6 +25,7 @@ type Plan struct {
 	template  *policy.Template
 	private   bool
 	display   string
+	preview   *lazyPreview
 	targets   []string
 	command   []string
 	canonical []byte
@@ -41,6 +42,17 @@ type PlanSpec struct {
 	// Display is the human text shown on an approval card. It is not
 	// hashed: two Plans that do the same thing have the same hash.
 	Display string
+	// Preview is what the card shows below Display: a write's diff, a
+	// command's argv (see preview.go). Like Display it is not hashed; it
+	// must be computed from the Body's values and the workspace, never
+	// copied from text the model wrote. Empty means the Body, indented.
+	// It is cut at MaxPreviewBytes.
+	Preview string
+	// PreviewFunc, when set instead, computes Preview the first time it
+	// is asked for: a diff costs a read of the current file, which a call
+	// that runs without a card never needs. It must not return different
+	// text for a different caller; it runs at most once per Plan.
+	PreviewFunc func() string
 	// Targets are the root-relative slash paths the Plan touches, used by
 	// operator rules and scoped grants. Order carries no meaning: they are
 	// sorted and part of the hash.
@@ -115,6 +127,7 @@ func NewPlan(s PlanSpec) (Plan, error) {
 		readOnly:  s.ReadOnly,
 		private:   s.PrivateResult,
 		display:   s.Display,
+		preview:   newLazyPreview(s.Preview, s.PreviewFunc),
 		targets:   targets,
 		command:   slices.Clone(s.Command),
 		canonical: canonical,
@@ -153,6 +166,19 @@ func (p Plan) Action() policy.Action { return p.action }
 func (p Plan) Risk() policy.Risk     { return p.risk }
 func (p Plan) ReadOnly() bool        { return p.readOnly }
 func (p Plan) Display() string       { return p.display }
+
+// Preview is what an approval card shows below Display (see preview.go):
+// the tool's preview, or the Plan's body indented when it wrote none.
+// It is not part of the hash.
+func (p Plan) Preview() string {
+	if p.canonical == nil {
+		return ""
+	}
+	if s := p.preview.get(); s != "" {
+		return s
+	}
+	return BodyPreview(p.body)
+}
 
 // Class is a command Plan's class (policy.ClassNone for other tools).
 func (p Plan) Class() policy.Class { return p.class }

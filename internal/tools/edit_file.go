@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/aymanbagabas/go-udiff"
+
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/workspace"
@@ -57,6 +59,9 @@ func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, er
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "edit_file", Action: policy.ActionWrite, Risk: policy.RiskMedium,
 		Display: display,
+		PreviewFunc: func() string {
+			return editPreview(t.ws, real, shown(wp, real), p.OldText, p.NewText)
+		},
 		Targets: targets,
 		Body:    editFileBody{File: locate(real), OldText: p.OldText, NewText: p.NewText},
 	})
@@ -115,4 +120,33 @@ func occurrences(s, sub string) (first, n int) {
 		from += i + 1
 	}
 	return first, n
+}
+
+// editPreview is an edit's card: the diff of the whole file as it is now
+// against the file with the edit applied. When the edit cannot apply to
+// the current file (old_text missing or ambiguous, the file unreadable),
+// it says so and shows the replaced text against its replacement.
+func editPreview(ws *workspace.Workspace, real workspace.Path, name, oldText, newText string) string {
+	data, exists, _ := currentContent(ws, real)
+	note := ""
+	switch {
+	case !exists:
+		note = "the file cannot be read now; the edit will fail unless it appears"
+	case isBinary(data):
+		note = "the file is binary; the edit will fail"
+	case oldText == "":
+		note = "old_text is empty; the edit will fail"
+	default:
+		content := string(data)
+		at, n := occurrences(content, oldText)
+		if n == 1 {
+			return contentDiff(name, data, true, []byte(content[:at]+newText+content[at+len(oldText):]))
+		}
+		note = fmt.Sprintf("old_text occurs %d times in the current file; the edit will fail unless that changes", n)
+	}
+	d := udiff.Unified(name+" (old_text)", name+" (new_text)", oldText, newText)
+	if d == "" {
+		d = fmt.Sprintf("--- %s (old_text)\n+++ %s (new_text)\n", name, name)
+	}
+	return d + "(" + note + ")\n"
 }

@@ -94,9 +94,16 @@ func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, erro
 		risk = policy.RiskHigh
 		display += "\n  with secret " + p.Auth + " (bound to " + host + ")"
 	}
+	preview := fmt.Sprintf("method: GET\nurl: %s\nhost: %s\nread at most: %d bytes\n", u.Redacted(), host, p.MaxBytes)
+	if p.Auth != "" {
+		preview += "secret: " + p.Auth + " (its value is sent only to " + host + ", as its configured header)\n"
+	} else {
+		preview += "secret: none\n"
+	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "http_get", Action: policy.ActionFetch, Risk: risk,
 		Display: display,
+		Preview: preview,
 		// A credential opens an account: what comes back is the owner's.
 		PrivateResult: p.Auth != "",
 		Targets:       []string{u.Scheme + "://" + host},

@@ -293,10 +293,16 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	} else {
 		display += "\n  runs code: only a one-time approval can run it"
 	}
+	preview := "argv, one argument per line:\n" + argvPreview(append([]string{path}, args...)) +
+		fmt.Sprintf("working folder: %s\nview: %s (sandbox %s)\ntimeout: %s\n", cwd.Target(), view, backend.Name(), timeout)
+	if p.Stdin != "" {
+		preview += fmt.Sprintf("stdin, %d bytes:\n%s\n", len(p.Stdin), p.Stdin)
+	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "run_command", Action: policy.ActionExec, Risk: v.Risk, ReadOnly: v.ReadOnly,
 		Class:   v.Class,
 		Display: display,
+		Preview: preview,
 		Targets: targets,
 		Command: append([]string{path}, args...),
 		Body: runCommandBody{Mode: mode.String(), Expected: expected, RunsCode: runsCode,

@@ -53,6 +53,10 @@ func (t *WriteFile) Prepare(ctx context.Context, p WriteFileParams) (tool.Plan, 
 		Tool: "write_file", Action: policy.ActionWrite, Risk: policy.RiskMedium,
 		Display: fmt.Sprintf("write %s: %d bytes, sha256 %s, %s", shown(wp, real), len(p.Content),
 			shortHash(sha256.Sum256([]byte(p.Content))), effect(t.ws, real)),
+		PreviewFunc: func() string {
+			old, exists, note := currentContent(t.ws, real)
+			return note + contentDiff(shown(wp, real), old, exists, []byte(p.Content))
+		},
 		Targets: targets,
 		Body:    writeFileBody{File: locate(real), Content: p.Content},
 	})

@@ -3,6 +3,7 @@ package tui
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"strings"
 	"sync"
@@ -458,5 +459,34 @@ func TestToolLinesFollowTheirCalls(t *testing.T) {
 	}
 	if strings.Contains(v, "⋯") {
 		t.Errorf("a decided call still shows as proposed:\n%s", v)
+	}
+}
+
+// TestCardShowsThePreview: a card shows what the call does below its
+// plan — a diff's lines, control characters and bidi controls in the
+// content as inert escapes — at most cardPreviewLines of it, then how many
+// lines were left out (here and by the runtime) and the command that shows
+// them all. A card without a preview has no such section (the twin).
+func TestCardShowsThePreview(t *testing.T) {
+	var preview strings.Builder
+	preview.WriteString("--- /dev/null\n+++ notes.md\n@@ -0,0 +1,50 @@\n+first \x1b[2J\x1b]0;pwned\x07 \u202eevil\n")
+	for i := 2; i <= 50; i++ {
+		fmt.Fprintf(&preview, "+line %d\n", i)
+	}
+	c := channel.Card{ApprovalID: "ap_prev1", Tool: "write_file", Plan: "write notes.md: 300 bytes", PlanHash: "sha256:0123456789abcdef",
+		Risk: "medium", Preview: preview.String(), PreviewOmitted: 7, PreviewDiff: true}
+	got := strings.Join((&entry{kind: kindCard, card: c}).render(80), "\n")
+	for _, want := range []string{"─ what it does ─", "--- /dev/null", "+++ notes.md", "@@ -0,0 +1,50 @@",
+		`+first \x1b[2J\x1b]0;pwned\x07 \u202eevil`, "+line 37", "… 20 more lines; homard approval show ap_prev1 --full"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("card lacks %q:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "+line 38") || strings.ContainsAny(got, "\x1b\u202e\x07") {
+		t.Errorf("card shows more than %d preview lines, or a raw control:\n%q", cardPreviewLines, got)
+	}
+	c.Preview, c.PreviewOmitted = "", 0
+	if got := strings.Join((&entry{kind: kindCard, card: c}).render(80), "\n"); strings.Contains(got, "what it does") {
+		t.Errorf("a card without a preview has a preview section:\n%s", got)
 	}
 }

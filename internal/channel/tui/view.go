@@ -1,6 +1,7 @@
 package tui
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
@@ -127,6 +128,7 @@ func cardLines(e *entry, width int) []string {
 	for _, l := range wrap(clean(strings.TrimRight(c.Plan, "\n")), inner-2) {
 		body = append(body, "  "+l)
 	}
+	body = append(body, previewLines(c, inner)...)
 	meta := "plan hash " + shortHash(c.PlanHash)
 	if !c.ExpiresAt.IsZero() {
 		meta += " · expires " + c.ExpiresAt.Local().Format("15:04")
@@ -151,6 +153,56 @@ func cardLines(e *entry, width int) []string {
 		box = box.BorderForeground(lipgloss.Color("11"))
 	}
 	return strings.Split(box.Render(strings.Join(body, "\n")), "\n")
+}
+
+// cardPreviewLines caps the preview lines a card shows in the transcript;
+// the rest is one command away.
+const cardPreviewLines = 40
+
+// previewLines is a card's preview: what the call does (a write's diff, a
+// command's argv), each line through clean and wrapped, a diff's lines
+// coloured by their first character (which homard wrote: every content
+// line of a diff starts with "+", "-" or " "), and a line saying how to
+// see what was left out.
+func previewLines(c channel.Card, inner int) []string {
+	if c.Preview == "" {
+		return nil
+	}
+	out := []string{styleDim.Render(fit("─ what it does ─", inner))}
+	lines := strings.Split(strings.TrimRight(c.Preview, "\n"), "\n")
+	omitted := c.PreviewOmitted
+	if len(lines) > cardPreviewLines {
+		omitted += len(lines) - cardPreviewLines
+		lines = lines[:cardPreviewLines]
+	}
+	for _, line := range lines {
+		style := lipgloss.NewStyle()
+		if c.PreviewDiff {
+			style = diffStyle(line)
+		}
+		for _, l := range wrap(clean(line), inner-2) {
+			out = append(out, "  "+style.Render(l))
+		}
+	}
+	if omitted > 0 {
+		out = append(out, hang(styleDim.Render("… "), clean(fmt.Sprintf("%d more lines; homard approval show %s --full", omitted, c.ApprovalID)), inner)...)
+	}
+	return out
+}
+
+// diffStyle is the style of one line of a unified diff.
+func diffStyle(line string) lipgloss.Style {
+	switch {
+	case strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
+		return styleBold
+	case strings.HasPrefix(line, "+"):
+		return styleOK
+	case strings.HasPrefix(line, "-"):
+		return styleError
+	case strings.HasPrefix(line, "@@"):
+		return styleHeading
+	}
+	return lipgloss.NewStyle()
 }
 
 // shortHash is the prefix of a plan hash people compare by eye.

@@ -25,7 +25,10 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/sessions/{id}/stream", s.follow)
 	mux.HandleFunc("POST /api/chat", s.chat)
 	mux.HandleFunc("GET /api/approvals", s.approvals)
+	mux.HandleFunc("GET /api/approvals/{id}", s.approval)
 	mux.HandleFunc("POST /api/approvals/{id}", s.answer)
+	mux.HandleFunc("GET /api/grants", s.grants)
+	mux.HandleFunc("POST /api/grants/{id}/revoke", s.revokeGrant)
 	mux.HandleFunc("GET /api/audit", s.audit)
 	mux.HandleFunc("GET /api/events", s.events)
 	mux.HandleFunc("GET /api/memory", s.memory)
@@ -182,11 +185,99 @@ type approvalJSON struct {
 	Reason    string    `json:"reason"`
 	CreatedAt time.Time `json:"created_at"`
 	ExpiresAt time.Time `json:"expires_at"`
+	// Preview is what the call does, computed by homard from the plan (a
+	// write's unified diff, a command's argv), cut to 200 lines / 16 KiB;
+	// PreviewOmitted counts the lines left out, and PreviewFull, only on
+	// GET /api/approvals/{id}, is the whole preview. PreviewKind is
+	// "diff" (colour "+", "-" and "@@" lines), "text", or "" when none.
+	Preview        string  `json:"preview"`
+	PreviewOmitted int     `json:"preview_omitted_lines"`
+	PreviewKind    string  `json:"preview_kind"`
+	PreviewFull    *string `json:"preview_full,omitempty"`
 }
 
 func approvalOut(a channel.Approval) approvalJSON {
 	return approvalJSON{ID: a.ID, Tool: a.Tool, Status: a.Status, Risk: a.Risk, Session: a.Session, Plan: a.Plan,
-		PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt.UTC(), ExpiresAt: a.ExpiresAt.UTC()}
+		PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt.UTC(), ExpiresAt: a.ExpiresAt.UTC(),
+		Preview: a.Preview, PreviewOmitted: a.PreviewOmitted, PreviewKind: previewKind(a.Preview, a.PreviewDiff)}
+}
+
+// previewKind names a preview's kind for JSON.
+func previewKind(preview string, diff bool) string {
+	switch {
+	case preview == "":
+		return ""
+	case diff:
+		return "diff"
+	}
+	return "text"
+}
+
+// approval is one approval with its whole preview.
+func (s *Server) approval(w http.ResponseWriter, r *http.Request) {
+	a, err := s.admin.Approval(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	out := approvalOut(a)
+	out.PreviewFull = &a.PreviewFull
+	writeJSON(w, http.StatusOK, out)
+}
+
+type grantJSON struct {
+	ID         string     `json:"id"`
+	Tool       string     `json:"tool"`
+	Scope      string     `json:"scope"`
+	Session    string     `json:"session"`
+	Patterns   []string   `json:"patterns"`
+	Template   string     `json:"template,omitempty"`
+	MaxRisk    string     `json:"max_risk"`
+	ApprovalID string     `json:"approval_id"`
+	Active     bool       `json:"active"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+}
+
+func (s *Server) grantOut(g channel.Grant) grantJSON {
+	out := grantJSON{ID: g.ID, Tool: g.Tool, Scope: g.Scope, Session: g.Session, Patterns: g.Patterns, Template: g.Template,
+		MaxRisk: g.MaxRisk, ApprovalID: g.ApprovalID, CreatedAt: g.CreatedAt.UTC(), ExpiresAt: g.ExpiresAt.UTC(),
+		Active: g.RevokedAt.IsZero() && s.o.Now().Before(g.ExpiresAt)}
+	if out.Patterns == nil {
+		out.Patterns = []string{}
+	}
+	if !g.RevokedAt.IsZero() {
+		t := g.RevokedAt.UTC()
+		out.RevokedAt = &t
+	}
+	return out
+}
+
+// grants lists the owner's active grants.
+func (s *Server) grants(w http.ResponseWriter, r *http.Request) {
+	list, err := s.admin.Grants(r.Context())
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	out := make([]grantJSON, 0, len(list))
+	for _, g := range list {
+		out = append(out, s.grantOut(g))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// revokeGrant ends a grant. Like every POST it needs Content-Type
+// application/json (the guard); the body is ignored.
+func (s *Server) revokeGrant(w http.ResponseWriter, r *http.Request) {
+	g, err := s.admin.RevokeGrant(r.Context(), r.PathValue("id"))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.hub.publish(newEvent("grant_revoked", map[string]string{"grant_id": g.ID}))
+	writeJSON(w, http.StatusOK, s.grantOut(g))
 }
 
 func (s *Server) approvals(w http.ResponseWriter, r *http.Request) {

@@ -65,6 +65,11 @@ type (
 		Reason     string    `json:"reason"`
 		ExpiresAt  time.Time `json:"expires_at"`
 		Session    string    `json:"session"`
+		// Preview is what the call does (a diff, an argv), cut to a card;
+		// see approvalJSON.
+		Preview        string `json:"preview"`
+		PreviewOmitted int    `json:"preview_omitted_lines"`
+		PreviewKind    string `json:"preview_kind"`
 	}
 	usageJSON struct {
 		Input  int `json:"input"`
@@ -230,7 +235,8 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *turn) {
 // records an answer: whoever answered did.
 func (s *Server) await(ctx context.Context, t *turn, c channel.Card) (channel.Choice, error) {
 	card := approvalEvent{ApprovalID: c.ApprovalID, Tool: c.Tool, Plan: c.Plan, PlanHash: c.PlanHash, Risk: c.Risk,
-		Reason: c.Reason, ExpiresAt: c.ExpiresAt, Session: t.session}
+		Reason: c.Reason, ExpiresAt: c.ExpiresAt, Session: t.session,
+		Preview: c.Preview, PreviewOmitted: c.PreviewOmitted, PreviewKind: previewKind(c.Preview, c.PreviewDiff)}
 	answered := s.waitAnswer(c.ApprovalID)
 	defer s.stopWaiting(c.ApprovalID)
 	t.emit(newEvent("approval", card), false)

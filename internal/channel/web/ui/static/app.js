@@ -215,6 +215,23 @@
     const planLabel = el("p", "label", "Exactly what will run:");
     card.appendChild(planLabel);
     card.appendChild(elm("pre", "plan", d.plan || "", true));
+    if (d.preview) {
+      card.appendChild(el("p", "label", "What it does:"));
+      const pre = el("pre", "preview");
+      fillPreview(pre, d.preview, d.preview_kind === "diff");
+      card.appendChild(pre);
+      if (d.preview_omitted_lines > 0) {
+        const more = button("Show all (" + d.preview_omitted_lines + " more lines)", async function () {
+          more.disabled = true;
+          try {
+            const full = await api("GET", "/api/approvals/" + encodeURIComponent(id));
+            fillPreview(pre, full.preview_full || "", full.preview_kind === "diff");
+            more.remove();
+          } catch (e) { more.disabled = false; more.textContent = "Show all (failed: " + e.message + ")"; }
+        }, "expand");
+        card.appendChild(more);
+      }
+    }
     const dl = el("dl", "facts");
     function fact(k, v, cls) {
       dl.appendChild(el("dt", null, k));
@@ -244,6 +261,28 @@
     entry.nodes.add(card);
     paintCard(card, entry.status, "");
     return card;
+  }
+
+  // fillPreview shows a card's preview (what the call does: a write's
+  // diff, a command's argv) in pre, one line per span, as text (marked:
+  // hidden characters as tokens). In a diff, a line's class comes from its
+  // first character, which homard wrote.
+  function fillPreview(pre, text, diff) {
+    clear(pre);
+    const lines = String(text).replace(/\n$/, "").split("\n");
+    for (const line of lines) {
+      let cls = "pl";
+      if (diff) {
+        if (line.startsWith("+++ ") || line.startsWith("--- ")) cls += " diff-head";
+        else if (line.startsWith("+")) cls += " diff-add";
+        else if (line.startsWith("-")) cls += " diff-del";
+        else if (line.startsWith("@@")) cls += " diff-hunk";
+      }
+      const span = el("span", cls);
+      span.appendChild(marked(line, true));
+      pre.appendChild(span);
+      pre.appendChild(document.createTextNode("\n"));
+    }
   }
 
   function paintCard(card, status, note) {
@@ -627,6 +666,35 @@
     }
     if (!list || !list.length) box.appendChild(el("p", "empty", "Nothing here."));
     updatePendingCount();
+    loadGrants();
+  }
+
+  // ---------- grants ----------
+
+  // loadGrants lists the standing session and always approvals, each with
+  // a button that revokes it (the calls it covered ask again).
+  async function loadGrants() {
+    const ul = $("grants-list");
+    let list;
+    try { list = await api("GET", "/api/grants"); }
+    catch (e) { clear(ul); ul.appendChild(el("li", "error", e.message)); return; }
+    clear(ul);
+    for (const g of list || []) {
+      const li = el("li", "grant");
+      li.setAttribute("data-grant-id", g.id);
+      const covers = g.template || (g.patterns && g.patterns.length ? g.patterns.join(" ") : "calls without a path");
+      const scope = g.scope === "session" ? "this session (" + g.session + ")" : "every session";
+      li.appendChild(elm("span", "grant-what", g.tool + " on " + covers));
+      li.appendChild(elm("span", "grant-meta", scope + " · up to " + g.max_risk + " risk · until " + fmtTime(g.expires_at)));
+      const revoke = button("Revoke", async function () {
+        revoke.disabled = true;
+        try { await api("POST", "/api/grants/" + encodeURIComponent(g.id) + "/revoke"); loadGrants(); }
+        catch (e) { revoke.disabled = false; li.appendChild(el("span", "error", e.message)); }
+      }, "deny");
+      li.appendChild(revoke);
+      ul.appendChild(li);
+    }
+    if (!list || !list.length) ul.appendChild(el("li", "empty", "No standing approvals."));
   }
 
   // ---------- audit view ----------

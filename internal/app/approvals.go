@@ -1,0 +1,153 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/tool"
+)
+
+// Grant is a standing session or always approval, as front ends list it.
+type Grant = approval.Grant
+
+// ClipPreview cuts a card's preview to what a card shows (200 lines,
+// 16 KiB) and says how many lines it left out; the whole preview is the
+// approval's (`homard approval show ID --full`).
+func ClipPreview(preview string) (shown string, omitted int) {
+	return tool.ClipPreview(preview, 0, 0)
+}
+
+// IsDiff reports whether a preview is a unified diff, whose "+", "-" and
+// "@@" lines a surface may colour.
+func IsDiff(preview string) bool { return tool.IsDiff(preview) }
+
+// GrantList returns the owner's grants, newest first: only the active
+// ones unless all is set.
+func (r *Runtime) GrantList(ctx context.Context, all bool) ([]Grant, error) {
+	list, err := r.Approvals.Grants(ctx, r.Config.Owner)
+	if err != nil {
+		return nil, err
+	}
+	if all {
+		return list, nil
+	}
+	now := time.Now()
+	out := list[:0]
+	for _, g := range list {
+		if g.Active(now) {
+			out = append(out, g)
+		}
+	}
+	return out, nil
+}
+
+// ErrGrantNotFound is a grant id that is not one of the owner's grants.
+var ErrGrantNotFound = errors.New("no such grant")
+
+// GrantRevoke ends one of the owner's grants now: a call it covered asks
+// again. Revoking a revoked grant succeeds; another owner's grant is
+// ErrGrantNotFound, like an unknown id.
+func (r *Runtime) GrantRevoke(ctx context.Context, id string) (Grant, error) {
+	list, err := r.Approvals.Grants(ctx, r.Config.Owner)
+	if err != nil {
+		return Grant{}, err
+	}
+	for _, g := range list {
+		if g.ID != id {
+			continue
+		}
+		if err := r.Approvals.RevokeGrant(ctx, id); err != nil {
+			return Grant{}, err
+		}
+		if g.RevokedAt.IsZero() {
+			g.RevokedAt = time.Now()
+		}
+		return g, nil
+	}
+	return Grant{}, fmt.Errorf("revoke grant %s: %w (list them with `homard approval grants`)", id, ErrGrantNotFound)
+}
+
+// ApprovalJSON is an approval as `--json` prints it (docs/JSON.md): snake
+// case keys, risk as a word, times RFC 3339 UTC, the plan as text and the
+// whole preview.
+type ApprovalJSON struct {
+	ID         string     `json:"id"`
+	Tool       string     `json:"tool"`
+	Status     string     `json:"status"`
+	Risk       string     `json:"risk"`
+	Owner      string     `json:"owner"`
+	Session    string     `json:"session"`
+	Plan       string     `json:"plan"`
+	PlanHash   string     `json:"plan_hash"`
+	Preview    string     `json:"preview"`
+	Targets    []string   `json:"targets"`
+	Rule       string     `json:"rule"`
+	Reason     string     `json:"reason"`
+	Scope      string     `json:"scope"`
+	Template   string     `json:"template,omitempty"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	DecidedAt  *time.Time `json:"decided_at"`
+	DecidedBy  string     `json:"decided_by"`
+	ConsumedAt *time.Time `json:"consumed_at"`
+}
+
+// NewApprovalJSON turns an approval into its JSON object.
+func NewApprovalJSON(a Approval) ApprovalJSON {
+	out := ApprovalJSON{
+		ID: a.ID, Tool: a.Tool, Status: string(a.Status), Risk: a.Risk.String(), Owner: a.Owner, Session: a.Session,
+		Plan: a.Display, PlanHash: a.PlanHash, Preview: a.Preview, Targets: a.Targets, Rule: a.Rule, Reason: a.Reason,
+		Scope: string(a.Scope), CreatedAt: a.CreatedAt.UTC(), ExpiresAt: a.ExpiresAt.UTC(),
+		DecidedAt: optTime(a.DecidedAt), DecidedBy: a.DecidedBy, ConsumedAt: optTime(a.ConsumedAt),
+	}
+	if out.Targets == nil {
+		out.Targets = []string{}
+	}
+	if a.Template != nil {
+		out.Template = a.Template.String()
+	}
+	return out
+}
+
+// GrantJSON is a grant as `--json` prints it (docs/JSON.md).
+type GrantJSON struct {
+	ID         string     `json:"id"`
+	Tool       string     `json:"tool"`
+	Scope      string     `json:"scope"`
+	Session    string     `json:"session"`
+	Patterns   []string   `json:"patterns"`
+	Template   string     `json:"template,omitempty"`
+	MaxRisk    string     `json:"max_risk"`
+	ApprovalID string     `json:"approval_id"`
+	Active     bool       `json:"active"`
+	CreatedAt  time.Time  `json:"created_at"`
+	ExpiresAt  time.Time  `json:"expires_at"`
+	RevokedAt  *time.Time `json:"revoked_at"`
+}
+
+// NewGrantJSON turns a grant into its JSON object; active is as of now.
+func NewGrantJSON(g Grant, now time.Time) GrantJSON {
+	out := GrantJSON{
+		ID: g.ID, Tool: g.Tool, Scope: string(g.Scope), Session: g.Session, Patterns: g.Patterns,
+		MaxRisk: g.MaxRisk.String(), ApprovalID: g.ApprovalID, Active: g.Active(now),
+		CreatedAt: g.CreatedAt.UTC(), ExpiresAt: g.ExpiresAt.UTC(), RevokedAt: optTime(g.RevokedAt),
+	}
+	if out.Patterns == nil {
+		out.Patterns = []string{}
+	}
+	if g.Template != nil {
+		out.Template = g.Template.String()
+	}
+	return out
+}
+
+func optTime(t time.Time) *time.Time {
+	if t.IsZero() {
+		return nil
+	}
+	u := t.UTC()
+	return &u
+}
