@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/homard/homard/internal/app"
 )
 
 // jsonObjects maps a section of docs/JSON.md to the struct whose JSON it
@@ -23,6 +25,8 @@ var jsonObjects = map[string]any{
 	"checkpoint": checkpointJSON{},
 	"session":    sessionJSON{},
 	"audit":      auditJSON{},
+	"approval":   app.ApprovalJSON{},
+	"grant":      app.GrantJSON{},
 }
 
 // docKeys reads docs/JSON.md: for each "## name" section, the keys of its

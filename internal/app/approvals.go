@@ -87,7 +87,7 @@ type ApprovalJSON struct {
 	Rule       string     `json:"rule"`
 	Reason     string     `json:"reason"`
 	Scope      string     `json:"scope"`
-	Template   string     `json:"template,omitempty"`
+	Template   string     `json:"template"`
 	CreatedAt  time.Time  `json:"created_at"`
 	ExpiresAt  time.Time  `json:"expires_at"`
 	DecidedAt  *time.Time `json:"decided_at"`
@@ -119,7 +119,7 @@ type GrantJSON struct {
 	Scope      string     `json:"scope"`
 	Session    string     `json:"session"`
 	Patterns   []string   `json:"patterns"`
-	Template   string     `json:"template,omitempty"`
+	Template   string     `json:"template"`
 	MaxRisk    string     `json:"max_risk"`
 	ApprovalID string     `json:"approval_id"`
 	Active     bool       `json:"active"`
