@@ -230,7 +230,7 @@ type scanner struct {
 }
 
 func (s *scanner) done() bool { return s.i >= len(s.data) }
-func (s *scanner) peek() byte  { return s.data[s.i] }
+func (s *scanner) peek() byte { return s.data[s.i] }
 
 func (s *scanner) line(at int) int { return bytes.Count(s.data[:at], []byte("\n")) + 1 }
 

@@ -58,8 +58,8 @@ func TestEditKeys(t *testing.T) {
 			want:  "[model]\r\nname = \"y\"\r\nprovider = \"qwen\"\r\n# end\r\n",
 		},
 		{
-			name: "multi-line array of inline tables replaced whole",
-			in: "[workspace]\nroots = [\n  { name = \"main\", path = \"/a]b\" }, # first\n  # a comment inside\n  { name = \"two\", path = '/c' },\n] # after\nmax_file_bytes = 10\n",
+			name:  "multi-line array of inline tables replaced whole",
+			in:    "[workspace]\nroots = [\n  { name = \"main\", path = \"/a]b\" }, # first\n  # a comment inside\n  { name = \"two\", path = '/c' },\n] # after\nmax_file_bytes = 10\n",
 			edits: []KeyEdit{{"workspace", "roots", RootsValue([]Root{{Name: "main", Path: "/ws"}})}},
 			want:  "[workspace]\nroots = [\n  { name = \"main\", path = \"/ws\" },\n] # after\nmax_file_bytes = 10\n",
 		},
