@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 
@@ -408,4 +410,42 @@ func (s *scanner) str() error {
 		}
 	}
 	return fmt.Errorf("edit config: line %d: a string is not closed", s.line(start))
+}
+
+// Check validates data as the config file at path would be read by Load,
+// without writing anything; errors name path.
+func Check(path string, data []byte) (*Config, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("check config %s: %w", path, err)
+	}
+	return parse(path, filepath.Dir(abs), data, os.Getenv)
+}
+
+// WriteChecked replaces the config file at path with data: it writes a
+// temporary file with mode 0600 beside it, loads that with Load (so what
+// lands is exactly what homard will read), then renames it into place.
+// On any error the old file is untouched.
+func WriteChecked(path string, data []byte) (*Config, error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, ".config-*.toml.tmp")
+	if err != nil {
+		return nil, fmt.Errorf("write config: %w", err)
+	}
+	name := tmp.Name()
+	defer os.Remove(name) // after the rename it finds nothing
+	if err := writeAndClose(tmp, data); err != nil {
+		return nil, fmt.Errorf("write config: %w", err)
+	}
+	c, err := Load(name)
+	if err != nil {
+		return nil, fmt.Errorf("write config: the new %s would not load, so it was not written: %w", path, err)
+	}
+	if err := os.Rename(name, path); err != nil {
+		return nil, fmt.Errorf("write config: %w", err)
+	}
+	if err := syncDir(dir); err != nil {
+		return nil, fmt.Errorf("write config: %w", err)
+	}
+	return c, nil
 }
