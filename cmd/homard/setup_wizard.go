@@ -109,8 +109,8 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 		if sameProvider && old.Model.APIKeySecret != "" {
 			keep = "Leave it empty to keep the one in vault secret " + old.Model.APIKeySecret + "."
 		}
-		if err := c.ask(huh.NewInput().Title("API key for "+preset.Title).
-			Description("Stored encrypted in homard's vault as model-"+preset.Name+", never in config.toml. "+keep).
+		if err := c.ask(huh.NewInput().Title("API key for " + preset.Title).
+			Description("Stored encrypted in homard's vault as model-" + preset.Name + ", never in config.toml. " + keep).
 			EchoMode(huh.EchoModePassword).Value(&o.APIKey)); err != nil {
 			return err
 		}
