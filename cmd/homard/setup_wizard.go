@@ -48,9 +48,9 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 		}
 		opts = append(opts, huh.NewOption(label, pr.Name))
 	}
-	if err := c.ask(huh.NewSelect[string]().Title("Which model provider?").
+	if err := c.ask("provider", huh.NewSelect[string]().Title("Which model provider?").
 		Description("Hosted services need an API key; local servers run on this machine.").
-		Options(opts...).Value(&o.Provider)); err != nil {
+		Options(opts...).Value(&o.Provider), func() string { return o.Provider }); err != nil {
 		return err
 	}
 	preset, _ := config.LookupPreset(o.Provider)
@@ -67,9 +67,9 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 		}
 	}
 	if preset.Local || preset.Name == config.ProviderOpenAI {
-		if err := c.ask(huh.NewInput().Title("Base URL of the API").
+		if err := c.ask("base URL", huh.NewInput().Title("Base URL of the API").
 			Description("Keep the default unless your server listens elsewhere.").
-			Value(&o.BaseURL).Validate(nonEmpty("a base URL"))); err != nil {
+			Value(&o.BaseURL).Validate(nonEmpty("a base URL")), func() string { return o.BaseURL }); err != nil {
 			return err
 		}
 	}
@@ -89,7 +89,8 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 		if !slices.Contains(ollama, o.Model) {
 			o.Model = ollama[0]
 		}
-		if err := c.ask(huh.NewSelect[string]().Title("Which model? (pulled in Ollama)").Options(mopts...).Value(&o.Model)); err != nil {
+		if err := c.ask("model", huh.NewSelect[string]().Title("Which model? (pulled in Ollama)").Options(mopts...).Value(&o.Model),
+			func() string { return o.Model }); err != nil {
 			return err
 		}
 	} else {
@@ -97,8 +98,8 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 		if preset.Local {
 			desc = "The name of a model your server serves."
 		}
-		if err := c.ask(huh.NewInput().Title("Which model?").Description(desc).
-			Value(&o.Model).Validate(nonEmpty("a model name"))); err != nil {
+		if err := c.ask("model", huh.NewInput().Title("Which model?").Description(desc).
+			Value(&o.Model).Validate(nonEmpty("a model name")), func() string { return o.Model }); err != nil {
 			return err
 		}
 	}
@@ -109,9 +110,14 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 		if sameProvider && old.Model.APIKeySecret != "" {
 			keep = "Leave it empty to keep the one in vault secret " + old.Model.APIKeySecret + "."
 		}
-		if err := c.ask(huh.NewInput().Title("API key for " + preset.Title).
-			Description("Stored encrypted in homard's vault as model-" + preset.Name + ", never in config.toml. " + keep).
-			EchoMode(huh.EchoModePassword).Value(&o.APIKey)); err != nil {
+		if err := c.ask("key", huh.NewInput().Title("API key for "+preset.Title).
+			Description("Stored encrypted in homard's vault as model-"+preset.Name+", never in config.toml. "+keep).
+			EchoMode(huh.EchoModePassword).Value(&o.APIKey), func() string {
+			if strings.TrimSpace(o.APIKey) == "" {
+				return "none typed"
+			}
+			return "typed (not shown)"
+		}); err != nil {
 			return err
 		}
 		o.APIKey = strings.TrimSpace(o.APIKey)
@@ -128,9 +134,9 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 	for _, m := range app.Modes() {
 		mopts = append(mopts, huh.NewOption(fmt.Sprintf("%-9s %s", m.Name, m.Line), m.Name))
 	}
-	if err := c.ask(huh.NewSelect[string]().Title("How much should homard ask before acting?").
-		Description("Hard limits hold in every mode; you can change it later in config.toml.").
-		Options(mopts...).Value(&o.Mode)); err != nil {
+	if err := c.ask("mode", huh.NewSelect[string]().Title("How much should homard ask before acting?").
+		Description("Hard limits hold in every mode; change it later in config.toml.").
+		Options(mopts...).Value(&o.Mode), func() string { return o.Mode }); err != nil {
 		return err
 	}
 
@@ -146,9 +152,9 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 	if len(o.Workspaces) > 0 {
 		answer = strings.Join(o.Workspaces, ", ")
 	}
-	if err := c.ask(huh.NewInput().Title("Which folders may homard's tools use?").
+	if err := c.ask("workspace", huh.NewInput().Title("Which folders may homard's tools use?").
 		Description("Separate folders with commas; the first is the root named main.").
-		Value(&answer).Validate(nonEmpty("a folder"))); err != nil {
+		Value(&answer).Validate(nonEmpty("a folder")), func() string { return answer }); err != nil {
 		return err
 	}
 	var dirs []string
@@ -164,9 +170,10 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 	return nil
 }
 
-// ask runs one question in the terminal. Ctrl+C ends setup with nothing
-// written.
-func (c *cli) ask(f huh.Field) error {
+// ask runs one question in the terminal, then leaves "label: answer" on
+// the screen (the form clears itself) with shown() as the answer. Ctrl+C
+// ends setup with nothing written.
+func (c *cli) ask(label string, f huh.Field, shown func() string) error {
 	form := huh.NewForm(huh.NewGroup(f)).WithShowHelp(false)
 	if in, ok := c.stdin.(*os.File); ok {
 		form = form.WithInput(in)
@@ -180,6 +187,7 @@ func (c *cli) ask(f huh.Field) error {
 		}
 		return fmt.Errorf("setup: %w", err)
 	}
+	fmt.Fprintf(c.stdout, "%-10s %s\n", label, termtext.Line(shown()))
 	return nil
 }
 

@@ -319,10 +319,10 @@ type ModeInfo struct {
 
 // modeLines explains each policy mode in one line, for `homard setup`.
 var modeLines = map[policy.Mode]string{
-	policy.ModeSafe:      "asks before everything but low-risk reads",
-	policy.ModeSmart:     "also runs what your config's rules allow exactly (recommended to start)",
-	policy.ModeAutopilot: "also runs your low and medium risk actions unasked; commands that run code go to the sandbox",
-	policy.ModeYolo:      "asks only for critical actions; hard limits still hold",
+	policy.ModeSafe:      "asks before anything but low-risk reads",
+	policy.ModeSmart:     "also runs what your rules allow (a good start)",
+	policy.ModeAutopilot: "also runs low/medium risk actions; code in the sandbox",
+	policy.ModeYolo:      "asks only for critical actions",
 }
 
 // Modes lists the permission modes, most supervised first.
