@@ -215,3 +215,21 @@ func checkStatus(c Check) string {
 	}
 	return "fail:" + c.Detail
 }
+
+// TestModesExplainEveryPolicyMode: the wizard's mode question lists every
+// mode policy knows, each with its line, most supervised first.
+func TestModesExplainEveryPolicyMode(t *testing.T) {
+	var names []string
+	for _, m := range Modes() {
+		if m.Line == "" {
+			t.Errorf("mode %q has no one-line explanation in modeLines", m.Name)
+		}
+		if len(m.Name)+1+len(m.Line) > 70 {
+			t.Errorf("mode %q's line is %d characters; keep it on one 80-column line", m.Name, len(m.Line))
+		}
+		names = append(names, m.Name)
+	}
+	if got := strings.Join(names, ","); got != "safe,smart,autopilot,yolo" {
+		t.Errorf("Modes() = %s; want safe,smart,autopilot,yolo", got)
+	}
+}
