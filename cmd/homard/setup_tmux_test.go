@@ -104,3 +104,85 @@ func TestSetupWizardInARealTerminal(t *testing.T) {
 		t.Errorf("the fake got %d requests, the turn's with Authorization set to the key: %v", len(reqs), len(reqs) == 2 && reqs[1].Header.Get("Authorization") != "")
 	}
 }
+
+// TestSetupWizardFindsOllama: with a (fake) Ollama answering /api/tags,
+// the wizard offers it first, lists its pulled models as the model
+// question's choices, asks no key, and the turn after setup runs on the
+// chosen model. Ctrl+C at the first question ends setup with nothing
+// written. It fails (not skips) without tmux when CI is set.
+func TestSetupWizardFindsOllama(t *testing.T) {
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("tmux is not installed; the real-terminal test of homard setup needs it in CI (.ci/run installs it)")
+		}
+		t.Skip("tmux is not installed (set CI=1 to make this fatal)")
+	}
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
+	dir := t.TempDir()
+	bin := buildHomard(t)
+	chat := llmtest.NewServer(
+		llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"OK"}})},
+		llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"Hello from llama."}})},
+	)
+	defer chat.Close()
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /api/tags", func(w http.ResponseWriter, _ *http.Request) {
+		w.Write([]byte(`{"models":[{"name":"qwen3:8b"},{"name":"llama3.2:3b"}]}`))
+	})
+	mux.Handle("/v1/", chat.Config.Handler)
+	ollama := httptest.NewServer(mux)
+	defer ollama.Close()
+
+	home := filepath.Join(dir, "home")
+	conf := filepath.Join(dir, "tmux.conf")
+	if err := os.WriteFile(conf, []byte("set -g status off\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := &pane{t: t, socket: filepath.Join(dir, "tmux.sock"), conf: conf, target: "cancel", env: append(os.Environ(),
+		"HOMARD_HOME="+home, "TERM=xterm-256color", "LANG=C.UTF-8", "LC_ALL=C.UTF-8")}
+	t.Cleanup(func() { exec.Command("tmux", "-S", p.socket, "kill-server").Run() })
+
+	// Ctrl+C: nothing written.
+	p.tmux("-u", "new-session", "-d", "-s", "cancel", "-x", "80", "-y", "24",
+		fmt.Sprintf("%s setup --ollama-url %s; echo EXITED $?; sleep 60", bin, ollama.URL))
+	p.waitFor("Which model provider?")
+	p.keys("", "C-c")
+	p.waitFor("setup cancelled; nothing was written", "EXITED 1")
+	if _, err := os.Stat(home); err == nil {
+		t.Fatal("setup cancelled with Ctrl+C but created the home")
+	}
+
+	p.target = "ollama"
+	p.tmux("-u", "new-session", "-d", "-s", "ollama", "-x", "80", "-y", "24",
+		fmt.Sprintf("%s setup --ollama-url %s; echo EXITED $?; read go; clear; %s run hi; echo RUN-EXITED $?; sleep 60", bin, ollama.URL, bin))
+	s := p.waitFor("Which model provider?", "Ollama (local) — running, 2 model(s)")
+	if !strings.Contains(s, "> Ollama (local)") {
+		t.Errorf("the wizard does not preselect the Ollama it found:\n%s", s)
+	}
+	p.keys("", "Enter")
+	p.waitFor("Base URL of the API", ollama.URL+"/v1")
+	p.keys("", "Enter")
+	p.waitFor("Which model? (pulled in Ollama)", "llama3.2:3b", "qwen3:8b")
+	p.keys("", "Down", "Enter") // sorted: llama3.2:3b, then qwen3:8b
+	s = p.waitFor("How much should homard ask before acting?")
+	if strings.Contains(s, "API key") {
+		t.Errorf("the wizard asked for a key for a local server:\n%s", s)
+	}
+	p.keys("", "Enter")
+	p.waitFor("Which folders may homard's tools use?")
+	p.keys("", "Enter")
+	s = p.waitFor("EXITED 0")
+	for _, want := range []string{"model      qwen3:8b", "ok in ", "key       no key (local server)"} {
+		if !strings.Contains(s, want) {
+			t.Errorf("after setup the terminal does not show %q; it shows:\n%s", want, s)
+		}
+	}
+	captureOff(t, home)
+	p.keys("", "Enter")
+	p.waitFor("Hello from llama.", "RUN-EXITED 0")
+	if reqs := chat.Requests(); len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), `"model":"qwen3:8b"`) {
+		t.Errorf("the fake Ollama got %d chat requests; want 2, the turn's for qwen3:8b", len(reqs))
+	}
+}
