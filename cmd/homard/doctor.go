@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -11,13 +12,15 @@ import (
 )
 
 func (c *cli) doctorCmd() *cobra.Command {
-	var ack bool
+	var ack, offline, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the config, the database, the audit chain and the workspace roots",
-		Long: `doctor checks the config, the database, the audit chain, the workspace
-roots, the sandbox, and what the last start recovered (tool runs a stopped
-homard left running, stray temp files).
+		Short: "Check the config, the model, the database, the audit chain and the workspace roots",
+		Long: `doctor checks the config, the model (its key is set or in the vault, its
+endpoint answers and takes the key; --offline skips the network), the
+database, the audit chain, the workspace roots, the sandbox, and what the
+last start recovered (tool runs a stopped homard left running, stray temp
+files). It exits 1 when a check fails; --json prints the checks as JSON.
 
 When homard finds its database or its audit log damaged it refuses every
 action with side effects (reads go on) until you have looked: run doctor to
@@ -41,20 +44,33 @@ are and allow side effects again.`,
 					fmt.Fprintf(c.stdout, "acknowledged: %s\nside effects are allowed again\n", termtext.Line(problem))
 				}
 			}
-			checks := app.Doctor(cmd.Context(), p)
+			checks := app.Doctor(cmd.Context(), p, app.DoctorOptions{Offline: offline})
 			failed := 0
+			report := doctorReport{Checks: []doctorCheck{}}
 			for _, ch := range checks {
-				mark := "ok  "
+				mark, status := "ok  ", "ok"
 				switch {
 				case ch.Info:
-					mark = "--  "
+					mark, status = "--  ", "info"
 				case !ch.OK:
-					mark = "FAIL"
+					mark, status = "FAIL", "fail"
 					failed++
 				}
-				// A detail names paths (roots, the home) and may quote a
-				// config value.
+				if asJSON {
+					report.Checks = append(report.Checks, doctorCheck{Name: ch.Name, Status: status, Detail: ch.Detail})
+					continue
+				}
+				// A detail names paths (roots, the home), may quote a
+				// config value or a provider's error message.
 				fmt.Fprintf(c.stdout, "%s %-10s %s\n", mark, termtext.Line(ch.Name), termtext.Line(ch.Detail))
+			}
+			if asJSON {
+				report.Failed = failed
+				enc := json.NewEncoder(c.stdout)
+				enc.SetIndent("", "  ")
+				if err := enc.Encode(report); err != nil {
+					return err
+				}
 			}
 			if failed > 0 {
 				return &exitError{code: exitFailure, err: fmt.Errorf("%d check(s) failed", failed)}
@@ -62,6 +78,22 @@ are and allow side effects again.`,
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&offline, "offline", false, "skip the checks that use the network (the model endpoint)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}")
 	cmd.Flags().BoolVar(&ack, "ack", false, "accept homard's records as they are after a problem doctor reported, and allow side effects again")
 	return cmd
+}
+
+// doctorReport is what `homard doctor --json` prints.
+type doctorReport struct {
+	Checks []doctorCheck `json:"checks"`
+	Failed int           `json:"failed"`
+}
+
+// doctorCheck is one check: status is "ok", "fail" or "info" (not a
+// failure, worth knowing).
+type doctorCheck struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Detail string `json:"detail"`
 }

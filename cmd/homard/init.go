@@ -47,7 +47,7 @@ secret in homard's encrypted vault (set it afterwards with
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Provider, "provider", "", "model API: openai (any OpenAI-compatible endpoint) or anthropic (default openai)")
+	f.StringVar(&o.Provider, "provider", "", "model provider: "+config.ProviderNames()+" (default openai; homard setup also tests it and stores the key)")
 	f.StringVar(&o.BaseURL, "base-url", "", "model API base `URL` (default per provider)")
 	f.StringVar(&o.Model, "model", "", "model `NAME` (default per provider)")
 	f.StringVar(&o.APIKeySecret, "api-key-secret", "", "vault secret `NAME` holding the API key, instead of an environment variable")

@@ -20,9 +20,10 @@ type Check struct {
 	Detail string
 }
 
-// Doctor checks the config, the database, the audit chain and the roots.
-// It never stops at the first failure: the owner sees everything at once.
-func Doctor(ctx context.Context, paths config.Paths) []Check {
+// Doctor checks the config, the model (key and endpoint, unless
+// o.Offline), the database, the audit chain and the roots. It never stops
+// at the first failure: the owner sees everything at once.
+func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 	var out []Check
 	add := func(name string, err error, ok string) {
 		if err != nil {
@@ -36,6 +37,7 @@ func Doctor(ctx context.Context, paths config.Paths) []Check {
 	if err != nil {
 		return out
 	}
+	out = append(out, modelChecks(ctx, cfg, paths, o)...)
 	for _, root := range cfg.Workspace.Roots {
 		fi, err := os.Stat(root.Path)
 		if err == nil && !fi.IsDir() {

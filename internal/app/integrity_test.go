@@ -71,7 +71,7 @@ func TestDamagedAuditRefusesSideEffects(t *testing.T) {
 		t.Fatalf("read with a broken audit chain: %+v; want ran", rd)
 	}
 
-	checks := Doctor(context.Background(), paths)
+	checks := Doctor(context.Background(), paths, DoctorOptions{Offline: true})
 	if c, ok := doctorLine(checks, "integrity"); !ok || c.OK || !strings.Contains(c.Detail, "homard doctor --ack") {
 		t.Errorf("doctor integrity line = %+v; want a failure saying to run `homard doctor --ack`", c)
 	}
@@ -89,7 +89,7 @@ func TestDamagedAuditRefusesSideEffects(t *testing.T) {
 	if w := callOK(t, r2, "write_file", `{"path":"a.md","content":"v2"}`); w.Decision != arbiter.Ran {
 		t.Fatalf("write after the ack: %+v; want ran", w)
 	}
-	checks = Doctor(context.Background(), paths)
+	checks = Doctor(context.Background(), paths, DoctorOptions{Offline: true})
 	for _, name := range []string{"integrity", "audit"} {
 		if c, ok := doctorLine(checks, name); !ok || !c.OK {
 			t.Errorf("doctor %s line after the ack = %+v; want ok", name, c)

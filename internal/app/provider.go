@@ -83,7 +83,7 @@ func newModel(m config.Model, key string) (llm.Model, error) {
 }
 
 func newClient(m config.Model, key string) (llm.Model, error) {
-	switch m.Provider {
+	switch m.Wire() {
 	case config.ProviderOpenAI:
 		return openai.New(openai.Options{BaseURL: m.BaseURL, APIKey: key}), nil
 	case config.ProviderAnthropic:
@@ -112,15 +112,32 @@ type ProviderReport struct {
 func (r *Runtime) ProviderTest(ctx context.Context) (ProviderReport, error) {
 	m := r.Config.Model
 	rep := ProviderReport{Provider: m.Provider, BaseURL: m.BaseURL, Model: m.Name}
-	if m.Provider == config.ProviderOpenAI && m.APIKeySecret == "" && os.Getenv(m.APIKeyEnv) == "" {
+	if m.Wire() == config.ProviderOpenAI && m.APIKeySecret == "" && m.APIKeyEnv != "" && os.Getenv(m.APIKeyEnv) == "" {
 		// Local OpenAI-compatible servers often need no key; say so, go on.
 		rep.Reply = "(no key in $" + m.APIKeyEnv + "; sending without one)"
 	}
-	model, err := r.Model()
+	key, err := modelKey(m, os.Getenv, r.Vault)
 	if err != nil {
 		return rep, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	got, err := probeModel(ctx, m, key, 30*time.Second)
+	if err != nil {
+		got.Reply = rep.Reply
+		return got, explainProviderError(m, err)
+	}
+	return got, nil
+}
+
+// probeModel sends the one tiny request of `homard provider test` and
+// `homard setup` with key, bounded by timeout. Its error is the client's,
+// unexplained.
+func probeModel(ctx context.Context, m config.Model, key string, timeout time.Duration) (ProviderReport, error) {
+	rep := ProviderReport{Provider: m.Provider, BaseURL: m.BaseURL, Model: m.Name}
+	model, err := newModel(m, key)
+	if err != nil {
+		return rep, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	start := time.Now()
 	stream, err := model.Stream(ctx, llm.Request{
@@ -136,10 +153,7 @@ func (r *Runtime) ProviderTest(ctx context.Context) (ProviderReport, error) {
 		rep.Reply, rep.Usage = res.Text, res.Usage
 	}
 	rep.Latency = time.Since(start)
-	if err != nil {
-		return rep, explainProviderError(m, err)
-	}
-	return rep, nil
+	return rep, err
 }
 
 func explainProviderError(m config.Model, err error) error {

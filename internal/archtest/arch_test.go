@@ -47,6 +47,7 @@ var exclusive = map[string]string{
 	"modernc.org/sqlite":                     "internal/store",
 	"github.com/charmbracelet/bubbletea":     "internal/channel/tui",
 	"charm.land/bubbletea":                   "internal/channel/tui",
+	"github.com/charmbracelet/huh":           "cmd/homard", // the setup wizard's forms
 	"github.com/chromedp/chromedp":           "internal/browser",
 	"github.com/modelcontextprotocol/go-sdk": "internal/mcp",
 }

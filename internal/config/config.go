@@ -46,26 +46,13 @@ const (
 )
 
 // Allowed values, in the order error messages list them. These duplicate
-// internal/policy on purpose: config imports no internal package.
+// internal/policy on purpose: config imports no internal package. The
+// accepted providers are the presets (presets.go).
 var (
-	providers = []string{ProviderOpenAI, ProviderAnthropic}
-	modes     = []string{"safe", "smart", "autopilot", "yolo"}
-	effects   = []string{"allow", "ask", "deny"}
-	backends  = []string{"auto", "bwrap", "landlock", "host"}
+	modes    = []string{"safe", "smart", "autopilot", "yolo"}
+	effects  = []string{"allow", "ask", "deny"}
+	backends = []string{"auto", "bwrap", "landlock", "host"}
 )
-
-// providerDefaults are the endpoint, model and key variable Init and Load use
-// when the file names only a provider.
-var providerDefaults = map[string]Model{
-	ProviderOpenAI: {
-		Provider: ProviderOpenAI, BaseURL: "https://api.openai.com/v1",
-		Name: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY",
-	},
-	ProviderAnthropic: {
-		Provider: ProviderAnthropic, BaseURL: "https://api.anthropic.com",
-		Name: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY",
-	},
-}
 
 // Config is the whole of config.toml. After Load no field is at its zero value
 // except Rules, which may be empty. The "missing means" notes below describe a
@@ -223,7 +210,9 @@ const DefaultGatewayAddr = "127.0.0.1:8787"
 // Model selects the language model endpoint. It never holds the API key
 // itself, only the name of the environment variable that does.
 type Model struct {
-	// Provider is the wire protocol: "openai" or "anthropic". Required.
+	// Provider is a wire protocol ("openai", "anthropic") or a preset of
+	// one with its own defaults: "deepseek", "openrouter", "moonshot",
+	// "qwen", "ollama", "vllm", "llamacpp" (presets.go). Required.
 	Provider string `toml:"provider"`
 	// BaseURL is the absolute http or https URL of the API, without
 	// credentials. Missing or empty means the provider's public endpoint.
@@ -232,8 +221,9 @@ type Model struct {
 	// provider's default model.
 	Name string `toml:"name"`
 	// APIKeyEnv names the environment variable holding the API key
-	// ([A-Z_][A-Z0-9_]*). Missing or empty means the provider's usual one,
-	// OPENAI_API_KEY or ANTHROPIC_API_KEY.
+	// ([A-Z_][A-Z0-9_]*). Missing or empty means the provider's usual one
+	// (OPENAI_API_KEY, ANTHROPIC_API_KEY, DEEPSEEK_API_KEY...); for a
+	// local preset (ollama, vllm, llamacpp) it means no key.
 	APIKeyEnv string `toml:"api_key_env"`
 	// APIKeySecret, when set, names a vault secret holding the API key
 	// (`homard secret set NAME --host HOST`); it is then used instead of
@@ -397,7 +387,7 @@ func (d Duration) MarshalText() ([]byte, error) { return []byte(d.String()), nil
 // p.WorkspaceDir.
 func Default(p Paths) *Config {
 	c := &Config{
-		Model: providerDefaults[ProviderOpenAI],
+		Model: presets[0].model(),
 		Workspace: Workspace{
 			Roots: []Root{{Name: DefaultRootName, Path: p.WorkspaceDir}},
 		},
@@ -410,10 +400,11 @@ func Default(p Paths) *Config {
 // defaults. It runs after decoding because the defaults depend on the
 // provider the file chose.
 func applyModelDefaults(m *Model) {
-	d, ok := providerDefaults[m.Provider]
+	p, ok := LookupPreset(m.Provider)
 	if !ok {
 		return
 	}
+	d := p.model()
 	if m.BaseURL == "" {
 		m.BaseURL = d.BaseURL
 	}

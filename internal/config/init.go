@@ -13,7 +13,8 @@ import (
 // InitOptions are the choices `homard init` passes on. Empty fields take the
 // defaults of Default, or of the chosen provider.
 type InitOptions struct {
-	// Provider is "openai" or "anthropic". Empty means "openai".
+	// Provider is "openai", "anthropic" or a preset (presets.go). Empty
+	// means "openai".
 	Provider string
 	// BaseURL overrides the provider's endpoint. Empty means its default.
 	BaseURL string
@@ -44,10 +45,11 @@ func Init(p Paths, o InitOptions) (*Config, error) {
 	}
 	c := Default(p)
 	if o.Provider != "" {
-		d, ok := providerDefaults[o.Provider]
+		pr, ok := LookupPreset(o.Provider)
 		if !ok {
-			return nil, fmt.Errorf("init config: provider %q: want one of %s", o.Provider, strings.Join(providers, ", "))
+			return nil, fmt.Errorf("init config: provider %q: want one of %s", o.Provider, ProviderNames())
 		}
+		d := pr.model()
 		// not provider defaults
 		d.ContextTokens, d.FirstEventTimeout, d.IdleTimeout = c.Model.ContextTokens, c.Model.FirstEventTimeout, c.Model.IdleTimeout
 		c.Model = d

@@ -29,15 +29,17 @@ func Render(c *Config) ([]byte, error) {
 owner = %s
 
 [model]
-# Wire protocol: "openai" (OpenAI or any OpenAI-compatible server) or
-# "anthropic".
+# "openai" (OpenAI or any OpenAI-compatible server), "anthropic", or a
+# preset with its own defaults: "deepseek", "openrouter", "moonshot",
+# "qwen", "ollama", "vllm", "llamacpp". homard setup changes these keys
+# and keeps your comments.
 provider = %s
 # Absolute http or https URL of the API, without credentials.
 base_url = %s
 # Model name sent to the API.
 name = %s
-# Name of the environment variable holding the API key (A-Z, 0-9 and _).
-# Never put the key itself in this file.
+# Name of the environment variable holding the API key (A-Z, 0-9 and _);
+# "" for a local server that needs none. Never put the key itself here.
 api_key_env = %s
 # Or keep the key in homard's encrypted vault instead:
 #   homard secret set NAME --host HOST   (HOST as in base_url, with its port

@@ -104,13 +104,17 @@ func validateRunLimits(c *Config, ps *problems) {
 }
 
 func validateModel(m *Model, ps *problems) {
-	if !slices.Contains(providers, m.Provider) {
-		ps.add("model.provider = %q: want one of %s", m.Provider, strings.Join(providers, ", "))
+	preset, ok := LookupPreset(m.Provider)
+	if !ok {
+		ps.add("model.provider = %q: want one of %s", m.Provider, ProviderNames())
 		return // the other fields' defaults depend on the provider
 	}
 	validateBaseURL(m.BaseURL, ps)
-	if m.Name == "" || strings.ContainsFunc(m.Name, unicode.IsControl) {
-		ps.add("model.name = %q: want a model name such as %q", m.Name, providerDefaults[m.Provider].Name)
+	switch {
+	case m.Name == "" && preset.Model == "":
+		ps.add("model.name is missing: %s has no default model; name the one it serves (`homard setup` lists Ollama's)", preset.Title)
+	case m.Name == "" || strings.ContainsFunc(m.Name, unicode.IsControl):
+		ps.add("model.name = %q: want a model name such as %q", m.Name, preset.Model)
 	}
 	if m.FirstEventTimeout <= 0 {
 		ps.add("model.first_event_timeout = %q: want a positive duration such as \"180s\"", m.FirstEventTimeout)
@@ -122,9 +126,13 @@ func validateModel(m *Model, ps *problems) {
 		ps.add("model.context_tokens = %d: want at least %d (the default is %d)", m.ContextTokens, MinContextTokens, DefaultContextTokens)
 	}
 	// The value is never echoed: someone may have pasted the key itself.
-	if !envNameRE.MatchString(m.APIKeyEnv) {
-		ps.add("model.api_key_env: want the name of an environment variable such as %q (A-Z, 0-9 and _), not the key itself",
-			providerDefaults[m.Provider].APIKeyEnv)
+	// Empty is "no key", allowed only where the preset needs none.
+	if !envNameRE.MatchString(m.APIKeyEnv) && (m.APIKeyEnv != "" || preset.KeyEnv != "") {
+		example := preset.KeyEnv
+		if example == "" {
+			example = "OPENAI_API_KEY"
+		}
+		ps.add("model.api_key_env: want the name of an environment variable such as %q (A-Z, 0-9 and _), not the key itself", example)
 	}
 	if m.APIKeySecret != "" && !secretNameRE.MatchString(m.APIKeySecret) {
 		ps.add("model.api_key_secret: want the name of a vault secret (a-z, 0-9, _ and -, as in `homard secret list`), not the key itself")

@@ -1,0 +1,126 @@
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/termtext"
+)
+
+func (c *cli) setupCmd() *cobra.Command {
+	var o app.SetupOptions
+	var nonInteractive, keyStdin bool
+	cmd := &cobra.Command{
+		Use:   "setup",
+		Short: "Connect a model in one step: provider, model, key, mode, workspace",
+		Long: `setup asks which model provider to use (OpenAI, Anthropic, DeepSeek,
+OpenRouter, Moonshot/Kimi, Qwen, Ollama found on this machine, vLLM,
+llama.cpp), the model, the API key, the permission mode and the workspace
+folders. It tests the provider with one tiny request before writing
+anything and says exactly what failed; a failed test writes nothing unless
+--skip-test.
+
+The key is stored encrypted in homard's vault (secret model-PROVIDER, bound
+to the endpoint's host), never in config.toml and never shown. Without a
+home, setup creates one as 'homard init' would; run again, it edits
+config.toml in place and keeps your comments and other settings.
+
+Every question has a flag; --non-interactive asks nothing.`,
+		Example: `  homard setup
+  homard setup --non-interactive --provider deepseek --api-key-stdin < key.txt
+  homard setup --non-interactive --provider ollama --model qwen3:8b
+  homard setup --non-interactive --provider vllm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := c.paths()
+			if err != nil {
+				return err
+			}
+			if keyStdin && !nonInteractive {
+				return usageErr("--api-key-stdin goes with --non-interactive; the wizard asks for the key itself (not shown)")
+			}
+			if keyStdin {
+				key, err := readKeyLine(c.stdin)
+				if err != nil {
+					return err
+				}
+				o.APIKey = key
+			}
+			if !nonInteractive {
+				if !c.terminal() {
+					return usageErr("setup asks its questions in a terminal; in a script pass --non-interactive --provider P (and --model, --api-key-stdin...)")
+				}
+				if err := c.setupWizard(cmd, p, &o); err != nil {
+					return err
+				}
+			} else if o.Provider == "" {
+				return usageErr("--non-interactive needs --provider: one of %s", config.ProviderNames())
+			}
+			if !o.SkipTest {
+				fmt.Fprintf(c.stdout, "testing %s...\n", termtext.Line(o.Provider))
+			}
+			res, err := app.Setup(cmd.Context(), p, o)
+			if err != nil {
+				return err
+			}
+			c.printSetup(res)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&nonInteractive, "non-interactive", false, "ask nothing: take every answer from the flags")
+	f.StringVar(&o.Provider, "provider", "", "`NAME`: "+config.ProviderNames())
+	f.StringVar(&o.BaseURL, "base-url", "", "API base `URL` (default per provider)")
+	f.StringVar(&o.Model, "model", "", "model `NAME` (default per provider; required for local servers)")
+	f.BoolVar(&keyStdin, "api-key-stdin", false, "read the API key from stdin (one line) and keep it in the vault")
+	f.StringVar(&o.Mode, "mode", "", "permission mode: safe, smart, autopilot or yolo (default: keep, or smart)")
+	f.StringSliceVar(&o.Workspaces, "workspace", nil, "`DIR` tools may use (repeat for more; the first is root main; default: keep, or the home's workspace)")
+	f.BoolVar(&o.SkipTest, "skip-test", false, "write the config without testing the provider first")
+	f.StringVar(&o.OllamaURL, "ollama-url", app.DefaultOllamaURL, "where to look for Ollama (`URL`)")
+	f.DurationVar(&o.TestTimeout, "test-timeout", 30*time.Second, "how long the provider test may take")
+	return cmd
+}
+
+// readKeyLine reads the key from the first line of r.
+func readKeyLine(r io.Reader) (string, error) {
+	line, err := bufio.NewReaderSize(io.LimitReader(r, 64<<10), 64<<10).ReadString('\n')
+	if err != nil && !errors.Is(err, io.EOF) {
+		return "", fmt.Errorf("read the API key from stdin: %w", err)
+	}
+	key := strings.TrimSpace(line)
+	if key == "" {
+		return "", usageErr("--api-key-stdin: stdin is empty; pipe the key in, e.g. homard setup ... --api-key-stdin < key.txt")
+	}
+	return key, nil
+}
+
+// printSetup says what setup did and what to do next. The key is never
+// printed, only where it lives.
+func (c *cli) printSetup(res app.SetupResult) {
+	m := res.Config.Model
+	if res.Test != nil {
+		fmt.Fprintf(c.stdout, "ok in %s · reply \"%s\"\n", res.Test.Latency.Round(time.Millisecond), termtext.Line(firstLine(res.Test.Reply)))
+	} else {
+		fmt.Fprintln(c.stdout, "provider test skipped (--skip-test): run homard provider test when the server is up")
+	}
+	verb := "updated"
+	if res.Created {
+		verb = "created"
+	}
+	fmt.Fprintf(c.stdout, "%s %s\n", verb, termtext.Line(res.ConfigFile))
+	fmt.Fprintf(c.stdout, "model     %s · %s · %s\n", termtext.Line(m.Provider), termtext.Line(m.BaseURL), termtext.Line(m.Name))
+	fmt.Fprintf(c.stdout, "key       %s\n", termtext.Line(res.KeyFrom))
+	fmt.Fprintf(c.stdout, "mode      %s\n", termtext.Line(res.Config.Permissions.Mode))
+	for _, r := range res.Config.Workspace.Roots {
+		fmt.Fprintf(c.stdout, "workspace %s (%s)\n", termtext.Line(r.Path), termtext.Line(r.Name))
+	}
+	fmt.Fprintln(c.stdout, `next: homard run "what can you do?"   (or homard chat)`)
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/charmbracelet/huh"
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/termtext"
+)
+
+// setupWizard asks setup's questions in the terminal, each answer
+// pre-filled from the flags or the existing config. It fills o; Setup
+// then tests and writes. Text from outside (Ollama's model names, the
+// config) is shown through termtext.
+func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOptions) error {
+	ctx := cmd.Context()
+	var old *config.Config
+	if cfg, err := config.Load(p.ConfigFile); err == nil {
+		old = cfg
+	}
+	ollama, ollamaErr := app.DetectOllama(ctx, o.OllamaURL)
+
+	// 1. Provider.
+	if o.Provider == "" {
+		o.Provider = config.ProviderOpenAI
+		if old != nil {
+			o.Provider = old.Model.Provider
+		} else if ollamaErr == nil && len(ollama) > 0 {
+			o.Provider = "ollama"
+		}
+	}
+	var opts []huh.Option[string]
+	for _, pr := range config.Presets() {
+		label := pr.Title
+		if pr.Name == "ollama" {
+			if ollamaErr == nil {
+				label += fmt.Sprintf(" — running, %d model(s)", len(ollama))
+			} else {
+				label += " — not running here"
+			}
+		}
+		opts = append(opts, huh.NewOption(label, pr.Name))
+	}
+	if err := c.ask("provider", huh.NewSelect[string]().Title("Which model provider?").
+		Description("Hosted services need an API key; local servers run on this machine.").
+		Options(opts...).Value(&o.Provider), func() string { return o.Provider }); err != nil {
+		return err
+	}
+	preset, _ := config.LookupPreset(o.Provider)
+	sameProvider := old != nil && old.Model.Provider == preset.Name
+
+	// 2. Base URL: asked where it differs from machine to machine.
+	if o.BaseURL == "" {
+		o.BaseURL = preset.BaseURL
+		switch {
+		case sameProvider:
+			o.BaseURL = old.Model.BaseURL
+		case preset.Name == "ollama":
+			o.BaseURL = strings.TrimRight(o.OllamaURL, "/") + "/v1"
+		}
+	}
+	if preset.Local || preset.Name == config.ProviderOpenAI {
+		if err := c.ask("base URL", huh.NewInput().Title("Base URL of the API").
+			Description("Keep the default unless your server listens elsewhere.").
+			Value(&o.BaseURL).Validate(nonEmpty("a base URL")), func() string { return o.BaseURL }); err != nil {
+			return err
+		}
+	}
+
+	// 3. Model: Ollama's own list when it answered.
+	if o.Model == "" {
+		o.Model = preset.Model
+		if sameProvider {
+			o.Model = old.Model.Name
+		}
+	}
+	if preset.Name == "ollama" && len(ollama) > 0 {
+		var mopts []huh.Option[string]
+		for _, name := range ollama {
+			mopts = append(mopts, huh.NewOption(termtext.Line(name), name))
+		}
+		if !slices.Contains(ollama, o.Model) {
+			o.Model = ollama[0]
+		}
+		if err := c.ask("model", huh.NewSelect[string]().Title("Which model? (pulled in Ollama)").Options(mopts...).Value(&o.Model),
+			func() string { return o.Model }); err != nil {
+			return err
+		}
+	} else {
+		desc := "The model name the API expects."
+		if preset.Local {
+			desc = "The name of a model your server serves."
+		}
+		if err := c.ask("model", huh.NewInput().Title("Which model?").Description(desc).
+			Value(&o.Model).Validate(nonEmpty("a model name")), func() string { return o.Model }); err != nil {
+			return err
+		}
+	}
+
+	// 4. Key, masked; never echoed, never in config.toml.
+	if !preset.Local {
+		keep := "Leave it empty to use $" + preset.KeyEnv + "."
+		if sameProvider && old.Model.APIKeySecret != "" {
+			keep = "Leave it empty to keep the one in vault secret " + old.Model.APIKeySecret + "."
+		}
+		if err := c.ask("key", huh.NewInput().Title("API key for "+preset.Title).
+			Description("Stored encrypted in homard's vault as model-"+preset.Name+", never in config.toml. "+keep).
+			EchoMode(huh.EchoModePassword).Value(&o.APIKey), func() string {
+			if strings.TrimSpace(o.APIKey) == "" {
+				return "none typed"
+			}
+			return "typed (not shown)"
+		}); err != nil {
+			return err
+		}
+		o.APIKey = strings.TrimSpace(o.APIKey)
+	}
+
+	// 5. Permission mode, one line each.
+	if o.Mode == "" {
+		o.Mode = "smart"
+		if old != nil {
+			o.Mode = old.Permissions.Mode
+		}
+	}
+	var mopts []huh.Option[string]
+	for _, m := range app.Modes() {
+		mopts = append(mopts, huh.NewOption(fmt.Sprintf("%-9s %s", m.Name, m.Line), m.Name))
+	}
+	if err := c.ask("mode", huh.NewSelect[string]().Title("How much should homard ask before acting?").
+		Description("Hard limits hold in every mode; change it later in config.toml.").
+		Options(mopts...).Value(&o.Mode), func() string { return o.Mode }); err != nil {
+		return err
+	}
+
+	// 6. Workspace folders; unchanged roots are left as written.
+	current := []string{p.WorkspaceDir}
+	if old != nil {
+		current = current[:0]
+		for _, r := range old.Workspace.Roots {
+			current = append(current, r.Path)
+		}
+	}
+	answer := strings.Join(current, ", ")
+	if len(o.Workspaces) > 0 {
+		answer = strings.Join(o.Workspaces, ", ")
+	}
+	if err := c.ask("workspace", huh.NewInput().Title("Which folders may homard's tools use?").
+		Description("Separate folders with commas; the first is the root named main.").
+		Value(&answer).Validate(nonEmpty("a folder")), func() string { return answer }); err != nil {
+		return err
+	}
+	var dirs []string
+	for d := range strings.SplitSeq(answer, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			dirs = append(dirs, expandHome(d))
+		}
+	}
+	o.Workspaces = nil
+	if !slices.Equal(dirs, current) {
+		o.Workspaces = dirs
+	}
+	return nil
+}
+
+// ask runs one question in the terminal, then leaves "label: answer" on
+// the screen (the form clears itself) with shown() as the answer. Ctrl+C
+// ends setup with nothing written.
+func (c *cli) ask(label string, f huh.Field, shown func() string) error {
+	form := huh.NewForm(huh.NewGroup(f)).WithShowHelp(false)
+	if in, ok := c.stdin.(*os.File); ok {
+		form = form.WithInput(in)
+	}
+	if out, ok := c.stdout.(*os.File); ok {
+		form = form.WithOutput(out)
+	}
+	if err := form.Run(); err != nil {
+		if errors.Is(err, huh.ErrUserAborted) {
+			return &exitError{code: exitFailure, err: errors.New("setup cancelled; nothing was written")}
+		}
+		return fmt.Errorf("setup: %w", err)
+	}
+	fmt.Fprintf(c.stdout, "%-10s %s\n", label, termtext.Line(shown()))
+	return nil
+}
+
+func nonEmpty(what string) func(string) error {
+	return func(s string) error {
+		if strings.TrimSpace(s) == "" {
+			return fmt.Errorf("type %s", what)
+		}
+		return nil
+	}
+}
+
+// expandHome turns a leading "~/" into $HOME.
+func expandHome(p string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok {
+		if h, err := os.UserHomeDir(); err == nil {
+			return h + "/" + rest
+		}
+	}
+	return p
+}

@@ -1,0 +1,335 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/secrets"
+)
+
+// SetupOptions are the answers to `homard setup`'s questions, from the
+// wizard or from flags. Empty fields keep what the config says, or take
+// the provider's default.
+type SetupOptions struct {
+	// Provider is a model.provider name (config.Presets). Required.
+	Provider string
+	// BaseURL is the API root. Empty means the preset's, or for Ollama
+	// OllamaURL + "/v1".
+	BaseURL string
+	// Model is the model name. Empty means the preset's default; a local
+	// preset has none, so it is then an error that lists Ollama's models.
+	Model string
+	// APIKey is the key the owner typed or piped in. It is stored in the
+	// vault (never in config.toml) as secret "model-<provider>", bound to
+	// the base URL's host. Empty means no new key: the config keeps its
+	// vault secret for the same provider and endpoint, or reads the
+	// preset's environment variable, or (local) uses none.
+	APIKey string
+	// Mode is the permission mode. Empty keeps the config's (smart in a
+	// new home).
+	Mode string
+	// Workspaces are the folders tools may use, the first named "main".
+	// Empty keeps the config's (the home's workspace folder in a new home).
+	Workspaces []string
+	// SkipTest writes the config without testing the provider first.
+	SkipTest bool
+	// TestTimeout bounds the provider test. Zero means 30s.
+	TestTimeout time.Duration
+	// OllamaURL is where Ollama is looked for. Empty means
+	// DefaultOllamaURL.
+	OllamaURL string
+	// Getenv reads the environment. Nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// SetupResult says what Setup did.
+type SetupResult struct {
+	ConfigFile string
+	// Created is true when Setup made the home (as `homard init` would).
+	Created bool
+	Config  *config.Config
+	// KeyFrom says where the key comes from, for people: "vault secret
+	// model-deepseek", "$DEEPSEEK_API_KEY", "no key (local server)".
+	KeyFrom string
+	// Test is the provider test's report; nil when it was skipped.
+	Test *ProviderReport
+}
+
+// ErrSetupTest wraps a failed provider test: nothing was written.
+var ErrSetupTest = errors.New("provider test failed")
+
+// Setup connects homard to a model in one step. It builds the config the
+// answers describe (a new home as `homard init` would, or the existing
+// config.toml edited in place with its comments kept), validates it, tests
+// the provider with the key, and only then creates the home, stores the
+// key in the vault and replaces config.toml atomically. A failed test
+// writes nothing unless o.SkipTest.
+func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult, error) {
+	res := SetupResult{ConfigFile: paths.ConfigFile}
+	getenv := o.Getenv
+	if getenv == nil {
+		getenv = os.Getenv
+	}
+	preset, ok := config.LookupPreset(o.Provider)
+	if !ok {
+		return res, fmt.Errorf("setup: provider %q: want one of %s", o.Provider, config.ProviderNames())
+	}
+	old, exists, err := readConfig(paths)
+	if err != nil {
+		return res, err
+	}
+	var oldModel config.Model
+	if exists {
+		if c, err := config.Load(paths.ConfigFile); err == nil {
+			oldModel = c.Model
+		}
+	}
+
+	m := config.Model{Provider: preset.Name, BaseURL: o.BaseURL, Name: o.Model}
+	if m.BaseURL == "" {
+		m.BaseURL = preset.BaseURL
+		if preset.Name == "ollama" && o.OllamaURL != "" {
+			m.BaseURL = strings.TrimRight(o.OllamaURL, "/") + "/v1"
+		}
+	}
+	if m.Name == "" {
+		m.Name = preset.Model
+	}
+	if m.Name == "" {
+		return res, missingModel(ctx, preset, o.OllamaURL)
+	}
+	// The key: a new one goes to the vault; else keep the vault secret of
+	// the same provider and endpoint; else the environment variable.
+	secret := secrets.Secret{}
+	switch {
+	case o.APIKey != "":
+		s, err := modelSecret(m, preset)
+		if err != nil {
+			return res, err
+		}
+		secret = s
+		m.APIKeySecret = s.Name
+		m.APIKeyEnv = preset.KeyEnv
+	case oldModel.APIKeySecret != "" && oldModel.Provider == m.Provider && oldModel.BaseURL == m.BaseURL:
+		m.APIKeySecret, m.APIKeyEnv = oldModel.APIKeySecret, oldModel.APIKeyEnv
+	case oldModel.Provider == m.Provider && oldModel.APIKeyEnv != "":
+		m.APIKeyEnv = oldModel.APIKeyEnv
+	default:
+		m.APIKeyEnv = preset.KeyEnv
+	}
+
+	edits := []config.KeyEdit{
+		{Table: "model", Key: "provider", Value: config.QuoteString(m.Provider)},
+		{Table: "model", Key: "base_url", Value: config.QuoteString(m.BaseURL)},
+		{Table: "model", Key: "name", Value: config.QuoteString(m.Name)},
+		{Table: "model", Key: "api_key_env", Value: config.QuoteString(m.APIKeyEnv)},
+		{Table: "model", Key: "api_key_secret", Value: config.QuoteString(m.APIKeySecret)},
+	}
+	if o.Mode != "" {
+		if _, err := policy.ParseMode(o.Mode); err != nil {
+			return res, fmt.Errorf("setup: %w", err)
+		}
+		edits = append(edits, config.KeyEdit{Table: "permissions", Key: "mode", Value: config.QuoteString(o.Mode)})
+	}
+	if len(o.Workspaces) > 0 {
+		roots, err := workspaceRoots(o.Workspaces, paths)
+		if err != nil {
+			return res, err
+		}
+		edits = append(edits, config.KeyEdit{Table: "workspace", Key: "roots", Value: config.RootsValue(roots)})
+	}
+	data, err := config.EditKeys(old, edits...)
+	if err != nil {
+		return res, fmt.Errorf("setup: %s: %w", paths.ConfigFile, err)
+	}
+	cfg, err := config.Check(paths.ConfigFile, data)
+	if err != nil {
+		return res, fmt.Errorf("setup: %w", err)
+	}
+	if err := config.CheckRoots(cfg.Workspace.Roots, paths, config.OwnerHomes(getenv)); err != nil {
+		return res, fmt.Errorf("setup: %w", err)
+	}
+
+	key, from, err := setupKey(cfg.Model, o.APIKey, exists, paths, getenv)
+	res.KeyFrom = from
+	if !o.SkipTest {
+		if err != nil {
+			return res, fmt.Errorf("%w: %w (nothing was written)", ErrSetupTest, err)
+		}
+		timeout := o.TestTimeout
+		if timeout == 0 {
+			timeout = 30 * time.Second
+		}
+		rep, err := probeModel(ctx, cfg.Model, key, timeout)
+		if err != nil {
+			return res, fmt.Errorf("%w: %s (nothing was written; fix it and run homard setup again, or pass --skip-test)",
+				ErrSetupTest, explainSetupError(cfg.Model, err))
+		}
+		res.Test = &rep
+	}
+
+	if !exists {
+		if _, err := Init(ctx, paths, config.InitOptions{}); err != nil {
+			return res, fmt.Errorf("setup: %w", err)
+		}
+		res.Created = true
+	}
+	if secret.Name != "" {
+		v, err := secrets.OpenVault(vaultPath(paths), vaultKeyPath(paths))
+		if err != nil {
+			return res, fmt.Errorf("setup: open the vault: %w", err)
+		}
+		if err := v.Set(secret, []byte(o.APIKey)); err != nil {
+			return res, fmt.Errorf("setup: store the key: %w", err)
+		}
+	}
+	res.Config, err = config.WriteChecked(paths.ConfigFile, data)
+	if err != nil {
+		return res, fmt.Errorf("setup: %w", err)
+	}
+	return res, nil
+}
+
+// readConfig returns the config file's text, or when there is none yet the
+// commented file `homard init` would write.
+func readConfig(paths config.Paths) ([]byte, bool, error) {
+	data, err := os.ReadFile(paths.ConfigFile)
+	if err == nil {
+		return data, true, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return nil, false, fmt.Errorf("setup: %w", err)
+	}
+	data, err = config.Render(config.Default(paths))
+	if err != nil {
+		return nil, false, fmt.Errorf("setup: %w", err)
+	}
+	return data, false, nil
+}
+
+// modelSecret is the vault entry for a typed key: named after the
+// provider, bound to the endpoint's host. Plain http is allowed only to
+// loopback, where the key never leaves the machine.
+func modelSecret(m config.Model, p config.Preset) (secrets.Secret, error) {
+	u, err := url.Parse(m.BaseURL)
+	if err != nil || u.Host == "" {
+		return secrets.Secret{}, fmt.Errorf("setup: base URL %q: want an absolute http or https URL such as %q", m.BaseURL, p.BaseURL)
+	}
+	s := secrets.Secret{Name: "model-" + p.Name, Hosts: []string{strings.ToLower(u.Host)}}
+	if u.Scheme == "http" {
+		if !isLoopback(u.Hostname()) {
+			return s, fmt.Errorf("setup: the key would travel in clear text to %s: use an https URL; for a server on your own network without TLS, run `homard secret set %s --host %s --allow-http` yourself and put api_key_secret = %q in [model]",
+				u.Host, s.Name, strings.ToLower(u.Host), s.Name)
+		}
+		s.AllowHTTP = true
+	}
+	return s, nil
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// setupKey finds the key the provider test sends and says where it comes
+// from. Nothing is created: the vault is opened only if it exists.
+func setupKey(m config.Model, typed string, homeExists bool, paths config.Paths, getenv func(string) string) (key, from string, err error) {
+	switch {
+	case typed != "":
+		return typed, "vault secret " + m.APIKeySecret, nil
+	case m.APIKeySecret != "":
+		from = "vault secret " + m.APIKeySecret
+		if _, err := os.Stat(vaultKeyPath(paths)); !homeExists || err != nil {
+			return "", from, fmt.Errorf("model.api_key_secret names %q but there is no vault here: type the key again", m.APIKeySecret)
+		}
+		v, err := secrets.OpenVault(vaultPath(paths), vaultKeyPath(paths))
+		if err != nil {
+			return "", from, err
+		}
+		key, err := modelKey(m, getenv, v)
+		return key, from, err
+	case m.APIKeyEnv == "":
+		return "", "no key (local server)", nil
+	}
+	from = "$" + m.APIKeyEnv
+	key = getenv(m.APIKeyEnv)
+	if key == "" && !m.Local() && !loopbackURL(m.BaseURL) {
+		return "", from, fmt.Errorf("%s not set: type the key when homard setup asks, pass it with --api-key-stdin (it goes to the encrypted vault), or export %s=…", m.APIKeyEnv, m.APIKeyEnv)
+	}
+	return key, from, nil
+}
+
+func loopbackURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && isLoopback(u.Hostname())
+}
+
+var rootNameRE = regexp.MustCompile(`[^a-z0-9_-]+`)
+
+// workspaceRoots turns folders into roots: absolute, existing (the home's
+// own workspace folder excepted: Init creates it), the first named "main",
+// the others after their base name.
+func workspaceRoots(dirs []string, paths config.Paths) ([]config.Root, error) {
+	var roots []config.Root
+	seen := map[string]bool{}
+	for i, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err != nil {
+			return nil, fmt.Errorf("setup: workspace %s: %w", d, err)
+		}
+		if abs != paths.WorkspaceDir {
+			fi, err := os.Stat(abs)
+			if err != nil || !fi.IsDir() {
+				return nil, fmt.Errorf("setup: workspace %s is not an existing folder: create it first or choose another", abs)
+			}
+		}
+		name := "main"
+		if i > 0 {
+			name = strings.Trim(rootNameRE.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
+			if name == "" {
+				name = "root"
+			}
+		}
+		for n := 2; seen[name]; n++ {
+			name = fmt.Sprintf("%s-%d", strings.TrimRight(name, "-0123456789"), n)
+		}
+		seen[name] = true
+		roots = append(roots, config.Root{Name: name, Path: abs})
+	}
+	return roots, nil
+}
+
+// ModeInfo is one permission mode with a line saying what it does.
+type ModeInfo struct {
+	Name, Line string
+}
+
+// modeLines explains each policy mode in one line, for `homard setup`.
+var modeLines = map[policy.Mode]string{
+	policy.ModeSafe:      "asks before anything but low-risk reads",
+	policy.ModeSmart:     "also runs what your rules allow (a good start)",
+	policy.ModeAutopilot: "also runs low/medium risk actions; code in the sandbox",
+	policy.ModeYolo:      "asks only for critical actions",
+}
+
+// Modes lists the permission modes, most supervised first.
+func Modes() []ModeInfo {
+	out := make([]ModeInfo, len(policy.Modes))
+	for i, m := range policy.Modes {
+		out[i] = ModeInfo{Name: string(m), Line: modeLines[m]}
+	}
+	return out
+}

@@ -1,0 +1,235 @@
+package app
+
+import (
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/llm/llmtest"
+)
+
+// TestSetupRerunKeepsComments: running setup on an existing home edits the
+// keys in place and keeps the owner's comments, other keys and rules; the
+// vault secret of the same provider is kept when no new key is typed.
+func TestSetupRerunKeepsComments(t *testing.T) {
+	paths := setupPaths(t)
+	ok := llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"OK"}})}
+	srv := llmtest.NewServer(ok, ok, ok)
+	defer srv.Close()
+	if _, err := Setup(context.Background(), paths, SetupOptions{
+		Provider: "deepseek", BaseURL: srv.URL + "/v1", APIKey: setupKeyText, Getenv: noEnv,
+	}); err != nil {
+		t.Fatalf("first Setup: %v", err)
+	}
+	// The owner edits the file by hand.
+	conf, _ := os.ReadFile(paths.ConfigFile)
+	edited := strings.Replace(string(conf), "[model]\n", "[model]\n# my own note about the model\n", 1) +
+		"\n# my rule\n[[rules]]\nid = \"notes\" # keep this\ntool = \"read_file\"\npath = \"notes/**\"\neffect = \"allow\"\n"
+	edited = strings.Replace(edited, `capture = "on"`, `capture = "off" # I said so`, 1)
+	if err := os.WriteFile(paths.ConfigFile, []byte(edited), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	extra := t.TempDir()
+	res, err := Setup(context.Background(), paths, SetupOptions{
+		Provider: "deepseek", BaseURL: srv.URL + "/v1", Model: "deepseek-reasoner", Mode: "autopilot",
+		Workspaces: []string{paths.WorkspaceDir, extra}, Getenv: noEnv,
+	})
+	if err != nil {
+		t.Fatalf("second Setup: %v", err)
+	}
+	if res.Created || res.KeyFrom != "vault secret model-deepseek" {
+		t.Errorf("second Setup: created %v, key from %q; want the existing home and the kept vault secret", res.Created, res.KeyFrom)
+	}
+	after, _ := os.ReadFile(paths.ConfigFile)
+	for _, want := range []string{
+		"# my own note about the model", "# my rule", `id = "notes" # keep this`, `capture = "off" # I said so`,
+		`name = "deepseek-reasoner"`, `mode = "autopilot"`, `api_key_secret = "model-deepseek"`,
+		`{ name = "main", path = ` + config.QuoteString(paths.WorkspaceDir) + ` }`,
+		`{ name = ` + config.QuoteString(strings.ToLower(filepath.Base(extra))) + `, path = ` + config.QuoteString(extra) + ` }`,
+	} {
+		if !strings.Contains(string(after), want) {
+			t.Errorf("after the second setup config.toml lacks %q:\n%s", want, after)
+		}
+	}
+	if len(res.Config.Rules) != 1 || res.Config.Memory.Capture != "off" || len(res.Config.Workspace.Roots) != 2 {
+		t.Errorf("second Setup config: rules %v, capture %q, roots %v; want the rule and capture kept, two roots", res.Config.Rules, res.Config.Memory.Capture, res.Config.Workspace.Roots)
+	}
+	if got := srv.Requests()[1].Header.Get("Authorization"); got != "Bearer "+setupKeyText {
+		t.Errorf("the second provider test sent Authorization %q; want the key kept in the vault", got)
+	}
+}
+
+// TestSetupKeyOverPlainHTTP: a typed key is sent over http only to
+// loopback; to another host over http setup refuses and says what to do.
+// The twin: the same over https or to 127.0.0.1 is accepted.
+func TestSetupKeyOverPlainHTTP(t *testing.T) {
+	tests := []struct {
+		url       string
+		allowHTTP bool
+		want      string // "" means accepted
+	}{
+		{"http://192.168.1.20:8000/v1", false, "the key would travel in clear text to 192.168.1.20:8000: use an https URL"},
+		{"https://192.168.1.20:8000/v1", false, ""},
+		{"http://127.0.0.1:8000/v1", true, ""},
+		{"http://localhost:8000/v1", true, ""},
+		{"http://[::1]:8000/v1", true, ""},
+	}
+	p, _ := config.LookupPreset("vllm")
+	for _, tt := range tests {
+		s, err := modelSecret(config.Model{Provider: "vllm", BaseURL: tt.url}, p)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("modelSecret(%s) = %v; want accepted", tt.url, err)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("modelSecret(%s) = %v; want an error containing %q", tt.url, err, tt.want)
+		case err == nil && (s.Name != "model-vllm" || s.AllowHTTP != tt.allowHTTP):
+			t.Errorf("modelSecret(%s) = %+v; want model-vllm, allow http %v", tt.url, s, tt.allowHTTP)
+		}
+	}
+}
+
+// modelsServer answers GET /v1/models with status and body and counts
+// the requests.
+func modelsServer(t *testing.T, status int, body string) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		w.WriteHeader(status)
+		w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+// TestDoctorModel: doctor says "not set" for an empty key variable (a
+// failure, not ok), reads the vault, checks the endpoint, and makes no
+// request with --offline.
+func TestDoctorModel(t *testing.T) {
+	list := `{"data":[{"id":"gpt-test"},{"id":"other"}]}`
+	tests := []struct {
+		name      string
+		provider  string
+		env       map[string]string
+		status    int
+		body      string
+		offline   bool
+		wantKey   string // status:detail of the "model key" line
+		wantModel string // status:detail of the endpoint line
+	}{
+		{"key not set", "openai", nil, 200, list, true,
+			"fail:OPENAI_API_KEY not set: export OPENAI_API_KEY=…", "info:endpoint not checked (--offline)"},
+		{"key set, endpoint ok", "openai", map[string]string{"OPENAI_API_KEY": setupKeyText}, 200, list, false,
+			"ok:$OPENAI_API_KEY is set", "ok:127.0.0.1:"},
+		{"key rejected", "openai", map[string]string{"OPENAI_API_KEY": setupKeyText}, 401, `{"error":{"message":"bad key"}}`, false,
+			"ok:$OPENAI_API_KEY is set", "fail:key rejected by 127.0.0.1:"},
+		{"unknown model", "openai", map[string]string{"OPENAI_API_KEY": setupKeyText}, 200, `{"data":[{"id":"other"}]}`, false,
+			"ok:", `info:model "gpt-test" is not in its list`},
+		{"key not set for a loopback server", "openai", nil, 200, list, false,
+			"info:OPENAI_API_KEY not set: fine if the server at 127.0.0.1:", "ok:"},
+		{"local preset needs no key", "vllm", nil, 200, list, false,
+			"ok:no key needed (local server)", "ok:"},
+		{"deepseek key not set", "deepseek", nil, 200, list, true,
+			"fail:DEEPSEEK_API_KEY not set", "info:endpoint not checked"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			srv, hits := modelsServer(t, tt.status, tt.body)
+			paths := setupPaths(t)
+			base := srv.URL + "/v1"
+			if tt.offline {
+				// A hosted endpoint: a missing key there is a failure
+				// (on loopback it may be a server without keys).
+				base = ""
+			}
+			if _, err := Init(context.Background(), paths, config.InitOptions{Provider: tt.provider, BaseURL: base, Model: "gpt-test"}); err != nil {
+				t.Fatal(err)
+			}
+			getenv := func(k string) string { return tt.env[k] }
+			checks := Doctor(context.Background(), paths, DoctorOptions{Offline: tt.offline, Getenv: getenv})
+			var key Check
+			for _, c := range checks {
+				if c.Name == "model key" {
+					key = c
+				}
+			}
+			if got := checkStatus(key); !strings.HasPrefix(got, tt.wantKey) && !strings.Contains(got, tt.wantKey) {
+				t.Errorf("doctor model key line = %q; want %q", got, tt.wantKey)
+			}
+			var endpoint Check
+			for _, c := range checks {
+				if c.Name == "model" {
+					endpoint = c // the last "model" line is the endpoint's
+				}
+			}
+			status, detail, _ := strings.Cut(tt.wantModel, ":")
+			if got := checkStatus(endpoint); !strings.HasPrefix(got, status+":") || !strings.Contains(got, detail) {
+				t.Errorf("doctor endpoint line = %q; want %q", got, tt.wantModel)
+			}
+			if tt.offline && hits.Load() != 0 {
+				t.Errorf("doctor --offline made %d requests to the model endpoint; want none", hits.Load())
+			}
+			for _, c := range checks {
+				if strings.Contains(c.Detail, setupKeyText) {
+					t.Errorf("doctor line %q shows the key", c.Detail)
+				}
+			}
+		})
+	}
+}
+
+// TestDoctorModelVaultKey: after setup stored the key, doctor finds it in
+// the vault.
+func TestDoctorModelVaultKey(t *testing.T) {
+	srv, _ := modelsServer(t, 200, `{"data":[{"id":"gpt-test"}]}`)
+	paths := setupPaths(t)
+	if _, err := Setup(context.Background(), paths, SetupOptions{
+		Provider: "openai", BaseURL: srv.URL + "/v1", Model: "gpt-test", APIKey: setupKeyText, SkipTest: true, Getenv: noEnv,
+	}); err != nil {
+		t.Fatal(err)
+	}
+	checks := Doctor(context.Background(), paths, DoctorOptions{Getenv: noEnv})
+	key, _ := doctorLine(checks, "model key")
+	if !key.OK || !strings.Contains(key.Detail, "vault secret model-openai") {
+		t.Errorf("doctor model key line = %+v; want ok from vault secret model-openai", key)
+	}
+}
+
+// checkStatus renders a check as "ok:detail", "fail:detail" or "info:detail".
+func checkStatus(c Check) string {
+	switch {
+	case c.Info:
+		return "info:" + c.Detail
+	case c.OK:
+		return "ok:" + c.Detail
+	}
+	return "fail:" + c.Detail
+}
+
+// TestModesExplainEveryPolicyMode: the wizard's mode question lists every
+// mode policy knows, each with its line, most supervised first.
+func TestModesExplainEveryPolicyMode(t *testing.T) {
+	var names []string
+	for _, m := range Modes() {
+		if m.Line == "" {
+			t.Errorf("mode %q has no one-line explanation in modeLines", m.Name)
+		}
+		if len(m.Name)+1+len(m.Line) > 70 {
+			t.Errorf("mode %q's line is %d characters; keep it on one 80-column line", m.Name, len(m.Line))
+		}
+		names = append(names, m.Name)
+	}
+	if got := strings.Join(names, ","); got != "safe,smart,autopilot,yolo" {
+		t.Errorf("Modes() = %s; want safe,smart,autopilot,yolo", got)
+	}
+}

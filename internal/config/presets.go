@@ -1,0 +1,96 @@
+package config
+
+import (
+	"slices"
+	"strings"
+)
+
+// Preset is a provider name model.provider accepts: a wire protocol with a
+// default endpoint, key variable and model. "openai" and "anthropic" are
+// presets of their own wire protocol.
+type Preset struct {
+	// Name is the value of model.provider ("deepseek").
+	Name string
+	// Title is the name people know the service by ("DeepSeek").
+	Title string
+	// Wire is the protocol homard speaks to it: ProviderOpenAI or
+	// ProviderAnthropic.
+	Wire string
+	// BaseURL is the default model.base_url.
+	BaseURL string
+	// Model is the default model.name. Empty means there is no sensible
+	// default (a local server runs whatever the owner pulled): the file
+	// or `homard setup` must name one.
+	Model string
+	// KeyEnv is the default model.api_key_env. Empty means the server
+	// needs no key (a local one).
+	KeyEnv string
+	// Local is true for a server on the owner's own machine (Ollama,
+	// vLLM, llama.cpp): no key, and plain http on loopback is fine.
+	Local bool
+}
+
+// presets are every accepted model.provider, in the order error messages
+// and `homard setup` list them. Default model names rotate at the
+// providers; `homard setup --model` or model.name picks another.
+var presets = []Preset{
+	{Name: ProviderOpenAI, Title: "OpenAI (or any OpenAI-compatible server)", Wire: ProviderOpenAI,
+		BaseURL: "https://api.openai.com/v1", Model: "gpt-4o-mini", KeyEnv: "OPENAI_API_KEY"},
+	{Name: ProviderAnthropic, Title: "Anthropic", Wire: ProviderAnthropic,
+		BaseURL: "https://api.anthropic.com", Model: "claude-sonnet-4-5", KeyEnv: "ANTHROPIC_API_KEY"},
+	{Name: "deepseek", Title: "DeepSeek", Wire: ProviderOpenAI,
+		BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-chat", KeyEnv: "DEEPSEEK_API_KEY"},
+	{Name: "openrouter", Title: "OpenRouter", Wire: ProviderOpenAI,
+		BaseURL: "https://openrouter.ai/api/v1", Model: "openai/gpt-4o-mini", KeyEnv: "OPENROUTER_API_KEY"},
+	{Name: "moonshot", Title: "Moonshot (Kimi)", Wire: ProviderOpenAI,
+		BaseURL: "https://api.moonshot.ai/v1", Model: "kimi-k2.6", KeyEnv: "MOONSHOT_API_KEY"},
+	{Name: "qwen", Title: "Qwen (DashScope compatible mode)", Wire: ProviderOpenAI,
+		BaseURL: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", Model: "qwen-plus", KeyEnv: "DASHSCOPE_API_KEY"},
+	{Name: "ollama", Title: "Ollama (local)", Wire: ProviderOpenAI,
+		BaseURL: "http://127.0.0.1:11434/v1", Local: true},
+	{Name: "vllm", Title: "vLLM (local)", Wire: ProviderOpenAI,
+		BaseURL: "http://127.0.0.1:8000/v1", Local: true},
+	{Name: "llamacpp", Title: "llama.cpp server (local)", Wire: ProviderOpenAI,
+		BaseURL: "http://127.0.0.1:8080/v1", Local: true},
+}
+
+// Presets returns every accepted model.provider, OpenAI first.
+func Presets() []Preset { return slices.Clone(presets) }
+
+// LookupPreset returns the preset called name.
+func LookupPreset(name string) (Preset, bool) {
+	i := slices.IndexFunc(presets, func(p Preset) bool { return p.Name == name })
+	if i < 0 {
+		return Preset{}, false
+	}
+	return presets[i], true
+}
+
+// ProviderNames lists the accepted model.provider values, comma-separated,
+// for error messages.
+func ProviderNames() string {
+	names := make([]string, len(presets))
+	for i, p := range presets {
+		names[i] = p.Name
+	}
+	return strings.Join(names, ", ")
+}
+
+// Wire returns the protocol m is spoken with: ProviderOpenAI or
+// ProviderAnthropic. An unknown provider (Load never returns one) gives "".
+func (m Model) Wire() string {
+	p, _ := LookupPreset(m.Provider)
+	return p.Wire
+}
+
+// Local reports whether m's provider is a server on the owner's machine
+// that needs no key.
+func (m Model) Local() bool {
+	p, _ := LookupPreset(m.Provider)
+	return p.Local
+}
+
+// preset turns p into the Model defaults Load fills in.
+func (p Preset) model() Model {
+	return Model{Provider: p.Name, BaseURL: p.BaseURL, Name: p.Model, APIKeyEnv: p.KeyEnv}
+}
