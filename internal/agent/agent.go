@@ -22,7 +22,9 @@
 // capped at MemoryChars, counted against the budget, never stored with the
 // turn. A tool call is never separated from its result in any
 // request. If the turn's own messages are still too big, only the copy sent
-// to the model is shrunk. The caller stores the turn and the summary
+// to the model is shrunk. When the provider still refuses a request as
+// longer than the model's window, the turn folds to a smaller budget and
+// tries once more, then ends with ErrContextTooLong (overflow.go). The caller stores the turn and the summary
 // (internal/app). Large results arrive already cut to a preview by the
 // arbiter (stage 10 stores the whole text as an artifact); an Asker lets
 // a channel with the owner present answer approval cards mid-turn.
@@ -189,6 +191,7 @@ func (a *Agent) runTurn(ctx context.Context, conv Conversation, user string, onE
 	t := &turn{
 		a:       a,
 		onEvent: onEvent,
+		window:  a.window,
 		nonce:   a.newNonce(),
 		cs:      contextState{summary: conv.Summary, history: conv.History},
 	}
@@ -208,6 +211,11 @@ type turn struct {
 	nonce   string
 	cs      contextState // summary and the history not folded
 	res     TurnResult
+	// window is the context budget of this turn's requests: the agent's,
+	// until the provider says a request was too long (overflow.go).
+	window   ContextBudget
+	sent     int  // estimated tokens of the last request sent
+	refitted bool // window was shrunk once after a context-length refusal
 
 	warned  bool   // the half-budget note was given
 	lastKey string // tool + args of the last failing call
@@ -219,7 +227,7 @@ func (t *turn) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		got, err := t.stream(ctx, false)
+		got, err := t.streamFitting(ctx, false)
 		if err != nil {
 			return err
 		}
@@ -247,7 +255,7 @@ func (t *turn) finish(ctx context.Context, stop string) error {
 	last := &t.res.Messages[len(t.res.Messages)-1]
 	last.Content += "\n\n[homard note: " + stop + ". No more tools can be called in this turn. " +
 		"Give your final answer now: say what the tool results above confirm, and what is not confirmed or not done.]"
-	got, err := t.stream(ctx, true)
+	got, err := t.streamFitting(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -279,6 +287,7 @@ func (t *turn) stream(ctx context.Context, final bool) (llm.Result, error) {
 	// The final answer keeps the same tools (a stable, cacheable prefix)
 	// but may not call them.
 	req := llm.Request{Model: t.a.name, System: t.a.system, Messages: msgs, Tools: t.a.specs, NoToolCalls: final}
+	t.sent = t.a.prefix + messagesTokens(msgs)
 	s, err := t.a.model.Stream(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/anthropic"
@@ -166,6 +167,8 @@ func (r *Runtime) ProviderTestWithin(ctx context.Context, limit time.Duration) (
 
 func explainProviderError(m config.Model, err error) error {
 	switch {
+	case errors.Is(err, agent.ErrContextTooLong), errors.Is(err, llm.ErrModelTimeout):
+		return err // already says what to do
 	case errors.Is(err, llm.ErrAuth):
 		return fmt.Errorf("the endpoint refused the key in %s (401/403): check the key and that it belongs to %s: %w", keyOrigin(m), m.BaseURL, err)
 	case errors.Is(err, llm.ErrModelNotFound):
