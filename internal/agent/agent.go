@@ -132,9 +132,10 @@ const (
 	EventText EventKind = iota + 1
 	// EventToolCall carries Call, a proposal about to be decided.
 	EventToolCall
-	// EventToolResult carries Call and Outcome. Outcome is nil when the
-	// agent did not propose the call (budget spent or loop stopped); Text
-	// then says why.
+	// EventToolResult carries Call and Outcome. When the agent did not
+	// propose the call (budget spent or loop stopped), Outcome is the
+	// refusal recorded for it (Denied, with the rule, such as
+	// "budget.calls") and Text says why.
 	EventToolResult
 	// EventStopped carries Text, why the loop stopped early.
 	EventStopped
@@ -149,6 +150,9 @@ type Event struct {
 	Text    string
 	Call    llm.ToolCall
 	Outcome *arbiter.Outcome
+	// Step is the model call of the turn, from 1, that proposed Call; set
+	// on EventToolCall and EventToolResult. A channel separates steps by it.
+	Step int
 }
 
 // TurnResult is what one turn produced.
@@ -189,14 +193,19 @@ func (a *Agent) runTurn(ctx context.Context, conv Conversation, user string, onE
 		onEvent = func(Event) {}
 	}
 	t := &turn{
-		a:       a,
-		onEvent: onEvent,
-		window:  a.window,
-		nonce:   a.newNonce(),
-		cs:      contextState{summary: conv.Summary, history: conv.History},
+		a:      a,
+		window: a.window,
+		nonce:  a.newNonce(),
+		cs:     contextState{summary: conv.Summary, history: conv.History},
 	}
 	if m, ok := memoryMessage(conv.Memory); ok {
 		t.cs.memory, t.cs.memoryLen = m, messageTokens(m)
+	}
+	t.onEvent = func(e Event) {
+		if e.Kind == EventToolCall || e.Kind == EventToolResult {
+			e.Step = t.step
+		}
+		onEvent(e)
 	}
 	t.res.Summary = conv.Summary
 	t.res.Messages = []llm.Message{{Role: llm.RoleUser, Content: user}}
@@ -217,6 +226,7 @@ type turn struct {
 	sent     int  // estimated tokens of the last request sent
 	refitted bool // window was shrunk once after a context-length refusal
 
+	step    int    // model calls of the turn so far, summaries not counted
 	warned  bool   // the half-budget note was given
 	lastKey string // tool + args of the last failing call
 	streak  int    // how many times in a row lastKey failed
@@ -227,6 +237,7 @@ func (t *turn) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		t.step++
 		got, err := t.streamFitting(ctx, false)
 		if err != nil {
 			return err
@@ -255,6 +266,7 @@ func (t *turn) finish(ctx context.Context, stop string) error {
 	last := &t.res.Messages[len(t.res.Messages)-1]
 	last.Content += "\n\n[homard note: " + stop + ". No more tools can be called in this turn. " +
 		"Give your final answer now: say what the tool results above confirm, and what is not confirmed or not done.]"
+	t.step++
 	got, err := t.streamFitting(ctx, true)
 	if err != nil {
 		return err
@@ -421,7 +433,7 @@ func (t *turn) handleCall(ctx context.Context, c llm.ToolCall) (content, stop st
 // the arbiter records it as a denial under rule, so the audit holds every
 // call the model made, and the model reads "not run: " + why.
 func (t *turn) refuse(ctx context.Context, c llm.ToolCall, rule, why string) (string, error) {
-	_, err := t.a.decider.Decide(ctx, arbiter.Proposal{Tool: c.Name, Args: c.Args, Caller: t.a.caller,
+	out, err := t.a.decider.Decide(ctx, arbiter.Proposal{Tool: c.Name, Args: c.Args, Caller: t.a.caller,
 		Refuse: &tool.Refusal{Rule: rule, Reason: "not run: " + why}})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -430,7 +442,7 @@ func (t *turn) refuse(ctx context.Context, c llm.ToolCall, rule, why string) (st
 		return "", fmt.Errorf("record refused %s: %w", c.Name, err)
 	}
 	content := "not run: " + why
-	t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
+	t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content, Outcome: &out})
 	return content, nil
 }
 

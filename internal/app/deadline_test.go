@@ -44,7 +44,7 @@ func TestModelDeadlinesAreWired(t *testing.T) {
 // model's window, and behaves as stall says otherwise.
 type hangServer struct {
 	wire  string // "openai" or "anthropic"
-	stall string // "", "never", "mid-stream", "trickle"
+	stall atomic.Value // string: "", "never", "mid-stream", "trickle"
 	limit atomic.Int64
 	// refused counts the requests refused as too long.
 	refused atomic.Int64
@@ -70,7 +70,8 @@ func (h *hangServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	// first is the chunk with the first text delta.
 	first := slices.IndexFunc(chunks, func(c string) bool { return strings.Contains(c, `"do"`) })
-	switch h.stall {
+	stall, _ := h.stall.Load().(string)
+	switch stall {
 	case "never":
 		<-r.Context().Done()
 		return
@@ -82,7 +83,7 @@ func (h *hangServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		io.WriteString(w, c)
 		w.(http.Flusher).Flush()
 	}
-	switch h.stall {
+	switch stall {
 	case "mid-stream":
 		<-r.Context().Done()
 	case "trickle":
@@ -153,7 +154,7 @@ func TestRunEndsWhenTheModelHangs(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				h.stall = c.stall
+				h.stall.Store(c.stall)
 				switch {
 				case c.tooLong:
 					h.limit.Store(1000) // below the system prompt and tools alone
