@@ -43,7 +43,7 @@ func TestModelDeadlinesAreWired(t *testing.T) {
 // longer one the way that provider refuses a request longer than the
 // model's window, and behaves as stall says otherwise.
 type hangServer struct {
-	wire  string // "openai" or "anthropic"
+	wire  string       // "openai" or "anthropic"
 	stall atomic.Value // string: "", "never", "mid-stream", "trickle"
 	limit atomic.Int64
 	// refused counts the requests refused as too long.
