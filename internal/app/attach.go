@@ -171,9 +171,11 @@ func (c *remote) event(ctx context.Context, req channel.TurnRequest, name string
 		var t struct {
 			ID, Name, Args, Status, Plan, Reason, Preview, Rule string
 			Step                                                int
+			ApprovalID                                          string `json:"approval_id"`
 		}
 		if json.Unmarshal(data, &t) == nil && req.OnTool != nil {
-			req.OnTool(channel.ToolEvent{ID: t.ID, Name: t.Name, Args: t.Args, Status: channel.Status(t.Status), Plan: t.Plan, Reason: t.Reason, Preview: t.Preview, Rule: t.Rule, Step: t.Step})
+			req.OnTool(channel.ToolEvent{ID: t.ID, Name: t.Name, Args: t.Args, Status: channel.Status(t.Status), Plan: t.Plan,
+				Reason: t.Reason, Preview: t.Preview, Rule: t.Rule, Step: t.Step, ApprovalID: t.ApprovalID})
 		}
 	case "approval":
 		var a struct {
