@@ -190,6 +190,7 @@ func TestRunNeverHangs(t *testing.T) {
 			for len(f.got) > 0 {
 				<-f.got
 			}
+			t.Logf("stderr: %s", stderr)
 			if code != tt.code || !strings.Contains(stderr, tt.want) {
 				t.Fatalf("homard run (%s model) = exit %d, stderr %q; want %d and %q", tt.mode, code, stderr, tt.code, tt.want)
 			}

@@ -44,7 +44,7 @@ func (t *turn) streamFitting(ctx context.Context, final bool) (llm.Result, error
 
 // tooLong is the error that ends the turn after the second refusal.
 func (t *turn) tooLong(err error) error {
-	return fmt.Errorf("%w: %s refused the request even after the conversation was folded; start a new session, or set model.context_tokens below the model's context window: %w",
+	return fmt.Errorf("%w (%s), even after folding; start a new session, or set model.context_tokens below the model's window: %w",
 		ErrContextTooLong, t.a.name, err)
 }
 

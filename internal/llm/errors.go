@@ -52,7 +52,7 @@ func (e *APIError) Error() string {
 	case ErrModelNotFound:
 		b.WriteString("; check the model name and the base URL")
 	case ErrContextLength:
-		b.WriteString("; the conversation is too long for this model")
+		b.WriteString("; the request is longer than the model's context window")
 	}
 	return b.String()
 }
