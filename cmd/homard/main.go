@@ -27,6 +27,8 @@ const (
 	exitPending = 3 // the call waits for the owner's approval
 	exitDenied  = 4 // refused by a hard limit or policy
 	exitToolErr = 5 // the tool ran and failed, or rejected its arguments
+	// exitInterrupted is the shell's 128+SIGINT: Ctrl+C ended the command.
+	exitInterrupted = 130
 )
 
 // exitError carries an exit code out of a command.
@@ -63,8 +65,13 @@ type cli struct {
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	// The first Ctrl+C cancels the command's context: a turn stops, stores
+	// nothing and the command ends with "cancelled" and exit 130. Once it
+	// has, the signal's default is restored, so a second Ctrl+C kills the
+	// process at once should anything still hold it up.
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	context.AfterFunc(ctx, stop)
 	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
 	root := c.rootCmd()
 	root.SetArgs(args)
@@ -74,6 +81,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	err := root.ExecuteContext(ctx)
 	if err == nil {
 		return exitOK
+	}
+	if ctx.Err() != nil {
+		// Interrupted: whatever error the interruption caused is its echo.
+		fmt.Fprintln(stderr, "homard: cancelled")
+		return exitInterrupted
 	}
 	var ee *exitError
 	if errors.As(err, &ee) {

@@ -20,6 +20,8 @@ type runOutput struct {
 		Cached int `json:"cached"`
 	} `json:"usage"`
 	Stopped string `json:"stopped"`
+	// Tools are the tool calls of the turn, in order.
+	Tools []runTool `json:"tools"`
 }
 
 func (c *cli) runCmd() *cobra.Command {
@@ -58,15 +60,29 @@ in the same session sees the earlier turns. A run that fails or is
 interrupted (Ctrl+C) stores nothing of its turn; tool calls it made are in
 the audit log.
 
-With --json, nothing is streamed; one JSON object is printed at the end:
+Each tool call is shown on stderr as it is settled, one line: the tool,
+its plan, how homard decided (allowed by RULE, asked → approved/denied,
+refused by RULE, waiting for approval ID) and how it ended (ran, error); a
+line "— step N —" marks each new model step.
+
+With --json, nothing is streamed; one JSON object is printed at the end
+(docs/JSON.md, "run"):
 
   text      the answer
   pending   approval ids the turn waits for
   usage     tokens: input (cached included), output, cached
   stopped   why the loop stopped early (a budget); empty otherwise
+  tools     the tool calls: name, plan, decision, rule, status, reason,
+            approval_id (when pending), step
+
+A model endpoint that does not answer, stalls or answers too slowly ends
+the run with a message naming the setting that bounds it
+(model.connect_timeout, first_event_timeout, idle_timeout,
+request_timeout). Ctrl+C ends the run with "cancelled" (exit 130); a second
+Ctrl+C kills it at once.
 
 Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
-1 homard or the model endpoint failed.`,
+1 homard or the model endpoint failed, 130 interrupted.`,
 		Example: `  homard run "summarise notes.txt"
   homard run "add tea to todo.md" --session kitchen
   homard run "list my files" --json`,
@@ -95,7 +111,10 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 					last = "\n"
 				}
 			}
+			tools := &toolLog{}
+			req.OnTool = tools.event
 			if !asJSON {
+				tools.w, tools.before = c.stderr, endText
 				req.OnText = func(s string) {
 					text.WriteString(s)
 					if s != "" {
@@ -124,11 +143,15 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 				res, err = r.Run(cmd.Context(), req)
 			}
 			endText()
+			tools.flush()
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				out := runOutput{Text: res.Text, Pending: res.Pending, Stopped: res.Stopped}
+				out := runOutput{Text: res.Text, Pending: res.Pending, Stopped: res.Stopped, Tools: tools.calls}
+				if out.Tools == nil {
+					out.Tools = []runTool{}
+				}
 				if out.Pending == nil {
 					out.Pending = []string{}
 				}

@@ -138,3 +138,70 @@ func captureOff(t *testing.T, home string) {
 		t.Fatal(err)
 	}
 }
+
+// TestRunShowsToolCalls: `homard run` prints one line per tool call on
+// stderr as it is settled — tool, plan, decision and status — with a
+// marker between model steps, and --json lists the same calls.
+func TestRunShowsToolCalls(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-CLIKEY0123456789")
+	call := func(id, name, args string) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Calls: []llmtest.CallScript{{ID: id, Name: name, Fragments: []string{args}}}})}
+	}
+	answer := func(s string) llmtest.Reply {
+		return llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{s}})}
+	}
+	srv := llmtest.NewServer(
+		call("c1", "read_file", `{"path":"notes.txt"}`), call("c2", "write_file", `{"path":"a.md","content":"- tea\n"}`), answer("Done."),
+		call("c1", "read_file", `{"path":"notes.txt"}`), call("c2", "write_file", `{"path":"b.md","content":"- tea\n"}`), answer("Waiting."),
+	)
+	defer srv.Close()
+	home := t.TempDir()
+	homard := func(stdin string, args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	if code, _, stderr := homard("", "init", "--base-url", srv.URL+"/v1"); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, stderr)
+	}
+	captureOff(t, home)
+	if err := os.WriteFile(filepath.Join(home, "workspace", "notes.txt"), []byte("tea\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	code, out, stderr := homard("o\n", "run", "--ask", "always", "copy my notes")
+	if code != exitOK || out != "Done.\n" {
+		t.Fatalf("run = exit %d, stdout %q, stderr %q; want 0 and the answer", code, out, stderr)
+	}
+	rest := stderr
+	for _, want := range []string{
+		"homard: tool read_file: read ", "notes.txt", " — allowed by ", " → ran\n",
+		"homard: — step 2 —\n",
+		"approval needed: write_file", // the card, then the call's line
+		"write a.md",
+		"homard: tool write_file: ", "a.md", " — asked → approved → ran\n",
+	} {
+		i := strings.Index(rest, want)
+		if i < 0 {
+			t.Fatalf("stderr lacks %q in order:\n%s", want, stderr)
+		}
+		rest = rest[i+len(want):]
+	}
+
+	code, out, _ = homard("", "run", "--ask", "never", "--json", "copy again")
+	var got runOutput
+	if err := json.Unmarshal([]byte(out), &got); err != nil || code != exitPending {
+		t.Fatalf("run --json = exit %d, %q (%v); want 3 and one object", code, out, err)
+	}
+	if len(got.Tools) != 2 {
+		t.Fatalf("tools = %+v; want the two calls", got.Tools)
+	}
+	read, write := got.Tools[0], got.Tools[1]
+	if read.Name != "read_file" || read.Decision != "allowed" || read.Status != "ran" || read.Rule == "" || !strings.Contains(read.Plan, "notes.txt") || read.Step != 1 {
+		t.Errorf("tools[0] = %+v; want read_file allowed by a rule, ran, in step 1", read)
+	}
+	if write.Name != "write_file" || write.Decision != "pending" || write.Status != "pending" || len(got.Pending) != 1 ||
+		write.ApprovalID != got.Pending[0] || !strings.Contains(write.Plan, "b.md") || write.Step != 2 {
+		t.Errorf("tools[1] = %+v (pending %v); want write_file pending with the approval id, in step 2", write, got.Pending)
+	}
+}

@@ -22,7 +22,9 @@
 // capped at MemoryChars, counted against the budget, never stored with the
 // turn. A tool call is never separated from its result in any
 // request. If the turn's own messages are still too big, only the copy sent
-// to the model is shrunk. The caller stores the turn and the summary
+// to the model is shrunk. When the provider still refuses a request as
+// longer than the model's window, the turn folds to a smaller budget and
+// tries once more, then ends with ErrContextTooLong (overflow.go). The caller stores the turn and the summary
 // (internal/app). Large results arrive already cut to a preview by the
 // arbiter (stage 10 stores the whole text as an artifact); an Asker lets
 // a channel with the owner present answer approval cards mid-turn.
@@ -130,9 +132,10 @@ const (
 	EventText EventKind = iota + 1
 	// EventToolCall carries Call, a proposal about to be decided.
 	EventToolCall
-	// EventToolResult carries Call and Outcome. Outcome is nil when the
-	// agent did not propose the call (budget spent or loop stopped); Text
-	// then says why.
+	// EventToolResult carries Call and Outcome. When the agent did not
+	// propose the call (budget spent or loop stopped), Outcome is the
+	// refusal recorded for it (Denied, with the rule, such as
+	// "budget.calls") and Text says why.
 	EventToolResult
 	// EventStopped carries Text, why the loop stopped early.
 	EventStopped
@@ -147,6 +150,9 @@ type Event struct {
 	Text    string
 	Call    llm.ToolCall
 	Outcome *arbiter.Outcome
+	// Step is the model call of the turn, from 1, that proposed Call; set
+	// on EventToolCall and EventToolResult. A channel separates steps by it.
+	Step int
 }
 
 // TurnResult is what one turn produced.
@@ -187,13 +193,19 @@ func (a *Agent) runTurn(ctx context.Context, conv Conversation, user string, onE
 		onEvent = func(Event) {}
 	}
 	t := &turn{
-		a:       a,
-		onEvent: onEvent,
-		nonce:   a.newNonce(),
-		cs:      contextState{summary: conv.Summary, history: conv.History},
+		a:      a,
+		window: a.window,
+		nonce:  a.newNonce(),
+		cs:     contextState{summary: conv.Summary, history: conv.History},
 	}
 	if m, ok := memoryMessage(conv.Memory); ok {
 		t.cs.memory, t.cs.memoryLen = m, messageTokens(m)
+	}
+	t.onEvent = func(e Event) {
+		if e.Kind == EventToolCall || e.Kind == EventToolResult {
+			e.Step = t.step
+		}
+		onEvent(e)
 	}
 	t.res.Summary = conv.Summary
 	t.res.Messages = []llm.Message{{Role: llm.RoleUser, Content: user}}
@@ -208,7 +220,13 @@ type turn struct {
 	nonce   string
 	cs      contextState // summary and the history not folded
 	res     TurnResult
+	// window is the context budget of this turn's requests: the agent's,
+	// until the provider says a request was too long (overflow.go).
+	window   ContextBudget
+	sent     int  // estimated tokens of the last request sent
+	refitted bool // window was shrunk once after a context-length refusal
 
+	step    int    // model calls of the turn so far, summaries not counted
 	warned  bool   // the half-budget note was given
 	lastKey string // tool + args of the last failing call
 	streak  int    // how many times in a row lastKey failed
@@ -219,7 +237,8 @@ func (t *turn) run(ctx context.Context) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		got, err := t.stream(ctx, false)
+		t.step++
+		got, err := t.streamFitting(ctx, false)
 		if err != nil {
 			return err
 		}
@@ -247,7 +266,8 @@ func (t *turn) finish(ctx context.Context, stop string) error {
 	last := &t.res.Messages[len(t.res.Messages)-1]
 	last.Content += "\n\n[homard note: " + stop + ". No more tools can be called in this turn. " +
 		"Give your final answer now: say what the tool results above confirm, and what is not confirmed or not done.]"
-	got, err := t.stream(ctx, true)
+	t.step++
+	got, err := t.streamFitting(ctx, true)
 	if err != nil {
 		return err
 	}
@@ -279,6 +299,7 @@ func (t *turn) stream(ctx context.Context, final bool) (llm.Result, error) {
 	// The final answer keeps the same tools (a stable, cacheable prefix)
 	// but may not call them.
 	req := llm.Request{Model: t.a.name, System: t.a.system, Messages: msgs, Tools: t.a.specs, NoToolCalls: final}
+	t.sent = t.a.prefix + messagesTokens(msgs)
 	s, err := t.a.model.Stream(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -412,7 +433,7 @@ func (t *turn) handleCall(ctx context.Context, c llm.ToolCall) (content, stop st
 // the arbiter records it as a denial under rule, so the audit holds every
 // call the model made, and the model reads "not run: " + why.
 func (t *turn) refuse(ctx context.Context, c llm.ToolCall, rule, why string) (string, error) {
-	_, err := t.a.decider.Decide(ctx, arbiter.Proposal{Tool: c.Name, Args: c.Args, Caller: t.a.caller,
+	out, err := t.a.decider.Decide(ctx, arbiter.Proposal{Tool: c.Name, Args: c.Args, Caller: t.a.caller,
 		Refuse: &tool.Refusal{Rule: rule, Reason: "not run: " + why}})
 	if err != nil {
 		if ctx.Err() != nil {
@@ -421,7 +442,7 @@ func (t *turn) refuse(ctx context.Context, c llm.ToolCall, rule, why string) (st
 		return "", fmt.Errorf("record refused %s: %w", c.Name, err)
 	}
 	content := "not run: " + why
-	t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content})
+	t.onEvent(Event{Kind: EventToolResult, Call: c, Text: content, Outcome: &out})
 	return content, nil
 }
 

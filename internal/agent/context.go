@@ -67,7 +67,7 @@ type contextState struct {
 // if the request would exceed the budget, then, if the turn's own messages
 // are still too big, shrinks a copy of them. It fails only when ctx ends.
 func (t *turn) assemble(ctx context.Context) ([]llm.Message, error) {
-	b := t.a.window
+	b := t.window
 	if t.cs.sizes == nil {
 		t.cs.sizes = make([]int, len(t.cs.history))
 		for i, m := range t.cs.history {
@@ -144,7 +144,7 @@ func (t *turn) fold(ctx context.Context, n int) error {
 		return ctx.Err()
 	}
 	if err != nil {
-		summary = ruleSummary(t.cs.summary, folded, t.a.window.SummaryTokens)
+		summary = ruleSummary(t.cs.summary, folded, t.window.SummaryTokens)
 		t.onEvent(Event{Kind: EventCompacted, Text: fmt.Sprintf(
 			"the summary call failed (%s); folded %d earlier turns into a rule-based summary", oneLine(err.Error()), turns)})
 	} else {

@@ -62,7 +62,7 @@ var errEmptySummary = errors.New("the model returned an empty summary")
 // folded into prev. Turns too big for one call are folded in several,
 // each request within the budget.
 func (t *turn) summarise(ctx context.Context, prev string, folded []llm.Message) (string, error) {
-	b := t.a.window
+	b := t.window
 	note := llm.Message{Role: llm.RoleUser, Content: fmt.Sprintf(summariseNote, b.SummaryTokens*3/4)}
 	room := b.MaxTokens - t.a.prefix - summaryBlockTokens("") - b.SummaryTokens - messageTokens(note)
 	summary := prev

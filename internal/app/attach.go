@@ -168,9 +168,14 @@ func (c *remote) event(ctx context.Context, req channel.TurnRequest, name string
 			req.OnText(d.Text)
 		}
 	case "tool":
-		var t struct{ ID, Name, Args, Status, Plan, Reason, Preview string }
+		var t struct {
+			ID, Name, Args, Status, Plan, Reason, Preview, Rule string
+			Step                                                int
+			ApprovalID                                          string `json:"approval_id"`
+		}
 		if json.Unmarshal(data, &t) == nil && req.OnTool != nil {
-			req.OnTool(channel.ToolEvent{ID: t.ID, Name: t.Name, Args: t.Args, Status: channel.Status(t.Status), Plan: t.Plan, Reason: t.Reason, Preview: t.Preview})
+			req.OnTool(channel.ToolEvent{ID: t.ID, Name: t.Name, Args: t.Args, Status: channel.Status(t.Status), Plan: t.Plan,
+				Reason: t.Reason, Preview: t.Preview, Rule: t.Rule, Step: t.Step, ApprovalID: t.ApprovalID})
 		}
 	case "approval":
 		var a struct {
@@ -234,8 +239,7 @@ func (c *remote) event(ctx context.Context, req channel.TurnRequest, name string
 }
 
 // RunAttached runs req as one turn in the running serve rt (see
-// Attached), with the same hooks as Run: OnText, and Ask for cards. OnTool
-// is not called: the serve's events carry no raw call.
+// Attached), with the same hooks as Run: OnText, OnTool, and Ask for cards.
 func RunAttached(ctx context.Context, rt channel.Runtime, req RunRequest) (RunResult, error) {
 	if req.Task == "" {
 		return RunResult{}, fmt.Errorf("%w: the task is empty", ErrBadRequest)
@@ -243,7 +247,7 @@ func RunAttached(ctx context.Context, rt channel.Runtime, req RunRequest) (RunRe
 	if req.Session == "" {
 		req.Session = "cli"
 	}
-	tr := channel.TurnRequest{Session: req.Session, Text: req.Task, OnText: req.OnText}
+	tr := channel.TurnRequest{Session: req.Session, Text: req.Task, OnText: req.OnText, OnTool: req.OnTool}
 	if req.Ask != nil {
 		tr.Ask = func(ctx context.Context, c channel.Card) (channel.Choice, error) {
 			choice, err := req.Ask(ctx, Card{Tool: c.Tool, Outcome: Outcome{ApprovalID: c.ApprovalID, Plan: c.Plan,

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm/llmtest"
 )
 
@@ -33,8 +34,10 @@ func TestRunAttachesToServe(t *testing.T) {
 	}
 	var text strings.Builder
 	var asked []Card
+	var tools []channel.ToolEvent
 	res, err := RunAttached(context.Background(), rt, RunRequest{Task: "Add tea", Session: "attached",
 		OnText: func(s string) { text.WriteString(s) },
+		OnTool: func(ev channel.ToolEvent) { tools = append(tools, ev) },
 		Ask: func(_ context.Context, c Card) (string, error) {
 			asked = append(asked, c)
 			return ChoiceOnce, nil
@@ -45,6 +48,18 @@ func TestRunAttachesToServe(t *testing.T) {
 	}
 	if len(asked) != 1 || asked[0].Tool != "write_file" || asked[0].Outcome.ApprovalID == "" || !strings.Contains(asked[0].Outcome.Plan, "todo.md") {
 		t.Errorf("asked %+v; want one write_file card with its plan", asked)
+	}
+	// The serve's tool events arrive as values: proposed, pending with
+	// the approval and its rule, then ran — all in the first model step.
+	var seq []string
+	for _, ev := range tools {
+		seq = append(seq, string(ev.Status))
+		if ev.Name != "write_file" || ev.Step != 1 || (ev.Status == channel.Pending && (len(asked) == 0 || ev.ApprovalID != asked[0].Outcome.ApprovalID || ev.Rule == "")) {
+			t.Errorf("tool event %+v; want write_file in step 1, pending with the card's approval id and a rule", ev)
+		}
+	}
+	if strings.Join(seq, ",") != "proposed,pending,ran" {
+		t.Errorf("tool statuses through the serve = %v; want proposed, pending, ran", seq)
 	}
 	if got := text.String(); !strings.Contains(got, "I will write it.") || !strings.Contains(got, "Done.") {
 		t.Errorf("streamed %q; want both answers' text", got)

@@ -60,9 +60,7 @@ func (c chatRuntime) Turn(ctx context.Context, req channel.TurnRequest) (channel
 	}
 	defer unlock()
 	run := RunRequest{Task: req.Text, Session: req.Session, OnText: req.OnText}
-	if req.OnTool != nil {
-		run.OnTool = func(call ToolCall, out *Outcome) { req.OnTool(c.toolEvent(call, out)) }
-	}
+	run.OnTool = req.OnTool
 	if req.Ask != nil {
 		run.Ask = func(ctx context.Context, card Card) (string, error) {
 			o := card.Outcome
@@ -94,13 +92,16 @@ const previewBytes = 512
 
 // toolEvent describes a call for a channel: arguments redacted and
 // compacted, the outcome's plan, reason and the start of its result.
-func (c chatRuntime) toolEvent(call ToolCall, out *Outcome) channel.ToolEvent {
-	ev := channel.ToolEvent{ID: call.ID, Name: call.Name, Args: c.r.redactor.Redact(compactJSON(call.Args)), Status: channel.Proposed}
+func (r *Runtime) toolEvent(call ToolCall, out *Outcome, step int) channel.ToolEvent {
+	ev := channel.ToolEvent{ID: call.ID, Name: call.Name, Args: r.redactor.Redact(compactJSON(call.Args)), Status: channel.Proposed, Step: step}
 	if out == nil {
 		return ev
 	}
 	ev.Status = statusOf(out.Decision)
-	ev.Plan, ev.Reason = out.Plan, out.Reason
+	ev.Plan, ev.Reason, ev.Rule = out.Plan, out.Reason, out.Rule
+	if ev.Status == channel.Pending {
+		ev.ApprovalID = out.ApprovalID
+	}
 	if out.Result != nil {
 		p := out.Result.Text
 		if len(p) > previewBytes {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/anthropic"
@@ -70,28 +71,30 @@ func keyOrigin(m config.Model) string {
 }
 
 // newModel builds the configured client, bounded by the model deadlines so
-// an endpoint that accepts and never answers, or stalls mid-answer, ends
-// the turn with a message instead of hanging it.
+// an endpoint that cannot be reached, accepts and never answers, stalls
+// mid-answer or trickles without end ends the turn with a message naming
+// the setting instead of hanging it.
 func newModel(m config.Model, key string) (llm.Model, error) {
 	c, err := newClient(m, key)
 	if err != nil {
 		return nil, err
 	}
 	return llm.WithDeadlines(c, llm.Deadlines{
-		First: m.FirstEventTimeout.Std(), Idle: m.IdleTimeout.Std(),
-		FirstSetting: "model.first_event_timeout", IdleSetting: "model.idle_timeout"}), nil
+		First: m.FirstEventTimeout.Std(), Idle: m.IdleTimeout.Std(), Total: m.RequestTimeout.Std(),
+		FirstSetting: "model.first_event_timeout", IdleSetting: "model.idle_timeout", TotalSetting: "model.request_timeout"}), nil
 }
 
 func newClient(m config.Model, key string) (llm.Model, error) {
+	hc := llm.HTTPClient(m.ConnectTimeout.Std(), "model.connect_timeout")
 	switch m.Wire() {
 	case config.ProviderOpenAI:
-		return openai.New(openai.Options{BaseURL: m.BaseURL, APIKey: key}), nil
+		return openai.New(openai.Options{BaseURL: m.BaseURL, APIKey: key, HTTPClient: hc}), nil
 	case config.ProviderAnthropic:
 		if key == "" {
 			return nil, fmt.Errorf("%w: $%s is empty; export %s=… or keep it in the vault (model.api_key_secret); the key is never written to config.toml",
 				ErrNoKey, m.APIKeyEnv, m.APIKeyEnv)
 		}
-		return anthropic.New(anthropic.Options{BaseURL: m.BaseURL, APIKey: key}), nil
+		return anthropic.New(anthropic.Options{BaseURL: m.BaseURL, APIKey: key, HTTPClient: hc}), nil
 	}
 	return nil, fmt.Errorf("unknown provider %q", m.Provider)
 }
@@ -107,9 +110,25 @@ type ProviderReport struct {
 	Usage                    llm.Usage
 }
 
+// ProviderTestTimeout bounds `homard provider test` as a whole unless the
+// caller gives another limit (its --timeout flag).
+const ProviderTestTimeout = 60 * time.Second
+
 // ProviderTest sends one tiny request, with one tool definition so that an
 // endpoint without tool support is caught, and explains what went wrong.
+// The whole test is bounded by ProviderTestTimeout.
 func (r *Runtime) ProviderTest(ctx context.Context) (ProviderReport, error) {
+	return r.ProviderTestWithin(ctx, ProviderTestTimeout)
+}
+
+// ProviderTestWithin is ProviderTest bounded by limit (zero means
+// ProviderTestTimeout): an endpoint that has not answered in full by then
+// fails the test with an error wrapping llm.ErrModelTimeout that says how
+// to wait longer.
+func (r *Runtime) ProviderTestWithin(ctx context.Context, limit time.Duration) (ProviderReport, error) {
+	if limit <= 0 {
+		limit = ProviderTestTimeout
+	}
 	m := r.Config.Model
 	rep := ProviderReport{Provider: m.Provider, BaseURL: m.BaseURL, Model: m.Name}
 	if m.Wire() == config.ProviderOpenAI && m.APIKeySecret == "" && m.APIKeyEnv != "" && os.Getenv(m.APIKeyEnv) == "" {
@@ -120,24 +139,29 @@ func (r *Runtime) ProviderTest(ctx context.Context) (ProviderReport, error) {
 	if err != nil {
 		return rep, err
 	}
-	got, err := probeModel(ctx, m, key, 30*time.Second)
+	got, err := probeModel(ctx, m, key, limit, fmt.Sprintf("homard provider test --timeout %s", 2*limit))
 	if err != nil {
 		got.Reply = rep.Reply
+		if errors.Is(err, llm.ErrModelTimeout) {
+			return got, err
+		}
 		return got, explainProviderError(m, err)
 	}
 	return got, nil
 }
 
 // probeModel sends the one tiny request of `homard provider test` and
-// `homard setup` with key, bounded by timeout. Its error is the client's,
+// `homard setup` with key, bounded by timeout; longer is the command that
+// waits longer, named when the timeout fires. Its error is the client's,
 // unexplained.
-func probeModel(ctx context.Context, m config.Model, key string, timeout time.Duration) (ProviderReport, error) {
+func probeModel(ctx context.Context, m config.Model, key string, timeout time.Duration, longer string) (ProviderReport, error) {
 	rep := ProviderReport{Provider: m.Provider, BaseURL: m.BaseURL, Model: m.Name}
 	model, err := newModel(m, key)
 	if err != nil {
 		return rep, err
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, timeout, fmt.Errorf("%w: no complete answer within %s; the endpoint is slow or stalled — check that it is up, or wait longer with %s",
+		llm.ErrModelTimeout, timeout, longer))
 	defer cancel()
 	start := time.Now()
 	stream, err := model.Stream(ctx, llm.Request{
@@ -153,11 +177,16 @@ func probeModel(ctx context.Context, m config.Model, key string, timeout time.Du
 		rep.Reply, rep.Usage = res.Text, res.Usage
 	}
 	rep.Latency = time.Since(start)
+	if cause := context.Cause(ctx); err != nil && errors.Is(cause, llm.ErrModelTimeout) {
+		return rep, cause
+	}
 	return rep, err
 }
 
 func explainProviderError(m config.Model, err error) error {
 	switch {
+	case errors.Is(err, agent.ErrContextTooLong), errors.Is(err, llm.ErrModelTimeout):
+		return err // already says what to do
 	case errors.Is(err, llm.ErrAuth):
 		return fmt.Errorf("the endpoint refused the key in %s (401/403): check the key and that it belongs to %s: %w", keyOrigin(m), m.BaseURL, err)
 	case errors.Is(err, llm.ErrModelNotFound):
@@ -166,6 +195,8 @@ func explainProviderError(m config.Model, err error) error {
 		return fmt.Errorf("cannot reach %s: check model.base_url and that the server is running: %w", m.BaseURL, err)
 	case errors.Is(err, llm.ErrBadRequest):
 		return fmt.Errorf("the endpoint rejected the request; if it mentions tools, this model or server has no tool-call support, which homard needs: %w", err)
+	case errors.Is(err, llm.ErrContextLength):
+		return fmt.Errorf("the request is longer than %q's context window: lower model.context_tokens below the model's window: %w", m.Name, err)
 	case errors.Is(err, llm.ErrRateLimited):
 		return fmt.Errorf("rate limited even after retries; try again later: %w", err)
 	}

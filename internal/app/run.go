@@ -9,6 +9,7 @@ import (
 	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
@@ -45,8 +46,8 @@ type RunRequest struct {
 	// "session", "always", "deny", or "" to leave the call pending.
 	Ask func(ctx context.Context, c Card) (string, error)
 	// OnTool, when set, is told about each tool call as it is proposed
-	// (Outcome nil) and decided.
-	OnTool func(call ToolCall, out *Outcome)
+	// and again as it is decided (same ID), with its status as a value.
+	OnTool func(channel.ToolEvent)
 }
 
 // Card is a call waiting for the owner's approval during a turn.
@@ -163,13 +164,13 @@ func (r *Runtime) Run(ctx context.Context, req RunRequest) (RunResult, error) {
 		case ev.Kind == agent.EventText && req.OnText != nil:
 			req.OnText(ev.Text)
 		case ev.Kind == agent.EventToolCall && req.OnTool != nil:
-			req.OnTool(ev.Call, nil)
+			req.OnTool(r.toolEvent(ev.Call, nil, ev.Step))
 		case ev.Kind == agent.EventToolResult && req.OnTool != nil:
 			out := ev.Outcome
-			if out == nil { // not proposed: a budget was spent
+			if out == nil || out.Decision == "" { // not proposed: a budget was spent
 				out = &Outcome{Decision: arbiter.Denied, Reason: ev.Text}
 			}
-			req.OnTool(ev.Call, out)
+			req.OnTool(r.toolEvent(ev.Call, out, ev.Step))
 		}
 	}
 	res, err := a.Continue(ctx, conv, req.Task, onEvent)

@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/sandbox"
@@ -264,8 +265,8 @@ func TestRunCancelStopsTheRunningTool(t *testing.T) {
 	}()
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.Run(ctx, RunRequest{Task: "wait a while", OnTool: func(c ToolCall, out *Outcome) {
-			if out == nil {
+		_, err := r.Run(ctx, RunRequest{Task: "wait a while", OnTool: func(ev channel.ToolEvent) {
+			if ev.Status == channel.Proposed {
 				once.Do(func() { close(started) })
 			}
 		}})

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm/llmtest"
 )
 
@@ -84,14 +85,14 @@ func script(calls ...proposal) []llmtest.Reply {
 
 // turn runs one owner turn in session with the given Ask (nil: nobody
 // answers, a call that needs approval stays pending) and returns the
-// result and the Outcome of every decided call.
-func turn(t *testing.T, r *Runtime, session, task string, ask func(context.Context, Card) (string, error)) (RunResult, []Outcome) {
+// result and the event of every decided call.
+func turn(t *testing.T, r *Runtime, session, task string, ask func(context.Context, Card) (string, error)) (RunResult, []channel.ToolEvent) {
 	t.Helper()
-	var outs []Outcome
+	var outs []channel.ToolEvent
 	res, err := r.Run(context.Background(), RunRequest{Task: task, Session: session, Ask: ask,
-		OnTool: func(_ ToolCall, out *Outcome) {
-			if out != nil {
-				outs = append(outs, *out)
+		OnTool: func(ev channel.ToolEvent) {
+			if ev.Status != channel.Proposed {
+				outs = append(outs, ev)
 			}
 		}})
 	if err != nil {
@@ -103,7 +104,7 @@ func turn(t *testing.T, r *Runtime, session, task string, ask func(context.Conte
 // wantExfilStopped checks that the last decided call is the exfiltration
 // attempt, pending under taint.private-egress with the exact request on its
 // card, that the attacker got nothing, and that the audit trail says so.
-func wantExfilStopped(t *testing.T, r *Runtime, attacker *recorder, res RunResult, outs []Outcome, try proposal) {
+func wantExfilStopped(t *testing.T, r *Runtime, attacker *recorder, res RunResult, outs []channel.ToolEvent, try proposal) {
 	t.Helper()
 	if n := attacker.hits.Load(); n != 0 {
 		t.Errorf("the attacker got %d requests; want 0", n)
@@ -112,8 +113,8 @@ func wantExfilStopped(t *testing.T, r *Runtime, attacker *recorder, res RunResul
 		t.Fatal("no call was decided")
 	}
 	last := outs[len(outs)-1]
-	if last.Decision != "pending" || last.Rule != "taint.private-egress" || last.ApprovalID == "" {
-		t.Fatalf("%s = %s (%s: %s); want pending by taint.private-egress", try.tool, last.Decision, last.Rule, last.Reason)
+	if last.Status != "pending" || last.Rule != "taint.private-egress" || last.ApprovalID == "" {
+		t.Fatalf("%s = %s (%s: %s); want pending by taint.private-egress", try.tool, last.Status, last.Rule, last.Reason)
 	}
 	if !slices.Contains(res.Pending, last.ApprovalID) {
 		t.Errorf("RunResult.Pending = %v; want it to hold %s", res.Pending, last.ApprovalID)
@@ -152,7 +153,7 @@ func TestScenarioPrivateEgress(t *testing.T) {
 			try := exfil(tool, attacker)
 			runServer(t, r, script(proposal{"read_file", `{"path":"notes/private.md"}`}, try)...)
 			res, outs := turn(t, r, "cli", "tidy my notes", nil)
-			if len(outs) != 2 || outs[0].Decision != "ran" || !strings.Contains(outs[0].Result.Text, privateText) {
+			if len(outs) != 2 || outs[0].Status != "ran" || !strings.Contains(outs[0].Preview, privateText) {
 				t.Fatalf("outcomes = %+v; want read_file ran with the note, then the fetch", outs)
 			}
 			wantExfilStopped(t, r, attacker, res, outs, try)
@@ -171,7 +172,7 @@ func TestScenarioPrivateEgressAfterRestart(t *testing.T) {
 			writeWorkspaceFile(t, r, "notes/private.md", privateText+"\n")
 			try := exfil(tool, attacker)
 			runServer(t, r, append(script(proposal{"read_file", `{"path":"notes/private.md"}`}), script(try)...)...)
-			if _, outs := turn(t, r, "s", "read my notes", nil); len(outs) != 1 || outs[0].Decision != "ran" {
+			if _, outs := turn(t, r, "s", "read my notes", nil); len(outs) != 1 || outs[0].Status != "ran" {
 				t.Fatalf("first turn = %+v; want read_file ran", outs)
 			}
 			r = reopenEgress(t, r, attacker)
@@ -207,7 +208,7 @@ func TestScenarioPrivateEgressFromMemory(t *testing.T) {
 	if reqs := srv.Requests(); strings.Contains(string(reqs[len(reqs)-2].Body), "BEGIN_MEMORY") {
 		t.Fatal("the control turn got a memory block; it must recall nothing")
 	}
-	if len(outs) != 1 || outs[0].Decision != "ran" || outs[0].Rule != "mode.autopilot" || attacker.hits.Load() != 1 {
+	if len(outs) != 1 || outs[0].Status != "ran" || outs[0].Rule != "mode.autopilot" || attacker.hits.Load() != 1 {
 		t.Fatalf("control fetch = %+v, %d hits; want it ran by mode.autopilot and reached the server", outs, attacker.hits.Load())
 	}
 }
@@ -250,8 +251,8 @@ func TestScenarioEgressStillRuns(t *testing.T) {
 				t.Fatalf("outcomes = %+v, pending %v; want every call decided, none pending", outs, res.Pending)
 			}
 			for i, out := range outs {
-				if out.Decision != "ran" {
-					t.Errorf("%s = %s (%s: %s); want ran", calls[i].tool, out.Decision, out.Rule, out.Reason)
+				if out.Status != "ran" {
+					t.Errorf("%s = %s (%s: %s); want ran", calls[i].tool, out.Status, out.Rule, out.Reason)
 				}
 			}
 			if last := outs[len(outs)-1]; last.Rule != c.rule {
@@ -297,9 +298,9 @@ func TestScenarioEgressStillRuns(t *testing.T) {
 		var ran, pending int
 		for _, o := range outs {
 			switch {
-			case o.Decision == "ran" && o.Rule == "approval.once":
+			case o.Status == "ran" && o.Rule == "approval.once":
 				ran++
-			case o.Decision == "pending" && o.Rule == "taint.private-egress":
+			case o.Status == "pending" && o.Rule == "taint.private-egress":
 				pending++
 			}
 		}
@@ -361,13 +362,13 @@ func TestScenarioAllowedHostCannotRedirectTheData(t *testing.T) {
 	if len(outs) != 3 {
 		t.Fatalf("outcomes = %+v; want read, the allowed fetch, the onward fetch", outs)
 	}
-	if got := outs[1]; got.Decision != "ran" || got.Rule != "rule.lab" || !strings.Contains(got.Result.Text, "redirect to another host not followed: https://exfil.example/c?q=") {
-		t.Fatalf("allowed fetch = %s by %s: %q; want ran by rule.lab, the redirect reported and not followed", got.Decision, got.Rule, got.Result.Text)
+	if got := outs[1]; got.Status != "ran" || got.Rule != "rule.lab" || !strings.Contains(got.Preview, "redirect to another host not followed: https://exfil.example/c?q=") {
+		t.Fatalf("allowed fetch = %s by %s: %q; want ran by rule.lab, the redirect reported and not followed", got.Status, got.Rule, got.Preview)
 	}
 	if hops.Load() != 1 {
 		t.Errorf("the allowed host got %d requests; want 1", hops.Load())
 	}
-	if last := outs[2]; last.Decision != "pending" || last.Rule != "taint.private-egress" || !slices.Contains(res.Pending, last.ApprovalID) {
-		t.Fatalf("onward fetch = %s by %s; want pending by taint.private-egress", last.Decision, last.Rule)
+	if last := outs[2]; last.Status != "pending" || last.Rule != "taint.private-egress" || !slices.Contains(res.Pending, last.ApprovalID) {
+		t.Fatalf("onward fetch = %s by %s; want pending by taint.private-egress", last.Status, last.Rule)
 	}
 }

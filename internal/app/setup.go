@@ -170,7 +170,7 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 		if timeout == 0 {
 			timeout = 30 * time.Second
 		}
-		rep, err := probeModel(ctx, cfg.Model, key, timeout)
+		rep, err := probeModel(ctx, cfg.Model, key, timeout, fmt.Sprintf("homard setup --test-timeout %s", 2*timeout))
 		if err != nil {
 			return res, fmt.Errorf("%w: %s (nothing was written; fix it and run homard setup again, or pass --skip-test)",
 				ErrSetupTest, explainSetupError(cfg.Model, err))

@@ -77,6 +77,13 @@ type ToolEvent struct {
 	Plan string
 	// Reason says why it was asked, denied or failed.
 	Reason string
+	// Rule is the id of the rule that decided (such as "mode.smart.read"
+	// or "budget.calls"); empty while proposed.
+	Rule string
+	// Step is the model call of the turn, from 1, that proposed the call.
+	Step int
+	// ApprovalID is the approval a pending call waits for.
+	ApprovalID string
 	// Preview is the start of the tool's result, redacted.
 	Preview string
 }

@@ -242,6 +242,14 @@ type Model struct {
 	// IdleTimeout bounds a silence in the middle of a streamed answer.
 	// Must be positive; missing means 90s.
 	IdleTimeout Duration `toml:"idle_timeout"`
+	// RequestTimeout bounds one whole model request, retries and the
+	// streamed answer included, so a model that keeps trickling cannot
+	// hold a turn forever. Missing means 10m; "0s" means no overall limit
+	// (the first-event and idle limits still apply).
+	RequestTimeout Duration `toml:"request_timeout"`
+	// ConnectTimeout bounds establishing a connection to the endpoint
+	// (TCP connect and TLS handshake). Must be positive; missing means 30s.
+	ConnectTimeout Duration `toml:"connect_timeout"`
 }
 
 // Permissions holds the permission mode and approval lifetimes.
@@ -432,6 +440,12 @@ func applyDefaults(c *Config) {
 	}
 	if c.Model.IdleTimeout == 0 {
 		c.Model.IdleTimeout = Duration(90 * time.Second)
+	}
+	if c.Model.RequestTimeout == 0 {
+		c.Model.RequestTimeout = Duration(10 * time.Minute)
+	}
+	if c.Model.ConnectTimeout == 0 {
+		c.Model.ConnectTimeout = Duration(30 * time.Second)
 	}
 	p := &c.Permissions
 	if p.Mode == "" {

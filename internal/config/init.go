@@ -52,6 +52,7 @@ func Init(p Paths, o InitOptions) (*Config, error) {
 		d := pr.model()
 		// not provider defaults
 		d.ContextTokens, d.FirstEventTimeout, d.IdleTimeout = c.Model.ContextTokens, c.Model.FirstEventTimeout, c.Model.IdleTimeout
+		d.RequestTimeout, d.ConnectTimeout = c.Model.RequestTimeout, c.Model.ConnectTimeout
 		c.Model = d
 	}
 	if o.BaseURL != "" {

@@ -74,13 +74,13 @@ func TestInitOptions(t *testing.T) {
 		mode string
 	}{
 		{"openai defaults", InitOptions{Provider: "openai"},
-			Model{"openai", "https://api.openai.com/v1", "gpt-4o-mini", "OPENAI_API_KEY", "", DefaultContextTokens, Duration(180 * time.Second), Duration(90 * time.Second)}, "smart"},
+			Model{"openai", "https://api.openai.com/v1", "gpt-4o-mini", "OPENAI_API_KEY", "", DefaultContextTokens, Duration(180 * time.Second), Duration(90 * time.Second), Duration(10 * time.Minute), Duration(30 * time.Second)}, "smart"},
 		{"anthropic defaults", InitOptions{Provider: "anthropic"},
-			Model{"anthropic", "https://api.anthropic.com", "claude-sonnet-4-5", "ANTHROPIC_API_KEY", "", DefaultContextTokens, Duration(180 * time.Second), Duration(90 * time.Second)}, "smart"},
+			Model{"anthropic", "https://api.anthropic.com", "claude-sonnet-4-5", "ANTHROPIC_API_KEY", "", DefaultContextTokens, Duration(180 * time.Second), Duration(90 * time.Second), Duration(10 * time.Minute), Duration(30 * time.Second)}, "smart"},
 		{"overrides", InitOptions{Provider: "openai", BaseURL: "http://127.0.0.1:11434/v1", Model: "llama3", APIKeyEnv: "OLLAMA_KEY", Mode: "safe"},
-			Model{"openai", "http://127.0.0.1:11434/v1", "llama3", "OLLAMA_KEY", "", DefaultContextTokens, Duration(180 * time.Second), Duration(90 * time.Second)}, "safe"},
+			Model{"openai", "http://127.0.0.1:11434/v1", "llama3", "OLLAMA_KEY", "", DefaultContextTokens, Duration(180 * time.Second), Duration(90 * time.Second), Duration(10 * time.Minute), Duration(30 * time.Second)}, "safe"},
 		{"anthropic with mode", InitOptions{Provider: "anthropic", Mode: "autopilot"},
-			Model{"anthropic", "https://api.anthropic.com", "claude-sonnet-4-5", "ANTHROPIC_API_KEY", "", DefaultContextTokens, Duration(180 * time.Second), Duration(90 * time.Second)}, "autopilot"},
+			Model{"anthropic", "https://api.anthropic.com", "claude-sonnet-4-5", "ANTHROPIC_API_KEY", "", DefaultContextTokens, Duration(180 * time.Second), Duration(90 * time.Second), Duration(10 * time.Minute), Duration(30 * time.Second)}, "autopilot"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -83,7 +83,7 @@ func TestLoadBase(t *testing.T) {
 	}
 	want := &Config{
 		Owner: "owner",
-		Model: Model{Provider: "openai", BaseURL: "https://api.openai.com/v1", Name: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY", ContextTokens: DefaultContextTokens, FirstEventTimeout: Duration(180 * time.Second), IdleTimeout: Duration(90 * time.Second)},
+		Model: Model{Provider: "openai", BaseURL: "https://api.openai.com/v1", Name: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY", ContextTokens: DefaultContextTokens, FirstEventTimeout: Duration(180 * time.Second), IdleTimeout: Duration(90 * time.Second), RequestTimeout: Duration(10 * time.Minute), ConnectTimeout: Duration(30 * time.Second)},
 		Permissions: Permissions{
 			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
 			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"}, PrivateEgress: "ask",
@@ -113,7 +113,7 @@ roots = [{ name = "main", path = "/ws" }]
 	}
 	want := &Config{
 		Owner: "owner",
-		Model: Model{Provider: "anthropic", BaseURL: "https://api.anthropic.com", Name: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY", ContextTokens: DefaultContextTokens, FirstEventTimeout: Duration(180 * time.Second), IdleTimeout: Duration(90 * time.Second)},
+		Model: Model{Provider: "anthropic", BaseURL: "https://api.anthropic.com", Name: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY", ContextTokens: DefaultContextTokens, FirstEventTimeout: Duration(180 * time.Second), IdleTimeout: Duration(90 * time.Second), RequestTimeout: Duration(10 * time.Minute), ConnectTimeout: Duration(30 * time.Second)},
 		Permissions: Permissions{
 			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
 			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"}, PrivateEgress: "ask",
@@ -209,6 +209,10 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{"model.context_tokens = 1000: want at least 4000"}, ""},
 		{"context_tokens zero", `api_key_env = "OPENAI_API_KEY"`, "api_key_env = \"OPENAI_API_KEY\"\ncontext_tokens = 0",
 			[]string{"model.context_tokens = 0: want at least 4000"}, ""},
+		{"connect_timeout zero", `api_key_env = "OPENAI_API_KEY"`, "api_key_env = \"OPENAI_API_KEY\"\nconnect_timeout = \"0s\"",
+			[]string{`model.connect_timeout = "0s": want a positive duration`}, ""},
+		{"request_timeout negative", `api_key_env = "OPENAI_API_KEY"`, "api_key_env = \"OPENAI_API_KEY\"\nrequest_timeout = \"-1s\"",
+			[]string{`model.request_timeout = "-1s": want a duration such as "10m", or "0s" for no overall limit`}, ""},
 		{"memory capture", `capture = "on"`, `capture = "yes"`,
 			[]string{`memory.capture = "yes": want on or off`}, ""},
 		{"sandbox backend", `owner = "owner"`, "owner = \"owner\"\n[sandbox]\nbackend = \"docker\"",

@@ -56,6 +56,10 @@ context_tokens = %d
 first_event_timeout = %s
 # The longest silence in the middle of an answer (positive duration).
 idle_timeout = %s
+# The longest one whole request may take, answer included ("0s": no limit).
+request_timeout = %s
+# How long to wait for a connection to base_url (positive duration).
+connect_timeout = %s
 
 [permissions]
 # How much homard asks before acting. Hard limits apply in every mode.
@@ -93,6 +97,7 @@ roots = [
 		quote(c.Owner),
 		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv), quote(c.Model.APIKeySecret), c.Model.ContextTokens,
 		quote(c.Model.FirstEventTimeout.String()), quote(c.Model.IdleTimeout.String()),
+		quote(c.Model.RequestTimeout.String()), quote(c.Model.ConnectTimeout.String()),
 		quote(c.Permissions.Mode),
 		quote(c.Permissions.ApprovalTTL.String()),
 		quote(c.Permissions.SessionGrantTTL.String()),

@@ -122,6 +122,12 @@ func validateModel(m *Model, ps *problems) {
 	if m.IdleTimeout <= 0 {
 		ps.add("model.idle_timeout = %q: want a positive duration such as \"90s\"", m.IdleTimeout)
 	}
+	if m.RequestTimeout < 0 {
+		ps.add("model.request_timeout = %q: want a duration such as \"10m\", or \"0s\" for no overall limit", m.RequestTimeout)
+	}
+	if m.ConnectTimeout <= 0 {
+		ps.add("model.connect_timeout = %q: want a positive duration such as \"30s\"", m.ConnectTimeout)
+	}
 	if m.ContextTokens < MinContextTokens {
 		ps.add("model.context_tokens = %d: want at least %d (the default is %d)", m.ContextTokens, MinContextTokens, DefaultContextTokens)
 	}

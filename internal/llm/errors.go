@@ -24,6 +24,10 @@ var (
 	ErrUnreachable = errors.New("provider unreachable")
 	// ErrBrokenStream: the answer was cut or malformed after it had started.
 	ErrBrokenStream = errors.New("broken stream")
+	// ErrContextLength: the request is longer than the model's context
+	// window (see IsContextLength for the wire texts understood). Retrying
+	// the same request would not help; a shorter one may.
+	ErrContextLength = errors.New("context length exceeded")
 )
 
 // APIError is a non-2xx answer from a provider. It unwraps to one of the
@@ -47,6 +51,8 @@ func (e *APIError) Error() string {
 		b.WriteString("; check the API key and its environment variable")
 	case ErrModelNotFound:
 		b.WriteString("; check the model name and the base URL")
+	case ErrContextLength:
+		b.WriteString("; the request is longer than the model's context window")
 	}
 	return b.String()
 }
@@ -84,14 +90,18 @@ func NewAPIError(provider string, status int, body []byte, secret string) *APIEr
 	var parsed struct {
 		Error json.RawMessage `json:"error"`
 	}
-	msg := ""
+	msg, code := "", ""
 	if json.Unmarshal(body, &parsed) == nil && len(parsed.Error) > 0 {
 		var inner struct {
 			Message string `json:"message"`
+			// Code is a string for OpenAI, a number for llama.cpp.
+			Code json.RawMessage `json:"code"`
+			Type string          `json:"type"`
 		}
 		var s string
 		if json.Unmarshal(parsed.Error, &inner) == nil && inner.Message != "" {
 			msg = inner.Message
+			code = strings.Trim(string(inner.Code), `"`) + " " + inner.Type
 		} else if json.Unmarshal(parsed.Error, &s) == nil {
 			msg = s
 		}
@@ -99,12 +109,52 @@ func NewAPIError(provider string, status int, body []byte, secret string) *APIEr
 	if msg == "" {
 		msg = strings.TrimSpace(string(body))
 	}
+	kind := KindForStatus(status)
+	if (kind == ErrBadRequest || kind == ErrServer) && IsContextLength(code+" "+msg) {
+		kind = ErrContextLength
+	}
 	return &APIError{
 		Provider: provider,
 		Status:   status,
 		Message:  shorten(Scrub(msg, secret), 300),
-		Kind:     KindForStatus(status),
+		Kind:     kind,
 	}
+}
+
+// contextLengthTexts are what providers say when a request is longer than
+// the model's window, lowercased:
+//
+//   - OpenAI, DeepSeek, vLLM, OpenRouter: error.code
+//     "context_length_exceeded", or a message with "maximum context length"
+//     ("This model's maximum context length is 8192 tokens. However, …");
+//   - Anthropic: 400 invalid_request_error "prompt is too long: 210000
+//     tokens > 200000 maximum", or 413 request_too_large;
+//   - llama.cpp server: error.type "exceed_context_size_error", "the
+//     request exceeds the available context size"; older builds "context
+//     size exceeded";
+//   - Ollama: "the input length exceeds the context length".
+var contextLengthTexts = []string{
+	"context_length_exceeded",
+	"maximum context length",
+	"prompt is too long",
+	"request_too_large",
+	"exceed_context_size_error",
+	"exceeds the available context size",
+	"context size exceeded",
+	"context length exceeded",
+	"exceeds the context length",
+}
+
+// IsContextLength reports whether a provider's error code or message says
+// the request is longer than the model's context window.
+func IsContextLength(text string) bool {
+	text = strings.ToLower(text)
+	for _, t := range contextLengthTexts {
+		if strings.Contains(text, t) {
+			return true
+		}
+	}
+	return false
 }
 
 // Scrub removes secret from s.

@@ -75,7 +75,7 @@ func (s *Send) Do(ctx context.Context) (*http.Response, error) {
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 			resp.Body.Close()
 			apiErr := NewAPIError(s.Provider, resp.StatusCode, body, s.Secret)
-			if !retryable(resp.StatusCode) {
+			if !retryable(resp.StatusCode) || errors.Is(apiErr, ErrContextLength) {
 				return nil, apiErr
 			}
 			last = apiErr

@@ -54,7 +54,11 @@ type (
 		Plan    string `json:"plan"`
 		Reason  string `json:"reason"`
 		Preview string `json:"preview"`
-		Session string `json:"session,omitempty"`
+		Rule    string `json:"rule,omitempty"`
+		Step    int    `json:"step,omitempty"`
+		// ApprovalID is set while the call is pending.
+		ApprovalID string `json:"approval_id,omitempty"`
+		Session    string `json:"session,omitempty"`
 	}
 	approvalEvent struct {
 		ApprovalID string    `json:"approval_id"`
@@ -160,7 +164,7 @@ func (s *Server) run(ctx context.Context, t *turn, text string) {
 		Text:    text,
 		OnText:  func(d string) { t.emit(newEvent("delta", map[string]string{"text": d}), false) },
 		OnTool: func(ev channel.ToolEvent) {
-			te := toolEvent{ID: ev.ID, Name: ev.Name, Args: ev.Args, Status: string(ev.Status), Plan: ev.Plan, Reason: ev.Reason, Preview: ev.Preview}
+			te := toolEvent{ID: ev.ID, Name: ev.Name, Args: ev.Args, Status: string(ev.Status), Plan: ev.Plan, Reason: ev.Reason, Preview: ev.Preview, Rule: ev.Rule, Step: ev.Step, ApprovalID: ev.ApprovalID}
 			t.emit(newEvent("tool", te), false)
 			te.Session = t.session
 			s.hub.publish(newEvent("tool", te))

@@ -14,9 +14,10 @@ import (
 )
 
 // TestDeadlines: an endpoint that accepts the request and never answers,
-// and one that stalls in the middle of its stream, each end the turn with
-// ErrModelTimeout and a message naming the setting — instead of hanging —
-// while the twin, an answer that streams steadily, is read whole.
+// one that stalls in the middle of its stream, and one that trickles
+// without end each end the turn with ErrModelTimeout and a message naming
+// the setting — instead of hanging — while the twin, an answer that
+// streams steadily, is read whole.
 func TestDeadlines(t *testing.T) {
 	chunk := func(text string) string {
 		return fmt.Sprintf("data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":%q}}]}\n\n", text)
@@ -42,6 +43,14 @@ func TestDeadlines(t *testing.T) {
 			w.(http.Flusher).Flush()
 			<-r.Context().Done()
 		}, "model.idle_timeout"},
+		{"trickles forever", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "text/event-stream")
+			for r.Context().Err() == nil {
+				fmt.Fprint(w, chunk("."))
+				w.(http.Flusher).Flush()
+				time.Sleep(50 * time.Millisecond)
+			}
+		}, "model.request_timeout"},
 		{"twin: steady stream", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			for _, p := range []string{"Hel", "lo"} {
@@ -62,8 +71,8 @@ func TestDeadlines(t *testing.T) {
 			}))
 			defer srv.Close()
 			m := llm.WithDeadlines(New(Options{BaseURL: srv.URL, MaxRetries: -1}), llm.Deadlines{
-				First: 500 * time.Millisecond, Idle: 500 * time.Millisecond,
-				FirstSetting: "model.first_event_timeout", IdleSetting: "model.idle_timeout"})
+				First: 500 * time.Millisecond, Idle: 500 * time.Millisecond, Total: 1500 * time.Millisecond,
+				FirstSetting: "model.first_event_timeout", IdleSetting: "model.idle_timeout", TotalSetting: "model.request_timeout"})
 			res, err := func() (llm.Result, error) {
 				s, err := m.Stream(t.Context(), llm.Request{Model: "m", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
 				if err != nil {

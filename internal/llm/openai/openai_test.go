@@ -307,3 +307,28 @@ func TestNoToolCalls(t *testing.T) {
 		t.Errorf("final request %s; want the tools and %s", reqs[1].Body, `"tool_choice":"none"`)
 	}
 }
+
+// TestContextLengthInStream: a server that accepts the request and then
+// reports, inside the stream, that it is too long for the window (as some
+// OpenAI-compatible proxies do) gives llm.ErrContextLength, which the
+// agent folds and retries on; the twin, another in-stream error, does not.
+func TestContextLengthInStream(t *testing.T) {
+	tests := []struct {
+		body string
+		want bool
+	}{
+		{`{"error":{"message":"This endpoint's maximum context length is 8192 tokens.","code":"context_length_exceeded"}}`, true},
+		{`{"error":{"message":"upstream provider overloaded","code":502}}`, false},
+	}
+	for _, tt := range tests {
+		srv := llmtest.NewServer(llmtest.Reply{Chunks: []string{"data: " + tt.body + "\n\n"}})
+		s, err := client(srv).Stream(context.Background(), llm.Request{Model: "m"})
+		if err == nil {
+			_, err = llm.Collect(s)
+		}
+		srv.Close()
+		if err == nil || errors.Is(err, llm.ErrContextLength) != tt.want {
+			t.Errorf("in-stream %s: error = %v; want ErrContextLength: %v", tt.body, err, tt.want)
+		}
+	}
+}
