@@ -18,8 +18,9 @@ const (
 	// malformed (empty, "..", NUL or control characters, percent-encoded,
 	// too long, an unknown root, a symlink leading out of its root).
 	RuleLimitWorkspace = "limit.workspace"
-	// RuleLimitProtected: a path is homard's own data or configuration,
-	// or another file the workspace protects (such as git hooks).
+	// RuleLimitProtected: a path is homard's own data (its database,
+	// configuration, checkpoints, or a hard link to one of them), or a
+	// write into git metadata (any ".git" element).
 	RuleLimitProtected = "limit.protected"
 	// RuleLimitSensitive: a path matches a sensitive-file pattern (keys,
 	// credentials, browser profiles, …).
@@ -41,7 +42,8 @@ const (
 	// RuleLimitSecretHTTP: http_get would send a secret over plain HTTP.
 	RuleLimitSecretHTTP = "limit.secret-http"
 	// RuleLimitEgress: a URL the egress checks refuse (a private or
-	// local address, a scheme or port not allowed, a host not listed).
+	// local address, a scheme or port not allowed, an invalid URL or
+	// host).
 	RuleLimitEgress = "limit.egress"
 	// RuleLimitArtifact: read_artifact for an artifact that does not
 	// exist or is not the caller's, or from an unknown caller.
@@ -86,7 +88,7 @@ const (
 	// read-only and low-risk.
 	RuleTrustGuestReadOnly = "trust.guest-readonly"
 	// RuleTrustGuestTools: a guest's call, decided by the guest tool list
-	// (policy.guest_tools): denied when the tool is not on it, allowed
+	// (permissions.guest_tools): denied when the tool is not on it, allowed
 	// when it is (and read-only, low-risk).
 	RuleTrustGuestTools = "trust.guest-tools"
 )
