@@ -8,7 +8,8 @@ package policy
 //
 // Every rule id in the tree is written here and nowhere else: the
 // constants for fixed ids, and the functions below for the ids built from
-// a mode, an operator rule or a grant.
+// a mode, an operator rule or a grant. The one copy is store.RunInterrupted
+// (see RuleRecoveryInterrupted).
 
 // Hard limits ("limit.*"): the call can never run, in any mode, whatever
 // the grants. They are found while a tool prepares its Plan (the tools),
