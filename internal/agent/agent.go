@@ -42,6 +42,7 @@ import (
 
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/llm"
+	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -276,7 +277,7 @@ func (t *turn) finish(ctx context.Context, stop string) error {
 	// recorded as a denial, so the audit holds every call the model made.
 	for _, c := range got.ToolCalls {
 		_, err := t.a.decider.Decide(ctx, arbiter.Proposal{Tool: c.Name, Args: c.Args, Caller: t.a.caller,
-			Refuse: &tool.Refusal{Rule: "loop.final-answer", Reason: "not run: tools cannot be called in the final answer of a turn (" + stop + ")"}})
+			Refuse: &tool.Refusal{Rule: policy.RuleLoopFinalAnswer, Reason: "not run: tools cannot be called in the final answer of a turn (" + stop + ")"}})
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -350,7 +351,7 @@ func (t *turn) handleCalls(ctx context.Context, calls []llm.ToolCall) (string, e
 		var content string
 		if stop != "" {
 			var err error
-			if content, err = t.refuse(ctx, c, "loop.stopped", stop); err != nil {
+			if content, err = t.refuse(ctx, c, policy.RuleLoopStopped, stop); err != nil {
 				return "", err
 			}
 		} else {
@@ -374,17 +375,17 @@ func (t *turn) handleCall(ctx context.Context, c llm.ToolCall) (content, stop st
 	switch {
 	case t.res.Calls >= b.MaxCalls:
 		stop = fmt.Sprintf("the tool-call budget of this turn is spent (%d calls)", b.MaxCalls)
-		content, err = t.refuse(ctx, c, "budget.calls", stop)
+		content, err = t.refuse(ctx, c, policy.RuleBudgetCalls, stop)
 		return content, stop, err
 	case t.res.Units+w > b.MaxUnits:
 		stop = fmt.Sprintf("the tool budget of this turn is spent (%d of %d units used; this call needs %d)", t.res.Units, b.MaxUnits, w)
-		content, err = t.refuse(ctx, c, "budget.units", stop)
+		content, err = t.refuse(ctx, c, policy.RuleBudgetUnits, stop)
 		return content, stop, err
 	case !readOnly && t.res.Units+w > b.MaxUnits-b.Reserve:
 		// Counted as a call (so a model that keeps asking still ends) but
 		// spends no units; read-only tools may still use the reserve.
 		t.res.Calls++
-		content, err = t.refuse(ctx, c, "budget.reserve", fmt.Sprintf("only read-only tools may use the last %d units of this turn's budget (%d of %d used)", b.Reserve, t.res.Units, b.MaxUnits))
+		content, err = t.refuse(ctx, c, policy.RuleBudgetReserve, fmt.Sprintf("only read-only tools may use the last %d units of this turn's budget (%d of %d used)", b.Reserve, t.res.Units, b.MaxUnits))
 		return content + t.note(), "", err
 	}
 

@@ -55,7 +55,7 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 	// 1. Lookup.
 	t, ok := a.o.Registry.Lookup(c.p.Tool)
 	if !ok {
-		c.out = Outcome{Decision: Error, Rule: "lookup.unknown", Reason: a.unknownTool(c.p.Tool)}
+		c.out = Outcome{Decision: Error, Rule: policy.RuleLookupUnknown, Reason: a.unknownTool(c.p.Tool)}
 		return a.finish(ctx, c)
 	}
 	c.tool = t
@@ -64,25 +64,25 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 	// 4a. Entry trust fails closed before the tool sees anything, so an
 	// unknown caller cannot even probe what exists in the workspace.
 	if tr, err := policy.ParseTrust(string(c.p.Caller.Trust)); err != nil || tr == policy.TrustUnknown {
-		c.out = Outcome{Decision: Denied, Rule: "trust.unknown", Reason: "the caller's identity is unknown; unknown callers may not use tools"}
+		c.out = Outcome{Decision: Denied, Rule: policy.RuleTrustUnknown, Reason: "the caller's identity is unknown; unknown callers may not use tools"}
 		return a.finish(ctx, c)
 	}
 	if c.p.Caller.Owner == "" || c.p.Caller.Session == "" {
-		c.out = Outcome{Decision: Denied, Rule: "trust.unknown", Reason: "the call names no owner or session; refusing"}
+		c.out = Outcome{Decision: Denied, Rule: policy.RuleTrustUnknown, Reason: "the call names no owner or session; refusing"}
 		return a.finish(ctx, c)
 	}
 
 	// 2. Strict decode.
 	params, err := t.Decode(c.p.Args)
 	if err != nil {
-		c.out = Outcome{Decision: Error, Rule: "decode.strict", Reason: err.Error()}
+		c.out = Outcome{Decision: Error, Rule: policy.RuleDecodeStrict, Reason: err.Error()}
 		return a.finish(ctx, c)
 	}
 
 	// 4b. No secrets in arguments: a proposal carrying a key is an
 	// exfiltration attempt whatever the tool.
 	if kind, found := a.o.Redactor.Contains(string(c.p.Args)); found {
-		c.out = Outcome{Decision: Denied, Rule: "limit.secret-in-args",
+		c.out = Outcome{Decision: Denied, Rule: policy.RuleLimitSecretInArgs,
 			Reason: "the arguments contain a secret (" + kind + "); secrets are never passed through tool arguments"}
 		return a.finish(ctx, c)
 	}
@@ -96,10 +96,10 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		case errors.As(err, &ref):
 			c.out = Outcome{Decision: Denied, Rule: ref.Rule, Reason: ref.Reason}
 		case errors.As(err, &bad):
-			c.out = Outcome{Decision: Error, Rule: "args.invalid", Reason: bad.Reason}
+			c.out = Outcome{Decision: Error, Rule: policy.RuleArgsInvalid, Reason: bad.Reason}
 		default:
 			// homard failed, not the model: record it, then abort the turn.
-			c.out = Outcome{Decision: Error, Rule: "prepare.failed", Reason: "internal error while preparing the call"}
+			c.out = Outcome{Decision: Error, Rule: policy.RulePrepareFailed, Reason: "internal error while preparing the call"}
 			if ferr := a.finish(ctx, c); ferr != nil {
 				return ferr
 			}
@@ -112,7 +112,7 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 	// 4b again, on the decoded Plan: JSON escapes ("\u0073k-…") hide a key
 	// from the check on the raw arguments but not from the canonical form.
 	if kind, found := a.o.Redactor.Contains(string(plan.Canonical())); found {
-		c.out.Decision, c.out.Rule, c.status = Denied, "limit.secret-in-args", store.RunDenied
+		c.out.Decision, c.out.Rule, c.status = Denied, policy.RuleLimitSecretInArgs, store.RunDenied
 		c.out.Reason = "the arguments contain a secret (" + kind + "); secrets are never passed through tool arguments"
 		return a.finish(ctx, c)
 	}
@@ -188,11 +188,11 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 		return false, fmt.Errorf("arbiter: consume approval: %w", err)
 	}
 	if !ok && ap.ID != "" {
-		c.out.Rule = "approval.lapsed"
+		c.out.Rule = policy.RuleApprovalLapsed
 		c.out.Reason = "the workspace changed since you approved this (approval " + ap.ID + "); it needs a fresh approval"
 	}
 	if ok {
-		c.out.ApprovalID, c.out.Rule, c.out.Reason = ap.ID, "approval.once", "approved by "+ap.DecidedBy+" ("+string(ap.Scope)+")"
+		c.out.ApprovalID, c.out.Rule, c.out.Reason = ap.ID, policy.RuleApprovalOnce, "approved by "+ap.DecidedBy+" ("+string(ap.Scope)+")"
 		return true, nil
 	}
 	tmpl, hasTemplate := c.plan.Template()
@@ -212,7 +212,7 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 			return false, fmt.Errorf("arbiter: match grant: %w", err)
 		}
 		if ok {
-			c.out.Rule, c.out.Reason = "grant."+g.ID, "covered by a "+string(g.Scope)+" approval"
+			c.out.Rule, c.out.Reason = policy.RuleGrant(g.ID), "covered by a "+string(g.Scope)+" approval"
 			return true, nil
 		}
 	}
@@ -229,7 +229,7 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 	if errors.Is(err, approval.ErrTooManyPending) {
 		// The model proposes faster than the owner answers: refuse, and
 		// say what to do, rather than bury the owner in cards.
-		c.out.Decision, c.out.Rule, c.status = Denied, "approval.too-many-pending", store.RunDenied
+		c.out.Decision, c.out.Rule, c.status = Denied, policy.RuleApprovalTooManyPending, store.RunDenied
 		c.out.Reason = err.Error()
 		return false, a.finish(ctx, c)
 	}
@@ -256,7 +256,7 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 			return err
 		}
 		if owner != "" && owner != c.p.Caller.Owner {
-			c.out = Outcome{Decision: Denied, Rule: "limit.session-owner", Reason: "session " + c.p.Caller.Session + " belongs to another owner"}
+			c.out = Outcome{Decision: Denied, Rule: policy.RuleLimitSessionOwner, Reason: "session " + c.p.Caller.Session + " belongs to another owner"}
 			return a.finish(ctx, c)
 		}
 	} else {
@@ -273,7 +273,7 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 			c.runID = "" // rolled back
 		}
 		if errors.Is(err, store.ErrSessionOwner) {
-			c.out = Outcome{Decision: Denied, Rule: "limit.session-owner", Reason: "session " + c.p.Caller.Session + " belongs to another owner"}
+			c.out = Outcome{Decision: Denied, Rule: policy.RuleLimitSessionOwner, Reason: "session " + c.p.Caller.Session + " belongs to another owner"}
 			return a.finish(ctx, c)
 		}
 		if err != nil {

@@ -106,7 +106,7 @@ func (a *Arbiter) held(ctx context.Context, c *call) (bool, error) {
 	if problem == "" {
 		return false, nil
 	}
-	c.out.Decision, c.out.Rule, c.status = Denied, "limit.integrity", store.RunDenied
+	c.out.Decision, c.out.Rule, c.status = Denied, policy.RuleLimitIntegrity, store.RunDenied
 	c.out.Reason = "homard refuses actions with side effects: its own records are damaged (" + problem + "). " +
 		"Reading still works. Tell the owner to run `homard doctor` to see what is wrong, then `homard doctor --ack` to go on."
 	return true, a.finish(ctx, c)

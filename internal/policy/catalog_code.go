@@ -162,9 +162,9 @@ func scriptHook(p *parse) {
 	case len(p.operands) == 0 && onlyInfo && len(p.items) > 0:
 		p.lower(effRead)
 	case len(p.operands) == 0 && !module:
-		p.refuse(effRefused, "limit.inline-code", p.entry+" without a script file reads its program from standard input: inline code is refused; write the script to a file and run that")
+		p.refuse(effRefused, RuleLimitInlineCode, p.entry+" without a script file reads its program from standard input: inline code is refused; write the script to a file and run that")
 	case len(p.operands) > 0 && p.items[p.operands[0]].Value == "-":
-		p.refuse(effRefused, "limit.inline-code", p.entry+" - reads its program from standard input: inline code is refused; write the script to a file and run that")
+		p.refuse(effRefused, RuleLimitInlineCode, p.entry+" - reads its program from standard input: inline code is refused; write the script to a file and run that")
 	}
 }
 
@@ -178,7 +178,7 @@ func awkHook(p *parse) {
 		}
 		return
 	}
-	p.refuse(effRefused, "limit.inline-code", p.entry+" with its program in the arguments runs inline code (awk can call system()); write the program to a file and use -f")
+	p.refuse(effRefused, RuleLimitInlineCode, p.entry+" with its program in the arguments runs inline code (awk can call system()); write the program to a file and use -f")
 }
 
 // sedHook: a sed script from the arguments only reads (or with -i writes
@@ -238,7 +238,7 @@ func parsePerl(p *parse) {
 		for j := 1; j < len(a); j++ {
 			switch c := a[j]; {
 			case strings.IndexByte("eEmMd", c) >= 0:
-				p.refuse(effRefused, "limit.inline-code", "perl "+a+" runs inline code (-e, -E, -M, -m and -d are refused); write the script to a file and run that")
+				p.refuse(effRefused, RuleLimitInlineCode, "perl "+a+" runs inline code (-e, -E, -M, -m and -d are refused); write the script to a file and run that")
 				return
 			case c == 'I' || c == 'i' || c == 'x' || c == 'F' || c == 'V' || c == 'C':
 				if c == 'I' && j == len(a)-1 && i+1 < len(p.args) {
@@ -273,6 +273,6 @@ func parsePerl(p *parse) {
 	case len(p.operands) == 0 && info && len(p.unknown) == 0:
 		p.lower(effRead)
 	case len(p.operands) == 0 || p.items[p.operands[0]].Value == "-":
-		p.refuse(effRefused, "limit.inline-code", "perl without a script file reads its program from standard input: inline code is refused; write the script to a file and run that")
+		p.refuse(effRefused, RuleLimitInlineCode, "perl without a script file reads its program from standard input: inline code is refused; write the script to a file and run that")
 	}
 }

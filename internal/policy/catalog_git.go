@@ -44,7 +44,7 @@ const gitRevOpts = `n,max-count=o skip=o since,after=o since-as-filter=o until,b
 func gitRefusedArgs(p *parse) {
 	for _, a := range p.args {
 		if strings.Contains(strings.ToLower(a), "ext::") {
-			p.refuse(effRefused, "limit.argv", "the ext:: transport runs a command; homard refuses it in every mode")
+			p.refuse(effRefused, RuleLimitArgv, "the ext:: transport runs a command; homard refuses it in every mode")
 			return
 		}
 		name, _, _ := strings.Cut(strings.TrimPrefix(a, "--"), "=")
@@ -53,7 +53,7 @@ func gitRefusedArgs(p *parse) {
 		}
 		for _, d := range []string{"upload-pack", "receive-pack", "exec"} {
 			if strings.HasPrefix(d, name) && !(d == "exec" && p.g.long[name] != nil) {
-				p.refuse(effRefused, "limit.argv", "option "+a+" (--"+d+") makes git run another program; homard refuses it in every mode")
+				p.refuse(effRefused, RuleLimitArgv, "option "+a+" (--"+d+") makes git run another program; homard refuses it in every mode")
 				return
 			}
 		}

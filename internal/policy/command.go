@@ -23,7 +23,7 @@ type Command struct {
 // the template a standing grant for it would hold.
 type CommandVerdict struct {
 	Refused bool
-	Rule    string // set when Refused: "limit.shell", "limit.argv", "limit.inline-code", …
+	Rule    string // set when Refused: a limit rule id (RuleLimitShell, RuleLimitArgv, RuleLimitInlineCode, …)
 	Reason  string
 	// Class is read, write or runs code (never ClassNone for a command
 	// that is not refused).
@@ -69,14 +69,14 @@ type CommandVerdict struct {
 // friends, and programs that reach the network.
 func ClassifyCommand(c Command, allowed []string) CommandVerdict {
 	if reason := badProgramName(c.Program); reason != "" {
-		return refuse("limit.program-name", reason)
+		return refuse(RuleLimitProgramName, reason)
 	}
 	if !path.IsAbs(c.Path) || !path.IsAbs(c.RealPath) {
-		return refuse("limit.program-name", "the program did not resolve to an absolute path")
+		return refuse(RuleLimitProgramName, "the program did not resolve to an absolute path")
 	}
 	for _, a := range c.Args {
 		if strings.IndexByte(a, 0) >= 0 {
-			return refuse("limit.argv", "an argument contains a NUL byte")
+			return refuse(RuleLimitArgv, "an argument contains a NUL byte")
 		}
 	}
 	names := programNames(c)
@@ -95,8 +95,8 @@ func ClassifyCommand(c Command, allowed []string) CommandVerdict {
 		}
 	}
 	for _, n := range bases {
-		if kind, ok := refusedName(n); ok {
-			return refuse("limit."+kind, n+" "+kindReason[kind]+" (an operator can allow it in config: commands.allow)")
+		if rule, ok := refusedName(n); ok {
+			return refuse(rule, n+" "+kindReason[rule]+" (an operator can allow it in config: commands.allow)")
 		}
 	}
 	// Every name the program goes by is read, the real one first; the

@@ -5,23 +5,23 @@ import (
 	"strings"
 )
 
-// refusedPrograms maps base names to why they are refused in every mode
-// (unless an operator lists them in commands.allow). A version or build
+// refusedPrograms maps base names to the rule that refuses them in every
+// mode (unless an operator lists them in commands.allow). A version or build
 // suffix does not help: bash5, busybox.static and perl-named shells are
 // matched by refusedName.
 var refusedPrograms = func() map[string]string {
 	m := map[string]string{}
-	add := func(kind string, names ...string) {
+	add := func(rule string, names ...string) {
 		for _, n := range names {
-			m[n] = kind
+			m[n] = rule
 		}
 	}
-	add("shell", "sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "pdksh", "csh", "tcsh", "ash", "rbash",
+	add(RuleLimitShell, "sh", "bash", "dash", "zsh", "fish", "ksh", "mksh", "pdksh", "csh", "tcsh", "ash", "rbash",
 		"busybox", "toybox", "pwsh", "powershell", "nu", "elvish", "xonsh", "yash", "oil", "osh", "rc", "es", "scsh",
 		"screen", "tmux", "xterm", "expect")
-	add("network", "ssh", "scp", "sftp", "telnet", "nc", "ncat", "netcat", "socat", "curl", "wget", "ftp", "tftp",
+	add(RuleLimitNetwork, "ssh", "scp", "sftp", "telnet", "nc", "ncat", "netcat", "socat", "curl", "wget", "ftp", "tftp",
 		"rsync", "aria2c", "httpie", "http")
-	add("wrapper", "env", "xargs", "sudo", "su", "doas", "pkexec", "runuser", "setpriv", "capsh", "nohup", "timeout",
+	add(RuleLimitWrapper, "env", "xargs", "sudo", "su", "doas", "pkexec", "runuser", "setpriv", "capsh", "nohup", "timeout",
 		"nice", "ionice", "stdbuf", "unbuffer", "watch", "time", "chroot", "setsid", "strace", "ltrace", "gdb", "lldb",
 		"script", "flock", "parallel", "unshare", "nsenter", "systemd-run", "at", "batch", "crontab", "taskset", "chrt",
 		"firejail", "bwrap", "proot", "docker", "podman", "kubectl", "exec", "eval", "command", "builtin", "xdg-open",
@@ -32,14 +32,16 @@ var refusedPrograms = func() map[string]string {
 	return m
 }()
 
+// kindReason says why each rule of refusedPrograms refuses a program.
 var kindReason = map[string]string{
-	"shell":   "is a shell and can run anything; homard runs programs directly, with argv, never through a shell",
-	"wrapper": "runs another program or leaves the sandbox's limits; propose that program itself",
-	"network": "reaches the network outside homard's egress checks; use http_get",
+	RuleLimitShell:   "is a shell and can run anything; homard runs programs directly, with argv, never through a shell",
+	RuleLimitWrapper: "runs another program or leaves the sandbox's limits; propose that program itself",
+	RuleLimitNetwork: "reaches the network outside homard's egress checks; use http_get",
 }
 
 // refusedName reports whether a base name is a refused program, also
-// with a version or build suffix (bash5.2, busybox.static, docker-compose).
+// with a version or build suffix (bash5.2, busybox.static, docker-compose),
+// and the rule that refuses it.
 func refusedName(n string) (string, bool) {
 	if kind, ok := refusedPrograms[n]; ok {
 		return kind, true
@@ -50,7 +52,7 @@ func refusedName(n string) (string, bool) {
 		}
 	}
 	if strings.HasPrefix(n, "ld-linux") || strings.HasPrefix(n, "ld-musl") {
-		return "wrapper", true
+		return RuleLimitWrapper, true
 	}
 	return "", false
 }

@@ -10,19 +10,19 @@ func Decide(in Input) Decision {
 	case TrustOwner:
 	case TrustGuest:
 		if !in.ReadOnly || in.Risk > RiskLow {
-			return Decision{Deny, "a guest may only use read-only low-risk tools", "trust.guest-readonly"}
+			return Decision{Deny, "a guest may only use read-only low-risk tools", RuleTrustGuestReadOnly}
 		}
 		if !slices.Contains(in.Guest, in.Tool) {
-			return Decision{Deny, "tool " + in.Tool + " is not on the guest tool list (policy.guest_tools)", "trust.guest-tools"}
+			return Decision{Deny, "tool " + in.Tool + " is not on the guest tool list (policy.guest_tools)", RuleTrustGuestTools}
 		}
 	default:
-		return Decision{Deny, "the caller's identity is unknown; unknown callers may not use tools", "trust.unknown"}
+		return Decision{Deny, "the caller's identity is unknown; unknown callers may not use tools", RuleTrustUnknown}
 	}
 	if !validMode(in.Mode) {
-		return Decision{Deny, "unknown permission mode " + string(in.Mode), "mode.unknown"}
+		return Decision{Deny, "unknown permission mode " + string(in.Mode), RuleModeUnknown}
 	}
 	if in.Risk < RiskLow || in.Risk > RiskCritical {
-		return Decision{Deny, "the tool declared no valid risk class", "risk.unknown"}
+		return Decision{Deny, "the tool declared no valid risk class", RuleRiskUnknown}
 	}
 
 	var rule *Rule
@@ -33,19 +33,19 @@ func Decide(in Input) Decision {
 		}
 	}
 	if rule != nil && rule.Effect == Deny {
-		return Decision{Deny, "denied by operator rule " + rule.ID, "rule." + rule.ID}
+		return Decision{Deny, "denied by operator rule " + rule.ID, RuleOperator(rule.ID)}
 	}
 	if rule != nil && rule.Effect != Allow && rule.Effect != Ask {
 		// config validates effects, but policy does not lean on that: a
 		// misspelt effect would shadow later rules and fall through to the
 		// mode. Fail closed.
-		return Decision{Deny, "operator rule " + rule.ID + " has the unknown effect " + string(rule.Effect), "rule." + rule.ID}
+		return Decision{Deny, "operator rule " + rule.ID + " has the unknown effect " + string(rule.Effect), RuleOperator(rule.ID)}
 	}
 	if in.Risk == RiskCritical {
-		return Decision{Ask, "critical actions always need the owner's approval", "risk.critical"}
+		return Decision{Ask, "critical actions always need the owner's approval", RuleRiskCritical}
 	}
 	if rule != nil && rule.Effect == Ask {
-		return Decision{Ask, "operator rule " + rule.ID + " asks for approval", "rule." + rule.ID}
+		return Decision{Ask, "operator rule " + rule.ID + " asks for approval", RuleOperator(rule.ID)}
 	}
 	// An outbound request from a session whose context holds the owner's
 	// private data could carry that data out, in any encoding the model
@@ -58,43 +58,43 @@ func Decide(in Input) Decision {
 	privateEgress := in.Private && (in.Action == ActionFetch || in.Action == ActionSend)
 	if privateEgress && (in.Mode == ModeAutopilot || in.Trust == TrustGuest) {
 		if rule != nil && rule.Effect == Allow {
-			return Decision{Allow, "allowed by operator rule " + rule.ID + " although this session holds your private data", "rule." + rule.ID}
+			return Decision{Allow, "allowed by operator rule " + rule.ID + " although this session holds your private data", RuleOperator(rule.ID)}
 		}
-		return Decision{Ask, "this session has read your private data (files, command output or memory); an outbound request could carry it out, so it needs your approval (a new session starts without that data)", "taint.private-egress"}
+		return Decision{Ask, "this session has read your private data (files, command output or memory); an outbound request could carry it out, so it needs your approval (a new session starts without that data)", RuleTaintPrivateEgress}
 	}
 	if in.Trust == TrustGuest {
 		// A guest got here only with a read-only low-risk listed tool.
-		return Decision{Allow, "read-only tool on the guest list", "trust.guest-tools"}
+		return Decision{Allow, "read-only tool on the guest list", RuleTrustGuestTools}
 	}
 	// A command's class decides with its risk: read runs in every mode;
 	// write and runs-code never count as reads whatever ReadOnly says.
 	safeRead := in.ReadOnly && in.Risk == RiskLow && (in.Class == ClassNone || in.Class == ClassRead)
 	if safeRead && !privateEgress {
-		return Decision{Allow, "read-only low-risk action", "mode." + string(in.Mode) + ".read"}
+		return Decision{Allow, "read-only low-risk action", RuleModeRead(in.Mode)}
 	}
 	if in.Class == ClassRunsCode {
 		return decideRunsCode(in, rule)
 	}
 	switch in.Mode {
 	case ModeSafe:
-		return Decision{Ask, "safe mode asks before anything but a read-only low-risk action", "mode.safe"}
+		return Decision{Ask, "safe mode asks before anything but a read-only low-risk action", RuleModeSafe}
 	case ModeSmart:
 		if rule != nil && rule.Effect == Allow {
-			return Decision{Allow, "allowed by operator rule " + rule.ID, "rule." + rule.ID}
+			return Decision{Allow, "allowed by operator rule " + rule.ID, RuleOperator(rule.ID)}
 		}
-		return Decision{Ask, "smart mode asks unless an operator rule allows the action", "mode.smart"}
+		return Decision{Ask, "smart mode asks unless an operator rule allows the action", RuleModeSmart}
 	case ModeAutopilot:
 		if in.Risk <= RiskMedium {
-			return Decision{Allow, "autopilot runs the owner's " + in.Risk.String() + "-risk actions", "mode.autopilot"}
+			return Decision{Allow, "autopilot runs the owner's " + in.Risk.String() + "-risk actions", RuleModeAutopilot}
 		}
 		if rule != nil && rule.Effect == Allow {
-			return Decision{Allow, "allowed by operator rule " + rule.ID, "rule." + rule.ID}
+			return Decision{Allow, "allowed by operator rule " + rule.ID, RuleOperator(rule.ID)}
 		}
-		return Decision{Ask, "autopilot asks before high-risk actions", "mode.autopilot"}
+		return Decision{Ask, "autopilot asks before high-risk actions", RuleModeAutopilot}
 	case ModeYolo:
-		return Decision{Allow, "yolo mode runs non-critical actions", "mode.yolo"}
+		return Decision{Allow, "yolo mode runs non-critical actions", RuleModeYolo}
 	}
-	return Decision{Deny, "unknown permission mode", "mode.unknown"}
+	return Decision{Deny, "unknown permission mode", RuleModeUnknown}
 }
 
 // Values of Input.UnknownCommands (config commands.unknown).
@@ -115,27 +115,27 @@ func decideRunsCode(in Input, rule *Rule) Decision {
 	commandRule := rule != nil && rule.Effect == Allow && len(rule.Command) > 0
 	switch in.Mode {
 	case ModeSafe:
-		return Decision{Ask, "safe mode asks: " + why, "mode.safe.runs-code"}
+		return Decision{Ask, "safe mode asks: " + why, RuleModeSafeRunsCode}
 	case ModeSmart:
 		if commandRule {
-			return Decision{Allow, "allowed by operator rule " + rule.ID, "rule." + rule.ID}
+			return Decision{Allow, "allowed by operator rule " + rule.ID, RuleOperator(rule.ID)}
 		}
-		return Decision{Ask, "smart mode asks: " + why, "mode.smart.runs-code"}
+		return Decision{Ask, "smart mode asks: " + why, RuleModeSmartRunsCode}
 	case ModeAutopilot:
 		if in.UnknownCommands == UnknownSandbox && in.Risk <= RiskMedium {
-			return Decision{Allow, "autopilot runs code in the sandbox (commands.unknown = sandbox); its changes are checked before they apply", "mode.autopilot.runs-code"}
+			return Decision{Allow, "autopilot runs code in the sandbox (commands.unknown = sandbox); its changes are checked before they apply", RuleModeAutopilotRunsCode}
 		}
 		if rule != nil && rule.Effect == Allow {
-			return Decision{Allow, "allowed by operator rule " + rule.ID, "rule." + rule.ID}
+			return Decision{Allow, "allowed by operator rule " + rule.ID, RuleOperator(rule.ID)}
 		}
 		if in.Risk > RiskMedium {
-			return Decision{Ask, "autopilot asks before high-risk actions", "mode.autopilot"}
+			return Decision{Ask, "autopilot asks before high-risk actions", RuleModeAutopilot}
 		}
-		return Decision{Ask, "autopilot asks before a command that runs code (commands.unknown = ask; set it to sandbox to run such commands in the sandbox unasked)", "mode.autopilot.runs-code"}
+		return Decision{Ask, "autopilot asks before a command that runs code (commands.unknown = ask; set it to sandbox to run such commands in the sandbox unasked)", RuleModeAutopilotRunsCode}
 	case ModeYolo:
-		return Decision{Allow, "yolo mode runs non-critical actions", "mode.yolo"}
+		return Decision{Allow, "yolo mode runs non-critical actions", RuleModeYolo}
 	}
-	return Decision{Deny, "unknown permission mode", "mode.unknown"}
+	return Decision{Deny, "unknown permission mode", RuleModeUnknown}
 }
 
 func validMode(m Mode) bool { return slices.Contains(Modes, m) }

@@ -146,8 +146,8 @@ func (p *parse) refuseProgram(prog string) {
 	if f := strings.Fields(base); len(f) > 0 {
 		base = f[0]
 	}
-	if kind, ok := refusedName(base); ok {
-		p.refuse(effRefused, "limit."+kind, fmt.Sprintf("%s would run %s, which %s", p.entry, prog, kindReason[kind]))
+	if rule, ok := refusedName(base); ok {
+		p.refuse(effRefused, rule, fmt.Sprintf("%s would run %s, which %s", p.entry, prog, kindReason[rule]))
 	}
 }
 

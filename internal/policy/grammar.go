@@ -246,13 +246,13 @@ func (p *parse) option(o *optSpec, spelled, val string, hasVal bool) {
 	p.has[name] = true
 	switch o.eff {
 	case effRefused:
-		rule := "limit.argv"
+		rule := RuleLimitArgv
 		if _, ok := interpreterFamilies[p.entry]; ok {
-			rule = "limit.inline-code"
+			rule = RuleLimitInlineCode
 		}
 		p.refuse(effRefused, rule, fmt.Sprintf("option %s (%s) of %s runs another program or inline code; homard refuses it in every mode", spelled, name, p.entry))
 	case effNetwork:
-		p.refuse(effNetwork, "limit.network", fmt.Sprintf("option %s (%s) of %s reaches the network, which commands do not have; use http_get", spelled, name, p.entry))
+		p.refuse(effNetwork, RuleLimitNetwork, fmt.Sprintf("option %s (%s) of %s reaches the network, which commands do not have; use http_get", spelled, name, p.entry))
 	default:
 		p.raise(o.eff)
 	}
@@ -390,9 +390,9 @@ func (p *parse) operand(a string) {
 
 func subRule(e effect) string {
 	if e == effNetwork {
-		return "limit.network"
+		return RuleLimitNetwork
 	}
-	return "limit.argv"
+	return RuleLimitArgv
 }
 
 func subReason(entry, sub string, e effect) string {

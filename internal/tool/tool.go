@@ -131,7 +131,8 @@ func (a *adapted[P]) Run(ctx context.Context, plan Plan) (Result, error) {
 }
 
 // Refusal is a hard-limit denial found while preparing a Plan: the request
-// can never run in any mode. Rule is a stable id ("limit.workspace").
+// can never run in any mode. Rule is a stable id, one of the constants of
+// internal/policy (policy.RuleLimitWorkspace).
 type Refusal struct {
 	Rule   string
 	Reason string

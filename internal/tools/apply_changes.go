@@ -68,7 +68,7 @@ func (t *ApplyChanges) Prepare(ctx context.Context, p ApplyChangesParams) (tool.
 	}
 	defer f.Close()
 	if t.ws.ReadOnly(meta.Root) {
-		return tool.Plan{}, tool.Refuse(RuleRootReadOnly, "change set %s changes workspace root %q, which is read-only (access = \"ro\" in config); nothing is ever applied there", p.ID, meta.Root)
+		return tool.Plan{}, tool.Refuse(policy.RuleLimitRootReadOnly, "change set %s changes workspace root %q, which is read-only (access = \"ro\" in config); nothing is ever applied there", p.ID, meta.Root)
 	}
 	cs, err := workspace.ReadChanges(f, workspace.ReadOptions{})
 	if err != nil {

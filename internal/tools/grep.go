@@ -45,8 +45,8 @@ func (t *Grep) Spec() tool.Spec {
 }
 
 // Prepare checks the expression and resolves the path. An invalid
-// expression can never run, so it is refused ("args.invalid") with the
-// parser's reason.
+// expression can never run, so it is refused (policy.RuleArgsInvalid)
+// with the parser's reason.
 func (t *Grep) Prepare(ctx context.Context, p GrepParams) (tool.Plan, error) {
 	if _, err := regexp.Compile(p.Pattern); err != nil {
 		return tool.Plan{}, tool.InvalidArgs("pattern is not a valid RE2 regular expression: %v; fix it (Go regexp syntax: no lookaround or backreferences)", err)

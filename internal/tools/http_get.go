@@ -66,7 +66,7 @@ func (t *HTTPGet) Spec() tool.Spec {
 
 func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, error) {
 	if err := t.client.Check(p.URL); err != nil {
-		return tool.Plan{}, tool.Refuse("limit.egress", "%v", err)
+		return tool.Plan{}, tool.Refuse(policy.RuleLimitEgress, "%v", err)
 	}
 	u, err := url.Parse(p.URL)
 	if err != nil || u.Host == "" {
@@ -83,13 +83,13 @@ func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, erro
 	display := "GET " + u.Redacted()
 	if p.Auth != "" {
 		if t.vault == nil {
-			return tool.Plan{}, tool.Refuse("limit.secret-host", "there is no vault to take secret %q from", p.Auth)
+			return tool.Plan{}, tool.Refuse(policy.RuleLimitSecretHost, "there is no vault to take secret %q from", p.Auth)
 		}
 		if err := t.vault.Bound(p.Auth, u.Scheme, host); err != nil {
 			if errors.Is(err, secrets.ErrPlainHTTP) {
-				return tool.Plan{}, tool.Refuse("limit.secret-http", "%v", err)
+				return tool.Plan{}, tool.Refuse(policy.RuleLimitSecretHTTP, "%v", err)
 			}
-			return tool.Plan{}, tool.Refuse("limit.secret-host", "%v", err)
+			return tool.Plan{}, tool.Refuse(policy.RuleLimitSecretHost, "%v", err)
 		}
 		risk = policy.RiskHigh
 		display += "\n  with secret " + p.Auth + " (bound to " + host + ")"

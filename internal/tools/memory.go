@@ -27,7 +27,7 @@ var (
 const RecallBudget = 2000
 
 // MemoryTools returns remember, recall and forget over m. They serve only
-// the owner: Prepare refuses (rule "limit.memory-owner") a caller whose
+// the owner: Prepare refuses (policy.RuleLimitMemoryOwner) a caller whose
 // trust is not owner, or a call without a caller, so guests, group chats
 // and unknown identities never read or write the owner's memory.
 func MemoryTools(m *memory.Memory) []tool.Tool {
@@ -43,11 +43,11 @@ func MemoryTools(m *memory.Memory) []tool.Tool {
 func memoryOwner(ctx context.Context) (tool.Caller, error) {
 	c, ok := tool.CallerFrom(ctx)
 	if !ok || c.Trust != policy.TrustOwner || c.Owner == "" {
-		return tool.Caller{}, tool.Refuse("limit.memory-owner",
+		return tool.Caller{}, tool.Refuse(policy.RuleLimitMemoryOwner,
 			"memory belongs to the owner; guests, group chats and unknown callers never read or write it")
 	}
 	if err := memory.ValidOwner(c.Owner); err != nil {
-		return tool.Caller{}, tool.Refuse("limit.memory-owner", "%v", err)
+		return tool.Caller{}, tool.Refuse(policy.RuleLimitMemoryOwner, "%v", err)
 	}
 	return c, nil
 }
@@ -96,7 +96,7 @@ func (t *Remember) Prepare(ctx context.Context, p RememberParams) (tool.Plan, er
 	switch {
 	case errors.Is(err, memory.ErrSecret):
 		// The reason never quotes the text: it goes to the audit trail.
-		return tool.Plan{}, tool.Refuse("limit.secret-in-args", "%v", err)
+		return tool.Plan{}, tool.Refuse(policy.RuleLimitSecretInArgs, "%v", err)
 	case err != nil:
 		return tool.Plan{}, tool.InvalidArgs("%v", err)
 	}

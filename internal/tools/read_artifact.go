@@ -133,9 +133,9 @@ func (t *ReadArtifact) Run(ctx context.Context, plan tool.Plan) (tool.Result, er
 func (t *ReadArtifact) lookup(ctx context.Context, id string) (Artifact, error) {
 	c, ok := tool.CallerFrom(ctx)
 	if !ok {
-		return Artifact{}, tool.Refuse("limit.artifact", "read_artifact does not know who is asking; refusing")
+		return Artifact{}, tool.Refuse(policy.RuleLimitArtifact, "read_artifact does not know who is asking; refusing")
 	}
-	denied := tool.Refuse("limit.artifact",
+	denied := tool.Refuse(policy.RuleLimitArtifact,
 		"artifact %q does not exist or is not yours; use an id from a result in this conversation", cleanID(id))
 	a, err := t.src.Artifact(ctx, id)
 	if errors.Is(err, ErrNoArtifact) {

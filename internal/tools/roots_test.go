@@ -77,10 +77,10 @@ func TestReadOnlyRootFileTools(t *testing.T) {
 		{"read_file", `{"path":".homard/data/vault.key"}`, "limit.protected"},
 		{"read_file", `{"path":".homard/config.toml"}`, "limit.protected"},
 		{"read_file", `{"path":"projects/app/main.go"}`, "limit.protected"},
-		{"write_file", `{"path":"notes.txt","content":"x"}`, RuleRootReadOnly},
-		{"write_file", `{"path":"new/file.txt","content":"x"}`, RuleRootReadOnly},
-		{"write_file", `{"path":".ssh/authorized_keys","content":"x"}`, RuleRootReadOnly},
-		{"edit_file", `{"path":"notes.txt","old_text":"normal","new_text":"odd"}`, RuleRootReadOnly},
+		{"write_file", `{"path":"notes.txt","content":"x"}`, "limit.root-read-only"},
+		{"write_file", `{"path":"new/file.txt","content":"x"}`, "limit.root-read-only"},
+		{"write_file", `{"path":".ssh/authorized_keys","content":"x"}`, "limit.root-read-only"},
+		{"edit_file", `{"path":"notes.txt","old_text":"normal","new_text":"odd"}`, "limit.root-read-only"},
 	} {
 		h.wantRefusal(t, c.tool, c.args, c.rule)
 	}
@@ -168,8 +168,8 @@ func TestReadOnlyRootCommands(t *testing.T) {
 	}
 
 	var r *tool.Refusal
-	if _, _, err := command(t, rc, `{"program":"touch","args":["planted"]}`); !errors.As(err, &r) || r.Rule != RuleRootReadOnly {
-		t.Errorf("touch planted in the read-only root: %v; want refused with %s", err, RuleRootReadOnly)
+	if _, _, err := command(t, rc, `{"program":"touch","args":["planted"]}`); !errors.As(err, &r) || r.Rule != "limit.root-read-only" {
+		t.Errorf("touch planted in the read-only root: %v; want refused with limit.root-read-only", err)
 	}
 	// Code (a program the catalog does not know) runs on a read-only view.
 	script := writeFile(t, h.home, "bin/tool.sh", "#!/bin/sh\necho ran\necho x > written.txt || echo cannot-write\n")
@@ -251,7 +251,7 @@ func TestApplyChangesRefusesReadOnlyRoot(t *testing.T) {
 	for _, c := range []struct {
 		root string
 		rule string // "" : a plan
-	}{{"home", RuleRootReadOnly}, {"proj", ""}} {
+	}{{"home", "limit.root-read-only"}, {"proj", ""}} {
 		meta, err := holdChanges(holdDir, stream, heldMeta{Root: c.root, Command: []string{"/bin/true"}})
 		if err != nil {
 			t.Fatal(err)

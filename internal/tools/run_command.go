@@ -193,7 +193,7 @@ func (t *RunCommand) Spec() tool.Spec {
 func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan, error) {
 	backend, err := t.sandbox()
 	if err != nil {
-		return tool.Plan{}, tool.Refuse("limit.sandbox", "commands cannot run: %v", err)
+		return tool.Plan{}, tool.Refuse(policy.RuleLimitSandbox, "commands cannot run: %v", err)
 	}
 	path, real, err := lookProgram(p.Program, t.o.Path)
 	if err != nil {
@@ -255,9 +255,9 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 		// The host backend has no view at all.
 		switch {
 		case v.Class == policy.ClassWrite:
-			return tool.Plan{}, tool.Refuse(RuleRootReadOnly, "this command changes files, and workspace root %q is read-only (access = \"ro\" in config); run it in a writable root", cwd.Root)
+			return tool.Plan{}, tool.Refuse(policy.RuleLimitRootReadOnly, "this command changes files, and workspace root %q is read-only (access = \"ro\" in config); run it in a writable root", cwd.Root)
 		case backend.Name() == "host":
-			return tool.Plan{}, tool.Refuse(RuleRootReadOnly, "workspace root %q is read-only (access = \"ro\" in config) and the host backend cannot show it read-only to a command that runs code; run it in a writable root or use a sandboxed backend", cwd.Root)
+			return tool.Plan{}, tool.Refuse(policy.RuleLimitRootReadOnly, "workspace root %q is read-only (access = \"ro\" in config) and the host backend cannot show it read-only to a command that runs code; run it in a writable root or use a sandboxed backend", cwd.Root)
 		}
 		mode, expected, runsCode = sandbox.ModeReadOnly, nil, false
 		view = "read-only root: nothing the command writes there is kept"

@@ -10,9 +10,10 @@
 //   - Params are a typed struct; the JSON schema is generated from it and
 //     the description is the embedded .md file next to the tool.
 //   - Prepare resolves paths through the workspace and returns a tool.Refusal
-//     for hard-limit violations ("limit.workspace", "limit.protected",
-//     "limit.symlink", "limit.size", RuleRootReadOnly, "args.invalid"). It
-//     has no side effects.
+//     for hard-limit violations (policy.RuleLimitWorkspace,
+//     RuleLimitProtected, RuleLimitSymlink, RuleLimitSize,
+//     RuleLimitRootReadOnly; a fixable argument is policy.RuleArgsInvalid).
+//     It has no side effects.
 //     Plan targets are workspace.Path.Target values: the path as written
 //     and, when a symlink makes it lead elsewhere, its real location
 //     (workspace.Workspace.Real), so operator rules and grants must match
@@ -37,14 +38,10 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/workspace"
 )
-
-// RuleRootReadOnly is the hard limit a change to a read-only root meets
-// (config access = "ro"): write_file, edit_file, apply_changes and a
-// command that writes there are refused in every mode, whatever the grants.
-const RuleRootReadOnly = "limit.root-read-only"
 
 // FileTools returns the built-in file tools over ws, plus current_time
 // reading now (nil means time.Now).
@@ -89,7 +86,8 @@ func checkWrite(ws *workspace.Workspace, p workspace.Path) error {
 }
 
 // checkRead applies the workspace's read checks for Prepare: homard's own
-// files (and symlinks leading to them) become a "limit.protected" Refusal.
+// files (and symlinks leading to them) become a policy.RuleLimitProtected
+// Refusal.
 // Run checks again, on the opened file.
 func checkRead(ws *workspace.Workspace, p workspace.Path) error {
 	return limitOnly(ws.CheckRead(p))
@@ -166,17 +164,17 @@ func refusal(err error) error {
 	case err == nil:
 		return nil
 	case errors.Is(err, workspace.ErrProtected):
-		return tool.Refuse("limit.protected", "%v", err)
+		return tool.Refuse(policy.RuleLimitProtected, "%v", err)
 	case errors.Is(err, workspace.ErrSensitive):
-		return tool.Refuse("limit.sensitive", "%v", err)
+		return tool.Refuse(policy.RuleLimitSensitive, "%v", err)
 	case errors.Is(err, workspace.ErrReadOnly):
-		return tool.Refuse(RuleRootReadOnly, "%v", err)
+		return tool.Refuse(policy.RuleLimitRootReadOnly, "%v", err)
 	case errors.Is(err, workspace.ErrSymlink):
-		return tool.Refuse("limit.symlink", "%v", err)
+		return tool.Refuse(policy.RuleLimitSymlink, "%v", err)
 	case errors.Is(err, workspace.ErrTooLarge):
-		return tool.Refuse("limit.size", "%v", err)
+		return tool.Refuse(policy.RuleLimitSize, "%v", err)
 	case isLimit(err):
-		return tool.Refuse("limit.workspace", "%v", err)
+		return tool.Refuse(policy.RuleLimitWorkspace, "%v", err)
 	}
 	return tool.InvalidArgs("%v", err)
 }

@@ -54,7 +54,7 @@ func (t *WebSearch) Prepare(ctx context.Context, p WebSearchParams) (tool.Plan, 
 	}
 	u := strings.Replace(t.searchURL, "{query}", url.QueryEscape(q), 1)
 	if err := t.client.Check(u); err != nil {
-		return tool.Plan{}, tool.Refuse("limit.egress", "search endpoint: %v", err)
+		return tool.Plan{}, tool.Refuse(policy.RuleLimitEgress, "search endpoint: %v", err)
 	}
 	pu, _ := url.Parse(u)
 	return tool.NewPlan(tool.PlanSpec{

@@ -47,7 +47,7 @@ func (t *WriteFile) Prepare(ctx context.Context, p WriteFileParams) (tool.Plan, 
 		return tool.Plan{}, err
 	}
 	if int64(len(p.Content)) > t.ws.MaxFileBytes() {
-		return tool.Plan{}, tool.Refuse("limit.size", "content is %d bytes; the file size limit is %d", len(p.Content), t.ws.MaxFileBytes())
+		return tool.Plan{}, tool.Refuse(policy.RuleLimitSize, "content is %d bytes; the file size limit is %d", len(p.Content), t.ws.MaxFileBytes())
 	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "write_file", Action: policy.ActionWrite, Risk: policy.RiskMedium,

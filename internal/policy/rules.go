@@ -1,0 +1,197 @@
+package policy
+
+// Rule ids name the rule that decided a tool call. They are stored (audit
+// records, tool runs, approval rows) and shown to people and to the
+// model, so their values are a wire format: never change one without a
+// migration note. rules_test.go pins every value; docs/RULES.md says, for
+// each, when it fires and what the owner can do.
+//
+// Every rule id in the tree is written here and nowhere else: the
+// constants for fixed ids, and the functions below for the ids built from
+// a mode, an operator rule or a grant. The one copy is store.RunInterrupted
+// (see RuleRecoveryInterrupted).
+
+// Hard limits ("limit.*"): the call can never run, in any mode, whatever
+// the grants. They are found while a tool prepares its Plan (the tools),
+// by the command classifier (ClassifyCommand) or by the arbiter.
+const (
+	// RuleLimitWorkspace: a path is outside every workspace root, or is
+	// malformed (empty, "..", NUL or control characters, percent-encoded,
+	// too long, an unknown root, a symlink leading out of its root).
+	RuleLimitWorkspace = "limit.workspace"
+	// RuleLimitProtected: a path is homard's own data (its database,
+	// configuration, checkpoints, or a hard link to one of them), or a
+	// write into git metadata (any ".git" element).
+	RuleLimitProtected = "limit.protected"
+	// RuleLimitSensitive: a path matches a sensitive-file pattern (keys,
+	// credentials, browser profiles, …).
+	RuleLimitSensitive = "limit.sensitive"
+	// RuleLimitSymlink: a write would go through a symlink.
+	RuleLimitSymlink = "limit.symlink"
+	// RuleLimitSize: a file to read or write is over the size limit.
+	RuleLimitSize = "limit.size"
+	// RuleLimitRootReadOnly: a change to a read-only root (config access
+	// = "ro"): write_file, edit_file, apply_changes, or a command that
+	// writes there.
+	RuleLimitRootReadOnly = "limit.root-read-only"
+	// RuleLimitSecretInArgs: the arguments (raw or decoded) contain a
+	// secret; secrets never travel through tool arguments.
+	RuleLimitSecretInArgs = "limit.secret-in-args"
+	// RuleLimitSecretHost: http_get names a secret that does not exist,
+	// or is not bound to the request's host (or there is no vault).
+	RuleLimitSecretHost = "limit.secret-host"
+	// RuleLimitSecretHTTP: http_get would send a secret over plain HTTP.
+	RuleLimitSecretHTTP = "limit.secret-http"
+	// RuleLimitEgress: a URL the egress checks refuse (a private or
+	// local address, a scheme or port not allowed, an invalid URL or
+	// host).
+	RuleLimitEgress = "limit.egress"
+	// RuleLimitArtifact: read_artifact for an artifact that does not
+	// exist or is not the caller's, or from an unknown caller.
+	RuleLimitArtifact = "limit.artifact"
+	// RuleLimitMemoryOwner: a memory tool called by anyone but the owner.
+	RuleLimitMemoryOwner = "limit.memory-owner"
+	// RuleLimitSandbox: run_command when no command sandbox can run.
+	RuleLimitSandbox = "limit.sandbox"
+	// RuleLimitSessionOwner: the call names a session that belongs to
+	// another owner.
+	RuleLimitSessionOwner = "limit.session-owner"
+	// RuleLimitIntegrity: an action with side effects while homard's own
+	// records are damaged and the owner has not acknowledged it.
+	RuleLimitIntegrity = "limit.integrity"
+	// RuleLimitProgramName: a command's program name is malformed or did
+	// not resolve to an absolute path.
+	RuleLimitProgramName = "limit.program-name"
+	// RuleLimitArgv: a command's arguments are refused (a NUL byte, an
+	// option that makes the program run another program).
+	RuleLimitArgv = "limit.argv"
+	// RuleLimitInlineCode: an interpreter would run code from its
+	// arguments or standard input rather than from a script file.
+	RuleLimitInlineCode = "limit.inline-code"
+	// RuleLimitNetwork: a command, option or subcommand that reaches the
+	// network (commands have none; http_get does).
+	RuleLimitNetwork = "limit.network"
+	// RuleLimitShell: a command is a shell (homard runs argv, never a
+	// shell), unless the operator lists it in commands.allow.
+	RuleLimitShell = "limit.shell"
+	// RuleLimitWrapper: a command runs another program or leaves the
+	// sandbox's limits (sudo, env, xargs, docker, …), unless the operator
+	// lists it in commands.allow.
+	RuleLimitWrapper = "limit.wrapper"
+)
+
+// Trust ("trust.*"): who is calling.
+const (
+	// RuleTrustUnknown: the caller's identity is unknown, or the call
+	// names no owner or session.
+	RuleTrustUnknown = "trust.unknown"
+	// RuleTrustGuestReadOnly: a guest asked for a tool that is not
+	// read-only and low-risk.
+	RuleTrustGuestReadOnly = "trust.guest-readonly"
+	// RuleTrustGuestTools: a guest's call, decided by the guest tool list
+	// (permissions.guest_tools): denied when the tool is not on it, allowed
+	// when it is (and read-only, low-risk).
+	RuleTrustGuestTools = "trust.guest-tools"
+)
+
+// Risk and privacy.
+const (
+	// RuleRiskUnknown: the tool declared no valid risk class (a bug in
+	// the tool; denied).
+	RuleRiskUnknown = "risk.unknown"
+	// RuleRiskCritical: a critical action; it asks in every mode.
+	RuleRiskCritical = "risk.critical"
+	// RuleTaintPrivateEgress: an outbound request from a session that has
+	// read the owner's private data asks first (autopilot, guests).
+	RuleTaintPrivateEgress = "taint.private-egress"
+)
+
+// The permission mode's row ("mode.*"). The read-only row is built by
+// RuleModeRead.
+const (
+	// RuleModeUnknown: the permission mode is not one homard knows.
+	RuleModeUnknown = "mode.unknown"
+	// RuleModeSafe: safe mode asks before anything but a read-only
+	// low-risk action.
+	RuleModeSafe = "mode.safe"
+	// RuleModeSmart: smart mode asks unless an operator rule allows.
+	RuleModeSmart = "mode.smart"
+	// RuleModeAutopilot: autopilot runs low- and medium-risk actions and
+	// asks before high-risk ones.
+	RuleModeAutopilot = "mode.autopilot"
+	// RuleModeYolo: yolo mode runs every non-critical action.
+	RuleModeYolo = "mode.yolo"
+	// RuleModeSafeRunsCode: safe mode asks before a command that runs code.
+	RuleModeSafeRunsCode = "mode.safe.runs-code"
+	// RuleModeSmartRunsCode: smart mode asks before a command that runs
+	// code, unless an operator rule naming the command allows it.
+	RuleModeSmartRunsCode = "mode.smart.runs-code"
+	// RuleModeAutopilotRunsCode: autopilot runs a command that runs code
+	// in the sandbox (commands.unknown = "sandbox") or asks (= "ask").
+	RuleModeAutopilotRunsCode = "mode.autopilot.runs-code"
+)
+
+// Approvals ("approval.*"). A grant's id is built by RuleGrant.
+const (
+	// RuleApprovalOnce: the call runs on the owner's approval of this
+	// exact Plan.
+	RuleApprovalOnce = "approval.once"
+	// RuleApprovalLapsed: the call was approved, but the workspace code
+	// it runs changed since; it asks again.
+	RuleApprovalLapsed = "approval.lapsed"
+	// RuleApprovalTooManyPending: too many approvals are already waiting
+	// for the owner; the call is refused rather than queued.
+	RuleApprovalTooManyPending = "approval.too-many-pending"
+)
+
+// The agent's turn ("budget.*", "loop.*"): calls the agent records as
+// refused without running them.
+const (
+	// RuleBudgetCalls: the turn's tool-call budget ([agent] max_calls) is
+	// spent.
+	RuleBudgetCalls = "budget.calls"
+	// RuleBudgetUnits: the turn's tool-unit budget ([agent] max_units) is
+	// spent.
+	RuleBudgetUnits = "budget.units"
+	// RuleBudgetReserve: a tool that is not read-only would use the
+	// units reserved for read-only tools ([agent] reserve_units).
+	RuleBudgetReserve = "budget.reserve"
+	// RuleLoopStopped: the turn stopped (a budget spent, repeated
+	// failures); later calls of the same step are not run.
+	RuleLoopStopped = "loop.stopped"
+	// RuleLoopFinalAnswer: the model called a tool in the tool-less final
+	// answer of a turn.
+	RuleLoopFinalAnswer = "loop.final-answer"
+)
+
+// Errors the model can fix, and homard's own failures.
+const (
+	// RuleLookupUnknown: no tool has the name the model used.
+	RuleLookupUnknown = "lookup.unknown"
+	// RuleDecodeStrict: the arguments do not decode strictly into the
+	// tool's parameters (unknown field, wrong type, trailing data).
+	RuleDecodeStrict = "decode.strict"
+	// RuleArgsInvalid: the arguments decode but are wrong (a malformed
+	// regular expression, an offset past the end).
+	RuleArgsInvalid = "args.invalid"
+	// RulePrepareFailed: homard failed while preparing the call; the
+	// turn stops.
+	RulePrepareFailed = "prepare.failed"
+	// RuleRecoveryInterrupted: a run homard was running when it stopped,
+	// marked failed at the next start. internal/store keeps the same
+	// value as store.RunInterrupted (it cannot import this package); a
+	// test in internal/arbiter pins them equal.
+	RuleRecoveryInterrupted = "recovery.interrupted"
+)
+
+// RuleModeRead is the rule id of a read-only low-risk action, which runs
+// in every mode: "mode.<mode>.read".
+func RuleModeRead(m Mode) string { return "mode." + string(m) + ".read" }
+
+// RuleOperator is the rule id of a decision made by the operator rule
+// with this id (config [[rules]]): "rule.<id>".
+func RuleOperator(id string) string { return "rule." + id }
+
+// RuleGrant is the rule id of a call covered by the session or always
+// grant with this id: "grant.<id>".
+func RuleGrant(id string) string { return "grant." + id }
