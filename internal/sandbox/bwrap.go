@@ -127,3 +127,16 @@ func (b *Bwrap) Run(ctx context.Context, spec Spec) (Result, error) {
 	}
 	return runBwrap(ctx, b.bin, spec)
 }
+
+// BwrapSetuid reports whether the bubblewrap homard would use is installed
+// setuid root (older distributions without unprivileged user namespaces).
+// Such a bwrap cannot run under no_new_privs, so `homard service` leaves
+// NoNewPrivileges out of the unit.
+func BwrapSetuid() bool {
+	for _, p := range bwrapPaths {
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() {
+			return fi.Mode()&os.ModeSetuid != 0
+		}
+	}
+	return false
+}
