@@ -15,23 +15,6 @@ import (
 // own PATH is not consulted so that it cannot redirect the sandbox.
 var bwrapPaths = []string{"/usr/bin/bwrap", "/usr/local/bin/bwrap"}
 
-// sandboxUID is the uid and gid the child runs as inside its user namespace.
-// It maps to homard's own uid outside, so files the child creates in the
-// workspace belong to homard's user. The child has no capabilities.
-const sandboxUID = "65534"
-
-// etcFiles is the minimal /etc the child sees (read-only): enough for the
-// dynamic loader, Debian's alternatives symlinks, time zones and user names.
-// Anything else (shadow, ssh keys, credentials, resolv.conf) is absent.
-var etcFiles = []string{
-	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
-	"/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
-}
-
-// systemDirs are bound read-only when they are directories and recreated as
-// the same symlinks when they are symlinks (merged /usr).
-var systemDirs = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
-
 // Bwrap runs each child inside bubblewrap: new user, mount, pid, network,
 // ipc, uts and cgroup namespaces; no network interface but loopback; no
 // capabilities; no_new_privs; the seccomp filter the landlock helper uses

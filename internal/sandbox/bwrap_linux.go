@@ -9,6 +9,23 @@ import (
 	"strings"
 )
 
+// sandboxUID is the uid and gid the child runs as inside its user namespace.
+// It maps to homard's own uid outside, so files the child creates in the
+// workspace belong to homard's user. The child has no capabilities.
+const sandboxUID = "65534"
+
+// etcFiles is the minimal /etc the child sees (read-only): enough for the
+// dynamic loader, Debian's alternatives symlinks, time zones and user names.
+// Anything else (shadow, ssh keys, credentials, resolv.conf) is absent.
+var etcFiles = []string{
+	"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d", "/etc/alternatives",
+	"/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf",
+}
+
+// systemDirs are bound read-only when they are directories and recreated as
+// the same symlinks when they are symlinks (merged /usr).
+var systemDirs = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
+
 func runBwrap(ctx context.Context, bin string, spec Spec) (Result, error) {
 	args, err := bwrapArgs(spec)
 	if err != nil {

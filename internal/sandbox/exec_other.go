@@ -4,7 +4,6 @@ package sandbox
 
 import (
 	"context"
-	"os"
 	"syscall"
 	"time"
 )
@@ -12,17 +11,16 @@ import (
 // command mirrors exec_linux.go's so the portable code compiles; outside
 // Linux nothing is ever executed.
 type command struct {
-	path       string
-	argv       []string
-	env        []string
-	dir        string
-	stdin      []byte
-	cred       *syscall.Credential
-	limits     Limits
-	cgroup     cgroupLimits
-	timeout    time.Duration
-	maxOutput  int
-	extraFiles []*os.File
+	path      string
+	argv      []string
+	env       []string
+	dir       string
+	stdin     []byte
+	cred      *syscall.Credential
+	limits    Limits
+	cgroup    cgroupLimits
+	timeout   time.Duration
+	maxOutput int
 }
 
 // cgroupLimits mirrors cgroup_linux.go's; there are no cgroups outside
