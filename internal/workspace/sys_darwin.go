@@ -16,9 +16,10 @@ import (
 // the Linux call.
 
 // oPath: macOS has no O_PATH. A plain non-blocking read-only open locates
-// a file, but needs read permission, and with O_NOFOLLOW a final symlink
-// fails with ELOOP instead of opening the link itself: a protected path
-// reached through such a link is refused rather than described.
+// a file, but it is weaker: it needs read permission, it really opens what
+// it names (a device node's driver sees the open), and with O_NOFOLLOW a
+// final symlink fails with ELOOP instead of opening the link itself, so a
+// path reached through such a link is refused rather than described.
 const oPath = unix.O_RDONLY | unix.O_NONBLOCK
 
 // clockCoarse: macOS timestamps files from the ordinary realtime clock.
