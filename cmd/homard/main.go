@@ -5,6 +5,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -123,12 +124,14 @@ Every command reads --home DIR (or $HOMARD_HOME); without it homard uses
 the XDG directories (~/.config/homard, ~/.local/share/homard).`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		Version:       app.Build().String(), // --version
 	}
+	root.SetVersionTemplate("homard {{.Version}}\n")
 	root.PersistentFlags().StringVar(&c.home, "home", "", "put config, data and workspace under `DIR` (default $HOMARD_HOME, else XDG)")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr("%v\nsee `%s --help`", err, cmd.CommandPath())
 	})
-	root.AddCommand(c.initCmd(), c.setupCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd(), c.loginCmd())
+	root.AddCommand(c.initCmd(), c.setupCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd(), c.loginCmd(), c.serviceCmd())
 	strictArgs(root) // last: it covers every command added above
 	return root
 }
@@ -157,15 +160,24 @@ func (c *cli) open(ctx context.Context) (*app.Runtime, error) {
 }
 
 func (c *cli) versionCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print the version",
+		Short: "Print the version, the commit it was built from and the platform",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintln(c.stdout, "homard", app.Version)
+			b := app.Build()
+			if asJSON {
+				enc := json.NewEncoder(c.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(b)
+			}
+			fmt.Fprintln(c.stdout, "homard", b)
 			return nil
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the build as JSON (version, revision, time, modified, go_version, platform)")
+	return cmd
 }
 
 // withRuntime adapts a command body that needs the opened runtime: it opens

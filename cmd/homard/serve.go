@@ -1,17 +1,21 @@
 package main
 
 import (
+	"io"
+	"os"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/term"
 
 	"github.com/homard/homard/internal/app"
 )
 
 func (c *cli) serveCmd() *cobra.Command {
 	var o app.ServeOptions
+	var logFormat string
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: "Run homard as a local HTTP service: the streaming API (and web UI)",
@@ -48,6 +52,10 @@ ends. A turn waiting for your approval waits gateway.approval_wait
 While serve runs, 'homard run' and 'homard chat' on the same home refuse a
 session in which serve is running a turn.
 
+Log lines go to stderr: slog key=value text on a terminal, one JSON object
+a line otherwise (a service, a container); --log-format text|json|auto
+chooses.
+
 On Ctrl+C or SIGTERM running turns get --grace to finish; then they are
 cancelled and nothing of them is stored.`,
 		Example: `  homard serve
@@ -58,6 +66,11 @@ cancelled and nothing of them is stored.`,
 			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
 			defer stop()
 			o.Out, o.Log = c.stdout, c.stderr
+			format, err := resolveLogFormat(logFormat, c.stderr)
+			if err != nil {
+				return err
+			}
+			o.LogFormat = format
 			return r.Serve(ctx, o)
 		}),
 	}
@@ -68,6 +81,22 @@ cancelled and nothing of them is stored.`,
 	f.StringVar(&o.TLSKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
 	f.BoolVar(&o.BehindProxy, "behind-proxy", false, "a reverse proxy terminates TLS in front of this server")
 	f.StringVar(&o.PublicOrigin, "public-origin", "", "the `https://HOST[:PORT]` people open (with --behind-proxy, or --tls-cert on every interface)")
+	f.StringVar(&logFormat, "log-format", "auto", "log lines on stderr as `text`, json, or auto (json when stderr is not a terminal)")
 	f.DurationVar(&o.Grace, "grace", 10*time.Second, "how long running turns may finish on shutdown before they are cancelled")
 	return cmd
+}
+
+// resolveLogFormat turns --log-format into serve's "text" or "json":
+// auto is json unless stderr is a terminal.
+func resolveLogFormat(flag string, stderr io.Writer) (string, error) {
+	switch flag {
+	case "text", "json":
+		return flag, nil
+	case "auto", "":
+		if f, ok := stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+			return "text", nil
+		}
+		return "json", nil
+	}
+	return "", usageErr("--log-format %q: use text, json or auto", flag)
 }

@@ -29,9 +29,6 @@ import (
 	"github.com/homard/homard/internal/workspace"
 )
 
-// Version is set at build time with -ldflags "-X .../internal/app.Version=…".
-var Version = "dev"
-
 // Runtime is one opened homard home: config, database, workspace, tools and
 // the arbiter that decides every call.
 type Runtime struct {

@@ -43,8 +43,12 @@ type ServeOptions struct {
 	UI fs.FS
 	// Out receives the login URL. Nil means os.Stdout.
 	Out io.Writer
-	// Log receives the server's log lines (slog text). Nil means os.Stderr.
+	// Log receives the server's log lines. Nil means os.Stderr.
 	Log io.Writer
+	// LogFormat is how log lines are written: "text" (slog's key=value
+	// lines; the zero value) or "json" (one JSON object a line). The CLI
+	// resolves its "auto" to one of them.
+	LogFormat string
 	// Listener, when set, is used instead of listening on Addr (tests
 	// pass 127.0.0.1:0). Addr is then the listener's.
 	Listener net.Listener
@@ -120,6 +124,16 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	if o.Grace <= 0 {
 		o.Grace = 10 * time.Second
 	}
+	logOpts := &slog.HandlerOptions{Level: slog.LevelInfo}
+	var logHandler slog.Handler
+	switch o.LogFormat {
+	case "", "text":
+		logHandler = slog.NewTextHandler(o.Log, logOpts)
+	case "json":
+		logHandler = slog.NewJSONHandler(o.Log, logOpts)
+	default:
+		return fmt.Errorf("%w: log format %q: use text or json", ErrBadRequest, o.LogFormat)
+	}
 	useTLS := o.TLSCert != "" || o.TLSKey != ""
 	if useTLS && (o.TLSCert == "" || o.TLSKey == "") {
 		return fmt.Errorf("%w: --tls-cert and --tls-key go together", ErrBadRequest)
@@ -139,7 +153,7 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	}
 	defer ln.Close()
 	addr := ln.Addr().String()
-	log := slog.New(slog.NewTextHandler(o.Log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	log := slog.New(logHandler)
 	local := ServeInfo{PID: os.Getpid(), Addr: addr, URL: localURL(addr, useTLS), Key: localKey()}
 	scheme := "http"
 	if useTLS {

@@ -31,7 +31,7 @@ func (r *Runtime) LockSession(session string) (unlock func(), err error) {
 	}
 	sum := sha256.Sum256([]byte(session))
 	lk := unix.Flock_t{Type: unix.F_WRLCK, Whence: 0, Start: int64(binary.BigEndian.Uint64(sum[:]) >> 8), Len: 1}
-	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
+	if err := unix.FcntlFlock(f.Fd(), fcntlSetLock, &lk); err != nil {
 		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EACCES) {
 			var who string
 			if si, ok := r.RunningServe(); ok {
@@ -44,7 +44,7 @@ func (r *Runtime) LockSession(session string) (unlock func(), err error) {
 	return func() {
 		un := lk
 		un.Type = unix.F_UNLCK
-		_ = unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &un)
+		_ = unix.FcntlFlock(f.Fd(), fcntlSetLock, &un)
 	}, nil
 }
 

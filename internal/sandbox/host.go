@@ -31,7 +31,7 @@ func (*Host) Name() string { return "host" }
 // Available implements Backend.
 func (*Host) Available() error {
 	if runtime.GOOS != "linux" {
-		return fmt.Errorf("%w: host: only Linux is supported", ErrUnavailable)
+		return needsLinux("host")
 	}
 	return nil
 }

@@ -2,18 +2,13 @@
 
 package sandbox
 
-import (
-	"context"
-	"fmt"
-)
+import "context"
 
 // MaybeRunHelper does nothing outside Linux, where there is no landlock
 // backend; main may call it unconditionally.
 func MaybeRunHelper() {}
 
-func landlockSupported() error {
-	return fmt.Errorf("%w: landlock: Landlock only exists on Linux; set sandbox.backend", ErrUnavailable)
-}
+func landlockSupported() error { return needsLinux("landlock") }
 
 func runLandlock(context.Context, Spec) (Result, error) { return Result{}, landlockSupported() }
 

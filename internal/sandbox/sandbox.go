@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"time"
 )
@@ -205,6 +206,9 @@ var (
 func Select(name string) (Backend, error) {
 	switch name {
 	case "auto", "":
+		if runtime.GOOS != "linux" {
+			return nil, needsLinux("")
+		}
 		var reasons []string
 		for _, b := range sandboxed() {
 			err := b.Available()

@@ -3,52 +3,43 @@ package store
 import (
 	"context"
 	"fmt"
-	"os"
-	"sync"
 	"time"
-
-	"golang.org/x/sys/unix"
 )
 
-// A run recorded as running is held by the process running it: an
+// A run recorded as running is held by the process running it: on Linux an
 // open-file-description byte lock (fcntl F_OFD_SETLK) on byte seq of the
-// file <database>.runs, taken inside the transaction that inserts the
-// running row and released after the transaction that finishes the run
-// commits. The kernel drops the lock when the process dies, however it
+// file <database>.runs (elsewhere a flock(2) on <database>.runs.d/<seq>),
+// taken inside the transaction that inserts the running row and released
+// after the transaction that finishes the run commits. The kernel drops the lock when the process dies, however it
 // dies (SIGKILL, a power cut ends every process), so at the next start a
 // running row whose byte is free was left by a process that is gone — and
 // a running row of a live process (the daemon next to a CLI command) is
 // never mistaken for one. The lock is taken before the row commits, so no
 // other process can see the row unlocked while its runner lives.
 
-// runLocks is the Store's lock file, opened on first use.
-type runLocks struct {
-	once sync.Once
-	f    *os.File
-	err  error
-}
-
-func (s *Store) runLockFile() (*os.File, error) {
-	s.runs.once.Do(func() {
-		s.runs.f, s.runs.err = os.OpenFile(s.path+".runs", os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
-	})
-	return s.runs.f, s.runs.err
-}
-
-// lockRange is the byte a run's lock covers.
-func lockRange(seq int64, typ int16) unix.Flock_t {
-	return unix.Flock_t{Type: typ, Whence: 0, Start: seq, Len: 1}
+// runLocker holds the run locks of one Store. Two implementations keep
+// the same contract: a lock is held through this Store's own open file
+// description, the kernel drops it when the process dies, and a probe
+// through another open file description sees every holder — this Store
+// included. runlock_ofd_linux.go uses byte-range OFD locks on one file;
+// runlock_flock.go (every other Unix, tested on Linux too) uses flock(2)
+// on one small file per running run.
+type runLocker interface {
+	// hold takes run seq's lock; holding it again is a no-op.
+	hold(seq int64) error
+	// release drops run seq's lock.
+	release(seq int64)
+	// probe opens a fresh handle whose free reports whether run seq's
+	// lock is free (its holder is gone). done closes the handle.
+	probe() (free func(seq int64) (bool, error), done func(), err error)
+	// close drops every lock this Store holds.
+	close() error
 }
 
 // holdRun takes the lock of run seq for this process. It is released when
 // the transaction rolls back, or by releaseRun once the run finished.
 func (tx *Tx) holdRun(seq int64) error {
-	f, err := tx.s.runLockFile()
-	if err != nil {
-		return fmt.Errorf("hold tool run: %w", err)
-	}
-	lk := lockRange(seq, unix.F_WRLCK)
-	if err := unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk); err != nil {
+	if err := tx.s.runs.hold(seq); err != nil {
 		return fmt.Errorf("hold tool run %d: %w", seq, err)
 	}
 	tx.onRollback = append(tx.onRollback, func() { tx.s.releaseRun(seq) })
@@ -56,14 +47,7 @@ func (tx *Tx) holdRun(seq int64) error {
 }
 
 // releaseRun drops this process's lock of run seq.
-func (s *Store) releaseRun(seq int64) {
-	f, err := s.runLockFile()
-	if err != nil {
-		return
-	}
-	lk := lockRange(seq, unix.F_UNLCK)
-	_ = unix.FcntlFlock(f.Fd(), unix.F_OFD_SETLK, &lk)
-}
+func (s *Store) releaseRun(seq int64) { s.runs.release(seq) }
 
 // RunInterrupted is the rule of a run marked interrupted at start.
 const RunInterrupted = "recovery.interrupted"
@@ -95,20 +79,20 @@ func (tx *Tx) OrphanedRuns(limit int) ([]ToolRun, error) {
 	if err != nil || len(running) == 0 {
 		return nil, err
 	}
-	// A second open of the file is another open file description: it
-	// conflicts with every holder, this process's own lock file included.
-	probe, err := os.OpenFile(tx.s.path+".runs", os.O_RDWR|os.O_CREATE|unix.O_CLOEXEC, 0o600)
+	// The probe is another open file description: it conflicts with every
+	// holder, this process's own locks included.
+	free, done, err := tx.s.runs.probe()
 	if err != nil {
 		return nil, fmt.Errorf("find interrupted runs: %w", err)
 	}
-	defer probe.Close()
+	defer done()
 	var out []ToolRun
 	for _, r := range running {
-		lk := lockRange(r.seq, unix.F_WRLCK)
-		if err := unix.FcntlFlock(probe.Fd(), unix.F_OFD_GETLK, &lk); err != nil {
+		ok, err := free(r.seq)
+		if err != nil {
 			return nil, fmt.Errorf("find interrupted runs: probe run %d: %w", r.seq, err)
 		}
-		if lk.Type == unix.F_UNLCK {
+		if ok {
 			out = append(out, r.run)
 		}
 	}

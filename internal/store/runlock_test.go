@@ -11,14 +11,29 @@ import (
 // (the process) that ran it is gone; a live runner's run — in another
 // Store on the same file, as the daemon next to a CLI command, or in this
 // one — is never returned. Finished runs and rolled-back inserts leave no
-// lock behind.
+// lock behind. It runs with this platform's locker and with the flock
+// locker other Unix systems use.
 func TestOrphanedRuns(t *testing.T) {
+	lockers := []struct {
+		name string
+		make func(path string) runLocker
+	}{
+		{"platform", newRunLocker},
+		{"flock", func(path string) runLocker { return newFlockLocks(path) }},
+	}
+	for _, l := range lockers {
+		t.Run(l.name, func(t *testing.T) { testOrphanedRuns(t, l.make) })
+	}
+}
+
+func testOrphanedRuns(t *testing.T, locker func(path string) runLocker) {
 	path := filepath.Join(t.TempDir(), "homard.db")
 	open := func() *Store {
 		s, err := Open(t.Context(), path)
 		if err != nil {
 			t.Fatal(err)
 		}
+		s.runs = locker(s.path)
 		return s
 	}
 	runner, watcher := open(), open()

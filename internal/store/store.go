@@ -55,7 +55,7 @@ type Store struct {
 	readStmts map[string]*sql.Stmt
 
 	// runs holds the locks of the tool runs this process runs (runlock.go).
-	runs runLocks
+	runs runLocker
 }
 
 // maxWriterStmts bounds the writer's statement cache; every query text in
@@ -171,7 +171,7 @@ func Open(ctx context.Context, path string) (*Store, error) {
 	}
 	reader.SetMaxOpenConns(max(4, runtime.NumCPU()))
 
-	s := &Store{path: abs, writer: writer, reader: reader}
+	s := &Store{path: abs, writer: writer, reader: reader, runs: newRunLocker(abs)}
 	if s.wconn, err = writer.Conn(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open store %s: %w", abs, err)
@@ -232,9 +232,7 @@ func (s *Store) Close() error {
 	}
 	s.readStmts = nil
 	s.readMu.Unlock()
-	if s.runs.f != nil {
-		errs = append(errs, s.runs.f.Close()) // drops this process's run locks
-	}
+	errs = append(errs, s.runs.close()) // drops this process's run locks
 	return errors.Join(append(errs, s.reader.Close(), s.writer.Close())...)
 }
 

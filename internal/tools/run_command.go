@@ -120,7 +120,7 @@ func (t *RunCommand) programHash(real string) (string, error) {
 	if !ok {
 		return "", errors.New("no file identity")
 	}
-	key := programKey{path: real, dev: uint64(st.Dev), ino: st.Ino, size: fi.Size(), ctimeNanos: st.Ctim.Nano()}
+	key := programKey{path: real, dev: uint64(st.Dev), ino: st.Ino, size: fi.Size(), ctimeNanos: ctimeNanos(st)}
 	t.hashMu.Lock()
 	sum, ok := t.hashes[key]
 	t.hashMu.Unlock()

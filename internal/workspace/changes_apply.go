@@ -226,7 +226,7 @@ func applyStep(dirfd int, cs *ChangeSet, c Change, s step) error {
 	if !stillOld(c.old, now) {
 		return fmt.Errorf("%w: %s changed while the change set was being applied", ErrConflict, c.Rel)
 	}
-	pfd, err := openBeneath(dirfd, path.Dir(c.Rel), unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	pfd, err := openBeneath(dirfd, path.Dir(c.Rel), oPath|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if err != nil {
 		return err
 	}
@@ -329,7 +329,7 @@ func placeSymlink(pfd int, name, tmp, target string, noReplace bool) error {
 
 func renameIn(pfd int, tmp, name string, noReplace bool) error {
 	if noReplace {
-		err := unix.Renameat2(pfd, tmp, pfd, name, unix.RENAME_NOREPLACE)
+		err := renameNoReplace(pfd, tmp, name)
 		if errors.Is(err, unix.EEXIST) {
 			return fmt.Errorf("%w: %s appeared while the change set was being applied", ErrConflict, name)
 		}

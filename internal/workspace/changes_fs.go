@@ -14,26 +14,6 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// beneath is how change sets reach the real root: never through a symlink
-// (the owner's own included), a magic link or out of the root.
-const beneath = unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS
-
-// openBeneath opens rel relative to dirfd with openat2 and the beneath
-// rules; O_CLOEXEC is always added. "." opens dirfd's directory again.
-func openBeneath(dirfd int, rel string, flags int, mode uint32) (int, error) {
-	for {
-		fd, err := unix.Openat2(dirfd, rel, &unix.OpenHow{
-			Flags:   uint64(flags | unix.O_CLOEXEC),
-			Mode:    uint64(mode),
-			Resolve: beneath,
-		})
-		if errors.Is(err, unix.EAGAIN) || errors.Is(err, unix.EINTR) {
-			continue // a concurrent rename raced the lookup; retry
-		}
-		return fd, err
-	}
-}
-
 // realStat is what a path in the real root is now.
 type realStat struct {
 	kind   EntryKind // EntryFile, EntryDir, EntrySymlink or a special kind
@@ -50,7 +30,7 @@ type realStat struct {
 // element included. It returns (nil, nil) when rel does not exist, and an
 // error wrapping ErrSymlink when a parent is a symlink.
 func statBeneath(dirfd int, rel string) (*realStat, error) {
-	fd, err := openBeneath(dirfd, rel, unix.O_PATH|unix.O_NOFOLLOW, 0)
+	fd, err := openBeneath(dirfd, rel, oPath|unix.O_NOFOLLOW, 0)
 	switch {
 	case errors.Is(err, unix.ENOENT):
 		return nil, nil
@@ -69,7 +49,7 @@ func statBeneath(dirfd int, rel string) (*realStat, error) {
 	s := &realStat{
 		mode:  modeBits(int64(st.Mode & 0o7777)),
 		size:  st.Size,
-		dev:   st.Dev,
+		dev:   uint64(st.Dev), // int32 on macOS
 		ino:   st.Ino,
 		mtime: time.Unix(st.Mtim.Unix()),
 		ctime: time.Unix(st.Ctim.Unix()),

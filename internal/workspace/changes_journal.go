@@ -157,7 +157,7 @@ func syncFS(dir string) error {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	defer unix.Close(fd)
-	if err := unix.Syncfs(fd); err != nil {
+	if err := syncfs(fd); err != nil {
 		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
@@ -171,7 +171,7 @@ func syncFSAt(dirfd int) error {
 		return err
 	}
 	defer unix.Close(fd)
-	return unix.Syncfs(fd)
+	return syncfs(fd)
 }
 
 // syncDir makes a directory's entries durable.

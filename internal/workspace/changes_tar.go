@@ -132,7 +132,7 @@ func (u *upperWriter) entry(dirfd int, base, name string, depth int) error {
 		if st.Mode&unix.S_IFMT == unix.S_IFBLK {
 			h.Typeflag = tar.TypeBlock
 		}
-		h.Devmajor, h.Devminor = int64(unix.Major(st.Rdev)), int64(unix.Minor(st.Rdev))
+		h.Devmajor, h.Devminor = int64(unix.Major(uint64(st.Rdev))), int64(unix.Minor(uint64(st.Rdev))) // int32 on macOS
 		return u.tw.WriteHeader(h)
 	case unix.S_IFIFO, unix.S_IFSOCK:
 		h.Typeflag = tar.TypeFifo
@@ -147,7 +147,7 @@ func (u *upperWriter) entry(dirfd int, base, name string, depth int) error {
 	default:
 		return fmt.Errorf("%s: unknown file type %o", name, st.Mode&unix.S_IFMT)
 	}
-	key := [2]uint64{st.Dev, st.Ino}
+	key := [2]uint64{uint64(st.Dev), st.Ino} // Dev is int32 on macOS
 	if first, ok := u.links[key]; ok {
 		h.Typeflag, h.Linkname = tar.TypeLink, first
 		return u.tw.WriteHeader(h)

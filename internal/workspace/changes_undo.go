@@ -52,7 +52,7 @@ func (w *Workspace) undo(dirfd int, j *journal, last int) (conflicts []string, e
 // create, if any: finding that old entry means the create never ran.
 func undoStep(dirfd int, setDir string, s step, prior *step) (conflict string, err error) {
 	parent, name := path.Dir(s.Rel), path.Base(s.Rel)
-	pfd, err := openBeneath(dirfd, parent, unix.O_PATH|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
+	pfd, err := openBeneath(dirfd, parent, oPath|unix.O_DIRECTORY|unix.O_NOFOLLOW, 0)
 	if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ENOTDIR) || errors.Is(err, unix.ELOOP) {
 		if s.Op == "create" {
 			return "", nil // its folder is gone, and it with it

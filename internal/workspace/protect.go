@@ -255,7 +255,7 @@ func (r *root) reach(rel string, stop func(string) bool) (string, error) {
 		if stop != nil && stop(next) {
 			return next, nil
 		}
-		fd, err := unix.Openat(dir, e, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		fd, err := unix.Openat(dir, e, oPath|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 		if err != nil {
 			return rest(next, todo)
 		}
@@ -303,7 +303,7 @@ func rest(next string, todo []string) (string, error) {
 // openPath opens rel through the os.Root as an O_PATH directory descriptor
 // the caller owns and closes.
 func (r *root) openPath(rel string) (int, error) {
-	f, err := r.fs.OpenFile(rel, unix.O_PATH|unix.O_DIRECTORY, 0)
+	f, err := r.fs.OpenFile(rel, oPath|unix.O_DIRECTORY, 0)
 	if err != nil {
 		return -1, err
 	}
@@ -327,19 +327,4 @@ func withFd(f *os.File, fn func(fd int) error) error {
 		return err
 	}
 	return ferr
-}
-
-// readlinkFd reads the target of the symlink fd refers to (an O_PATH
-// descriptor of the link itself).
-func readlinkFd(fd int) (string, error) {
-	for n := 256; ; n *= 2 {
-		buf := make([]byte, n)
-		got, err := unix.Readlinkat(fd, "", buf)
-		if err != nil {
-			return "", err
-		}
-		if got < n {
-			return string(buf[:got]), nil
-		}
-	}
 }

@@ -9,8 +9,6 @@ import (
 	"slices"
 	"strings"
 	"syscall"
-
-	"golang.org/x/sys/unix"
 )
 
 // Stat describes the file at p, following symlinks inside the root.
@@ -53,7 +51,7 @@ func (r *root) stat(p Path, follow bool) (fs.FileInfo, error) {
 	}
 	rel := p.Rel
 	for links := 0; ; links++ {
-		f, err := r.fs.OpenFile(rel, unix.O_PATH, 0)
+		f, err := r.fs.OpenFile(rel, oPath, 0)
 		if err != nil {
 			return nil, r.openFailed(p, "stat", err)
 		}

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
@@ -289,7 +288,7 @@ func fdPath(f *os.File) (string, error) {
 	var real string
 	var rerr error
 	if err := sc.Control(func(fd uintptr) {
-		real, rerr = os.Readlink("/proc/self/fd/" + strconv.Itoa(int(fd)))
+		real, rerr = fdRealPath(int(fd))
 	}); err != nil {
 		return "", err
 	}

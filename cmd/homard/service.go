@@ -1,0 +1,170 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+)
+
+// serviceCmd manages the systemd unit that runs `homard serve`.
+func (c *cli) serviceCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "service",
+		Short: "Run homard serve as a systemd service (install, uninstall, status)",
+		Long: `service writes a systemd unit that runs 'homard serve' for this home and
+starts it at boot (a system unit) or at login (a user unit).
+
+  homard service install            ~/.config/systemd/user/homard.service,
+                                    then systemctl --user enable --now
+  homard service install --print    show the unit; change nothing
+  homard service install --system --run-as alice --home /srv/homard
+                                    /etc/systemd/system/homard.service (root)
+  homard service status             systemctl --user status homard
+  homard service uninstall          stop, disable and remove the unit
+
+A user unit stops when you log out unless lingering is on:
+  loginctl enable-linger $USER
+serve prints its one-time login URL into the journal when it starts
+(journalctl --user -u homard); see docs/INSTALL.md.`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return usageErr("service needs a subcommand: install, uninstall or status")
+		},
+	}
+	cmd.AddCommand(c.serviceInstallCmd(), c.serviceUninstallCmd(), c.serviceStatusCmd())
+	return cmd
+}
+
+func (c *cli) serviceInstallCmd() *cobra.Command {
+	var o app.ServiceOptions
+	var print bool
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Write the unit and start it (--print shows it and changes nothing)",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			p, err := c.paths()
+			if err != nil {
+				return err
+			}
+			if o.Binary, err = selfPath(); err != nil {
+				return err
+			}
+			if o.System && o.RunAs == "" {
+				o.RunAs = os.Getenv("SUDO_USER")
+			}
+			o.SetuidBwrap = app.BwrapSetuid()
+			if print {
+				unit, err := app.ServiceUnit(p, o)
+				if err != nil {
+					return err
+				}
+				if path, err := app.ServiceUnitPath(o); err == nil {
+					fmt.Fprintf(c.stderr, "homard: would write %s:\n", path)
+				}
+				fmt.Fprint(c.stdout, unit)
+				return nil
+			}
+			if o.System && os.Geteuid() != 0 {
+				return fmt.Errorf("a system service is written to /etc/systemd/system: run it as root (sudo %s service install --system ...), or use --print", o.Binary)
+			}
+			res, err := app.InstallService(cmd.Context(), p, o)
+			if err != nil {
+				return err
+			}
+			if res.Changed {
+				fmt.Fprintf(c.stdout, "wrote %s\n", res.Path)
+			} else {
+				fmt.Fprintf(c.stdout, "%s is already this unit\n", res.Path)
+			}
+			sc, status := "systemctl --user", "homard service status"
+			if o.System {
+				sc, status = "systemctl", "homard service status --system"
+			}
+			if !res.Started {
+				fmt.Fprintf(c.stdout, "start it with: %s daemon-reload && %s enable --now homard\n", sc, sc)
+				return nil
+			}
+			fmt.Fprintf(c.stdout, "started; see it with: %s\n", status)
+			if !o.System {
+				fmt.Fprintln(c.stdout, "to keep it running after you log out: loginctl enable-linger $USER")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.System, "system", false, "write a system unit (/etc/systemd/system, needs root and --home)")
+	f.StringVar(&o.RunAs, "run-as", "", "the `USER` a system unit runs as (default $SUDO_USER)")
+	f.BoolVar(&print, "print", false, "print the unit and change nothing")
+	f.BoolVar(&o.Force, "force", false, "replace an installed unit that differs")
+	f.BoolVar(&o.NoStart, "no-start", false, "write the unit only; do not run systemctl")
+	return cmd
+}
+
+func (c *cli) serviceUninstallCmd() *cobra.Command {
+	var o app.ServiceOptions
+	cmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Stop and disable the unit, and remove its file",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			res, err := app.UninstallService(cmd.Context(), o)
+			if err != nil {
+				return err
+			}
+			if !res.Changed {
+				fmt.Fprintf(c.stdout, "no unit at %s; nothing to remove\n", res.Path)
+				return nil
+			}
+			fmt.Fprintf(c.stdout, "removed %s\n", res.Path)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&o.System, "system", false, "the system unit (/etc/systemd/system)")
+	f.BoolVar(&o.Force, "force", false, "remove a homard.service that homard did not write")
+	f.BoolVar(&o.NoStart, "no-stop", false, "remove the file only; do not run systemctl")
+	return cmd
+}
+
+func (c *cli) serviceStatusCmd() *cobra.Command {
+	var o app.ServiceOptions
+	cmd := &cobra.Command{
+		Use:   "status",
+		Short: "Show systemctl status homard",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if path, err := app.ServiceUnitPath(o); err == nil {
+				if _, err := os.Stat(path); err != nil {
+					fmt.Fprintf(c.stdout, "no unit at %s: install one with homard service install\n", path)
+					return &exitError{code: exitFailure}
+				}
+			}
+			out, err := app.ServiceStatus(cmd.Context(), o)
+			fmt.Fprint(c.stdout, out)
+			if err != nil {
+				return fmt.Errorf("homard.service is not running, or systemctl failed (%w)", err)
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&o.System, "system", false, "the system unit")
+	return cmd
+}
+
+// selfPath is the absolute path of the running homard, symlinks resolved,
+// for ExecStart.
+func selfPath() (string, error) {
+	p, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the homard binary: %w", err)
+	}
+	if p, err = filepath.EvalSymlinks(p); err != nil {
+		return "", fmt.Errorf("find the homard binary: %w", err)
+	}
+	return p, nil
+}
