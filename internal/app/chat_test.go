@@ -106,7 +106,7 @@ func TestChatApprovesAWriteFromTheKeyboard(t *testing.T) {
 	c.done("Hello, owner.")
 
 	c.line("add tea to todo.md")
-	c.wait("approval needed: write_file", "todo.md", "plan hash ", " · expires ", "[o]nce")
+	c.wait("approval needed: write_file", "+++ todo.md", "plan hash ", " · expires ", "[o]nce")
 	if _, err := os.Stat(filepath.Join(ws, "todo.md")); err == nil {
 		t.Fatal("todo.md written before the owner answered")
 	}
@@ -117,7 +117,9 @@ func TestChatApprovesAWriteFromTheKeyboard(t *testing.T) {
 	}
 
 	c.line("write no.md")
-	c.wait("approval needed: write_file", "no.md")
+	// The first card is still in the transcript and is repainted as the
+	// screen scrolls: wait for what only the second card shows (its diff).
+	c.wait("approval needed: write_file", "+++ no.md")
 	c.key("d")
 	c.done("→ denied", "You said no.")
 	if _, err := os.Stat(filepath.Join(ws, "no.md")); !errors.Is(err, os.ErrNotExist) {
