@@ -83,6 +83,7 @@ Every question has a flag; --non-interactive asks nothing.`,
 	f.BoolVar(&keyStdin, "api-key-stdin", false, "read the API key from stdin (one line) and keep it in the vault")
 	f.StringVar(&o.Mode, "mode", "", "permission mode: safe, smart, autopilot or yolo (default: keep, or smart)")
 	f.StringSliceVar(&o.Workspaces, "workspace", nil, "`DIR` tools may use (repeat for more; the first is root main; default: keep, or the home's workspace)")
+	f.StringSliceVar(&o.ReadOnly, "read-only", nil, "`DIR` tools may read but never change, e.g. your home (repeat for more; default: keep)")
 	f.BoolVar(&o.SkipTest, "skip-test", false, "write the config without testing the provider first")
 	f.StringVar(&o.OllamaURL, "ollama-url", app.DefaultOllamaURL, "where to look for Ollama (`URL`)")
 	f.DurationVar(&o.TestTimeout, "test-timeout", 30*time.Second, "how long the provider test may take")

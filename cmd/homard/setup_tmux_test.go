@@ -83,6 +83,9 @@ func TestSetupWizardInARealTerminal(t *testing.T) {
 	p.keys("", "Enter")
 	p.waitFor("Which folders may homard's tools use?")
 	p.keys("", "Enter")
+	ref := t.TempDir() // a folder to read, never change
+	p.waitFor("Folders homard may read but never change?")
+	p.keys(ref, "Enter")
 	s := p.waitFor("EXITED 0")
 	for _, want := range []string{"provider   openai", "key        typed (not shown)", "ok in ", "created " + home, "key       vault secret model-openai", "mode      smart"} {
 		if !strings.Contains(s, want) {
@@ -93,6 +96,9 @@ func TestSetupWizardInARealTerminal(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(home, "config.toml")); err != nil || strings.Contains(string(b), key) ||
 		!strings.Contains(string(b), `api_key_secret = "model-openai"`) {
 		t.Fatalf("config.toml (%v) holds the key or lacks api_key_secret:\n%s", err, b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(home, "config.toml")); !strings.Contains(string(b), `path = "`+ref+`", access = "ro"`) {
+		t.Errorf("config.toml lacks the read-only root %s:\n%s", ref, b)
 	}
 	captureOff(t, home)
 
@@ -173,6 +179,8 @@ func TestSetupWizardFindsOllama(t *testing.T) {
 	p.keys("", "Enter")
 	p.waitFor("Which folders may homard's tools use?")
 	p.keys("", "Enter")
+	p.waitFor("Folders homard may read but never change?")
+	p.keys("", "Enter") // none
 	s = p.waitFor("EXITED 0")
 	for _, want := range []string{"model      qwen3:8b", "ok in ", "key       no key (local server)"} {
 		if !strings.Contains(s, want) {

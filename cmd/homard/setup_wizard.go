@@ -142,10 +142,15 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 
 	// 6. Workspace folders; unchanged roots are left as written.
 	current := []string{p.WorkspaceDir}
+	var currentRO []string
 	if old != nil {
 		current = current[:0]
 		for _, r := range old.Workspace.Roots {
-			current = append(current, r.Path)
+			if r.ReadOnly() {
+				currentRO = append(currentRO, r.Path)
+			} else {
+				current = append(current, r.Path)
+			}
 		}
 	}
 	answer := strings.Join(current, ", ")
@@ -166,6 +171,35 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 	o.Workspaces = nil
 	if !slices.Equal(dirs, current) {
 		o.Workspaces = dirs
+	}
+
+	// 7. Read-only folders (optional): read, listed and searched, never changed.
+	answerRO := strings.Join(currentRO, ", ")
+	if len(o.ReadOnly) > 0 {
+		answerRO = strings.Join(o.ReadOnly, ", ")
+	}
+	if err := c.ask("read-only", huh.NewInput().Title("Folders homard may read but never change? (optional)").
+		Description("For example ~ (your home): credentials in it stay hidden. Separate folders with commas; leave empty for none.").
+		Value(&answerRO), func() string {
+		if answerRO == "" {
+			return "none"
+		}
+		return answerRO
+	}); err != nil {
+		return err
+	}
+	ro := []string{} // empty, not nil: "none" removes the read-only roots
+	for d := range strings.SplitSeq(answerRO, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			ro = append(ro, expandHome(d))
+		}
+	}
+	o.ReadOnly = nil
+	if !slices.Equal(ro, currentRO) {
+		o.ReadOnly = ro
+		if o.Workspaces == nil {
+			o.Workspaces = dirs // both lists are written together
+		}
 	}
 	return nil
 }

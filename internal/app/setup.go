@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,8 +40,14 @@ type SetupOptions struct {
 	// new home).
 	Mode string
 	// Workspaces are the folders tools may use, the first named "main".
-	// Empty keeps the config's (the home's workspace folder in a new home).
+	// Empty keeps the config's writable roots (the home's workspace
+	// folder in a new home).
 	Workspaces []string
+	// ReadOnly are folders tools may read but never change (roots with
+	// access = "ro": the owner's home, a reference checkout). Empty keeps
+	// the config's read-only roots when nil; a non-nil empty list removes
+	// them.
+	ReadOnly []string
 	// SkipTest writes the config without testing the provider first.
 	SkipTest bool
 	// TestTimeout bounds the provider test. Zero means 30s.
@@ -89,9 +96,11 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 		return res, err
 	}
 	var oldModel config.Model
+	var oldRoots []config.Root
 	if exists {
 		if c, err := config.Load(paths.ConfigFile); err == nil {
 			oldModel = c.Model
+			oldRoots = c.Workspace.Roots
 		}
 	}
 
@@ -141,8 +150,8 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 		}
 		edits = append(edits, config.KeyEdit{Table: "permissions", Key: "mode", Value: config.QuoteString(o.Mode)})
 	}
-	if len(o.Workspaces) > 0 {
-		roots, err := workspaceRoots(o.Workspaces, paths)
+	if len(o.Workspaces) > 0 || o.ReadOnly != nil {
+		roots, err := setupRoots(o.Workspaces, o.ReadOnly, oldRoots, paths)
 		if err != nil {
 			return res, err
 		}
@@ -279,10 +288,40 @@ func loopbackURL(s string) bool {
 
 var rootNameRE = regexp.MustCompile(`[^a-z0-9_-]+`)
 
+// setupRoots builds the roots setup writes: the writable folders rw (or
+// the old config's writable roots when none are given) followed by the
+// read-only folders (or the old read-only roots when none are given), so
+// changing one list never drops the other or an access mode.
+func setupRoots(rw, ro []string, old []config.Root, paths config.Paths) ([]config.Root, error) {
+	keep := func(readOnly bool) []string {
+		var dirs []string
+		for _, r := range old {
+			if r.ReadOnly() == readOnly {
+				dirs = append(dirs, r.Path)
+			}
+		}
+		return dirs
+	}
+	if len(rw) == 0 {
+		rw = keep(false)
+		if len(rw) == 0 && len(old) == 0 {
+			rw = []string{paths.WorkspaceDir}
+		}
+	}
+	if ro == nil {
+		ro = keep(true)
+	}
+	if len(rw) == 0 {
+		return nil, errors.New("setup: no writable workspace folder: pass --workspace DIR (the first root, named main, is where relative paths point)")
+	}
+	return workspaceRoots(append(slices.Clone(rw), ro...), len(rw), paths)
+}
+
 // workspaceRoots turns folders into roots: absolute, existing (the home's
 // own workspace folder excepted: Init creates it), the first named "main",
-// the others after their base name.
-func workspaceRoots(dirs []string, paths config.Paths) ([]config.Root, error) {
+// the others after their base name; the folders from index firstRO on are
+// read-only.
+func workspaceRoots(dirs []string, firstRO int, paths config.Paths) ([]config.Root, error) {
 	var roots []config.Root
 	seen := map[string]bool{}
 	for i, d := range dirs {
@@ -307,7 +346,11 @@ func workspaceRoots(dirs []string, paths config.Paths) ([]config.Root, error) {
 			name = fmt.Sprintf("%s-%d", strings.TrimRight(name, "-0123456789"), n)
 		}
 		seen[name] = true
-		roots = append(roots, config.Root{Name: name, Path: abs})
+		access := config.AccessReadWrite
+		if i >= firstRO {
+			access = config.AccessReadOnly
+		}
+		roots = append(roots, config.Root{Name: name, Path: abs, Access: access})
 	}
 	return roots, nil
 }

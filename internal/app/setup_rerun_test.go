@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -50,8 +51,8 @@ func TestSetupRerunKeepsComments(t *testing.T) {
 	for _, want := range []string{
 		"# my own note about the model", "# my rule", `id = "notes" # keep this`, `capture = "off" # I said so`,
 		`name = "deepseek-reasoner"`, `mode = "autopilot"`, `api_key_secret = "model-deepseek"`,
-		`{ name = "main", path = ` + config.QuoteString(paths.WorkspaceDir) + ` }`,
-		`{ name = ` + config.QuoteString(strings.ToLower(filepath.Base(extra))) + `, path = ` + config.QuoteString(extra) + ` }`,
+		`{ name = "main", path = ` + config.QuoteString(paths.WorkspaceDir) + `, access = "rw" }`,
+		`{ name = ` + config.QuoteString(strings.ToLower(filepath.Base(extra))) + `, path = ` + config.QuoteString(extra) + `, access = "rw" }`,
 	} {
 		if !strings.Contains(string(after), want) {
 			t.Errorf("after the second setup config.toml lacks %q:\n%s", want, after)
@@ -62,6 +63,57 @@ func TestSetupRerunKeepsComments(t *testing.T) {
 	}
 	if got := srv.Requests()[1].Header.Get("Authorization"); got != "Bearer "+setupKeyText {
 		t.Errorf("the second provider test sent Authorization %q; want the key kept in the vault", got)
+	}
+}
+
+// TestSetupReadOnlyRoots: --read-only folders become roots with access
+// "ro"; a later setup that changes only the writable folders, or nothing
+// about folders, keeps them and their access; an empty list removes them.
+func TestSetupReadOnlyRoots(t *testing.T) {
+	paths := setupPaths(t)
+	ok := llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"OK"}})}
+	srv := llmtest.NewServer(ok, ok, ok, ok)
+	defer srv.Close()
+	ref := t.TempDir()
+	extra := t.TempDir()
+	access := func(res SetupResult) map[string]string {
+		got := map[string]string{}
+		for _, r := range res.Config.Workspace.Roots {
+			a := config.AccessReadWrite
+			if r.ReadOnly() {
+				a = config.AccessReadOnly
+			}
+			got[r.Path] = a
+		}
+		return got
+	}
+	steps := []struct {
+		name string
+		o    SetupOptions
+		want map[string]string
+	}{
+		{"a read-only folder beside the default workspace", SetupOptions{ReadOnly: []string{ref}},
+			map[string]string{paths.WorkspaceDir: "rw", ref: "ro"}},
+		{"only the mode changes: folders kept", SetupOptions{Mode: "safe"},
+			map[string]string{paths.WorkspaceDir: "rw", ref: "ro"}},
+		{"another writable folder: the read-only one stays read-only", SetupOptions{Workspaces: []string{paths.WorkspaceDir, extra}},
+			map[string]string{paths.WorkspaceDir: "rw", extra: "rw", ref: "ro"}},
+		{"an empty read-only list removes it", SetupOptions{ReadOnly: []string{}},
+			map[string]string{paths.WorkspaceDir: "rw", extra: "rw"}},
+	}
+	for _, st := range steps {
+		o := st.o
+		o.Provider, o.BaseURL, o.APIKey, o.Getenv = "deepseek", srv.URL+"/v1", setupKeyText, noEnv
+		res, err := Setup(context.Background(), paths, o)
+		if err != nil {
+			t.Fatalf("%s: %v", st.name, err)
+		}
+		if got := access(res); !reflect.DeepEqual(got, st.want) {
+			t.Errorf("%s: roots %v; want %v", st.name, got, st.want)
+		}
+		if _, err := config.Load(paths.ConfigFile); err != nil {
+			t.Errorf("%s: config.toml does not load: %v", st.name, err)
+		}
 	}
 }
 

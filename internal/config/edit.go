@@ -50,7 +50,11 @@ func RootsValue(roots []Root) string {
 	var b strings.Builder
 	b.WriteString("[\n")
 	for _, r := range roots {
-		fmt.Fprintf(&b, "  { name = %s, path = %s },\n", quote(r.Name), quote(r.Path))
+		access := r.Access
+		if access == "" {
+			access = AccessReadWrite
+		}
+		fmt.Fprintf(&b, "  { name = %s, path = %s, access = %s },\n", quote(r.Name), quote(r.Path), quote(access))
 	}
 	b.WriteString("]")
 	return b.String()

@@ -60,8 +60,8 @@ func TestEditKeys(t *testing.T) {
 		{
 			name:  "multi-line array of inline tables replaced whole",
 			in:    "[workspace]\nroots = [\n  { name = \"main\", path = \"/a]b\" }, # first\n  # a comment inside\n  { name = \"two\", path = '/c' },\n] # after\nmax_file_bytes = 10\n",
-			edits: []KeyEdit{{"workspace", "roots", RootsValue([]Root{{Name: "main", Path: "/ws"}})}},
-			want:  "[workspace]\nroots = [\n  { name = \"main\", path = \"/ws\" },\n] # after\nmax_file_bytes = 10\n",
+			edits: []KeyEdit{{"workspace", "roots", RootsValue([]Root{{Name: "main", Path: "/ws"}, {Name: "home", Path: "/h", Access: AccessReadOnly}})}},
+			want:  "[workspace]\nroots = [\n  { name = \"main\", path = \"/ws\", access = \"rw\" },\n  { name = \"home\", path = \"/h\", access = \"ro\" },\n] # after\nmax_file_bytes = 10\n",
 		},
 		{
 			name:  "inline table value and quoted key",
