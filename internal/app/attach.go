@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/policy"
 )
 
 // Attached returns the running `homard serve` of this home as a
@@ -118,6 +119,19 @@ func (c *remote) History(ctx context.Context, session string) ([]channel.Message
 // turn goes on waiting for an answer from a tab or the CLI until
 // gateway.approval_wait. Cancelling ctx cancels the serve's turn.
 func (c *remote) Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
+	if req.Text == "" {
+		return channel.TurnResult{}, fmt.Errorf("%w: the task is empty", ErrBadRequest)
+	}
+	trust, session, err := turnSession(req)
+	if err != nil {
+		return channel.TurnResult{}, err
+	}
+	if trust != policy.TrustOwner {
+		// The serve's API authenticates the owner only: a turn of anyone
+		// else must not run there as the owner's.
+		return channel.TurnResult{}, fmt.Errorf("%w: homard serve runs the owner's turns only (as %s)", ErrBadRequest, trust)
+	}
+	req.Session = session
 	resp, err := c.request(ctx, "POST", "/api/chat", map[string]string{"session": req.Session, "message": req.Text})
 	if err != nil {
 		return channel.TurnResult{}, err
@@ -236,30 +250,4 @@ func (c *remote) event(ctx context.Context, req channel.TurnRequest, name string
 		return channel.TurnResult{}, true, errors.New("homard serve: " + e.Error)
 	}
 	return channel.TurnResult{}, false, nil
-}
-
-// RunAttached runs req as one turn in the running serve rt (see
-// Attached), with the same hooks as Run: OnText, OnTool, and Ask for cards.
-func RunAttached(ctx context.Context, rt channel.Runtime, req RunRequest) (RunResult, error) {
-	if req.Task == "" {
-		return RunResult{}, fmt.Errorf("%w: the task is empty", ErrBadRequest)
-	}
-	if req.Session == "" {
-		req.Session = "cli"
-	}
-	tr := channel.TurnRequest{Session: req.Session, Text: req.Task, OnText: req.OnText, OnTool: req.OnTool}
-	if req.Ask != nil {
-		tr.Ask = func(ctx context.Context, c channel.Card) (channel.Choice, error) {
-			choice, err := req.Ask(ctx, Card{Tool: c.Tool, Outcome: Outcome{ApprovalID: c.ApprovalID, Plan: c.Plan,
-				PlanHash: c.PlanHash, Risk: c.Risk, Reason: c.Reason, Preview: c.Preview}, PreviewOmitted: c.PreviewOmitted})
-			return channel.Choice(choice), err
-		}
-	}
-	res, err := rt.Turn(ctx, tr)
-	if err != nil {
-		return RunResult{}, err
-	}
-	return RunResult{Text: res.Text, Pending: res.Pending, Stopped: res.Stopped,
-		Usage: Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached},
-		Calls: res.Calls, Units: res.Units, MaxCalls: res.MaxCalls, MaxUnits: res.MaxUnits}, nil
 }

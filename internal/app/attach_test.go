@@ -33,20 +33,20 @@ func TestRunAttachesToServe(t *testing.T) {
 		t.Error("the serve's log holds its local key")
 	}
 	var text strings.Builder
-	var asked []Card
+	var asked []channel.Card
 	var tools []channel.ToolEvent
-	res, err := RunAttached(context.Background(), rt, RunRequest{Task: "Add tea", Session: "attached",
+	res, err := rt.Turn(context.Background(), channel.TurnRequest{Text: "Add tea", Session: "attached",
 		OnText: func(s string) { text.WriteString(s) },
 		OnTool: func(ev channel.ToolEvent) { tools = append(tools, ev) },
-		Ask: func(_ context.Context, c Card) (string, error) {
+		Ask: func(_ context.Context, c channel.Card) (channel.Choice, error) {
 			asked = append(asked, c)
-			return ChoiceOnce, nil
+			return channel.Once, nil
 		},
 	})
 	if err != nil || res.Text != "Done." || len(res.Pending) != 0 {
-		t.Fatalf("RunAttached = %+v, %v; want Done. with nothing pending", res, err)
+		t.Fatalf("Turn through the serve = %+v, %v; want Done. with nothing pending", res, err)
 	}
-	if len(asked) != 1 || asked[0].Tool != "write_file" || asked[0].Outcome.ApprovalID == "" || !strings.Contains(asked[0].Outcome.Plan, "todo.md") {
+	if len(asked) != 1 || asked[0].Tool != "write_file" || asked[0].ApprovalID == "" || !strings.Contains(asked[0].Plan, "todo.md") {
 		t.Errorf("asked %+v; want one write_file card with its plan", asked)
 	}
 	// The serve's tool events arrive as values: proposed, pending with
@@ -54,7 +54,7 @@ func TestRunAttachesToServe(t *testing.T) {
 	var seq []string
 	for _, ev := range tools {
 		seq = append(seq, string(ev.Status))
-		if ev.Name != "write_file" || ev.Step != 1 || (ev.Status == channel.Pending && (len(asked) == 0 || ev.ApprovalID != asked[0].Outcome.ApprovalID || ev.Rule == "")) {
+		if ev.Name != "write_file" || ev.Step != 1 || (ev.Status == channel.Pending && (len(asked) == 0 || ev.ApprovalID != asked[0].ApprovalID || ev.Rule == "")) {
 			t.Errorf("tool event %+v; want write_file in step 1, pending with the card's approval id and a rule", ev)
 		}
 	}
