@@ -91,21 +91,8 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 			fmt.Fprintln(c.stderr)
 			return channel.Leave, nil
 		}
-		switch ans {
-		case "":
-			return channel.Leave, nil
-		case "o", "once":
-			return channel.Once, nil
-		case "d", "deny", "n", "no":
-			return channel.Deny, nil
-		case "s", "session":
-			if !critical {
-				return channel.Session, nil
-			}
-		case "a", "always":
-			if !critical {
-				return channel.Always, nil
-			}
+		if choice, ok := channel.ParseChoice(ans); ok && card.Allows(choice) {
+			return choice, nil
 		}
 		fmt.Fprintf(c.stderr, "   %q is not an answer here.\n", ans)
 		if errors.Is(err, io.EOF) {
@@ -123,8 +110,9 @@ func shortHash(h string) string {
 	return h
 }
 
-// answerLine is one line read from stdin.
-type answerLine struct {
+// stdinLine is one line read from stdin (what the owner typed; ParseChoice
+// reads it as an answer).
+type stdinLine struct {
 	text string
 	err  error
 }
@@ -134,12 +122,12 @@ type answerLine struct {
 // the life of the command and hands them over one at a time.
 func (c *cli) readAnswer(ctx context.Context) (string, error) {
 	if c.answers == nil {
-		c.answers = make(chan answerLine)
+		c.answers = make(chan stdinLine)
 		go func() {
 			r := bufio.NewReader(c.stdin)
 			for {
 				line, err := r.ReadString('\n')
-				c.answers <- answerLine{line, err}
+				c.answers <- stdinLine{line, err}
 				if err != nil {
 					close(c.answers)
 					return

@@ -276,48 +276,71 @@ func (r *Runtime) messageRows(msgs []llm.Message) ([]store.MessageRow, error) {
 
 // asker adapts a channel's Ask to the agent: the call is shown as a
 // channel.Card (see card), and the owner's choice is recorded through the
-// approval service as the configured owner, exactly as `homard approval
-// approve|deny` would, and only then is the call proposed again.
+// approval service as the configured owner (recordAnswer), exactly as
+// `homard approval approve|deny` would, before the agent proposes the call
+// again.
 func (r *Runtime) asker(ask func(context.Context, channel.Card) (channel.Choice, error)) agent.Asker {
 	if ask == nil {
 		return nil
 	}
-	return func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (agent.Answer, error) {
+	return func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (channel.Choice, error) {
 		choice, err := ask(ctx, r.card(ctx, c.Name, out))
 		if err != nil {
-			return agent.Unanswered, err
+			return channel.Leave, err
 		}
 		switch choice {
-		case channel.Leave:
-			return agent.Unanswered, nil
-		case channel.Lapsed:
-			return agent.Lapsed, nil
+		case channel.Leave, channel.Lapsed:
+			return choice, nil
 		case channel.Recorded:
 			// Read what was recorded; record nothing. Proposing again is
 			// safe whatever the row says: the arbiter consumes only a real
 			// approval of exactly this plan, else the call stays pending.
 			a, err := r.ApprovalGet(ctx, out.ApprovalID)
 			if err != nil {
-				return agent.Unanswered, err
+				return channel.Leave, err
 			}
 			switch a.Status {
 			case approval.Denied:
-				return agent.Denied, nil
+				return channel.Deny, nil
 			case approval.Pending, approval.Expired:
-				return agent.Lapsed, nil
+				return channel.Lapsed, nil
 			}
-			return agent.Approved, nil
-		case channel.Deny:
-			if err := r.ApprovalDeny(ctx, out.ApprovalID); err != nil {
-				return agent.Unanswered, err
-			}
-			return agent.Denied, nil
+			return channel.Recorded, nil
 		}
-		if _, err := r.ApprovalApprove(ctx, out.ApprovalID, string(choice)); err != nil {
-			return agent.Unanswered, err
+		if _, err := r.recordAnswer(ctx, out.ApprovalID, choice); err != nil {
+			return channel.Leave, err
 		}
-		return agent.Approved, nil
+		return choice, nil
 	}
+}
+
+// approvalScope is how far the owner's answer reaches when it approves:
+// the one mapping from an answer to an approval.Scope. ok is false for an
+// answer that approves nothing (Deny, Leave, Recorded, Lapsed).
+func approvalScope(c channel.Choice) (scope approval.Scope, ok bool) {
+	switch c {
+	case channel.Once:
+		return approval.ScopeOnce, true
+	case channel.Session:
+		return approval.ScopeSession, true
+	case channel.Always:
+		return approval.ScopeAlways, true
+	}
+	return "", false
+}
+
+// recordAnswer records the owner's answer c to pending approval id as the
+// configured owner: Deny denies it, Once, Session or Always approve it
+// with that scope; any other answer records nothing (channel.ErrBadChoice).
+func (r *Runtime) recordAnswer(ctx context.Context, id string, c channel.Choice) (Approval, error) {
+	if c == channel.Deny {
+		return r.Approvals.Deny(ctx, id, r.Config.Owner)
+	}
+	scope, ok := approvalScope(c)
+	if !ok {
+		return Approval{}, fmt.Errorf("%w: %q (want once, session, always or deny)", channel.ErrBadChoice, c)
+	}
+	return r.Approvals.Approve(ctx, id, r.Config.Owner, scope)
 }
 
 // card shows a pending outcome of tool to the owner: the exact plan, its

@@ -33,7 +33,7 @@ var allowed = map[string][]string{
 	"internal/archtest":      {},
 	"internal/llm":           {},
 	"internal/memory":        {"internal/store"},
-	"internal/agent":         {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory"},
+	"internal/agent":         {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory", "internal/channel"}, // channel.Choice: the owner's answer
 	"internal/channel":       {},
 	"internal/channel/tui":   {"internal/channel", "internal/termtext"},
 	"internal/termtext":      {},

@@ -13,6 +13,7 @@ package channel
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -153,6 +154,35 @@ const (
 	Recorded Choice = "recorded"
 	Lapsed   Choice = "lapsed"
 )
+
+// Approves reports whether c approves the call (Once, Session or Always).
+func (c Choice) Approves() bool { return c == Once || c == Session || c == Always }
+
+// Allows reports whether the owner may answer the card with ch: a
+// critical card may only be approved once or denied (or left pending).
+func (c Card) Allows(ch Choice) bool {
+	return !c.Critical() || (ch != Session && ch != Always)
+}
+
+// ParseChoice reads an answer the owner typed: once, session, always or
+// deny (the wire strings), their first letters, or n / no for deny; case
+// and surrounding space do not matter. An empty answer is Leave. ok is
+// false for anything else.
+func ParseChoice(s string) (c Choice, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return Leave, true
+	case "o", "once":
+		return Once, true
+	case "s", "session":
+		return Session, true
+	case "a", "always":
+		return Always, true
+	case "d", "deny", "n", "no":
+		return Deny, true
+	}
+	return Leave, false
+}
 
 // TurnResult is what a turn produced.
 type TurnResult struct {

@@ -301,7 +301,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c := channel.Choice(req.Choice)
-	if c != channel.Once && c != channel.Session && c != channel.Always && c != channel.Deny {
+	if !c.Approves() && c != channel.Deny {
 		writeError(w, http.StatusBadRequest, "choice: want once, session, always or deny")
 		return
 	}
