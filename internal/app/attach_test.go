@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -12,12 +13,15 @@ import (
 // TestRunAttachesToServe: `homard run` on a home where serve runs (a
 // second Runtime, as another process opens it) hands its turn to the
 // serve: text streams back, a card is asked here and the answer is
-// posted, the write runs once, and the serve stores the turn.
+// posted, the write runs once, and the serve stores the turn. Once the
+// serve stops, the same TurnRuntime call runs turns here, under the
+// session's lock.
 func TestRunAttachesToServe(t *testing.T) {
 	r := newTestRuntime(t, "smart")
 	runServer(t, r,
 		openAI(llmtest.Turn{Text: []string{"I will ", "write it."}, Calls: toolCall("call_1", "write_file", `{"path":"todo.md","content":"- tea\n"}`).Calls}),
 		openAI(llmtest.Turn{Text: []string{"Done."}}),
+		openAI(llmtest.Turn{Text: []string{"Here."}}),
 	)
 	g := startGateway(t, r)
 	cli, err := Open(context.Background(), r.Paths, Options{})
@@ -25,9 +29,9 @@ func TestRunAttachesToServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	rt, si, ok := cli.Attached()
+	rt, si, ok := cli.TurnRuntime()
 	if !ok || si.URL != g.base || si.Key == "" {
-		t.Fatalf("Attached() = %+v, %v; want the running serve at %s with a key", si, ok, g.base)
+		t.Fatalf("TurnRuntime() = %+v, %v; want the running serve at %s with a key", si, ok, g.base)
 	}
 	if strings.Contains(g.log.String(), si.Key) {
 		t.Error("the serve's log holds its local key")
@@ -79,5 +83,23 @@ func TestRunAttachesToServe(t *testing.T) {
 	g.stop()
 	if _, _, ok := cli.Attached(); ok {
 		t.Error("Attached() after the serve stopped = ok; want false")
+	}
+	local, _, ok := cli.TurnRuntime()
+	if ok {
+		t.Fatal("TurnRuntime() after the serve stopped = attached; want the local runtime")
+	}
+	// Another process (here: r) runs a turn in "busy": refused here.
+	unlock, err := r.LockSession("busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if _, err := local.Turn(context.Background(), channel.TurnRequest{Text: "hi", Session: "busy"}); !errors.Is(err, ErrSessionBusy) {
+		t.Errorf("local Turn in a locked session = %v; want ErrSessionBusy", err)
+	}
+	// A free session runs here, in this process (with the test's model).
+	cli.Config.Model, cli.Config.Memory.Capture = r.Config.Model, "off"
+	if res, err := local.Turn(context.Background(), channel.TurnRequest{Text: "hi"}); err != nil || res.Text != "Here." {
+		t.Errorf("local Turn in a free session = %+v, %v; want Here.", res, err)
 	}
 }
