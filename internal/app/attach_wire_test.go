@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -23,15 +24,20 @@ type scriptedTurns struct {
 	tools         []channel.ToolEvent
 	card          channel.Card
 	result        channel.TurnResult
-	fail          string // when set, the turn fails with it
-	got           channel.Choice
 	info          channel.Info
 	history       []channel.Message
+
+	mu   sync.Mutex     // guards fail and got: the turn runs on the gateway's goroutine
+	fail string         // when set, the turn fails with it
+	got  channel.Choice // what the turn's Ask returned
 }
 
 func (s *scriptedTurns) Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
-	if s.fail != "" {
-		return channel.TurnResult{}, &turnError{s.fail}
+	s.mu.Lock()
+	fail := s.fail
+	s.mu.Unlock()
+	if fail != "" {
+		return channel.TurnResult{}, &turnError{fail}
 	}
 	req.OnText(s.text[0])
 	req.OnTool(s.tools[0])
@@ -39,7 +45,9 @@ func (s *scriptedTurns) Turn(ctx context.Context, req channel.TurnRequest) (chan
 	if err != nil {
 		return channel.TurnResult{}, err
 	}
+	s.mu.Lock()
 	s.got = got
+	s.mu.Unlock()
 	req.OnTool(s.tools[1])
 	req.OnText(s.text[1])
 	return s.result, nil
@@ -124,8 +132,12 @@ func TestAttachDecodesEveryGatewayEvent(t *testing.T) {
 	if len(cards) != 1 || !reflect.DeepEqual(cards[0], s.card) {
 		t.Errorf("approval events decoded as %+v; want one %+v", cards, s.card)
 	}
-	if s.got != channel.Recorded {
-		t.Errorf("the gateway's turn got %q after the client answered; want %q (the answer was posted and recorded)", s.got, channel.Recorded)
+	s.mu.Lock()
+	got := s.got
+	s.fail = "the model endpoint went away"
+	s.mu.Unlock()
+	if got != channel.Recorded {
+		t.Errorf("the gateway's turn got %q after the client answered; want %q (the answer was posted and recorded)", got, channel.Recorded)
 	}
 	if !reflect.DeepEqual(res, s.result) {
 		t.Errorf("done event decoded as %+v; want %+v", res, s.result)
@@ -137,8 +149,7 @@ func TestAttachDecodesEveryGatewayEvent(t *testing.T) {
 		t.Errorf("messages decoded as %+v, %v; want %+v", hist, err, s.history)
 	}
 
-	s.fail = "the model endpoint went away"
-	if _, err := rt.Turn(context.Background(), channel.TurnRequest{Session: "wire", Text: "again"}); err == nil || !strings.Contains(err.Error(), s.fail) {
-		t.Errorf("error event decoded as %v; want an error holding %q", err, s.fail)
+	if _, err := rt.Turn(context.Background(), channel.TurnRequest{Session: "wire", Text: "again"}); err == nil || !strings.Contains(err.Error(), "the model endpoint went away") {
+		t.Errorf("error event decoded as %v; want an error holding the turn's error", err)
 	}
 }
