@@ -32,7 +32,7 @@ type ToolCall = llm.ToolCall
 // calls through the arbiter, and stores the turn (redacted) in one
 // transaction. A turn that fails or is cancelled stores nothing; tool calls
 // it made stay in the audit log. Run takes no session lock: a front end
-// goes through Turns, which does.
+// goes through Channel or TurnRuntime, which do.
 func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
 	if req.Text == "" {
 		return channel.TurnResult{}, fmt.Errorf("%w: the task is empty", ErrBadRequest)
