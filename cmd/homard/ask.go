@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/term"
 
-	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -48,12 +48,11 @@ const (
 // from stdin: o(nce), s(ession), a(lways), d(eny), or an empty line (or end
 // of input) to leave the call pending. A critical plan may only be approved
 // once. An unknown answer is asked again.
-func (c *cli) askInline(ctx context.Context, card app.Card) (string, error) {
+func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice, error) {
 	if c.beforeAsk != nil {
 		c.beforeAsk()
 	}
-	out := card.Outcome
-	critical := out.Risk == "critical"
+	critical := card.Critical()
 	reset, style := "", ""
 	if c.stderrTerminal() {
 		reset, style = sgrReset, sgrCard
@@ -61,17 +60,17 @@ func (c *cli) askInline(ctx context.Context, card app.Card) (string, error) {
 	// Every field but the hash prefix is text the model chose or quotes
 	// it: the one printer, one line each (a plan line by line, tabs kept).
 	fmt.Fprintf(c.stderr, "%s\n%s── approval needed: %s (risk %s) ─ %s%s\n", reset, style,
-		termtext.Line(card.Tool), termtext.Line(out.Risk), termtext.Line(out.ApprovalID), reset)
-	for _, line := range strings.Split(strings.TrimRight(out.Plan, "\n"), "\n") {
+		termtext.Line(card.Tool), termtext.Line(card.Risk), termtext.Line(card.ApprovalID), reset)
+	for _, line := range strings.Split(strings.TrimRight(card.Plan, "\n"), "\n") {
 		fmt.Fprintf(c.stderr, "   %s\n", termtext.Visible(line))
 	}
-	if out.Preview != "" {
+	if card.Preview != "" {
 		fmt.Fprintln(c.stderr, "   ─ what it does ─")
-		printPreview(c.stderr, out.Preview, previewOpts{indent: "   ", colour: style != "", omitted: card.PreviewOmitted, id: out.ApprovalID})
+		printPreview(c.stderr, card.Preview, previewOpts{indent: "   ", colour: style != "", omitted: card.PreviewOmitted, id: card.ApprovalID})
 	}
-	fmt.Fprintf(c.stderr, "   plan hash %s\n", termtext.Line(shortHash(out.PlanHash)))
-	if out.Reason != "" {
-		fmt.Fprintf(c.stderr, "   why asked: %s\n", termtext.Line(out.Reason))
+	fmt.Fprintf(c.stderr, "   plan hash %s\n", termtext.Line(shortHash(card.PlanHash)))
+	if card.Reason != "" {
+		fmt.Fprintf(c.stderr, "   why asked: %s\n", termtext.Line(card.Reason))
 	}
 	prompt := "approve [o]nce, this [s]ession, [a]lways (scoped rule), [d]eny, or Enter to leave it pending:"
 	if critical {
@@ -82,35 +81,22 @@ func (c *cli) askInline(ctx context.Context, card app.Card) (string, error) {
 		line, err := c.readAnswer(ctx)
 		if ctx.Err() != nil {
 			fmt.Fprintln(c.stderr)
-			return app.ChoiceLeave, ctx.Err()
+			return channel.Leave, ctx.Err()
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return app.ChoiceLeave, fmt.Errorf("read approval answer: %w", err)
+			return channel.Leave, fmt.Errorf("read approval answer: %w", err)
 		}
 		ans := strings.ToLower(strings.TrimSpace(line))
 		if errors.Is(err, io.EOF) && ans == "" {
 			fmt.Fprintln(c.stderr)
-			return app.ChoiceLeave, nil
+			return channel.Leave, nil
 		}
-		switch ans {
-		case "":
-			return app.ChoiceLeave, nil
-		case "o", "once":
-			return app.ChoiceOnce, nil
-		case "d", "deny", "n", "no":
-			return app.ChoiceDeny, nil
-		case "s", "session":
-			if !critical {
-				return app.ChoiceSession, nil
-			}
-		case "a", "always":
-			if !critical {
-				return app.ChoiceAlways, nil
-			}
+		if choice, ok := channel.ParseChoice(ans); ok && card.Allows(choice) {
+			return choice, nil
 		}
 		fmt.Fprintf(c.stderr, "   %q is not an answer here.\n", ans)
 		if errors.Is(err, io.EOF) {
-			return app.ChoiceLeave, nil
+			return channel.Leave, nil
 		}
 	}
 }
@@ -124,8 +110,9 @@ func shortHash(h string) string {
 	return h
 }
 
-// answerLine is one line read from stdin.
-type answerLine struct {
+// stdinLine is one line read from stdin (what the owner typed; ParseChoice
+// reads it as an answer).
+type stdinLine struct {
 	text string
 	err  error
 }
@@ -135,12 +122,12 @@ type answerLine struct {
 // the life of the command and hands them over one at a time.
 func (c *cli) readAnswer(ctx context.Context) (string, error) {
 	if c.answers == nil {
-		c.answers = make(chan answerLine)
+		c.answers = make(chan stdinLine)
 		go func() {
 			r := bufio.NewReader(c.stdin)
 			for {
 				line, err := r.ReadString('\n')
-				c.answers <- answerLine{line, err}
+				c.answers <- stdinLine{line, err}
 				if err != nil {
 					close(c.answers)
 					return

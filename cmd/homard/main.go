@@ -61,8 +61,8 @@ type cli struct {
 	stdout io.Writer
 	stderr io.Writer
 
-	answers   chan answerLine // approval answers read from stdin, started on first use
-	beforeAsk func()          // ends a streamed line before a card is shown
+	answers   chan stdinLine // approval answers read from stdin, started on first use
+	beforeAsk func()         // ends a streamed line before a card is shown
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {

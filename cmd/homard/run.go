@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -25,7 +26,7 @@ type runOutput struct {
 }
 
 func (c *cli) runCmd() *cobra.Command {
-	var req app.RunRequest
+	var req channel.TurnRequest
 	var asJSON bool
 	var askMode string
 	cmd := &cobra.Command{
@@ -88,7 +89,7 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
   homard run "list my files" --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			req.Task = args[0]
+			req.Text = args[0]
 			switch askMode {
 			case "auto":
 				if c.interactive() {
@@ -123,25 +124,14 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 				}
 				c.beforeAsk = endText
 			}
-			var res app.RunResult
-			var err error
-			if rt, si, ok := r.Attached(); ok {
-				// One process runs every turn of this home: hand the turn
-				// to the running serve and follow it.
+			// One process runs every turn of this home: when serve runs,
+			// the turn is handed to it and followed from here; otherwise it
+			// runs here under the session's lock.
+			rt, si, attached := r.TurnRuntime()
+			if attached {
 				fmt.Fprintf(c.stderr, "homard: homard serve (pid %d, %s) runs this turn\n", si.PID, si.URL)
-				res, err = app.RunAttached(cmd.Context(), rt, req)
-			} else {
-				session := req.Session
-				if session == "" {
-					session = "cli"
-				}
-				unlock, lerr := r.LockSession(session)
-				if lerr != nil {
-					return lerr
-				}
-				defer unlock()
-				res, err = r.Run(cmd.Context(), req)
 			}
+			res, err := rt.Turn(cmd.Context(), req)
 			endText()
 			tools.flush()
 			if err != nil {

@@ -4,34 +4,29 @@ import (
 	"context"
 
 	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm"
-)
-
-// Answer is the owner's answer to a call that waits for approval.
-type Answer int
-
-const (
-	// Unanswered leaves the approval pending: the model is told the call
-	// waits, exactly as when no one could be asked.
-	Unanswered Answer = iota
-	// Approved means the Asker has recorded an approval for exactly this
-	// call (through the approval service, bound to the Plan's hash); the
-	// agent proposes the same call again, and the arbiter consumes it.
-	Approved
-	// Denied means the owner refused the call; the Asker has recorded it.
-	Denied
-	// Lapsed means the turn waited for an answer and none came in time.
-	// The approval stays pending (the owner may still approve it later);
-	// the model is told the call was not approved while the turn waited.
-	Lapsed
 )
 
 // Asker asks the owner, while the turn waits, about one call the arbiter
 // left pending. out is the pending Outcome: ApprovalID, Plan (the exact
 // display), PlanHash and Risk are set. The Asker records the owner's
-// choice itself; the agent never approves anything. An error other than
-// ctx's ends the turn.
-type Asker func(ctx context.Context, call llm.ToolCall, out arbiter.Outcome) (Answer, error)
+// choice itself and returns it; the agent never approves anything:
+//
+//   - channel.Once, Session or Always: an approval of exactly this call is
+//     recorded (through the approval service, bound to the Plan's hash);
+//     the agent proposes the same call again and the arbiter consumes it.
+//   - channel.Recorded: someone else recorded an approval; the agent
+//     proposes the call again too, so it runs only if one really exists.
+//   - channel.Deny: the owner refused the call; the Asker has recorded it.
+//   - channel.Lapsed: no answer came while the turn waited. The approval
+//     stays pending (the owner may still approve it later); the model is
+//     told the call was not approved while the turn waited.
+//   - channel.Leave (or anything else): the approval stays pending and
+//     the model is told the call waits, exactly as when no one was asked.
+//
+// An error other than ctx's ends the turn.
+type Asker func(ctx context.Context, call llm.ToolCall, out arbiter.Outcome) (channel.Choice, error)
 
 // ask gives a pending outcome to the Asker and returns the outcome the
 // model should see: the re-proposed call's when approved, a denial when
@@ -48,7 +43,7 @@ func (t *turn) ask(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (ar
 		return out, err
 	}
 	switch ans {
-	case Approved:
+	case channel.Once, channel.Session, channel.Always, channel.Recorded:
 		// The same raw arguments give the same Plan, so the arbiter finds
 		// the approval just recorded; a Plan that changed meanwhile (a file
 		// edited under it) is a new card, and the model is told it waits.
@@ -58,13 +53,13 @@ func (t *turn) ask(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (ar
 		}
 		t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &again})
 		return again, nil
-	case Denied:
+	case channel.Deny:
 		denied := out
 		denied.Decision = arbiter.Denied
 		denied.Reason = "the owner denied this call (approval " + out.ApprovalID + ")"
 		t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &denied})
 		return denied, nil
-	case Lapsed:
+	case channel.Lapsed:
 		lapsed := out
 		lapsed.Reason = "not approved while the turn waited; " + out.Reason
 		t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &lapsed})

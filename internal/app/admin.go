@@ -2,12 +2,12 @@ package app
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/workspace"
 )
 
@@ -34,17 +34,17 @@ func (r *Runtime) ApprovalGet(ctx context.Context, id string) (Approval, error) 
 }
 
 // ApprovalApprove approves a pending card as the configured owner.
+// scope is once, session or always (the answer's wire strings).
 func (r *Runtime) ApprovalApprove(ctx context.Context, id, scope string) (Approval, error) {
-	a, err := r.Approvals.Approve(ctx, id, r.Config.Owner, approval.Scope(scope))
-	if errors.Is(err, approval.ErrInvalidScope) {
-		return a, fmt.Errorf("%w: --scope %q: %w", ErrBadRequest, scope, err)
+	if _, ok := approvalScope(channel.Choice(scope)); !ok {
+		return Approval{}, fmt.Errorf("%w: --scope %q: %w", ErrBadRequest, scope, approval.ErrInvalidScope)
 	}
-	return a, err
+	return r.recordAnswer(ctx, id, channel.Choice(scope))
 }
 
 // ApprovalDeny denies a pending card as the configured owner.
 func (r *Runtime) ApprovalDeny(ctx context.Context, id string) error {
-	_, err := r.Approvals.Deny(ctx, id, r.Config.Owner)
+	_, err := r.recordAnswer(ctx, id, channel.Deny)
 	return err
 }
 

@@ -5,9 +5,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"testing"
 
 	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/policy"
 )
 
@@ -60,5 +62,47 @@ func TestGrantRevokeOnlyTheOwnersGrants(t *testing.T) {
 	}
 	if _, err := r.GrantRevoke(ctx, mine); err != nil {
 		t.Errorf("revoking twice: %v; want success", err)
+	}
+}
+
+// TestRecordAnswerMapsEveryChoice: the owner's answer is recorded through
+// the one mapping to approval scopes; an answer that approves nothing
+// (leave, recorded, lapsed, an unknown word) records nothing and leaves
+// the card pending.
+func TestRecordAnswerMapsEveryChoice(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	ctx := context.Background()
+	for i, tc := range []struct {
+		choice channel.Choice
+		status approval.Status
+		scope  approval.Scope
+		bad    bool
+	}{
+		{channel.Once, approval.Approved, approval.ScopeOnce, false},
+		{channel.Session, approval.Approved, approval.ScopeSession, false},
+		{channel.Always, approval.Approved, approval.ScopeAlways, false},
+		{channel.Deny, approval.Denied, "", false},
+		{channel.Leave, approval.Pending, "", true},
+		{channel.Recorded, approval.Pending, "", true},
+		{channel.Lapsed, approval.Pending, "", true},
+		{"forever", approval.Pending, "", true},
+	} {
+		t.Run(string(tc.choice), func(t *testing.T) {
+			plan := []byte(fmt.Sprintf(`{"plan":%d}`, i))
+			sum := sha256.Sum256(plan)
+			a, err := r.Approvals.Request(ctx, approval.Binding{Tool: "write_file", PlanHash: hex.EncodeToString(sum[:]), Owner: r.Config.Owner, Session: "s"},
+				approval.Card{Display: "write notes/a.md", Plan: plan, Targets: []string{"notes/a.md"}, Risk: policy.RiskMedium})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = r.recordAnswer(ctx, a.ID, tc.choice)
+			if tc.bad != errors.Is(err, channel.ErrBadChoice) || (!tc.bad && err != nil) {
+				t.Fatalf("recordAnswer(%q) = %v; want ErrBadChoice: %v", tc.choice, err, tc.bad)
+			}
+			got, err := r.ApprovalGet(ctx, a.ID)
+			if err != nil || got.Status != tc.status || got.Scope != tc.scope {
+				t.Errorf("after recordAnswer(%q): status %s, scope %q (%v); want %s, %q", tc.choice, got.Status, got.Scope, err, tc.status, tc.scope)
+			}
+		})
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/channel/web/wire"
+	"github.com/homard/homard/internal/policy"
 )
 
 // Attached returns the running `homard serve` of this home as a
@@ -65,9 +67,7 @@ func (c *remote) request(ctx context.Context, method, path string, body any) (*h
 
 // apiError reads an error answer.
 func apiError(resp *http.Response) error {
-	var e struct {
-		Error string `json:"error"`
-	}
+	var e wire.Error
 	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 	if json.Unmarshal(b, &e) != nil || e.Error == "" {
 		e.Error = strings.TrimSpace(string(b))
@@ -91,23 +91,23 @@ func (c *remote) getJSON(ctx context.Context, path string, v any) error {
 }
 
 func (c *remote) Info() channel.Info {
-	var i struct{ Model, Mode, Workspace, Owner, Version string }
+	var i wire.Info
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := c.getJSON(ctx, "/api/info", &i); err != nil {
 		return channel.Info{Model: "(homard serve unreachable)"}
 	}
-	return channel.Info{Model: i.Model, Mode: i.Mode, Workspace: i.Workspace, Owner: i.Owner, Version: i.Version}
+	return i.Channel()
 }
 
 func (c *remote) History(ctx context.Context, session string) ([]channel.Message, error) {
-	var msgs []struct{ Role, Text, Tool, Status string }
+	var msgs []wire.Message
 	if err := c.getJSON(ctx, "/api/sessions/"+url.PathEscape(session)+"/messages", &msgs); err != nil {
 		return nil, err
 	}
 	out := make([]channel.Message, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, channel.Message{Role: m.Role, Text: m.Text, Tool: m.Tool, Status: channel.Status(m.Status)})
+		out = append(out, m.Channel())
 	}
 	return out, nil
 }
@@ -118,7 +118,20 @@ func (c *remote) History(ctx context.Context, session string) ([]channel.Message
 // turn goes on waiting for an answer from a tab or the CLI until
 // gateway.approval_wait. Cancelling ctx cancels the serve's turn.
 func (c *remote) Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
-	resp, err := c.request(ctx, "POST", "/api/chat", map[string]string{"session": req.Session, "message": req.Text})
+	if req.Text == "" {
+		return channel.TurnResult{}, fmt.Errorf("%w: the task is empty", ErrBadRequest)
+	}
+	trust, session, err := turnSession(req)
+	if err != nil {
+		return channel.TurnResult{}, err
+	}
+	if trust != policy.TrustOwner {
+		// The serve's API authenticates the owner only: a turn of anyone
+		// else must not run there as the owner's.
+		return channel.TurnResult{}, fmt.Errorf("%w: homard serve runs the owner's turns only (as %s)", ErrBadRequest, trust)
+	}
+	req.Session = session
+	resp, err := c.request(ctx, "POST", "/api/chat", wire.ChatRequest{Session: req.Session, Message: req.Text})
 	if err != nil {
 		return channel.TurnResult{}, err
 	}
@@ -162,47 +175,29 @@ func (c *remote) Turn(ctx context.Context, req channel.TurnRequest) (channel.Tur
 // event handles one event of the turn's stream; end is true at its end.
 func (c *remote) event(ctx context.Context, req channel.TurnRequest, name string, data []byte) (channel.TurnResult, bool, error) {
 	switch name {
-	case "delta":
-		var d struct{ Text string }
+	case wire.EventDelta:
+		var d wire.Delta
 		if json.Unmarshal(data, &d) == nil && req.OnText != nil {
 			req.OnText(d.Text)
 		}
-	case "tool":
-		var t struct {
-			ID, Name, Args, Status, Plan, Reason, Preview, Rule string
-			Step                                                int
-			ApprovalID                                          string `json:"approval_id"`
-		}
+	case wire.EventTool:
+		var t wire.Tool
 		if json.Unmarshal(data, &t) == nil && req.OnTool != nil {
-			req.OnTool(channel.ToolEvent{ID: t.ID, Name: t.Name, Args: t.Args, Status: channel.Status(t.Status), Plan: t.Plan,
-				Reason: t.Reason, Preview: t.Preview, Rule: t.Rule, Step: t.Step, ApprovalID: t.ApprovalID})
+			req.OnTool(t.Channel())
 		}
-	case "approval":
-		var a struct {
-			ApprovalID string    `json:"approval_id"`
-			Tool       string    `json:"tool"`
-			Plan       string    `json:"plan"`
-			PlanHash   string    `json:"plan_hash"`
-			Risk       string    `json:"risk"`
-			Reason     string    `json:"reason"`
-			ExpiresAt  time.Time `json:"expires_at"`
-			Preview    string    `json:"preview"`
-			Omitted    int       `json:"preview_omitted_lines"`
-			Kind       string    `json:"preview_kind"`
-		}
+	case wire.EventApproval:
+		var a wire.Card
 		if json.Unmarshal(data, &a) != nil || req.Ask == nil {
 			return channel.TurnResult{}, false, nil
 		}
-		choice, err := req.Ask(ctx, channel.Card{ApprovalID: a.ApprovalID, Tool: a.Tool, Plan: a.Plan, PlanHash: a.PlanHash,
-			Risk: a.Risk, Reason: a.Reason, ExpiresAt: a.ExpiresAt,
-			Preview: a.Preview, PreviewOmitted: a.Omitted, PreviewDiff: a.Kind == "diff"})
+		choice, err := req.Ask(ctx, a.Channel())
 		if err != nil {
 			return channel.TurnResult{}, true, err
 		}
 		if choice == channel.Leave {
 			return channel.TurnResult{}, false, nil
 		}
-		resp, err := c.request(ctx, "POST", "/api/approvals/"+url.PathEscape(a.ApprovalID), map[string]string{"choice": string(choice)})
+		resp, err := c.request(ctx, "POST", "/api/approvals/"+url.PathEscape(a.ApprovalID), wire.AnswerRequest{Choice: choice})
 		if err != nil {
 			return channel.TurnResult{}, true, err
 		}
@@ -210,25 +205,14 @@ func (c *remote) event(ctx context.Context, req channel.TurnRequest, name string
 		if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusConflict {
 			return channel.TurnResult{}, true, apiError(resp)
 		}
-	case "done":
-		var d struct {
-			Text     string   `json:"text"`
-			Pending  []string `json:"pending"`
-			Usage    struct{ Input, Output, Cached int }
-			Calls    int    `json:"calls"`
-			Units    int    `json:"units"`
-			MaxCalls int    `json:"max_calls"`
-			MaxUnits int    `json:"max_units"`
-			Stopped  string `json:"stopped"`
-		}
+	case wire.EventDone:
+		var d wire.Done
 		if err := json.Unmarshal(data, &d); err != nil {
 			return channel.TurnResult{}, true, fmt.Errorf("homard serve: done event: %w", err)
 		}
-		return channel.TurnResult{Text: d.Text, Pending: d.Pending, Stopped: d.Stopped,
-			Usage: channel.Usage{Input: d.Usage.Input, Output: d.Usage.Output, Cached: d.Usage.Cached},
-			Calls: d.Calls, Units: d.Units, MaxCalls: d.MaxCalls, MaxUnits: d.MaxUnits}, true, nil
-	case "error":
-		var e struct{ Error string }
+		return d.Channel(), true, nil
+	case wire.EventError:
+		var e wire.Error
 		_ = json.Unmarshal(data, &e)
 		if ctx.Err() != nil {
 			return channel.TurnResult{}, true, ctx.Err()
@@ -236,30 +220,4 @@ func (c *remote) event(ctx context.Context, req channel.TurnRequest, name string
 		return channel.TurnResult{}, true, errors.New("homard serve: " + e.Error)
 	}
 	return channel.TurnResult{}, false, nil
-}
-
-// RunAttached runs req as one turn in the running serve rt (see
-// Attached), with the same hooks as Run: OnText, OnTool, and Ask for cards.
-func RunAttached(ctx context.Context, rt channel.Runtime, req RunRequest) (RunResult, error) {
-	if req.Task == "" {
-		return RunResult{}, fmt.Errorf("%w: the task is empty", ErrBadRequest)
-	}
-	if req.Session == "" {
-		req.Session = "cli"
-	}
-	tr := channel.TurnRequest{Session: req.Session, Text: req.Task, OnText: req.OnText, OnTool: req.OnTool}
-	if req.Ask != nil {
-		tr.Ask = func(ctx context.Context, c channel.Card) (channel.Choice, error) {
-			choice, err := req.Ask(ctx, Card{Tool: c.Tool, Outcome: Outcome{ApprovalID: c.ApprovalID, Plan: c.Plan,
-				PlanHash: c.PlanHash, Risk: c.Risk, Reason: c.Reason, Preview: c.Preview}, PreviewOmitted: c.PreviewOmitted})
-			return channel.Choice(choice), err
-		}
-	}
-	res, err := rt.Turn(ctx, tr)
-	if err != nil {
-		return RunResult{}, err
-	}
-	return RunResult{Text: res.Text, Pending: res.Pending, Stopped: res.Stopped,
-		Usage: Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached},
-		Calls: res.Calls, Units: res.Units, MaxCalls: res.MaxCalls, MaxUnits: res.MaxUnits}, nil
 }

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -12,12 +13,15 @@ import (
 // TestRunAttachesToServe: `homard run` on a home where serve runs (a
 // second Runtime, as another process opens it) hands its turn to the
 // serve: text streams back, a card is asked here and the answer is
-// posted, the write runs once, and the serve stores the turn.
+// posted, the write runs once, and the serve stores the turn. Once the
+// serve stops, the same TurnRuntime call runs turns here, under the
+// session's lock.
 func TestRunAttachesToServe(t *testing.T) {
 	r := newTestRuntime(t, "smart")
 	runServer(t, r,
 		openAI(llmtest.Turn{Text: []string{"I will ", "write it."}, Calls: toolCall("call_1", "write_file", `{"path":"todo.md","content":"- tea\n"}`).Calls}),
 		openAI(llmtest.Turn{Text: []string{"Done."}}),
+		openAI(llmtest.Turn{Text: []string{"Here."}}),
 	)
 	g := startGateway(t, r)
 	cli, err := Open(context.Background(), r.Paths, Options{})
@@ -25,28 +29,28 @@ func TestRunAttachesToServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	rt, si, ok := cli.Attached()
+	rt, si, ok := cli.TurnRuntime()
 	if !ok || si.URL != g.base || si.Key == "" {
-		t.Fatalf("Attached() = %+v, %v; want the running serve at %s with a key", si, ok, g.base)
+		t.Fatalf("TurnRuntime() = %+v, %v; want the running serve at %s with a key", si, ok, g.base)
 	}
 	if strings.Contains(g.log.String(), si.Key) {
 		t.Error("the serve's log holds its local key")
 	}
 	var text strings.Builder
-	var asked []Card
+	var asked []channel.Card
 	var tools []channel.ToolEvent
-	res, err := RunAttached(context.Background(), rt, RunRequest{Task: "Add tea", Session: "attached",
+	res, err := rt.Turn(context.Background(), channel.TurnRequest{Text: "Add tea", Session: "attached",
 		OnText: func(s string) { text.WriteString(s) },
 		OnTool: func(ev channel.ToolEvent) { tools = append(tools, ev) },
-		Ask: func(_ context.Context, c Card) (string, error) {
+		Ask: func(_ context.Context, c channel.Card) (channel.Choice, error) {
 			asked = append(asked, c)
-			return ChoiceOnce, nil
+			return channel.Once, nil
 		},
 	})
 	if err != nil || res.Text != "Done." || len(res.Pending) != 0 {
-		t.Fatalf("RunAttached = %+v, %v; want Done. with nothing pending", res, err)
+		t.Fatalf("Turn through the serve = %+v, %v; want Done. with nothing pending", res, err)
 	}
-	if len(asked) != 1 || asked[0].Tool != "write_file" || asked[0].Outcome.ApprovalID == "" || !strings.Contains(asked[0].Outcome.Plan, "todo.md") {
+	if len(asked) != 1 || asked[0].Tool != "write_file" || asked[0].ApprovalID == "" || !strings.Contains(asked[0].Plan, "todo.md") {
 		t.Errorf("asked %+v; want one write_file card with its plan", asked)
 	}
 	// The serve's tool events arrive as values: proposed, pending with
@@ -54,7 +58,7 @@ func TestRunAttachesToServe(t *testing.T) {
 	var seq []string
 	for _, ev := range tools {
 		seq = append(seq, string(ev.Status))
-		if ev.Name != "write_file" || ev.Step != 1 || (ev.Status == channel.Pending && (len(asked) == 0 || ev.ApprovalID != asked[0].Outcome.ApprovalID || ev.Rule == "")) {
+		if ev.Name != "write_file" || ev.Step != 1 || (ev.Status == channel.Pending && (len(asked) == 0 || ev.ApprovalID != asked[0].ApprovalID || ev.Rule == "")) {
 			t.Errorf("tool event %+v; want write_file in step 1, pending with the card's approval id and a rule", ev)
 		}
 	}
@@ -79,5 +83,23 @@ func TestRunAttachesToServe(t *testing.T) {
 	g.stop()
 	if _, _, ok := cli.Attached(); ok {
 		t.Error("Attached() after the serve stopped = ok; want false")
+	}
+	local, _, ok := cli.TurnRuntime()
+	if ok {
+		t.Fatal("TurnRuntime() after the serve stopped = attached; want the local runtime")
+	}
+	// Another process (here: r) runs a turn in "busy": refused here.
+	unlock, err := r.LockSession("busy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if _, err := local.Turn(context.Background(), channel.TurnRequest{Text: "hi", Session: "busy"}); !errors.Is(err, ErrSessionBusy) {
+		t.Errorf("local Turn in a locked session = %v; want ErrSessionBusy", err)
+	}
+	// A free session runs here, in this process (with the test's model).
+	cli.Config.Model, cli.Config.Memory.Capture = r.Config.Model, "off"
+	if res, err := local.Turn(context.Background(), channel.TurnRequest{Text: "hi"}); err != nil || res.Text != "Here." {
+		t.Errorf("local Turn in a free session = %+v, %v; want Here.", res, err)
 	}
 }

@@ -29,15 +29,26 @@ func (r *Runtime) Chat(ctx context.Context, o ChatOptions) (string, error) {
 	if o.Session == "" {
 		o.Session = "chat"
 	}
-	rt := r.Channel()
-	if remote, _, ok := r.Attached(); ok {
-		// homard serve runs this home's turns: chat through it.
-		rt = remote
-	}
+	rt, _, _ := r.TurnRuntime()
 	return tui.Run(ctx, rt, tui.Options{Session: o.Session, In: o.In, Out: o.Out})
 }
 
-// Channel returns r as the channel contract a front end talks to.
+// TurnRuntime is where a front end in another process than `homard serve`
+// (`homard run`, `homard chat`) runs its turns. When serve runs on this
+// home, it is the serve (attached is true and si describes it): one
+// process runs every turn, and a card can be answered in the terminal or
+// in a browser tab. Otherwise it is r itself (see Channel), which takes the
+// session's lock for each turn, so a session in which another process runs
+// a turn is refused with ErrSessionBusy.
+func (r *Runtime) TurnRuntime() (rt channel.Runtime, si ServeInfo, attached bool) {
+	if remote, si, ok := r.Attached(); ok {
+		return remote, si, true
+	}
+	return r.Channel(), ServeInfo{}, false
+}
+
+// Channel returns r as the channel contract a front end talks to; its
+// turns run in this process under the session's lock.
 func (r *Runtime) Channel() channel.Runtime { return chatRuntime{r} }
 
 // chatRuntime adapts Runtime to channel.Runtime.
@@ -53,38 +64,19 @@ func (c chatRuntime) Info() channel.Info {
 	return info
 }
 
+// Turn runs req under the session's lock, so no other process (a second
+// `homard run`, a `homard chat`) runs a turn in the same session at once.
 func (c chatRuntime) Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
-	unlock, err := c.r.LockSession(req.Session)
+	_, session, err := turnSession(req)
+	if err != nil {
+		return channel.TurnResult{}, err
+	}
+	unlock, err := c.r.LockSession(session)
 	if err != nil {
 		return channel.TurnResult{}, err
 	}
 	defer unlock()
-	run := RunRequest{Task: req.Text, Session: req.Session, OnText: req.OnText}
-	run.OnTool = req.OnTool
-	if req.Ask != nil {
-		run.Ask = func(ctx context.Context, card Card) (string, error) {
-			o := card.Outcome
-			shown := channel.Card{
-				ApprovalID: o.ApprovalID, Tool: card.Tool, Plan: o.Plan, PlanHash: o.PlanHash,
-				Risk: o.Risk, Reason: o.Reason, PreviewDiff: IsDiff(o.Preview),
-			}
-			shown.Preview, shown.PreviewOmitted = ClipPreview(o.Preview)
-			if a, err := c.r.ApprovalGet(ctx, o.ApprovalID); err == nil {
-				shown.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
-			}
-			choice, err := req.Ask(ctx, shown)
-			return string(choice), err
-		}
-	}
-	res, err := c.r.Run(ctx, run)
-	if err != nil {
-		return channel.TurnResult{}, err
-	}
-	return channel.TurnResult{
-		Text: res.Text, Pending: res.Pending, Stopped: res.Stopped,
-		Usage: channel.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached},
-		Calls: res.Calls, Units: res.Units, MaxCalls: res.MaxCalls, MaxUnits: res.MaxUnits,
-	}, nil
+	return c.r.Run(ctx, req)
 }
 
 // previewBytes caps a tool result's preview; a channel shows its first line.

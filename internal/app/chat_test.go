@@ -179,7 +179,7 @@ func TestChatHistoryShowsToolCallsAndRefusesOtherOwners(t *testing.T) {
 		openAI(toolCall("c1", "read_file", `{"path":"notes.txt"}`)),
 		openAI(llmtest.Turn{Text: []string{"It is blue."}}),
 	)
-	if _, err := r.Run(context.Background(), RunRequest{Task: "colour?", Session: "s1"}); err != nil {
+	if _, err := r.Run(context.Background(), channel.TurnRequest{Text: "colour?", Session: "s1"}); err != nil {
 		t.Fatal(err)
 	}
 	hist, err := r.Channel().History(context.Background(), "s1")

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
@@ -146,7 +147,7 @@ func TestRunEndsWhenTheModelHangs(t *testing.T) {
 				// Earlier turns in the session, about 60 KB of history.
 				for i := range 4 {
 					task := fmt.Sprintf("turn %d: ", i) + strings.Repeat("beans go in the north bed. ", 550)
-					if _, err := r.Run(ctx, RunRequest{Task: task, Session: "s"}); err != nil {
+					if _, err := r.Run(ctx, channel.TurnRequest{Text: task, Session: "s"}); err != nil {
 						t.Fatalf("seeding turn %d: %v", i, err)
 					}
 				}
@@ -161,7 +162,7 @@ func TestRunEndsWhenTheModelHangs(t *testing.T) {
 				case c.foldCures:
 					h.limit.Store(50_000) // the history is about 60 KB
 				}
-				res, err := r.Run(ctx, RunRequest{Task: "what goes where?", Session: "s"})
+				res, err := r.Run(ctx, channel.TurnRequest{Text: "what goes where?", Session: "s"})
 				if ctx.Err() != nil {
 					t.Fatalf("Run hung until the test deadline (%v)", err)
 				}

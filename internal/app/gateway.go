@@ -131,15 +131,7 @@ func (a adminRuntime) Answer(ctx context.Context, id string, c channel.Choice) (
 	if _, err := a.Approval(ctx, id); err != nil {
 		return channel.Approval{}, err
 	}
-	var err error
-	switch c {
-	case channel.Deny:
-		err = a.r.ApprovalDeny(ctx, id)
-	case channel.Once, channel.Session, channel.Always:
-		_, err = a.r.ApprovalApprove(ctx, id, string(c))
-	default:
-		return channel.Approval{}, fmt.Errorf("%w: %q (want once, session, always or deny)", channel.ErrBadChoice, c)
-	}
+	_, err := a.r.recordAnswer(ctx, id, c)
 	switch {
 	case errors.Is(err, approval.ErrAlreadyDecided), errors.Is(err, approval.ErrExpired):
 		return channel.Approval{}, fmt.Errorf("%w: %w", channel.ErrNotPending, err)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/sandbox"
@@ -33,7 +34,7 @@ func TestScenarioConfiguredBudgetEndsTheTurn(t *testing.T) {
 		replies = append(replies, openAI(turn))
 	}
 	srv := runServer(t, r, replies...)
-	res, err := r.Run(context.Background(), RunRequest{Task: "read notes.txt forever"})
+	res, err := r.Run(context.Background(), channel.TurnRequest{Text: "read notes.txt forever"})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

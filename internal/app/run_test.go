@@ -77,7 +77,7 @@ func TestRunReadsAnswersAndRemembers(t *testing.T) {
 	)
 	ctx := context.Background()
 	var streamed strings.Builder
-	res, err := r.Run(ctx, RunRequest{Task: "What colour is the kettle?", OnText: func(s string) { streamed.WriteString(s) }})
+	res, err := r.Run(ctx, channel.TurnRequest{Text: "What colour is the kettle?", OnText: func(s string) { streamed.WriteString(s) }})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -111,7 +111,7 @@ func TestRunReadsAnswersAndRemembers(t *testing.T) {
 		t.Fatalf("stored roles = %s; want user,assistant,tool,assistant", got)
 	}
 
-	res, err = r.Run(ctx, RunRequest{Task: "What did I ask?"})
+	res, err = r.Run(ctx, channel.TurnRequest{Text: "What did I ask?"})
 	if err != nil || res.Text != "You asked about the kettle." {
 		t.Fatalf("second Run = %+v, %v", res, err)
 	}
@@ -130,7 +130,7 @@ func TestRunPendingWriteWritesNothing(t *testing.T) {
 		openAI(toolCall("call_w", "write_file", `{"path":"todo.md","content":"- tea\n"}`)),
 		openAI(llmtest.Turn{Text: []string{"I asked to write todo.md; it waits for your approval."}}),
 	)
-	res, err := r.Run(context.Background(), RunRequest{Task: "Add tea to my todo list", Session: "work"})
+	res, err := r.Run(context.Background(), channel.TurnRequest{Text: "Add tea to my todo list", Session: "work"})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -155,7 +155,7 @@ func TestRunCancelledStoresNothing(t *testing.T) {
 	)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	_, err := r.Run(ctx, RunRequest{Task: "read my notes", OnText: func(string) { cancel() }})
+	_, err := r.Run(ctx, channel.TurnRequest{Text: "read my notes", OnText: func(string) { cancel() }})
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("Run = %v; want context.Canceled", err)
 	}
@@ -169,7 +169,7 @@ func TestRunRedactsWhatItStores(t *testing.T) {
 	r := newTestRuntime(t, "smart")
 	const key = "sk-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"
 	runServer(t, r, openAI(llmtest.Turn{Text: []string{"your key is " + key}}))
-	if _, err := r.Run(context.Background(), RunRequest{Task: "my key is " + key}); err != nil {
+	if _, err := r.Run(context.Background(), channel.TurnRequest{Text: "my key is " + key}); err != nil {
 		t.Fatalf("Run: %v", err)
 	}
 	stored, err := r.Store.Messages(context.Background(), "cli")
@@ -189,7 +189,7 @@ func TestRunRefusesAnotherOwnersSession(t *testing.T) {
 	if _, err := r.Call(context.Background(), CallRequest{Tool: "list_dir", Args: `{}`, As: "guest", Session: "theirs"}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.Run(context.Background(), RunRequest{Task: "hi", Session: "theirs"}); err == nil {
+	if _, err := r.Run(context.Background(), channel.TurnRequest{Text: "hi", Session: "theirs"}); err == nil {
 		t.Fatal("Run in a guest's session succeeded; want an error")
 	}
 	if n := len(srv.Requests()); n != 0 {
@@ -209,14 +209,14 @@ func TestRunResumesAfterApproval(t *testing.T) {
 		openAI(llmtest.Turn{Text: []string{"Done."}}),
 	)
 	ctx := context.Background()
-	res, err := r.Run(ctx, RunRequest{Task: "Add tea to my todo list", Session: "work"})
+	res, err := r.Run(ctx, channel.TurnRequest{Text: "Add tea to my todo list", Session: "work"})
 	if err != nil || len(res.Pending) != 1 {
 		t.Fatalf("first Run = %+v, %v; want one pending approval", res, err)
 	}
 	if _, err := r.ApprovalApprove(ctx, res.Pending[0], "once"); err != nil {
 		t.Fatal(err)
 	}
-	res, err = r.Run(ctx, RunRequest{Task: "Approved, go ahead.", Session: "work"})
+	res, err = r.Run(ctx, channel.TurnRequest{Text: "Approved, go ahead.", Session: "work"})
 	if err != nil || len(res.Pending) != 0 || res.Text != "Done." {
 		t.Fatalf("second Run = %+v, %v; want the approved write to run", res, err)
 	}
@@ -265,7 +265,7 @@ func TestRunCancelStopsTheRunningTool(t *testing.T) {
 	}()
 	done := make(chan error, 1)
 	go func() {
-		_, err := r.Run(ctx, RunRequest{Task: "wait a while", OnTool: func(ev channel.ToolEvent) {
+		_, err := r.Run(ctx, channel.TurnRequest{Text: "wait a while", OnTool: func(ev channel.ToolEvent) {
 			if ev.Status == channel.Proposed {
 				once.Do(func() { close(started) })
 			}

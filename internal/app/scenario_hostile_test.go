@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm/llmtest"
 )
 
@@ -93,7 +94,7 @@ func testHostileModel(t *testing.T, mode string) {
 	replies = append(replies, openAI(llmtest.Turn{Text: []string{answer}}))
 	srv := runServer(t, r, replies...)
 
-	res, err := r.Run(context.Background(), RunRequest{Task: "summarise my notes"})
+	res, err := r.Run(context.Background(), channel.TurnRequest{Text: "summarise my notes"})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}
@@ -217,7 +218,7 @@ func TestScenarioStreamCutMidToolCall(t *testing.T) {
 				}
 				t.Setenv("SCENARIO_KEY", "sk-test-SCENARIO0123456789")
 				var streamed strings.Builder
-				_, err := r.Run(context.Background(), RunRequest{Task: "tidy up", OnText: func(s string) { streamed.WriteString(s) }})
+				_, err := r.Run(context.Background(), channel.TurnRequest{Text: "tidy up", OnText: func(s string) { streamed.WriteString(s) }})
 				if err == nil || errors.Is(err, context.Canceled) {
 					t.Fatalf("Run error = %v; want a model stream error", err)
 				}

@@ -86,10 +86,10 @@ func script(calls ...proposal) []llmtest.Reply {
 // turn runs one owner turn in session with the given Ask (nil: nobody
 // answers, a call that needs approval stays pending) and returns the
 // result and the event of every decided call.
-func turn(t *testing.T, r *Runtime, session, task string, ask func(context.Context, Card) (string, error)) (RunResult, []channel.ToolEvent) {
+func turn(t *testing.T, r *Runtime, session, task string, ask func(context.Context, channel.Card) (channel.Choice, error)) (channel.TurnResult, []channel.ToolEvent) {
 	t.Helper()
 	var outs []channel.ToolEvent
-	res, err := r.Run(context.Background(), RunRequest{Task: task, Session: session, Ask: ask,
+	res, err := r.Run(context.Background(), channel.TurnRequest{Text: task, Session: session, Ask: ask,
 		OnTool: func(ev channel.ToolEvent) {
 			if ev.Status != channel.Proposed {
 				outs = append(outs, ev)
@@ -104,7 +104,7 @@ func turn(t *testing.T, r *Runtime, session, task string, ask func(context.Conte
 // wantExfilStopped checks that the last decided call is the exfiltration
 // attempt, pending under taint.private-egress with the exact request on its
 // card, that the attacker got nothing, and that the audit trail says so.
-func wantExfilStopped(t *testing.T, r *Runtime, attacker *recorder, res RunResult, outs []channel.ToolEvent, try proposal) {
+func wantExfilStopped(t *testing.T, r *Runtime, attacker *recorder, res channel.TurnResult, outs []channel.ToolEvent, try proposal) {
 	t.Helper()
 	if n := attacker.hits.Load(); n != 0 {
 		t.Errorf("the attacker got %d requests; want 0", n)
@@ -117,7 +117,7 @@ func wantExfilStopped(t *testing.T, r *Runtime, attacker *recorder, res RunResul
 		t.Fatalf("%s = %s (%s: %s); want pending by taint.private-egress", try.tool, last.Status, last.Rule, last.Reason)
 	}
 	if !slices.Contains(res.Pending, last.ApprovalID) {
-		t.Errorf("RunResult.Pending = %v; want it to hold %s", res.Pending, last.ApprovalID)
+		t.Errorf("channel.TurnResult.Pending = %v; want it to hold %s", res.Pending, last.ApprovalID)
 	}
 	// The card shows the exact request the owner would release.
 	ap, err := r.ApprovalGet(context.Background(), last.ApprovalID)
@@ -279,18 +279,18 @@ func TestScenarioEgressStillRuns(t *testing.T) {
 		// owner approved (the agent does that), then tries it a third
 		// time in a later answer.
 		runServer(t, r, script(read, try, try)...)
-		var cards []Card
-		ask := func(_ context.Context, c Card) (string, error) {
+		var cards []channel.Card
+		ask := func(_ context.Context, c channel.Card) (channel.Choice, error) {
 			cards = append(cards, c)
 			if len(cards) == 1 {
-				return ChoiceOnce, nil
+				return channel.Once, nil
 			}
-			return ChoiceLeave, nil
+			return channel.Leave, nil
 		}
 		res, outs := turn(t, r, "cli", "go", ask)
-		if len(cards) != 2 || cards[0].Tool != "http_get" || cards[0].Outcome.Rule != "taint.private-egress" ||
-			!strings.Contains(cards[0].Outcome.Plan, url.QueryEscape(privateText)) {
-			t.Fatalf("cards = %+v; want two http_get cards by taint.private-egress showing the request", cards)
+		// The rule that asked is on the pending tool events (checked below).
+		if len(cards) != 2 || cards[0].Tool != "http_get" || !strings.Contains(cards[0].Plan, url.QueryEscape(privateText)) {
+			t.Fatalf("cards = %+v; want two http_get cards showing the request", cards)
 		}
 		if n := attacker.hits.Load(); n != 1 {
 			t.Fatalf("the server got %d requests; want exactly 1 (the approved one)", n)

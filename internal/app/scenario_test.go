@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
 )
@@ -134,7 +135,7 @@ func TestScenarioReadWriteAnswer(t *testing.T) {
 				openAI(toolCall("call_w", "write_file", `{"path":"summary.md","content":`+mustQuote(summary)+`}`)),
 				openAI(llmtest.Turn{Text: []string{"I wrote ", "summary.md."}}),
 			)
-			res, err := r.Run(context.Background(), RunRequest{Task: "Summarise notes.txt into summary.md"})
+			res, err := r.Run(context.Background(), channel.TurnRequest{Text: "Summarise notes.txt into summary.md"})
 			if err != nil {
 				t.Fatalf("Run: %v", err)
 			}
@@ -200,7 +201,7 @@ func TestScenarioModelThatNeverStops(t *testing.T) {
 		replies = append(replies, openAI(turn))
 	}
 	srv := runServer(t, r, replies...)
-	res, err := r.Run(context.Background(), RunRequest{Task: "read notes.txt forever"})
+	res, err := r.Run(context.Background(), channel.TurnRequest{Text: "read notes.txt forever"})
 	if err != nil {
 		t.Fatalf("Run: %v", err)
 	}

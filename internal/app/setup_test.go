@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
 )
@@ -97,7 +98,7 @@ func TestSetupNonInteractiveThenATurn(t *testing.T) {
 	}
 	defer r.Close()
 	r.Config.Memory.Capture = "off"
-	out, err := r.Run(context.Background(), RunRequest{Task: "hi"})
+	out, err := r.Run(context.Background(), channel.TurnRequest{Text: "hi"})
 	if err != nil || out.Text != "Hello from the fake." {
 		t.Fatalf("Run after setup = %q, %v; want the fake's answer", out.Text, err)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/homard/homard/internal/agent"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
@@ -47,7 +48,7 @@ func TestRunSummaryPersistsAcrossRestart(t *testing.T) {
 	r := open()
 	for n := 1; n <= 3; n++ {
 		runServer(t, r, reply, reply, reply, reply)
-		if _, err := r.Run(ctx, RunRequest{Task: task(n)}); err != nil {
+		if _, err := r.Run(ctx, channel.TurnRequest{Text: task(n)}); err != nil {
 			t.Fatalf("Run %d: %v", n, err)
 		}
 	}
@@ -65,7 +66,7 @@ func TestRunSummaryPersistsAcrossRestart(t *testing.T) {
 	r = open()
 	t.Cleanup(func() { r.Close() })
 	srv := runServer(t, r, reply)
-	if _, err := r.Run(ctx, RunRequest{Task: "Turn 4: what is my locker code word?"}); err != nil {
+	if _, err := r.Run(ctx, channel.TurnRequest{Text: "Turn 4: what is my locker code word?"}); err != nil {
 		t.Fatalf("Run after restart: %v", err)
 	}
 	reqs := srv.Requests()

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
 )
@@ -79,7 +80,7 @@ func benchRuntime(b *testing.B) *Runtime {
 func runFirstByte(b *testing.B, r *Runtime, ctx context.Context, session string) time.Duration {
 	var first time.Duration
 	start := time.Now()
-	_, err := r.Run(ctx, RunRequest{Task: "hello", Session: session, OnText: func(string) {
+	_, err := r.Run(ctx, channel.TurnRequest{Text: "hello", Session: session, OnText: func(string) {
 		if first == 0 {
 			first = time.Since(start)
 		}

@@ -13,6 +13,7 @@ package channel
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -39,18 +40,34 @@ type Info struct {
 	Version   string // homard's version
 }
 
-// TurnRequest is one message of the owner and the hooks that show the turn
-// as it runs. The hooks are called on the turn's goroutine, one at a time.
+// TurnRequest is one turn to run: one message and the hooks that show the
+// turn as it runs. It is the one turn contract of every front end (the
+// TUI, `homard run`, the HTTP gateway, the attach client, chat channels).
+// The hooks are called on the turn's goroutine, one at a time.
 type TurnRequest struct {
+	// Session is the conversation to continue. Empty means "cli" (for a
+	// guest or a stranger, "cli-guest" or "cli-unknown").
 	Session string
-	Text    string
+	// Text is the message; it must not be empty.
+	Text string
+	// As is the entry trust of whoever sent Text: "owner", "guest" (a
+	// group chat, a paired guest) or "unknown". Empty means owner. It is
+	// decided by internal/app from the entry's authentication, never by a
+	// channel package and never from message text: a channel that
+	// authenticated only the owner leaves it empty. Only the owner's
+	// turns read memory and feed it; a guest's or stranger's turn is
+	// recorded under their own identity and never sees the owner's
+	// sessions.
+	As string
 	// OnText, when set, receives fragments of the answer as they stream.
 	OnText func(string)
 	// OnTool, when set, is told about each tool call when it is proposed
 	// and again when it is decided (same ID).
 	OnTool func(ToolEvent)
 	// Ask, when set, is called for each call that needs the owner's
-	// approval; the turn waits for it. It must return when ctx ends.
+	// approval; the turn waits for it. It must return when ctx ends. The
+	// Runtime records the returned Choice (see Choice); without Ask, a
+	// call that needs approval is left pending.
 	Ask func(ctx context.Context, c Card) (Choice, error)
 }
 
@@ -137,6 +154,35 @@ const (
 	Recorded Choice = "recorded"
 	Lapsed   Choice = "lapsed"
 )
+
+// Approves reports whether c approves the call (Once, Session or Always).
+func (c Choice) Approves() bool { return c == Once || c == Session || c == Always }
+
+// Allows reports whether the owner may answer the card with ch: a
+// critical card may only be approved once or denied (or left pending).
+func (c Card) Allows(ch Choice) bool {
+	return !c.Critical() || (ch != Session && ch != Always)
+}
+
+// ParseChoice reads an answer the owner typed: once, session, always or
+// deny (the wire strings), their first letters, or n / no for deny; case
+// and surrounding space do not matter. An empty answer is Leave. ok is
+// false for anything else.
+func ParseChoice(s string) (c Choice, ok bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "":
+		return Leave, true
+	case "o", "once":
+		return Once, true
+	case "s", "session":
+		return Session, true
+	case "a", "always":
+		return Always, true
+	case "d", "deny", "n", "no":
+		return Deny, true
+	}
+	return Leave, false
+}
 
 // TurnResult is what a turn produced.
 type TurnResult struct {

@@ -366,7 +366,7 @@ func (m *Model) answerCard(k string) {
 	default:
 		return
 	}
-	if c.entry.card.Critical() && (choice == channel.Session || choice == channel.Always) {
+	if !c.entry.card.Allows(choice) {
 		c.entry.hint = "A critical plan may only be approved once (o) or denied (d)."
 		c.entry.dirty()
 		m.refresh()

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/channel/web/wire"
 )
 
 // routes builds the handler chain: logging, the guard, then the mux.
@@ -67,7 +68,7 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 }
 
 func writeError(w http.ResponseWriter, status int, msg string) {
-	writeJSON(w, status, map[string]string{"error": msg})
+	writeJSON(w, status, wire.Error{Error: msg})
 }
 
 // fail answers an Admin error with the status it stands for.
@@ -86,8 +87,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 }
 
 func (s *Server) info(w http.ResponseWriter, r *http.Request) {
-	i := s.rt.Info()
-	writeJSON(w, http.StatusOK, map[string]string{"model": i.Model, "mode": i.Mode, "workspace": i.Workspace, "owner": i.Owner, "version": i.Version})
+	writeJSON(w, http.StatusOK, wire.NewInfo(s.rt.Info()))
 }
 
 type sessionJSON struct {
@@ -129,13 +129,6 @@ func (s *Server) sessions(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out)
 }
 
-type messageJSON struct {
-	Role   string `json:"role"`
-	Text   string `json:"text"`
-	Tool   string `json:"tool"`
-	Status string `json:"status"`
-}
-
 func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	msgs, err := s.rt.History(r.Context(), id)
@@ -143,9 +136,9 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, err.Error())
 		return
 	}
-	out := make([]messageJSON, 0, len(msgs))
+	out := make([]wire.Message, 0, len(msgs))
 	for _, m := range msgs {
-		out = append(out, messageJSON{Role: m.Role, Text: m.Text, Tool: m.Tool, Status: string(m.Status)})
+		out = append(out, wire.NewMessage(m))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -199,18 +192,7 @@ type approvalJSON struct {
 func approvalOut(a channel.Approval) approvalJSON {
 	return approvalJSON{ID: a.ID, Tool: a.Tool, Status: a.Status, Risk: a.Risk, Session: a.Session, Plan: a.Plan,
 		PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt.UTC(), ExpiresAt: a.ExpiresAt.UTC(),
-		Preview: a.Preview, PreviewOmitted: a.PreviewOmitted, PreviewKind: previewKind(a.Preview, a.PreviewDiff)}
-}
-
-// previewKind names a preview's kind for JSON.
-func previewKind(preview string, diff bool) string {
-	switch {
-	case preview == "":
-		return ""
-	case diff:
-		return "diff"
-	}
-	return "text"
+		Preview: a.Preview, PreviewOmitted: a.PreviewOmitted, PreviewKind: wire.PreviewKind(a.Preview, a.PreviewDiff)}
 }
 
 // approval is one approval with its whole preview.
@@ -294,14 +276,12 @@ func (s *Server) approvals(w http.ResponseWriter, r *http.Request) {
 }
 
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
-	var req struct {
-		Choice string `json:"choice"`
-	}
+	var req wire.AnswerRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
-	c := channel.Choice(req.Choice)
-	if c != channel.Once && c != channel.Session && c != channel.Always && c != channel.Deny {
+	c := req.Choice
+	if !c.Approves() && c != channel.Deny {
 		writeError(w, http.StatusBadRequest, "choice: want once, session, always or deny")
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"unicode"
 
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/channel/web/wire"
 )
 
 // turn is one running turn and the events it has produced so far. A
@@ -44,60 +45,6 @@ func (t *turn) since(n int) ([]event, bool, <-chan struct{}) {
 	return t.events[n:], t.done, t.wake
 }
 
-// Wire shapes of turn events (docs/API.md).
-type (
-	toolEvent struct {
-		ID      string `json:"id"`
-		Name    string `json:"name"`
-		Args    string `json:"args"`
-		Status  string `json:"status"`
-		Plan    string `json:"plan"`
-		Reason  string `json:"reason"`
-		Preview string `json:"preview"`
-		Rule    string `json:"rule,omitempty"`
-		Step    int    `json:"step,omitempty"`
-		// ApprovalID is set while the call is pending.
-		ApprovalID string `json:"approval_id,omitempty"`
-		Session    string `json:"session,omitempty"`
-	}
-	approvalEvent struct {
-		ApprovalID string    `json:"approval_id"`
-		Tool       string    `json:"tool"`
-		Plan       string    `json:"plan"`
-		PlanHash   string    `json:"plan_hash"`
-		Risk       string    `json:"risk"`
-		Reason     string    `json:"reason"`
-		ExpiresAt  time.Time `json:"expires_at"`
-		Session    string    `json:"session"`
-		// Preview is what the call does (a diff, an argv), cut to a card;
-		// see approvalJSON.
-		Preview        string `json:"preview"`
-		PreviewOmitted int    `json:"preview_omitted_lines"`
-		PreviewKind    string `json:"preview_kind"`
-	}
-	usageJSON struct {
-		Input  int `json:"input"`
-		Output int `json:"output"`
-		Cached int `json:"cached"`
-	}
-	doneEvent struct {
-		Text     string    `json:"text"`
-		Pending  []string  `json:"pending"`
-		Usage    usageJSON `json:"usage"`
-		Calls    int       `json:"calls"`
-		Units    int       `json:"units"`
-		MaxCalls int       `json:"max_calls"`
-		MaxUnits int       `json:"max_units"`
-		Stopped  string    `json:"stopped"`
-		Session  string    `json:"session"`
-	}
-)
-
-type chatRequest struct {
-	Session string `json:"session"`
-	Message string `json:"message"`
-}
-
 // validSession reports whether id may name a session: 1–128 printable
 // characters without spaces.
 func validSession(id string) bool {
@@ -109,7 +56,7 @@ func validSession(id string) bool {
 // chat starts a turn and streams its events until it ends or the client
 // leaves; the turn goes on either way.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
-	var req chatRequest
+	var req wire.ChatRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
@@ -147,7 +94,7 @@ func (s *Server) start(session, text string) (*turn, int, string) {
 	}
 	ctx, cancel := context.WithCancel(s.base)
 	t := &turn{session: session, cancel: cancel, wake: make(chan struct{})}
-	t.events = append(t.events, newEvent("session", map[string]string{"session": session}))
+	t.events = append(t.events, newEvent(wire.EventSession, wire.Session{Session: session}))
 	s.turns[session] = t
 	s.wg.Add(1)
 	go s.run(ctx, t, text)
@@ -162,12 +109,12 @@ func (s *Server) run(ctx context.Context, t *turn, text string) {
 	res, err := s.rt.Turn(ctx, channel.TurnRequest{
 		Session: t.session,
 		Text:    text,
-		OnText:  func(d string) { t.emit(newEvent("delta", map[string]string{"text": d}), false) },
+		OnText:  func(d string) { t.emit(newEvent(wire.EventDelta, wire.Delta{Text: d}), false) },
 		OnTool: func(ev channel.ToolEvent) {
-			te := toolEvent{ID: ev.ID, Name: ev.Name, Args: ev.Args, Status: string(ev.Status), Plan: ev.Plan, Reason: ev.Reason, Preview: ev.Preview, Rule: ev.Rule, Step: ev.Step, ApprovalID: ev.ApprovalID}
-			t.emit(newEvent("tool", te), false)
+			te := wire.NewTool(ev)
+			t.emit(newEvent(wire.EventTool, te), false)
 			te.Session = t.session
-			s.hub.publish(newEvent("tool", te))
+			s.hub.publish(newEvent(wire.EventTool, te))
 		},
 		Ask: func(ctx context.Context, c channel.Card) (channel.Choice, error) { return s.await(ctx, t, c) },
 	})
@@ -184,19 +131,11 @@ func (s *Server) run(ctx context.Context, t *turn, text string) {
 		} else {
 			s.log.Warn("turn failed", "session", t.session, "err", err)
 		}
-		t.emit(newEvent("error", map[string]string{"error": msg}), true)
+		t.emit(newEvent(wire.EventError, wire.Error{Error: msg}), true)
 		s.hub.publish(newEvent("turn_done", map[string]string{"session": t.session, "error": msg}))
 		return
 	}
-	pending := res.Pending
-	if pending == nil {
-		pending = []string{}
-	}
-	t.emit(newEvent("done", doneEvent{
-		Text: res.Text, Pending: pending, Stopped: res.Stopped, Session: t.session,
-		Usage: usageJSON{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached},
-		Calls: res.Calls, Units: res.Units, MaxCalls: res.MaxCalls, MaxUnits: res.MaxUnits,
-	}), true)
+	t.emit(newEvent(wire.EventDone, wire.NewDone(res, t.session)), true)
 	s.hub.publish(newEvent("turn_done", map[string]string{"session": t.session, "text": res.Text}))
 }
 
@@ -238,13 +177,11 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *turn) {
 // `homard approval approve` — or until the approval wait lapses. It never
 // records an answer: whoever answered did.
 func (s *Server) await(ctx context.Context, t *turn, c channel.Card) (channel.Choice, error) {
-	card := approvalEvent{ApprovalID: c.ApprovalID, Tool: c.Tool, Plan: c.Plan, PlanHash: c.PlanHash, Risk: c.Risk,
-		Reason: c.Reason, ExpiresAt: c.ExpiresAt, Session: t.session,
-		Preview: c.Preview, PreviewOmitted: c.PreviewOmitted, PreviewKind: previewKind(c.Preview, c.PreviewDiff)}
+	card := wire.NewCard(c, t.session)
 	answered := s.waitAnswer(c.ApprovalID)
 	defer s.stopWaiting(c.ApprovalID)
-	t.emit(newEvent("approval", card), false)
-	s.hub.publish(newEvent("approval", card))
+	t.emit(newEvent(wire.EventApproval, card), false)
+	s.hub.publish(newEvent(wire.EventApproval, card))
 
 	lapse := time.NewTimer(s.o.ApprovalWait)
 	defer lapse.Stop()
