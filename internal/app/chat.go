@@ -131,21 +131,19 @@ func compactJSON(raw []byte) string {
 // the owner's messages, the answers, and one entry per tool call with the
 // decision its result recorded. A session of another owner is refused.
 func (c chatRuntime) History(ctx context.Context, session string) ([]channel.Message, error) {
-	msgs, err := c.r.history(ctx, session, c.r.Config.Owner)
+	rows, err := c.r.historyRows(ctx, session, c.r.Config.Owner)
 	if err != nil {
 		return nil, err
 	}
-	// A tool message starts with "decision: <d>" (agent.render); it tells
-	// how the call it answers ended.
+	msgs, err := messages(session, rows)
+	if err != nil {
+		return nil, err
+	}
+	// How each call ended is stored as a value on its tool message.
 	decided := map[string]channel.Status{}
-	for _, m := range msgs {
+	for i, m := range msgs {
 		if m.Role == llm.RoleTool {
-			first, _, _ := strings.Cut(m.Content, "\n")
-			if d, ok := strings.CutPrefix(first, "decision: "); ok {
-				decided[m.ToolCallID] = statusOf(arbiter.Decision(d))
-			} else {
-				decided[m.ToolCallID] = channel.Denied // "not run: …"
-			}
+			decided[m.ToolCallID] = storedStatus(rows[i].Status, m.Content)
 		}
 	}
 	var out []channel.Message
@@ -168,4 +166,20 @@ func (c chatRuntime) History(ctx context.Context, session string) ([]channel.Mes
 		}
 	}
 	return out, nil
+}
+
+// storedStatus is how a stored call ended: the status stored with its tool
+// message, or, for a row stored before migration 0016 kept none, what the
+// first line of the text written for the model said ("decision: <d>" from
+// agent.render, or "not run: …"). The fallback reads only homard's own
+// first line, never model text.
+func storedStatus(stored, content string) channel.Status {
+	if stored != "" {
+		return channel.Status(stored)
+	}
+	first, _, _ := strings.Cut(content, "\n")
+	if d, ok := strings.CutPrefix(first, "decision: "); ok {
+		return statusOf(arbiter.Decision(d))
+	}
+	return channel.Denied
 }

@@ -172,6 +172,25 @@ func TestChatResumesASession(t *testing.T) {
 	}
 }
 
+// TestStoredStatus: the stored value wins over the text; rows from before
+// migration 0016 fall back to homard's own first line.
+func TestStoredStatus(t *testing.T) {
+	for _, c := range []struct {
+		stored, content string
+		want            channel.Status
+	}{
+		{"ran", "decision: denied\n…", channel.Ran},
+		{"pending", "anything", channel.Pending},
+		{"", "decision: ran\nresult", channel.Ran},
+		{"", "decision: denied\nreason", channel.Denied},
+		{"", "not run: the budget is spent", channel.Denied},
+	} {
+		if got := storedStatus(c.stored, c.content); got != c.want {
+			t.Errorf("storedStatus(%q, %q) = %q; want %q", c.stored, c.content, got, c.want)
+		}
+	}
+}
+
 func TestChatHistoryShowsToolCallsAndRefusesOtherOwners(t *testing.T) {
 	r := newTestRuntime(t, "smart")
 	writeWorkspaceFile(t, r, "notes.txt", "blue\n")
@@ -195,6 +214,18 @@ func TestChatHistoryShowsToolCallsAndRefusesOtherOwners(t *testing.T) {
 		if hist[i] != want[i] {
 			t.Errorf("History[%d] = %+v; want %+v", i, hist[i], want[i])
 		}
+	}
+	// The status is stored as a value with the tool message, not read back
+	// out of the text written for the model.
+	rows, err := r.Store.Messages(context.Background(), "s1")
+	var stored []string
+	for _, row := range rows {
+		if row.Role == "tool" {
+			stored = append(stored, row.Status)
+		}
+	}
+	if err != nil || len(stored) != 1 || stored[0] != string(channel.Ran) {
+		t.Errorf("stored tool statuses %q, %v; want [ran]", stored, err)
 	}
 
 	if _, err := r.Call(context.Background(), CallRequest{Tool: "list_dir", Args: `{}`, As: "guest", Session: "theirs"}); err != nil {

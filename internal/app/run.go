@@ -78,18 +78,26 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 		Context:   agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
 		Budget:    turnBudget(r.Config.Agent),
 	})
+	// ended holds how each call ended, as a value: it is stored with the
+	// call's tool message, so a resumed session shows it without reading
+	// the text written for the model.
+	ended := map[string]channel.Status{}
 	onEvent := func(ev agent.Event) {
 		switch {
 		case ev.Kind == agent.EventText && req.OnText != nil:
 			req.OnText(ev.Text)
 		case ev.Kind == agent.EventToolCall && req.OnTool != nil:
 			req.OnTool(r.toolEvent(ev.Call, nil, ev.Step))
-		case ev.Kind == agent.EventToolResult && req.OnTool != nil:
+		case ev.Kind == agent.EventToolResult:
 			out := ev.Outcome
 			if out == nil || out.Decision == "" { // not proposed: a budget was spent
 				out = &Outcome{Decision: arbiter.Denied, Reason: ev.Text}
 			}
-			req.OnTool(r.toolEvent(ev.Call, out, ev.Step))
+			te := r.toolEvent(ev.Call, out, ev.Step)
+			ended[te.ID] = te.Status
+			if req.OnTool != nil {
+				req.OnTool(te)
+			}
 		}
 	}
 	res, err := a.Continue(ctx, conv, req.Text, onEvent)
@@ -99,7 +107,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 		}
 		return channel.TurnResult{}, explainProviderError(r.Config.Model, err)
 	}
-	rows, err := r.messageRows(res.Messages)
+	rows, err := r.messageRows(res.Messages, ended)
 	if err != nil {
 		return channel.TurnResult{}, err
 	}
@@ -190,6 +198,16 @@ func (r *Runtime) conversation(ctx context.Context, session, owner string) (agen
 // turns included, for showing the session to its owner (not for the
 // model). A session of another owner is refused.
 func (r *Runtime) history(ctx context.Context, session, owner string) ([]llm.Message, error) {
+	rows, err := r.historyRows(ctx, session, owner)
+	if err != nil {
+		return nil, err
+	}
+	return messages(session, rows)
+}
+
+// historyRows returns the stored messages of owner's session; none for an
+// unknown session, an error for another owner's.
+func (r *Runtime) historyRows(ctx context.Context, session, owner string) ([]store.MessageRow, error) {
 	s, err := r.Store.Session(ctx, session)
 	if errors.Is(err, store.ErrNotFound) {
 		return nil, nil
@@ -200,11 +218,7 @@ func (r *Runtime) history(ctx context.Context, session, owner string) ([]llm.Mes
 	if s.Owner != owner {
 		return nil, fmt.Errorf("session %s: %w", session, store.ErrSessionOwner)
 	}
-	rows, err := r.Store.Messages(ctx, session)
-	if err != nil {
-		return nil, err
-	}
-	return messages(session, rows)
+	return r.Store.Messages(ctx, session)
 }
 
 // summarizedTurn is the last stored turn a summary covering the first n
@@ -253,11 +267,15 @@ type storedCall struct {
 
 // messageRows turns a turn's messages into rows, redacting content and
 // arguments: the database never holds a known secret or one that looks
-// like a key.
-func (r *Runtime) messageRows(msgs []llm.Message) ([]store.MessageRow, error) {
+// like a key. A tool message carries how its call ended (ended, by call
+// id).
+func (r *Runtime) messageRows(msgs []llm.Message, ended map[string]channel.Status) ([]store.MessageRow, error) {
 	rows := make([]store.MessageRow, 0, len(msgs))
 	for _, m := range msgs {
 		row := store.MessageRow{Role: string(m.Role), Content: r.redactor.Redact(m.Content), ToolCallID: m.ToolCallID}
+		if m.Role == llm.RoleTool {
+			row.Status = string(ended[m.ToolCallID])
+		}
 		if len(m.ToolCalls) > 0 {
 			calls := make([]storedCall, 0, len(m.ToolCalls))
 			for _, c := range m.ToolCalls {

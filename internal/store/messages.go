@@ -27,7 +27,11 @@ type MessageRow struct {
 	// calls; nil otherwise. Its shape belongs to the caller.
 	ToolCalls  []byte
 	ToolCallID string
-	CreatedAt  time.Time
+	// Status is how the call a RoleTool message answers ended (a
+	// channel.Status word: ran, denied, pending, error); "" on other
+	// messages and on rows stored before migration 0016.
+	Status    string
+	CreatedAt time.Time
 }
 
 // Usage is the token count of one turn.
@@ -70,8 +74,8 @@ func (tx *Tx) AppendTurn(session, owner string, msgs []MessageRow, usage Usage, 
 		if m.ToolCalls != nil {
 			calls = string(m.ToolCalls)
 		}
-		_, err := tx.exec(`INSERT INTO messages (session_id, turn, seq, role, content, tool_calls, tool_call_id, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, session, turn, i, m.Role, m.Content, calls, m.ToolCallID, nanos(now))
+		_, err := tx.exec(`INSERT INTO messages (session_id, turn, seq, role, content, tool_calls, tool_call_id, status, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, session, turn, i, m.Role, m.Content, calls, m.ToolCallID, m.Status, nanos(now))
 		if err != nil {
 			return 0, fmt.Errorf("append turn %d to %s: message %d: %w", turn, session, i, err)
 		}
@@ -83,7 +87,7 @@ func scanMessage(sc interface{ Scan(...any) error }) (MessageRow, error) {
 	var m MessageRow
 	var calls sql.NullString
 	var created sql.NullInt64
-	if err := sc.Scan(&m.SessionID, &m.Turn, &m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &created); err != nil {
+	if err := sc.Scan(&m.SessionID, &m.Turn, &m.Seq, &m.Role, &m.Content, &calls, &m.ToolCallID, &m.Status, &created); err != nil {
 		return MessageRow{}, err
 	}
 	if calls.Valid {
@@ -97,7 +101,7 @@ func scanMessage(sc interface{ Scan(...any) error }) (MessageRow, error) {
 // then position in the turn). An unknown session has no messages. It does
 // not check who owns the session: callers do (Session).
 func (s *Store) Messages(ctx context.Context, session string) ([]MessageRow, error) {
-	rows, err := s.readRows(ctx, `SELECT session_id, turn, seq, role, content, tool_calls, tool_call_id, created_at
+	rows, err := s.readRows(ctx, `SELECT session_id, turn, seq, role, content, tool_calls, tool_call_id, status, created_at
 		FROM messages WHERE session_id = ? ORDER BY turn, seq`, session)
 	if err != nil {
 		return nil, fmt.Errorf("list messages of %s: %w", session, err)

@@ -63,7 +63,7 @@ func (s *Store) Summary(ctx context.Context, session string) (Summary, error) {
 // in conversation order: the part of the conversation a summary through
 // afterTurn does not cover. MessagesAfter(ctx, s, 0) is Messages(ctx, s).
 func (s *Store) MessagesAfter(ctx context.Context, session string, afterTurn int) ([]MessageRow, error) {
-	rows, err := s.reader.QueryContext(ctx, `SELECT session_id, turn, seq, role, content, tool_calls, tool_call_id, created_at
+	rows, err := s.reader.QueryContext(ctx, `SELECT session_id, turn, seq, role, content, tool_calls, tool_call_id, status, created_at
 		FROM messages WHERE session_id = ? AND turn > ? ORDER BY turn, seq`, session, afterTurn)
 	if err != nil {
 		return nil, fmt.Errorf("list messages of %s after turn %d: %w", session, afterTurn, err)
