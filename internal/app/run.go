@@ -194,19 +194,9 @@ func (r *Runtime) conversation(ctx context.Context, session, owner string) (agen
 	return agent.Conversation{Summary: sum.Text, History: msgs}, turns, nil
 }
 
-// history loads every stored message of the owner's session, summarised
+// historyRows loads every stored message of the owner's session, summarised
 // turns included, for showing the session to its owner (not for the
-// model). A session of another owner is refused.
-func (r *Runtime) history(ctx context.Context, session, owner string) ([]llm.Message, error) {
-	rows, err := r.historyRows(ctx, session, owner)
-	if err != nil {
-		return nil, err
-	}
-	return messages(session, rows)
-}
-
-// historyRows returns the stored messages of owner's session; none for an
-// unknown session, an error for another owner's.
+// model): none for an unknown session; another owner's is refused.
 func (r *Runtime) historyRows(ctx context.Context, session, owner string) ([]store.MessageRow, error) {
 	s, err := r.Store.Session(ctx, session)
 	if errors.Is(err, store.ErrNotFound) {
