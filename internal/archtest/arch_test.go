@@ -15,28 +15,29 @@ const module = "github.com/homard/homard"
 // it may import. "*" means any. A package missing here fails the test: a
 // new package must be placed on the map first.
 var allowed = map[string][]string{
-	"cmd/homard":           {"internal/app", "internal/channel", "internal/config", "internal/termtext"},
-	"internal/app":         {"*"},
-	"internal/config":      {},
-	"internal/policy":      {},
-	"internal/tool":        {"internal/policy"},
-	"internal/tools":       {"internal/tool", "internal/policy", "internal/workspace", "internal/egress", "internal/sandbox", "internal/secrets", "internal/memory"},
-	"internal/workspace":   {},
-	"internal/egress":      {},
-	"internal/sandbox":     {"internal/workspace"}, // the change-set stream's writer
-	"internal/secrets":     {},
-	"internal/store":       {},
-	"internal/approval":    {"internal/store", "internal/policy"},
-	"internal/audit":       {"internal/store", "internal/policy"},
-	"internal/integrity":   {"internal/store", "internal/audit"},
-	"internal/arbiter":     {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store"},
-	"internal/archtest":    {},
-	"internal/llm":         {},
-	"internal/memory":      {"internal/store"},
-	"internal/agent":       {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory", "internal/channel"}, // channel.Choice: the owner's answer
-	"internal/channel":     {},
-	"internal/channel/tui": {"internal/channel", "internal/termtext"},
-	"internal/channel/web": {"internal/channel", "internal/channel/web/wire"},
+	"cmd/homard":            {"internal/app", "internal/channel", "internal/config", "internal/termtext"},
+	"internal/app":          {"*"},
+	"internal/config":       {},
+	"internal/policy":       {},
+	"internal/tool":         {"internal/policy"},
+	"internal/tools":        {"internal/tool", "internal/policy", "internal/workspace", "internal/egress", "internal/sandbox", "internal/secrets", "internal/memory"},
+	"internal/workspace":    {},
+	"internal/egress":       {},
+	"internal/sandbox":      {"internal/workspace"}, // the change-set stream's writer
+	"internal/secrets":      {},
+	"internal/store":        {},
+	"internal/approval":     {"internal/store", "internal/policy"},
+	"internal/audit":        {"internal/store", "internal/policy"},
+	"internal/integrity":    {"internal/store", "internal/audit"},
+	"internal/arbiter":      {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store"},
+	"internal/archtest":     {},
+	"internal/llm":          {},
+	"internal/memory":       {"internal/store"},
+	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory", "internal/channel"}, // channel.Choice: the owner's answer
+	"internal/channel":      {},
+	"internal/channel/chat": {}, // the chat-platform adapter contract: plain types
+	"internal/channel/tui":  {"internal/channel", "internal/termtext"},
+	"internal/channel/web":  {"internal/channel", "internal/channel/web/wire"},
 	// The gateway's JSON shapes, shared by the gateway and app's attach client.
 	"internal/channel/web/wire": {"internal/channel"},
 	"internal/termtext":         {},
