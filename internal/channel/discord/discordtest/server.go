@@ -112,6 +112,7 @@ func New(o Options) *Server {
 		ready: make(chan struct{}), sessionID: "fake-session", waiting: map[chan struct{}]int{}}
 	mux := http.NewServeMux()
 	mux.HandleFunc("/gateway", s.gateway)
+	mux.HandleFunc("/gateway/", s.gateway) // discordgo adds a trailing slash
 	mux.HandleFunc(APIPath+"/", s.rest)
 	s.http = httptest.NewServer(mux)
 	return s
