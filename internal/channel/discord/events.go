@@ -205,7 +205,7 @@ func decodeInteraction(raw json.RawMessage, botID string) (chat.Inbound, error) 
 	}
 	if u != nil {
 		in.Sender = chat.Sender{ID: u.ID, Name: u.name(), Bot: u.Bot || u.System}
-		in.Sender.IsChat = in.Chat.Direct && !in.Sender.Bot
+		in.Sender.IsChat = in.Chat.Direct && u.ID != "" && !in.Sender.Bot
 	}
 	if it.Type != interactionComponent {
 		return in, nil

@@ -175,7 +175,7 @@ func TestNonce(t *testing.T) {
 }
 
 func TestButtons(t *testing.T) {
-	ok := []chat.Button{{"Approve once", "a"}, {"This session", "b"}, {"Always", "c"}, {"Deny", "d"}, {"5", "e"}, {"6", "f"}}
+	ok := []chat.Button{{Label: "Approve once", Data: "a"}, {Label: "This session", Data: "b"}, {Label: "Always", Data: "c"}, {Label: "Deny", Data: "d"}, {Label: "5", Data: "e"}, {Label: "6", Data: "f"}}
 	rows, err := buttons(ok)
 	if err != nil || len(rows) != 2 || len(rows[0].Components) != 5 || len(rows[1].Components) != 1 || rows[0].Components[0].CustomID != "a" {
 		t.Errorf("buttons(6) = %+v, %v; want rows of 5 and 1", rows, err)
@@ -184,9 +184,9 @@ func TestButtons(t *testing.T) {
 		name string
 		b    chat.Button
 	}{
-		{"data too long", chat.Button{"x", strings.Repeat("d", chat.MaxButtonData+1)}},
-		{"no data", chat.Button{"x", ""}},
-		{"no label", chat.Button{"", "d"}},
+		{"data too long", chat.Button{Label: "x", Data: strings.Repeat("d", chat.MaxButtonData+1)}},
+		{"no data", chat.Button{Label: "x", Data: ""}},
+		{"no label", chat.Button{Label: "", Data: "d"}},
 	}
 	for _, tt := range bad {
 		if _, err := buttons([]chat.Button{tt.b}); err == nil {
@@ -204,4 +204,42 @@ func TestSnowflake(t *testing.T) {
 			t.Errorf("snowflake(%q) = %v; want %v", id, got, want)
 		}
 	}
+}
+
+// FuzzDecode feeds arbitrary payloads to every decoder: none panics, and
+// the trust-bearing fields keep their invariants (a chat's own user is a
+// named person in a DM; only a message mentions the bot).
+func FuzzDecode(f *testing.F) {
+	for _, seed := range []string{
+		`{"id":"1","channel_id":"7","author":{"id":"42"},"content":"hi"}`,
+		`{"id":"1","channel_id":"7","guild_id":"9","author":{"id":"42"},"mentions":[{"id":"100"}]}`,
+		`{"id":"1","channel_id":"7","webhook_id":"7","author":{"id":"42"},"referenced_message":{"author":{"id":"100"}}}`,
+		`{"id":"900","type":3,"token":"t","channel_id":"7","user":{"id":"42"},"member":{"user":{"id":"43"}},"data":{"custom_id":"x"}}`,
+		`{"id":"9","joined_at":"2026-01-02T03:04:05Z"}`,
+		`{"message_snapshots":[{"message":{"content":"x"}}],"id":"1","channel_id":"2"}`,
+	} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, raw string) {
+		check := func(in chat.Inbound) {
+			if in.Sender.IsChat && (!in.Chat.Direct || in.Sender.Bot || in.Sender.ID == "") {
+				t.Errorf("IsChat for a sender that is not a person in a DM: %+v from %s", in, raw)
+			}
+			if in.Mentioned && in.Kind != chat.KindMessage {
+				t.Errorf("Mentioned on a %s delivery: %s", in.Kind, raw)
+			}
+		}
+		if in, err := decodeMessage(json.RawMessage(raw), bot); err == nil {
+			check(in)
+		}
+		if in, err := decodeInteraction(json.RawMessage(raw), bot); err == nil {
+			check(in)
+		}
+		if in, err := decodeUpdate(json.RawMessage(raw), bot, 1); err == nil {
+			check(in)
+		}
+		if in, ok, err := decodeGuild(json.RawMessage(raw), bot); err == nil && ok {
+			check(in)
+		}
+	})
 }
