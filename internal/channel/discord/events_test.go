@@ -2,8 +2,11 @@ package discord
 
 import (
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/bwmarrin/discordgo"
 
 	"github.com/homard/homard/internal/channel/chat"
 )
@@ -243,3 +246,35 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+func TestRewrite(t *testing.T) {
+	var got string
+	r := &rewrite{from: discordgoAPI, to: "http://127.0.0.1:9/api/v10/", next: roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		got = req.URL.String()
+		return &http.Response{StatusCode: 204, Body: http.NoBody}, nil
+	})}
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{discordgo.EndpointUser("@me"), "http://127.0.0.1:9/api/v10/users/@me", true},
+		{discordgo.EndpointChannelMessages("7"), "http://127.0.0.1:9/api/v10/channels/7/messages", true},
+		{"https://discord.com/api/v8/users/@me", "", false},
+		{"https://elsewhere.example/api/v9/users/@me", "", false},
+	}
+	for _, tt := range tests {
+		got = ""
+		req, _ := http.NewRequest("GET", tt.in, nil)
+		_, err := r.RoundTrip(req)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("RoundTrip(%s) went to %q, err %v; want %q (ok %v)", tt.in, got, err, tt.want, tt.ok)
+		}
+	}
+	if discordgo.EndpointAPI != "https://discord.com/api/v"+discordgo.APIVersion+"/" {
+		t.Errorf("discordgo.EndpointAPI = %q: something rewrote the package's endpoints", discordgo.EndpointAPI)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -1,8 +1,11 @@
 package discord_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"log/slog"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -173,9 +176,10 @@ func TestRunRetriesAFailedReceiveThenDrops(t *testing.T) {
 		}
 		return nil
 	}
-	fake, _ := start(t, snk, discord.Options{ReceiveTries: 4})
+	var logs lockedBuffer
+	fake, _ := start(t, snk, discord.Options{ReceiveTries: 4, Log: slog.New(slog.NewTextHandler(&logs, nil))})
 	for _, id := range []string{"21", "22", "23"} {
-		if err := fake.Dispatch("MESSAGE_CREATE", map[string]any{"id": id, "channel_id": "7", "author": map[string]any{"id": "42"}, "content": "x"}); err != nil {
+		if err := fake.Dispatch("MESSAGE_CREATE", map[string]any{"id": id, "channel_id": "7", "author": map[string]any{"id": "42"}, "content": "private words"}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -191,6 +195,31 @@ func TestRunRetriesAFailedReceiveThenDrops(t *testing.T) {
 	if got := snk.triesOf("22"); got != 4 {
 		t.Errorf("tries of 22 = %d; want ReceiveTries (4), then dropped", got)
 	}
+	log := logs.String()
+	if !strings.Contains(log, "delivery dropped") || !strings.Contains(log, "delivery=22") {
+		t.Errorf("log = %q; want the drop of delivery 22 logged", log)
+	}
+	if strings.Contains(log, "private words") || strings.Contains(log, "test-token") {
+		t.Errorf("log holds message text or the token: %q", log)
+	}
+}
+
+// lockedBuffer is a log sink written from the gateway's goroutine.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 func TestRunResumesAfterALostConnection(t *testing.T) {
