@@ -44,6 +44,10 @@ var allowed = map[string][]string{
 	"internal/llm/openai":       {"internal/llm"},
 	"internal/llm/anthropic":    {"internal/llm"},
 	"internal/llm/llmtest":      {"internal/llm"},
+
+	// The Discord adapter (discordgo) and its fake of Discord.
+	"internal/channel/discord":             {"internal/channel/chat"},
+	"internal/channel/discord/discordtest": {},
 }
 
 // exclusive names third-party import prefixes only one package may use.
@@ -54,6 +58,7 @@ var exclusive = map[string]string{
 	"github.com/charmbracelet/huh":           "cmd/homard", // the setup wizard's forms
 	"github.com/chromedp/chromedp":           "internal/browser",
 	"github.com/modelcontextprotocol/go-sdk": "internal/mcp",
+	"github.com/bwmarrin/discordgo":          "internal/channel/discord",
 }
 
 type pkg struct {

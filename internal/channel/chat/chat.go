@@ -159,6 +159,13 @@ type Chat struct {
 	Direct bool
 	// Title is a group's name for people (untrusted; may be empty).
 	Title string
+	// Group is the group that holds this chat on a platform where a
+	// group holds many chats (Discord: the guild of a guild channel; a
+	// KindJoin's ID and Group are both the guild id). Empty where the
+	// chat is the group (Telegram, Feishu) and in direct chats. An
+	// allow-list of groups matches Group when it is set, ID otherwise.
+	// (Added for Discord; Discord's Leave takes either id.)
+	Group string
 }
 
 // Sender is who sent a delivery, as the platform authenticated it.
