@@ -36,17 +36,18 @@ var allowed = map[string][]string{
 	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory", "internal/channel"}, // channel.Choice: the owner's answer
 	"internal/channel":      {},
 	"internal/channel/chat": {}, // the chat-platform adapter contract: plain types
-	// The Telegram Bot API adapter and its fake server (tests of app and cmd use it).
-	"internal/channel/telegram":              {"internal/channel/chat"},
-	"internal/channel/telegram/telegramtest": {},
-	"internal/channel/tui":                   {"internal/channel", "internal/termtext"},
-	"internal/channel/web":                   {"internal/channel", "internal/channel/web/wire"},
+	"internal/channel/tui":  {"internal/channel", "internal/termtext"},
+	"internal/channel/web":  {"internal/channel", "internal/channel/web/wire"},
 	// The gateway's JSON shapes, shared by the gateway and app's attach client.
 	"internal/channel/web/wire": {"internal/channel"},
 	"internal/termtext":         {},
 	"internal/llm/openai":       {"internal/llm"},
 	"internal/llm/anthropic":    {"internal/llm"},
 	"internal/llm/llmtest":      {"internal/llm"},
+
+	// The Telegram Bot API adapter and its fake server (tests of app and cmd use it).
+	"internal/channel/telegram":             {"internal/channel/chat"},
+	"internal/channel/telegram/telegramtest": {},
 }
 
 // exclusive names third-party import prefixes only one package may use.
