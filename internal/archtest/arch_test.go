@@ -46,7 +46,7 @@ var allowed = map[string][]string{
 	"internal/llm/llmtest":      {"internal/llm"},
 
 	// The Telegram Bot API adapter and its fake server (tests of app and cmd use it).
-	"internal/channel/telegram":             {"internal/channel/chat"},
+	"internal/channel/telegram":              {"internal/channel/chat"},
 	"internal/channel/telegram/telegramtest": {},
 }
 
