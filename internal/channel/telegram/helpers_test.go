@@ -74,28 +74,31 @@ func (w *syncWriter) Write(p []byte) (int, error) {
 	return w.w.Write(p)
 }
 
-// run starts b.Run and returns a function that stops it and returns its
-// error; the test's cleanup stops it too.
+// run starts b.Run. stop cancels it and returns Run's error; done
+// receives that error when Run returns by itself. The test's cleanup
+// stops it too.
 func run(t *testing.T, b *Bot, s chat.Sink) (stop func() error, done <-chan error) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
-	ch := make(chan error, 1)
-	go func() { ch <- b.Run(ctx, s) }()
-	var once sync.Once
+	finished := make(chan struct{})
+	result := make(chan error, 1)
 	var err error
+	go func() {
+		err = b.Run(ctx, s)
+		close(finished)
+		result <- err
+	}()
 	stop = func() error {
-		once.Do(func() {
-			cancel()
-			select {
-			case err = <-ch:
-			case <-time.After(waitLimit):
-				err = errors.New("Run did not return after its context ended")
-			}
-		})
-		return err
+		cancel()
+		select {
+		case <-finished:
+			return err
+		case <-time.After(waitLimit):
+			return errors.New("Run did not return after its context ended")
+		}
 	}
 	t.Cleanup(func() { stop() })
-	return stop, ch
+	return stop, result
 }
 
 func newFake(t *testing.T) *telegramtest.Server {

@@ -61,6 +61,14 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if method == "getUpdates" {
+		// Confirm under the same lock that recorded the call, so a test
+		// that saw the call sees the updates before its offset gone.
+		var p struct {
+			Offset int64 `json:"offset"`
+		}
+		if json.Unmarshal(body, &p) == nil && p.Offset > 0 {
+			s.confirmLocked(p.Offset)
+		}
 		s.mu.Unlock()
 		write(w, s.getUpdates(r, body))
 		return
@@ -147,15 +155,6 @@ func (s *Server) getUpdates(r *http.Request, body []byte) answer {
 	defer timer.Stop()
 	for {
 		s.mu.Lock()
-		if p.Offset > 0 {
-			kept := s.updates[:0]
-			for _, u := range s.updates {
-				if u.id >= p.Offset {
-					kept = append(kept, u)
-				}
-			}
-			s.updates = kept
-		}
 		var batch []json.RawMessage
 		for _, u := range s.updates {
 			if len(batch) < p.Limit && allowed(u.raw, p.AllowedUpdates) {
@@ -180,6 +179,18 @@ func (s *Server) getUpdates(r *http.Request, body []byte) answer {
 		case <-changed:
 		}
 	}
+}
+
+// confirmLocked forgets the updates before offset, as Telegram does when
+// a getUpdates call names it; s.mu is held.
+func (s *Server) confirmLocked(offset int64) {
+	kept := s.updates[:0]
+	for _, u := range s.updates {
+		if u.id >= offset {
+			kept = append(kept, u)
+		}
+	}
+	s.updates = kept
 }
 
 // allowed reports whether an update's kind is in the list (an empty list
