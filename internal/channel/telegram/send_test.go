@@ -161,7 +161,7 @@ func TestEdit(t *testing.T) {
 		want    tt.SentMessage
 	}{
 		{"new text keeps buttons", id(owner.ID), msg, chat.Outbound{Text: "approve? (2)", Buttons: buttons}, "",
-			tt.SentMessage{Text: "approve? (2)", Buttons: []tt.Button{{"Approve once", "a"}, {"Deny", "d"}}, Edits: 1}},
+			tt.SentMessage{Text: "approve? (2)", Buttons: []tt.Button{{Text: "Approve once", Data: "a"}, {Text: "Deny", Data: "d"}}, Edits: 1}},
 		{"no buttons removes them", id(owner.ID), msg, chat.Outbound{Text: "Approved in the web UI"}, "",
 			tt.SentMessage{Text: "Approved in the web UI", Edits: 2}},
 		{"the same edit again is not modified, a success", id(owner.ID), msg, chat.Outbound{Text: "Approved in the web UI"}, "",
