@@ -24,9 +24,17 @@ type getUpdatesParams struct {
 	AllowedUpdates []string `json:"allowed_updates"`
 }
 
+// conflictLimit is how many 409 answers in a row mean another client
+// polls for the bot. One alone does not: any getUpdates call for the bot
+// (a one-off check by a script or a second homard started by mistake and
+// stopped) ends the poll in progress with 409, and a poller that is
+// really there keeps ending each of ours.
+const conflictLimit = 3
+
 // Run polls getUpdates until ctx ends (it then returns ctx.Err()), the
 // token is refused (chat.ErrUnauthorized) or another client polls for this
-// bot (chat.ErrConflict: Telegram's 409, also when a webhook is set).
+// bot (chat.ErrConflict: Telegram's 409 three times in a row, with a
+// backoff between; also when a webhook is set).
 //
 // Each update goes to sink.Receive in order. The next poll's offset, which
 // tells Telegram to forget what came before, moves past an update only
@@ -55,6 +63,7 @@ func (b *Bot) Run(ctx context.Context, sink chat.Sink) error {
 
 	var offset int64
 	failures = 0
+	conflicts := 0
 	for {
 		var batch []json.RawMessage
 		err := b.call(ctx, "getUpdates", getUpdatesParams{
@@ -65,9 +74,14 @@ func (b *Bot) Run(ctx context.Context, sink chat.Sink) error {
 		}
 		switch apiCode(err) {
 		case http.StatusConflict:
-			return fmt.Errorf("%w (%v): stop the other program polling with this token, or delete its webhook", chat.ErrConflict, err)
+			conflicts++
+			if conflicts >= conflictLimit {
+				return fmt.Errorf("%w (%v): stop the other program polling with this token, or delete its webhook", chat.ErrConflict, err)
+			}
 		case http.StatusUnauthorized, http.StatusNotFound:
 			return unauthorized(err)
+		default:
+			conflicts = 0
 		}
 		if err != nil {
 			if err := b.wait(ctx, "getUpdates", err, &failures); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"reflect"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -116,33 +117,73 @@ func TestRunPollParameters(t *testing.T) {
 	}
 }
 
-// TestRunConflict: a second poller for the same bot ends the first one's
-// poll with 409, which Run returns as chat.ErrConflict.
+// TestRunConflict: two pollers for one bot keep ending each other's polls
+// with 409; one of them stops with chat.ErrConflict and the other goes on.
 func TestRunConflict(t *testing.T) {
 	fake := newFake(t)
-	_, first := run(t, testBot(fake, nil), newSink(nil))
+	sinks := []*sink{newSink(nil), newSink(nil)}
+	stop0, done0 := run(t, testBot(fake, nil), sinks[0])
 	if _, err := fake.WaitCalls(ctxT(t), "getUpdates", 1); err != nil {
 		t.Fatal(err)
 	}
-	second := newSink(nil)
-	stopSecond, _ := run(t, testBot(fake, nil), second)
+	stop1, done1 := run(t, testBot(fake, nil), sinks[1])
+	var err error
+	survivor, stopSurvivor := sinks[1], stop1
 	select {
-	case err := <-first:
-		if !errors.Is(err, chat.ErrConflict) {
-			t.Errorf("first Run = %v; want chat.ErrConflict", err)
-		}
-		if !strings.Contains(err.Error(), "only one bot instance") {
-			t.Errorf("first Run = %q; want Telegram's description in it", err)
-		}
+	case err = <-done0:
+	case err = <-done1:
+		survivor, stopSurvivor = sinks[0], stop0
 	case <-ctxT(t).Done():
-		t.Fatal("first Run did not stop on 409")
+		t.Fatal("neither poller stopped on 409")
+	}
+	if !errors.Is(err, chat.ErrConflict) || !strings.Contains(err.Error(), "only one bot instance") {
+		t.Errorf("stopped poller's Run = %v; want chat.ErrConflict with Telegram's description", err)
 	}
 	// The twin: the remaining poller still receives.
 	u := fake.Say(tt.Message{From: owner, Text: "still here"})
-	if in := second.next(t); in.DeliveryID != id(u.UpdateID) {
-		t.Errorf("second poller got %q; want %d", in.DeliveryID, u.UpdateID)
+	if in := survivor.next(t); in.DeliveryID != id(u.UpdateID) {
+		t.Errorf("remaining poller got %q; want %d", in.DeliveryID, u.UpdateID)
 	}
-	stopSecond()
+	if err := stopSurvivor(); !errors.Is(err, context.Canceled) {
+		t.Errorf("remaining poller's Run = %v; want context.Canceled", err)
+	}
+}
+
+// TestRunConflictCount: one or two 409s in a row (a one-off getUpdates
+// from elsewhere) do not stop Run; three do.
+func TestRunConflictCount(t *testing.T) {
+	conflict := tt.Failure{Code: 409, Description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running"}
+	for _, n := range []int{1, 2, 3} {
+		t.Run(strconv.Itoa(n), func(t *testing.T) {
+			fake := newFake(t)
+			for range n {
+				fake.Fail("getUpdates", conflict)
+			}
+			u := fake.Say(tt.Message{From: owner, Text: "hi"})
+			s := newSink(nil)
+			stop, done := run(t, testBot(fake, nil), s)
+			if n < conflictLimit {
+				if in := s.next(t); in.DeliveryID != id(u.UpdateID) {
+					t.Errorf("after %d conflicts got %q; want %d", n, in.DeliveryID, u.UpdateID)
+				}
+				if err := stop(); !errors.Is(err, context.Canceled) {
+					t.Errorf("Run = %v; want context.Canceled", err)
+				}
+				return
+			}
+			select {
+			case err := <-done:
+				if !errors.Is(err, chat.ErrConflict) {
+					t.Errorf("Run after %d conflicts = %v; want chat.ErrConflict", n, err)
+				}
+			case <-ctxT(t).Done():
+				t.Fatalf("Run did not stop after %d conflicts", n)
+			}
+			if len(s.got) != 0 {
+				t.Errorf("the sink got %d deliveries; want none", len(s.got))
+			}
+		})
+	}
 }
 
 // TestRunRetries: failures that may pass (5xx, a proxy's HTML page, 429)
