@@ -73,11 +73,10 @@ func TestSendErrors(t *testing.T) {
 	bot := testBot(fake, nil)
 	ok := chat.Outbound{ChatID: id(owner.ID), Text: "hi"}
 	type want struct {
-		retry    bool
-		after    time.Duration
-		errText  string // in the error; "" for success
-		noCall   bool   // refused before any request
-		leftOver bool
+		retry   bool
+		after   time.Duration
+		errText string // in the error; "" for success
+		noCall  bool   // refused before any request
 	}
 	cases := []struct {
 		name string

@@ -15,7 +15,6 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/channel/chat"
@@ -49,8 +48,8 @@ type Options struct {
 	RetryMin, RetryMax time.Duration
 }
 
-// Bot is one Telegram bot. It is safe for concurrent use; Run is called
-// at most once at a time.
+// Bot is one Telegram bot. Its methods are safe for concurrent use; run
+// one Run at a time per token (a second poller is a conflict).
 type Bot struct {
 	token   string
 	base    string
@@ -59,9 +58,6 @@ type Bot struct {
 	poll    time.Duration
 	backMin time.Duration
 	backMax time.Duration
-
-	mu sync.Mutex // guards me
-	me *user      // the bot's own user, from getMe
 }
 
 var _ chat.Adapter = (*Bot)(nil)
@@ -128,8 +124,5 @@ func (b *Bot) getMe(ctx context.Context) (*user, error) {
 	if u.ID == 0 {
 		return nil, errorf("getMe", "the answer names no bot id")
 	}
-	b.mu.Lock()
-	b.me = &u
-	b.mu.Unlock()
 	return &u, nil
 }
