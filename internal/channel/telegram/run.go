@@ -62,8 +62,9 @@ func (b *Bot) Run(ctx context.Context, sink chat.Sink) error {
 	}
 
 	var offset int64
-	failures = 0
-	conflicts := 0
+	// Poll failures and save failures back off apart: a poll that
+	// succeeds between two failed saves must not reset the save backoff.
+	failures, saveFailures, conflicts := 0, 0, 0
 	for {
 		var batch []json.RawMessage
 		err := b.call(ctx, "getUpdates", getUpdatesParams{
@@ -92,13 +93,16 @@ func (b *Bot) Run(ctx context.Context, sink chat.Sink) error {
 		failures = 0
 		for _, raw := range batch {
 			var u update
-			if err := json.Unmarshal(raw, &u); err != nil || u.UpdateID == 0 {
-				// Not an update we can read, and not one we can name:
-				// skip it rather than stall the bot behind it forever.
-				b.log.Warn("telegram: skipped an unreadable update", "err", err)
-				if id := updateID(raw); id > 0 {
-					offset = id + 1
-				}
+			if err := json.Unmarshal(raw, &u); err != nil {
+				// A field of an unexpected type: the update is still
+				// recorded (as KindOther, by its id) before it is confirmed.
+				b.log.Warn("telegram: an update did not decode; recording it as other", "err", err)
+				u = update{UpdateID: updateID(raw)}
+			}
+			if u.UpdateID == 0 {
+				// It cannot be named, so it cannot be confirmed alone; the
+				// next update's offset will confirm it.
+				b.log.Warn("telegram: skipped an update without update_id")
 				continue
 			}
 			if err := sink.Receive(ctx, inbound(u, me)); err != nil {
@@ -106,12 +110,12 @@ func (b *Bot) Run(ctx context.Context, sink chat.Sink) error {
 					return ctx.Err()
 				}
 				// Not saved: ask for it again, after a pause.
-				if err := b.wait(ctx, "save update", err, &failures); err != nil {
+				if err := b.wait(ctx, "save update", err, &saveFailures); err != nil {
 					return err
 				}
 				break
 			}
-			failures = 0
+			saveFailures = 0
 			offset = u.UpdateID + 1
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/homard/homard/internal/channel/chat"
 	tt "github.com/homard/homard/internal/channel/telegram/telegramtest"
@@ -252,4 +253,42 @@ func contains(list []int64, x int64) bool {
 		}
 	}
 	return false
+}
+
+// TestRunUndecodableUpdate: an update with a field of an unexpected type is
+// still handed over (as other, by its id) before it is confirmed, and the
+// next update follows.
+func TestRunUndecodableUpdate(t *testing.T) {
+	fake := newFake(t)
+	bad := fake.Push(map[string]any{"message": map[string]any{"message_id": "not a number", "text": 5}})
+	good := fake.Say(tt.Message{From: owner, Text: "fine"})
+	s := newSink(nil)
+	run(t, testBot(fake, nil), s)
+	if in := s.next(t); in.DeliveryID != id(bad) || in.Kind != chat.KindOther {
+		t.Errorf("undecodable update gave %q %q; want %d as %q", in.DeliveryID, in.Kind, bad, chat.KindOther)
+	}
+	if in := s.next(t); in.DeliveryID != id(good.UpdateID) || in.Kind != chat.KindMessage {
+		t.Errorf("next update gave %q %q; want %d as a message", in.DeliveryID, in.Kind, good.UpdateID)
+	}
+}
+
+func TestBackoff(t *testing.T) {
+	b := New(Options{RetryMin: time.Second, RetryMax: time.Minute})
+	cases := []struct {
+		failures int
+		lo, hi   time.Duration
+	}{
+		{1, 500 * time.Millisecond, time.Second},
+		{2, time.Second, 2 * time.Second},
+		{4, 4 * time.Second, 8 * time.Second},
+		{7, 30 * time.Second, time.Minute},
+		{100, 30 * time.Second, time.Minute},
+	}
+	for _, c := range cases {
+		for range 50 {
+			if d := b.backoff(c.failures); d < c.lo || d > c.hi {
+				t.Fatalf("backoff(%d) = %v; want within [%v, %v]", c.failures, d, c.lo, c.hi)
+			}
+		}
+	}
 }
