@@ -246,6 +246,25 @@ func (s *Server) Messages(chatID int64) []SentMessage {
 	return out
 }
 
+// WaitMessages waits until the bot sent at least n messages to chatID and
+// returns them (as Messages does); it fails when ctx ends first.
+func (s *Server) WaitMessages(ctx context.Context, chatID int64, n int) ([]SentMessage, error) {
+	for {
+		s.mu.Lock()
+		changed := s.changed
+		s.mu.Unlock()
+		got := s.Messages(chatID)
+		if len(got) >= n {
+			return got, nil
+		}
+		select {
+		case <-ctx.Done():
+			return got, ctx.Err()
+		case <-changed:
+		}
+	}
+}
+
 // Left reports whether the bot left chatID (leaveChat).
 func (s *Server) Left(chatID int64) bool {
 	s.mu.Lock()

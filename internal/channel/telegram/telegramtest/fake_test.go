@@ -1,11 +1,13 @@
 package telegramtest
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestEntities(t *testing.T) {
@@ -59,5 +61,30 @@ func TestWire(t *testing.T) {
 		if resp.StatusCode != c.code || env.OK != (c.code == 200) || env.Description != c.desc || c.code != 200 && env.ErrorCode != c.code {
 			t.Errorf("POST %s = %d %+v; want %d %q", c.path, resp.StatusCode, env, c.code, c.desc)
 		}
+	}
+}
+
+func TestWaitMessages(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	owner := User{ID: 42, FirstName: "Ada"}
+	s.AddChat(Private(owner))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	got := make(chan []SentMessage, 1)
+	go func() {
+		msgs, _ := s.WaitMessages(ctx, owner.ID, 1)
+		got <- msgs
+	}()
+	resp, err := http.Post(s.URL+"/bot"+s.Token()+"/sendMessage", "application/json",
+		strings.NewReader(`{"chat_id":42,"text":"hi","reply_markup":{"inline_keyboard":[[{"text":"Deny","callback_data":"d"}]]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	msgs := <-got
+	want := []SentMessage{{ID: msgs[0].ID, Text: "hi", Buttons: []Button{{Text: "Deny", Data: "d"}}}}
+	if !reflect.DeepEqual(msgs, want) {
+		t.Errorf("WaitMessages = %+v; want %+v", msgs, want)
 	}
 }
