@@ -48,6 +48,10 @@ var allowed = map[string][]string{
 	// The Discord adapter (discordgo) and its fake of Discord.
 	"internal/channel/discord":             {"internal/channel/chat"},
 	"internal/channel/discord/discordtest": {},
+
+	// The Telegram Bot API adapter and its fake server (tests of app and cmd use it).
+	"internal/channel/telegram":              {"internal/channel/chat"},
+	"internal/channel/telegram/telegramtest": {},
 }
 
 // exclusive names third-party import prefixes only one package may use.

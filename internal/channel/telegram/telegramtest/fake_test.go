@@ -1,0 +1,90 @@
+package telegramtest
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEntities(t *testing.T) {
+	cases := []struct {
+		text string
+		want []Entity
+	}{
+		{"hi @homard_bot", []Entity{{Type: "mention", Offset: 3, Length: 11}}},
+		{"😀 @homard_bot!", []Entity{{Type: "mention", Offset: 3, Length: 11}}},
+		{"mail a@homard_bot", nil},
+		{"@abc is too short", nil},
+		{"/start@homard_bot now", []Entity{{Type: "bot_command", Offset: 0, Length: 17}}},
+		{"/pair ABC @someone_x", []Entity{{Type: "bot_command", Offset: 0, Length: 5}, {Type: "mention", Offset: 10, Length: 10}}},
+		{"not /a command", nil},
+	}
+	for _, c := range cases {
+		if got := Entities(c.text); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("Entities(%q) = %+v; want %+v", c.text, got, c.want)
+		}
+	}
+}
+
+// TestWire checks the fake's answers for what the adapter's tests do not
+// reach: the envelope for a wrong token, a bad path and an unknown method.
+func TestWire(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	cases := []struct {
+		path string
+		code int
+		desc string
+	}{
+		{"/bot" + s.Token() + "/getMe", 200, ""},
+		{"/bot123:wrong/getMe", 401, "Unauthorized"},
+		{"/getMe", 404, "Not Found"},
+		{"/bot" + s.Token() + "/noSuchMethod", 404, "Not Found"},
+		{"/bot" + s.Token() + "/sendMessage", 400, "Bad Request: chat_id is empty"},
+	}
+	for _, c := range cases {
+		resp, err := http.Post(s.URL+c.path, "application/json", strings.NewReader(`{}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var env struct {
+			OK          bool   `json:"ok"`
+			ErrorCode   int    `json:"error_code"`
+			Description string `json:"description"`
+		}
+		json.NewDecoder(resp.Body).Decode(&env)
+		resp.Body.Close()
+		if resp.StatusCode != c.code || env.OK != (c.code == 200) || env.Description != c.desc || c.code != 200 && env.ErrorCode != c.code {
+			t.Errorf("POST %s = %d %+v; want %d %q", c.path, resp.StatusCode, env, c.code, c.desc)
+		}
+	}
+}
+
+func TestWaitMessages(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	owner := User{ID: 42, FirstName: "Ada"}
+	s.AddChat(Private(owner))
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	got := make(chan []SentMessage, 1)
+	go func() {
+		msgs, _ := s.WaitMessages(ctx, owner.ID, 1)
+		got <- msgs
+	}()
+	resp, err := http.Post(s.URL+"/bot"+s.Token()+"/sendMessage", "application/json",
+		strings.NewReader(`{"chat_id":42,"text":"hi","reply_markup":{"inline_keyboard":[[{"text":"Deny","callback_data":"d"}]]}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	msgs := <-got
+	want := []SentMessage{{ID: msgs[0].ID, Text: "hi", Buttons: []Button{{Text: "Deny", Data: "d"}}}}
+	if !reflect.DeepEqual(msgs, want) {
+		t.Errorf("WaitMessages = %+v; want %+v", msgs, want)
+	}
+}
