@@ -13,7 +13,7 @@ import (
 // TestChatOwnerTurn: the owner's direct message runs one turn whose
 // reply is split into parts, queued and sent in order, the first a reply
 // to the message, with the typing indicator on.
-func TestChatOwnerTurn(t *testing.T) {
+func TestChatsOwnerTurn(t *testing.T) {
 	long := strings.Repeat("word ", 10) + "\n\n" + strings.Repeat("more ", 10)
 	rig := newChatRig(t, openAI(llmtest.Turn{Text: []string{long}}))
 	rig.fake.max = 60
@@ -46,7 +46,7 @@ func TestChatOwnerTurn(t *testing.T) {
 
 // TestChatStranger: an unknown sender's direct message reaches no model;
 // one private notice (rate-limited) and an audit record per message.
-func TestChatStranger(t *testing.T) {
+func TestChatsStranger(t *testing.T) {
 	tests := []struct {
 		name string
 		in   chat.Inbound
@@ -92,7 +92,7 @@ func countOf(list []string, s string) int {
 }
 
 // TestChatRedelivery: a delivery saved twice is handled once.
-func TestChatRedelivery(t *testing.T) {
+func TestChatsRedelivery(t *testing.T) {
 	rig := newChatRig(t, openAI(llmtest.Turn{Text: []string{"once"}}), openAI(llmtest.Turn{Text: []string{"twice"}}))
 	pairOwner(t, rig.r, "100")
 	rig.push(dm("7", "100", "hello"))
@@ -111,7 +111,7 @@ func TestChatRedelivery(t *testing.T) {
 
 // TestChatIgnored: edits and other events, bots, and group messages
 // without a mention reach no model and get no reply.
-func TestChatIgnored(t *testing.T) {
+func TestChatsIgnored(t *testing.T) {
 	edited := dm("1", "100", "edited text")
 	edited.Kind = chat.KindOther
 	fromBot := dm("2", "100", "beep")
@@ -136,7 +136,7 @@ func TestChatIgnored(t *testing.T) {
 
 // TestChatGroupNotAllowed: a group that is not allowed gets one notice and
 // the bot leaves, once; nothing reaches the model.
-func TestChatGroupNotAllowed(t *testing.T) {
+func TestChatsGroupNotAllowed(t *testing.T) {
 	rig := newChatRig(t)
 	join := groupMsg("1", "-9", "300", "", false)
 	join.Kind = chat.KindJoin
