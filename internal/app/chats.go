@@ -60,8 +60,8 @@ type Chats struct {
 	wakeInbox chan struct{}            // a delivery was saved or a chat's turn ended
 	wakeOut   map[string]chan struct{} // by platform: a part was queued
 
-	mu   sync.Mutex           // guards busy and bots
-	busy map[chatKey]bool     // chats whose turn is running
+	mu   sync.Mutex       // guards busy and bots
+	busy map[chatKey]bool // chats whose turn is running
 	bots map[string]chat.BotInfo
 
 	workers sync.WaitGroup // running turns
