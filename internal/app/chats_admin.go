@@ -10,6 +10,7 @@ import (
 
 	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
 )
 
@@ -45,6 +46,9 @@ func (r *Runtime) ChatAdapters() ([]chat.Adapter, error) {
 
 func (r *Runtime) chatAdapter(p string, cfg config.Channel) (chat.Adapter, error) {
 	token, err := r.Vault.ChannelToken(cfg.TokenSecret, p)
+	if errors.Is(err, secrets.ErrNoSecret) {
+		return nil, fmt.Errorf("channel %s: no bot token: store it with `homard secret set %s --channel %s`", p, cfg.TokenSecret, p)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: token: %w", p, err)
 	}

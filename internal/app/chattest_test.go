@@ -27,6 +27,7 @@ type fakeAdapter struct {
 	typing  int
 	left    []string
 	sendErr func(n int, m chat.Outbound) error // n counts Send calls from 0
+	infoErr error
 }
 
 type fakeSend struct {
@@ -52,6 +53,11 @@ func newFake() *fakeAdapter { return &fakeAdapter{platform: chat.Telegram, max: 
 func (f *fakeAdapter) Platform() string { return f.platform }
 func (f *fakeAdapter) MaxChars() int    { return f.max }
 func (f *fakeAdapter) Info(context.Context) (chat.BotInfo, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.infoErr != nil {
+		return chat.BotInfo{}, f.infoErr
+	}
 	return chat.BotInfo{ID: "bot1", Username: "homard_bot", Name: "homard"}, nil
 }
 
