@@ -2,12 +2,15 @@ package app
 
 import (
 	"context"
+	"io"
+	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/store"
 )
 
@@ -72,5 +75,41 @@ func TestChatsDoctor(t *testing.T) {
 				t.Errorf("check = %+v; want ok %v and %q", *got, tt.ok, tt.want)
 			}
 		})
+	}
+}
+
+// TestChatsServe: `homard serve` runs the chat channels beside the web UI:
+// a delivery through the adapter's sink is answered, the channel's state
+// is recorded for `homard channel list`, and stopping serve stops it.
+func TestChatsServe(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	runServer(t, r, openAI(llmtest.Turn{Text: []string{"served"}}))
+	pairOwner(t, r, "100")
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := newFake()
+	ctx, cancel := context.WithCancel(context.Background())
+	served := make(chan error, 1)
+	go func() {
+		served <- r.Serve(ctx, ServeOptions{Listener: ln, Out: io.Discard, Log: io.Discard, ChatAdapters: []chat.Adapter{fake}})
+	}()
+	waitFor(t, "the adapter running", func() bool { return fake.running() != nil })
+	if err := fake.running().Receive(ctx, dm("1", "100", "hello")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the reply", func() bool { return containsText(fake.sentTexts("100"), "served") })
+	list, err := r.ChannelList(ctx)
+	if err != nil || list[0].Channel != chat.Telegram || list[0].State != "running" || list[0].Bot != "homard_bot" || list[0].Owners != 1 {
+		t.Errorf("ChannelList = %+v, %v; want telegram running as homard_bot with 1 owner", list, err)
+	}
+	cancel()
+	if err := <-served; err != nil {
+		t.Errorf("Serve = %v", err)
+	}
+	list, _ = r.ChannelList(context.Background())
+	if list[0].State != "stopped" {
+		t.Errorf("state after serve stopped = %q; want stopped", list[0].State)
 	}
 }

@@ -28,6 +28,7 @@ type fakeAdapter struct {
 	left    []string
 	sendErr func(n int, m chat.Outbound) error // n counts Send calls from 0
 	infoErr error
+	sink    chat.Sink // set by Run
 }
 
 type fakeSend struct {
@@ -61,9 +62,19 @@ func (f *fakeAdapter) Info(context.Context) (chat.BotInfo, error) {
 	return chat.BotInfo{ID: "bot1", Username: "homard_bot", Name: "homard"}, nil
 }
 
-func (f *fakeAdapter) Run(ctx context.Context, _ chat.Sink) error {
+func (f *fakeAdapter) Run(ctx context.Context, sink chat.Sink) error {
+	f.mu.Lock()
+	f.sink = sink
+	f.mu.Unlock()
 	<-ctx.Done()
 	return nil
+}
+
+// running returns the sink once Run was called (nil before).
+func (f *fakeAdapter) running() chat.Sink {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.sink
 }
 
 func (f *fakeAdapter) Send(_ context.Context, m chat.Outbound) (string, error) {
