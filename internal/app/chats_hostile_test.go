@@ -138,3 +138,23 @@ func TestChatsGuest(t *testing.T) {
 		t.Errorf("group session = %+v, %v; want owned by guest", s, err)
 	}
 }
+
+// TestChatsGuestMessageCapped: a guest's long message is cut before the
+// model sees it; the owner's (the twin) is not.
+func TestChatsGuestMessageCapped(t *testing.T) {
+	long := strings.Repeat("a", guestMaxChars) + "TAIL-OF-A-LONG-PASTE"
+	rig := newChatRig(t, openAI(llmtest.Turn{Text: []string{"guest ok"}}), openAI(llmtest.Turn{Text: []string{"owner ok"}}))
+	rig.r.Config.Channels.Telegram.Groups = []string{"-5"}
+	pairOwner(t, rig.r, "100")
+	rig.push(groupMsg("1", "-5", "300", long, true))
+	waitFor(t, "the guest reply", func() bool { return containsText(rig.fake.sentTexts("-5"), "guest ok") })
+	rig.push(dm("2", "100", long))
+	waitFor(t, "the owner reply", func() bool { return containsText(rig.fake.sentTexts("100"), "owner ok") })
+	reqs := rig.srv.Requests()
+	if strings.Contains(string(reqs[0].Body), "TAIL-OF-A-LONG-PASTE") {
+		t.Error("the guest's message reached the model whole")
+	}
+	if !strings.Contains(string(reqs[1].Body), "TAIL-OF-A-LONG-PASTE") {
+		t.Error("the owner's message was cut (the twin)")
+	}
+}

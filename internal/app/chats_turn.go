@@ -24,6 +24,10 @@ const (
 	newSession    = "Started a new conversation."
 )
 
+// guestMaxChars caps what a guest's message puts before the model: a
+// stranger's long paste must not cost the owner a large prompt.
+const guestMaxChars = 4000
+
 var pairRE = regexp.MustCompile(`^/pair\s+(\S{1,64})\s*$`)
 
 // handle decides what a delivery that is not a press is, from the
@@ -238,7 +242,11 @@ func (c *Chats) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, in
 	typingCtx, stopTyping := context.WithCancel(ctx)
 	typed := make(chan struct{})
 	go func() { defer close(typed); c.typing(typingCtx, a, in.Chat.ID) }()
-	req := channel.TurnRequest{Session: session, Text: turnText(in), As: trust}
+	text := turnText(in)
+	if r := []rune(text); trust == trustGuest && len(r) > guestMaxChars {
+		text = string(r[:guestMaxChars]) + "\n(cut: a guest's message is limited)"
+	}
+	req := channel.TurnRequest{Session: session, Text: text, As: trust}
 	if trust == trustOwner {
 		req.Ask = c.ask(row.Platform, in.Chat.ID)
 	}
