@@ -38,7 +38,8 @@ func (c *cli) secretSetCmd() *cobra.Command {
 		Example: `  homard secret set github --host api.github.com        # type the token, then Enter
   printf %s "$TOKEN" | homard secret set github --host api.github.com
   homard secret set weather --host api.weather.example --header X-Api-Key --format '{}'
-  homard secret set nas --host nas.lan:8080 --allow-http     # a home-lab service without TLS`,
+  homard secret set nas --host nas.lan:8080 --allow-http     # a home-lab service without TLS
+  homard secret set telegram --channel telegram              # a bot token: only that channel gets it`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			s.Name = args[0]
@@ -53,7 +54,11 @@ func (c *cli) secretSetCmd() *cobra.Command {
 			if s.AllowHTTP {
 				over = " (plain http allowed)"
 			}
-			fmt.Fprintf(c.stdout, "stored %s for %s%s\n", termtext.Line(s.Name), termtext.Line(strings.Join(s.Hosts, ", ")), over)
+			to := strings.Join(s.Hosts, ", ")
+			if s.Channel != "" {
+				to = "the " + s.Channel + " channel only"
+			}
+			fmt.Fprintf(c.stdout, "stored %s for %s%s\n", termtext.Line(s.Name), termtext.Line(to), over)
 			return nil
 		}),
 	}
@@ -61,6 +66,7 @@ func (c *cli) secretSetCmd() *cobra.Command {
 	f.StringSliceVar(&s.Hosts, "host", nil, "host `NAME` the secret may be sent to (repeat for more; exact, no wildcards)")
 	f.StringVar(&s.Header, "header", "Authorization", "HTTP header the value goes into")
 	f.StringVar(&s.Format, "format", "Bearer {}", "header value; {} is replaced by the secret")
+	f.StringVar(&s.Channel, "channel", "", "a chat channel's bot token (`telegram`, discord or feishu): no host; never released to a tool")
 	f.BoolVar(&s.AllowHTTP, "allow-http", false, "also send it over plain http:// (in clear text: only for a service on your own network without TLS)")
 	return cmd
 }
@@ -113,7 +119,11 @@ func (c *cli) secretListCmd() *cobra.Command {
 				if s.AllowHTTP {
 					schemes = "https,http"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(s.Name), termtext.Line(strings.Join(s.Hosts, ",")), schemes,
+				hosts := strings.Join(s.Hosts, ",")
+				if s.Channel != "" {
+					hosts, schemes = "channel:"+s.Channel, "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(s.Name), termtext.Line(hosts), schemes,
 					termtext.Line(s.Header), termtext.Line(s.Format), s.Created.Local().Format(time.DateTime))
 			}
 			return tw.Flush()

@@ -35,3 +35,9 @@ func wrapUntrusted(nonce, text string) string {
 		body +
 		"[END_UNTRUSTED nonce=" + nonce + "]"
 }
+
+// WrapUntrusted puts text from outside the owner's control that arrives
+// with a message (a forwarded or quoted chat message, a link preview)
+// between untrusted markers with a fresh nonce, so the model reads it as
+// data, never as the owner's words or instructions.
+func WrapUntrusted(text string) string { return wrapUntrusted(randomNonce(), text) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/homard/homard/internal/channel/chat"
 	"io"
 	"net/http"
 	"os"
@@ -22,6 +23,9 @@ type DoctorOptions struct {
 	Offline bool
 	// Getenv reads the environment. Nil means os.Getenv.
 	Getenv func(string) string
+
+	// chatAdapters, when set, stand in for the channels' adapters (tests).
+	chatAdapters []chat.Adapter
 }
 
 // modelEndpointDeadline bounds doctor's request to the model endpoint.

@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/channel/web"
 )
 
@@ -61,6 +62,10 @@ type ServeOptions struct {
 	// PollInterval is how often a waiting turn reads its approval row.
 	// Zero means 250ms.
 	PollInterval time.Duration
+	// ChatAdapters are the chat channels to run beside the web UI. Nil
+	// means every channel the config enables (ChatAdapters), tokens from
+	// the vault.
+	ChatAdapters []chat.Adapter
 }
 
 // ErrServeRunning is returned when another `homard serve` runs on the
@@ -141,6 +146,13 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	if o.PublicOrigin != "" && !o.BehindProxy && !useTLS {
 		return fmt.Errorf("%w: --public-origin is for --behind-proxy or --tls-cert", ErrBadRequest)
 	}
+	adapters := o.ChatAdapters
+	if adapters == nil {
+		var err error
+		if adapters, err = r.ChatAdapters(); err != nil {
+			return err
+		}
+	}
 	ln := o.Listener
 	if ln == nil {
 		if err := web.CheckAddr(o.Addr, web.Exposure{AllowRemote: o.AllowRemote, TLS: useTLS, BehindProxy: o.BehindProxy, PublicOrigin: o.PublicOrigin}); err != nil {
@@ -197,6 +209,16 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	pruneCtx, stopPrune := context.WithCancel(ctx)
 	defer stopPrune()
 	go r.pruneLoop(pruneCtx, pruneEvery, log)
+	// Chat channels stop with serve: a chat turn still running is cut and
+	// reported to its owner as interrupted at the next start.
+	chatsDone := make(chan struct{})
+	go func() {
+		defer close(chatsDone)
+		if len(adapters) > 0 {
+			_ = r.NewChats(ChatsOptions{Adapters: adapters, Log: log, ApprovalWait: g.ApprovalWait.Std()}).Run(pruneCtx)
+		}
+	}()
+	defer func() { stopPrune(); <-chatsDone }()
 	login := srv.LoginURL(base)
 	fmt.Fprintf(o.Out, "homard serve: listening on %s\nOpen this link once to log in (valid 10 minutes, single use):\n  %s\n", base, login)
 	log.Info("listening", "addr", addr, "pid", os.Getpid())

@@ -84,6 +84,9 @@ type Config struct {
 	Gateway Gateway `toml:"gateway"`
 	// Agent sets the tool budget of one turn.
 	Agent Agent `toml:"agent"`
+	// Channels are the chat channels (Telegram, Discord, Feishu) serve
+	// runs; every one is off unless enabled (channels.go).
+	Channels Channels `toml:"channels"`
 	// Rules are operator rules, first match wins. Empty means no rules: the
 	// permission mode alone decides.
 	Rules []Rule `toml:"rules"`

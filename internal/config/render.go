@@ -247,6 +247,7 @@ reserve_units = %d
 		quote(c.Artifacts.Keep.String()),
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()),
 		c.Agent.MaxCalls, c.Agent.MaxUnits, c.Agent.ReserveUnits)
+	renderChannels(w, &c.Channels)
 	for _, r := range c.Rules {
 		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))
 		if r.Path != "" {

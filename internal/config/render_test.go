@@ -71,6 +71,10 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Artifacts: Artifacts{Keep: Duration(36 * time.Hour)},
 		Gateway:   Gateway{Addr: "[::1]:9000", ApprovalWait: Duration(90 * time.Second), PingInterval: Duration(500 * time.Millisecond)},
 		Agent:     Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0},
+		Channels: Channels{
+			Telegram: Channel{Enabled: true, TokenSecret: "tg-bot", APIBase: "http://127.0.0.1:8081", Groups: []string{"-1001234567890"}},
+			Feishu:   Channel{Enabled: true, TokenSecret: "feishu", AppID: "cli_a1b2"},
+		},
 		Rules: []Rule{
 			{ID: "a.b:c-d_e", Tool: "write_file", Path: "notes/**/*.md", Effect: "ask"},
 			{ID: "no-path", Tool: "run", Effect: "deny"},
@@ -111,8 +115,8 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 	} {
 		for _, k := range tagNames(typ) {
 			switch k {
-			case "rules":
-				continue // an array of tables; checked below
+			case "rules", "channels":
+				continue // rules: an array of tables, checked below; channels: written when set (TestRenderCustomRoundTrips)
 			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent":
 				if !strings.Contains(string(data), "\n["+k+"]\n") {
 					t.Errorf("Render does not write the table [%s]", k)

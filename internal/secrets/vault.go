@@ -30,6 +30,10 @@ var (
 	// ErrPlainHTTP: the request would carry the secret in clear text
 	// (http://) and the secret was not stored with --allow-http.
 	ErrPlainHTTP = errors.New("the secret is not sent over plain http")
+	// ErrChannelSecret: the secret is a chat channel's bot token, which
+	// only that channel's adapter gets (ChannelToken); no tool, MCP
+	// server or skill request ever carries it.
+	ErrChannelSecret = errors.New("the secret is a chat channel's bot token and is never released to a tool")
 )
 
 // Secret is one vault entry as shown to people: never its value.
@@ -43,6 +47,11 @@ type Secret struct {
 	// service on the owner's own network without TLS). False means https
 	// only: anyone on the path could read a credential sent in clear text.
 	AllowHTTP bool `json:"allow_http,omitempty"`
+	// Channel, when set, makes the secret a chat channel's bot token
+	// (telegram, discord, feishu): it has no hosts, Bound and Release
+	// refuse it (ErrChannelSecret), and only ChannelToken for that
+	// channel returns it.
+	Channel string `json:"channel,omitempty"`
 }
 
 // sealed is one entry as stored: the value encrypted with AES-256-GCM, the
@@ -69,6 +78,7 @@ var (
 	nameRe = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
 	hostRe = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*(:[0-9]{1,5})?$`)
 	hdrRe  = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
+	chanRe = regexp.MustCompile(`^[a-z]{1,32}$`)
 )
 
 // OpenVault opens (creating if needed) the vault file and its key file.
@@ -141,7 +151,10 @@ func (v *Vault) Set(s Secret, value []byte) error {
 	if !nameRe.MatchString(s.Name) {
 		return fmt.Errorf("secret %q: %w", s.Name, ErrSecretName)
 	}
-	if len(s.Hosts) == 0 {
+	switch {
+	case s.Channel != "" && (!chanRe.MatchString(s.Channel) || len(s.Hosts) > 0 || s.AllowHTTP):
+		return fmt.Errorf("secret %s: a channel token (--channel %s) is for its channel only: no --host or --allow-http", s.Name, s.Channel)
+	case s.Channel == "" && len(s.Hosts) == 0:
 		return ErrSecretHost
 	}
 	for i, h := range s.Hosts {
@@ -240,6 +253,9 @@ func (v *Vault) bound(name, scheme, host string) (sealed, error) {
 	if !ok {
 		return sealed{}, fmt.Errorf("secret %q: %w", name, ErrNoSecret)
 	}
+	if e.Channel != "" {
+		return sealed{}, fmt.Errorf("%w: secret %q is the %s channel's", ErrChannelSecret, name, e.Channel)
+	}
 	if !slices.Contains(e.Hosts, strings.ToLower(host)) {
 		return sealed{}, fmt.Errorf("%w: secret %q is not bound to host %q (bound to %s)", ErrNotBound, name, host, strings.Join(e.Hosts, ", "))
 	}
@@ -291,6 +307,26 @@ func (v *Vault) ReleaseValue(name, scheme, host string) (string, error) {
 	return string(plain), nil
 }
 
+// ChannelToken returns the bot token stored under name for the chat
+// channel platform: only a secret stored with that Channel tag. It is
+// meant for internal/app starting that channel's adapter alone.
+func (v *Vault) ChannelToken(name, platform string) (string, error) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	e, ok := v.entries[name]
+	if !ok {
+		return "", fmt.Errorf("secret %q: %w", name, ErrNoSecret)
+	}
+	if e.Channel == "" || e.Channel != platform {
+		return "", fmt.Errorf("%w: secret %q is not tagged for the %s channel; store it with `homard secret set %s --channel %s`", ErrNotBound, name, platform, name, platform)
+	}
+	plain, err := v.aead.Open(nil, e.Nonce, e.Box, associated(e.Secret))
+	if err != nil {
+		return "", fmt.Errorf("%w: secret %q does not decrypt with this key", ErrVaultFormat, name)
+	}
+	return string(plain), nil
+}
+
 // Values returns every decrypted value, for building a Redactor. Entries
 // that fail to decrypt are reported, not skipped silently.
 func (v *Vault) Values() ([]string, error) {
@@ -317,6 +353,9 @@ func associated(s Secret) []byte {
 	ad := []any{s.Name, s.Hosts, s.Header, s.Format}
 	if s.AllowHTTP {
 		ad = append(ad, "allow_http")
+	}
+	if s.Channel != "" {
+		ad = append(ad, "channel:"+s.Channel)
 	}
 	b, _ := json.Marshal(ad)
 	return b

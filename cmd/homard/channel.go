@@ -1,0 +1,153 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
+)
+
+func (c *cli) channelCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "channel",
+		Short: "List the chat channels (Telegram, Discord, Feishu) and allow group chats",
+		Long: `Chat channels run inside 'homard serve' when [channels.<platform>] enables
+them (docs/CHANNELS.md). The bot answers its paired owners in direct chats
+(homard pair), and in group chats only those allowed here or in the config's
+groups list, and there only explicit mentions, as a guest.`,
+	}
+	cmd.AddCommand(c.channelListCmd(), c.channelAllowCmd(true), c.channelAllowCmd(false))
+	return cmd
+}
+
+func (c *cli) channelListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Show each chat channel: enabled, bot, owners, groups, state and last error",
+		Args:  cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			list, err := r.ChannelList(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(c.stdout, list)
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "CHANNEL\tENABLED\tBOT\tOWNERS\tGROUPS\tSTATE\tLAST ERROR")
+			for _, s := range list {
+				bot, state, groups := "-", s.State, strings.Join(s.Groups, ",")
+				if groups == "" {
+					groups = "-"
+				}
+				if s.Bot != "" {
+					bot = "@" + s.Bot
+				}
+				if state == "" {
+					state = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%t\t%s\t%d\t%s\t%s\t%s\n", s.Channel, s.Enabled, termtext.Line(bot), s.Owners,
+					termtext.Line(groups), state, termtext.Line(s.LastError))
+			}
+			return tw.Flush()
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
+	return cmd
+}
+
+func (c *cli) channelAllowCmd(allow bool) *cobra.Command {
+	use, short, done := "allow", "Let the bot answer mentions in a group chat, as a guest", "allowed"
+	if !allow {
+		use, short, done = "deny", "Stop answering in a group chat allowed with 'homard channel allow'", "no longer allowed"
+	}
+	cmd := &cobra.Command{
+		Use:     use + " PLATFORM CHAT_ID",
+		Short:   short,
+		Example: "  homard channel " + use + " telegram -1001234567890",
+		Args:    cobra.ExactArgs(2),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			if err := r.ChannelAllow(cmd.Context(), args[0], args[1], allow); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "%s group %s: %s\n", args[0], termtext.Line(args[1]), done)
+			return nil
+		}),
+	}
+	// Group ids are often negative (Telegram's -100…): flags end at the
+	// platform name, so the id is never read as one.
+	cmd.Flags().SetInterspersed(false)
+	return cmd
+}
+
+func (c *cli) pairCmd() *cobra.Command {
+	var asJSON, yes bool
+	var timeout time.Duration
+	cmd := &cobra.Command{
+		Use:   "pair telegram|discord|feishu",
+		Short: "Pair your chat account as this homard's owner with a one-time code",
+		Long: `pair prints a one-time code (valid 10 minutes, single use, 5 wrong tries
+spend it) and waits until you send "/pair CODE" to the bot in a direct chat.
+It then shows which account used it and asks you to confirm; that account
+becomes an owner. 'homard serve' must be running the channel.`,
+		Example: `  homard pair telegram
+  homard pair discord --json --yes     # scripts: {"code","expires_at"} first`,
+		Args: cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			ctx := cmd.Context()
+			pc, err := r.PairStart(ctx, args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				if err := writeJSONLine(c.stdout, map[string]any{"code": pc.Code, "expires_at": pc.ExpiresAt.UTC()}); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(c.stdout, "Send this to the bot in a direct chat, within 10 minutes:\n\n  /pair %s\n\nWaiting…\n", pc.Code)
+			}
+			if timeout <= 0 || timeout > 10*time.Minute {
+				timeout = 10 * time.Minute
+			}
+			wctx, cancel := context.WithTimeout(ctx, timeout)
+			defer cancel()
+			use, err := r.PairWait(wctx, pc.ID, 500*time.Millisecond)
+			if errors.Is(err, wctx.Err()) && ctx.Err() == nil {
+				return fmt.Errorf("pair: no one used the code within %s; run `homard pair %s` again", timeout, args[0])
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stderr, "The code was used by %s account %s (%s).\n", args[0], termtext.Line(use.UserID), termtext.Line(use.Name))
+			accept := yes
+			if !yes {
+				fmt.Fprint(c.stderr, "Make this account an owner? [y/N] ")
+				line, _ := bufio.NewReader(c.stdin).ReadString('\n')
+				accept = strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
+			}
+			if err := r.PairConfirm(context.WithoutCancel(ctx), pc.ID, accept); err != nil {
+				return err
+			}
+			if !accept {
+				fmt.Fprintln(c.stdout, "not paired")
+				return nil
+			}
+			fmt.Fprintf(c.stdout, "paired: %s account %s is an owner\n", args[0], termtext.Line(use.UserID))
+			return nil
+		}),
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, `print {"code","expires_at"} as the first line`)
+	f.BoolVar(&yes, "yes", false, "accept the account that used the code without asking")
+	f.DurationVar(&timeout, "timeout", 10*time.Minute, "how long to wait for the code (at most 10m)")
+	return cmd
+}

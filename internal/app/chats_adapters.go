@@ -1,0 +1,20 @@
+package app
+
+import (
+	"log/slog"
+
+	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/channel/discord"
+	"github.com/homard/homard/internal/channel/telegram"
+	"github.com/homard/homard/internal/config"
+)
+
+// The adapters built into homard. Feishu joins when its adapter lands.
+func init() {
+	adapterConstructors[chat.Telegram] = func(cfg config.Channel, token string) (chat.Adapter, error) {
+		return telegram.New(telegram.Options{Token: token, APIBase: cfg.Base(chat.Telegram), Logger: slog.Default()}), nil
+	}
+	adapterConstructors[chat.Discord] = func(cfg config.Channel, token string) (chat.Adapter, error) {
+		return discord.New(discord.Options{Token: token, APIBase: cfg.Base(chat.Discord), Log: slog.Default()})
+	}
+}

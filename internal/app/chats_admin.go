@@ -1,0 +1,177 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/store"
+)
+
+// adapterConstructors builds each platform's adapter from its
+// configuration and its bot token (from the vault). An adapter package
+// is added here when it is built into homard; a platform missing here
+// cannot be enabled (serve and doctor say so).
+var adapterConstructors = map[string]func(cfg config.Channel, token string) (chat.Adapter, error){}
+
+// ErrAdapterMissing: the platform's adapter is not built into this homard.
+var ErrAdapterMissing = errors.New("this homard has no adapter for the platform; update homard or disable the channel")
+
+// platforms is every chat platform, in the order people see them.
+var platforms = []string{chat.Telegram, chat.Discord, chat.Feishu}
+
+// ChatAdapters builds the adapter of every enabled channel, its token
+// taken from the vault (a secret stored with --channel for it).
+func (r *Runtime) ChatAdapters() ([]chat.Adapter, error) {
+	var out []chat.Adapter
+	for _, p := range platforms {
+		cfg := r.Config.Channels.ByName()[p]
+		if !cfg.Enabled {
+			continue
+		}
+		a, err := r.chatAdapter(p, *cfg)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func (r *Runtime) chatAdapter(p string, cfg config.Channel) (chat.Adapter, error) {
+	token, err := r.Vault.ChannelToken(cfg.TokenSecret, p)
+	if errors.Is(err, secrets.ErrNoSecret) {
+		return nil, fmt.Errorf("channel %s: no bot token: store it with `homard secret set %s --channel %s`", p, cfg.TokenSecret, p)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("channel %s: token: %w", p, err)
+	}
+	mk := adapterConstructors[p]
+	if mk == nil {
+		return nil, fmt.Errorf("channel %s: %w", p, ErrAdapterMissing)
+	}
+	a, err := mk(cfg, token)
+	if err != nil {
+		return nil, fmt.Errorf("channel %s: %w", p, err)
+	}
+	return a, nil
+}
+
+// ChannelStatus is one chat channel as `homard channel list` shows it.
+type ChannelStatus struct {
+	Channel   string    `json:"channel"`
+	Enabled   bool      `json:"enabled"`
+	Bot       string    `json:"bot"` // the bot's handle as serve last saw it
+	BotID     string    `json:"bot_id"`
+	Owners    int       `json:"owners"`
+	Groups    []string  `json:"groups"` // allowed groups: config and `homard channel allow`
+	State     string    `json:"state"`  // running, retrying, stopped; "" when serve never ran it
+	LastError string    `json:"last_error"`
+	UpdatedAt time.Time `json:"updated_at"`
+}
+
+// ChannelList returns every chat channel with its state as the running
+// (or last) `homard serve` recorded it.
+func (r *Runtime) ChannelList(ctx context.Context) ([]ChannelStatus, error) {
+	states, err := r.Store.ChannelStates(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []ChannelStatus
+	for _, p := range platforms {
+		cfg := r.Config.Channels.ByName()[p]
+		owners, err := r.Store.ChatOwners(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		allowed, err := r.Store.AllowedChats(ctx, p)
+		if err != nil {
+			return nil, err
+		}
+		groups := append(slices.Clone(cfg.Groups), allowed...)
+		slices.Sort(groups)
+		groups = slices.Compact(groups)
+		if groups == nil {
+			groups = []string{}
+		}
+		st := states[p]
+		out = append(out, ChannelStatus{Channel: p, Enabled: cfg.Enabled, Bot: st.BotName, BotID: st.BotID, Owners: len(owners),
+			Groups: groups, State: st.State, LastError: st.LastError, UpdatedAt: st.UpdatedAt})
+	}
+	return out, nil
+}
+
+// ChannelAllow allows (allow) or stops allowing a group chat on platform:
+// the bot answers mentions there as a guest. A group listed in the
+// config stays allowed until it is removed from the config.
+func (r *Runtime) ChannelAllow(ctx context.Context, platform, chatID string, allow bool) error {
+	if !knownPlatform(platform) {
+		return fmt.Errorf("%w: %q", ErrPairPlatform, platform)
+	}
+	if chatID == "" || len(chatID) > 64 || strings.ContainsFunc(chatID, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
+		return fmt.Errorf("%w: chat id %q: want the group's id as `homard channel list` or the platform shows it", ErrBadRequest, chatID)
+	}
+	if !allow && slices.Contains(r.Config.Channels.ByName()[platform].Groups, chatID) {
+		return fmt.Errorf("%w: %s is listed in channels.%s.groups in %s; remove it there", ErrBadRequest, chatID, platform, r.Paths.ConfigFile)
+	}
+	return r.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetChatAllowed(platform, chatID, allow) })
+}
+
+// channelChecks are doctor's lines for each enabled channel: the token in
+// the vault, the adapter, the bot answering (unless offline), an owner
+// paired, and no second poller seen by serve.
+func channelChecks(ctx context.Context, r *Runtime, o DoctorOptions) []Check {
+	var out []Check
+	states, _ := r.Store.ChannelStates(ctx)
+	for _, p := range platforms {
+		cfg := r.Config.Channels.ByName()[p]
+		if !cfg.Enabled {
+			continue
+		}
+		name := "channel " + p
+		a, err := r.chatAdapter(p, *cfg)
+		fake := slices.IndexFunc(o.chatAdapters, func(f chat.Adapter) bool { return f.Platform() == p })
+		if fake >= 0 && (err == nil || errors.Is(err, ErrAdapterMissing)) {
+			a, err = o.chatAdapters[fake], nil // the token was found; the adapter is the test's
+		}
+		if err != nil {
+			out = append(out, Check{Name: name, Detail: err.Error()})
+			continue
+		}
+		detail := "token in the vault"
+		if !o.Offline {
+			ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
+			info, err := a.Info(ictx)
+			cancel()
+			switch {
+			case errors.Is(err, chat.ErrUnauthorized):
+				out = append(out, Check{Name: name, Detail: fmt.Sprintf("the platform refused the bot token; store the right one with `homard secret set %s --channel %s`", cfg.TokenSecret, p)})
+				continue
+			case err != nil:
+				out = append(out, Check{Name: name, Detail: fmt.Sprintf("the platform did not answer: %s; check channels.%s.api_base and the network", errText(err), p)})
+				continue
+			}
+			detail = fmt.Sprintf("bot @%s (%s) answers", info.Username, info.ID)
+		}
+		if st := states[p]; strings.Contains(st.LastError, chat.ErrConflict.Error()) {
+			out = append(out, Check{Name: name, Detail: "a second poller: " + chat.ErrConflict.Error() + "; stop the other homard (or program) using this bot token, then restart `homard serve`"})
+			continue
+		}
+		owners, err := r.Store.ChatOwners(ctx, p)
+		switch {
+		case err != nil:
+			out = append(out, Check{Name: name, Detail: err.Error()})
+		case len(owners) == 0:
+			out = append(out, Check{Name: name, Detail: detail + "; no owner paired: run `homard pair " + p + "`"})
+		default:
+			out = append(out, Check{Name: name, OK: true, Detail: fmt.Sprintf("%s; %d owner(s) paired", detail, len(owners))})
+		}
+	}
+	return out
+}

@@ -1,0 +1,287 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/store"
+)
+
+// Card states (chat_cards.state).
+const (
+	cardOpen     = "open"
+	cardAnswered = "answered"
+	cardClosed   = "closed"
+)
+
+// cardPreviewChars caps the preview shown on a chat card; the whole plan
+// is `homard approval show ID --full`.
+const cardPreviewChars = 1500
+
+// choiceCodes are the one-letter answers in button data.
+var choiceCodes = map[string]channel.Choice{"o": channel.Once, "s": channel.Session, "a": channel.Always, "d": channel.Deny}
+
+// hashPrefix is the 12 hex digits of a "sha256:<hex>" plan hash shown on
+// a card and bound into its buttons.
+func hashPrefix(planHash string) string {
+	h := strings.TrimPrefix(planHash, "sha256:")
+	if len(h) > 12 {
+		h = h[:12]
+	}
+	return h
+}
+
+// cardText is a card as plain chat text: the exact plan, the hash prefix,
+// the risk and why homard asks.
+func cardText(c channel.Card) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Approval needed: %s\n\n%s\n\nrisk: %s\nwhy: %s\nplan hash: %s\n", c.Tool, c.Plan, c.Risk, c.Reason, hashPrefix(c.PlanHash))
+	if p := strings.TrimSpace(c.Preview); p != "" {
+		if r := []rune(p); len(r) > cardPreviewChars {
+			p = string(r[:cardPreviewChars]) + "\n…"
+		}
+		fmt.Fprintf(&b, "\n%s\n", p)
+	}
+	if c.PreviewOmitted > 0 || len([]rune(c.Preview)) > cardPreviewChars {
+		fmt.Fprintf(&b, "(the whole preview: homard approval show %s --full)\n", c.ApprovalID)
+	}
+	return b.String()
+}
+
+// cardButtons are the card's answers; a critical plan offers only once
+// and deny. Data is "a:<approval id>:<hash12>:<o|s|a|d>".
+func cardButtons(c channel.Card) []chat.Button {
+	labels := []struct{ label, code string }{{"Approve once", "o"}, {"This session", "s"}, {"Always", "a"}, {"Deny", "d"}}
+	var out []chat.Button
+	for _, l := range labels {
+		if !c.Allows(choiceCodes[l.code]) {
+			continue
+		}
+		out = append(out, chat.Button{Label: l.label, Data: "a:" + c.ApprovalID + ":" + hashPrefix(c.PlanHash) + ":" + l.code})
+	}
+	return out
+}
+
+// ask is an owner's turn's Ask: it queues the card to the owner's direct
+// chat (the chat of the turn), records it, and waits until the approval
+// is no longer pending (a press, the web UI, the CLI) or ApprovalWait
+// passed. It records nothing itself: the press path records the answer.
+func (c *Chats) ask(platform, chatID string) func(context.Context, channel.Card) (channel.Choice, error) {
+	return func(ctx context.Context, card channel.Card) (channel.Choice, error) {
+		buttons := cardButtons(card)
+		for _, b := range buttons {
+			if len(b.Data) > chat.MaxButtonData {
+				return channel.Leave, fmt.Errorf("approval card: button data of %d bytes", len(b.Data))
+			}
+		}
+		err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
+			id, err := c.queue(tx, platform, chatID, cardText(card), "", buttons)
+			if err != nil {
+				return err
+			}
+			return tx.InsertChatCard(store.ChatCard{ApprovalID: card.ApprovalID, Platform: platform, ChatID: chatID,
+				OutboxID: id, HashPrefix: hashPrefix(card.PlanHash), CreatedAt: c.r.now()})
+		})
+		if err != nil {
+			return channel.Leave, err
+		}
+		deadline := c.r.now().Add(c.o.ApprovalWait)
+		for {
+			a, err := c.r.ApprovalGet(ctx, card.ApprovalID)
+			if err != nil {
+				return channel.Leave, err
+			}
+			if a.Status != approval.Pending {
+				return channel.Recorded, nil
+			}
+			if !c.r.now().Before(deadline) || !c.r.now().Before(a.ExpiresAt) {
+				return channel.Lapsed, nil
+			}
+			if !sleepCtx(ctx, c.o.Poll/4+1) {
+				return channel.Leave, ctx.Err()
+			}
+		}
+	}
+}
+
+// Notices answered to button presses.
+const (
+	pressRefused  = "This button is not for you."
+	pressAnswered = "This card was already answered or has expired."
+	pressCritical = "A critical action can only be approved once or denied."
+	pressFailed   = "homard could not record that answer; try `homard approval` on the computer."
+)
+
+// press checks a button press and, only when everything holds, records
+// the answer as the owner would on the web or the CLI: the presser is a
+// paired owner who is the chat, in their own direct chat, on the exact
+// message homard recorded for that approval, with its hash prefix, and
+// the approval is still pending. Anything else is refused and audited.
+func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
+	if in.Press == nil {
+		c.finish(ctx, row, inboxIgnored, "press without data")
+		return
+	}
+	p := *in.Press
+	ack := func(notice string) {
+		if err := a.AckPress(ctx, p, notice); err != nil && ctx.Err() == nil {
+			c.log.Warn("ack press", "platform", row.Platform, "err", err)
+		}
+	}
+	id, h12, choice, parsed := parseButton(p.Data)
+	refuse := func(why string) {
+		err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
+			if err := c.auditChat(tx, in, "chat.press-refused", why, id); err != nil {
+				return err
+			}
+			return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "press refused: "+why)
+		})
+		if err != nil && ctx.Err() == nil {
+			c.log.Warn("refuse press", "err", err)
+		}
+		c.log.Warn("button press refused", "platform", row.Platform, "why", why)
+		ack(pressRefused)
+	}
+	if !parsed {
+		refuse("the button data is not a homard card's")
+		return
+	}
+	owner, err := c.r.Store.IsChatOwner(ctx, row.Platform, in.Sender.ID)
+	if err != nil {
+		return // stays received
+	}
+	if !owner || !in.Sender.IsChat || !in.Chat.Direct || in.Sender.Bot {
+		refuse("the presser is not a paired owner in their own direct chat")
+		return
+	}
+	card, err := c.r.Store.ChatCardOf(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		refuse("no card was sent for this approval")
+		return
+	}
+	if err != nil {
+		return
+	}
+	if card.Platform != row.Platform || card.ChatID != in.Chat.ID || card.MessageID == "" || card.MessageID != p.MessageID || card.HashPrefix != h12 {
+		refuse("the press is not on the card message homard recorded for this approval")
+		return
+	}
+	if card.State != cardOpen {
+		c.finish(ctx, row, inboxHandled, "card already answered")
+		ack(pressAnswered)
+		return
+	}
+	_, err = c.r.recordAnswer(ctx, id, choice)
+	switch {
+	case errors.Is(err, approval.ErrScopeNotAllowed):
+		c.finish(ctx, row, inboxHandled, "scope not allowed")
+		ack(pressCritical)
+		return
+	case errors.Is(err, approval.ErrAlreadyDecided), errors.Is(err, approval.ErrExpired):
+		c.finish(ctx, row, inboxHandled, "card already answered")
+		ack(pressAnswered)
+		c.closeCard(ctx, a, card, "")
+		return
+	case err != nil:
+		c.log.Warn("record chat answer", "approval", id, "err", err)
+		c.finish(ctx, row, inboxHandled, "answer not recorded")
+		ack(pressFailed)
+		return
+	}
+	c.finish(ctx, row, inboxHandled, "answered "+string(choice))
+	ack(answeredText(choice))
+	if ok, err := c.setCard(ctx, id, cardAnswered); err == nil && ok {
+		c.editCard(ctx, a, card, "Answered here: "+answeredText(choice)+".")
+	}
+}
+
+// parseButton reads "a:<approval id>:<hash12>:<o|s|a|d>".
+func parseButton(data string) (id, h12 string, c channel.Choice, ok bool) {
+	f := strings.Split(data, ":")
+	if len(f) != 4 || f[0] != "a" || f[1] == "" || len(f[2]) != 12 {
+		return "", "", "", false
+	}
+	c, ok = choiceCodes[f[3]]
+	return f[1], f[2], c, ok
+}
+
+func answeredText(c channel.Choice) string {
+	switch c {
+	case channel.Once:
+		return "Approved once"
+	case channel.Session:
+		return "Approved for this session"
+	case channel.Always:
+		return "Approved always"
+	}
+	return "Denied"
+}
+
+func (c *Chats) setCard(ctx context.Context, id, state string) (ok bool, err error) {
+	err = c.r.Store.Write(ctx, func(tx *store.Tx) error { ok, err = tx.SetChatCardState(id, state); return err })
+	return ok, err
+}
+
+// editCard replaces the card's message with its text and a last line,
+// without buttons.
+func (c *Chats) editCard(ctx context.Context, a chat.Adapter, card store.ChatCard, line string) {
+	row, err := c.r.Store.Outbox(ctx, card.OutboxID)
+	if err != nil {
+		return
+	}
+	text := row.Text + "\n" + line
+	if max := a.MaxChars(); max > 0 {
+		text = chat.Split(text, max)[0]
+	}
+	if err := a.Edit(ctx, card.ChatID, card.MessageID, chat.Outbound{ChatID: card.ChatID, Text: text}); err != nil && ctx.Err() == nil {
+		c.log.Warn("edit card", "platform", card.Platform, "err", err)
+	}
+}
+
+// closeCard marks an open card closed and edits it to say how its
+// approval ended (line, or one made from the approval's status).
+func (c *Chats) closeCard(ctx context.Context, a chat.Adapter, card store.ChatCard, line string) {
+	ok, err := c.setCard(ctx, card.ApprovalID, cardClosed)
+	if err != nil || !ok {
+		return
+	}
+	if line == "" {
+		line = "This card was answered elsewhere or has expired."
+	}
+	c.editCard(ctx, a, card, line)
+}
+
+// checkCards edits the sent cards of a's platform whose approval was
+// answered elsewhere (web UI, CLI) or expired.
+func (c *Chats) checkCards(ctx context.Context, a chat.Adapter) {
+	cards, err := c.r.Store.OpenChatCards(ctx, a.Platform())
+	if err != nil {
+		return
+	}
+	for _, card := range cards {
+		if card.MessageID == "" {
+			continue // not sent yet
+		}
+		ap, err := c.r.ApprovalGet(ctx, card.ApprovalID)
+		if err != nil {
+			continue
+		}
+		var line string
+		switch {
+		case ap.Status == approval.Pending && c.r.now().Before(ap.ExpiresAt):
+			continue
+		case ap.Status == approval.Pending, ap.Status == approval.Expired:
+			line = "This card has expired."
+		case ap.Status == approval.Denied:
+			line = "Answered elsewhere: denied."
+		default:
+			line = "Answered elsewhere: approved (" + string(ap.Scope) + ")."
+		}
+		c.closeCard(ctx, a, card, line)
+	}
+}

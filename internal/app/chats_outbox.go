@@ -1,0 +1,118 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strconv"
+	"time"
+
+	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/store"
+)
+
+// outboxLoop sends a's queued parts, oldest first and one chat in order
+// (a part waits for the one before it), and checks open cards, until ctx
+// ends. Every Poll it also prunes old inbox rows.
+func (c *Chats) outboxLoop(ctx context.Context, a chat.Adapter) {
+	lastPrune := time.Time{}
+	for {
+		next := c.sendDue(ctx, a)
+		c.checkCards(ctx, a)
+		if now := c.r.now(); now.Sub(lastPrune) > time.Hour {
+			lastPrune = now
+			c.prune(ctx)
+		}
+		wait := c.o.Poll
+		if !next.IsZero() {
+			wait = min(wait, max(next.Sub(c.r.now()), time.Millisecond))
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return
+		case <-c.wakeOut[a.Platform()]:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// sendDue sends the first unsent part of each chat that is due, and
+// returns when the earliest part that is not yet due will be (zero:
+// none).
+func (c *Chats) sendDue(ctx context.Context, a chat.Adapter) (next time.Time) {
+	rows, err := c.r.Store.OutboxUnsent(ctx, a.Platform())
+	if err != nil {
+		return time.Time{}
+	}
+	seen := map[string]bool{}
+	for _, row := range rows {
+		if ctx.Err() != nil {
+			return time.Time{}
+		}
+		if seen[row.ChatID] {
+			continue
+		}
+		seen[row.ChatID] = true
+		if now := c.r.now(); row.NextAt.After(now) {
+			if next.IsZero() || row.NextAt.Before(next) {
+				next = row.NextAt
+			}
+			continue
+		}
+		if at := c.send(ctx, a, row); !at.IsZero() && (next.IsZero() || at.Before(next)) {
+			next = at
+		}
+	}
+	return next
+}
+
+// send tries one part; it returns when to try again (zero: sent or given
+// up). A row left sending by a crash comes here again with the same Key:
+// platforms with a duplicate-send guard drop the second copy.
+func (c *Chats) send(ctx context.Context, a chat.Adapter, row store.OutboxRow) time.Time {
+	if err := c.r.Store.Write(ctx, func(tx *store.Tx) error { return tx.OutboxSending(row.ID) }); err != nil {
+		return time.Time{}
+	}
+	attempt := row.Attempts + 1
+	var buttons []chat.Button
+	_ = json.Unmarshal([]byte(row.Buttons), &buttons) // written by queue
+	out := chat.Outbound{ChatID: row.ChatID, Text: row.Text, ReplyTo: row.ReplyTo, Buttons: buttons, Key: strconv.FormatInt(row.ID, 10)}
+	msgID, err := a.Send(ctx, out)
+	if ctx.Err() != nil {
+		return time.Time{} // stays sending; sent again at the next start
+	}
+	bg := context.WithoutCancel(ctx)
+	if err == nil {
+		if err := c.r.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxSent(row.ID, msgID, c.r.now()) }); err != nil {
+			c.log.Warn("record sent part", "outbox", row.ID, "err", err)
+		}
+		return time.Time{}
+	}
+	var retry *chat.RetryError
+	if attempt >= c.o.MaxAttempts {
+		c.log.Warn("chat part given up", "platform", row.Platform, "outbox", row.ID, "attempts", attempt, "err", err)
+		_ = c.r.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxFailed(row.ID, errText(err)) })
+		return time.Time{}
+	}
+	wait := c.o.Backoff(attempt)
+	if errors.As(err, &retry) && retry.After > 0 {
+		wait = retry.After
+	}
+	at := c.r.now().Add(wait)
+	c.log.Info("chat part retried", "platform", row.Platform, "outbox", row.ID, "attempt", attempt, "wait", wait, "err", err)
+	if err := c.r.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxRetry(row.ID, at, errText(err)) }); err != nil {
+		return time.Time{}
+	}
+	return at
+}
+
+// prune forgets handled deliveries older than inboxKeep.
+func (c *Chats) prune(ctx context.Context) {
+	err := c.r.Store.Write(ctx, func(tx *store.Tx) error { _, err := tx.PruneInbox(c.r.now().Add(-inboxKeep)); return err })
+	if err != nil && ctx.Err() == nil {
+		c.log.Warn("prune chat inbox", "err", err)
+	}
+}

@@ -1,0 +1,193 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base32"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/store"
+)
+
+// Pairing limits: a code is 10 base32 characters (50 bits), lives 10
+// minutes, is used once, and 5 wrong codes spend it.
+const (
+	pairCodeLen = 10
+	pairTTL     = 10 * time.Minute
+	pairTries   = 5
+)
+
+// Pairing errors.
+var (
+	ErrPairExpired   = errors.New("the pairing code expired before it was used; run `homard pair` again")
+	ErrPairExhausted = errors.New("too many wrong codes were sent to the bot, so this code no longer works; run `homard pair` again")
+	ErrPairPlatform  = errors.New("unknown chat platform (want telegram, discord or feishu)")
+)
+
+// Replies to /pair in a direct chat.
+const (
+	pairAccepted = "Code accepted. Confirm on the computer where `homard pair` runs."
+	pairWrong    = "That code is not valid."
+	pairDone     = "Paired: this account is now the owner of this homard."
+	pairDeclined = "The pairing was declined on the computer."
+)
+
+// PairCode is a pairing in progress: the code to send to the bot as
+// `/pair CODE` in a direct chat, shown once (only its hash is stored).
+type PairCode struct {
+	ID        int64
+	Platform  string
+	Code      string
+	ExpiresAt time.Time
+}
+
+// PairUse is who used a pairing code: the platform's ids and display
+// name (untrusted text; print it through termtext).
+type PairUse struct {
+	UserID, Name, ChatID string
+}
+
+func knownPlatform(p string) bool {
+	return p == chat.Telegram || p == chat.Discord || p == chat.Feishu
+}
+
+// PairStart makes a one-time pairing code for platform.
+func (r *Runtime) PairStart(ctx context.Context, platform string) (PairCode, error) {
+	if !knownPlatform(platform) {
+		return PairCode{}, fmt.Errorf("pair %q: %w", platform, ErrPairPlatform)
+	}
+	var b [8]byte
+	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
+	code := base32.StdEncoding.EncodeToString(b[:])[:pairCodeLen]
+	now := r.now()
+	pc := PairCode{Platform: platform, Code: code, ExpiresAt: now.Add(pairTTL)}
+	h := sha256.Sum256([]byte(code))
+	err := r.Store.Write(ctx, func(tx *store.Tx) (err error) {
+		pc.ID, err = tx.InsertPairing(store.Pairing{Platform: platform, CodeHash: h[:], CreatedAt: now, ExpiresAt: pc.ExpiresAt})
+		return err
+	})
+	return pc, err
+}
+
+// PairWait waits until the code of pairing id is used in a direct chat
+// (reading the database every poll: `homard serve` runs the channel), and
+// returns who used it. It fails when the code expires or is spent by
+// wrong tries, or when ctx ends.
+func (r *Runtime) PairWait(ctx context.Context, id int64, poll time.Duration) (PairUse, error) {
+	for {
+		p, err := r.Store.Pairing(ctx, id)
+		if err != nil {
+			return PairUse{}, err
+		}
+		switch {
+		case p.State == "used":
+			return PairUse{UserID: p.UsedBy, Name: p.UsedName, ChatID: p.UsedChat}, nil
+		case p.State == "exhausted":
+			return PairUse{}, ErrPairExhausted
+		case p.State != "open" || !r.now().Before(p.ExpiresAt):
+			return PairUse{}, ErrPairExpired
+		}
+		if !sleepCtx(ctx, poll) {
+			return PairUse{}, ctx.Err()
+		}
+	}
+}
+
+// PairConfirm ends a used pairing: accepted, the account becomes an
+// owner on the platform; either way the account is told in its chat (the
+// running channel sends it).
+func (r *Runtime) PairConfirm(ctx context.Context, id int64, accept bool) error {
+	p, err := r.Store.Pairing(ctx, id)
+	if err != nil {
+		return err
+	}
+	if p.State != "used" {
+		return fmt.Errorf("confirm pairing: the code was not used (%s)", p.State)
+	}
+	now := r.now()
+	return r.Store.Write(ctx, func(tx *store.Tx) error {
+		p.State = "refused"
+		text := pairDeclined
+		if accept {
+			p.State, text = "confirmed", pairDone
+			if err := tx.AddChatOwner(store.ChatOwner{Platform: p.Platform, UserID: p.UsedBy, Name: p.UsedName, PairedAt: now}); err != nil {
+				return err
+			}
+		}
+		if err := tx.UpdatePairing(p); err != nil {
+			return err
+		}
+		_, err := tx.InsertOutbox(store.OutboxRow{Platform: p.Platform, ChatID: p.UsedChat, Text: text, CreatedAt: now})
+		return err
+	})
+}
+
+// pairAttempt handles `/pair CODE` from a sender who is the direct chat:
+// never a model call. A right code marks the pairing used (the CLI then
+// asks to confirm); a wrong one counts a try against every open code.
+func (c *Chats) pairAttempt(ctx context.Context, row store.InboxRow, in chat.Inbound, code string) {
+	code = strings.ToUpper(strings.ReplaceAll(code, "-", ""))
+	h := sha256.Sum256([]byte(code))
+	now := c.r.now()
+	err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
+		open, err := tx.OpenPairings(row.Platform, now)
+		if err != nil {
+			return err
+		}
+		if len(open) == 0 {
+			// No pairing in progress: like any stranger's message.
+			due, err := tx.NoticeDue(row.Platform, in.Chat.ID, now, c.o.NoticeEvery)
+			if err != nil {
+				return err
+			}
+			if due {
+				if _, err := c.queue(tx, row.Platform, in.Chat.ID, privateNotice, "", nil); err != nil {
+					return err
+				}
+			}
+			if err := c.auditChat(tx, in, "chat.pair-none", "a pairing code was sent while no pairing was in progress", ""); err != nil {
+				return err
+			}
+			return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "pair: none open")
+		}
+		reply := pairWrong
+		matched := false
+		for _, p := range open {
+			if !matched && subtle.ConstantTimeCompare(p.CodeHash, h[:]) == 1 {
+				matched = true
+				p.State, p.UsedBy, p.UsedName, p.UsedChat = "used", in.Sender.ID, in.Sender.Name, in.Chat.ID
+				reply = pairAccepted
+				if err := tx.UpdatePairing(p); err != nil {
+					return err
+				}
+			}
+		}
+		if !matched {
+			for _, p := range open {
+				p.Tries++
+				if p.Tries >= pairTries {
+					p.State = "exhausted"
+				}
+				if err := tx.UpdatePairing(p); err != nil {
+					return err
+				}
+			}
+			if err := c.auditChat(tx, in, "chat.pair-wrong", "a wrong pairing code", ""); err != nil {
+				return err
+			}
+		}
+		if _, err := c.queue(tx, row.Platform, in.Chat.ID, reply, in.MessageID, nil); err != nil {
+			return err
+		}
+		return tx.SetInboxState(row.ID, inboxReceived, inboxHandled, "pair")
+	})
+	if err != nil && ctx.Err() == nil {
+		c.log.Warn("chat pairing", "err", err)
+	}
+}

@@ -1,0 +1,310 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/homard/homard/internal/agent"
+	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/store"
+)
+
+// Short replies homard itself writes into chats.
+const (
+	privateNotice = "This bot is private: it answers its owner only."
+	leaveNotice   = "This bot answers only in chats its owner allowed, so it is leaving."
+	newSession    = "Started a new conversation."
+)
+
+// guestMaxChars caps what a guest's message puts before the model: a
+// stranger's long paste must not cost the owner a large prompt.
+const guestMaxChars = 4000
+
+var pairRE = regexp.MustCompile(`^/pair\s+(\S{1,64})\s*$`)
+
+// handle decides what a delivery that is not a press is, from the
+// platform's authenticated fields and homard's own records, never from
+// its text (but for the /pair and /new commands of a direct chat):
+//
+//	owner  a paired sender, who is the chat (IsChat), in a direct chat
+//	guest  a mention of the bot in an allowed group
+//	ignored  bots, edits and other events, group messages without a mention
+//	unknown  anyone else in a direct chat: a rate-limited notice, no model
+//	not allowed group  one notice, then the bot leaves
+func (c *Chats) handle(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
+	switch {
+	case in.Kind == chat.KindOther:
+		c.finish(ctx, row, inboxIgnored, "not a new message")
+		return
+	case in.Sender.Bot:
+		c.finish(ctx, row, inboxIgnored, "from a bot")
+		return
+	case in.Kind == chat.KindJoin:
+		if in.Chat.Direct {
+			c.finish(ctx, row, inboxIgnored, "direct chat")
+			return
+		}
+		c.group(ctx, a, row, in, false)
+		return
+	case in.Kind != chat.KindMessage:
+		c.finish(ctx, row, inboxIgnored, "unknown kind")
+		return
+	}
+	if !in.Chat.Direct {
+		c.group(ctx, a, row, in, true)
+		return
+	}
+	if m := pairRE.FindStringSubmatch(strings.TrimSpace(in.Text)); m != nil && in.Sender.IsChat {
+		c.pairAttempt(ctx, row, in, m[1])
+		return
+	}
+	owner, err := c.r.Store.IsChatOwner(ctx, row.Platform, in.Sender.ID)
+	if err != nil {
+		c.log.Warn("read chat owners", "err", err)
+		return // stays received; the next scan tries again
+	}
+	if !owner || !in.Sender.IsChat {
+		c.stranger(ctx, row, in)
+		return
+	}
+	if strings.TrimSpace(in.Text) == "/new" {
+		c.newSession(ctx, row, in)
+		return
+	}
+	c.startTurn(ctx, a, row, in, trustOwner)
+}
+
+// group handles a message (or the bot's arrival) in a group chat.
+func (c *Chats) group(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, message bool) {
+	ok, err := c.allowedGroup(ctx, row.Platform, groupOf(in.Chat))
+	if err != nil {
+		c.log.Warn("read chat", "err", err)
+		return
+	}
+	switch {
+	case ok && message && in.Mentioned:
+		c.startTurn(ctx, a, row, in, trustGuest)
+	case ok:
+		c.finish(ctx, row, inboxIgnored, "group message without a mention")
+	default:
+		c.leave(ctx, a, row, in)
+	}
+}
+
+// groupOf is the id an allow-list names for a group chat: the group that
+// holds it where a group holds many chats (a Discord guild), else the chat.
+func groupOf(c chat.Chat) string {
+	if c.Group != "" {
+		return c.Group
+	}
+	return c.ID
+}
+
+// leave posts one notice in a group that is not allowed and leaves it,
+// once per chat; later deliveries from it are ignored.
+func (c *Chats) leave(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
+	var first bool
+	err := c.r.Store.Write(ctx, func(tx *store.Tx) (err error) {
+		first, err = tx.MarkChatLeft(row.Platform, groupOf(in.Chat), c.r.now())
+		if err != nil {
+			return err
+		}
+		return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "group not allowed")
+	})
+	if err != nil || !first {
+		return
+	}
+	c.log.Info("leaving a group that is not allowed", "platform", row.Platform, "chat", in.Chat.ID)
+	if _, err := a.Send(ctx, chat.Outbound{ChatID: in.Chat.ID, Text: leaveNotice, Key: "leave-" + in.Chat.ID}); err != nil {
+		c.log.Warn("group notice", "platform", row.Platform, "err", err)
+	}
+	if err := a.Leave(ctx, groupOf(in.Chat)); err != nil {
+		c.log.Warn("leave group", "platform", row.Platform, "err", err)
+	}
+}
+
+// stranger answers an unknown sender of a direct message: no model call,
+// one short notice per chat per NoticeEvery, an audit record.
+func (c *Chats) stranger(ctx context.Context, row store.InboxRow, in chat.Inbound) {
+	err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
+		due, err := tx.NoticeDue(row.Platform, in.Chat.ID, c.r.now(), c.o.NoticeEvery)
+		if err != nil {
+			return err
+		}
+		if due {
+			if _, err := c.queue(tx, row.Platform, in.Chat.ID, privateNotice, "", nil); err != nil {
+				return err
+			}
+		}
+		if err := c.auditChat(tx, in, "chat.unknown-sender", "a direct message from a sender who is not a paired owner: no model call", ""); err != nil {
+			return err
+		}
+		return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "unknown sender")
+	})
+	if err != nil && ctx.Err() == nil {
+		c.log.Warn("chat stranger", "err", err)
+	}
+}
+
+// auditChat appends a denied record about a chat delivery: who (platform
+// ids, never text) and why.
+func (c *Chats) auditChat(tx *store.Tx, in chat.Inbound, rule, reason, approvalID string) error {
+	args := fmt.Sprintf(`{"platform":%s,"chat":%s,"sender":%s}`, strconv.Quote(in.Platform), strconv.Quote(in.Chat.ID), strconv.Quote(in.Sender.ID))
+	_, err := audit.Append(tx, audit.Record{
+		Time: c.r.now(), Owner: in.Platform + ":" + in.Sender.ID, Trust: policy.TrustUnknown,
+		Tool: "chat." + in.Platform, Decision: audit.Denied, Rule: rule, Reason: reason,
+		Args: c.r.redactor.Redact(args), ApprovalID: approvalID,
+	})
+	return err
+}
+
+// session is the session a chat's turns run in: the one /new last made,
+// else "<platform>-<chat>" (guests: "<platform>-group-<chat>").
+func (c *Chats) session(ctx context.Context, platform, chatID, trust string) (string, error) {
+	s, err := c.r.Store.ChatSession(ctx, platform, chatID)
+	if err != nil || s != "" {
+		return s, err
+	}
+	if trust == trustGuest {
+		return platform + "-group-" + chatID, nil
+	}
+	return platform + "-" + chatID, nil
+}
+
+func (c *Chats) newSession(ctx context.Context, row store.InboxRow, in chat.Inbound) {
+	id := fmt.Sprintf("%s-%s-%d", row.Platform, in.Chat.ID, c.r.now().UnixNano())
+	err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
+		if err := tx.SetChatSession(row.Platform, in.Chat.ID, id); err != nil {
+			return err
+		}
+		if _, err := c.queue(tx, row.Platform, in.Chat.ID, newSession, in.MessageID, nil); err != nil {
+			return err
+		}
+		return tx.SetInboxState(row.ID, inboxReceived, inboxHandled, "/new")
+	})
+	if err != nil && ctx.Err() == nil {
+		c.log.Warn("chat /new", "err", err)
+	}
+}
+
+// turnText is what the model reads for a delivery: the sender's own text,
+// and forwarded or quoted text only between untrusted markers, never as
+// the sender's words.
+func turnText(in chat.Inbound) string {
+	var b strings.Builder
+	if in.Forwarded {
+		b.WriteString("(The sender forwarded a message written by someone else:)\n")
+		b.WriteString(agent.WrapUntrusted(in.Text))
+	} else {
+		b.WriteString(in.Text)
+	}
+	if strings.TrimSpace(in.Quoted) != "" {
+		b.WriteString("\n\n(Attached quoted or preview text, not written by the sender:)\n")
+		b.WriteString(agent.WrapUntrusted(in.Quoted))
+	}
+	return b.String()
+}
+
+// startTurn claims the row (running) and runs its turn on its own
+// goroutine; the chat's later deliveries wait until it ends.
+func (c *Chats) startTurn(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, trust string) {
+	if strings.TrimSpace(in.Text) == "" && strings.TrimSpace(in.Quoted) == "" {
+		c.finish(ctx, row, inboxIgnored, "no text")
+		return
+	}
+	err := c.r.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetInboxState(row.ID, inboxReceived, inboxRunning, trust) })
+	if err != nil {
+		return
+	}
+	k := chatKey{row.Platform, in.Chat.ID}
+	c.mu.Lock()
+	c.busy[k] = true
+	c.mu.Unlock()
+	c.workers.Add(1)
+	go func() {
+		defer c.workers.Done()
+		c.turn(ctx, a, row, in, trust)
+		c.mu.Lock()
+		delete(c.busy, k)
+		c.mu.Unlock()
+		wake(c.wakeInbox)
+	}()
+}
+
+// turn runs one chat turn and queues its reply in the same transaction
+// that marks the delivery handled. When ctx ends first the row stays
+// running: the next start reports it interrupted.
+func (c *Chats) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, trust string) {
+	session, err := c.session(ctx, row.Platform, in.Chat.ID, trust)
+	if err != nil {
+		c.log.Warn("chat session", "err", err)
+		return
+	}
+	typingCtx, stopTyping := context.WithCancel(ctx)
+	typed := make(chan struct{})
+	go func() { defer close(typed); c.typing(typingCtx, a, in.Chat.ID) }()
+	text := turnText(in)
+	if r := []rune(text); trust == trustGuest && len(r) > guestMaxChars {
+		text = string(r[:guestMaxChars]) + "\n(cut: a guest's message is limited)"
+	}
+	req := channel.TurnRequest{Session: session, Text: text, As: trust}
+	if trust == trustOwner {
+		req.Ask = c.ask(row.Platform, in.Chat.ID)
+	}
+	res, err := c.r.Channel().Turn(ctx, req)
+	stopTyping()
+	<-typed
+	if ctx.Err() != nil {
+		return
+	}
+	reply := res.Text
+	if err != nil {
+		c.log.Warn("chat turn failed", "platform", row.Platform, "inbox", row.ID, "err", err)
+		reply = "That did not work: homard could not finish this turn. The log of `homard serve` on the computer says why."
+	}
+	if trust == trustGuest {
+		// A guest's call that needs approval is refused: no card, and no
+		// one else may approve it (approvals are bound to their owner).
+		for _, id := range res.Pending {
+			if _, err := c.r.Approvals.Deny(ctx, id, trustGuest); err != nil {
+				c.log.Warn("deny guest approval", "approval", id, "err", err)
+			}
+		}
+	}
+	err = c.r.Store.Write(context.WithoutCancel(ctx), func(tx *store.Tx) error {
+		if _, err := c.queue(tx, row.Platform, in.Chat.ID, reply, in.MessageID, nil); err != nil {
+			return err
+		}
+		return tx.SetInboxState(row.ID, inboxRunning, inboxHandled, trust)
+	})
+	if err != nil {
+		c.log.Warn("save chat reply", "inbox", row.ID, "err", err)
+	}
+}
+
+// typing shows the typing indicator until ctx ends.
+func (c *Chats) typing(ctx context.Context, a chat.Adapter, chatID string) {
+	for {
+		if err := a.Typing(ctx, chatID); err != nil && ctx.Err() == nil {
+			c.log.Debug("typing", "err", err)
+		}
+		if !sleepCtx(ctx, c.o.TypingEvery) {
+			return
+		}
+	}
+}
+
+// defaultBackoff is 2^attempt seconds, at most 5 minutes, ±50% jitter.
+func defaultBackoff(attempt int) time.Duration {
+	d := time.Second << min(attempt, 9)
+	d = min(d, 5*time.Minute)
+	return d/2 + time.Duration(rand.Int64N(int64(d)))
+}

@@ -1,0 +1,140 @@
+package config
+
+import (
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// Channels configures the chat channels `homard serve` runs beside the web
+// UI (docs/CHANNELS.md). Each platform has the same shape; a missing table
+// is a channel that is off.
+type Channels struct {
+	Telegram Channel `toml:"telegram"`
+	Discord  Channel `toml:"discord"`
+	Feishu   Channel `toml:"feishu"`
+}
+
+// Channel is one chat platform's bot. Its token lives in the vault only,
+// tagged for the channel (`homard secret set NAME --channel PLATFORM`), never
+// in this file or the environment; owners are database rows made by
+// `homard pair`, not lines here.
+type Channel struct {
+	// Enabled runs the channel in `homard serve`. Missing means false.
+	Enabled bool `toml:"enabled"`
+	// TokenSecret names the vault secret holding the bot token (Feishu:
+	// the app secret). Required when Enabled.
+	TokenSecret string `toml:"token_secret"`
+	// AppID is Feishu's app id (not secret). Required for an enabled
+	// Feishu channel; other platforms must leave it empty.
+	AppID string `toml:"app_id"`
+	// APIBase is the platform's API base URL: operator configuration, so
+	// a loopback or private address is allowed (a self-hosted Bot API
+	// server, a test fake). Missing or empty means the platform's public
+	// API (DefaultAPIBase; see Base).
+	APIBase string `toml:"api_base"`
+	// Groups lists the group chat (or guild channel) ids where the bot
+	// answers explicit mentions as a guest. Missing or [] means none:
+	// `homard channel allow` adds more at run time.
+	Groups []string `toml:"groups"`
+}
+
+// DefaultAPIBase is each platform's public API base, api_base's default.
+var DefaultAPIBase = map[string]string{
+	"telegram": "https://api.telegram.org",
+	"discord":  "https://discord.com/api/v10",
+	"feishu":   "https://open.feishu.cn",
+}
+
+// ByName returns the configuration of each platform, by name (the
+// chat.Telegram, chat.Discord and chat.Feishu strings).
+func (c *Channels) ByName() map[string]*Channel {
+	return map[string]*Channel{"telegram": &c.Telegram, "discord": &c.Discord, "feishu": &c.Feishu}
+}
+
+// chatIDRE is what a chat or channel id looks like on every platform:
+// Telegram's signed integers, Discord's snowflakes, Feishu's oc_… ids.
+var chatIDRE = regexp.MustCompile(`^-?[A-Za-z0-9_]{1,64}$`)
+
+// Base returns the API base of the channel named platform: api_base, or
+// the platform's public API when it is empty.
+func (ch Channel) Base(platform string) string {
+	if ch.APIBase != "" {
+		return strings.TrimRight(ch.APIBase, "/")
+	}
+	return DefaultAPIBase[platform]
+}
+
+func validateChannels(c *Channels, ps *problems) {
+	for _, name := range []string{"telegram", "discord", "feishu"} {
+		ch := c.ByName()[name]
+		key := "channels." + name
+		if ch.TokenSecret != "" && !secretNameRE.MatchString(ch.TokenSecret) {
+			ps.add("%s.token_secret: want the name of a vault secret (a-z, 0-9, _ and -), not the token itself; store it with `homard secret set %s --channel %s`", key, name, name)
+		}
+		if ch.Enabled && ch.TokenSecret == "" {
+			ps.add("%s.token_secret is missing: name the vault secret holding the bot token, stored with `homard secret set %s --channel %s`", key, name, name)
+		}
+		switch {
+		case name == "feishu" && ch.Enabled && ch.AppID == "":
+			ps.add("%s.app_id is missing: copy the app id (cli_…) from the Feishu developer console", key)
+		case name != "feishu" && ch.AppID != "":
+			ps.add("%s.app_id: only Feishu has an app id; remove it", key)
+		}
+		if ch.AppID != "" && !chatIDRE.MatchString(ch.AppID) {
+			ps.add("%s.app_id = %q: want the app id as the console shows it (letters, digits and _)", key, ch.AppID)
+		}
+		if ch.APIBase != "" {
+			validateChannelBase(key, ch.APIBase, ps)
+		}
+		seen := map[string]bool{}
+		for i, g := range ch.Groups {
+			switch {
+			case !chatIDRE.MatchString(g):
+				ps.add("%s.groups[%d] = %q: want a chat id such as \"-1001234567890\" (`homard channel list` shows the ids the bot was added to)", key, i, g)
+			case seen[g]:
+				ps.add("%s.groups[%d] = %q: listed twice", key, i, g)
+			}
+			seen[g] = true
+		}
+	}
+}
+
+// validateChannelBase checks api_base: an absolute http(s) URL without
+// credentials, query or fragment. A loopback or private host is allowed:
+// this is the operator's choice, not a model's.
+func validateChannelBase(key, s string, ps *problems) {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
+		ps.add("%s.api_base: want an absolute http or https URL such as %q", key, "https://api.telegram.org")
+		return
+	}
+	if u.User != nil {
+		ps.add("%s.api_base = %q: credentials do not belong in the URL; the token lives in the vault", key, u.Redacted())
+		return
+	}
+	if u.RawQuery != "" || u.Fragment != "" || strings.Contains(u.Path, "/bot") {
+		ps.add("%s.api_base = %q: want the base URL only, without a query, fragment or /bot<token> path", key, s)
+	}
+}
+
+// renderChannels writes each channel that differs from its defaults as a
+// [channels.<platform>] table (docs/CHANNELS.md explains them).
+func renderChannels(w func(string, ...any), c *Channels) {
+	for _, name := range []string{"telegram", "discord", "feishu"} {
+		ch := c.ByName()[name]
+		if !ch.Enabled && ch.TokenSecret == "" && ch.AppID == "" && ch.APIBase == "" && ch.Groups == nil {
+			continue
+		}
+		w("\n# A chat channel (docs/CHANNELS.md); the token is the vault secret named here.\n[channels.%s]\nenabled = %t\ntoken_secret = %s\n", name, ch.Enabled, quote(ch.TokenSecret))
+		if ch.AppID != "" {
+			w("app_id = %s\n", quote(ch.AppID))
+		}
+		if ch.APIBase != "" {
+			w("api_base = %s\n", quote(ch.APIBase))
+		}
+		if ch.Groups != nil {
+			w("groups = %s\n", quoteList(ch.Groups))
+		}
+	}
+}
