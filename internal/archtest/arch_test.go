@@ -37,17 +37,18 @@ var allowed = map[string][]string{
 	"internal/channel":      {},
 	"internal/channel/chat": {}, // the chat-platform adapter contract: plain types
 	"internal/channel/tui":  {"internal/channel", "internal/termtext"},
-	// Feishu/Lark: the adapter, its long connection's frame codec, its fake.
-	"internal/channel/feishu":            {"internal/channel/chat", "internal/channel/feishu/frame"},
-	"internal/channel/feishu/frame":      {},
-	"internal/channel/feishu/feishutest": {"internal/channel/feishu/frame"},
-	"internal/channel/web":               {"internal/channel", "internal/channel/web/wire"},
+	"internal/channel/web":  {"internal/channel", "internal/channel/web/wire"},
 	// The gateway's JSON shapes, shared by the gateway and app's attach client.
 	"internal/channel/web/wire": {"internal/channel"},
 	"internal/termtext":         {},
 	"internal/llm/openai":       {"internal/llm"},
 	"internal/llm/anthropic":    {"internal/llm"},
 	"internal/llm/llmtest":      {"internal/llm"},
+
+	// Feishu/Lark: the adapter, its long connection's frame codec, its fake.
+	"internal/channel/feishu":            {"internal/channel/chat", "internal/channel/feishu/frame"},
+	"internal/channel/feishu/frame":      {},
+	"internal/channel/feishu/feishutest": {"internal/channel/feishu/frame"},
 }
 
 // exclusive names third-party import prefixes only one package may use.
