@@ -82,11 +82,7 @@ func (s *Server) URL() string { return s.srv.URL }
 
 // Close stops the fake and its websocket.
 func (s *Server) Close() {
-	s.mu.Lock()
-	if s.conn != nil {
-		s.conn.CloseNow()
-	}
-	s.mu.Unlock()
+	s.Drop()
 	s.srv.CloseClientConnections()
 	s.srv.Close()
 }

@@ -40,10 +40,8 @@ func (s *Server) websocket(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	c.SetReadLimit(16 << 20)
+	s.Drop() // one client at a time: the newest wins
 	s.mu.Lock()
-	if s.conn != nil { // one client at a time: the newest wins
-		s.conn.CloseNow()
-	}
 	s.conn = c
 	s.conns++
 	s.notify()
@@ -95,11 +93,14 @@ func (s *Server) WaitConnected(ctx context.Context, n int) error {
 
 // Drop closes the client's connection (the client should reconnect).
 func (s *Server) Drop() {
+	// CloseNow waits for the connection's reader, which takes mu: call it
+	// without holding mu.
 	s.mu.Lock()
-	if s.conn != nil {
-		s.conn.CloseNow()
-	}
+	c := s.conn
 	s.mu.Unlock()
+	if c != nil {
+		c.CloseNow()
+	}
 }
 
 func (s *Server) write(ctx context.Context, f frame.Frame) error {
@@ -187,11 +188,14 @@ func (s *Server) Frames() []frame.Frame {
 	return append([]frame.Frame(nil), s.fromConn...)
 }
 
-// WaitFrame waits for a frame from the client that match accepts.
-func (s *Server) WaitFrame(ctx context.Context, match func(frame.Frame) bool) (frame.Frame, error) {
+// WaitFrame waits for a frame from the client that match accepts, among
+// the frames from index from on (len(Frames()) before an action: only
+// what came after it). match runs with the fake's lock held: it must not
+// call the fake.
+func (s *Server) WaitFrame(ctx context.Context, from int, match func(frame.Frame) bool) (frame.Frame, error) {
 	var got frame.Frame
 	err := s.wait(ctx, func() bool {
-		for _, f := range s.fromConn {
+		for _, f := range s.fromConn[min(from, len(s.fromConn)):] {
 			if match(f) {
 				got = f
 				return true
@@ -210,7 +214,7 @@ type Ack struct {
 
 // WaitAck waits for the ack of the data frame messageID and decodes it.
 func (s *Server) WaitAck(ctx context.Context, messageID string) (Ack, frame.Frame, error) {
-	f, err := s.WaitFrame(ctx, func(f frame.Frame) bool {
+	f, err := s.WaitFrame(ctx, 0, func(f frame.Frame) bool {
 		return f.Method == frame.MethodData && f.Get(frame.HeaderMessageID) == messageID
 	})
 	if err != nil {
