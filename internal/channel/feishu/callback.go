@@ -33,7 +33,7 @@ const MaxSkew = 5 * time.Minute
 // event id is the caller's job (the inbox).
 //
 //   - X-Lark-Signature must be the hex SHA-256 of X-Lark-Request-Timestamp
-//     + X-Lark-Request-Nonce + encryptKey + body, compared in constant time;
+//   - X-Lark-Request-Nonce + encryptKey + body, compared in constant time;
 //   - the timestamp (Unix seconds) must be within MaxSkew of now;
 //   - a body {"encrypt": "…"} is decrypted: AES-256-CBC with the key
 //     SHA-256(encryptKey), the IV the ciphertext's first 16 bytes, PKCS#7

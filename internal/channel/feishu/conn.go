@@ -70,6 +70,9 @@ func (a *Adapter) Run(ctx context.Context, sink chat.Sink) error {
 			(err != nil && !errors.As(err, &retry) && !errors.Is(err, errDropped)) {
 			return fmt.Errorf("feishu long connection: %w", err)
 		}
+		if a.opt.Report != nil && err != nil {
+			a.opt.Report(fmt.Errorf("feishu long connection: %w", err))
+		}
 		if served {
 			backoff = a.opt.Backoff
 		}
@@ -257,6 +260,9 @@ func (s *session) data(ctx context.Context, f frame.Frame) {
 	}
 	in, err := s.a.Decode(ctx, payload)
 	if err != nil {
+		if s.a.opt.Report != nil {
+			s.a.opt.Report(err)
+		}
 		return // not saved, not acknowledged: Feishu redelivers
 	}
 	if s.a.handled(in.DeliveryID) {

@@ -228,11 +228,20 @@ func TestRunPressAckedWithoutNoticeWhenAppIsSilent(t *testing.T) {
 }
 
 func TestRunReconnects(t *testing.T) {
-	ctx, srv, _, sk := running(t, nil)
+	var mu sync.Mutex
+	var reports []error
+	ctx, srv, _, sk := running(t, func(o *Options) {
+		o.Report = func(err error) { mu.Lock(); reports = append(reports, err); mu.Unlock() }
+	})
 	srv.Drop()
 	if err := srv.WaitConnected(ctx, 2); err != nil {
 		t.Fatalf("no second connection: %v", err)
 	}
+	mu.Lock()
+	if len(reports) == 0 || !errors.Is(reports[0], errDropped) {
+		t.Errorf("reports = %v; want the dropped connection reported", reports)
+	}
+	mu.Unlock()
 	id, err := srv.Push(ctx, dm("ev2", "after"))
 	if err != nil {
 		t.Fatal(err)

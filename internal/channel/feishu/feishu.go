@@ -59,6 +59,10 @@ type Options struct {
 	AckWait time.Duration
 	// Now reads the clock. Zero means time.Now.
 	Now func() time.Time
+	// Report, when set, is told why the long connection failed (before
+	// each reconnect) and why an event could not be decoded: for a
+	// channel's "last error". Messages hold no secret and no message text.
+	Report func(error)
 }
 
 // Adapter is one Feishu or Lark bot. Its methods are safe for concurrent
