@@ -32,8 +32,9 @@ const MaxSkew = 5 * time.Minute
 // JSON. It is pure: the caller passes the clock, and refusing a replayed
 // event id is the caller's job (the inbox).
 //
-//   - X-Lark-Signature must be the hex SHA-256 of X-Lark-Request-Timestamp
-//   - X-Lark-Request-Nonce + encryptKey + body, compared in constant time;
+//   - X-Lark-Signature must be the hex SHA-256 of the concatenation of
+//     X-Lark-Request-Timestamp, X-Lark-Request-Nonce, encryptKey and the
+//     body, compared in constant time;
 //   - the timestamp (Unix seconds) must be within MaxSkew of now;
 //   - a body {"encrypt": "…"} is decrypted: AES-256-CBC with the key
 //     SHA-256(encryptKey), the IV the ciphertext's first 16 bytes, PKCS#7

@@ -80,7 +80,8 @@ var ErrNotEvent = errors.New("feishu: payload is not a schema 2.0 event")
 // an HTTP callback's body after VerifyCallback) to a chat.Inbound. Every
 // field but Text and Press.Data comes from the event's structured fields.
 // A card press asks Feishu once per chat whether the chat is a p2p chat
-// (the press event does not say); the answer is cached.
+// (the press event does not say); the answer is cached. Call Info first
+// (Run does): Inbound.Bot and Mentioned need the bot's open_id.
 func (a *Adapter) Decode(ctx context.Context, payload []byte) (chat.Inbound, error) {
 	var env envelope
 	if err := json.Unmarshal(payload, &env); err != nil || env.Schema != "2.0" || env.Header.EventID == "" {
