@@ -247,7 +247,7 @@ func (s *session) control(ctx context.Context, f frame.Frame) {
 // data handles a data frame: reassembles a split payload, then hands the
 // event to the sink and acknowledges it.
 func (s *session) data(ctx context.Context, f frame.Frame) {
-	arrived := time.Now()
+	arrived := s.a.opt.Now()
 	typ := f.Get(frame.HeaderType)
 	if typ != frame.TypeEvent && typ != frame.TypeCard {
 		return
@@ -288,7 +288,7 @@ func (s *session) data(ctx context.Context, f frame.Frame) {
 	go func() {
 		defer s.wg.Done()
 		defer s.a.dropAck(in.Press.ID)
-		t := time.NewTimer(time.Until(arrived.Add(s.a.opt.AckWait)))
+		t := time.NewTimer(s.a.opt.AckWait - s.a.opt.Now().Sub(arrived))
 		defer t.Stop()
 		var text string
 		select {
@@ -310,7 +310,7 @@ func (s *session) data(ctx context.Context, f frame.Frame) {
 // ack answers a data frame with the same frame carrying {"code":200} (and
 // data, a card callback's answer) — unless Feishu's window has passed.
 func (s *session) ack(ctx context.Context, f frame.Frame, arrived time.Time, data []byte) {
-	took := time.Since(arrived)
+	took := s.a.opt.Now().Sub(arrived)
 	if took > ackWindow {
 		return // too late to count; Feishu redelivers and the inbox knows it
 	}

@@ -22,6 +22,8 @@ type sink struct {
 	fail  int
 	gate  chan struct{}
 	seen  chan chat.Inbound // every call, failed or not
+	// during runs inside Receive (a slow save).
+	during func()
 }
 
 func newSink() *sink { return &sink{seen: make(chan chat.Inbound, 100)} }
@@ -37,6 +39,9 @@ func (s *sink) Receive(ctx context.Context, in chat.Inbound) error {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if s.during != nil {
+		s.during()
+	}
 	s.calls++
 	if s.fail > 0 {
 		s.fail--
@@ -64,12 +69,12 @@ func (s *sink) next(t *testing.T, ctx context.Context) chat.Inbound {
 }
 
 // running starts Run against a fake and waits for the connection.
-func running(t *testing.T, opt func(*Options)) (context.Context, *feishutest.Server, *Adapter, *sink) {
+func running(t *testing.T, opt func(*feishutest.Server, *Options)) (context.Context, *feishutest.Server, *Adapter, *sink) {
 	t.Helper()
 	srv := feishutest.New()
 	o := Options{AppID: srv.AppID, AppSecret: srv.AppSecret, APIBase: srv.URL(), Backoff: 5 * time.Millisecond}
 	if opt != nil {
-		opt(&o)
+		opt(srv, &o)
 	}
 	a := New(o)
 	sk := newSink()
@@ -109,7 +114,7 @@ func dm(eventID, text string) []byte {
 }
 
 func TestRunAcksOnlyAfterReceive(t *testing.T) {
-	ctx, srv, _, sk := running(t, func(*Options) {})
+	ctx, srv, _, sk := running(t, nil)
 	sk.gate = make(chan struct{})
 	id, err := srv.Push(ctx, dm("ev1", "hello"))
 	if err != nil {
@@ -189,7 +194,7 @@ func TestRunReassemblesSplitPayloads(t *testing.T) {
 }
 
 func TestRunPressAckCarriesNotice(t *testing.T) {
-	ctx, srv, a, sk := running(t, func(o *Options) { o.AckWait = 20 * time.Second })
+	ctx, srv, a, sk := running(t, func(_ *feishutest.Server, o *Options) { o.AckWait = 20 * time.Second })
 	srv.SetChatMode("oc_dm", "p2p")
 	id, err := srv.Push(ctx, feishutest.CardPress("ev1", "tok-1", "ou_owner", "oc_dm", "om_card", "a:1:abc"))
 	if err != nil {
@@ -217,7 +222,7 @@ func TestRunPressAckCarriesNotice(t *testing.T) {
 }
 
 func TestRunPressAckedWithoutNoticeWhenAppIsSilent(t *testing.T) {
-	ctx, srv, _, sk := running(t, func(o *Options) { o.AckWait = 10 * time.Millisecond })
+	ctx, srv, _, sk := running(t, func(_ *feishutest.Server, o *Options) { o.AckWait = 10 * time.Millisecond })
 	srv.SetChatMode("oc_dm", "p2p")
 	id, _ := srv.Push(ctx, feishutest.CardPress("ev1", "tok-1", "ou_owner", "oc_dm", "om_card", "d"))
 	sk.next(t, ctx)
@@ -230,7 +235,7 @@ func TestRunPressAckedWithoutNoticeWhenAppIsSilent(t *testing.T) {
 func TestRunReconnects(t *testing.T) {
 	var mu sync.Mutex
 	var reports []error
-	ctx, srv, _, sk := running(t, func(o *Options) {
+	ctx, srv, _, sk := running(t, func(_ *feishutest.Server, o *Options) {
 		o.Report = func(err error) { mu.Lock(); reports = append(reports, err); mu.Unlock() }
 	})
 	srv.Drop()
@@ -262,5 +267,55 @@ func TestRunStopsOnRefusedCredentials(t *testing.T) {
 	defer cancel()
 	if err := a.Run(ctx, newSink()); !errors.Is(err, chat.ErrUnauthorized) {
 		t.Errorf("Run with a wrong secret = %v; want chat.ErrUnauthorized", err)
+	}
+}
+
+// clock is a settable clock for Options.Now.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
+
+func (c *clock) Add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unlock() }
+
+func TestRunSlowReceiveIsNotAcked(t *testing.T) {
+	clk := &clock{t: time.Unix(1764600000, 0)}
+	ctx, srv, _, sk := running(t, func(_ *feishutest.Server, o *Options) { o.Now = clk.Now })
+	sk.during = func() { clk.Add(ackWindow + time.Second) } // the save took 4 s
+	id, err := srv.Push(ctx, dm("ev1", "slow"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sk.next(t, ctx)
+	settle(t, ctx, srv)
+	if srv.Acked(id) {
+		t.Fatal("an event saved after Feishu's 3 s window was acknowledged; Feishu has already given up on that ack")
+	}
+	// Twin: Feishu redelivers; the event id is remembered, so the
+	// redelivery is acknowledged at once without saving it twice.
+	sk.mu.Lock()
+	sk.during = nil
+	sk.mu.Unlock()
+	if n, err := srv.Redeliver(ctx); n != 1 || err != nil {
+		t.Fatalf("Redeliver = %d, %v", n, err)
+	}
+	settle(t, ctx, srv)
+	if srv.Unacked() != 0 || len(sk.saved()) != 1 {
+		t.Errorf("after redelivery: unacked %d, saved %d; want 0 and 1", srv.Unacked(), len(sk.saved()))
+	}
+}
+
+func TestRunPingsAtTheServersInterval(t *testing.T) {
+	ctx, srv, _, _ := running(t, func(srv *feishutest.Server, _ *Options) { srv.PingInterval = 1 })
+	f, err := srv.WaitFrame(ctx, 0, func(f frame.Frame) bool {
+		return f.Method == frame.MethodControl && f.Get(frame.HeaderType) == frame.TypePing
+	})
+	if err != nil {
+		t.Fatalf("no ping from the client: %v", err)
+	}
+	if f.Service != 7 {
+		t.Errorf("ping service = %d; want 7, the service_id of the connection URL", f.Service)
 	}
 }

@@ -42,6 +42,10 @@ type Server struct {
 	AppID, AppSecret string
 	BotOpenID        string
 	BotName          string
+	// PingInterval is the ping interval (seconds) the ws endpoint tells
+	// clients. Zero means 120, Feishu's usual value. Set it before the
+	// client connects.
+	PingInterval int
 
 	srv *httptest.Server
 

@@ -16,6 +16,15 @@ import (
 // serviceID is the service the fake's connection URL names.
 const serviceID = 7
 
+func (s *Server) pingInterval() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.PingInterval > 0 {
+		return s.PingInterval
+	}
+	return 120
+}
+
 func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 	var in struct {
 		AppID     string `json:"AppID"`
@@ -29,7 +38,7 @@ func (s *Server) endpoint(w http.ResponseWriter, r *http.Request) {
 	reply(w, http.StatusOK, answer{Data: map[string]any{
 		"URL": u,
 		"ClientConfig": map[string]int{
-			"ReconnectCount": -1, "ReconnectInterval": 120, "ReconnectNonce": 30, "PingInterval": 120,
+			"ReconnectCount": -1, "ReconnectInterval": 120, "ReconnectNonce": 30, "PingInterval": s.pingInterval(),
 		},
 	}})
 }
