@@ -44,6 +44,7 @@ type messageEvent struct {
 	} `json:"sender"`
 	Message struct {
 		MessageID   string `json:"message_id"`
+		ParentID    string `json:"parent_id"`
 		ChatID      string `json:"chat_id"`
 		ChatType    string `json:"chat_type"`
 		MessageType string `json:"message_type"`
@@ -102,7 +103,10 @@ func (a *Adapter) Decode(ctx context.Context, payload []byte) (chat.Inbound, err
 	var err error
 	switch env.Header.EventType {
 	case EventMessage:
-		err = decodeMessage(env.Event, bot, &in)
+		var parent string
+		if parent, err = decodeMessage(env.Event, bot, &in); err == nil && parent != "" && !in.Mentioned && !in.Chat.Direct {
+			in.Mentioned, err = a.sentByBot(ctx, parent)
+		}
 	case EventBotAdded:
 		var ev botAddedEvent
 		if err = json.Unmarshal(env.Event, &ev); err == nil {
@@ -119,10 +123,12 @@ func (a *Adapter) Decode(ctx context.Context, payload []byte) (chat.Inbound, err
 	return in, nil
 }
 
-func decodeMessage(raw json.RawMessage, bot string, in *chat.Inbound) error {
+// decodeMessage fills in from an im.message.receive_v1 event and returns
+// the id of the message it replies to ("" when none).
+func decodeMessage(raw json.RawMessage, bot string, in *chat.Inbound) (string, error) {
 	var ev messageEvent
 	if err := json.Unmarshal(raw, &ev); err != nil {
-		return err
+		return "", err
 	}
 	m := ev.Message
 	direct := m.ChatType == "p2p"
@@ -141,7 +147,7 @@ func decodeMessage(raw json.RawMessage, bot string, in *chat.Inbound) error {
 			Text string `json:"text"`
 		}
 		if err := json.Unmarshal([]byte(m.Content), &c); err != nil {
-			return fmt.Errorf("text content: %w", err)
+			return "", fmt.Errorf("text content: %w", err)
 		}
 		in.Kind, in.Text = chat.KindMessage, c.Text
 	case "post":
@@ -149,7 +155,37 @@ func decodeMessage(raw json.RawMessage, bot string, in *chat.Inbound) error {
 	default: // images, files, stickers, merged forwards, cards...
 		in.Kind = chat.KindOther
 	}
-	return nil
+	return m.ParentID, nil
+}
+
+// sentByBot reports whether messageID was sent by this app (a group
+// message replying to it counts as mentioning the bot). A message Feishu
+// will not show (deleted, or in another chat) is not the bot's; a passing
+// failure is an error, so the event is not acknowledged and comes again.
+func (a *Adapter) sentByBot(ctx context.Context, messageID string) (bool, error) {
+	var out struct {
+		Items []struct {
+			Sender struct {
+				ID         string `json:"id"`
+				IDType     string `json:"id_type"`
+				SenderType string `json:"sender_type"`
+			} `json:"sender"`
+		} `json:"items"`
+	}
+	err := a.call(ctx, http.MethodGet, "/open-apis/im/v1/messages/"+url.PathEscape(messageID), nil, &out)
+	var apiErr *APIError
+	switch {
+	case errors.As(err, &apiErr) && apiErr.Status < 500 && apiErr.Status != http.StatusTooManyRequests && apiErr.Code != codeRateLimited:
+		return false, nil
+	case err != nil:
+		return false, fmt.Errorf("replied-to message: %w", err)
+	}
+	for _, it := range out.Items {
+		if it.Sender.SenderType == "app" && it.Sender.IDType == "app_id" && it.Sender.ID == a.opt.AppID {
+			return true, nil
+		}
+	}
+	return false, nil
 }
 
 // postText flattens a rich-text ("post") message to its text runs, one

@@ -19,6 +19,10 @@ func TestDecode(t *testing.T) {
 	}
 	srv.SetChatMode("oc_dm", "p2p")
 	srv.SetChatMode("oc_grp", "group")
+	botMsg, err := a.Send(ctx, chat.Outbound{ChatID: "oc_grp", Text: "an answer"})
+	if err != nil {
+		t.Fatal(err)
+	}
 	at := time.UnixMilli(1764600000000).UTC()
 	base := chat.Inbound{Platform: chat.Feishu, Bot: srv.BotOpenID, At: at}
 	with := func(f func(*chat.Inbound)) chat.Inbound { in := base; f(&in); return in }
@@ -45,6 +49,20 @@ func TestDecode(t *testing.T) {
 			feishutest.Message{EventID: "e3", MessageID: "om_3", ChatID: "oc_grp", ChatType: "group", Sender: "ou_guest", Text: "@_user_1 hi", Mention: []string{"ou_other"}}.Event(),
 			with(func(in *chat.Inbound) {
 				in.DeliveryID, in.Kind, in.MessageID, in.Text = "e3", chat.KindMessage, "om_3", "@_user_1 hi"
+				in.Chat = chat.Chat{ID: "oc_grp"}
+				in.Sender = chat.Sender{ID: "ou_guest"}
+			})},
+		{"group reply to the bot's own message",
+			feishutest.Message{EventID: "e11", MessageID: "om_11", ChatID: "oc_grp", ChatType: "group", Sender: "ou_guest", Text: "why?", ParentID: botMsg}.Event(),
+			with(func(in *chat.Inbound) {
+				in.DeliveryID, in.Kind, in.MessageID, in.Text, in.Mentioned = "e11", chat.KindMessage, "om_11", "why?", true
+				in.Chat = chat.Chat{ID: "oc_grp"}
+				in.Sender = chat.Sender{ID: "ou_guest"}
+			})},
+		{"group reply to someone else's message",
+			feishutest.Message{EventID: "e12", MessageID: "om_12", ChatID: "oc_grp", ChatType: "group", Sender: "ou_guest", Text: "yes", ParentID: "om_not_the_bots"}.Event(),
+			with(func(in *chat.Inbound) {
+				in.DeliveryID, in.Kind, in.MessageID, in.Text = "e12", chat.KindMessage, "om_12", "yes"
 				in.Chat = chat.Chat{ID: "oc_grp"}
 				in.Sender = chat.Sender{ID: "ou_guest"}
 			})},

@@ -19,6 +19,8 @@ type Message struct {
 	Text    string   // for text messages
 	Content string   // raw content JSON for other types (overrides Text)
 	Mention []string // open_ids mentioned, as @_user_1, @_user_2…
+	// ParentID is the message this one replies to.
+	ParentID string
 }
 
 func envelope(eventID, eventType string, event any) []byte {
@@ -61,7 +63,7 @@ func (m Message) Event() []byte {
 			"sender_type": st, "tenant_key": "tenant",
 		},
 		"message": map[string]any{
-			"message_id": m.MessageID, "root_id": "", "parent_id": "", "create_time": "1764600000000",
+			"message_id": m.MessageID, "root_id": m.ParentID, "parent_id": m.ParentID, "create_time": "1764600000000",
 			"chat_id": m.ChatID, "chat_type": m.ChatType, "message_type": typ, "content": content,
 			"mentions": mentions,
 		},

@@ -295,7 +295,11 @@ func (s *Server) message(w http.ResponseWriter, r *http.Request, id string) {
 	}
 	switch r.Method {
 	case http.MethodGet:
-		reply(w, http.StatusOK, answer{Data: map[string]any{"items": []map[string]string{{"message_id": id, "msg_type": typ}}}})
+		// Every message the fake knows was sent by the app.
+		reply(w, http.StatusOK, answer{Data: map[string]any{"items": []map[string]any{{
+			"message_id": id, "msg_type": typ,
+			"sender": map[string]string{"id": s.AppID, "id_type": "app_id", "sender_type": "app"},
+		}}}})
 		return
 	case http.MethodPatch, http.MethodPut:
 		if json.NewDecoder(r.Body).Decode(&in) != nil || !json.Valid([]byte(in.Content)) {
