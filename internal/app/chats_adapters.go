@@ -5,16 +5,22 @@ import (
 
 	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/channel/discord"
+	"github.com/homard/homard/internal/channel/feishu"
 	"github.com/homard/homard/internal/channel/telegram"
 	"github.com/homard/homard/internal/config"
 )
 
-// The adapters built into homard. Feishu joins when its adapter lands.
+// The adapters built into homard, one per platform.
 func init() {
 	adapterConstructors[chat.Telegram] = func(cfg config.Channel, token string) (chat.Adapter, error) {
 		return telegram.New(telegram.Options{Token: token, APIBase: cfg.Base(chat.Telegram), Logger: slog.Default()}), nil
 	}
 	adapterConstructors[chat.Discord] = func(cfg config.Channel, token string) (chat.Adapter, error) {
 		return discord.New(discord.Options{Token: token, APIBase: cfg.Base(chat.Discord), Log: slog.Default()})
+	}
+	adapterConstructors[chat.Feishu] = func(cfg config.Channel, secret string) (chat.Adapter, error) {
+		// Feishu authenticates with the app id (config) and app secret
+		// (the vault secret token_secret names).
+		return feishu.New(feishu.Options{AppID: cfg.AppID, AppSecret: secret, APIBase: cfg.Base(chat.Feishu)}), nil
 	}
 }

@@ -52,6 +52,11 @@ var allowed = map[string][]string{
 	// The Telegram Bot API adapter and its fake server (tests of app and cmd use it).
 	"internal/channel/telegram":              {"internal/channel/chat"},
 	"internal/channel/telegram/telegramtest": {},
+
+	// Feishu/Lark: the adapter, its long connection's frame codec, its fake.
+	"internal/channel/feishu":            {"internal/channel/chat", "internal/channel/feishu/frame"},
+	"internal/channel/feishu/frame":      {},
+	"internal/channel/feishu/feishutest": {"internal/channel/feishu/frame"},
 }
 
 // exclusive names third-party import prefixes only one package may use.
