@@ -89,6 +89,13 @@ func (c *cli) channelAllowCmd(allow bool) *cobra.Command {
 	return cmd
 }
 
+// pairJSON is the first line `homard pair --json` prints (docs/JSON.md
+// "## pair"), before it waits for the code to be used.
+type pairJSON struct {
+	Code      string    `json:"code"`
+	ExpiresAt time.Time `json:"expires_at"`
+}
+
 func (c *cli) pairCmd() *cobra.Command {
 	var asJSON, yes bool
 	var timeout time.Duration
@@ -109,7 +116,7 @@ becomes an owner. 'homard serve' must be running the channel.`,
 				return err
 			}
 			if asJSON {
-				if err := writeJSONLine(c.stdout, map[string]any{"code": pc.Code, "expires_at": pc.ExpiresAt.UTC()}); err != nil {
+				if err := writeJSONLine(c.stdout, pairJSON{Code: pc.Code, ExpiresAt: pc.ExpiresAt.UTC()}); err != nil {
 					return err
 				}
 			} else {

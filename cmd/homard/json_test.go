@@ -27,6 +27,8 @@ var jsonObjects = map[string]any{
 	"audit":      auditJSON{},
 	"approval":   app.ApprovalJSON{},
 	"grant":      app.GrantJSON{},
+	"channel":    app.ChannelStatus{},
+	"pair":       pairJSON{},
 }
 
 // docKeys reads docs/JSON.md: for each "## name" section, the keys of its

@@ -249,6 +249,9 @@ func (t *turn) run(ctx context.Context) error {
 			return nil
 		}
 		t.res.Messages = append(t.res.Messages, llm.Message{Role: llm.RoleAssistant, Content: got.Text, ToolCalls: got.ToolCalls})
+		if stop := t.tokensSpent(); stop != "" {
+			return t.endSpent(ctx, got, stop)
+		}
 		stop, err := t.handleCalls(ctx, got.ToolCalls)
 		if err != nil {
 			return err

@@ -1,6 +1,14 @@
 package agent
 
-// Budget limits the tool calls of one turn.
+import (
+	"context"
+	"fmt"
+
+	"github.com/homard/homard/internal/llm"
+	"github.com/homard/homard/internal/policy"
+)
+
+// Budget limits the tool calls and model tokens of one turn.
 type Budget struct {
 	// MaxCalls caps the tool calls of a turn. Zero means 24.
 	MaxCalls int
@@ -12,6 +20,15 @@ type Budget struct {
 	// Weights gives a tool's units by tool name, overriding the weight of
 	// its action (read 1, fetch and write 2, exec and send 3; any other 2).
 	Weights map[string]int
+	// MaxTokens caps the model tokens of a turn: input plus output of
+	// every model call, summaries included. After a model call that
+	// reached it the turn ends with the text so far; the tool calls of
+	// that answer are not run. Zero means no limit.
+	MaxTokens int
+	// TokensSetting names the setting MaxTokens came from, such as
+	// "agent.guest_max_tokens", so the stop reason says what to raise.
+	// Empty means "agent.max_tokens".
+	TokensSetting string
 }
 
 func (b Budget) withDefaults() Budget {
@@ -26,6 +43,12 @@ func (b Budget) withDefaults() Budget {
 	}
 	if b.Reserve < 0 {
 		b.Reserve = 0
+	}
+	if b.MaxTokens < 0 {
+		b.MaxTokens = 0
+	}
+	if b.TokensSetting == "" {
+		b.TokensSetting = "agent.max_tokens"
 	}
 	return b
 }
@@ -56,3 +79,32 @@ func (a *Agent) weigh(name string) (units int, readOnly bool) {
 // Budget returns the agent's budget with its defaults filled in, so a
 // channel can show how much of it a turn spent.
 func (a *Agent) Budget() Budget { return a.budget }
+
+// tokensSpent returns why the turn must stop when its model tokens reached
+// the token budget, and "" while they have not (or there is no limit).
+func (t *turn) tokensSpent() string {
+	b := t.a.budget
+	used := t.res.Usage.Input + t.res.Usage.Output
+	if b.MaxTokens <= 0 || used < b.MaxTokens {
+		return ""
+	}
+	return fmt.Sprintf("the token budget of this turn is spent (%d of %d model tokens; %s)", used, b.MaxTokens, b.TokensSetting)
+}
+
+// endSpent ends the turn after a model answer that spent the token budget:
+// its tool calls are recorded as refused, not run (no model would read
+// their results), and its text is the turn's answer. No further model call
+// is made: that would spend more tokens past the budget.
+func (t *turn) endSpent(ctx context.Context, got llm.Result, stop string) error {
+	for _, c := range got.ToolCalls {
+		content, err := t.refuse(ctx, c, policy.RuleBudgetTokens, stop)
+		if err != nil {
+			return err
+		}
+		t.res.Messages = append(t.res.Messages, llm.Message{Role: llm.RoleTool, ToolCallID: c.ID, Content: content})
+	}
+	t.res.Stopped = stop
+	t.onEvent(Event{Kind: EventStopped, Text: stop})
+	t.res.Text = got.Text
+	return nil
+}

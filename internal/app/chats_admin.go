@@ -65,15 +65,17 @@ func (r *Runtime) chatAdapter(p string, cfg config.Channel) (chat.Adapter, error
 
 // ChannelStatus is one chat channel as `homard channel list` shows it.
 type ChannelStatus struct {
-	Channel   string    `json:"channel"`
-	Enabled   bool      `json:"enabled"`
-	Bot       string    `json:"bot"` // the bot's handle as serve last saw it
-	BotID     string    `json:"bot_id"`
-	Owners    int       `json:"owners"`
-	Groups    []string  `json:"groups"` // allowed groups: config and `homard channel allow`
-	State     string    `json:"state"`  // running, retrying, stopped; "" when serve never ran it
-	LastError string    `json:"last_error"`
-	UpdatedAt time.Time `json:"updated_at"`
+	Channel   string   `json:"channel"`
+	Enabled   bool     `json:"enabled"`
+	Bot       string   `json:"bot"` // the bot's handle as serve last saw it
+	BotID     string   `json:"bot_id"`
+	Owners    int      `json:"owners"`
+	Groups    []string `json:"groups"` // allowed groups: config and `homard channel allow`
+	State     string   `json:"state"`  // running, retrying, stopped; "" when serve never ran it
+	LastError string   `json:"last_error"`
+	// UpdatedAt is when serve last recorded State; nil when it never
+	// ran the channel.
+	UpdatedAt *time.Time `json:"updated_at"`
 }
 
 // ChannelList returns every chat channel with its state as the running
@@ -101,8 +103,13 @@ func (r *Runtime) ChannelList(ctx context.Context) ([]ChannelStatus, error) {
 			groups = []string{}
 		}
 		st := states[p]
+		var updated *time.Time
+		if !st.UpdatedAt.IsZero() {
+			u := st.UpdatedAt.UTC()
+			updated = &u
+		}
 		out = append(out, ChannelStatus{Channel: p, Enabled: cfg.Enabled, Bot: st.BotName, BotID: st.BotID, Owners: len(owners),
-			Groups: groups, State: st.State, LastError: st.LastError, UpdatedAt: st.UpdatedAt})
+			Groups: groups, State: st.State, LastError: st.LastError, UpdatedAt: updated})
 	}
 	return out, nil
 }

@@ -109,10 +109,28 @@ func (c *Chats) send(ctx context.Context, a chat.Adapter, row store.OutboxRow) t
 	return at
 }
 
-// prune forgets handled deliveries older than inboxKeep.
+// How long finished chat state is kept: sent or failed reply parts and
+// the cards of decided approvals (what `homard channel list` and a look
+// at a past card may need), and used or expired pairing codes (a code
+// lives 10 minutes; a day is enough to see what happened).
+const (
+	outboxKeep  = 30 * 24 * time.Hour
+	cardKeep    = 30 * 24 * time.Hour
+	pairingKeep = 24 * time.Hour
+)
+
+// prune forgets handled deliveries older than inboxKeep and the finished
+// chat state older than its keep time (store.PruneChatState).
 func (c *Chats) prune(ctx context.Context) {
-	err := c.r.Store.Write(ctx, func(tx *store.Tx) error { _, err := tx.PruneInbox(c.r.now().Add(-inboxKeep)); return err })
+	now := c.r.now()
+	err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
+		if _, err := tx.PruneInbox(now.Add(-inboxKeep)); err != nil {
+			return err
+		}
+		_, err := tx.PruneChatState(now.Add(-outboxKeep), now.Add(-cardKeep), now.Add(-pairingKeep))
+		return err
+	})
 	if err != nil && ctx.Err() == nil {
-		c.log.Warn("prune chat inbox", "err", err)
+		c.log.Warn("prune chat state", "err", err)
 	}
 }

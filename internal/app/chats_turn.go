@@ -266,6 +266,11 @@ func (c *Chats) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, in
 		return
 	}
 	reply := res.Text
+	if res.Stopped != "" {
+		// A turn cut by a budget says so: one cut by its token budget
+		// (every guest turn has one) ends with no answer of its own.
+		reply = strings.TrimSpace(reply + "\n\n(homard stopped this turn early: " + res.Stopped + ")")
+	}
 	if err != nil {
 		c.log.Warn("chat turn failed", "platform", row.Platform, "inbox", row.ID, "err", err)
 		reply = "That did not work: homard could not finish this turn. The log of `homard serve` on the computer says why."

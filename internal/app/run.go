@@ -76,7 +76,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 		Caller:    caller,
 		Ask:       r.asker(req.Ask),
 		Context:   agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
-		Budget:    turnBudget(r.Config.Agent),
+		Budget:    turnBudget(r.Config.Agent, trust),
 	})
 	// ended holds how each call ended, as a value: it is stored with the
 	// call's tool message, so a resumed session shows it without reading

@@ -162,15 +162,23 @@ func TestCheckCommandPath(t *testing.T) {
 
 // TestLoadAgentBudget: [agent] keys are read; zero or negative budgets and
 // a reserve not below max_units are refused; reserve_units = 0 (no
-// reserve) is accepted.
+// reserve) and max_tokens = 0 (no owner limit) are accepted, while the
+// guest budgets must be positive.
 func TestLoadAgentBudget(t *testing.T) {
 	base := minimalModel + "[workspace]\nroots = [{ name = \"main\", path = \"/ws\" }]\n[agent]\n"
 	c, err := Load(writeConfig(t, base+"max_calls = 3\nmax_units = 5\nreserve_units = 0\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Agent != (Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0}) {
-		t.Errorf("agent = %+v; want 3 calls, 5 units, no reserve", c.Agent)
+	if c.Agent != (Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0, GuestMaxTokens: 20000, GuestMaxCalls: 4}) {
+		t.Errorf("agent = %+v; want 3 calls, 5 units, no reserve, no owner token limit, the guest defaults", c.Agent)
+	}
+	c, err = Load(writeConfig(t, base+"max_tokens = 90000\nguest_max_tokens = 5000\nguest_max_calls = 1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Agent.MaxTokens != 90000 || c.Agent.GuestMaxTokens != 5000 || c.Agent.GuestMaxCalls != 1 {
+		t.Errorf("agent = %+v; want max_tokens 90000, guest_max_tokens 5000, guest_max_calls 1", c.Agent)
 	}
 	for _, bad := range []struct{ body, want string }{
 		{"max_calls = 0\n", "agent.max_calls = 0"},
@@ -178,6 +186,11 @@ func TestLoadAgentBudget(t *testing.T) {
 		{"reserve_units = -1\n", "agent.reserve_units = -1"},
 		{"max_units = 8\nreserve_units = 8\n", "less than agent.max_units (8)"},
 		{"max_unit = 8\n", "unknown key agent.max_unit"},
+		{"max_tokens = -1\n", "agent.max_tokens = -1"},
+		// A guest turn always has a limit: 0 is not "none" here.
+		{"guest_max_tokens = 0\n", "agent.guest_max_tokens = 0"},
+		{"guest_max_tokens = -5\n", "agent.guest_max_tokens = -5"},
+		{"guest_max_calls = 0\n", "agent.guest_max_calls = 0"},
 	} {
 		_, err := Load(writeConfig(t, base+bad.body))
 		if err == nil || !strings.Contains(err.Error(), bad.want) {

@@ -15,6 +15,15 @@ func validateAgent(a *Agent, ps *problems) {
 	if a.ReserveUnits < 0 || (a.MaxUnits > 0 && a.ReserveUnits >= a.MaxUnits) {
 		ps.add("agent.reserve_units = %d: want at least 0 and less than agent.max_units (%d); 0 means no reserve for read-only tools", a.ReserveUnits, a.MaxUnits)
 	}
+	if a.MaxTokens < 0 {
+		ps.add("agent.max_tokens = %d: want at least 0 model tokens per owner turn; 0 means no limit", a.MaxTokens)
+	}
+	if a.GuestMaxTokens <= 0 {
+		ps.add("agent.guest_max_tokens = %d: want a positive number of model tokens per guest turn (the default is %d); a guest turn always has a limit", a.GuestMaxTokens, DefaultAgentGuestMaxTokens)
+	}
+	if a.GuestMaxCalls <= 0 {
+		ps.add("agent.guest_max_calls = %d: want a positive number of tool calls per guest turn (the default is %d)", a.GuestMaxCalls, DefaultAgentGuestMaxCalls)
+	}
 }
 
 // validateCommandPath checks commands.path (after "~/" was expanded):

@@ -106,6 +106,18 @@ type Agent struct {
 	// may spend, so a turn can still look at what it did. At least 0 (no
 	// reserve) and below MaxUnits; missing means 8.
 	ReserveUnits int `toml:"reserve_units"`
+	// MaxTokens caps the model tokens (input + output, every model call
+	// added up) of one owner turn; past it the turn ends with the answer
+	// so far. At least 0; 0 (the default) means no limit.
+	MaxTokens int `toml:"max_tokens"`
+	// GuestMaxTokens caps the model tokens of one guest turn (a mention
+	// in an allowed group): a stranger's message must not spend the
+	// owner's money without a bound. Must be positive (a guest turn always
+	// has a limit); missing means 20000.
+	GuestMaxTokens int `toml:"guest_max_tokens"`
+	// GuestMaxCalls caps the tool calls of one guest turn, in place of
+	// MaxCalls. Must be positive; missing means 4.
+	GuestMaxCalls int `toml:"guest_max_calls"`
 }
 
 // Agent budget defaults, as internal/agent has them.
@@ -113,6 +125,10 @@ const (
 	DefaultAgentMaxCalls     = 24
 	DefaultAgentMaxUnits     = 48
 	DefaultAgentReserveUnits = 8
+	// A guest turn's budget: a few tool calls and tokens enough for a
+	// short answer with some context.
+	DefaultAgentGuestMaxTokens = 20000
+	DefaultAgentGuestMaxCalls  = 4
 )
 
 // Artifacts configures the whole tool results kept for read_artifact.
@@ -507,6 +523,12 @@ func applyDefaults(c *Config) {
 	}
 	if c.Agent.ReserveUnits == 0 {
 		c.Agent.ReserveUnits = DefaultAgentReserveUnits
+	}
+	if c.Agent.GuestMaxTokens == 0 {
+		c.Agent.GuestMaxTokens = DefaultAgentGuestMaxTokens
+	}
+	if c.Agent.GuestMaxCalls == 0 {
+		c.Agent.GuestMaxCalls = DefaultAgentGuestMaxCalls
 	}
 	if c.Egress.Allow == nil {
 		c.Egress.Allow = []string{}

@@ -70,7 +70,7 @@ func writeConfig(t *testing.T, content string) string {
 var (
 	defaultSandbox  = Sandbox{Backend: "auto"}
 	defaultCommands = Commands{Allow: []string{}, Unknown: "sandbox", HostTools: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10, Path: []string{}}
-	defaultAgent    = Agent{MaxCalls: 24, MaxUnits: 48, ReserveUnits: 8}
+	defaultAgent    = Agent{MaxCalls: 24, MaxUnits: 48, ReserveUnits: 8, GuestMaxTokens: 20000, GuestMaxCalls: 4}
 	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
 	defaultFiles    = Files{Sensitive: []string{}, AllowSensitive: []string{}}
 )

@@ -202,6 +202,13 @@ max_units = %d
 # The last units of max_units only read-only tools may spend, so a turn can
 # still look at what it did (0 means no reserve; below max_units).
 reserve_units = %d
+# Model tokens (input + output) per owner turn; 0 means no limit.
+max_tokens = %d
+# Model tokens per guest turn (a mention in an allowed group chat);
+# positive: a guest turn always has a limit.
+guest_max_tokens = %d
+# Tool calls per guest turn, in place of max_calls (positive).
+guest_max_calls = %d
 
 # Operator rules, checked in order; the first that matches decides.
 #   id      unique name shown in decisions and the audit log
@@ -246,7 +253,8 @@ reserve_units = %d
 		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture),
 		quote(c.Artifacts.Keep.String()),
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()),
-		c.Agent.MaxCalls, c.Agent.MaxUnits, c.Agent.ReserveUnits)
+		c.Agent.MaxCalls, c.Agent.MaxUnits, c.Agent.ReserveUnits,
+		c.Agent.MaxTokens, c.Agent.GuestMaxTokens, c.Agent.GuestMaxCalls)
 	renderChannels(w, &c.Channels)
 	for _, r := range c.Rules {
 		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))

@@ -70,7 +70,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Memory:    Memory{Capture: "off"},
 		Artifacts: Artifacts{Keep: Duration(36 * time.Hour)},
 		Gateway:   Gateway{Addr: "[::1]:9000", ApprovalWait: Duration(90 * time.Second), PingInterval: Duration(500 * time.Millisecond)},
-		Agent:     Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0},
+		Agent:     Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0, MaxTokens: 7000, GuestMaxTokens: 900, GuestMaxCalls: 2},
 		Channels: Channels{
 			Telegram: Channel{Enabled: true, TokenSecret: "tg-bot", APIBase: "http://127.0.0.1:8081", Groups: []string{"-1001234567890"}},
 			Feishu:   Channel{Enabled: true, TokenSecret: "feishu", AppID: "cli_a1b2"},

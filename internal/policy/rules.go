@@ -156,6 +156,10 @@ const (
 	// RuleBudgetReserve: a tool that is not read-only would use the
 	// units reserved for read-only tools ([agent] reserve_units).
 	RuleBudgetReserve = "budget.reserve"
+	// RuleBudgetTokens: the turn's model tokens (input + output) reached
+	// its token budget ([agent] max_tokens, or guest_max_tokens for a
+	// guest); the calls of the last model answer are not run.
+	RuleBudgetTokens = "budget.tokens"
 	// RuleLoopStopped: the turn stopped (a budget spent, repeated
 	// failures); later calls of the same step are not run.
 	RuleLoopStopped = "loop.stopped"

@@ -60,6 +60,7 @@ var ruleTable = []struct {
 	{"RuleBudgetCalls", RuleBudgetCalls, "budget.calls"},
 	{"RuleBudgetUnits", RuleBudgetUnits, "budget.units"},
 	{"RuleBudgetReserve", RuleBudgetReserve, "budget.reserve"},
+	{"RuleBudgetTokens", RuleBudgetTokens, "budget.tokens"},
 	{"RuleLoopStopped", RuleLoopStopped, "loop.stopped"},
 	{"RuleLoopFinalAnswer", RuleLoopFinalAnswer, "loop.final-answer"},
 	{"RuleLookupUnknown", RuleLookupUnknown, "lookup.unknown"},
