@@ -15,10 +15,17 @@ import (
 )
 
 // adapterConstructors builds each platform's adapter from its
-// configuration and its bot token (from the vault). An adapter package
+// configuration and its secrets (from the vault). An adapter package
 // is added here when it is built into homard; a platform missing here
 // cannot be enabled (serve and doctor say so).
-var adapterConstructors = map[string]func(cfg config.Channel, token string) (chat.Adapter, error){}
+var adapterConstructors = map[string]func(cfg config.Channel, s adapterSecrets) (chat.Adapter, error){}
+
+// adapterSecrets are the vault values an adapter is built with, each
+// stored with --channel for its platform.
+type adapterSecrets struct {
+	Token      string // the bot token (Feishu: the app secret)
+	EncryptKey string // Feishu's Encrypt Key, in callback mode only
+}
 
 // ErrAdapterMissing: the platform's adapter is not built into this homard.
 var ErrAdapterMissing = errors.New("this homard has no adapter for the platform; update homard or disable the channel")
@@ -52,11 +59,22 @@ func (r *Runtime) chatAdapter(p string, cfg config.Channel) (chat.Adapter, error
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: token: %w", p, err)
 	}
+	vals := adapterSecrets{Token: token}
+	if cfg.Callback() {
+		key, err := r.Vault.ChannelToken(cfg.EncryptKeySecret, p)
+		if errors.Is(err, secrets.ErrNoSecret) {
+			return nil, fmt.Errorf("channel %s: callback mode needs the Encrypt Key: store it with `homard secret set %s --channel %s`", p, cfg.EncryptKeySecret, p)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("channel %s: encrypt key: %w", p, err)
+		}
+		vals.EncryptKey = key
+	}
 	mk := adapterConstructors[p]
 	if mk == nil {
 		return nil, fmt.Errorf("channel %s: %w", p, ErrAdapterMissing)
 	}
-	a, err := mk(cfg, token)
+	a, err := mk(cfg, vals)
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: %w", p, err)
 	}

@@ -153,6 +153,10 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 			return err
 		}
 	}
+	callbacks, err := r.chatCallbacks(adapters, o, useTLS)
+	if err != nil {
+		return err
+	}
 	ln := o.Listener
 	if ln == nil {
 		if err := web.CheckAddr(o.Addr, web.Exposure{AllowRemote: o.AllowRemote, TLS: useTLS, BehindProxy: o.BehindProxy, PublicOrigin: o.PublicOrigin}); err != nil {
@@ -179,7 +183,7 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 		LocalKey: local.Key, Base: base,
 		Runtime: r.Channel(), Admin: r.Admin(), Addr: addr, PublicOrigin: o.PublicOrigin, TLS: useTLS,
 		UI: o.UI, Log: log, ApprovalWait: g.ApprovalWait.Std(), PingInterval: g.PingInterval.Std(),
-		PollInterval: o.PollInterval, Now: r.now,
+		PollInterval: o.PollInterval, Now: r.now, Callbacks: callbacks,
 	})
 	if err != nil {
 		return err

@@ -37,7 +37,27 @@ type Channel struct {
 	// answers explicit mentions as a guest. Missing or [] means none:
 	// `homard channel allow` adds more at run time.
 	Groups []string `toml:"groups"`
+	// Mode is how Feishu delivers events: "long" (the long connection
+	// homard opens; no public address needed) or "callback" (Feishu POSTs
+	// to /callbacks/feishu on the gateway, which must then be served with
+	// --allow-remote and TLS or --behind-proxy). Missing or empty means
+	// "long". Feishu only.
+	Mode string `toml:"mode"`
+	// EncryptKeySecret names the vault secret holding Feishu's Encrypt
+	// Key (stored with `homard secret set NAME --channel feishu`), which
+	// signs and encrypts callbacks. Required when Mode is "callback";
+	// Feishu only.
+	EncryptKeySecret string `toml:"encrypt_key_secret"`
 }
+
+// Feishu event delivery modes (Channel.Mode).
+const (
+	ModeLong     = "long"
+	ModeCallback = "callback"
+)
+
+// Callback reports whether the channel receives through HTTP callbacks.
+func (ch Channel) Callback() bool { return ch.Mode == ModeCallback }
 
 // DefaultAPIBase is each platform's public API base, api_base's default.
 var DefaultAPIBase = map[string]string{
@@ -81,6 +101,16 @@ func validateChannels(c *Channels, ps *problems) {
 		case name != "feishu" && ch.AppID != "":
 			ps.add("%s.app_id: only Feishu has an app id; remove it", key)
 		}
+		switch {
+		case name != "feishu" && (ch.Mode != "" || ch.EncryptKeySecret != ""):
+			ps.add("%s: mode and encrypt_key_secret are Feishu's; remove them", key)
+		case ch.Mode != "" && ch.Mode != ModeLong && ch.Mode != ModeCallback:
+			ps.add("%s.mode = %q: want \"long\" (the default: homard connects out) or \"callback\" (Feishu POSTs to /callbacks/feishu)", key, ch.Mode)
+		case ch.EncryptKeySecret != "" && !secretNameRE.MatchString(ch.EncryptKeySecret):
+			ps.add("%s.encrypt_key_secret: want the name of a vault secret (a-z, 0-9, _ and -), not the key itself; store it with `homard secret set %s-encrypt --channel %s`", key, name, name)
+		case ch.Callback() && ch.EncryptKeySecret == "":
+			ps.add("%s.encrypt_key_secret is missing: callback mode needs the app's Encrypt Key (events and callbacks settings) in the vault: `homard secret set %s-encrypt --channel %s`, then encrypt_key_secret = \"%s-encrypt\"", key, name, name, name)
+		}
 		if ch.AppID != "" && !chatIDRE.MatchString(ch.AppID) {
 			ps.add("%s.app_id = %q: want the app id as the console shows it (letters, digits and _)", key, ch.AppID)
 		}
@@ -123,7 +153,7 @@ func validateChannelBase(key, s string, ps *problems) {
 func renderChannels(w func(string, ...any), c *Channels) {
 	for _, name := range []string{"telegram", "discord", "feishu"} {
 		ch := c.ByName()[name]
-		if !ch.Enabled && ch.TokenSecret == "" && ch.AppID == "" && ch.APIBase == "" && ch.Groups == nil {
+		if !ch.Enabled && ch.TokenSecret == "" && ch.AppID == "" && ch.APIBase == "" && ch.Groups == nil && ch.Mode == "" && ch.EncryptKeySecret == "" {
 			continue
 		}
 		w("\n# A chat channel (docs/CHANNELS.md); the token is the vault secret named here.\n[channels.%s]\nenabled = %t\ntoken_secret = %s\n", name, ch.Enabled, quote(ch.TokenSecret))
@@ -135,6 +165,12 @@ func renderChannels(w func(string, ...any), c *Channels) {
 		}
 		if ch.Groups != nil {
 			w("groups = %s\n", quoteList(ch.Groups))
+		}
+		if ch.Mode != "" {
+			w("mode = %s\n", quote(ch.Mode))
+		}
+		if ch.EncryptKeySecret != "" {
+			w("encrypt_key_secret = %s\n", quote(ch.EncryptKeySecret))
 		}
 	}
 }

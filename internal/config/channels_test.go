@@ -16,6 +16,9 @@ func TestLoadChannels(t *testing.T) {
 			Channels{Telegram: Channel{Enabled: true, TokenSecret: "tg", APIBase: "http://127.0.0.1:8081", Groups: []string{"-100123"}}}},
 		{"feishu", "[channels.feishu]\nenabled = true\napp_id = \"cli_abc\"\ntoken_secret = \"fs\"\n",
 			Channels{Feishu: Channel{Enabled: true, AppID: "cli_abc", TokenSecret: "fs"}}},
+		{"feishu callback", "[channels.feishu]\nenabled = true\napp_id = \"cli_abc\"\ntoken_secret = \"fs\"\nmode = \"callback\"\nencrypt_key_secret = \"fs-encrypt\"\n",
+			Channels{Feishu: Channel{Enabled: true, AppID: "cli_abc", TokenSecret: "fs", Mode: ModeCallback, EncryptKeySecret: "fs-encrypt"}}},
+		{"feishu long", "[channels.feishu]\nmode = \"long\"\n", Channels{Feishu: Channel{Mode: ModeLong}}},
 		{"private base allowed", "[channels.discord]\ntoken_secret = \"dc\"\napi_base = \"http://10.0.0.2/api\"\n",
 			Channels{Discord: Channel{TokenSecret: "dc", APIBase: "http://10.0.0.2/api"}}},
 	}
@@ -48,6 +51,10 @@ func TestLoadChannelsBad(t *testing.T) {
 		{"base with bot path", "[channels.telegram]\napi_base = \"https://api.telegram.org/bot123:abc\"\n", "without a query, fragment or /bot<token> path", ""},
 		{"group id", "[channels.telegram]\ngroups = [\"a b\"]\n", `channels.telegram.groups[0] = "a b": want a chat id`, ""},
 		{"group twice", "[channels.telegram]\ngroups = [\"-1\", \"-1\"]\n", `channels.telegram.groups[1] = "-1": listed twice`, ""},
+		{"mode elsewhere", "[channels.telegram]\nmode = \"callback\"\n", "channels.telegram: mode and encrypt_key_secret are Feishu's", ""},
+		{"mode unknown", "[channels.feishu]\nmode = \"webhook\"\n", `channels.feishu.mode = "webhook": want "long"`, ""},
+		{"callback without key", "[channels.feishu]\nmode = \"callback\"\n", "channels.feishu.encrypt_key_secret is missing", ""},
+		{"encrypt key itself", "[channels.feishu]\nmode = \"callback\"\nencrypt_key_secret = \"Kx9/+secret\"\n", "encrypt_key_secret: want the name of a vault secret", "Kx9/+secret"},
 		{"unknown platform", "[channels.slack]\nenabled = true\n", "unknown key channels.slack", ""},
 	}
 	for _, tt := range tests {

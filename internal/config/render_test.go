@@ -73,7 +73,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Agent:     Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0, MaxTokens: 7000, GuestMaxTokens: 900, GuestMaxCalls: 2},
 		Channels: Channels{
 			Telegram: Channel{Enabled: true, TokenSecret: "tg-bot", APIBase: "http://127.0.0.1:8081", Groups: []string{"-1001234567890"}},
-			Feishu:   Channel{Enabled: true, TokenSecret: "feishu", AppID: "cli_a1b2"},
+			Feishu:   Channel{Enabled: true, TokenSecret: "feishu", AppID: "cli_a1b2", Mode: ModeCallback, EncryptKeySecret: "feishu-encrypt"},
 		},
 		Rules: []Rule{
 			{ID: "a.b:c-d_e", Tool: "write_file", Path: "notes/**/*.md", Effect: "ask"},

@@ -48,7 +48,13 @@ type endpointConfig struct {
 // shows the presser what the ack's body says, so Run waits until AckPress
 // hands it the notice or Options.AckWait (2.5 s) has passed since the
 // frame arrived, then acknowledges with the notice as a toast.
+//
+// In callback mode (Options.Callback) Run opens no connection: it learns
+// the bot's id and lends sink to ServeHTTP until ctx ends.
 func (a *Adapter) Run(ctx context.Context, sink chat.Sink) error {
+	if a.opt.Callback {
+		return a.runCallback(ctx, sink)
+	}
 	backoff := a.opt.Backoff
 	for {
 		a.mu.Lock()

@@ -59,6 +59,12 @@ type Options struct {
 	AckWait time.Duration
 	// Now reads the clock. Zero means time.Now.
 	Now func() time.Time
+	// Callback selects the HTTP callback mode: Run opens no long
+	// connection and ServeHTTP receives Feishu's callbacks instead.
+	Callback bool
+	// EncryptKey is the app's Encrypt Key (from the vault), which signs
+	// and encrypts callbacks. Required in callback mode.
+	EncryptKey string
 	// Report, when set, is told why the long connection failed (before
 	// each reconnect) and why an event could not be decoded: for a
 	// channel's "last error". Messages hold no secret and no message text.
@@ -79,9 +85,13 @@ type Adapter struct {
 	chatModes map[string]string
 	seen      map[string]time.Time // handled event ids → when
 	pending   map[string]chan string
+	sink      chat.Sink // callback mode: the sink Run lent ServeHTTP
 }
 
-var _ chat.Adapter = (*Adapter)(nil)
+var (
+	_ chat.Adapter = (*Adapter)(nil)
+	_ http.Handler = (*Adapter)(nil)
+)
 
 // New returns an adapter; it makes no request until used.
 func New(opt Options) *Adapter {

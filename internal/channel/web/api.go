@@ -39,6 +39,17 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API endpoint")
 	})
+	for p, h := range s.o.Callbacks {
+		mux.Handle("POST "+p, http.MaxBytesHandler(h, maxBody))
+	}
+	mux.HandleFunc("/callbacks/", func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := s.o.Callbacks[r.URL.Path]; ok {
+			w.Header().Set("Allow", http.MethodPost)
+			writeError(w, http.StatusMethodNotAllowed, "POST only")
+			return
+		}
+		writeError(w, http.StatusNotFound, "no such callback")
+	})
 	mux.Handle("/", s.static())
 	return s.logged(s.guard(mux))
 }

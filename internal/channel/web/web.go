@@ -9,7 +9,10 @@
 //     an allowed host → else 403, event streams included); then, for
 //     /api/*, authentication (a cookie session from the one-time login URL,
 //     or a bearer token the Admin verifies → else 401) and, for POST and
-//     DELETE, Content-Type application/json (→ else 415).
+//     DELETE, Content-Type application/json (→ else 415). The only
+//     paths without that authentication but for the login page are
+//     Options.Callbacks (POST only, body capped), which authenticate
+//     their own requests.
 //   - A turn runs on the server's context, not the request's: a client
 //     that goes away only stops watching it. One turn per session at a
 //     time (409); any number of sessions at once.
@@ -22,6 +25,7 @@ package web
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"log/slog"
 	"net"
@@ -70,6 +74,14 @@ type Options struct {
 	// Base is the address people open ("https://homard.example.com"),
 	// used in login URLs. Empty means PublicOrigin, else http(s)://Addr.
 	Base string
+	// Callbacks are a chat platform's HTTP callbacks by path, each under
+	// /callbacks/ (Feishu's callback mode: /callbacks/feishu). They are
+	// the one exception to the cookie-or-bearer rule: each handler
+	// authenticates its own requests (Feishu: a signature over the body).
+	// The Host and Origin checks still apply; only POST reaches a handler
+	// (else 405), its body capped at 1 MiB; any other /callbacks/ path is
+	// 404. Nil means none.
+	Callbacks map[string]http.Handler
 }
 
 // Server is the gateway's http.Handler and the turns it runs.
@@ -136,6 +148,11 @@ func New(o Options) (*Server, error) {
 		quit: make(chan struct{}), turns: map[string]*turn{}, logins: map[string]time.Time{},
 		cookies: map[string]time.Time{}, answered: map[string]chan struct{}{}, deleting: map[string]bool{},
 		secure: o.TLS,
+	}
+	for p := range o.Callbacks {
+		if !strings.HasPrefix(p, "/callbacks/") || len(p) == len("/callbacks/") || strings.ContainsAny(p, "{} ") {
+			return nil, fmt.Errorf("web: callback path %q: want /callbacks/NAME", p)
+		}
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
 	if err := s.allow(o.Addr, o.PublicOrigin); err != nil {
