@@ -52,7 +52,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	s.calls = append(s.calls, Call{Method: method, Body: json.RawMessage(body)})
+	s.calls = append(s.calls, Call{Method: method, Body: json.RawMessage(body), At: time.Now()})
 	s.notify()
 	if f := s.failures[method]; len(f) > 0 {
 		s.failures[method] = f[1:]
