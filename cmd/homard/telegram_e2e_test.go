@@ -512,3 +512,6 @@ func (r *tgRig) dumpState() {
 	}
 	r.t.Logf("Telegram calls (but getUpdates):\n%s", b.String())
 }
+
+// llmTextTurn is a turn that answers text.
+func llmTextTurn(text string) llmtest.Turn { return llmtest.Turn{Text: []string{text}} }
