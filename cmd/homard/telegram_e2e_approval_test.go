@@ -193,3 +193,49 @@ func TestTelegramApprovalByButton(t *testing.T) {
 		t.Errorf("homard audit --verify: %v\n%s", err, out)
 	}
 }
+
+// TestTelegramCrashDuringTurn: serve killed while the owner's turn waits
+// on its card: after the restart the turn is not run again (its tools may
+// have acted), the owner is told, and a press on the old card writes
+// nothing.
+func TestTelegramCrashDuringTurn(t *testing.T) {
+	rig := newTgRig(t)
+	args, _ := json.Marshal(map[string]string{"path": "later.txt", "content": "x\n"})
+	rig.model.on("WRITE-LATER", rig.model.call("write_file", string(args)))
+	rig.start()
+	rig.pairOwner(tgOwner)
+	turn := rig.tg.Say(telegramtest.Message{From: tgOwner, Text: "WRITE-LATER"})
+	card := rig.cardMessage(tgOwner.ID)
+	if state := rig.inboxState(turn.UpdateID); state != "running" {
+		t.Fatalf("the turn is %s while its card waits; want running", state)
+	}
+	requests := len(rig.model.Requests())
+	rig.kill()
+	rig.start()
+	rig.waitUntil("the owner to be told", func() bool { return rig.countText(tgOwner.ID, "interrupted by a restart") == 1 })
+	if state := rig.inboxState(turn.UpdateID); state != "interrupted" {
+		t.Errorf("the turn is %s after the restart; want interrupted", state)
+	}
+	q := rig.press(tgOwner, card.ID, telegramtest.Chat{}, card.Buttons[0].Data)
+	text, answered := rig.answerTo(q)
+	if !answered {
+		t.Error("the press on the old card was not answered")
+	}
+	// The approval was still pending, so the press records it (a later
+	// identical call in this session may use it); nothing runs now.
+	t.Logf("the press on the old card was answered %q", text)
+	// A later message is answered: the chat is not stuck.
+	rig.tg.Say(telegramtest.Message{From: tgOwner, Text: "still there?"})
+	rig.waitUntil("the next reply", func() bool { return rig.countText(tgOwner.ID, "echo: still there?") == 1 })
+	if _, err := os.Stat(filepath.Join(rig.home, "workspace", "later.txt")); !os.IsNotExist(err) {
+		t.Errorf("later.txt exists (%v): the interrupted turn's call ran", err)
+	}
+	if n := len(rig.model.Requests()); n != requests+1 {
+		t.Errorf("%d model requests after the restart; want 1 (the next message; the interrupted turn is not run again)", n-requests)
+	}
+	for _, rec := range rig.auditWith("write_file") {
+		if rec.Decision == "ran" {
+			t.Errorf("write_file ran after the crash: %+v", rec)
+		}
+	}
+}
