@@ -52,8 +52,9 @@ func TestTelegramGroups(t *testing.T) {
 		t.Errorf("a group message without a mention made %d model requests; want 0", n)
 	}
 
-	// The guest's model tries to recall the owner's memory: refused (a
-	// hard limit: memory is the owner's), and no request of the turn holds the memory.
+	// The guest's turn is offered only the guest tools; its model calls
+	// recall anyway: refused (a hard limit: memory is the owner's), and no
+	// request of the turn holds the memory.
 	rig.model.on("GUEST-ASKS", rig.model.call("recall", `{"query":"cat"}`))
 	asked := rig.tg.Say(telegramtest.Message{From: tgGuest, Chat: allowed, Text: mention + "GUEST-ASKS what is the cat called?"})
 	if state := rig.settled(asked.UpdateID); state != "handled" {
@@ -71,6 +72,9 @@ func TestTelegramGroups(t *testing.T) {
 		if strings.Contains(body, "Marmalade") {
 			t.Errorf("the guest's model request %d holds the owner's memory", i+1)
 		}
+	}
+	if names := toolNames(t, guestReqs[0]); len(names) != 1 || names[0] != "current_time" {
+		t.Errorf("the guest's turn is offered %q; want only permissions.guest_tools (current_time)", names)
 	}
 	recalls := rig.auditWith("recall")
 	if len(recalls) != 1 || recalls[0].Decision != "denied" || recalls[0].Owner != "guest" {
