@@ -62,6 +62,10 @@ type Failure struct {
 	// Body, when set, is sent instead of the Bot API JSON (a proxy's
 	// HTML page, say).
 	Body string
+	// Accepted: the call takes effect (the message is sent) and only its
+	// answer is this failure, as when a proxy or the network loses
+	// Telegram's answer. Not for getUpdates.
+	Accepted bool
 }
 
 // Button is one inline keyboard button of a sent message.

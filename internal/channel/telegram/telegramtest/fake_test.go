@@ -126,3 +126,29 @@ func TestRedeliver(t *testing.T) {
 		t.Errorf("calls = %+v; want 3 with their times in order", calls)
 	}
 }
+
+// TestAcceptedFailure: a failure scripted as Accepted sends the message
+// and answers the failure; the next call is answered normally.
+func TestAcceptedFailure(t *testing.T) {
+	s := New(Options{})
+	defer s.Close()
+	s.AddChat(Private(User{ID: 42, FirstName: "Ada"}))
+	s.Fail("sendMessage", Failure{Code: 502, Description: "Bad Gateway", Accepted: true})
+	send := func() int {
+		resp, err := http.Post(s.URL+"/bot"+s.Token()+"/sendMessage", "application/json", strings.NewReader(`{"chat_id":42,"text":"hi"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := send(); code != 502 {
+		t.Errorf("first send = %d; want the scripted 502", code)
+	}
+	if n := len(s.Messages(42)); n != 1 {
+		t.Errorf("%d messages after the accepted failure; want 1 (it took effect)", n)
+	}
+	if code := send(); code != 200 || len(s.Messages(42)) != 2 {
+		t.Errorf("second send = %d with %d messages; want 200 and 2", code, len(s.Messages(42)))
+	}
+}
