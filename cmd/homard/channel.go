@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"context"
-	"errors"
 	"fmt"
 	"strings"
 	"text/tabwriter"
@@ -128,10 +127,7 @@ becomes an owner. 'homard serve' must be running the channel.`,
 			wctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
 			use, err := r.PairWait(wctx, pc.ID, 500*time.Millisecond)
-			if errors.Is(err, wctx.Err()) && ctx.Err() == nil {
-				return fmt.Errorf("pair: no one used the code within %s; run `homard pair %s` again", timeout, args[0])
-			}
-			if err != nil {
+			if err := pairWaitErr(err, ctx, wctx, timeout, args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stderr, "The code was used by %s account %s (%s).\n", args[0], termtext.Line(use.UserID), termtext.Line(use.Name))
@@ -157,4 +153,16 @@ becomes an owner. 'homard serve' must be running the channel.`,
 	f.BoolVar(&yes, "yes", false, "accept the account that used the code without asking")
 	f.DurationVar(&timeout, "timeout", 10*time.Minute, "how long to wait for the code (at most 10m)")
 	return cmd
+}
+
+// pairWaitErr is what `homard pair` reports for PairWait's err: nil when
+// the code was used, a hint when no one used it before timeout (wait, the
+// context PairWait got, ended while ctx, the command's, did not).
+func pairWaitErr(err error, ctx, wait context.Context, timeout time.Duration, platform string) error {
+	// Not errors.Is(err, wait.Err()): both are nil when the code was used
+	// in time, and errors.Is(nil, nil) holds.
+	if err != nil && wait.Err() != nil && ctx.Err() == nil {
+		return fmt.Errorf("pair: no one used the code within %s; run `homard pair %s` again", timeout, platform)
+	}
+	return err
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/approval"
@@ -13,6 +14,7 @@ import (
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/tool"
 )
 
 // systemPrompt is sent unchanged on every model call, so provider prompt
@@ -71,7 +73,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 		Model:     model,
 		ModelName: r.Config.Model.Name,
 		Decider:   r.Arbiter,
-		Tools:     r.Registry.Specs(),
+		Tools:     offeredTools(r.Registry.Specs(), trust, r.Config.Permissions.GuestTools),
 		System:    systemPrompt,
 		Caller:    caller,
 		Ask:       r.asker(req.Ask),
@@ -363,4 +365,25 @@ func (r *Runtime) card(ctx context.Context, tool string, o arbiter.Outcome) chan
 		c.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
 	}
 	return c
+}
+
+// offeredTools are the tools a turn of trust is offered: all of them to
+// the owner; to a guest only the read-only low-risk ones on the guest list
+// (policy.Decide denies any other); none to an unknown caller. The arbiter
+// still decides every call, offered or not: this keeps a guest's turn from
+// paying for, and steering the model through, tools it may not use.
+func offeredTools(specs []tool.Spec, trust policy.Trust, guest []string) []tool.Spec {
+	switch trust {
+	case policy.TrustOwner:
+		return specs
+	case policy.TrustGuest:
+		var out []tool.Spec
+		for _, s := range specs {
+			if s.ReadOnly && s.Risk <= policy.RiskLow && slices.Contains(guest, s.Name) {
+				out = append(out, s)
+			}
+		}
+		return out
+	}
+	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 )
 
 // DefaultToken is the token the fake accepts unless Options say otherwise.
@@ -41,6 +42,7 @@ type Options struct {
 type Call struct {
 	Method string
 	Body   json.RawMessage // the JSON body as sent
+	At     time.Time       // when the fake received it
 }
 
 // Params decodes the body into a map (numbers as json.Number).
@@ -60,6 +62,10 @@ type Failure struct {
 	// Body, when set, is sent instead of the Bot API JSON (a proxy's
 	// HTML page, say).
 	Body string
+	// Accepted: the call takes effect (the message is sent) and only its
+	// answer is this failure, as when a proxy or the network loses
+	// Telegram's answer. Not for getUpdates.
+	Accepted bool
 }
 
 // Button is one inline keyboard button of a sent message.
@@ -109,6 +115,7 @@ type Server struct {
 
 	mu         sync.Mutex // guards everything below
 	updates    []queued
+	all        map[int64]json.RawMessage // every update queued, by id
 	nextUpdate int64
 	nextMsg    int64
 	nextQuery  int64
@@ -131,6 +138,7 @@ func New(o Options) *Server {
 		nextUpdate: 100000,
 		nextMsg:    1000,
 		chats:      map[int64]Chat{},
+		all:        map[int64]json.RawMessage{},
 		left:       map[int64]bool{},
 		messages:   map[msgKey]*stored{},
 		queries:    map[string]bool{},
@@ -281,8 +289,26 @@ func (s *Server) queue(fields map[string]any) int64 {
 		panic("telegramtest: update does not encode: " + err.Error())
 	}
 	s.updates = append(s.updates, queued{id: s.nextUpdate, raw: raw})
+	s.all[s.nextUpdate] = raw
 	s.notify()
 	return s.nextUpdate
+}
+
+// Redeliver queues again an update queued earlier, with the same
+// update_id and body, as Telegram does for an update it was not told to
+// forget. A poll whose offset is past the id confirms it away unseen, as
+// Telegram would; a poller that starts again (offset 0) gets it. It
+// reports whether the update was known.
+func (s *Server) Redeliver(updateID int64) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	raw, ok := s.all[updateID]
+	if !ok {
+		return false
+	}
+	s.updates = append(s.updates, queued{id: updateID, raw: raw})
+	s.notify()
+	return true
 }
 
 // nextMessageID numbers messages. Telegram numbers them per chat; the fake

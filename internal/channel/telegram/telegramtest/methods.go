@@ -52,13 +52,17 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	}
 
 	s.mu.Lock()
-	s.calls = append(s.calls, Call{Method: method, Body: json.RawMessage(body)})
+	s.calls = append(s.calls, Call{Method: method, Body: json.RawMessage(body), At: time.Now()})
 	s.notify()
+	var lost *Failure // an accepted call whose answer is lost
 	if f := s.failures[method]; len(f) > 0 {
 		s.failures[method] = f[1:]
-		s.mu.Unlock()
-		write(w, answer{code: f[0].Code, description: f[0].Description, retryAfter: f[0].RetryAfter, body: f[0].Body})
-		return
+		if !f[0].Accepted {
+			s.mu.Unlock()
+			write(w, answer{code: f[0].Code, description: f[0].Description, retryAfter: f[0].RetryAfter, body: f[0].Body})
+			return
+		}
+		lost = &f[0]
 	}
 	if method == "getUpdates" {
 		// Confirm under the same lock that recorded the call, so a test
@@ -94,6 +98,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		a = s.chatCall(body, true)
 	default:
 		a = refuse(http.StatusNotFound, "Not Found")
+	}
+	if lost != nil {
+		a = answer{code: lost.Code, description: lost.Description, retryAfter: lost.RetryAfter, body: lost.Body}
 	}
 	write(w, a)
 }
