@@ -1,5 +1,7 @@
 package policy
 
+import "sync"
+
 // The catalog: every program homard knows by name, with its argument
 // grammar. A program that is not here runs as code (contained, and asked
 // about by mode); an option a grammar does not list runs as code too. The
@@ -26,8 +28,12 @@ func literal(name string) *grammar {
 	return &grammar{name: name, base: effRead, literal: true, operands: opsOther}
 }
 
-// catalog maps a program's base name to its grammar.
-var catalog = buildCatalog()
+// catalog maps a program's base name to its grammar. It is built on first
+// use, not at start: the tables are ~0.6 MB of allocations that a process
+// which never classifies a command (`homard version`, an idle serve) need
+// not pay for. the catalog tests build it, so a malformed entry still
+// fails the tests.
+var catalog = sync.OnceValue(buildCatalog)
 
 func buildCatalog() map[string]*grammar {
 	m := map[string]*grammar{}

@@ -59,7 +59,7 @@ func TestCatalogConfigs(t *testing.T) {
 // lists a non-empty set, and the table names only catalog entries.
 func TestCatalogConfigsFamilies(t *testing.T) {
 	for _, name := range []string{"git", "npm", "pnpm", "yarn", "npx", "make", "gmake", "go", "cargo", "python", "node"} {
-		g, ok := catalog[name]
+		g, ok := catalog()[name]
 		if !ok {
 			t.Errorf("catalog has no entry %q", name)
 			continue
@@ -69,7 +69,7 @@ func TestCatalogConfigsFamilies(t *testing.T) {
 		}
 	}
 	for name := range entryConfigs {
-		if _, ok := catalog[name]; !ok {
+		if _, ok := catalog()[name]; !ok {
 			t.Errorf("entryConfigs names %q, which is not a catalog entry", name)
 		}
 	}

@@ -552,7 +552,7 @@ func TestCatalogWrites(t *testing.T) {
 // TestCatalogGrammarsKnowTheirOptions: every entry's option table was
 // built, and no grammar mistakes an option for a refusal by accident.
 func TestCatalogGrammarsKnowTheirOptions(t *testing.T) {
-	for name, g := range catalog {
+	for name, g := range catalog() {
 		if g.name == "" {
 			t.Errorf("catalog entry %s has no name", name)
 		}
@@ -578,8 +578,8 @@ func FuzzCatalogUnknownOption(f *testing.F) {
 		g      *grammar
 	}
 	var targets []target
-	for _, n := range slices.Sorted(maps.Keys(catalog)) {
-		g := catalog[n]
+	for _, n := range slices.Sorted(maps.Keys(catalog())) {
+		g := catalog()[n]
 		if g.literal {
 			continue
 		}

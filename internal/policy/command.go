@@ -160,12 +160,12 @@ func classifyAs(n string, args []string) CommandVerdict {
 // an interpreter with a version suffix (python3.11, perl5.36-x86_64).
 // Other entries match only exactly: "cat-x" is not cat.
 func lookupEntry(n string) (*grammar, string) {
-	if g, ok := catalog[n]; ok {
+	if g, ok := catalog()[n]; ok {
 		return g, n
 	}
 	for prefix, fam := range interpreterFamilies {
 		if versioned(n, prefix) {
-			return catalog[fam], fam
+			return catalog()[fam], fam
 		}
 	}
 	return nil, ""
