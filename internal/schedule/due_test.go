@@ -44,6 +44,7 @@ func TestDue(t *testing.T) {
 		{"every: due", every, "2026-05-01T00:00:00Z", "2026-05-01T01:30:00Z", Skip, 0, "2026-05-01T01:30:00Z"},
 		{"every: anchor", every, "", "2026-05-01T00:00:30Z", Skip, 0, "2026-05-01T00:00:00Z"},
 		{"every: missed, caught up", every, "2026-05-01T00:00:00Z", "2026-05-01T05:00:00Z", Once, 24 * time.Hour, "2026-05-01T04:30:00Z"},
+		{"clock went back: last is after now", hourly, "2026-05-01T11:00:00Z", "2026-05-01T10:00:10Z", Once, 24 * time.Hour, ""},
 		{"zero spec", Spec{}, "", "2026-05-01T10:00:00Z", Once, 24 * time.Hour, ""},
 	}
 	for _, tt := range tests {

@@ -201,3 +201,29 @@ func TestMinInterval(t *testing.T) {
 		})
 	}
 }
+
+func TestSpecAccessors(t *testing.T) {
+	anchor := instant(t, "2026-01-01T10:00:00+01:00")
+	tests := []struct {
+		spec     Spec
+		kind     Kind
+		instant  time.Time
+		interval time.Duration
+		expr     string
+		zone     string
+		str      string
+	}{
+		{At(anchor), KindAt, anchor, 0, "", "UTC", "at 2026-01-01T09:00:00Z"},
+		{everySpec(t, 90*time.Minute, "2026-01-01T10:00:00+01:00"), KindEvery, anchor, 90 * time.Minute, "", "UTC", "every 1h30m0s from 2026-01-01T09:00:00Z"},
+		{cronSpec(t, "0  9 * *   mon-fri", "Europe/Paris"), KindCron, time.Time{}, 0, "0 9 * * mon-fri", "Europe/Paris", "cron 0 9 * * mon-fri Europe/Paris"},
+		{Spec{}, 0, time.Time{}, 0, "", "UTC", "none"},
+	}
+	for _, tt := range tests {
+		s := tt.spec
+		if s.Kind() != tt.kind || !s.Instant().Equal(tt.instant) || s.Interval() != tt.interval ||
+			s.Expr() != tt.expr || s.Location().String() != tt.zone || s.String() != tt.str {
+			t.Errorf("%s: got kind %v instant %s interval %v expr %q zone %s; want %v %s %v %q %s %q",
+				s, s.Kind(), s.Instant(), s.Interval(), s.Expr(), s.Location(), tt.kind, tt.instant, tt.interval, tt.expr, tt.zone, tt.str)
+		}
+	}
+}

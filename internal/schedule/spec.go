@@ -88,6 +88,27 @@ func Cron(expr string, loc *time.Location) (Spec, error) {
 // Kind reports which form s has.
 func (s Spec) Kind() Kind { return s.kind }
 
+// Instant is the slot of an At schedule and the anchor of an Every
+// schedule (UTC); zero for cron.
+func (s Spec) Instant() time.Time {
+	if s.kind == KindAt || s.kind == KindEvery {
+		return s.at
+	}
+	return time.Time{}
+}
+
+// Interval is the interval of an Every schedule; zero for the others.
+func (s Spec) Interval() time.Duration { return s.interval }
+
+// Expr is the expression of a cron schedule, fields separated by one
+// space; "" for the others.
+func (s Spec) Expr() string {
+	if s.kind == KindCron {
+		return s.cron.String()
+	}
+	return ""
+}
+
 // Location is the zone of a cron schedule, UTC for the others.
 func (s Spec) Location() *time.Location {
 	if s.kind == KindCron {
