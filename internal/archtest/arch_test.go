@@ -31,6 +31,7 @@ var allowed = map[string][]string{
 	"internal/integrity":    {"internal/store", "internal/audit"},
 	"internal/arbiter":      {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store"},
 	"internal/archtest":     {},
+	"internal/schedule":     {}, // pure slot arithmetic: stdlib only, no clock
 	"internal/llm":          {},
 	"internal/memory":       {"internal/store"},
 	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory", "internal/channel"}, // channel.Choice: the owner's answer
