@@ -121,7 +121,11 @@ func (c *cli) printSetup(res app.SetupResult) {
 	fmt.Fprintf(c.stdout, "key       %s\n", termtext.Line(res.KeyFrom))
 	fmt.Fprintf(c.stdout, "mode      %s\n", termtext.Line(res.Config.Permissions.Mode))
 	for _, r := range res.Config.Workspace.Roots {
-		fmt.Fprintf(c.stdout, "workspace %s (%s)\n", termtext.Line(r.Path), termtext.Line(r.Name))
+		access := ""
+		if r.ReadOnly() {
+			access = ", read-only"
+		}
+		fmt.Fprintf(c.stdout, "workspace %s (%s%s)\n", termtext.Line(r.Path), termtext.Line(r.Name), access)
 	}
 	fmt.Fprintln(c.stdout, `next: homard run "what can you do?"   (or homard chat)`)
 }
