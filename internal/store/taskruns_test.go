@@ -47,7 +47,9 @@ func TestTaskRunLifecycle(t *testing.T) {
 	}
 	// Usage defaults to an empty object.
 	id3, _ := claim(t, s, "t1", "c", t0)
-	write(t, s, func(tx *Tx) error { return tx.FinishRun(id3, TaskRunEnd{Status: TaskRunRefused, Error: "body changed"}) })
+	write(t, s, func(tx *Tx) error {
+		return tx.FinishRun(id3, TaskRunEnd{Status: TaskRunRefused, Error: "body changed"})
+	})
 	if runs, _ := s.RecentRuns(ctx, "t1", 1); len(runs) != 1 || string(runs[0].Usage) != "{}" {
 		t.Errorf("run without usage: %+v; want usage {}", runs)
 	}
