@@ -33,6 +33,8 @@ var allowed = map[string][]string{
 	"internal/archtest":     {},
 	"internal/llm":          {},
 	"internal/memory":       {"internal/store"},
+	// Scheduled tasks' sealed bodies: tool.Canonical, policy.Mode.
+	"internal/task":         {"internal/store", "internal/tool", "internal/policy"},
 	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory", "internal/channel"}, // channel.Choice: the owner's answer
 	"internal/channel":      {},
 	"internal/channel/chat": {}, // the chat-platform adapter contract: plain types
