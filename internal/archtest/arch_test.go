@@ -33,8 +33,6 @@ var allowed = map[string][]string{
 	"internal/archtest":     {},
 	"internal/llm":          {},
 	"internal/memory":       {"internal/store"},
-	// Scheduled tasks' sealed bodies: tool.Canonical, policy.Mode.
-	"internal/task":         {"internal/store", "internal/tool", "internal/policy"},
 	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory", "internal/channel"}, // channel.Choice: the owner's answer
 	"internal/channel":      {},
 	"internal/channel/chat": {}, // the chat-platform adapter contract: plain types
@@ -59,6 +57,9 @@ var allowed = map[string][]string{
 	"internal/channel/feishu":            {"internal/channel/chat", "internal/channel/feishu/frame"},
 	"internal/channel/feishu/frame":      {},
 	"internal/channel/feishu/feishutest": {"internal/channel/feishu/frame"},
+
+	// Scheduled tasks' sealed bodies (tool.Canonical, policy.Mode).
+	"internal/task": {"internal/store", "internal/tool", "internal/policy"},
 }
 
 // exclusive names third-party import prefixes only one package may use.
