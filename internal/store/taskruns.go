@@ -191,7 +191,8 @@ func (s *Store) RunsPerDay(ctx context.Context, taskID string, day time.Time) (i
 func (s *Store) TaskTokensToday(ctx context.Context, now time.Time) (int64, error) {
 	from, to := dayOf(now)
 	var n int64
-	err := s.readRow(ctx, `SELECT coalesce(sum(tokens), 0) FROM task_runs WHERE started_at >= ? AND started_at < ?`,
+	err := s.readRow(ctx, `SELECT coalesce(sum(tokens), 0) FROM task_runs
+		WHERE tokens > 0 AND started_at >= ? AND started_at < ?`, // the partial index task_runs_tokens
 		from.UnixNano(), to.UnixNano()).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("task tokens today: %w", err)
