@@ -83,8 +83,20 @@ func (tx *Tx) ClaimSlot(taskID, slotKey string, slotAt, now time.Time) (id int64
 	if err != nil {
 		return 0, false, fmt.Errorf("claim slot %s of task %s: %w", slotKey, taskID, err)
 	}
+	// The run's lock is held from before the row commits until its end
+	// commits, so MarkInterrupted in another process never mistakes it
+	// for a run left by a stop.
+	lock := taskRunLock(id)
+	if err := tx.s.runs.hold(lock); err != nil {
+		return 0, false, fmt.Errorf("claim slot %s of task %s: hold its run lock: %w", slotKey, taskID, err)
+	}
+	tx.onRollback = append(tx.onRollback, func() { tx.s.releaseRun(lock) })
 	return id, true, nil
 }
+
+// taskRunLock is the run lock (runlock.go) of task run id. Tool runs
+// lock their seq, which stays far below 2^48; a task run's lock is above.
+func taskRunLock(id int64) int64 { return 1<<48 + id }
 
 // StartRun moves a claimed run to running, when the model is first called.
 func (tx *Tx) StartRun(id int64) error {
@@ -113,7 +125,11 @@ func (tx *Tx) FinishRun(id int64, end TaskRunEnd) error {
 	if err != nil {
 		return fmt.Errorf("finish task run %d: %w", id, err)
 	}
-	return tx.runChanged(res, id, "finish task run")
+	if err := tx.runChanged(res, id, "finish task run"); err != nil {
+		return err
+	}
+	tx.onCommit = append(tx.onCommit, func() { tx.s.releaseRun(taskRunLock(id)) })
+	return nil
 }
 
 func (tx *Tx) runChanged(res sql.Result, id int64, op string) error {
@@ -131,22 +147,50 @@ func (tx *Tx) runChanged(res sql.Result, id int64, op string) error {
 	return fmt.Errorf("%s %d: %w: it is %s", op, id, ErrTaskRunEnded, status)
 }
 
-// MarkInterrupted ends every claimed or running task run as interrupted at
-// now and returns how many it ended. It is for the start of `homard
-// serve`: a run left open by a stop is recorded, never re-run (its slot
-// stays claimed). It does not tell a run of a live process apart (see
-// docs/ARCHITECTURE.md "Scheduled tasks"): call it only where no other
-// process runs tasks on the database.
+// MarkInterrupted ends, as interrupted at now, every claimed or running
+// task run whose process is gone (its run lock is free: the process that
+// claimed it stopped, however it stopped), and returns how many it ended.
+// It is for the start of `homard serve`: a run left open by a stop is
+// recorded and never re-run (its slot stays taken). A run of a live
+// process — this Store's own, another scheduler's, a `homard task
+// run-now` next to the daemon — is left alone.
 func (tx *Tx) MarkInterrupted(now time.Time) (int64, error) {
-	res, err := tx.exec(`UPDATE task_runs SET status = 'interrupted', ended_at = ?,
-		error = 'homard stopped during the run; the slot is not run again'
-		WHERE status IN ('claimed', 'running')`, now.UnixNano())
+	if tx.done {
+		return 0, errTxDone
+	}
+	// No index: this runs once per start, and a claim is cheaper without.
+	rows, err := tx.s.wconn.QueryContext(tx.ctx, `SELECT id FROM task_runs WHERE status IN ('claimed', 'running') ORDER BY id`)
 	if err != nil {
 		return 0, fmt.Errorf("mark interrupted task runs: %w", err)
 	}
-	n, err := res.RowsAffected()
+	open, err := collect(rows, func(sc interface{ Scan(...any) error }) (int64, error) {
+		var id int64
+		return id, sc.Scan(&id)
+	}, "mark interrupted task runs")
+	if err != nil || len(open) == 0 {
+		return 0, err
+	}
+	free, done, err := tx.s.runs.probe()
 	if err != nil {
 		return 0, fmt.Errorf("mark interrupted task runs: %w", err)
+	}
+	defer done()
+	var n int64
+	for _, id := range open {
+		gone, err := free(taskRunLock(id))
+		if err != nil {
+			return n, fmt.Errorf("mark interrupted task runs: probe run %d: %w", id, err)
+		}
+		if !gone {
+			continue
+		}
+		_, err = tx.exec(`UPDATE task_runs SET status = 'interrupted', ended_at = ?,
+			error = 'homard stopped during the run; the slot is not run again'
+			WHERE id = ? AND status IN ('claimed', 'running')`, now.UnixNano(), id)
+		if err != nil {
+			return n, fmt.Errorf("mark task run %d interrupted: %w", id, err)
+		}
+		n++
 	}
 	return n, nil
 }

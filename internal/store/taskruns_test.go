@@ -2,6 +2,7 @@ package store
 
 import (
 	"errors"
+	"path/filepath"
 	"testing"
 	"time"
 )
@@ -55,27 +56,56 @@ func TestTaskRunLifecycle(t *testing.T) {
 	}
 }
 
+// TestMarkInterrupted: runs left claimed or running by a Store that is
+// gone (closed: its run locks dropped, as when a process dies) are marked
+// interrupted and never claimed again; the runs of a live Store on the
+// same file — another scheduler, a run-now next to the daemon, or the
+// caller itself — are left alone. With the platform's locker and flock.
 func TestMarkInterrupted(t *testing.T) {
-	s := openTest(t)
-	ctx := t.Context()
-	addTask(t, s, "t1", t0)
-	claimed, _ := claim(t, s, "t1", "claimed", t0)
-	running, _ := claim(t, s, "t1", "running", t0.Add(time.Minute))
-	done, _ := claim(t, s, "t1", "done", t0.Add(2*time.Minute))
-	write(t, s, func(tx *Tx) error { return tx.StartRun(running) })
-	write(t, s, func(tx *Tx) error { return tx.FinishRun(done, TaskRunEnd{Status: TaskRunSucceeded, EndedAt: t0}) })
+	for _, l := range []struct {
+		name string
+		make func(path string) runLocker
+	}{
+		{"platform", newRunLocker},
+		{"flock", func(path string) runLocker { return newFlockLocks(path) }},
+	} {
+		t.Run(l.name, func(t *testing.T) { testMarkInterrupted(t, l.make) })
+	}
+}
+
+func testMarkInterrupted(t *testing.T, locker func(string) runLocker) {
+	path := filepath.Join(t.TempDir(), "homard.db")
+	open := func() *Store {
+		s, err := Open(t.Context(), path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.runs = locker(s.path)
+		t.Cleanup(func() { s.Close() })
+		return s
+	}
+	crashed, live, restarted := open(), open(), open()
+	addTask(t, crashed, "t1", t0)
+	claimed, _ := claim(t, crashed, "t1", "claimed", t0)
+	running, _ := claim(t, crashed, "t1", "running", t0.Add(time.Minute))
+	done, _ := claim(t, crashed, "t1", "done", t0.Add(2*time.Minute))
+	write(t, crashed, func(tx *Tx) error { return tx.StartRun(running) })
+	write(t, crashed, func(tx *Tx) error { return tx.FinishRun(done, TaskRunEnd{Status: TaskRunSucceeded, EndedAt: t0}) })
+	other, _ := claim(t, live, "t1", "live", t0.Add(3*time.Minute))
+	own, _ := claim(t, restarted, "t1", "own", t0.Add(4*time.Minute))
+	crashed.Close()
 
 	restart := t0.Add(time.Hour)
 	var n int64
-	write(t, s, func(tx *Tx) (err error) { n, err = tx.MarkInterrupted(restart); return err })
+	write(t, restarted, func(tx *Tx) (err error) { n, err = tx.MarkInterrupted(restart); return err })
 	if n != 2 {
-		t.Errorf("MarkInterrupted = %d; want 2 (the claimed and the running run)", n)
+		t.Errorf("MarkInterrupted = %d; want 2 (the crashed store's claimed and running runs)", n)
 	}
-	runs, err := s.RecentRuns(ctx, "t1", 10)
+	runs, err := restarted.RecentRuns(t.Context(), "t1", 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int64]string{claimed: TaskRunInterrupted, running: TaskRunInterrupted, done: TaskRunSucceeded}
+	want := map[int64]string{claimed: TaskRunInterrupted, running: TaskRunInterrupted, done: TaskRunSucceeded, other: TaskRunClaimed, own: TaskRunClaimed}
 	for _, r := range runs {
 		if r.Status != want[r.ID] {
 			t.Errorf("run %s: status %s; want %s", r.SlotKey, r.Status, want[r.ID])
@@ -85,12 +115,46 @@ func TestMarkInterrupted(t *testing.T) {
 		}
 	}
 	// The interrupted slot is not run again.
-	if _, ok := claim(t, s, "t1", "running", t0.Add(time.Minute)); ok {
+	if _, ok := claim(t, restarted, "t1", "running", t0.Add(time.Minute)); ok {
 		t.Error("an interrupted slot was claimed again")
 	}
-	write(t, s, func(tx *Tx) (err error) { n, err = tx.MarkInterrupted(restart); return err })
+	// The live runs finish normally; then nothing is left to interrupt,
+	// even once the live store is gone.
+	write(t, live, func(tx *Tx) error { return tx.FinishRun(other, TaskRunEnd{Status: TaskRunSucceeded, EndedAt: restart}) })
+	write(t, restarted, func(tx *Tx) error { return tx.FinishRun(own, TaskRunEnd{Status: TaskRunFailed, EndedAt: restart}) })
+	live.Close()
+	write(t, restarted, func(tx *Tx) (err error) { n, err = tx.MarkInterrupted(restart); return err })
 	if n != 0 {
 		t.Errorf("second MarkInterrupted = %d; want 0", n)
+	}
+}
+
+// TestClaimRolledBackLeavesNoLock: a claim whose transaction rolls back
+// holds no lock, and its slot is free.
+func TestClaimRolledBackLeavesNoLock(t *testing.T) {
+	s := openTest(t)
+	addTask(t, s, "t1", t0)
+	var id int64
+	err := s.Write(t.Context(), func(tx *Tx) (err error) {
+		id, _, err = tx.ClaimSlot("t1", "k", t0, t0)
+		if err != nil {
+			return err
+		}
+		return errors.New("rolled back")
+	})
+	if err == nil || id == 0 {
+		t.Fatalf("Write = %v, run %d; want the rollback error and a run id", err, id)
+	}
+	free, done, err := s.runs.probe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	if ok, err := free(taskRunLock(id)); err != nil || !ok {
+		t.Errorf("lock of the rolled-back claim: free = %v, %v; want free", ok, err)
+	}
+	if _, ok := claim(t, s, "t1", "k", t0); !ok {
+		t.Error("the slot of a rolled-back claim could not be claimed")
 	}
 }
 
