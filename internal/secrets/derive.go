@@ -8,7 +8,7 @@ import (
 )
 
 // ErrKeyPurpose: DerivedKey was asked for a key without a purpose.
-var ErrKeyPurpose = errors.New("a derived key needs a purpose of 1-64 characters of a-z, 0-9, _, - and .")
+var ErrKeyPurpose = errors.New("a derived key needs a purpose of 1-64 characters of a-z, 0-9, dot, underscore and hyphen")
 
 // derivedKeyLen is the length of a derived key: 32 bytes, the size of an
 // HMAC-SHA-256 block's natural key and of an AES-256 key.
