@@ -243,8 +243,10 @@ func TestClaimSlotTwoStores(t *testing.T) {
 	var claims [2]int
 	var wg sync.WaitGroup
 	errs := make(chan error, 2)
+	start := make(chan struct{}) // both begin together, so they contend
 	for i, s := range stores {
 		wg.Go(func() {
+			<-start
 			for k := range slots {
 				err := s.Write(context.Background(), func(tx *Tx) error {
 					_, ok, err := tx.ClaimSlot("t1", fmt.Sprint("slot-", k), t0.Add(time.Duration(k)*time.Minute), t0)
@@ -260,6 +262,7 @@ func TestClaimSlotTwoStores(t *testing.T) {
 			}
 		})
 	}
+	close(start)
 	wg.Wait()
 	close(errs)
 	for err := range errs {
