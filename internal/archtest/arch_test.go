@@ -58,6 +58,9 @@ var allowed = map[string][]string{
 	"internal/channel/feishu":            {"internal/channel/chat", "internal/channel/feishu/frame"},
 	"internal/channel/feishu/frame":      {},
 	"internal/channel/feishu/feishutest": {"internal/channel/feishu/frame"},
+
+	// Scheduled tasks' sealed bodies (tool.Canonical, policy.Mode).
+	"internal/task": {"internal/store", "internal/tool", "internal/policy"},
 }
 
 // exclusive names third-party import prefixes only one package may use.

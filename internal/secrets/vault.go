@@ -72,6 +72,10 @@ type Vault struct {
 	mu      sync.Mutex // guards entries and aead
 	entries map[string]sealed
 	aead    cipher.AEAD
+
+	// prk is the HKDF pseudorandom key extracted from the vault key at
+	// open (derive.go); it never changes, so it needs no lock.
+	prk []byte
 }
 
 var (
@@ -96,7 +100,11 @@ func OpenVault(path, keyPath string) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault key: %w", err)
 	}
-	v := &Vault{path: path, keyPath: keyPath, aead: aead, entries: map[string]sealed{}}
+	prk, err := extract(key)
+	if err != nil {
+		return nil, fmt.Errorf("vault key: %w", err)
+	}
+	v := &Vault{path: path, keyPath: keyPath, aead: aead, prk: prk, entries: map[string]sealed{}}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return v, nil

@@ -24,3 +24,12 @@ var (
 	// ErrClosed: the Store was closed.
 	ErrClosed = errors.New("the database is closed")
 )
+
+var (
+	// ErrTaskStatus: the task cannot take that status (it was removed,
+	// or it is not approved yet).
+	ErrTaskStatus = errors.New("invalid task status change; `homard task show ID` shows its status")
+	// ErrTaskRunEnded: StartRun or FinishRun on a task run that has
+	// already ended (or is not claimed, for StartRun).
+	ErrTaskRunEnded = errors.New("the task run has already ended")
+)

@@ -1,0 +1,172 @@
+package store
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Task statuses. pending waits for the owner's approval; only active
+// tasks are due; removed is final (the row stays for its runs).
+const (
+	TaskPending = "pending"
+	TaskActive  = "active"
+	TaskPaused  = "paused"
+	TaskRemoved = "removed"
+)
+
+// Task is one scheduled task as stored. Body is the canonical JSON of
+// what the owner approves and MAC its seal (package task makes and checks
+// both); the other columns are copies for listing and scheduling, never
+// trusted in place of the body.
+type Task struct {
+	ID         string
+	Owner      string
+	Name       string
+	Body       []byte // canonical JSON
+	MAC        string // hex HMAC-SHA-256 of Body; empty until approved
+	Status     string
+	ApprovedAt time.Time // zero until approved
+	ExpiresAt  time.Time // zero until approved
+	NextRunAt  time.Time // zero: no slot left
+	CreatedAt  time.Time
+}
+
+const taskColumns = `id, owner, name, body, mac, status, approved_at, expires_at, next_run_at, created_at`
+
+func scanTask(sc interface{ Scan(...any) error }) (Task, error) {
+	var t Task
+	var body string
+	var approved, expires, next, created sql.NullInt64
+	if err := sc.Scan(&t.ID, &t.Owner, &t.Name, &body, &t.MAC, &t.Status, &approved, &expires, &next, &created); err != nil {
+		return Task{}, err
+	}
+	t.Body = []byte(body)
+	t.ApprovedAt, t.ExpiresAt, t.NextRunAt, t.CreatedAt = fromNanos(approved), fromNanos(expires), fromNanos(next), fromNanos(created)
+	return t, nil
+}
+
+// InsertTask stores a new task, pending approval: its MAC and approval
+// times are ignored (ApproveTask sets them). Its ID must be new.
+func (tx *Tx) InsertTask(t Task) error {
+	_, err := tx.exec(`INSERT INTO tasks (id, owner, name, body, status, next_run_at, created_at)
+		VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
+		t.ID, t.Owner, t.Name, string(t.Body), nanos(t.NextRunAt), nanos(t.CreatedAt))
+	if err != nil {
+		return fmt.Errorf("insert task %s: %w", t.ID, err)
+	}
+	return nil
+}
+
+// ApproveTask records the owner's approval of body (which replaces the
+// stored one: renewing gives the body a new expiry) with its MAC, until
+// expires. A pending or active task becomes active; a paused one stays
+// paused. A removed task cannot be approved (ErrTaskStatus); an unknown
+// id is ErrNotFound.
+func (tx *Tx) ApproveTask(id string, body []byte, mac string, approvedAt, expires time.Time) error {
+	if mac == "" || approvedAt.IsZero() || expires.IsZero() {
+		return fmt.Errorf("approve task %s: a MAC, an approval time and an expiry are required", id)
+	}
+	res, err := tx.exec(`UPDATE tasks SET body = ?, mac = ?, approved_at = ?, expires_at = ?,
+		status = CASE status WHEN 'paused' THEN 'paused' ELSE 'active' END
+		WHERE id = ? AND status != 'removed'`,
+		string(body), mac, nanos(approvedAt), nanos(expires), id)
+	if err != nil {
+		return fmt.Errorf("approve task %s: %w", id, err)
+	}
+	return tx.taskChanged(res, id, "approve task")
+}
+
+// SetTaskStatus moves a task to status. Removed is final; active and
+// paused need an approval (the schema's CHECK refuses them otherwise).
+func (tx *Tx) SetTaskStatus(id, status string) error {
+	switch status {
+	case TaskPending, TaskActive, TaskPaused, TaskRemoved:
+	default:
+		return fmt.Errorf("set task %s status: %w: unknown status %q", id, ErrTaskStatus, status)
+	}
+	res, err := tx.exec(`UPDATE tasks SET status = ? WHERE id = ? AND status != 'removed'`, status, id)
+	if err != nil {
+		return fmt.Errorf("set task %s status %s: %w: %v", id, status, ErrTaskStatus, err)
+	}
+	return tx.taskChanged(res, id, "set task status")
+}
+
+// SetNextRun records when the task's next slot is due; the zero time means
+// it has none left (an --at task that ran).
+func (tx *Tx) SetNextRun(id string, at time.Time) error {
+	res, err := tx.exec(`UPDATE tasks SET next_run_at = ? WHERE id = ?`, nanos(at), id)
+	if err != nil {
+		return fmt.Errorf("set task %s next run: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("set task %s next run: %w", id, ErrNotFound)
+	}
+	return nil
+}
+
+// taskChanged turns an UPDATE guarded by status != 'removed' that changed
+// nothing into ErrNotFound or ErrTaskStatus.
+func (tx *Tx) taskChanged(res sql.Result, id, op string) error {
+	if n, err := res.RowsAffected(); err == nil && n > 0 {
+		return nil
+	}
+	var status string
+	err := tx.queryRow(`SELECT status FROM tasks WHERE id = ?`, id).Scan(&status)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return fmt.Errorf("%s %s: %w", op, id, ErrNotFound)
+	case err != nil:
+		return fmt.Errorf("%s %s: %w", op, id, err)
+	}
+	return fmt.Errorf("%s %s: %w: the task is %s", op, id, ErrTaskStatus, status)
+}
+
+// Task returns one task (removed ones included) or ErrNotFound.
+func (s *Store) Task(ctx context.Context, id string) (Task, error) {
+	t, err := scanTask(s.readRow(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return Task{}, fmt.Errorf("get task %s: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return Task{}, fmt.Errorf("get task %s: %w", id, err)
+	}
+	return t, nil
+}
+
+// Tasks returns owner's tasks that are not removed, oldest first; an
+// empty owner means every owner's.
+func (s *Store) Tasks(ctx context.Context, owner string) ([]Task, error) {
+	rows, err := s.readRows(ctx, `SELECT `+taskColumns+` FROM tasks
+		WHERE status != 'removed' AND (?1 = '' OR owner = ?1) ORDER BY created_at, id`, owner)
+	if err != nil {
+		return nil, fmt.Errorf("list tasks: %w", err)
+	}
+	return collect(rows, scanTask, "list tasks")
+}
+
+// DueTasks returns the active tasks whose next run is at or before now,
+// the earliest first (ties by id), at most limit (≤ 0 means 100). It reads
+// the partial index tasks_due only.
+func (s *Store) DueTasks(ctx context.Context, now time.Time, limit int) ([]Task, error) {
+	rows, err := s.readRows(ctx, `SELECT `+taskColumns+` FROM tasks
+		WHERE status = 'active' AND next_run_at <= ? ORDER BY next_run_at, id LIMIT ?`,
+		now.UnixNano(), clampLimit(limit, 100, 1000))
+	if err != nil {
+		return nil, fmt.Errorf("due tasks: %w", err)
+	}
+	return collect(rows, scanTask, "due tasks")
+}
+
+// NextRunAt is when the earliest active task is due, and false when no
+// active task has a slot left: what the scheduler arms its timer for.
+func (s *Store) NextRunAt(ctx context.Context) (time.Time, bool, error) {
+	var next sql.NullInt64
+	err := s.readRow(ctx, `SELECT min(next_run_at) FROM tasks WHERE status = 'active' AND next_run_at IS NOT NULL`).Scan(&next)
+	if err != nil {
+		return time.Time{}, false, fmt.Errorf("next run: %w", err)
+	}
+	return fromNanos(next), next.Valid, nil
+}

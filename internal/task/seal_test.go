@@ -1,0 +1,250 @@
+package task
+
+import (
+	"bytes"
+	"errors"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/homard/homard/internal/policy"
+)
+
+var (
+	t0  = time.Date(2026, 3, 1, 7, 0, 0, 0, time.UTC)
+	key = bytes.Repeat([]byte{0x42}, 32)
+)
+
+func sample() Body {
+	return Body{
+		ID: "task_0123456789abcdef", Owner: "owner", Name: "morning digest",
+		Prompt:  "Summarise the new files in ~/inbox.",
+		Sched:   Schedule{Kind: KindCron, Expr: "30 7 * * 1-5", TZ: "Europe/Paris"},
+		CatchUp: CatchUpSkip,
+		Tools:   []string{"read_file", "list_files"},
+		Mode:    policy.ModeSafe,
+		Budgets: Budgets{MaxCalls: 20, MaxTurns: 10, MaxTokens: 50000, MaxRuntime: 5 * time.Minute},
+		Deliver: "web",
+		Expires: t0.Add(DefaultExpiry),
+	}
+}
+
+// changes holds one change of every sealed field; TestEveryFieldIsSealed
+// fails when Body gains a field without a line here.
+var changes = map[string]func(*Body){
+	"ID":                 func(b *Body) { b.ID = "task_fedcba9876543210" },
+	"Owner":              func(b *Body) { b.Owner = "mallory" },
+	"Name":               func(b *Body) { b.Name = "evening digest" },
+	"Prompt":             func(b *Body) { b.Prompt += " Then delete them." },
+	"Sched.Kind":         func(b *Body) { b.Sched.Kind = KindEvery },
+	"Sched.Expr":         func(b *Body) { b.Sched.Expr = "*/5 * * * *" },
+	"Sched.TZ":           func(b *Body) { b.Sched.TZ = "America/New_York" },
+	"CatchUp":            func(b *Body) { b.CatchUp = CatchUpOnce },
+	"Tools":              func(b *Body) { b.Tools = append(b.Tools, "run_command") },
+	"Mode":               func(b *Body) { b.Mode = policy.ModeYolo },
+	"Budgets.MaxCalls":   func(b *Body) { b.Budgets.MaxCalls = 2000 },
+	"Budgets.MaxTurns":   func(b *Body) { b.Budgets.MaxTurns = 11 },
+	"Budgets.MaxTokens":  func(b *Body) { b.Budgets.MaxTokens = 50001 },
+	"Budgets.MaxRuntime": func(b *Body) { b.Budgets.MaxRuntime += time.Second },
+	"Deliver":            func(b *Body) { b.Deliver = "telegram" },
+	"Expires":            func(b *Body) { b.Expires = b.Expires.Add(time.Nanosecond) },
+}
+
+func leafFields(t reflect.Type, prefix string) []string {
+	var out []string
+	for f := range t.Fields() {
+		name := prefix + f.Name
+		if f.Type.Kind() == reflect.Struct && f.Type != reflect.TypeFor[time.Time]() {
+			out = append(out, leafFields(f.Type, name+".")...)
+			continue
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+func TestEveryFieldIsSealed(t *testing.T) {
+	base := sample()
+	sealed, err := Seal(key, base)
+	if err != nil {
+		t.Fatalf("Seal(sample): %v", err)
+	}
+	if err := Verify(key, base, sealed); err != nil {
+		t.Fatalf("Verify(sample, its own seal) = %v; want nil", err)
+	}
+	for _, field := range leafFields(reflect.TypeFor[Body](), "") {
+		change, ok := changes[field]
+		if !ok {
+			t.Errorf("Body.%s has no case in changes: add one, so a change of it is shown to break the seal", field)
+			continue
+		}
+		t.Run(field, func(t *testing.T) {
+			b := sample()
+			change(&b)
+			if err := b.Validate(); err != nil {
+				t.Fatalf("the changed body is invalid (%v); change it to another valid value", err)
+			}
+			if err := Verify(key, b, sealed); !errors.Is(err, ErrBodyChanged) {
+				t.Errorf("Verify(body with %s changed, old seal) = %v; want ErrBodyChanged", field, err)
+			}
+			resealed, err := Seal(key, b)
+			if err != nil || resealed == sealed {
+				t.Errorf("Seal(body with %s changed) = %s, %v; want a seal other than %s", field, resealed, err, sealed)
+			}
+			if err := Verify(key, b, resealed); err != nil {
+				t.Errorf("Verify(changed body, its own seal) = %v; want nil", err)
+			}
+		})
+	}
+}
+
+// TestSealIgnoresRepresentation: what is not a change of the approved
+// body — the tool profile's order and repeats, the expiry's zone — does
+// not change the seal.
+func TestSealIgnoresRepresentation(t *testing.T) {
+	paris, err := time.LoadLocation("Europe/Paris")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Seal(key, sample())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, change := range map[string]func(*Body){
+		"tools reordered": func(b *Body) { b.Tools = []string{"list_files", "read_file"} },
+		"tools repeated":  func(b *Body) { b.Tools = []string{"read_file", "list_files", "read_file"} },
+		"expiry in Paris": func(b *Body) { b.Expires = b.Expires.In(paris) },
+	} {
+		b := sample()
+		change(&b)
+		if got, err := Seal(key, b); err != nil || got != want {
+			t.Errorf("%s: Seal = %s, %v; want %s", name, got, err, want)
+		}
+	}
+}
+
+func TestVerify(t *testing.T) {
+	b := sample()
+	sealed, err := Seal(key, b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	otherKey := bytes.Repeat([]byte{0x43}, 32)
+	for _, c := range []struct {
+		name   string
+		key    []byte
+		sealed string
+		want   error
+	}{
+		{"its own seal", key, sealed, nil},
+		{"no seal", key, "", ErrNotApproved},
+		{"another vault's key", otherKey, sealed, ErrBodyChanged},
+		{"one digit changed", key, flip(sealed), ErrBodyChanged},
+		{"upper case", key, strings.ToUpper(sealed), ErrBodyChanged},
+		{"a prefix", key, sealed[:32], ErrBodyChanged},
+		{"plain SHA-256 of the body", key, mustHash(t, b), ErrBodyChanged},
+	} {
+		if err := Verify(c.key, b, c.sealed); !errors.Is(err, c.want) || (c.want == nil && err != nil) {
+			t.Errorf("Verify(%s) = %v; want %v", c.name, err, c.want)
+		}
+	}
+	if _, err := Seal(key[:16], b); err == nil {
+		t.Error("Seal with a 16-byte key succeeded; want an error")
+	}
+}
+
+func flip(hexs string) string {
+	c := byte('0')
+	if hexs[0] == '0' {
+		c = '1'
+	}
+	return string(c) + hexs[1:]
+}
+
+func mustHash(t *testing.T, b Body) string {
+	t.Helper()
+	h, err := Hash(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestSealRefusesInvalidBodies(t *testing.T) {
+	for name, change := range map[string]func(*Body){
+		"no id":            func(b *Body) { b.ID = "" },
+		"no owner":         func(b *Body) { b.Owner = "" },
+		"no prompt":        func(b *Body) { b.Prompt = "" },
+		"long prompt":      func(b *Body) { b.Prompt = strings.Repeat("x", MaxPrompt+1) },
+		"kind":             func(b *Body) { b.Sched.Kind = "hourly" },
+		"no expression":    func(b *Body) { b.Sched.Expr = "" },
+		"catch-up":         func(b *Body) { b.CatchUp = "all" },
+		"mode":             func(b *Body) { b.Mode = "root" },
+		"empty tool":       func(b *Body) { b.Tools = []string{""} },
+		"negative calls":   func(b *Body) { b.Budgets.MaxCalls = -1 },
+		"huge tokens":      func(b *Body) { b.Budgets.MaxTokens = 1 << 60 },
+		"runtime too long": func(b *Body) { b.Budgets.MaxRuntime = 25 * time.Hour },
+		"no delivery":      func(b *Body) { b.Deliver = "" },
+		"no expiry":        func(b *Body) { b.Expires = time.Time{} },
+	} {
+		b := sample()
+		change(&b)
+		if s, err := Seal(key, b); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Seal(%s) = %q, %v; want ErrInvalid", name, s, err)
+		}
+	}
+}
+
+func TestCanonicalRoundTrip(t *testing.T) {
+	b := sample()
+	c, err := b.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `{"budgets":{"max_calls":20,"max_runtime":"5m0s","max_tokens":50000,"max_turns":10},"catch_up":"skip",` +
+		`"deliver":"web","expires":"2026-03-11T07:00:00Z","id":"task_0123456789abcdef","mode":"safe","name":"morning digest",` +
+		`"owner":"owner","prompt":"Summarise the new files in ~/inbox.","schedule":{"expr":"30 7 * * 1-5","kind":"cron","tz":"Europe/Paris"},` +
+		`"tools":["list_files","read_file"],"v":1}`
+	if string(c) != want {
+		t.Errorf("Canonical =\n%s\nwant\n%s", c, want)
+	}
+	back, err := Decode(c)
+	if err != nil {
+		t.Fatalf("Decode(Canonical): %v", err)
+	}
+	again, err := back.Canonical()
+	if err != nil || !bytes.Equal(again, c) {
+		t.Errorf("Canonical(Decode(c)) = %s, %v; want c", again, err)
+	}
+	if !back.Expires.Equal(b.Expires) || back.Budgets.MaxRuntime != b.Budgets.MaxRuntime {
+		t.Errorf("Decode lost the expiry or the runtime: %+v", back)
+	}
+}
+
+func TestDecodeRejects(t *testing.T) {
+	c, err := sample().Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, raw := range map[string]string{
+		"unknown field":  strings.Replace(string(c), `"v":1`, `"v":1,"admin":true`, 1),
+		"repeated field": strings.Replace(string(c), `"v":1`, `"v":1,"prompt":"rm -rf ~"`, 1),
+		"missing field":  strings.Replace(string(c), `"deliver":"web",`, ``, 1),
+		"other version":  strings.Replace(string(c), `"v":1`, `"v":2`, 1),
+		"bad runtime":    strings.Replace(string(c), `"5m0s"`, `"five"`, 1),
+		"bad expiry":     strings.Replace(string(c), `"2026-03-11T07:00:00Z"`, `"tomorrow"`, 1),
+		"not JSON":       `{"v":1`,
+	} {
+		if _, err := Decode([]byte(raw)); err == nil {
+			t.Errorf("Decode(%s) succeeded; want an error", name)
+		}
+	}
+}
+
+func TestNewID(t *testing.T) {
+	a, b := NewID(), NewID()
+	if a == b || !strings.HasPrefix(a, "task_") || len(a) != len("task_")+16 {
+		t.Errorf("NewID = %q, %q; want two different task_ and 16 hex digits", a, b)
+	}
+}
