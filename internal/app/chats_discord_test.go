@@ -41,7 +41,11 @@ func serveDiscord(t *testing.T, r *Runtime, fake *discordtest.Server) *discordSe
 		t.Cleanup(fake.Close)
 		configureChannel(t, r, chat.Discord, config.Channel{TokenSecret: "discord", APIBase: fake.APIBase(), Groups: []string{dcGuild}}, "test-token")
 	}
+	sessions := len(fake.Identified()) + fake.Resumes()
 	sc := serveChannels(t, r, ServeOptions{})
+	// This serve's own session first (an earlier serve's connection may
+	// still be closing), then its READY.
+	waitFor(t, "this serve's IDENTIFY", func() bool { return len(fake.Identified())+fake.Resumes() > sessions })
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if err := fake.WaitReady(ctx); err != nil {

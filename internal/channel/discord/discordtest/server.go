@@ -271,6 +271,17 @@ func (s *Server) gateway(w http.ResponseWriter, r *http.Request) {
 	}
 	c := &conn{ws: ws}
 	defer ws.Close()
+	// When this connection ends (the client closed it: homard stopped or
+	// reconnects), it no longer takes dispatches and the next client must
+	// get READY again before WaitReady returns.
+	defer func() {
+		s.mu.Lock()
+		if s.conn == c {
+			s.conn = nil
+			s.ready = make(chan struct{})
+		}
+		s.mu.Unlock()
+	}()
 	if err := c.send(map[string]any{"op": 10, "d": map[string]any{"heartbeat_interval": s.opts.HeartbeatMillis}}); err != nil {
 		return
 	}
