@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/channel"
@@ -166,6 +167,19 @@ func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 	}
 	if err != nil {
 		return
+	}
+	// The platform shows a card as soon as it accepted it; the outbox
+	// records the card's message id a moment later. A press in between
+	// waits for that id (briefly: presses must be acknowledged within
+	// seconds) rather than being refused for a message homard has not
+	// recorded yet.
+	for wait := 0; card.MessageID == "" && wait < 20; wait++ {
+		if !sleepCtx(ctx, 100*time.Millisecond) {
+			return
+		}
+		if card, err = c.r.Store.ChatCardOf(ctx, id); err != nil {
+			return
+		}
 	}
 	if card.Platform != row.Platform || card.ChatID != in.Chat.ID || card.MessageID == "" || card.MessageID != p.MessageID || card.HashPrefix != h12 {
 		refuse("the press is not on the card message homard recorded for this approval")

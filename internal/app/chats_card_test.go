@@ -2,10 +2,12 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/channel"
@@ -168,4 +170,39 @@ func TestChatsCardButtons(t *testing.T) {
 			t.Errorf("cardButtons(risk %s) = %q; want %q", tt.risk, got, tt.want)
 		}
 	}
+}
+
+// TestChatsPressBeforeTheCardIsRecorded: the owner presses a card the
+// platform already shows while homard has not yet recorded its message id
+// (the send has not returned): the press waits for the id and approves,
+// instead of being refused as a press on an unknown message.
+func TestChatsPressBeforeTheCardIsRecorded(t *testing.T) {
+	rig := newChatRig(t,
+		openAI(toolCall("c1", "write_file", `{"path":"notes/early.txt","content":"early\n"}`)),
+		openAI(llmtest.Turn{Text: []string{"written"}}),
+	)
+	pairOwner(t, rig.r, "100")
+	rig.fake.mu.Lock()
+	rig.fake.sendErr = func(n int, m chat.Outbound) error {
+		if len(m.Buttons) == 0 {
+			return nil
+		}
+		// The card is on the owner's screen (its id will be m<n+1>); the
+		// owner presses before Send returns to homard.
+		if err := rig.c.Receive(context.Background(), press("early", "100", "100", fmt.Sprintf("m%d", n+1), m.Buttons[0].Data, true)); err != nil {
+			t.Errorf("Receive(press): %v", err)
+		}
+		time.Sleep(300 * time.Millisecond) // let the press reach its check first
+		return nil
+	}
+	rig.fake.mu.Unlock()
+	rig.push(dm("1", "100", "write the note"))
+	waitFor(t, "the press acknowledged", func() bool { _, ok := rig.fake.ackFor("cb-early"); return ok })
+	if notice, _ := rig.fake.ackFor("cb-early"); notice != answeredText(channel.Once) {
+		t.Errorf("press notice = %q; want %q", notice, answeredText(channel.Once))
+	}
+	waitFor(t, "the write", func() bool {
+		b, err := os.ReadFile(filepath.Join(rig.r.Config.Workspace.Roots[0].Path, "notes", "early.txt"))
+		return err == nil && string(b) == "early\n"
+	})
 }
