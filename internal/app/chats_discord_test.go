@@ -95,11 +95,19 @@ type dcSent struct {
 // posts returns what was posted to channel, decoded.
 func (d *discordServed) posts(channel string) []dcSent {
 	var out []dcSent
+	seen := map[string]bool{}
 	for _, c := range d.fake.CallsTo("POST", "/channels/"+channel+"/messages") {
 		var m dcSent
 		if err := json.Unmarshal(c.Body, &m); err != nil {
 			d.t.Fatalf("POST %s body %s: %v", c.Path, c.Body, err)
 		}
+		// A part re-sent after a restart carries its nonce again, and
+		// Discord (enforce_nonce) answers with the message it already
+		// made: the channel shows it once.
+		if m.Nonce != "" && seen[m.Nonce] {
+			continue
+		}
+		seen[m.Nonce] = true
 		out = append(out, m)
 	}
 	return out
