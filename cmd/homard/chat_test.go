@@ -83,15 +83,7 @@ func (p *pane) keys(text string, named ...string) {
 // and a restart with --session that shows the earlier history. It fails
 // (not skips) without tmux when CI is set.
 func TestChatInARealTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is not installed; the real-terminal test of homard chat needs it in CI (.ci/run installs it)")
-		}
-		t.Skip("tmux is not installed (set CI=1 to make this fatal)")
-	}
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
+	needTmux(t, "homard chat")
 	dir := t.TempDir()
 	bin := buildHomard(t)
 	text := func(s ...string) llmtest.Reply {

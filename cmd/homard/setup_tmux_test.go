@@ -21,15 +21,7 @@ import (
 // no key in the environment, answers from the fake with the key from the
 // vault. It fails (not skips) without tmux when CI is set.
 func TestSetupWizardInARealTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is not installed; the real-terminal test of homard setup needs it in CI (.ci/run installs it)")
-		}
-		t.Skip("tmux is not installed (set CI=1 to make this fatal)")
-	}
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
+	needTmux(t, "homard setup")
 	const key = "sk-test-WIZARDKEY-0123456789abcdef"
 	dir := t.TempDir()
 	bin := buildHomard(t)
@@ -117,15 +109,7 @@ func TestSetupWizardInARealTerminal(t *testing.T) {
 // chosen model. Ctrl+C at the first question ends setup with nothing
 // written. It fails (not skips) without tmux when CI is set.
 func TestSetupWizardFindsOllama(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is not installed; the real-terminal test of homard setup needs it in CI (.ci/run installs it)")
-		}
-		t.Skip("tmux is not installed (set CI=1 to make this fatal)")
-	}
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
+	needTmux(t, "homard setup")
 	dir := t.TempDir()
 	bin := buildHomard(t)
 	chat := llmtest.NewServer(

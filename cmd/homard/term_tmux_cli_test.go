@@ -23,15 +23,7 @@ import (
 // with set-clipboard on). A printer that passes the text raw fails each
 // case. It fails (not skips) without tmux when CI is set.
 func TestUntrustedTextInARealTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is not installed; the real-terminal test of approval show, audit and memory list needs it in CI (.ci/run installs it)")
-		}
-		t.Skip("tmux is not installed (set CI=1 to make this fatal)")
-	}
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
+	needTmux(t, "approval show, audit and memory list")
 	dir := t.TempDir()
 	bin := buildHomard(t)
 	const key = "sk-test-TERMKEY0123456789"

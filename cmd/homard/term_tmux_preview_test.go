@@ -21,15 +21,7 @@ import (
 // the title is untouched. The twin: answering o writes exactly that
 // content. It fails (not skips) without tmux when CI is set.
 func TestCardShowsTheWriteInARealTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is not installed; the real-terminal test of approval cards needs it in CI (.ci/run installs it)")
-		}
-		t.Skip("tmux is not installed (set CI=1 to make this fatal)")
-	}
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
+	needTmux(t, "approval cards")
 	dir := t.TempDir()
 	bin := buildHomard(t)
 	const content = "line one\n\x1b[2J\x1b[31mred\x1b]0;pwned\x07\n"

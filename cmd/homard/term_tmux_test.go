@@ -22,15 +22,7 @@ import (
 // twin: answering o runs the write. It fails (not skips) without tmux when
 // CI is set.
 func TestRunCardCannotBeHiddenInARealTerminal(t *testing.T) {
-	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") != "" {
-			t.Fatal("tmux is not installed; the real-terminal test of homard run needs it in CI (.ci/run installs it)")
-		}
-		t.Skip("tmux is not installed (set CI=1 to make this fatal)")
-	}
-	if testing.Short() {
-		t.Skip("builds the binary; skipped with -short")
-	}
+	needTmux(t, "homard run")
 	dir := t.TempDir()
 	bin := buildHomard(t)
 	fake := "Sure.\n" +
@@ -141,4 +133,21 @@ func reverseText(dump string) string {
 		}
 	}
 	return b.String()
+}
+
+// needTmux stops a real-terminal test where it cannot run: without tmux
+// it fails under CI (.ci/run installs tmux) and skips otherwise; with
+// -short it skips, since these tests build and run the binary. what names
+// the test for the failure message.
+func needTmux(t *testing.T, what string) {
+	t.Helper()
+	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("tmux is not installed; the real-terminal test of %s needs it in CI (.ci/run installs it)", what)
+		}
+		t.Skip("tmux is not installed (set CI=1 to make this fatal)")
+	}
+	if testing.Short() {
+		t.Skip("builds the binary; skipped with -short")
+	}
 }
