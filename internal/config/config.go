@@ -84,6 +84,9 @@ type Config struct {
 	Gateway Gateway `toml:"gateway"`
 	// Agent sets the tool budget of one turn.
 	Agent Agent `toml:"agent"`
+	// Automation bounds scheduled tasks (homard task): defaults of a
+	// task's budgets and the ceilings no task can pass (automation.go).
+	Automation Automation `toml:"automation"`
 	// Channels are the chat channels (Telegram, Discord, Feishu) serve
 	// runs; every one is off unless enabled (channels.go).
 	Channels Channels `toml:"channels"`
@@ -539,6 +542,7 @@ func applyDefaults(c *Config) {
 	if c.Files.AllowSensitive == nil {
 		c.Files.AllowSensitive = []string{}
 	}
+	applyAutomationDefaults(&c.Automation)
 	g := &c.Gateway
 	if g.Addr == "" {
 		g.Addr = DefaultGatewayAddr

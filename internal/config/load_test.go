@@ -73,6 +73,11 @@ var (
 	defaultAgent    = Agent{MaxCalls: 24, MaxUnits: 48, ReserveUnits: 8, GuestMaxTokens: 20000, GuestMaxCalls: 4}
 	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
 	defaultFiles    = Files{Sensitive: []string{}, AllowSensitive: []string{}}
+	// defaultAutomation is written out, not taken from the constants, so
+	// a changed default is a visible change here.
+	defaultAutomation = Automation{MaxMode: "smart", Mode: "safe", ApprovalWait: Duration(30 * time.Minute), MinInterval: Duration(5 * time.Minute),
+		MaxRunsPerDay: 48, DailyTokens: 1000000, CatchUpWindow: Duration(6 * time.Hour), Expiry: Duration(240 * time.Hour), WarnBefore: Duration(24 * time.Hour),
+		MaxCalls: 16, MaxTurns: 12, MaxTokens: 60000, MaxRuntime: Duration(10 * time.Minute)}
 )
 
 func TestLoadBase(t *testing.T) {
@@ -92,7 +97,7 @@ func TestLoadBase(t *testing.T) {
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main"), Access: AccessReadWrite}},
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
-		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent,
+		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
 		Rules: []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -122,7 +127,7 @@ roots = [{ name = "main", path = "/ws" }]
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws"), Access: AccessReadWrite}},
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
-		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent,
+		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(minimal) =\n%+v\nwant\n%+v", got, want)
@@ -142,7 +147,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, channels, rules"
+		top    = "owner, model, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, channels, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"

@@ -210,39 +210,6 @@ guest_max_tokens = %d
 # Tool calls per guest turn, in place of max_calls (positive).
 guest_max_calls = %d
 
-# Operator rules, checked in order; the first that matches decides.
-#   id      unique name shown in decisions and the audit log
-#   tool    exact tool name (a-z, 0-9 and _)
-#   path    optional glob over root-relative paths, "/"-separated, "**"
-#           matches any number of folders ("notes/**", "*.md"); no "..",
-#           no leading "/"; leave it out to match every target
-#   effect  "allow", "ask" or "deny"
-#   command optional, for run_command: the full argv to match, the
-#           program's resolved absolute path first, one glob per element,
-#           a last "**" for any further arguments
-#           (command = ["/usr/bin/git", "status", "**"])
-#   host    optional, for http_get and web_search: the host requested,
-#           exact or "*.example.com" for any name under it; not with path
-#           (an allow rule also lets a session that read your files fetch
-#           from that host in autopilot without asking)
-#
-# [[rules]]
-# id = "read-notes"
-# tool = "read_file"
-# path = "notes/**"
-# effect = "allow"
-#
-# [[rules]]
-# id = "git-status"
-# tool = "run_command"
-# command = ["/usr/bin/git", "status", "**"]
-# effect = "allow"
-#
-# [[rules]]
-# id = "weather"
-# tool = "http_get"
-# host = "api.weather.example"
-# effect = "allow"
 `,
 		mib(c.Workspace.MaxFileBytes), c.Workspace.MaxFileBytes,
 		c.Workspace.MaxCheckpoints,
@@ -255,6 +222,8 @@ guest_max_calls = %d
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()),
 		c.Agent.MaxCalls, c.Agent.MaxUnits, c.Agent.ReserveUnits,
 		c.Agent.MaxTokens, c.Agent.GuestMaxTokens, c.Agent.GuestMaxCalls)
+	renderAutomation(w, &c.Automation)
+	w("%s", exampleRules)
 	renderChannels(w, &c.Channels)
 	for _, r := range c.Rules {
 		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))
@@ -321,3 +290,41 @@ func mib(n int64) string {
 	}
 	return ""
 }
+
+// exampleRules explains operator rules; it ends the rendered file's fixed
+// part so uncommenting it there adds the rules.
+const exampleRules = `
+# Operator rules, checked in order; the first that matches decides.
+#   id      unique name shown in decisions and the audit log
+#   tool    exact tool name (a-z, 0-9 and _)
+#   path    optional glob over root-relative paths, "/"-separated, "**"
+#           matches any number of folders ("notes/**", "*.md"); no "..",
+#           no leading "/"; leave it out to match every target
+#   effect  "allow", "ask" or "deny"
+#   command optional, for run_command: the full argv to match, the
+#           program's resolved absolute path first, one glob per element,
+#           a last "**" for any further arguments
+#           (command = ["/usr/bin/git", "status", "**"])
+#   host    optional, for http_get and web_search: the host requested,
+#           exact or "*.example.com" for any name under it; not with path
+#           (an allow rule also lets a session that read your files fetch
+#           from that host in autopilot without asking)
+#
+# [[rules]]
+# id = "read-notes"
+# tool = "read_file"
+# path = "notes/**"
+# effect = "allow"
+#
+# [[rules]]
+# id = "git-status"
+# tool = "run_command"
+# command = ["/usr/bin/git", "status", "**"]
+# effect = "allow"
+#
+# [[rules]]
+# id = "weather"
+# tool = "http_get"
+# host = "api.weather.example"
+# effect = "allow"
+`

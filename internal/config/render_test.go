@@ -71,6 +71,9 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Artifacts: Artifacts{Keep: Duration(36 * time.Hour)},
 		Gateway:   Gateway{Addr: "[::1]:9000", ApprovalWait: Duration(90 * time.Second), PingInterval: Duration(500 * time.Millisecond)},
 		Agent:     Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0, MaxTokens: 7000, GuestMaxTokens: 900, GuestMaxCalls: 2},
+		Automation: Automation{MaxMode: "autopilot", Mode: "smart", TZ: "Europe/Paris", ApprovalWait: Duration(time.Minute), MinInterval: Duration(10 * time.Minute),
+			MaxRunsPerDay: 3, DailyTokens: 5000, CatchUpWindow: Duration(2 * time.Hour), Expiry: Duration(48 * time.Hour), WarnBefore: Duration(3 * time.Hour),
+			MaxCalls: 2, MaxTurns: 3, MaxTokens: 4000, MaxRuntime: Duration(90 * time.Second)},
 		Channels: Channels{
 			Telegram: Channel{Enabled: true, TokenSecret: "tg-bot", APIBase: "http://127.0.0.1:8081", Groups: []string{"-1001234567890"}},
 			Feishu:   Channel{Enabled: true, TokenSecret: "feishu", AppID: "cli_a1b2", Mode: ModeCallback, EncryptKeySecret: "feishu-encrypt"},
@@ -111,13 +114,13 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[Config](), reflect.TypeFor[Model](), reflect.TypeFor[Permissions](), reflect.TypeFor[Workspace](), reflect.TypeFor[Files](),
 		reflect.TypeFor[Sandbox](), reflect.TypeFor[Commands](), reflect.TypeFor[Egress](), reflect.TypeFor[Memory](), reflect.TypeFor[Artifacts](), reflect.TypeFor[Gateway](),
-		reflect.TypeFor[Agent](),
+		reflect.TypeFor[Agent](), reflect.TypeFor[Automation](),
 	} {
 		for _, k := range tagNames(typ) {
 			switch k {
 			case "rules", "channels":
 				continue // rules: an array of tables, checked below; channels: written when set (TestRenderCustomRoundTrips)
-			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent":
+			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent", "automation":
 				if !strings.Contains(string(data), "\n["+k+"]\n") {
 					t.Errorf("Render does not write the table [%s]", k)
 				}

@@ -36,6 +36,7 @@ func validate(c *Config, ps *problems) {
 	validateRules(c.Rules, ps)
 	validateGateway(&c.Gateway, ps)
 	validateAgent(&c.Agent, ps)
+	validateAutomation(&c.Automation, ps)
 	validateChannels(&c.Channels, ps)
 	validateCommandPath(c.Commands.Path, c.Workspace.Roots, ps)
 }
