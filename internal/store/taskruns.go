@@ -35,6 +35,12 @@ type TaskRun struct {
 	Usage     []byte // JSON, "{}" when none
 	Tokens    int64
 	Error     string
+	// Delivery is where the summary went: "" (nowhere yet), "web", or a
+	// chat platform; for a platform, DeliveryState and DeliveryError are
+	// its outbox row's (queued, sending, sent or failed, and why).
+	Delivery      string
+	DeliveryState string
+	DeliveryError string
 }
 
 // TaskRunEnd is how a run ended, for FinishRun.
@@ -47,13 +53,19 @@ type TaskRunEnd struct {
 	EndedAt time.Time
 }
 
-const taskRunColumns = `id, task_id, slot_key, slot_at, status, started_at, ended_at, summary, usage, tokens, error`
+const taskRunColumns = `r.id, r.task_id, r.slot_key, r.slot_at, r.status, r.started_at, r.ended_at, r.summary, r.usage, r.tokens, r.error,
+	r.delivery, coalesce(o.state, ''), coalesce(o.error, '')`
+
+// taskRunFrom is the FROM clause taskRunColumns reads: a run and the
+// outbox row that carries its summary, if any.
+const taskRunFrom = ` FROM task_runs r LEFT JOIN chat_outbox o ON o.id = r.outbox_id `
 
 func scanTaskRun(sc interface{ Scan(...any) error }) (TaskRun, error) {
 	var r TaskRun
 	var slot, started, ended sql.NullInt64
 	var usage string
-	if err := sc.Scan(&r.ID, &r.TaskID, &r.SlotKey, &slot, &r.Status, &started, &ended, &r.Summary, &usage, &r.Tokens, &r.Error); err != nil {
+	if err := sc.Scan(&r.ID, &r.TaskID, &r.SlotKey, &slot, &r.Status, &started, &ended, &r.Summary, &usage, &r.Tokens, &r.Error,
+		&r.Delivery, &r.DeliveryState, &r.DeliveryError); err != nil {
 		return TaskRun{}, err
 	}
 	r.SlotAt, r.StartedAt, r.EndedAt = fromNanos(slot), fromNanos(started), fromNanos(ended)
@@ -198,8 +210,8 @@ func (tx *Tx) MarkInterrupted(now time.Time) (int64, error) {
 // RecentRuns returns the task's last n runs (≤ 0 means 3), the newest
 // first.
 func (s *Store) RecentRuns(ctx context.Context, taskID string, n int) ([]TaskRun, error) {
-	rows, err := s.readRows(ctx, `SELECT `+taskRunColumns+` FROM task_runs
-		WHERE task_id = ? ORDER BY started_at DESC, id DESC LIMIT ?`, taskID, clampLimit(n, 3, 1000))
+	rows, err := s.readRows(ctx, `SELECT `+taskRunColumns+taskRunFrom+`
+		WHERE r.task_id = ? ORDER BY r.started_at DESC, r.id DESC LIMIT ?`, taskID, clampLimit(n, 3, 1000))
 	if err != nil {
 		return nil, fmt.Errorf("recent runs of task %s: %w", taskID, err)
 	}
@@ -242,4 +254,33 @@ func (s *Store) TaskTokensToday(ctx context.Context, now time.Time) (int64, erro
 		return 0, fmt.Errorf("task tokens today: %w", err)
 	}
 	return n, nil
+}
+
+// TaskRun returns one run or ErrNotFound.
+func (s *Store) TaskRun(ctx context.Context, id int64) (TaskRun, error) {
+	r, err := scanTaskRun(s.readRow(ctx, `SELECT `+taskRunColumns+taskRunFrom+` WHERE r.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return TaskRun{}, fmt.Errorf("get task run %d: %w", id, ErrNotFound)
+	}
+	if err != nil {
+		return TaskRun{}, fmt.Errorf("get task run %d: %w", id, err)
+	}
+	return r, nil
+}
+
+// SetRunDelivery records where run id's summary went: "web", or a chat
+// platform with outboxID the chat_outbox row that carries it (0 for none).
+func (tx *Tx) SetRunDelivery(id int64, target string, outboxID int64) error {
+	var ob any
+	if outboxID > 0 {
+		ob = outboxID
+	}
+	res, err := tx.exec(`UPDATE task_runs SET delivery = ?, outbox_id = ? WHERE id = ?`, target, ob, id)
+	if err != nil {
+		return fmt.Errorf("set task run %d delivery: %w", id, err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return fmt.Errorf("set task run %d delivery: %w", id, ErrNotFound)
+	}
+	return nil
 }

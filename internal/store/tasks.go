@@ -32,19 +32,21 @@ type Task struct {
 	ExpiresAt  time.Time // zero until approved
 	NextRunAt  time.Time // zero: no slot left
 	CreatedAt  time.Time
+	WarnedAt   time.Time // when the owner was told the approval ends soon; zero: not yet
 }
 
-const taskColumns = `id, owner, name, body, mac, status, approved_at, expires_at, next_run_at, created_at`
+const taskColumns = `id, owner, name, body, mac, status, approved_at, expires_at, next_run_at, created_at, warned_at`
 
 func scanTask(sc interface{ Scan(...any) error }) (Task, error) {
 	var t Task
 	var body string
-	var approved, expires, next, created sql.NullInt64
-	if err := sc.Scan(&t.ID, &t.Owner, &t.Name, &body, &t.MAC, &t.Status, &approved, &expires, &next, &created); err != nil {
+	var approved, expires, next, created, warned sql.NullInt64
+	if err := sc.Scan(&t.ID, &t.Owner, &t.Name, &body, &t.MAC, &t.Status, &approved, &expires, &next, &created, &warned); err != nil {
 		return Task{}, err
 	}
 	t.Body = []byte(body)
 	t.ApprovedAt, t.ExpiresAt, t.NextRunAt, t.CreatedAt = fromNanos(approved), fromNanos(expires), fromNanos(next), fromNanos(created)
+	t.WarnedAt = fromNanos(warned)
 	return t, nil
 }
 
@@ -62,14 +64,14 @@ func (tx *Tx) InsertTask(t Task) error {
 
 // ApproveTask records the owner's approval of body (which replaces the
 // stored one: renewing gives the body a new expiry) with its MAC, until
-// expires. A pending or active task becomes active; a paused one stays
+// expires; the expiry warning of the approval before is forgotten. A pending or active task becomes active; a paused one stays
 // paused. A removed task cannot be approved (ErrTaskStatus); an unknown
 // id is ErrNotFound.
 func (tx *Tx) ApproveTask(id string, body []byte, mac string, approvedAt, expires time.Time) error {
 	if mac == "" || approvedAt.IsZero() || expires.IsZero() {
 		return fmt.Errorf("approve task %s: a MAC, an approval time and an expiry are required", id)
 	}
-	res, err := tx.exec(`UPDATE tasks SET body = ?, mac = ?, approved_at = ?, expires_at = ?,
+	res, err := tx.exec(`UPDATE tasks SET body = ?, mac = ?, approved_at = ?, expires_at = ?, warned_at = NULL,
 		status = CASE status WHEN 'paused' THEN 'paused' ELSE 'active' END
 		WHERE id = ? AND status != 'removed'`,
 		string(body), mac, nanos(approvedAt), nanos(expires), id)
@@ -169,4 +171,38 @@ func (s *Store) NextRunAt(ctx context.Context) (time.Time, bool, error) {
 		return time.Time{}, false, fmt.Errorf("next run: %w", err)
 	}
 	return fromNanos(next), next.Valid, nil
+}
+
+// UpdatePendingTask replaces the body of a task that waits for approval
+// (an edit before approving). A task already approved is ErrTaskStatus:
+// changing it means a new task, or an approval of the new body.
+func (tx *Tx) UpdatePendingTask(id string, body []byte, next time.Time) error {
+	res, err := tx.exec(`UPDATE tasks SET body = ?, next_run_at = ? WHERE id = ? AND status = 'pending'`, string(body), nanos(next), id)
+	if err != nil {
+		return fmt.Errorf("update task %s: %w", id, err)
+	}
+	return tx.taskChanged(res, id, "update task")
+}
+
+// TasksExpiring returns the active and paused tasks whose approval ends
+// at or before before and whose owner was not yet warned of it.
+func (s *Store) TasksExpiring(ctx context.Context, before time.Time) ([]Task, error) {
+	rows, err := s.readRows(ctx, `SELECT `+taskColumns+` FROM tasks
+		WHERE status IN ('active', 'paused') AND warned_at IS NULL AND expires_at <= ? ORDER BY expires_at, id`, before.UnixNano())
+	if err != nil {
+		return nil, fmt.Errorf("tasks expiring: %w", err)
+	}
+	return collect(rows, scanTask, "tasks expiring")
+}
+
+// MarkTaskWarned records that the owner was told, at at, that the task's
+// approval ends soon. first is false when it was already recorded (by
+// another scheduler): then the caller sends nothing.
+func (tx *Tx) MarkTaskWarned(id string, at time.Time) (first bool, err error) {
+	res, err := tx.exec(`UPDATE tasks SET warned_at = ? WHERE id = ? AND warned_at IS NULL`, at.UnixNano(), id)
+	if err != nil {
+		return false, fmt.Errorf("mark task %s warned: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
