@@ -75,6 +75,11 @@ type Options struct {
 	Ask Asker
 	// Context caps the size of every request (see context.go).
 	Context ContextBudget
+	// EndTool, when set, names the tool whose call, once the decider ran
+	// it, ends the turn: later calls of that answer are not run and no
+	// further model call is made (TurnResult.Ended). A scheduled run ends
+	// with complete_task this way.
+	EndTool string
 }
 
 // Agent runs turns. It holds no per-turn state and is safe for concurrent
@@ -87,6 +92,7 @@ type Agent struct {
 	caller   arbiter.Caller
 	budget   Budget
 	ask      Asker
+	endTool  string
 	window   ContextBudget
 	prefix   int                  // estimated tokens of system prompt and tools
 	specs    []llm.ToolSpec       // sorted by name; never modified after New
@@ -104,6 +110,7 @@ func New(o Options) *Agent {
 		caller:   o.Caller,
 		budget:   o.Budget.withDefaults(),
 		ask:      o.Ask,
+		endTool:  o.EndTool,
 		window:   o.Context.withDefaults(),
 		byName:   make(map[string]tool.Spec, len(o.Tools)),
 		newNonce: randomNonce,
@@ -174,6 +181,8 @@ type TurnResult struct {
 	// Stopped says why the loop stopped early; empty when the model
 	// answered on its own.
 	Stopped string
+	// Ended says a call of Options.EndTool ran and ended the turn.
+	Ended bool
 	// Summary is the conversation summary after this turn: the one given,
 	// or a new one when earlier turns were folded.
 	Summary string
@@ -228,6 +237,7 @@ type turn struct {
 	refitted bool // window was shrunk once after a context-length refusal
 
 	step    int    // model calls of the turn so far, summaries not counted
+	ended   bool   // a call of the end tool ran
 	warned  bool   // the half-budget note was given
 	lastKey string // tool + args of the last failing call
 	streak  int    // how many times in a row lastKey failed
@@ -237,6 +247,11 @@ func (t *turn) run(ctx context.Context) error {
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if stop := t.stepsSpent(); stop != "" {
+			t.res.Stopped = stop
+			t.onEvent(Event{Kind: EventStopped, Text: stop})
+			return nil
 		}
 		t.step++
 		got, err := t.streamFitting(ctx, false)
@@ -255,6 +270,11 @@ func (t *turn) run(ctx context.Context) error {
 		stop, err := t.handleCalls(ctx, got.ToolCalls)
 		if err != nil {
 			return err
+		}
+		if t.ended {
+			t.res.Ended = true
+			t.res.Text = got.Text
+			return nil
 		}
 		if stop != "" {
 			return t.finish(ctx, stop)
@@ -426,6 +446,10 @@ func (t *turn) handleCall(ctx context.Context, c llm.ToolCall) (content, stop st
 		}
 	} else {
 		t.lastKey, t.streak = "", 0
+	}
+	if t.a.endTool != "" && c.Name == t.a.endTool && out.Decision == arbiter.Ran {
+		t.ended = true
+		return content, "the turn ended with " + c.Name, nil
 	}
 	if t.res.Calls >= b.MaxCalls || t.res.Units >= b.MaxUnits {
 		stop = fmt.Sprintf("the tool budget of this turn is spent (%d of %d calls, %d of %d units)", t.res.Calls, b.MaxCalls, t.res.Units, b.MaxUnits)

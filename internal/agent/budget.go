@@ -25,6 +25,13 @@ type Budget struct {
 	// reached it the turn ends with the text so far; the tool calls of
 	// that answer are not run. Zero means no limit.
 	MaxTokens int
+	// MaxSteps caps the model calls of a turn (summaries not counted):
+	// after that many, the calls of the last answer still run, and the
+	// turn ends without another model call. Zero means no limit.
+	MaxSteps int
+	// StepsSetting names the setting MaxSteps came from, for the stop
+	// reason.
+	StepsSetting string
 	// TokensSetting names the setting MaxTokens came from, such as
 	// "agent.guest_max_tokens", so the stop reason says what to raise.
 	// Empty means "agent.max_tokens".
@@ -89,6 +96,16 @@ func (t *turn) tokensSpent() string {
 		return ""
 	}
 	return fmt.Sprintf("the token budget of this turn is spent (%d of %d model tokens; %s)", used, b.MaxTokens, b.TokensSetting)
+}
+
+// stepsSpent returns why the turn must stop before another model call
+// when it made MaxSteps of them, and "" while it may go on.
+func (t *turn) stepsSpent() string {
+	b := t.a.budget
+	if b.MaxSteps <= 0 || t.step < b.MaxSteps {
+		return ""
+	}
+	return fmt.Sprintf("the model-call budget of this turn is spent (%d model calls; %s)", b.MaxSteps, b.StepsSetting)
 }
 
 // endSpent ends the turn after a model answer that spent the token budget:

@@ -168,6 +168,38 @@ const (
 	RuleLoopFinalAnswer = "loop.final-answer"
 )
 
+// Scheduled tasks ("task.*"): the owner's changes to a task, and what an
+// unattended run was refused or how it ended.
+const (
+	// RuleTaskAdded: a task was added, pending the owner's approval.
+	RuleTaskAdded = "task.added"
+	// RuleTaskApproved: the owner approved (sealed) a task's body.
+	RuleTaskApproved = "task.approved"
+	// RuleTaskRenewed: the owner renewed an unchanged task's approval.
+	RuleTaskRenewed = "task.renewed"
+	// RuleTaskPaused, RuleTaskResumed, RuleTaskRemoved: the owner paused,
+	// resumed or removed a task.
+	RuleTaskPaused  = "task.paused"
+	RuleTaskResumed = "task.resumed"
+	RuleTaskRemoved = "task.removed"
+	// RuleTaskRefused: a run did not start: the task is not approved, its
+	// body changed since it was approved, its approval expired, its mode
+	// is above automation.max_mode, or the sandbox is missing.
+	RuleTaskRefused = "task.refused"
+	// RuleTaskProfile: a run proposed a tool outside the task's approved
+	// tool profile (or one no task may use); it is not run.
+	RuleTaskProfile = "task.profile"
+	// RuleTaskStopped: the task was paused or removed while a run ran;
+	// the run's later calls are not run.
+	RuleTaskStopped = "task.stopped"
+	// RuleTaskCompleted: the run called complete_task, its only success
+	// exit.
+	RuleTaskCompleted = "task.completed"
+	// RuleTaskFailed: a run ended without complete_task (the model
+	// answered instead, a budget was spent, the model failed).
+	RuleTaskFailed = "task.failed"
+)
+
 // Errors the model can fix, and homard's own failures.
 const (
 	// RuleLookupUnknown: no tool has the name the model used.

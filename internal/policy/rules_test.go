@@ -75,12 +75,23 @@ var ruleTable = []struct {
 	{"RuleModeRead(ModeYolo)", RuleModeRead(ModeYolo), "mode.yolo.read"},
 	{"RuleOperator(\"no-push\")", RuleOperator("no-push"), "rule.no-push"},
 	{"RuleGrant(\"g-1\")", RuleGrant("g-1"), "grant.g-1"},
+	{"RuleTaskAdded", RuleTaskAdded, "task.added"},
+	{"RuleTaskApproved", RuleTaskApproved, "task.approved"},
+	{"RuleTaskRenewed", RuleTaskRenewed, "task.renewed"},
+	{"RuleTaskPaused", RuleTaskPaused, "task.paused"},
+	{"RuleTaskResumed", RuleTaskResumed, "task.resumed"},
+	{"RuleTaskRemoved", RuleTaskRemoved, "task.removed"},
+	{"RuleTaskRefused", RuleTaskRefused, "task.refused"},
+	{"RuleTaskProfile", RuleTaskProfile, "task.profile"},
+	{"RuleTaskStopped", RuleTaskStopped, "task.stopped"},
+	{"RuleTaskCompleted", RuleTaskCompleted, "task.completed"},
+	{"RuleTaskFailed", RuleTaskFailed, "task.failed"},
 }
 
 // ruleFamilies are the prefixes of every rule id; a string literal that
 // starts with one belongs in rules.go.
 var ruleFamilies = []string{"limit.", "trust.", "budget.", "approval.", "mode.", "risk.", "taint.",
-	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery."}
+	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task."}
 
 func TestRuleIDValues(t *testing.T) {
 	seen := map[string]string{}
