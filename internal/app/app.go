@@ -9,9 +9,11 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/homard/homard/internal/approval"
@@ -62,6 +64,10 @@ type Runtime struct {
 	bgCtx    context.Context
 	bgCancel context.CancelFunc
 	closing  bool
+	// schedWake is serve's scheduler's Wake (taskrun.go); log is serve's
+	// logger for background work (nil: slog.Default).
+	schedWake atomic.Pointer[func()]
+	log       atomic.Pointer[slog.Logger]
 	// lockOnce opens lockFile (data/sessions.lock) for LockSession.
 	lockOnce sync.Once
 	lockFile *os.File
@@ -277,6 +283,14 @@ func denyPaths(cfg *config.Config) []string {
 		}
 	}
 	return out
+}
+
+// logger is where background work logs: serve's log, else slog's default.
+func (r *Runtime) logger() *slog.Logger {
+	if l := r.log.Load(); l != nil {
+		return l
+	}
+	return slog.Default()
 }
 
 func vaultPath(p config.Paths) string    { return filepath.Join(p.DataDir, "vault.json") }

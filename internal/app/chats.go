@@ -343,33 +343,54 @@ func (c *Chats) queue(tx *store.Tx, platform, chatID, text, replyTo string, butt
 	if a := c.adapters[platform]; a != nil {
 		limit = a.MaxChars()
 	}
-	if strings.TrimSpace(text) == "" {
-		text = "(no answer)"
-	}
-	parts := chat.Split(text, limit)
-	var id int64
-	for i, p := range parts {
-		row := store.OutboxRow{Platform: platform, ChatID: chatID, Text: p, Part: i + 1, Parts: len(parts), CreatedAt: c.r.now()}
-		if i == 0 {
-			row.ReplyTo = replyTo
-		}
-		if i == len(parts)-1 && len(buttons) > 0 {
-			b, err := json.Marshal(buttons)
-			if err != nil {
-				return 0, err
-			}
-			row.Buttons = string(b)
-		}
-		var err error
-		if id, err = tx.InsertOutbox(row); err != nil {
-			return 0, err
-		}
+	_, id, err := queueChat(tx, platform, chatID, text, replyTo, buttons, limit, c.r.now())
+	if err != nil {
+		return 0, err
 	}
 	if ch := c.wakeOut[platform]; ch != nil {
 		wake(ch) // the loop may read before this commits; Poll catches it then
 	}
 	return id, nil
 }
+
+// queueChat adds text as outbox parts of at most limit characters (0: the
+// platform's smallest, taskChatLimit) to chat inside tx; buttons go under
+// the last part. It returns the first and the last part's ids. The
+// channel's outbox loop, in this process or serve's, sends them.
+func queueChat(tx *store.Tx, platform, chatID, text, replyTo string, buttons []chat.Button, limit int, now time.Time) (first, last int64, err error) {
+	if limit <= 0 {
+		limit = taskChatLimit
+	}
+	if strings.TrimSpace(text) == "" {
+		text = "(no answer)"
+	}
+	parts := chat.Split(text, limit)
+	for i, p := range parts {
+		row := store.OutboxRow{Platform: platform, ChatID: chatID, Text: p, Part: i + 1, Parts: len(parts), CreatedAt: now}
+		if i == 0 {
+			row.ReplyTo = replyTo
+		}
+		if i == len(parts)-1 && len(buttons) > 0 {
+			b, err := json.Marshal(buttons)
+			if err != nil {
+				return 0, 0, err
+			}
+			row.Buttons = string(b)
+		}
+		if last, err = tx.InsertOutbox(row); err != nil {
+			return 0, 0, err
+		}
+		if i == 0 {
+			first = last
+		}
+	}
+	return first, last, nil
+}
+
+// taskChatLimit is the part size of a message queued without its adapter
+// at hand (a task's result, `task run-now` in the CLI): Discord's 2000
+// characters, the smallest of the platforms, less a margin.
+const taskChatLimit = 1900
 
 // allowedGroup reports whether the group chat is allowed on platform:
 // listed in the config or allowed with `homard channel allow`.

@@ -116,7 +116,7 @@ func (r *Runtime) PairConfirm(ctx context.Context, id int64, accept bool) error 
 		text := pairDeclined
 		if accept {
 			p.State, text = "confirmed", pairDone
-			if err := tx.AddChatOwner(store.ChatOwner{Platform: p.Platform, UserID: p.UsedBy, Name: p.UsedName, PairedAt: now}); err != nil {
+			if err := tx.AddChatOwner(store.ChatOwner{Platform: p.Platform, UserID: p.UsedBy, Name: p.UsedName, ChatID: p.UsedChat, PairedAt: now}); err != nil {
 				return err
 			}
 		}

@@ -363,6 +363,7 @@ func (r *Runtime) card(ctx context.Context, tool string, o arbiter.Outcome) chan
 	c.Preview, c.PreviewOmitted = ClipPreview(o.Preview)
 	if a, err := r.ApprovalGet(ctx, o.ApprovalID); err == nil {
 		c.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
+		c.OnceOnly = approval.OnceOnlySession(a.Session)
 	}
 	return c
 }

@@ -37,6 +37,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/homard/homard/internal/policy"
@@ -226,6 +227,16 @@ func (s *Service) Request(ctx context.Context, b Binding, c Card) (Approval, err
 	return fromRow(out, now), nil
 }
 
+// TaskSessionPrefix starts the session of every scheduled task's run
+// ("task-<id>").
+const TaskSessionPrefix = "task-"
+
+// OnceOnlySession reports whether the approvals asked in session may only
+// be approved once: a scheduled task's run, which nobody watches, so an
+// approval for the session or for always would reach calls the owner
+// never saw.
+func OnceOnlySession(session string) bool { return strings.HasPrefix(session, TaskSessionPrefix) }
+
 // Approve records the owner's yes. Only the approval's owner may decide,
 // only once, only before it expires. Scope session or always also creates
 // a grant (see the package doc); a critical Plan may only be approved once.
@@ -263,6 +274,8 @@ func (s *Service) decide(ctx context.Context, op, id, approver string, to Status
 			return ErrExpired
 		case to == Approved && policy.Risk(row.Risk) >= policy.RiskCritical && scope != ScopeOnce:
 			return ErrScopeNotAllowed
+		case to == Approved && OnceOnlySession(row.SessionID) && scope != ScopeOnce:
+			return fmt.Errorf("%w: it was asked by a scheduled task's run, whose approval covers one call", ErrScopeNotAllowed)
 		case to == Approved && scope != ScopeOnce && row.Template != "":
 			t, err := decodeTemplate(row.Template)
 			if err != nil {

@@ -126,9 +126,14 @@ type Card struct {
 	// PreviewDiff says Preview is a unified diff: a channel may colour
 	// its "+", "-" and "@@" lines.
 	PreviewDiff bool
+	// OnceOnly says the call may only be approved once or denied, whatever
+	// its risk: it was asked by a scheduled task's run. A channel offers
+	// Allows' choices; the approval service refuses the others anyway.
+	OnceOnly bool
 }
 
-// Critical reports whether the card may only be approved once or denied.
+// Critical reports whether the card's plan is critical: it may only be
+// approved once or denied.
 func (c Card) Critical() bool { return c.Risk == "critical" }
 
 // Choice is the owner's answer to a Card.
@@ -161,7 +166,7 @@ func (c Choice) Approves() bool { return c == Once || c == Session || c == Alway
 // Allows reports whether the owner may answer the card with ch: a
 // critical card may only be approved once or denied (or left pending).
 func (c Card) Allows(ch Choice) bool {
-	return !c.Critical() || (ch != Session && ch != Always)
+	return !(c.Critical() || c.OnceOnly) || (ch != Session && ch != Always)
 }
 
 // ParseChoice reads an answer the owner typed: once, session, always or

@@ -122,15 +122,18 @@ func (tx *Tx) PruneInbox(before time.Time) (int64, error) {
 // ChatOwner is a platform account paired as the owner.
 type ChatOwner struct {
 	Platform, UserID, Name string
+	// ChatID is the direct chat the owner paired in ('' for an owner
+	// paired before it was recorded).
+	ChatID string
 	PairedAt               time.Time
 }
 
 // AddChatOwner records a confirmed owner (pairing); pairing again updates
 // the name.
 func (tx *Tx) AddChatOwner(o ChatOwner) error {
-	_, err := tx.exec(`INSERT INTO chat_owners (platform, user_id, name, paired_at) VALUES (?, ?, ?, ?)
-		ON CONFLICT (platform, user_id) DO UPDATE SET name = excluded.name, paired_at = excluded.paired_at`,
-		o.Platform, o.UserID, o.Name, nanos(o.PairedAt))
+	_, err := tx.exec(`INSERT INTO chat_owners (platform, user_id, name, paired_at, chat_id) VALUES (?, ?, ?, ?, ?)
+		ON CONFLICT (platform, user_id) DO UPDATE SET name = excluded.name, paired_at = excluded.paired_at, chat_id = excluded.chat_id`,
+		o.Platform, o.UserID, o.Name, nanos(o.PairedAt), o.ChatID)
 	if err != nil {
 		return fmt.Errorf("add chat owner: %w", err)
 	}
@@ -151,7 +154,7 @@ func (s *Store) IsChatOwner(ctx context.Context, platform, user string) (bool, e
 
 // ChatOwners lists the owners paired on platform.
 func (s *Store) ChatOwners(ctx context.Context, platform string) ([]ChatOwner, error) {
-	rows, err := s.readRows(ctx, `SELECT platform, user_id, name, paired_at FROM chat_owners WHERE platform = ? AND confirmed = 1 ORDER BY paired_at`, platform)
+	rows, err := s.readRows(ctx, `SELECT platform, user_id, name, paired_at, chat_id FROM chat_owners WHERE platform = ? AND confirmed = 1 ORDER BY paired_at`, platform)
 	if err != nil {
 		return nil, fmt.Errorf("read chat owners: %w", err)
 	}
@@ -160,7 +163,7 @@ func (s *Store) ChatOwners(ctx context.Context, platform string) ([]ChatOwner, e
 	for rows.Next() {
 		var o ChatOwner
 		var at sql.NullInt64
-		if err := rows.Scan(&o.Platform, &o.UserID, &o.Name, &at); err != nil {
+		if err := rows.Scan(&o.Platform, &o.UserID, &o.Name, &at, &o.ChatID); err != nil {
 			return nil, fmt.Errorf("read chat owners: %w", err)
 		}
 		o.PairedAt = fromNanos(at)
@@ -320,4 +323,23 @@ func (s *Store) ChannelStates(ctx context.Context) (map[string]ChannelState, err
 		out[c.Platform] = c
 	}
 	return out, rows.Err()
+}
+
+// OwnerChat is the direct chat to reach owner o on o.Platform in: the
+// chat they paired in, else the chat of their latest message homard
+// answered as the owner's, else "" (the caller says it has none).
+func (s *Store) OwnerChat(ctx context.Context, o ChatOwner) (string, error) {
+	if o.ChatID != "" {
+		return o.ChatID, nil
+	}
+	var chat string
+	err := s.readRow(ctx, `SELECT chat_id FROM chat_inbox WHERE platform = ? AND sender_id = ? AND note = 'owner'
+		ORDER BY id DESC LIMIT 1`, o.Platform, o.UserID).Scan(&chat)
+	if errors.Is(err, sql.ErrNoRows) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("owner chat: %w", err)
+	}
+	return chat, nil
 }

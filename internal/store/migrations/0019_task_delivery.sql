@@ -5,6 +5,11 @@
 -- never started), 'web' (shown in the web UI and `homard task runs`), or
 -- a chat platform, with outbox_id the chat_outbox row that carries it, so
 -- the outbox's own state (queued, sent, failed and why) is the delivery's.
+-- A chat owner's chat_id is the direct chat they paired in, where homard
+-- sends what no message of theirs started (a task's result); '' for an
+-- owner paired before this migration (pair again, or homard falls back to
+-- their latest direct message).
 ALTER TABLE tasks ADD COLUMN warned_at INTEGER;
 ALTER TABLE task_runs ADD COLUMN delivery TEXT NOT NULL DEFAULT '';
 ALTER TABLE task_runs ADD COLUMN outbox_id INTEGER;
+ALTER TABLE chat_owners ADD COLUMN chat_id TEXT NOT NULL DEFAULT '';
