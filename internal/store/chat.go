@@ -124,8 +124,8 @@ type ChatOwner struct {
 	Platform, UserID, Name string
 	// ChatID is the direct chat the owner paired in ('' for an owner
 	// paired before it was recorded).
-	ChatID string
-	PairedAt               time.Time
+	ChatID   string
+	PairedAt time.Time
 }
 
 // AddChatOwner records a confirmed owner (pairing); pairing again updates
