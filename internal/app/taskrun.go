@@ -204,9 +204,10 @@ func (r *Runtime) work(ctx context.Context, row store.Task, b task.Body, runID i
 		Caller:  arbiter.Caller{Owner: row.Owner, Trust: policy.TrustOwner, Session: session},
 		Ask:     r.asker(r.taskAsk(b)),
 		Context: agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
-		// One call more than the task's own, for complete_task: the
-		// decider refuses every other call past the task's budget.
-		Budget: agent.Budget{MaxCalls: calls + 1, MaxUnits: 3*calls + 3, Reserve: -1, Weights: map[string]int{CompleteTaskTool: 1},
+		// Two calls more than the task's own: one the decider refuses
+		// past the task's budget (telling the model to finish), and
+		// complete_task after it.
+		Budget: agent.Budget{MaxCalls: calls + 2, MaxUnits: 3*calls + 6, Reserve: -1, Weights: map[string]int{CompleteTaskTool: 1},
 			MaxTokens: int(b.Budgets.MaxTokens), TokensSetting: "the task's --max-tokens",
 			MaxSteps: int(b.Budgets.MaxTurns), StepsSetting: "the task's --max-turns"},
 		EndTool: CompleteTaskTool,

@@ -40,9 +40,19 @@ type Server struct {
 	// go away.
 	Disconnected chan struct{}
 
-	mu       sync.Mutex // guards replies, requests
-	replies  []Reply
-	requests []Recorded
+	mu        sync.Mutex // guards replies, requests, onRequest
+	replies   []Reply
+	requests  []Recorded
+	onRequest func(n int)
+}
+
+// OnRequest sets f to be called with the request's number (from 1) as
+// each request arrives, before it is answered: a test acts "while the
+// model thinks".
+func (s *Server) OnRequest(f func(n int)) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.onRequest = f
 }
 
 // NewServer starts a server; the caller must Close it.
@@ -68,7 +78,11 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	if n < len(s.replies) {
 		reply = s.replies[n]
 	}
+	hook := s.onRequest
 	s.mu.Unlock()
+	if hook != nil {
+		hook(n + 1)
+	}
 
 	for k, v := range reply.Header {
 		w.Header().Set(k, v)
