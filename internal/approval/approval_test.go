@@ -358,3 +358,24 @@ func TestStateSurvivesReopen(t *testing.T) {
 		t.Errorf("after reopen Consume = %v, %v; want true", ok, err)
 	}
 }
+
+// TestTaskRunApprovalsOnlyOnce: a call asked in a scheduled task's run
+// session may only be approved once, whatever its risk; the same call in
+// an ordinary session may be approved for the session (the twin).
+func TestTaskRunApprovalsOnlyOnce(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	run, _ := e.request(t, "alice", TaskSessionPrefix+"task_0123456789abcdef", "a.md", policy.RiskMedium)
+	for _, s := range []Scope{ScopeSession, ScopeAlways} {
+		if _, err := e.svc.Approve(ctx, run.ID, "alice", s); !errors.Is(err, ErrScopeNotAllowed) {
+			t.Errorf("Approve(task run, %s) = %v; want ErrScopeNotAllowed", s, err)
+		}
+	}
+	if got, err := e.svc.Approve(ctx, run.ID, "alice", ScopeOnce); err != nil || got.Status != Approved {
+		t.Errorf("Approve(task run, once) = %+v, %v; want approved", got, err)
+	}
+	chat, _ := e.request(t, "alice", "s1", "a.md", policy.RiskMedium)
+	if got, err := e.svc.Approve(ctx, chat.ID, "alice", ScopeSession); err != nil || got.Status != Approved {
+		t.Errorf("Approve(ordinary session, session) = %+v, %v; want approved", got, err)
+	}
+}
