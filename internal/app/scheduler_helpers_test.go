@@ -306,3 +306,10 @@ func dumpTables(t *testing.T, path string) string {
 }
 
 func dbPath(t *testing.T) string { return filepath.Join(t.TempDir(), "homard.db") }
+
+// noticed returns the notices so far; the scheduler may still be running.
+func (r *schedRecorder) noticed() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.notices)
+}

@@ -161,6 +161,11 @@ func TestSchedulerInterruptedRun(t *testing.T) {
 		sleepUntil(mustUTC(t, "2025-06-01T10:00:30Z"))
 		var rec schedRecorder
 		_, stop := startSched(t, rec.deps(t, s, testAuto()))
+		sleepUntil(mustUTC(t, "2025-06-01T10:00:31Z"))
+		// The taken slot is passed over at once: the next run is 11:00.
+		if row, err := s.Task(t.Context(), tk.ID); err != nil || !row.NextRunAt.Equal(mustUTC(t, "2025-06-01T11:00:00Z")) {
+			t.Errorf("next run after the interrupted slot = %v, %v; want 11:00 UTC", row.NextRunAt, err)
+		}
 		sleepUntil(mustUTC(t, "2025-06-01T11:30:00Z"))
 		stop()
 		if got, want := rec.slots(t, false), []string{"t@2025-06-01T11:00:00Z"}; !slices.Equal(got, want) {
