@@ -153,7 +153,7 @@ type schedRecorder struct {
 	refusals []string
 }
 
-func (r *schedRecorder) deps(t *testing.T, s *store.Store, auto config.Automation) schedulerDeps {
+func (r *schedRecorder) deps(t testing.TB, s *store.Store, auto config.Automation) schedulerDeps {
 	return schedulerDeps{
 		Store: s, Auto: auto,
 		Run: func(ctx context.Context, tk store.Task, id int64, slot time.Time) {

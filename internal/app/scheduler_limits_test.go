@@ -125,12 +125,16 @@ func TestSchedulerExpiryWarning(t *testing.T) {
 		schedAddTask(t, s, schedTask{name: "far", sched: never, expires: 10 * 24 * time.Hour})
 		var rec schedRecorder
 		_, stop := startSched(t, rec.deps(t, s, testAuto()))
+		// A second scheduler on the database ticks at the same instants:
+		// the owner is still told once.
+		_, stop2 := startSched(t, rec.deps(t, openSchedStore(t, path), testAuto()))
 		sleepUntil(t0.Add(6*time.Hour - time.Second))
 		if n := rec.noticed(); len(n) != 0 {
 			t.Errorf("notices before the warning time: %q", n)
 		}
 		sleepUntil(t0.Add(7 * time.Hour))
 		stop()
+		stop2()
 		_, stop = startSched(t, rec.deps(t, s, testAuto()))
 		sleepUntil(t0.Add(31 * time.Hour))
 		stop()
