@@ -69,6 +69,9 @@ type schedulerDeps struct {
 	Log *slog.Logger
 }
 
+// Plan needs only Store and Auto: `homard task tick --dry-run` may build
+// a scheduler without Run, Refuse and Notify, and never call Run.
+
 // Timing of the loop.
 const (
 	// maxWait caps the timer: Go timers stop while the machine sleeps,
@@ -261,6 +264,9 @@ func (s *sqliteScheduler) apply(ctx context.Context, t store.Task, d decision, n
 	})
 	if err != nil {
 		return err
+	}
+	if claimed {
+		s.log.Info("scheduled slot "+p.Action, "task", t.ID, "slot", p.SlotKey, "why", p.Why)
 	}
 	switch {
 	case !claimed:
