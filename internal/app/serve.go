@@ -223,6 +223,19 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 		}
 	}()
 	defer func() { stopPrune(); <-chatsDone }()
+	// Scheduled tasks run with serve; a run still going when it stops is
+	// recorded as interrupted and never re-run.
+	r.log.Store(log)
+	sched := r.newTaskScheduler(log)
+	r.setSchedulerWake(sched.Wake)
+	schedDone := make(chan struct{})
+	go func() {
+		defer close(schedDone)
+		if err := sched.Run(pruneCtx); err != nil {
+			log.Warn("scheduled tasks stopped", "err", err)
+		}
+	}()
+	defer func() { stopPrune(); <-schedDone }()
 	login := srv.LoginURL(base)
 	fmt.Fprintf(o.Out, "homard serve: listening on %s\nOpen this link once to log in (valid 10 minutes, single use):\n  %s\n", base, login)
 	log.Info("listening", "addr", addr, "pid", os.Getpid())

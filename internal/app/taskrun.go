@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -379,6 +380,24 @@ func (r *Runtime) taskAsk(b task.Body) func(context.Context, channel.Card) (chan
 			}
 		}
 	}
+}
+
+// newTaskScheduler is serve's scheduler over this runtime's ledger.
+func (r *Runtime) newTaskScheduler(log *slog.Logger) *sqliteScheduler {
+	return newScheduler(schedulerDeps{
+		Store: r.Store, Auto: r.Config.Automation, Log: log,
+		Run: func(ctx context.Context, t store.Task, runID int64, slot time.Time) {
+			r.runTaskSlot(ctx, t, runID, slot)
+		},
+		Refuse: r.refuseBrokenTask, Notify: r.notifyTask,
+	})
+}
+
+// PlanTasks is `homard task tick --dry-run`: what a tick of the scheduler
+// would do now, and why, writing nothing. Runs in progress in a running
+// serve are not known here; a slot they hold shows as already taken.
+func (r *Runtime) PlanTasks(ctx context.Context) ([]SlotPlan, error) {
+	return r.newTaskScheduler(nil).Plan(ctx, r.now())
 }
 
 // RunTaskNow runs one slot of task id now, in the foreground (`homard

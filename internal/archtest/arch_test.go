@@ -59,8 +59,9 @@ var allowed = map[string][]string{
 	"internal/channel/feishu/frame":      {},
 	"internal/channel/feishu/feishutest": {"internal/channel/feishu/frame"},
 
-	// Scheduled tasks' sealed bodies (tool.Canonical, policy.Mode).
-	"internal/task": {"internal/store", "internal/tool", "internal/policy"},
+	// Scheduled tasks' sealed bodies (tool.Canonical, policy.Mode) and
+	// the schedule they seal (Body.Spec).
+	"internal/task": {"internal/store", "internal/tool", "internal/policy", "internal/schedule"},
 }
 
 // exclusive names third-party import prefixes only one package may use.

@@ -1,10 +1,8 @@
 package config
 
 import (
+	"strings"
 	"time"
-
-	"github.com/homard/homard/internal/policy"
-	"github.com/homard/homard/internal/schedule"
 )
 
 // Automation bounds scheduled tasks. The budgets are what a task gets
@@ -118,8 +116,8 @@ func applyAutomationDefaults(a *Automation) {
 // model may do unasked: safe 0, smart 1, autopilot 2, yolo 3; -1 for an
 // unknown mode.
 func ModeRank(m string) int {
-	for i, x := range policy.Modes {
-		if string(x) == m {
+	for i, x := range modes { // in the order of policy.Modes
+		if x == m {
 			return i
 		}
 	}
@@ -136,8 +134,10 @@ func validateAutomation(a *Automation, ps *problems) {
 		ps.add("automation.mode = %q is above automation.max_mode = %q: a task's default mode must be within the ceiling", a.Mode, a.MaxMode)
 	}
 	if a.TZ != "" {
-		if _, err := schedule.LoadZone(a.TZ); err != nil {
-			ps.add("automation.tz: %v", err)
+		// The same rule as schedule.LoadZone, which config may not
+		// import: an IANA name, never the machine's own "Local".
+		if _, err := time.LoadLocation(a.TZ); err != nil || strings.EqualFold(a.TZ, "local") {
+			ps.add("automation.tz = %q: name an IANA zone such as Europe/Paris or UTC", a.TZ)
 		}
 	}
 	positive := func(key string, d Duration, least time.Duration, def time.Duration) {

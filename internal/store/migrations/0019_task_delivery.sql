@@ -13,3 +13,7 @@ ALTER TABLE tasks ADD COLUMN warned_at INTEGER;
 ALTER TABLE task_runs ADD COLUMN delivery TEXT NOT NULL DEFAULT '';
 ALTER TABLE task_runs ADD COLUMN outbox_id INTEGER;
 ALTER TABLE chat_owners ADD COLUMN chat_id TEXT NOT NULL DEFAULT '';
+-- The scheduler's once-a-minute look for approvals ending soon
+-- (TasksExpiring): partial, so a task already warned, pending or removed
+-- costs nothing.
+CREATE INDEX tasks_expiring ON tasks (expires_at) WHERE warned_at IS NULL AND status IN ('active', 'paused');
