@@ -29,7 +29,7 @@ func (c *cli) taskCmd() *cobra.Command {
 schedule, while 'homard serve' runs:
 
   homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
-  homard task add watch --every 6h --tools read_file,web_fetch "Check the status page"
+  homard task add watch --every 6h --tools read_file,http_get "Check the status page"
   homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris "Plan my week from todo.md"
 
 A new task is pending: nothing runs until you approve it. 'homard task
@@ -84,7 +84,7 @@ func (c *cli) taskAddCmd() *cobra.Command {
 	var tools, maxRuntime, expires string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "add NAME (--at T | --every D | --cron EXPR) [flags] PROMPT",
+		Use:   "add NAME PROMPT",
 		Short: "Add a task, pending your approval (PROMPT, or - to read it from stdin)",
 		Long: `add stores a new task, pending: it does not run until 'homard task approve ID'.
 
@@ -102,7 +102,7 @@ latest one runs once when it starts again (--catch-up once).
 PROMPT is the last argument, or - to read it from stdin. Everything here
 is part of the body you approve; changing any of it needs a new task.`,
 		Example: `  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
-  homard task add watch --every 6h --tools read_file,web_fetch --deliver telegram "Check the status page"
+  homard task add watch --every 6h --tools read_file,http_get --deliver telegram "Check the status page"
   homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris --max-calls 8 - < weekly-prompt.txt
   homard task add quiet --every 1d --tools "" "Write a haiku"      # no tools at all`,
 		Args: cobra.ExactArgs(2),
