@@ -29,6 +29,8 @@ var jsonObjects = map[string]any{
 	"grant":      app.GrantJSON{},
 	"channel":    app.ChannelStatus{},
 	"pair":       pairJSON{},
+	"task":       taskJSON{},
+	"task run":   taskRunJSON{},
 }
 
 // docKeys reads docs/JSON.md: for each "## name" section, the keys of its

@@ -1,0 +1,410 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/termtext"
+)
+
+// The `homard task` commands: add, list, show, approve, renew, pause,
+// resume, rm, runs and run-now (this file and taskrun.go). They parse
+// flags and print; every rule lives in internal/app (tasks.go, taskrun.go).
+
+func (c *cli) taskCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "task",
+		Short: "Scheduled tasks: add, approve, list, run now, pause, remove",
+		Long: `A scheduled task is a prompt homard runs by itself, unattended, on a
+schedule, while 'homard serve' runs:
+
+  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
+  homard task add watch --every 6h --tools read_file,http_get "Check the status page"
+  homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris "Plan my week from todo.md"
+
+A new task is pending: nothing runs until you approve it. 'homard task
+approve ID' shows its exact body (prompt, schedule, zone, catch-up, tools,
+mode, budgets, delivery, expiry) and its hash, and seals it: homard stores
+an HMAC of those bytes under a key derived from the vault key. Before every
+run the seal is checked: a body changed since (an edit, a row changed in
+the database) or an expired approval (default 10 days; 'homard task renew
+ID') does not run, and you are told.
+
+A run may only propose the tools of its profile (--tools; the read-only
+tools by default), in its mode (--mode; automation.mode, safe by default,
+never above automation.max_mode), within its budgets; it ends only by
+calling complete_task with a summary. A call that needs approval waits for
+you on any channel (automation.approval_wait). Results go to --deliver:
+"web" (the web UI's tasks page and 'homard task runs ID') or a chat channel
+that is enabled (telegram, discord, feishu), through its outbox.
+
+Try a task once in the foreground with 'homard task run-now ID'.`,
+	}
+	cmd.AddCommand(c.taskAddCmd(), c.taskListCmd(), c.taskShowCmd(), c.taskApproveCmd(), c.taskRenewCmd(),
+		c.taskStatusCmd("pause", "Stop a task's runs (a run in progress stops before its next tool call)", (*app.Runtime).PauseTask),
+		c.taskStatusCmd("resume", "Run a paused task again from its next slot (missed slots are not caught up)", (*app.Runtime).ResumeTask),
+		c.taskRmCmd(), c.taskRunsCmd(), c.taskRunNowCmd())
+	// `task tick` (what is due and why) is added here once the scheduler
+	// is merged.
+	return cmd
+}
+
+// taskErr maps the task service's errors to what the CLI prints and its
+// exit code: a broken rule is a usage error (2), an unknown id says where
+// to find the ids, the rest (not approved, expired, changed) keep their
+// message, which says what to do, with the real id in it.
+func taskErr(err error, id string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, app.ErrBadRequest):
+		return &exitError{code: exitUsage, err: err}
+	case errors.Is(err, store.ErrNotFound):
+		return fmt.Errorf("no task %s; homard task list shows them", id)
+	}
+	if id != "" {
+		// The task package's messages name "ID" (homard task renew ID).
+		return errors.New(strings.ReplaceAll(err.Error(), " ID`", " "+id+"`"))
+	}
+	return err
+}
+
+func (c *cli) taskAddCmd() *cobra.Command {
+	var s app.TaskSpec
+	var tools, maxRuntime, expires string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "add NAME PROMPT",
+		Short: "Add a task, pending your approval (PROMPT, or - to read it from stdin)",
+		Long: `add stores a new task, pending: it does not run until 'homard task approve ID'.
+
+When it runs, exactly one of:
+  --at T         once: 2026-12-24T08:00 in --tz (or automation.tz), or RFC 3339
+                 with an offset (2026-12-24T08:00:00+01:00)
+  --every D      every D from now, counted in UTC: 90m, 6h, 1d, 7d
+                 (at least automation.min_interval, 5m by default)
+  --cron EXPR    5 fields (minute hour day month weekday) in --tz, which is
+                 required unless automation.tz is set
+
+A slot missed while homard was down is skipped (--catch-up skip) or the
+latest one runs once when it starts again (--catch-up once).
+
+PROMPT is the last argument, or - to read it from stdin. Everything here
+is part of the body you approve; changing any of it needs a new task.`,
+		Example: `  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
+  homard task add watch --every 6h --tools read_file,http_get --deliver telegram "Check the status page"
+  homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris --max-calls 8 - < weekly-prompt.txt
+  homard task add quiet --every 1d --tools "" "Write a haiku"      # no tools at all`,
+		Args: cobra.ExactArgs(2),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			s.Name = args[0]
+			prompt, err := c.taskPrompt(args[1])
+			if err != nil {
+				return err
+			}
+			s.Prompt = prompt
+			if cmd.Flags().Changed("tools") {
+				s.Tools = splitTools(tools)
+			}
+			if s.MaxRuntime, err = parseSpan("--max-runtime", maxRuntime); err != nil {
+				return err
+			}
+			if s.Expires, err = parseSpan("--expires", expires); err != nil {
+				return err
+			}
+			in, err := r.AddTask(cmd.Context(), s)
+			if err != nil {
+				return taskErr(err, "")
+			}
+			if asJSON {
+				return writeJSON(c.stdout, taskOut(in))
+			}
+			fmt.Fprintf(c.stdout, "added %s (%s), status %s\n", in.ID, termtext.Line(in.Name), in.Status)
+			fmt.Fprintf(c.stdout, "schedule  %s\n", termtext.Line(in.Schedule))
+			fmt.Fprintf(c.stdout, "tools     %s\n", toolList(in.Body.Tools))
+			fmt.Fprintf(c.stdout, "hash      %s\n", in.Hash)
+			fmt.Fprintf(c.stdout, "nothing runs until you review and approve it: homard task approve %s\n", in.ID)
+			return nil
+		}),
+	}
+	f := cmd.Flags()
+	f.StringVar(&s.At, "at", "", "run once at `T` (2026-12-24T08:00 in --tz, or RFC 3339)")
+	f.StringVar(&s.Every, "every", "", "run every `D` (90m, 6h, 1d), counted in UTC from now")
+	f.StringVar(&s.Cron, "cron", "", "run on a 5-field cron `EXPR` in --tz")
+	f.StringVar(&s.TZ, "tz", "", "IANA time `ZONE` of --cron and a local --at (default automation.tz)")
+	f.StringVar(&tools, "tools", "", "the tool profile, comma-separated (default: the read-only tools; \"\" for none)")
+	f.StringVar(&s.Mode, "mode", "", "permission `MODE` of its runs (default automation.mode; at most automation.max_mode)")
+	f.Int64Var(&s.MaxCalls, "max-calls", 0, "tool calls per run (default automation.max_calls)")
+	f.Int64Var(&s.MaxTurns, "max-turns", 0, "model calls per run (default automation.max_turns)")
+	f.Int64Var(&s.MaxTokens, "max-tokens", 0, "model tokens per run (default automation.max_tokens)")
+	f.StringVar(&maxRuntime, "max-runtime", "", "wall clock per run, `D` such as 10m (default automation.max_runtime)")
+	f.StringVar(&s.Deliver, "deliver", "", "where results go: web (default), telegram, discord or feishu")
+	f.StringVar(&s.CatchUp, "catch-up", "", "a slot missed while homard was down: skip (default) or once")
+	f.StringVar(&expires, "expires", "", "how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)")
+	f.BoolVar(&asJSON, "json", false, "print the task as JSON (docs/JSON.md, \"task\")")
+	return cmd
+}
+
+// taskPrompt is PROMPT, or stdin when it is "-" (one trailing newline
+// dropped). The body's own limit applies; reading stops just past it.
+func (c *cli) taskPrompt(arg string) (string, error) {
+	if arg != "-" {
+		return arg, nil
+	}
+	b, err := io.ReadAll(io.LimitReader(c.stdin, 1<<20))
+	if err != nil {
+		return "", fmt.Errorf("read the prompt from stdin: %w", err)
+	}
+	return strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r"), nil
+}
+
+// splitTools reads --tools: names separated by commas, spaces trimmed;
+// "" is no tools (an empty, non-nil profile).
+func splitTools(s string) []string {
+	out := []string{}
+	for _, name := range strings.Split(s, ",") {
+		if name = strings.TrimSpace(name); name != "" {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// parseSpan reads a duration flag that also takes whole days: "10d",
+// "1d12h", "36h", "90m". "" is zero (the configured default).
+func parseSpan(flag, s string) (time.Duration, error) {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return 0, nil
+	}
+	bad := usageErr("%s %q: want a duration such as 10d, 36h or 90m", flag, s)
+	var d time.Duration
+	if days, rest, ok := strings.Cut(s, "d"); ok {
+		n, err := strconv.Atoi(days)
+		if err != nil || n < 0 || n > 3660 || days[0] == '+' {
+			return 0, bad
+		}
+		d, s = time.Duration(n)*24*time.Hour, rest
+	}
+	if s != "" {
+		r, err := time.ParseDuration(s)
+		if err != nil || r < 0 {
+			return 0, bad
+		}
+		d += r
+	}
+	if d == 0 {
+		return 0, bad
+	}
+	return d, nil
+}
+
+func toolList(tools []string) string {
+	if len(tools) == 0 {
+		return "(none: the run can only call complete_task)"
+	}
+	return termtext.Line(strings.Join(tools, ", "))
+}
+
+// confirm asks question on stderr and reads y or yes from stdin. Without
+// a terminal it refuses (a usage error naming --yes): an approval is given
+// by a person who read what it approves, or by a script that says so.
+func (c *cli) confirm(question, what string) (bool, error) {
+	if !c.interactive() {
+		return false, usageErr("%s needs a person at a terminal to confirm; read what is shown above, then pass --yes", what)
+	}
+	fmt.Fprintf(c.stderr, "%s [y/N] ", question)
+	line, _ := bufio.NewReader(c.stdin).ReadString('\n')
+	line = strings.TrimSpace(line)
+	return strings.EqualFold(line, "y") || strings.EqualFold(line, "yes"), nil
+}
+
+func (c *cli) taskApproveCmd() *cobra.Command {
+	var yes, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "approve ID",
+		Short: "Show a task's exact body and its hash, then seal it so it runs",
+		Long: `approve prints the exact body you approve (its canonical JSON, indented
+here for reading: the sealed bytes are the compact form), its SHA-256 and
+the prefix of the seal it will store (HMAC-SHA-256 under a key derived
+from the vault key), then asks. What is approved is the body with the hash
+shown: if the task changed in between, approving is refused. From then on
+every run is checked against the seal before it starts.
+
+Without a terminal, pass --yes (after reading 'homard task show ID').`,
+		Example: `  homard task approve task_3f9a2c1d7e4b5a60
+  homard task show task_3f9a2c1d7e4b5a60 && homard task approve task_3f9a2c1d7e4b5a60 --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			id := args[0]
+			in, err := r.TaskInfo(cmd.Context(), id)
+			if err != nil {
+				return taskErr(err, id)
+			}
+			if in.Hash == "" {
+				return fmt.Errorf("task %s: %s", id, termtext.Line(in.Problem))
+			}
+			w := c.stdout
+			if asJSON {
+				w = c.stderr // stdout is the JSON document alone
+			}
+			c.printBody(w, in)
+			fmt.Fprintf(w, "seal it will store (HMAC-SHA-256, prefix)  %s\n", in.SealIfApproved)
+			if !yes {
+				ok, err := c.confirm("Approve this task?", "approving")
+				if err != nil || !ok {
+					if err == nil {
+						fmt.Fprintln(c.stdout, "not approved")
+					}
+					return err
+				}
+			}
+			in, err = r.ApproveTask(cmd.Context(), id, in.Hash)
+			if err != nil {
+				return taskErr(err, id)
+			}
+			if asJSON {
+				return writeJSON(c.stdout, taskOut(in))
+			}
+			fmt.Fprintf(c.stdout, "approved %s: seal %s, until %s\n", in.ID, in.Seal, when(in.ExpiresAt))
+			if len(in.Next) > 0 {
+				fmt.Fprintf(c.stdout, "next run  %s (while homard serve runs)\n", when(in.Next[0]))
+			}
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "approve without asking (read the body first)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the approved task as JSON (the body and hash go to stderr)")
+	return cmd
+}
+
+func (c *cli) taskRenewCmd() *cobra.Command {
+	var yes, asJSON bool
+	var expires string
+	cmd := &cobra.Command{
+		Use:   "renew ID",
+		Short: "Approve an unchanged task again for --expires more (default automation.expiry)",
+		Long: `renew re-approves a task whose body has not changed since you approved it,
+expired or not: only its expiry changes, and it is sealed again. A body
+that changed is refused; review it with 'homard task show ID'.`,
+		Example: `  homard task renew task_3f9a2c1d7e4b5a60
+  homard task renew task_3f9a2c1d7e4b5a60 --expires 30d --yes`,
+		Args: cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			id := args[0]
+			d, err := parseSpan("--expires", expires)
+			if err != nil {
+				return err
+			}
+			in, err := r.TaskInfo(cmd.Context(), id)
+			if err != nil {
+				return taskErr(err, id)
+			}
+			w := c.stdout
+			if asJSON {
+				w = c.stderr
+			}
+			if in.Hash != "" {
+				c.printBody(w, in)
+			}
+			if !yes {
+				ok, err := c.confirm("Renew this task's approval?", "renewing")
+				if err != nil || !ok {
+					if err == nil {
+						fmt.Fprintln(c.stdout, "not renewed")
+					}
+					return err
+				}
+			}
+			in, err = r.RenewTask(cmd.Context(), id, d)
+			if err != nil {
+				return taskErr(err, id)
+			}
+			if asJSON {
+				return writeJSON(c.stdout, taskOut(in))
+			}
+			fmt.Fprintf(c.stdout, "renewed %s until %s: seal %s\n", in.ID, when(in.ExpiresAt), in.Seal)
+			return nil
+		}),
+	}
+	cmd.Flags().StringVar(&expires, "expires", "", "how long the new approval lasts, `D` such as 10d (default automation.expiry)")
+	cmd.Flags().BoolVar(&yes, "yes", false, "renew without asking")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the renewed task as JSON")
+	return cmd
+}
+
+// taskStatusCmd is pause or resume.
+func (c *cli) taskStatusCmd(verb, short string, do func(*app.Runtime, context.Context, string) (app.TaskInfo, error)) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   verb + " ID",
+		Short: short,
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			in, err := do(r, cmd.Context(), args[0])
+			if err != nil {
+				return taskErr(err, args[0])
+			}
+			if asJSON {
+				return writeJSON(c.stdout, taskOut(in))
+			}
+			fmt.Fprintf(c.stdout, "%s is %s\n", in.ID, in.Status)
+			if len(in.Next) > 0 {
+				fmt.Fprintf(c.stdout, "next run  %s\n", when(in.Next[0]))
+			}
+			if in.Problem != "" && in.Status != store.TaskPaused {
+				fmt.Fprintf(c.stdout, "problem   %s\n", termtext.Line(in.Problem))
+			}
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the task as JSON")
+	return cmd
+}
+
+func (c *cli) taskRmCmd() *cobra.Command {
+	var yes, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "rm ID",
+		Short: "Remove a task for good (its runs stay readable; a run in progress stops)",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			id := args[0]
+			in, err := r.TaskInfo(cmd.Context(), id)
+			if err != nil {
+				return taskErr(err, id)
+			}
+			if !yes {
+				ok, err := c.confirm(fmt.Sprintf("Remove task %s (%s)? It cannot be undone.", in.ID, termtext.Line(in.Name)), "removing a task")
+				if err != nil || !ok {
+					if err == nil {
+						fmt.Fprintln(c.stdout, "not removed")
+					}
+					return err
+				}
+			}
+			in, err = r.RemoveTask(cmd.Context(), id)
+			if err != nil {
+				return taskErr(err, id)
+			}
+			if asJSON {
+				return writeJSON(c.stdout, taskOut(in))
+			}
+			fmt.Fprintf(c.stdout, "removed %s; its runs stay readable: homard task runs %s\n", in.ID, in.ID)
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the removed task as JSON")
+	return cmd
+}

@@ -1,0 +1,327 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/termtext"
+)
+
+// taskJSON is a task as `homard task list|show|add|approve … --json`
+// print it. Body is the canonical body, the exact sealed value.
+type taskJSON struct {
+	ID             string          `json:"id"`
+	Name           string          `json:"name"`
+	Owner          string          `json:"owner"`
+	Status         string          `json:"status"`
+	Schedule       string          `json:"schedule"`
+	Body           json.RawMessage `json:"body"`
+	Hash           string          `json:"hash"`
+	Seal           string          `json:"seal"`
+	SealIfApproved string          `json:"seal_if_approved"`
+	ApprovedAt     *time.Time      `json:"approved_at"`
+	ExpiresAt      *time.Time      `json:"expires_at"`
+	NextRunAt      *time.Time      `json:"next_run_at"`
+	Next           []time.Time     `json:"next"`
+	Problem        string          `json:"problem"`
+	LastRun        *taskRunJSON    `json:"last_run"`
+}
+
+func taskOut(in app.TaskInfo) taskJSON {
+	body := json.RawMessage("null")
+	if json.Valid([]byte(in.Canonical)) {
+		body = json.RawMessage(in.Canonical)
+	}
+	next := make([]time.Time, 0, len(in.Next))
+	for _, t := range in.Next {
+		next = append(next, t.UTC())
+	}
+	out := taskJSON{ID: in.ID, Name: in.Name, Owner: in.Owner, Status: in.Status, Schedule: in.Schedule, Body: body,
+		Hash: in.Hash, Seal: in.Seal, SealIfApproved: in.SealIfApproved, ApprovedAt: timeOrNull(in.ApprovedAt),
+		ExpiresAt: timeOrNull(in.ExpiresAt), NextRunAt: timeOrNull(in.NextRunAt), Next: next, Problem: in.Problem}
+	if in.LastRun != nil {
+		r := taskRunOut(*in.LastRun)
+		out.LastRun = &r
+	}
+	return out
+}
+
+// taskRunJSON is one run of `homard task runs ID --json` and
+// `homard task run-now ID --json`.
+type taskRunJSON struct {
+	ID            int64           `json:"id"`
+	TaskID        string          `json:"task_id"`
+	Slot          string          `json:"slot"`
+	SlotAt        time.Time       `json:"slot_at"`
+	Status        string          `json:"status"`
+	StartedAt     *time.Time      `json:"started_at"`
+	EndedAt       *time.Time      `json:"ended_at"`
+	Summary       string          `json:"summary"`
+	Error         string          `json:"error"`
+	Tokens        int64           `json:"tokens"`
+	Usage         json.RawMessage `json:"usage"`
+	Delivery      string          `json:"delivery"`
+	DeliveryState string          `json:"delivery_state"`
+	DeliveryError string          `json:"delivery_error"`
+}
+
+func taskRunOut(r store.TaskRun) taskRunJSON {
+	usage := json.RawMessage("{}")
+	if json.Valid(r.Usage) {
+		usage = json.RawMessage(r.Usage)
+	}
+	return taskRunJSON{ID: r.ID, TaskID: r.TaskID, Slot: r.SlotKey, SlotAt: r.SlotAt.UTC(), Status: r.Status,
+		StartedAt: timeOrNull(r.StartedAt), EndedAt: timeOrNull(r.EndedAt), Summary: r.Summary, Error: r.Error,
+		Tokens: r.Tokens, Usage: usage, Delivery: r.Delivery, DeliveryState: r.DeliveryState, DeliveryError: r.DeliveryError}
+}
+
+// when is t for a person: local time, with UTC beside it when the local
+// zone is another; "-" for the zero time.
+func when(t time.Time) string {
+	if t.IsZero() {
+		return "-"
+	}
+	l := t.Local()
+	s := l.Format("2006-01-02 15:04 MST")
+	if _, off := l.Zone(); off != 0 {
+		s += " (" + t.UTC().Format("15:04 UTC") + ")"
+	}
+	return s
+}
+
+// printBody prints the body the owner approves, indented for reading,
+// and its hash. The prompt inside may hold anything: the one printer.
+func (c *cli) printBody(w io.Writer, in app.TaskInfo) {
+	var b bytes.Buffer
+	text := in.Canonical
+	if json.Indent(&b, []byte(in.Canonical), "", "  ") == nil {
+		text = b.String()
+	}
+	fmt.Fprintf(w, "task %s (%s)  [%s]\n", termtext.Line(in.ID), termtext.Line(in.Name), in.Status)
+	fmt.Fprintln(w, "body (its canonical JSON, indented here for reading; the sealed bytes are the compact form):")
+	fmt.Fprintln(w, termtext.Visible(text))
+	fmt.Fprintf(w, "sha256 of the body  %s\n", in.Hash)
+}
+
+func (c *cli) taskListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List your tasks (not removed ones): status, schedule, next run, last run, problem",
+		Args:  cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			list, err := r.Tasks(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				out := make([]taskJSON, 0, len(list))
+				for _, in := range list {
+					out = append(out, taskOut(in))
+				}
+				return writeJSON(c.stdout, out)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(c.stdout, `no tasks; add one: homard task add NAME --every 1d "PROMPT"`)
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM")
+			for _, in := range list {
+				last := "-"
+				if in.LastRun != nil {
+					last = in.LastRun.Status
+				}
+				next := "-"
+				if len(in.Next) > 0 {
+					next = when(in.Next[0])
+				}
+				problem := in.Problem
+				if problem == "" {
+					problem = "-"
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(in.ID), termtext.Line(in.Name), in.Status,
+					termtext.Line(in.Schedule), next, last, termtext.Line(problem))
+			}
+			return tw.Flush()
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (docs/JSON.md, \"task\")")
+	return cmd
+}
+
+func (c *cli) taskShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show ID",
+		Short: "Show a task: its body, hash, seal, next 3 runs, problem and last run",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			in, err := r.TaskInfo(cmd.Context(), args[0])
+			if err != nil {
+				return taskErr(err, args[0])
+			}
+			if asJSON {
+				return writeJSON(c.stdout, taskOut(in))
+			}
+			line := termtext.Line
+			w := c.stdout
+			c.printBody(w, in)
+			fmt.Fprintf(w, "schedule  %s\n", line(in.Schedule))
+			b := in.Body
+			fmt.Fprintf(w, "tools     %s\n", toolList(b.Tools))
+			fmt.Fprintf(w, "mode      %s   deliver %s   catch-up %s\n", line(string(b.Mode)), line(b.Deliver), line(b.CatchUp))
+			fmt.Fprintf(w, "budgets   %d tool calls, %d model calls, %d tokens, %v per run\n",
+				b.Budgets.MaxCalls, b.Budgets.MaxTurns, b.Budgets.MaxTokens, b.Budgets.MaxRuntime)
+			seal := in.Seal
+			if seal == "" {
+				seal = "(not approved; approving would store " + in.SealIfApproved + ")"
+			}
+			fmt.Fprintf(w, "seal      %s\n", seal)
+			fmt.Fprintf(w, "approved  %s\n", when(in.ApprovedAt))
+			fmt.Fprintf(w, "expires   %s\n", when(b.Expires))
+			for i, t := range in.Next {
+				label := "          "
+				if i == 0 {
+					label = "next runs "
+				}
+				fmt.Fprintf(w, "%s%s\n", label, when(t))
+			}
+			if in.Problem != "" {
+				fmt.Fprintf(w, "problem   %s\n", line(in.Problem))
+			}
+			if lr := in.LastRun; lr != nil {
+				fmt.Fprintf(w, "last run  %d %s, started %s: %s\n", lr.ID, lr.Status, when(lr.StartedAt), runResult(*lr, 100))
+			}
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the task as JSON (docs/JSON.md, \"task\")")
+	return cmd
+}
+
+// runResult is a run's summary, or its error, on one line of at most n
+// characters, made inert.
+func runResult(r store.TaskRun, n int) string {
+	s := r.Summary
+	if r.Error != "" {
+		s = r.Error
+	}
+	if s == "" {
+		return "-"
+	}
+	return shorten(s, n)
+}
+
+// delivery says where a run's result went: web, or the platform with its
+// outbox row's state ("telegram sent", "telegram failed: why").
+func delivery(r store.TaskRun) string {
+	switch {
+	case r.Delivery == "":
+		return "-"
+	case r.Delivery == "web" || r.DeliveryState == "":
+		return termtext.Line(r.Delivery)
+	case r.DeliveryState == "failed":
+		return termtext.Line(r.Delivery + " failed: " + r.DeliveryError)
+	}
+	return termtext.Line(r.Delivery + " " + r.DeliveryState)
+}
+
+func (c *cli) taskRunsCmd() *cobra.Command {
+	var n int
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "runs ID",
+		Short: "List a task's last runs: slot, status, duration, tokens, delivery, summary or error",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			if n < 1 || n > 1000 {
+				return usageErr("-n %d: want 1 to 1000 runs", n)
+			}
+			runs, err := r.TaskRuns(cmd.Context(), args[0], n)
+			if err != nil {
+				return taskErr(err, args[0])
+			}
+			if asJSON {
+				out := make([]taskRunJSON, 0, len(runs))
+				for _, run := range runs {
+					out = append(out, taskRunOut(run))
+				}
+				return writeJSON(c.stdout, out)
+			}
+			if len(runs) == 0 {
+				fmt.Fprintf(c.stdout, "no runs yet; try one now: homard task run-now %s\n", termtext.Line(args[0]))
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR")
+			for _, run := range runs {
+				dur := "-"
+				if !run.EndedAt.IsZero() && !run.StartedAt.IsZero() {
+					dur = run.EndedAt.Sub(run.StartedAt).Round(time.Second / 10).String()
+				}
+				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", run.ID, when(run.SlotAt), run.Status, when(run.StartedAt),
+					dur, run.Tokens, delivery(run), runResult(run, 80))
+			}
+			return tw.Flush()
+		}),
+	}
+	cmd.Flags().IntVarP(&n, "n", "n", 20, "how many runs, newest first")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (docs/JSON.md, \"task run\"), summaries whole")
+	return cmd
+}
+
+func (c *cli) taskRunNowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "run-now ID",
+		Short: "Run one slot of an approved task now, in the foreground, and print how it ended",
+		Long: `run-now runs the task once, here, exactly as a scheduled slot runs: the seal
+and the expiry are checked first (a task not approved, changed or expired
+is refused and nothing runs), then the model works within the task's tools,
+mode and budgets until it calls complete_task. The run is recorded and its
+result delivered like any other ('homard task runs ID').
+
+Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
+(the run is recorded as interrupted).`,
+		Args: cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			run, err := r.RunTaskNow(cmd.Context(), args[0])
+			if err != nil {
+				return taskErr(err, args[0])
+			}
+			if cmd.Context().Err() != nil {
+				return cmd.Context().Err() // Ctrl+C: exit 130
+			}
+			if asJSON {
+				if err := writeJSON(c.stdout, taskRunOut(run)); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(c.stdout, "run %d %s (%d tokens, delivery %s)\n", run.ID, run.Status, run.Tokens, delivery(run))
+				if run.Summary != "" {
+					fmt.Fprintln(c.stdout, termtext.Visible(strings.TrimRight(run.Summary, "\n")))
+				}
+			}
+			if run.Status != store.TaskRunSucceeded {
+				why := run.Error
+				if why == "" {
+					why = run.Status
+				}
+				return &exitError{code: exitFailure, err: fmt.Errorf("the run did not succeed: %s", why)}
+			}
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as JSON (docs/JSON.md, \"task run\")")
+	return cmd
+}
