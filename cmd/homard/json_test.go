@@ -31,6 +31,7 @@ var jsonObjects = map[string]any{
 	"pair":       pairJSON{},
 	"task":       taskJSON{},
 	"task run":   taskRunJSON{},
+	"task plan":  taskPlanJSON{},
 }
 
 // docKeys reads docs/JSON.md: for each "## name" section, the keys of its

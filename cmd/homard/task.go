@@ -18,7 +18,7 @@ import (
 )
 
 // The `homard task` commands: add, list, show, approve, renew, pause,
-// resume, rm, runs and run-now (this file and taskrun.go). They parse
+// resume, rm, runs, run-now and tick --dry-run (this file and taskview.go). They parse
 // flags and print; every rule lives in internal/app (tasks.go, taskrun.go).
 
 func (c *cli) taskCmd() *cobra.Command {
@@ -53,9 +53,7 @@ Try a task once in the foreground with 'homard task run-now ID'.`,
 	cmd.AddCommand(c.taskAddCmd(), c.taskListCmd(), c.taskShowCmd(), c.taskApproveCmd(), c.taskRenewCmd(),
 		c.taskStatusCmd("pause", "Stop a task's runs (a run in progress stops before its next tool call)", (*app.Runtime).PauseTask),
 		c.taskStatusCmd("resume", "Run a paused task again from its next slot (missed slots are not caught up)", (*app.Runtime).ResumeTask),
-		c.taskRmCmd(), c.taskRunsCmd(), c.taskRunNowCmd())
-	// `task tick` (what is due and why) is added here once the scheduler
-	// is merged.
+		c.taskRmCmd(), c.taskRunsCmd(), c.taskRunNowCmd(), c.taskTickCmd())
 	return cmd
 }
 

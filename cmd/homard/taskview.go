@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -323,5 +324,68 @@ Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
 		}),
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as JSON (docs/JSON.md, \"task run\")")
+	return cmd
+}
+
+// taskPlanJSON is one line of `task tick --dry-run --json`
+// (docs/JSON.md, "task plan").
+type taskPlanJSON struct {
+	TaskID  string `json:"task_id"`
+	Name    string `json:"name"`
+	Slot    string `json:"slot"` // RFC 3339; "" for refuse and none
+	SlotKey string `json:"slot_key"`
+	Action  string `json:"action"` // run, skip, refuse or none
+	Why     string `json:"why"`
+}
+
+func (c *cli) taskTickCmd() *cobra.Command {
+	var dryRun, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "tick --dry-run",
+		Short: "Show what the scheduler would do now with each due task, and why (writes nothing)",
+		Long: `tick --dry-run asks the scheduler what a tick now would do with each task
+that is due: run a slot, skip it (missed while homard was down, the
+previous run still running, the task's runs per day or the day's token
+limit reached) or refuse it (its body does not decode), and why. Nothing is
+claimed, run or written: the scheduler in 'homard serve' is what runs tasks.
+A task not due yet is not listed; 'homard task list' shows the next runs.`,
+		Args: cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			if !dryRun {
+				return &exitError{code: exitUsage, err: errors.New("task tick only plans: add --dry-run (homard serve runs the tasks)")}
+			}
+			plan, err := r.PlanTasks(cmd.Context())
+			if err != nil {
+				return err
+			}
+			out := make([]taskPlanJSON, 0, len(plan))
+			for _, p := range plan {
+				j := taskPlanJSON{TaskID: p.TaskID, Name: p.Name, SlotKey: p.SlotKey, Action: p.Action, Why: p.Why}
+				if !p.Slot.IsZero() {
+					j.Slot = p.Slot.UTC().Format(time.RFC3339)
+				}
+				out = append(out, j)
+			}
+			if asJSON {
+				return writeJSON(c.stdout, out)
+			}
+			if len(out) == 0 {
+				fmt.Fprintln(c.stdout, "nothing is due now; homard task list shows the next runs")
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "ID\tNAME\tACTION\tSLOT\tWHY")
+			for i, p := range plan {
+				slot := "-"
+				if !p.Slot.IsZero() {
+					slot = when(p.Slot)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.Line(out[i].TaskID), termtext.Line(p.Name), p.Action, slot, termtext.Line(p.Why))
+			}
+			return tw.Flush()
+		}),
+	}
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only show the plan (required)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (docs/JSON.md, \"task plan\")")
 	return cmd
 }
