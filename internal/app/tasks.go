@@ -245,13 +245,11 @@ func (r *Runtime) taskBody(s TaskSpec, id string, now time.Time) (task.Body, err
 		},
 		Deliver: deliver, Expires: now.Add(expires).UTC().Truncate(time.Second),
 	}
-	// Canonical form: what Decode gives back (sorted tools, UTC times).
-	c, err := b.Canonical()
-	if err != nil {
-		return task.Body{}, err
-	}
-	if b, err = task.Decode(c); err != nil {
-		return task.Body{}, err
+	// Canonical form, as Decode would give it back: the profile sorted
+	// without repeats, never nil (the expiry is UTC already).
+	b.Tools = slices.Compact(slices.Sorted(slices.Values(b.Tools)))
+	if b.Tools == nil {
+		b.Tools = []string{}
 	}
 	return b, r.checkTaskRules(b)
 }
@@ -279,8 +277,9 @@ func (r *Runtime) AddTask(ctx context.Context, s TaskSpec) (TaskInfo, error) {
 	if err != nil {
 		return TaskInfo{}, err
 	}
+	row := store.Task{ID: id, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now}
 	err = r.Store.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.InsertTask(store.Task{ID: id, Owner: b.Owner, Name: b.Name, Body: c, CreatedAt: now}); err != nil {
+		if err := tx.InsertTask(row); err != nil {
 			return err
 		}
 		return r.auditTask(tx, b.Owner, id, policy.RuleTaskAdded, "added, waiting for approval", "")
@@ -288,7 +287,8 @@ func (r *Runtime) AddTask(ctx context.Context, s TaskSpec) (TaskInfo, error) {
 	if err != nil {
 		return TaskInfo{}, err
 	}
-	return r.TaskInfo(ctx, id)
+	// The row just written: no need to read it back, nor its runs.
+	return r.describeTask(row, b, nil)
 }
 
 func validTaskName(s string) bool {
@@ -338,46 +338,52 @@ func (r *Runtime) TaskInfo(ctx context.Context, id string) (TaskInfo, error) {
 }
 
 func (r *Runtime) taskInfo(ctx context.Context, t store.Task) (TaskInfo, error) {
-	now := r.now()
-	in := TaskInfo{ID: t.ID, Owner: t.Owner, Name: t.Name, Status: t.Status, Canonical: string(t.Body),
-		ApprovedAt: t.ApprovedAt, ExpiresAt: t.ExpiresAt, NextRunAt: t.NextRunAt}
-	if len(t.MAC) >= sealPrefix {
-		in.Seal = t.MAC[:sealPrefix]
+	runs, err := r.Store.RecentRuns(ctx, t.ID, 1)
+	if err != nil {
+		return TaskInfo{}, err
+	}
+	var last *store.TaskRun
+	if len(runs) > 0 {
+		last = &runs[0]
 	}
 	b, err := task.Decode(t.Body)
 	if err != nil {
-		in.Problem = "its stored body does not decode: it changed since it was added"
-	} else {
-		in.Body = b
-		if in.Hash, err = task.Hash(b); err != nil {
-			return TaskInfo{}, err
+		in := TaskInfo{ID: t.ID, Owner: t.Owner, Name: t.Name, Status: t.Status, Canonical: string(t.Body),
+			ApprovedAt: t.ApprovedAt, ExpiresAt: t.ExpiresAt, NextRunAt: t.NextRunAt, LastRun: last,
+			Problem: "its stored body does not decode: it changed since it was added"}
+		if len(t.MAC) >= sealPrefix {
+			in.Seal = t.MAC[:sealPrefix]
 		}
-		if spec, err := b.Spec(); err == nil {
-			in.Schedule = spec.String()
-			if t.Status == store.TaskActive && !t.NextRunAt.IsZero() {
-				in.Next = append([]time.Time{t.NextRunAt}, schedule.Upcoming(spec, t.NextRunAt, 2)...)
-			}
+		return in, nil
+	}
+	return r.describeTask(t, b, last)
+}
+
+// describeTask is TaskInfo of row t whose stored body decoded to b.
+func (r *Runtime) describeTask(t store.Task, b task.Body, last *store.TaskRun) (TaskInfo, error) {
+	in := TaskInfo{ID: t.ID, Owner: t.Owner, Name: t.Name, Status: t.Status, Canonical: string(t.Body), Body: b,
+		ApprovedAt: t.ApprovedAt, ExpiresAt: t.ExpiresAt, NextRunAt: t.NextRunAt, LastRun: last}
+	if len(t.MAC) >= sealPrefix {
+		in.Seal = t.MAC[:sealPrefix]
+	}
+	var err error
+	if in.Hash, err = task.Hash(b); err != nil {
+		return TaskInfo{}, err
+	}
+	if spec, err := b.Spec(); err == nil {
+		in.Schedule = spec.String()
+		if t.Status == store.TaskActive && !t.NextRunAt.IsZero() {
+			in.Next = append([]time.Time{t.NextRunAt}, schedule.Upcoming(spec, t.NextRunAt, 2)...)
 		}
 	}
 	key, err := r.taskKey()
 	if err != nil {
 		return TaskInfo{}, err
 	}
-	if err == nil && in.Problem == "" {
-		if s, err := task.Seal(key, b); err == nil {
-			in.SealIfApproved = s[:sealPrefix]
-		}
+	if s, err := task.Seal(key, b); err == nil {
+		in.SealIfApproved = s[:sealPrefix]
 	}
-	if in.Problem == "" {
-		in.Problem = taskProblem(key, t, now)
-	}
-	runs, err := r.Store.RecentRuns(ctx, t.ID, 1)
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	if len(runs) > 0 {
-		in.LastRun = &runs[0]
-	}
+	in.Problem = taskProblem(key, t, r.now())
 	return in, nil
 }
 

@@ -37,6 +37,7 @@ package schedule
 import (
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	// The zone database, embedded in every binary that schedules tasks so
@@ -53,9 +54,19 @@ func LoadZone(name string) (*time.Location, error) {
 	if name == "" || strings.EqualFold(name, "local") {
 		return nil, fmt.Errorf("time zone %q: name an IANA zone such as Europe/Paris or UTC", name)
 	}
+	if loc, ok := zones.Load(name); ok {
+		return loc.(*time.Location), nil
+	}
 	loc, err := time.LoadLocation(name)
 	if err != nil {
 		return nil, fmt.Errorf("time zone %q: not a known IANA zone name; use one such as Europe/Paris, America/New_York or UTC", name)
 	}
+	zones.Store(name, loc)
 	return loc, nil
 }
+
+// zones caches loaded zones by name: time.LoadLocation reads and parses
+// the zone's file (or the embedded copy) on every call, and the scheduler
+// asks for a task's zone on every tick that finds it due. A handful of
+// names, never evicted.
+var zones sync.Map
