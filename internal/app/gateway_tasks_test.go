@@ -147,7 +147,8 @@ func TestGatewayTasksListShowApprove(t *testing.T) {
 
 // TestGatewayTaskActions: pause, resume, renew and remove through the API,
 // each answered with the task as it now is; an action that does not apply
-// is 409 and changes nothing; a bad renewal is 400. The runs table carries
+// is 409 and changes nothing; a bad renewal is 400; each action that took
+// effect is told on /api/events as task_changed. The runs table carries
 // each run's summary and delivery, a failed chat delivery with its error.
 func TestGatewayTaskActions(t *testing.T) {
 	r := newTestRuntime(t, "smart")
@@ -168,6 +169,7 @@ func TestGatewayTaskActions(t *testing.T) {
 		t.Errorf("last_run %+v; want the newest run", shown.LastRun)
 	}
 
+	events := g.stream(g.req("GET", "/api/events", "", g.token))
 	later := time.Now().Add(240 * time.Hour)
 	for _, step := range []struct {
 		name, path, body string
@@ -202,6 +204,19 @@ func TestGatewayTaskActions(t *testing.T) {
 		if step.name == "renew" && (got.ExpiresAt == nil || got.ExpiresAt.Sub(later).Abs() > time.Minute) {
 			t.Errorf("renew for 240h: expires %v; want about %v", got.ExpiresAt, later)
 		}
+	}
+	// Other tabs hear of each action that took effect, and of no other.
+	var heard []string
+	for range 4 {
+		ev, _ := events.until("task_changed")
+		d := decode[map[string]string](t, ev.data)
+		if d["task_id"] != in.ID {
+			t.Errorf("task_changed %s; want task %s", ev.data, in.ID)
+		}
+		heard = append(heard, d["status"])
+	}
+	if got := strings.Join(heard, " "); got != "paused active active removed" {
+		t.Errorf("task_changed statuses %q; want paused active active removed (pause, resume, renew, remove)", got)
 	}
 	var list []wire.Task
 	g.getJSON("/api/tasks", &list)
