@@ -28,7 +28,14 @@
       return el("span", "task-status status-" + String(status || "").replace(/[^a-z]/g, ""), status);
     }
 
+    // load draws the list, then the open task again (another tab or the
+    // CLI may have changed it).
     async function load() {
+      await loadList();
+      if (shown.id) show(shown.id);
+    }
+
+    async function loadList() {
       const ul = $("tasks-list");
       let list;
       try { list = await api("GET", "/api/tasks"); }
@@ -54,7 +61,6 @@
         ul.appendChild(li);
       }
       if (!list || !list.length) ul.appendChild(el("li", "empty", "No tasks. Add one with homard task add."));
-      if (shown.id) show(shown.id);
     }
 
     async function show(id) {
@@ -109,7 +115,7 @@
             const req = typeof body === "function" ? body() : (body || {});
             const next = await api("POST", "/api/tasks/" + encodeURIComponent(d.id) + path, req);
             render(next, label + ": done.");
-            load();
+            loadList();
           } catch (e) {
             for (const x of actions.querySelectorAll("button")) x.disabled = false;
             outcome.className = "outcome error";
@@ -172,10 +178,15 @@
       return wrap;
     }
 
-    // changed handles task_changed on the live updates: another tab or
-    // client acted on a task.
-    function changed() {
-      if (!$("view-tasks").hidden) load();
+    // changed handles task_changed {task_id, status} on the live
+    // updates. The open task is drawn again when its status is not the
+    // one shown (another tab acted); this page's own action, already
+    // drawn with its outcome, is left as it is.
+    function changed(d) {
+      if ($("view-tasks").hidden) return;
+      loadList();
+      const box = $("task-detail");
+      if (d && shown.id === d.task_id && box.getAttribute("data-status") !== d.status) show(d.task_id);
     }
 
     return { load: load, changed: changed };
