@@ -8,9 +8,10 @@ import (
 
 // Admin is what a channel that shows more than one conversation needs
 // beyond Runtime (the HTTP gateway): the owner's sessions, approvals,
-// audit and memory, and API token checks. Everything is the configured
+// audit, memory and scheduled tasks, and API token checks. Everything is the configured
 // owner's; nothing here takes an owner from the caller.
 type Admin interface {
+	TaskAdmin
 	// Sessions lists the owner's sessions, the most recently active first.
 	Sessions(ctx context.Context) ([]SessionInfo, error)
 	// DeleteSession deletes one of the owner's sessions: its conversation

@@ -36,6 +36,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/memory/review", s.memoryReview)
 	mux.HandleFunc("POST /api/memory/review/{id}", s.memoryReviewAnswer)
 	mux.HandleFunc("DELETE /api/memory/{id}", s.forget)
+	s.taskRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API endpoint")
 	})
@@ -87,9 +88,10 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	switch {
 	case errors.Is(err, channel.ErrNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
-	case errors.Is(err, channel.ErrNotPending), errors.Is(err, channel.ErrSessionPending), errors.Is(err, channel.ErrSessionBusy):
+	case errors.Is(err, channel.ErrNotPending), errors.Is(err, channel.ErrSessionPending), errors.Is(err, channel.ErrSessionBusy),
+		errors.Is(err, channel.ErrConflict):
 		writeError(w, http.StatusConflict, err.Error())
-	case errors.Is(err, channel.ErrBadChoice), errors.Is(err, channel.ErrBadQuery):
+	case errors.Is(err, channel.ErrBadChoice), errors.Is(err, channel.ErrBadQuery), errors.Is(err, channel.ErrInvalid):
 		writeError(w, http.StatusBadRequest, err.Error())
 	default:
 		s.log.Error("api", "err", err)

@@ -29,6 +29,7 @@ func TestFilesAreSelfContained(t *testing.T) {
 	html := read("index.html")
 	js := read("app.js")
 	md := read("markdown.js")
+	tasks := read("tasks.js")
 	css := read("app.css")
 	const sinks = `innerHTML|outerHTML|insertAdjacentHTML|document\.write|\beval\(|new Function|\.src\s*=|createElement\("(?:img|script|iframe)`
 	checks := []struct {
@@ -43,6 +44,7 @@ func TestFilesAreSelfContained(t *testing.T) {
 		{"app.css", css, `url\(|@import`, "a URL that would be fetched"},
 		{"app.js", js, sinks, "an HTML sink, eval or a src assignment"},
 		{"markdown.js", md, sinks, "an HTML sink, eval or a src assignment"},
+		{"tasks.js", tasks, sinks, "an HTML sink, eval or a src assignment"},
 	}
 	for _, c := range checks {
 		re, err := regexp.Compile(c.re)

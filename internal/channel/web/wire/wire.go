@@ -1,6 +1,7 @@
 // Package wire is the JSON shape of the HTTP gateway's turn API
 // (docs/API.md): the chat and answer requests, the Server-Sent Events of a
-// turn, a session's messages, the runtime's info and the error body. The
+// turn, a session's messages, the runtime's info, the error body and the
+// scheduled tasks API (tasks.go). The
 // gateway (internal/channel/web) encodes with these types and the attach
 // client (internal/app/attach.go) decodes with them, so the two sides
 // cannot drift; each type converts to and from its internal/channel value.

@@ -168,6 +168,7 @@
   }
 
   const markdown = window.homardMarkdown; // from markdown.js
+  const tasks = window.homardTasks({ $: $, el: el, elm: elm, button: button, clear: clear, fmtTime: fmtTime, api: api }); // from tasks.js
 
   // ---------- state ----------
 
@@ -837,6 +838,7 @@
       if (entry.answeredHere) { if (entry.status === "pending") setCardStatus(d.approval_id, d.status || "decided", ""); return; }
       setCardStatus(d.approval_id, d.status || "decided", "answered elsewhere");
     });
+    on("task_changed", tasks.changed);
     on("session_deleted", function (d) {
       if (!d.session) return;
       sessionGone(d.session);
@@ -866,7 +868,7 @@
 
   // ---------- routing and start ----------
 
-  const views = ["chat", "approvals", "audit", "memory", "sessions"];
+  const views = ["chat", "approvals", "audit", "memory", "tasks", "sessions"];
 
   function route() {
     if (!state.info) return;
@@ -881,6 +883,7 @@
     if (name === "audit") loadAudit(true);
     if (name === "memory") loadMemory();
     if (name === "sessions") loadSessions();
+    if (name === "tasks") tasks.load();
   }
 
   function wire() {
@@ -900,6 +903,7 @@
     $("audit-more").addEventListener("click", function () { loadAudit(false); });
     $("memory-search").addEventListener("submit", function (e) { e.preventDefault(); loadMemory(); });
     $("sessions-refresh").addEventListener("click", loadSessions);
+    $("tasks-refresh").addEventListener("click", tasks.load);
     window.addEventListener("hashchange", route);
   }
 

@@ -1,0 +1,85 @@
+package channel
+
+import (
+	"context"
+	"errors"
+	"time"
+)
+
+// TaskAdmin is the owner's scheduled tasks as the HTTP gateway manages
+// them: list, show, approve the body that was shown, pause, resume, renew
+// and remove. Adding a task is not here (only the CLI adds one), and no
+// turn reaches it: only the owner's authenticated requests do.
+type TaskAdmin interface {
+	// Tasks lists the owner's tasks that are not removed, oldest first.
+	Tasks(ctx context.Context) ([]Task, error)
+	// Task returns one task. ErrNotFound when the owner has no such task.
+	Task(ctx context.Context, id string) (Task, error)
+	// TaskRuns returns a task's last n runs, newest first.
+	TaskRuns(ctx context.Context, id string, n int) ([]TaskRun, error)
+	// ApproveTask seals the task's stored body, which must be the one
+	// whose Hash the owner was shown: ErrConflict when it is not (the
+	// body changed since), when the task was removed or its approval
+	// would already be over; ErrInvalid when the body breaks this
+	// homard's rules (a mode above the ceiling, a tool that is gone).
+	ApproveTask(ctx context.Context, id, hash string) (Task, error)
+	// PauseTask, ResumeTask and RemoveTask change the task's status;
+	// ErrConflict when the change does not apply (resuming an active
+	// task, pausing a pending one).
+	PauseTask(ctx context.Context, id string) (Task, error)
+	ResumeTask(ctx context.Context, id string) (Task, error)
+	RemoveTask(ctx context.Context, id string) (Task, error)
+	// RenewTask re-approves an unchanged, approved task for d more (0:
+	// the configured expiry). ErrConflict when its body changed since it
+	// was sealed or it was never approved; ErrInvalid for a d out of range.
+	RenewTask(ctx context.Context, id string, d time.Duration) (Task, error)
+}
+
+// Errors a TaskAdmin returns besides ErrNotFound; the message of the
+// error that wraps one says what happened and what to do.
+var (
+	// ErrConflict: the action does not apply to the task as it is now.
+	ErrConflict = errors.New("not possible for the task as it is now")
+	// ErrInvalid: the request or the task breaks a rule.
+	ErrInvalid = errors.New("invalid request")
+)
+
+// Task is a scheduled task as the owner sees it. Canonical is the exact
+// body the owner approves; its prompt is the owner's, but show it as
+// untrusted text all the same.
+type Task struct {
+	ID, Name string
+	Status   string // pending, active, paused or removed
+	Schedule string // for a person: "every 1h0m0s from 2026-01-01T00:00:00Z", "cron 0 8 * * * Europe/Paris"
+	// Next are the next slots (none unless active).
+	Next []time.Time
+	// Problem says why the task will not run as things are; "" when it
+	// will.
+	Problem string
+	// Canonical is the sealed text; Hash its SHA-256 in hex, what an
+	// approval must name.
+	Canonical string
+	Hash      string
+	// Seal is the stored seal's prefix ("" until approved);
+	// SealIfApproved the prefix approving now would store.
+	Seal, SealIfApproved string
+	ApprovedAt           time.Time // zero until approved
+	ExpiresAt            time.Time // the approval's end; zero until approved
+	LastRun              *TaskRun  // nil before the first run
+}
+
+// TaskRun is one slot of a task.
+type TaskRun struct {
+	ID        int64
+	Status    string // claimed, running, succeeded, failed, skipped, interrupted or refused
+	SlotAt    time.Time
+	StartedAt time.Time
+	EndedAt   time.Time // zero while it runs
+	Tokens    int64
+	Summary   string // the run's complete_task summary
+	Error     string // why a run did not succeed
+	// Delivery is where the summary went ("" nowhere yet, "web", or a
+	// chat platform); for a platform, DeliveryState is its outbox row's
+	// (queued, sending, sent or failed) and DeliveryError why it failed.
+	Delivery, DeliveryState, DeliveryError string
+}

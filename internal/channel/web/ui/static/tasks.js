@@ -1,0 +1,196 @@
+// homard web UI: the Tasks view (GET /api/tasks and /api/tasks/{id}).
+//
+// A task's body is what its owner approves. It is shown verbatim, as
+// text, in a <pre>: the prompt is the owner's, but it is treated as
+// untrusted text all the same (textContent only, hidden characters
+// marked). Approve posts the hash shown next to that body, so a body
+// changed since the page loaded is refused (409) rather than approved.
+// Adding a task is not here: only the CLI adds one.
+//
+// It defines window.homardTasks(ui) → {load, changed}, where ui holds
+// app.js's helpers ($, el, elm, button, clear, fmtTime, api).
+"use strict";
+
+(function () {
+  function tasksView(ui) {
+    const $ = ui.$, el = ui.el, elm = ui.elm, button = ui.button, clear = ui.clear, fmtTime = ui.fmtTime, api = ui.api;
+    const shown = { id: "" }; // the task whose detail is open
+
+    // deliveryText says where a run's summary went:
+    // "telegram: failed — chat not found", "web", "not delivered".
+    function deliveryText(r) {
+      if (!r.delivery) return r.status === "succeeded" ? "not delivered yet" : "";
+      if (!r.delivery_state) return r.delivery;
+      return r.delivery + ": " + r.delivery_state + (r.delivery_error ? " — " + r.delivery_error : "");
+    }
+
+    function statusBadge(status) {
+      return el("span", "task-status status-" + String(status || "").replace(/[^a-z]/g, ""), status);
+    }
+
+    // load draws the list, then the open task again (another tab or the
+    // CLI may have changed it).
+    async function load() {
+      await loadList();
+      if (shown.id) show(shown.id);
+    }
+
+    async function loadList() {
+      const ul = $("tasks-list");
+      let list;
+      try { list = await api("GET", "/api/tasks"); }
+      catch (e) { clear(ul); ul.appendChild(el("li", "error", e.message)); return; }
+      clear(ul);
+      for (const t of list || []) {
+        const li = el("li", "task");
+        li.setAttribute("data-task-id", t.id);
+        const head = el("div", "task-head");
+        head.appendChild(elm("strong", "task-name", t.name));
+        head.appendChild(statusBadge(t.status));
+        head.appendChild(elm("span", "task-schedule", t.schedule));
+        li.appendChild(head);
+        const meta = [];
+        if (t.next && t.next.length) meta.push("next " + fmtTime(t.next[0]));
+        if (t.last_run) meta.push("last run " + t.last_run.status + " " + fmtTime(t.last_run.started_at));
+        if (t.expires_at) meta.push("approved until " + fmtTime(t.expires_at));
+        if (meta.length) li.appendChild(el("div", "meta", meta.join(" · ")));
+        if (t.problem) li.appendChild(elm("div", "task-problem", t.problem));
+        const open = button("Show", function () { show(t.id); });
+        open.setAttribute("aria-label", "Show task " + t.name);
+        li.appendChild(open);
+        ul.appendChild(li);
+      }
+      if (!list || !list.length) ul.appendChild(el("li", "empty", "No tasks. Add one with homard task add."));
+    }
+
+    async function show(id) {
+      shown.id = id;
+      const box = $("task-detail");
+      let d;
+      try { d = await api("GET", "/api/tasks/" + encodeURIComponent(id)); }
+      catch (e) { clear(box); box.hidden = false; box.appendChild(el("p", "error", e.message)); return; }
+      render(d);
+    }
+
+    // render draws task d; message, when set, is the outcome of the
+    // last action (an error stays until the owner shows the task again).
+    function render(d, message, failed) {
+      const box = $("task-detail");
+      clear(box);
+      box.hidden = false;
+      box.setAttribute("data-task-id", d.id);
+      box.setAttribute("data-status", d.status);
+      const h = elm("h2", null, "Task " + d.name + " ");
+      h.appendChild(statusBadge(d.status));
+      box.appendChild(h);
+      if (d.problem) box.appendChild(elm("p", "task-problem", d.problem));
+      const dl = el("dl", "facts");
+      function fact(k, v, cls) {
+        dl.appendChild(el("dt", null, k));
+        const dd = elm("dd", cls, v);
+        dl.appendChild(dd);
+        return dd;
+      }
+      fact("Id", d.id, "sid");
+      fact("Schedule", d.schedule);
+      if (d.next && d.next.length) fact("Next runs", d.next.map(fmtTime).join(", "));
+      fact("Body hash", d.hash, "hash task-hash");
+      if (d.seal) fact("Seal", d.seal, "hash task-seal");
+      if (d.seal_if_approved && d.seal_if_approved !== d.seal) fact("Seal if approved", d.seal_if_approved, "hash task-seal-next");
+      if (d.approved_at) fact("Approved", fmtTime(d.approved_at));
+      if (d.expires_at) fact("Approval ends", fmtTime(d.expires_at));
+      box.appendChild(dl);
+      box.appendChild(el("p", "label", "Exactly what you approve (the task's body, as stored):"));
+      box.appendChild(elm("pre", "task-body", d.body, true));
+
+      const actions = el("div", "actions");
+      const outcome = el("p", failed ? "outcome error" : "outcome", message || "");
+      outcome.setAttribute("role", "status");
+      // act adds a button that posts path; body is the request body, or
+      // a function that makes it when the button is pressed.
+      function act(label, path, body, cls) {
+        const b = button(label, async function () {
+          for (const x of actions.querySelectorAll("button")) x.disabled = true;
+          try {
+            const req = typeof body === "function" ? body() : (body || {});
+            const next = await api("POST", "/api/tasks/" + encodeURIComponent(d.id) + path, req);
+            render(next, label + ": done.");
+            loadList();
+          } catch (e) {
+            for (const x of actions.querySelectorAll("button")) x.disabled = false;
+            outcome.className = "outcome error";
+            outcome.textContent = e.message + (e.status === 409 ? " — Show it again to read the task as it is now." : "");
+          }
+        }, cls);
+        b.setAttribute("data-action", path.slice(1));
+        actions.appendChild(b);
+        return b;
+      }
+      // The body was changed since it was sealed: it may be approved again.
+      const changed = d.seal && d.seal_if_approved && d.seal !== d.seal_if_approved;
+      if (d.status === "pending" || (changed && d.status !== "removed")) {
+        // The hash shown above, not the task as it may be by now.
+        act("Approve body " + String(d.hash).slice(0, 12), "/approve", { hash: d.hash }, "approve");
+      }
+      if (d.status === "active") act("Pause", "/pause");
+      if (d.status === "paused") act("Resume", "/resume", undefined, "approve");
+      if (d.status === "active" || d.status === "paused") {
+        const days = el("input", "renew-days");
+        days.type = "number"; days.min = "1"; days.max = "366"; days.value = "10";
+        days.setAttribute("aria-label", "Renew for how many days");
+        actions.appendChild(days);
+        act("Renew (days)", "/renew", function () { return { expires: (days.value || "10") + "d" }; });
+      }
+      if (d.status !== "removed") act("Remove", "/remove", undefined, "deny");
+      actions.appendChild(button("Show again", function () { show(d.id); }));
+      box.appendChild(actions);
+      box.appendChild(outcome);
+      box.appendChild(runsTable(d.runs || []));
+    }
+
+    function runsTable(runs) {
+      const wrap = el("div", "runs-wrap");
+      wrap.appendChild(el("h3", null, "Last runs"));
+      if (!runs.length) { wrap.appendChild(el("p", "empty", "No runs yet.")); return wrap; }
+      const table = el("table", "runs");
+      const head = el("tr");
+      for (const c of ["Slot", "Status", "Started", "Ended", "Tokens", "Summary or error", "Delivery"]) head.appendChild(el("th", null, c));
+      const thead = el("thead");
+      thead.appendChild(head);
+      table.appendChild(thead);
+      const tbody = el("tbody");
+      for (const r of runs) {
+        const tr = el("tr", "run status-" + String(r.status || "").replace(/[^a-z]/g, ""));
+        tr.setAttribute("data-run-id", String(r.id));
+        tr.appendChild(el("td", null, fmtTime(r.slot_at)));
+        tr.appendChild(el("td", "run-status", r.status));
+        tr.appendChild(el("td", null, fmtTime(r.started_at)));
+        tr.appendChild(el("td", null, r.ended_at ? fmtTime(r.ended_at) : "running"));
+        tr.appendChild(el("td", "num", String(r.tokens || 0)));
+        tr.appendChild(elm("td", r.error ? "run-result error" : "run-result", r.error || r.summary, true));
+        const dv = elm("td", "run-delivery", deliveryText(r));
+        if (r.delivery_state === "failed") dv.classList.add("error");
+        tr.appendChild(dv);
+        tbody.appendChild(tr);
+      }
+      table.appendChild(tbody);
+      wrap.appendChild(table);
+      return wrap;
+    }
+
+    // changed handles task_changed {task_id, status} on the live
+    // updates. The open task is drawn again when its status is not the
+    // one shown (another tab acted); this page's own action, already
+    // drawn with its outcome, is left as it is.
+    function changed(d) {
+      if ($("view-tasks").hidden) return;
+      loadList();
+      const box = $("task-detail");
+      if (d && shown.id === d.task_id && box.getAttribute("data-status") !== d.status) show(d.task_id);
+    }
+
+    return { load: load, changed: changed };
+  }
+
+  Object.defineProperty(window, "homardTasks", { value: tasksView, writable: false, configurable: false });
+})();
