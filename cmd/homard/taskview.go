@@ -296,7 +296,13 @@ Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
 (the run is recorded as interrupted).`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			run, err := r.RunTaskNow(cmd.Context(), args[0])
+			// Each tool call is a line on stderr, as in `homard run`.
+			tools := &toolLog{}
+			if !asJSON {
+				tools.w = c.stderr
+			}
+			run, err := r.RunTaskNow(cmd.Context(), args[0], tools.event)
+			tools.flush()
 			if err != nil {
 				return taskErr(err, args[0])
 			}

@@ -83,7 +83,13 @@ type taskRun struct {
 // and delivers the result. It is what the scheduler and `task run-now`
 // call.
 func (r *Runtime) runTaskSlot(ctx context.Context, t store.Task, runID int64, slot time.Time) store.TaskRunEnd {
-	end, b, refused := r.executeTask(ctx, t, runID)
+	return r.runTaskSlotWith(ctx, t, runID, slot, nil)
+}
+
+// runTaskSlotWith is runTaskSlot telling onTool, when set, about each tool
+// call as it is proposed and decided (`task run-now` prints them).
+func (r *Runtime) runTaskSlotWith(ctx context.Context, t store.Task, runID int64, slot time.Time, onTool func(channel.ToolEvent)) store.TaskRunEnd {
+	end, b, refused := r.executeTask(ctx, t, runID, onTool)
 	end.EndedAt = r.now()
 	deliverTo := "web"
 	if b.Deliver != "" {
@@ -130,7 +136,7 @@ func taskDeliveryText(t store.Task, end store.TaskRunEnd, refused bool) string {
 }
 
 // executeTask does the run: refused is true when it never started.
-func (r *Runtime) executeTask(ctx context.Context, t store.Task, runID int64) (end store.TaskRunEnd, b task.Body, refused bool) {
+func (r *Runtime) executeTask(ctx context.Context, t store.Task, runID int64, onTool func(channel.ToolEvent)) (end store.TaskRunEnd, b task.Body, refused bool) {
 	refuse := func(err error) (store.TaskRunEnd, task.Body, bool) {
 		return store.TaskRunEnd{Status: store.TaskRunRefused, Error: err.Error()}, b, true
 	}
@@ -166,11 +172,11 @@ func (r *Runtime) executeTask(ctx context.Context, t store.Task, runID int64) (e
 	if err := r.Store.Write(ctx, func(tx *store.Tx) error { return tx.StartRun(runID) }); err != nil {
 		return refuse(err)
 	}
-	return r.work(ctx, row, b, runID), b, false
+	return r.work(ctx, row, b, runID, onTool), b, false
 }
 
 // work runs the model for a started run.
-func (r *Runtime) work(ctx context.Context, row store.Task, b task.Body, runID int64) store.TaskRunEnd {
+func (r *Runtime) work(ctx context.Context, row store.Task, b task.Body, runID int64, onTool func(channel.ToolEvent)) store.TaskRunEnd {
 	failed := func(why string, tokens int64) store.TaskRunEnd {
 		return store.TaskRunEnd{Status: store.TaskRunFailed, Error: why, Tokens: tokens}
 	}
@@ -213,7 +219,22 @@ func (r *Runtime) work(ctx context.Context, row store.Task, b task.Body, runID i
 			MaxSteps: int(b.Budgets.MaxTurns), StepsSetting: "the task's --max-turns"},
 		EndTool: CompleteTaskTool,
 	})
-	res, err := a.Continue(rctx, agent.Conversation{}, user, nil)
+	var onEvent func(agent.Event)
+	if onTool != nil {
+		onEvent = func(ev agent.Event) {
+			switch ev.Kind {
+			case agent.EventToolCall:
+				onTool(r.toolEvent(ev.Call, nil, ev.Step))
+			case agent.EventToolResult:
+				out := ev.Outcome
+				if out == nil || out.Decision == "" {
+					out = &Outcome{Decision: arbiter.Denied, Reason: ev.Text}
+				}
+				onTool(r.toolEvent(ev.Call, out, ev.Step))
+			}
+		}
+	}
+	res, err := a.Continue(rctx, agent.Conversation{}, user, onEvent)
 	tokens := int64(res.Usage.Input + res.Usage.Output)
 	end := store.TaskRunEnd{Tokens: tokens, Usage: usageJSON(res.Usage.Input, res.Usage.Output, res.Usage.Cached)}
 	if err == nil {
@@ -401,10 +422,11 @@ func (r *Runtime) PlanTasks(ctx context.Context) ([]SlotPlan, error) {
 }
 
 // RunTaskNow runs one slot of task id now, in the foreground (`homard
-// task run-now`): refused, and nothing recorded, unless the task is
+// task run-now`), telling onTool (when set) about each tool call:
+// refused, and nothing recorded, unless the task is
 // approved, unchanged and unexpired. The run is recorded and delivered as
 // a scheduled one; its slot is named "run-now" and the time.
-func (r *Runtime) RunTaskNow(ctx context.Context, id string) (store.TaskRun, error) {
+func (r *Runtime) RunTaskNow(ctx context.Context, id string, onTool func(channel.ToolEvent)) (store.TaskRun, error) {
 	t, err := r.taskOf(ctx, id)
 	if err != nil {
 		return store.TaskRun{}, err
@@ -429,7 +451,7 @@ func (r *Runtime) RunTaskNow(ctx context.Context, id string) (store.TaskRun, err
 	if err != nil {
 		return store.TaskRun{}, err
 	}
-	r.runTaskSlot(ctx, t, runID, now)
+	r.runTaskSlotWith(ctx, t, runID, now, onTool)
 	return r.Store.TaskRun(context.WithoutCancel(ctx), runID)
 }
 

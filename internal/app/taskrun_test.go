@@ -20,7 +20,7 @@ import (
 // itself (a run that fails is a result, not an error).
 func runNow(t *testing.T, r *Runtime, id string) store.TaskRun {
 	t.Helper()
-	run, err := r.RunTaskNow(context.Background(), id)
+	run, err := r.RunTaskNow(context.Background(), id, nil)
 	if err != nil {
 		t.Fatalf("RunTaskNow: %v", err)
 	}
@@ -190,7 +190,7 @@ func TestRunRefusedWhenTheBodyChanges(t *testing.T) {
 	if !info.NextRunAt.IsZero() || !strings.Contains(info.Problem, "changed") {
 		t.Errorf("after a refusal: next run %v, problem %q; want none, and 'changed'", info.NextRunAt, info.Problem)
 	}
-	if _, err := r.RunTaskNow(context.Background(), in.ID); err == nil {
+	if _, err := r.RunTaskNow(context.Background(), in.ID, nil); err == nil {
 		t.Error("run-now of a changed task: nil error")
 	}
 	// Renewing does not launder a changed body.
@@ -212,7 +212,7 @@ func TestRunWaitsForApprovalFromAnotherChannel(t *testing.T) {
 	in := addApproved(t, r, TaskSpec{Name: "w", Prompt: "write the report", Every: "1h", Tools: []string{"write_file"}})
 	ctx := context.Background()
 	done := make(chan store.TaskRun, 1)
-	go func() { run, _ := r.RunTaskNow(ctx, in.ID); done <- run }()
+	go func() { run, _ := r.RunTaskNow(ctx, in.ID, nil); done <- run }()
 	var pending Approval
 	for pending.ID == "" {
 		list, err := r.Approvals.List(ctx, approval.Pending)

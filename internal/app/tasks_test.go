@@ -57,7 +57,7 @@ func TestRunNowReadsAFileAndCompletes(t *testing.T) {
 		openAI(toolCall("c2", "complete_task", `{"summary":"The inbox holds two letters."}`)),
 	)
 	in := addApproved(t, r, TaskSpec{Name: "digest", Prompt: "Summarise inbox.txt", Every: "1h", Tools: []string{"read_file"}})
-	run, err := r.RunTaskNow(context.Background(), in.ID)
+	run, err := r.RunTaskNow(context.Background(), in.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestRunNowRefusedUntilApproved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.RunTaskNow(ctx, in.ID); !errors.Is(err, task.ErrNotApproved) {
+	if _, err := r.RunTaskNow(ctx, in.ID, nil); !errors.Is(err, task.ErrNotApproved) {
 		t.Fatalf("run-now of a pending task: %v; want ErrNotApproved", err)
 	}
 	if _, err := r.ApproveTask(ctx, in.ID, "0000000000000000"); !errors.Is(err, ErrTaskChanged) {
@@ -95,7 +95,7 @@ func TestRunNowRefusedUntilApproved(t *testing.T) {
 	}
 	now := time.Now()
 	r.now = func() time.Time { return now.Add(11 * 24 * time.Hour) }
-	if _, err := r.RunTaskNow(ctx, in.ID); !errors.Is(err, task.ErrExpired) {
+	if _, err := r.RunTaskNow(ctx, in.ID, nil); !errors.Is(err, task.ErrExpired) {
 		t.Fatalf("run-now after the expiry: %v; want ErrExpired", err)
 	}
 	if runs, _ := r.TaskRuns(ctx, in.ID, 10); len(runs) != 0 {
@@ -105,7 +105,7 @@ func TestRunNowRefusedUntilApproved(t *testing.T) {
 		t.Fatalf("renew: %v", err)
 	}
 	runServer(t, r, openAI(toolCall("c1", "complete_task", `{"summary":"ok"}`)))
-	run, err := r.RunTaskNow(ctx, in.ID)
+	run, err := r.RunTaskNow(ctx, in.ID, nil)
 	if err != nil || run.Status != store.TaskRunSucceeded {
 		t.Fatalf("run-now after renewing = %+v, %v; want succeeded", run, err)
 	}
