@@ -32,7 +32,7 @@ func TestTaskE2EScheduledToTelegram(t *testing.T) {
 	}
 	out = rig.run("", "task", "approve", in.ID, "--yes", "--json")
 	if err := json.Unmarshal([]byte(out), &in); err != nil || in.Status != "active" || in.NextRunAt == nil || !in.NextRunAt.Equal(at) {
-		t.Fatalf("task approve --json = %s (%v); want active, next run at %s (did approving take over 3 s?)", out, err, at)
+		t.Fatalf("task approve --json = %s (%v); want active, next run at %s (did adding and approving take over 3 s?)", out, err, at)
 	}
 	before := len(rig.model.Requests())
 
