@@ -437,6 +437,16 @@ func (r *Runtime) RunTaskNow(ctx context.Context, id string, onTool func(channel
 	}
 	now := r.now()
 	if _, err := task.Check(key, t, now); err != nil {
+		// A task never approved is only not ready; an approved one that
+		// fails its check (changed, expired) is refused as a scheduled
+		// slot is: why goes to the audit, whoever asked for the run.
+		if !errors.Is(err, task.ErrNotApproved) {
+			if aerr := r.Store.Write(ctx, func(tx *store.Tx) error {
+				return r.auditTask(tx, t.Owner, t.ID, policy.RuleTaskRefused, "run-now refused", err.Error())
+			}); aerr != nil {
+				return store.TaskRun{}, errors.Join(err, aerr)
+			}
+		}
 		return store.TaskRun{}, err
 	}
 	var runID int64

@@ -193,6 +193,16 @@ func TestRunRefusedWhenTheBodyChanges(t *testing.T) {
 	if _, err := r.RunTaskNow(context.Background(), in.ID, nil); err == nil {
 		t.Error("run-now of a changed task: nil error")
 	}
+	// run-now's refusal is audited too, as the scheduler's is.
+	n := 0
+	for _, a := range taskAudit(t, r) {
+		if a == "task denied task.refused" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d task.refused records after the scheduler's and run-now's refusals; want 2: %q", n, taskAudit(t, r))
+	}
 	// Renewing does not launder a changed body.
 	if _, err := r.RenewTask(context.Background(), in.ID, 0); err == nil {
 		t.Error("renew of a changed task: nil error")
