@@ -23,7 +23,7 @@ func TestTaskE2EScheduledToTelegram(t *testing.T) {
 	// process's scheduler, so serve must find the slot by itself.
 	rig.stop()
 
-	at := time.Now().Add(4 * time.Second).UTC().Truncate(time.Second)
+	at := time.Now().Add(taskSlotLead).UTC().Truncate(time.Second)
 	var in taskJSON
 	out := rig.run("", "task", "add", "digest", "--at", at.Format(time.RFC3339), "--tools", "", "--deliver", "telegram", "--json",
 		"TASK-DIGEST: summarise the new issues")
@@ -32,7 +32,7 @@ func TestTaskE2EScheduledToTelegram(t *testing.T) {
 	}
 	out = rig.run("", "task", "approve", in.ID, "--yes", "--json")
 	if err := json.Unmarshal([]byte(out), &in); err != nil || in.Status != "active" || in.NextRunAt == nil || !in.NextRunAt.Equal(at) {
-		t.Fatalf("task approve --json = %s (%v); want active, next run at %s (did adding and approving take over 3 s?)", out, err, at)
+		t.Fatalf("task approve --json = %s (%v); want active, next run at %s (did adding and approving take over 7 s?)", out, err, at)
 	}
 	before := len(rig.model.Requests())
 

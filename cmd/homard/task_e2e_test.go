@@ -327,10 +327,10 @@ func TestTaskE2ETickDryRun(t *testing.T) {
 	}
 	e.fails(exitUsage, []string{"--dry-run"}, "task", "tick")
 
-	at := time.Now().Add(4 * time.Second).UTC().Truncate(time.Second)
+	at := time.Now().Add(taskSlotLead).UTC().Truncate(time.Second)
 	soon := e.add("soon", "Say hello", "--at", at.Format(time.RFC3339), "--tools", "")
 	if got := e.approve(soon.ID); got.NextRunAt == nil || !got.NextRunAt.Equal(at) {
-		t.Fatalf("approved --at %s: next run %v; want the slot (did adding and approving take over 3 s?)", at, got.NextRunAt)
+		t.Fatalf("approved --at %s: next run %v; want the slot (did adding and approving take over 7 s?)", at, got.NextRunAt)
 	}
 	// Wait for the wall clock to pass the slot: the plan is computed
 	// from the time now, so this is the event the test waits for.
@@ -363,3 +363,8 @@ func TestTaskE2ETickDryRun(t *testing.T) {
 		t.Errorf("tick --dry-run made %d model requests; want 0", n)
 	}
 }
+
+// taskSlotLead is how far ahead the tests put an --at slot: adding and
+// approving the task must both finish before it (two binary runs, under
+// -race on a busy 2-core machine), and the test then waits for it.
+const taskSlotLead = 8 * time.Second
