@@ -417,8 +417,36 @@ func (r *Runtime) newTaskScheduler(log *slog.Logger) *sqliteScheduler {
 // PlanTasks is `homard task tick --dry-run`: what a tick of the scheduler
 // would do now, and why, writing nothing. Runs in progress in a running
 // serve are not known here; a slot they hold shows as already taken.
+//
+// A slot the scheduler would run is checked as the run will check it
+// (seal, expiry, this config's rules): one that would be refused says so.
 func (r *Runtime) PlanTasks(ctx context.Context) ([]SlotPlan, error) {
-	return r.newTaskScheduler(nil).Plan(ctx, r.now())
+	now := r.now()
+	plan, err := r.newTaskScheduler(nil).Plan(ctx, now)
+	if err != nil {
+		return nil, err
+	}
+	key, err := r.taskKey()
+	if err != nil {
+		return nil, err
+	}
+	for i, p := range plan {
+		if p.Action != PlanRun {
+			continue
+		}
+		t, err := r.Store.Task(ctx, p.TaskID)
+		if err != nil {
+			return nil, err
+		}
+		b, err := task.Check(key, t, now)
+		if err == nil {
+			err = r.checkTaskRules(b)
+		}
+		if err != nil {
+			plan[i].Action, plan[i].Why = PlanRefuse, "due, but the run would be refused: "+err.Error()
+		}
+	}
+	return plan, nil
 }
 
 // RunTaskNow runs one slot of task id now, in the foreground (`homard

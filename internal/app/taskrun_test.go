@@ -383,3 +383,33 @@ func TestRunDeliversToTheOwnersChat(t *testing.T) {
 		t.Errorf("run after a failed send = %+v; want the failure visible", runs[0])
 	}
 }
+
+// TestPlanTasksSaysARunWouldBeRefused: tick --dry-run checks a due slot as
+// its run will: an unchanged task is "run", the same task with its body
+// changed in the database is "refuse" with why, and nothing is written.
+func TestPlanTasksSaysARunWouldBeRefused(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	in := addApproved(t, r, TaskSpec{Name: "t", Prompt: "p", Every: "1h", Tools: []string{"read_file"}})
+	later := in.NextRunAt.Add(time.Second)
+	r.now = func() time.Time { return later }
+	plan, err := r.PlanTasks(context.Background())
+	if err != nil || len(plan) != 1 || plan[0].Action != PlanRun {
+		t.Fatalf("plan of an unchanged due task = %+v, %v; want run", plan, err)
+	}
+	db, err := sql.Open("sqlite", r.Paths.DBFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	widened := strings.Replace(in.Canonical, `"tools":["read_file"]`, `"tools":["read_file","write_file"]`, 1)
+	if _, err := db.Exec(`UPDATE tasks SET body = ? WHERE id = ?`, widened, in.ID); err != nil {
+		t.Fatal(err)
+	}
+	plan, err = r.PlanTasks(context.Background())
+	if err != nil || len(plan) != 1 || plan[0].Action != PlanRefuse || !strings.Contains(plan[0].Why, "changed") {
+		t.Fatalf("plan of a changed due task = %+v, %v; want refuse, naming the change", plan, err)
+	}
+	if runs, _ := r.TaskRuns(context.Background(), in.ID, 5); len(runs) != 0 {
+		t.Errorf("a dry run wrote %d runs", len(runs))
+	}
+}
