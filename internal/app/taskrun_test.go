@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/store"
 	_ "modernc.org/sqlite"
@@ -235,6 +236,10 @@ func TestRunWaitsForApprovalFromAnotherChannel(t *testing.T) {
 			}
 		}
 		time.Sleep(20 * time.Millisecond)
+	}
+	shown, err := r.Admin().Approvals(ctx, "pending")
+	if err != nil || len(shown) != 1 || !shown[0].OnceOnly || shown[0].Allows(channel.Session) || !shown[0].Allows(channel.Once) {
+		t.Fatalf("the web's pending approvals = %+v, %v; want the run's call, once only", shown, err)
 	}
 	if _, err := r.ApprovalApprove(ctx, pending.ID, "always"); !errors.Is(err, approval.ErrScopeNotAllowed) {
 		t.Fatalf("approve a run's call for always: %v; want ErrScopeNotAllowed", err)

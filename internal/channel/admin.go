@@ -108,11 +108,20 @@ type Approval struct {
 	PreviewOmitted int
 	PreviewDiff    bool
 	PreviewFull    string
+	// OnceOnly: asked by a scheduled task's run, so it may only be
+	// approved once (or denied), whatever its risk.
+	OnceOnly bool
 }
 
 // Critical reports whether the approval may only be approved once or
 // denied.
 func (a Approval) Critical() bool { return a.Risk == "critical" }
+
+// Allows reports whether the owner may answer the approval with ch, as
+// Card.Allows.
+func (a Approval) Allows(ch Choice) bool {
+	return !(a.Critical() || a.OnceOnly) || (ch != Session && ch != Always)
+}
 
 // Grant is a standing permission left by a session or always approval.
 type Grant struct {

@@ -200,12 +200,15 @@ type approvalJSON struct {
 	PreviewOmitted int     `json:"preview_omitted_lines"`
 	PreviewKind    string  `json:"preview_kind"`
 	PreviewFull    *string `json:"preview_full,omitempty"`
+	// OnceOnly: a scheduled task's run asked; only once or deny.
+	OnceOnly bool `json:"once_only"`
 }
 
 func approvalOut(a channel.Approval) approvalJSON {
 	return approvalJSON{ID: a.ID, Tool: a.Tool, Status: a.Status, Risk: a.Risk, Session: a.Session, Plan: a.Plan,
 		PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt.UTC(), ExpiresAt: a.ExpiresAt.UTC(),
-		Preview: a.Preview, PreviewOmitted: a.PreviewOmitted, PreviewKind: wire.PreviewKind(a.Preview, a.PreviewDiff)}
+		Preview: a.Preview, PreviewOmitted: a.PreviewOmitted, PreviewKind: wire.PreviewKind(a.Preview, a.PreviewDiff),
+		OnceOnly: a.OnceOnly}
 }
 
 // approval is one approval with its whole preview.

@@ -104,20 +104,23 @@ type Card struct {
 	Preview        string `json:"preview"`
 	PreviewOmitted int    `json:"preview_omitted_lines"`
 	PreviewKind    string `json:"preview_kind"`
+	// OnceOnly: a scheduled task's run asked; only once or deny.
+	OnceOnly bool `json:"once_only"`
 }
 
 // NewCard is c, shown in session, on the wire.
 func NewCard(c channel.Card, session string) Card {
 	return Card{ApprovalID: c.ApprovalID, Tool: c.Tool, Plan: c.Plan, PlanHash: c.PlanHash, Risk: c.Risk,
 		Reason: c.Reason, ExpiresAt: c.ExpiresAt, Session: session,
-		Preview: c.Preview, PreviewOmitted: c.PreviewOmitted, PreviewKind: PreviewKind(c.Preview, c.PreviewDiff)}
+		Preview: c.Preview, PreviewOmitted: c.PreviewOmitted, PreviewKind: PreviewKind(c.Preview, c.PreviewDiff),
+		OnceOnly: c.OnceOnly}
 }
 
 // Channel is c as a channel value.
 func (c Card) Channel() channel.Card {
 	return channel.Card{ApprovalID: c.ApprovalID, Tool: c.Tool, Plan: c.Plan, PlanHash: c.PlanHash, Risk: c.Risk,
 		Reason: c.Reason, ExpiresAt: c.ExpiresAt,
-		Preview: c.Preview, PreviewOmitted: c.PreviewOmitted, PreviewDiff: c.PreviewKind == "diff"}
+		Preview: c.Preview, PreviewOmitted: c.PreviewOmitted, PreviewDiff: c.PreviewKind == "diff", OnceOnly: c.OnceOnly}
 }
 
 // PreviewKind says how a client shows a preview: "diff" (it may colour

@@ -30,7 +30,7 @@ func TestShapes(t *testing.T) {
 			`{"id":"c","name":"n","args":"{}","status":"pending","plan":"p","reason":"r","preview":"v","rule":"mode.smart.write","step":1,"approval_id":"ap"}`},
 		{"card", NewCard(channel.Card{ApprovalID: "ap", Tool: "t", Plan: "p", PlanHash: "sha256:h", Risk: "high", Reason: "r",
 			ExpiresAt: at, Preview: "+x", PreviewOmitted: 2, PreviewDiff: true}, "s"),
-			`{"approval_id":"ap","tool":"t","plan":"p","plan_hash":"sha256:h","risk":"high","reason":"r","expires_at":"2026-12-01T19:30:00Z","session":"s","preview":"+x","preview_omitted_lines":2,"preview_kind":"diff"}`},
+			`{"approval_id":"ap","tool":"t","plan":"p","plan_hash":"sha256:h","risk":"high","reason":"r","expires_at":"2026-12-01T19:30:00Z","session":"s","preview":"+x","preview_omitted_lines":2,"preview_kind":"diff","once_only":false}`},
 		{"done", NewDone(channel.TurnResult{Text: "t", Usage: channel.Usage{Input: 1, Output: 2, Cached: 3}, Calls: 4, Units: 5, MaxCalls: 6, MaxUnits: 7, Stopped: "x"}, "s"),
 			`{"text":"t","pending":[],"usage":{"input":1,"output":2,"cached":3},"calls":4,"units":5,"max_calls":6,"max_units":7,"stopped":"x","session":"s"}`},
 		{"message", NewMessage(channel.Message{Role: "tool", Text: "{}", Tool: "t", Status: channel.Ran}), `{"role":"tool","text":"{}","tool":"t","status":"ran"}`},

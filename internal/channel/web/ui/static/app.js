@@ -249,7 +249,9 @@
     tickOne(exp);
     card.appendChild(dl);
     const actions = el("div", "actions");
-    const choices = d.risk === "critical" ? ["once", "deny"] : ["once", "session", "always", "deny"];
+    // A critical plan, or a call a scheduled task's run asked, may only be
+    // approved once; the server refuses the other scopes anyway.
+    const choices = d.risk === "critical" || d.once_only ? ["once", "deny"] : ["once", "session", "always", "deny"];
     for (const ch of choices) {
       const b = button(choiceLabels[ch], function () { answer(id, ch); }, ch === "deny" ? "deny" : "approve");
       b.setAttribute("data-choice", ch);
