@@ -142,10 +142,13 @@ func (s *sqliteScheduler) Wake() {
 func (s *sqliteScheduler) Run(ctx context.Context) error {
 	defer s.runs.Wait()
 	var n int64
-	err := s.d.Store.Write(ctx, func(tx *store.Tx) (err error) {
-		n, err = tx.MarkInterrupted(time.Now())
-		return err
-	})
+	open, err := s.d.Store.HasOpenRuns(ctx)
+	if err == nil && open {
+		err = s.d.Store.Write(ctx, func(tx *store.Tx) (err error) {
+			n, err = tx.MarkInterrupted(time.Now())
+			return err
+		})
+	}
 	if err != nil {
 		return fmt.Errorf("start scheduler: %w", err)
 	}

@@ -207,6 +207,18 @@ func (tx *Tx) MarkInterrupted(now time.Time) (int64, error) {
 	return n, nil
 }
 
+// HasOpenRuns reports whether any task run is claimed or running: the
+// read that spares a start the write transaction of MarkInterrupted when
+// there is nothing to look at (nearly always).
+func (s *Store) HasOpenRuns(ctx context.Context) (bool, error) {
+	var open bool
+	err := s.readRow(ctx, `SELECT EXISTS (SELECT 1 FROM task_runs WHERE status IN ('claimed', 'running'))`).Scan(&open)
+	if err != nil {
+		return false, fmt.Errorf("open task runs: %w", err)
+	}
+	return open, nil
+}
+
 // RecentRuns returns the task's last n runs (≤ 0 means 3), the newest
 // first.
 func (s *Store) RecentRuns(ctx context.Context, taskID string, n int) ([]TaskRun, error) {
