@@ -62,6 +62,9 @@ var allowed = map[string][]string{
 	// Scheduled tasks' sealed bodies (tool.Canonical, policy.Mode) and
 	// the schedule they seal (Body.Spec).
 	"internal/task": {"internal/store", "internal/tool", "internal/policy", "internal/schedule"},
+
+	// The MCP client: the only importer of the go-sdk (see exclusive).
+	"internal/mcp": {"internal/tool", "internal/policy"},
 }
 
 // exclusive names third-party import prefixes only one package may use.

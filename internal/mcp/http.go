@@ -1,0 +1,71 @@
+package mcp
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// httpClient is the client a streamable-HTTP server is reached with: the
+// bearer token on every request, every response body capped at
+// MaxHTTPBody, and no redirect followed (a redirect would carry the token
+// to a host the operator did not name). No overall timeout: calls are
+// bounded by their context.
+func httpClient(base http.RoundTripper, token string) *http.Client {
+	if base == nil {
+		base = http.DefaultTransport
+	}
+	return &http.Client{
+		Transport: &bearer{base: base, token: token},
+		CheckRedirect: func(*http.Request, []*http.Request) error {
+			return errors.New("mcp server answered with a redirect; set url to the final address")
+		},
+	}
+}
+
+type bearer struct {
+	base  http.RoundTripper
+	token string
+}
+
+func (b *bearer) RoundTrip(req *http.Request) (*http.Response, error) {
+	if b.token != "" {
+		req = req.Clone(req.Context())
+		req.Header.Set("Authorization", "Bearer "+b.token)
+	}
+	resp, err := b.base.RoundTrip(req)
+	if err != nil {
+		return nil, err
+	}
+	resp.Body = &cappedBody{rc: resp.Body, left: MaxHTTPBody}
+	return resp, nil
+}
+
+// errBodyTooLarge is returned by a body read past MaxHTTPBody.
+var errBodyTooLarge = fmt.Errorf("mcp server's response is over %d MiB", MaxHTTPBody>>20)
+
+type cappedBody struct {
+	rc   io.ReadCloser
+	left int
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		// At the cap: only the end of the body is acceptable.
+		var one [1]byte
+		n, err := c.rc.Read(one[:])
+		if n > 0 {
+			return 0, errBodyTooLarge
+		}
+		return 0, err
+	}
+	if len(p) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.rc.Read(p)
+	c.left -= n
+	return n, err
+}
+
+func (c *cappedBody) Close() error { return c.rc.Close() }
