@@ -74,11 +74,13 @@ func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (R
 			// invalid arguments): the model may act on it.
 			return Result{Text: fmt.Sprintf("the server refused the call: %s", capText(rpcErr.Message, 1024)), IsError: true}, nil
 		}
-		if cctx.Err() == nil {
-			// The connection is broken: restart on the next call.
-			s.drop(cs)
+		if cctx.Err() != nil {
+			return Result{}, s.callError(cctx, name, limit.String(), err)
 		}
-		return Result{}, s.callError(cctx, name, limit.String(), err)
+		// The connection is broken (the process exited, a frame was over
+		// MaxLine): drop the session, restart on a later call.
+		s.drop(cs)
+		return Result{}, fmt.Errorf("mcp server %s stopped during %s (it exited, or sent a message over %d MiB); it restarts on a later call: %w", s.cfg.Name, name, MaxLine>>20, err)
 	}
 	s.mu.Lock()
 	s.backoff = minBackoff
