@@ -90,6 +90,9 @@ type Config struct {
 	// Channels are the chat channels (Telegram, Discord, Feishu) serve
 	// runs; every one is off unless enabled (channels.go).
 	Channels Channels `toml:"channels"`
+	// MCP lists the MCP servers whose tools are offered once trusted
+	// (mcp.go). Missing means none.
+	MCP MCP `toml:"mcp"`
 	// Rules are operator rules, first match wins. Empty means no rules: the
 	// permission mode alone decides.
 	Rules []Rule `toml:"rules"`

@@ -223,6 +223,8 @@ guest_max_calls = %d
 		c.Agent.MaxCalls, c.Agent.MaxUnits, c.Agent.ReserveUnits,
 		c.Agent.MaxTokens, c.Agent.GuestMaxTokens, c.Agent.GuestMaxCalls)
 	renderAutomation(w, &c.Automation)
+	// Before the example rules: a test uncomments everything after those.
+	renderMCP(w, &c.MCP)
 	w("%s", exampleRules)
 	renderChannels(w, &c.Channels)
 	for _, r := range c.Rules {

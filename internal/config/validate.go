@@ -38,6 +38,7 @@ func validate(c *Config, ps *problems) {
 	validateAgent(&c.Agent, ps)
 	validateAutomation(&c.Automation, ps)
 	validateChannels(&c.Channels, ps)
+	validateMCP(&c.MCP, ps)
 	validateCommandPath(c.Commands.Path, c.Workspace.Roots, ps)
 }
 
