@@ -1,0 +1,13 @@
+-- 0020: MCP servers the owner trusted (issue 15). One row per configured
+-- server name: the fingerprint of the tool list and instructions the owner
+-- saw and accepted with `homard mcp trust` (mcp.Fingerprint, "sha256:…"),
+-- and what they were, kept so that a changed server can be shown against
+-- what was trusted. A server whose current fingerprint differs offers no
+-- tools until trusted again; trusting again replaces the row.
+CREATE TABLE mcp_trust (
+	server       TEXT    PRIMARY KEY CHECK (server <> ''),
+	fingerprint  TEXT    NOT NULL CHECK (fingerprint LIKE 'sha256:%'),
+	tools_json   TEXT    NOT NULL,
+	instructions TEXT    NOT NULL,
+	trusted_at   INTEGER NOT NULL
+) STRICT;
