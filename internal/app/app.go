@@ -72,6 +72,8 @@ type Runtime struct {
 	lockOnce sync.Once
 	lockFile *os.File
 	lockErr  error
+	// mcp holds the MCP servers Open connected (mcp.go).
+	mcp mcpHub
 }
 
 // Options adjust Open; the zero value is right for real use.
@@ -82,6 +84,9 @@ type Options struct {
 	// client (tests trust an httptest server with it). Nil means the
 	// system roots.
 	EgressTLS *tls.Config
+	// SkipMCP: Open starts no MCP server and offers none of their tools
+	// (homard mcp test and trust start the one server they look at).
+	SkipMCP bool
 
 	// inspect opens without changing anything that reports drift
 	// (doctor): memory is not reconciled at start.
@@ -225,6 +230,11 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	all = append(all, tools.NewWebTools(client, r.Vault, cfg.Egress.SearchURL)...)
 	all = append(all, tools.NewReadArtifact(artifactSource{st: st}))
 	all = append(all, tools.MemoryTools(r.Memory)...)
+	if !o.inspect && !o.SkipMCP {
+		// The trusted servers' tools; a server that fails is left out
+		// (MCPServers and doctor say why).
+		all = append(all, r.startMCP(ctx)...)
+	}
 	reg, err := tool.NewRegistry(all...)
 	if err != nil {
 		return err
@@ -307,7 +317,7 @@ func (r *Runtime) Close() error {
 	if r.bgCancel != nil {
 		r.bgCancel()
 	}
-	var errs []error
+	errs := []error{r.closeMCP()}
 	if r.Workspace != nil {
 		errs = append(errs, r.Workspace.Close())
 	}

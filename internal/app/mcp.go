@@ -1,0 +1,272 @@
+package app
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/mcp"
+	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/tool"
+)
+
+// Status of a configured MCP server (MCPServerReport.Status).
+const (
+	MCPTrusted = "trusted" // its listing matches the trusted one: tools offered
+	MCPNew     = "new"     // never trusted: no tools until `homard mcp trust`
+	MCPChanged = "changed" // its listing changed since it was trusted: tools withdrawn
+	MCPFailed  = "failed"  // it did not start or list its tools: Error says why
+	MCPOff     = "not started"
+)
+
+// MCPServerReport is what homard knows of one configured MCP server: what
+// `homard mcp list|test|trust` and doctor show. Tools, Description and
+// Instructions are the server's words: print them through termtext.
+type MCPServerReport struct {
+	Name string `json:"name"`
+	// Transport is "stdio" (command) or "http" (url).
+	Transport string `json:"transport"`
+	// Status is MCPTrusted, MCPNew, MCPChanged, MCPFailed or MCPOff.
+	Status string `json:"status"`
+	// Error says why a failed server failed.
+	Error string `json:"error,omitempty"`
+	// Fingerprint is the current listing's; TrustedFingerprint the one the
+	// owner accepted ("" when never trusted).
+	Fingerprint        string    `json:"fingerprint,omitempty"`
+	TrustedFingerprint string    `json:"trusted_fingerprint,omitempty"`
+	TrustedAt          time.Time `json:"trusted_at,omitzero"`
+	// StartMillis is how long starting and listing took.
+	StartMillis  int64     `json:"start_ms"`
+	Instructions string    `json:"instructions"`
+	Tools        []MCPTool `json:"tools"`
+	// Truncated: the server had more than mcp.MaxPages pages of tools.
+	Truncated bool `json:"truncated,omitempty"`
+	// NetworkAll: the server has the unfiltered host network (network = true).
+	NetworkAll bool `json:"network_all,omitempty"`
+}
+
+// MCPTool is one tool a server lists.
+type MCPTool struct {
+	// Name is the tool's name on the server; Mapped its registry name.
+	Name        string          `json:"name"`
+	Mapped      string          `json:"mapped"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+	// ReadOnly: listed in the server's read_only (never from annotations).
+	ReadOnly bool `json:"read_only"`
+	// Refused says why the tool is never offered (a name too long or
+	// colliding once mapped).
+	Refused string `json:"refused,omitempty"`
+}
+
+// mcpHub holds the servers Open connected; Close closes them.
+type mcpHub struct {
+	// mu guards servers and reports.
+	mu      sync.Mutex
+	servers []*mcp.Server
+	reports []MCPServerReport
+}
+
+// MCPServers reports the configured servers as Open found them (their
+// status, and the tools of the ones it offers). With Options.SkipMCP or
+// in doctor every server is MCPOff.
+func (r *Runtime) MCPServers() []MCPServerReport {
+	r.mcp.mu.Lock()
+	defer r.mcp.mu.Unlock()
+	if r.mcp.reports == nil {
+		out := make([]MCPServerReport, 0, len(r.Config.MCP.Servers))
+		for _, sc := range r.Config.MCP.Servers {
+			out = append(out, MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPOff, NetworkAll: sc.Network.All, Tools: []MCPTool{}})
+		}
+		return out
+	}
+	return append([]MCPServerReport(nil), r.mcp.reports...)
+}
+
+// mcpLauncher is how a stdio server's process is started.
+//
+// SEAM: today the plain mcp.ExecLauncher (an exact environment, its own
+// process group, no confinement): mounts and network are not applied yet.
+// The sandbox's service profile (issue 15 item 2) replaces it here.
+func (r *Runtime) mcpLauncher(config.MCPServer) mcp.Launcher {
+	return mcp.ExecLauncher{}
+}
+
+// mcpConfig resolves one [[mcp.servers]] entry: the token comes from the
+// vault, released only to the url's host.
+func (r *Runtime) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
+	cfg := mcp.ServerConfig{
+		Name: sc.Name, Command: sc.Command, Env: sc.Env, URL: sc.URL, ReadOnly: sc.ReadOnly,
+		StartTimeout: sc.StartTimeout.Std(), CallTimeout: sc.CallTimeout.Std(),
+	}
+	if sc.TokenSecret != "" {
+		u, err := url.Parse(sc.URL)
+		if err != nil || u.Host == "" {
+			return cfg, fmt.Errorf("mcp server %s: url %q has no host to release secret %q to", sc.Name, sc.URL, sc.TokenSecret)
+		}
+		host := strings.ToLower(u.Host)
+		tok, err := r.Vault.ReleaseValue(sc.TokenSecret, u.Scheme, host)
+		if err != nil {
+			return cfg, fmt.Errorf("mcp server %s: token_secret %s: %w (store it with homard secret set %s --host %s)", sc.Name, sc.TokenSecret, err, sc.TokenSecret, host)
+		}
+		cfg.Token = tok
+	}
+	return cfg, nil
+}
+
+// connectMCP starts one server and compares its listing with the trusted
+// one. srv is nil when the server failed.
+func (r *Runtime) connectMCP(ctx context.Context, sc config.MCPServer) (*mcp.Server, mcp.Listing, MCPServerReport) {
+	rep := MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPFailed, NetworkAll: sc.Network.All, Tools: []MCPTool{}}
+	cfg, err := r.mcpConfig(sc)
+	if err != nil {
+		rep.Error = err.Error()
+		return nil, mcp.Listing{}, rep
+	}
+	var launcher mcp.Launcher
+	if sc.URL == "" {
+		launcher = r.mcpLauncher(sc)
+	}
+	start := time.Now()
+	srv, err := mcp.Connect(ctx, cfg, launcher)
+	if err != nil {
+		rep.Error = err.Error()
+		return nil, mcp.Listing{}, rep
+	}
+	listing, err := srv.Tools(ctx)
+	rep.StartMillis = time.Since(start).Milliseconds()
+	if err != nil {
+		_ = srv.Close()
+		rep.Error = err.Error()
+		return nil, mcp.Listing{}, rep
+	}
+	rep.Fingerprint, rep.Instructions, rep.Truncated = listing.Fingerprint, listing.Instructions, listing.Truncated
+	for _, t := range listing.Tools {
+		rep.Tools = append(rep.Tools, MCPTool{Name: t.Name, Mapped: t.Mapped, Description: t.Description, InputSchema: t.InputSchema, ReadOnly: t.ReadOnly, Refused: t.Refused})
+	}
+	trust, err := r.Store.MCPTrust(ctx, sc.Name)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		rep.Status = MCPNew
+	case err != nil:
+		_ = srv.Close()
+		rep.Error = err.Error()
+		return nil, mcp.Listing{}, rep
+	case trust.Fingerprint == listing.Fingerprint:
+		rep.Status, rep.TrustedFingerprint, rep.TrustedAt = MCPTrusted, trust.Fingerprint, trust.TrustedAt
+	default:
+		rep.Status, rep.TrustedFingerprint, rep.TrustedAt = MCPChanged, trust.Fingerprint, trust.TrustedAt
+	}
+	return srv, listing, rep
+}
+
+// startMCP connects every configured server at once and returns the tools
+// of the trusted ones, in configuration order. A server that fails, is new
+// or changed offers nothing and is closed; homard starts anyway.
+func (r *Runtime) startMCP(ctx context.Context) []tool.Tool {
+	servers := r.Config.MCP.Servers
+	type result struct {
+		srv     *mcp.Server
+		listing mcp.Listing
+		rep     MCPServerReport
+	}
+	results := make([]result, len(servers))
+	var wg sync.WaitGroup
+	for i, sc := range servers {
+		wg.Go(func() {
+			srv, l, rep := r.connectMCP(ctx, sc)
+			results[i] = result{srv, l, rep}
+		})
+	}
+	wg.Wait()
+
+	var out []tool.Tool
+	r.mcp.mu.Lock()
+	defer r.mcp.mu.Unlock()
+	r.mcp.reports = make([]MCPServerReport, 0, len(servers))
+	for i, res := range results {
+		sc := servers[i]
+		switch res.rep.Status {
+		case MCPTrusted:
+			res.srv.Pin(res.listing.Fingerprint)
+			r.mcp.servers = append(r.mcp.servers, res.srv)
+			action := mcpAction(sc)
+			for _, t := range res.listing.Offered() {
+				out = append(out, &mcpTool{srv: res.srv, t: t, action: action, st: r.Store, now: r.now})
+			}
+		case MCPChanged:
+			r.logger().Warn("mcp server's tools changed since they were trusted; its tools are withdrawn until trusted again",
+				"server", sc.Name, "trusted", res.rep.TrustedFingerprint, "now", res.rep.Fingerprint, "next", "homard mcp trust "+sc.Name)
+			_ = res.srv.Close()
+		case MCPNew:
+			_ = res.srv.Close()
+		case MCPFailed:
+			r.logger().Warn("mcp server did not start; its tools are absent", "server", sc.Name, "err", res.rep.Error)
+		}
+		r.mcp.reports = append(r.mcp.reports, res.rep)
+	}
+	return out
+}
+
+// closeMCP closes every server Open connected.
+func (r *Runtime) closeMCP() error {
+	r.mcp.mu.Lock()
+	servers := r.mcp.servers
+	r.mcp.servers = nil
+	r.mcp.mu.Unlock()
+	var errs []error
+	for _, s := range servers {
+		errs = append(errs, s.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// InspectMCP starts the configured server name on its own, lists its
+// tools and stops it: what `homard mcp test` and `trust` show. The report
+// says whether its listing is the trusted one; nothing is trusted here.
+func (r *Runtime) InspectMCP(ctx context.Context, name string) (MCPServerReport, error) {
+	sc, ok := r.Config.MCPServerNamed(name)
+	if !ok {
+		return MCPServerReport{}, fmt.Errorf("no MCP server named %q in %s: add a [[mcp.servers]] table (docs/CONFIG.md)", name, r.Paths.ConfigFile)
+	}
+	srv, _, rep := r.connectMCP(ctx, sc)
+	if srv != nil {
+		_ = srv.Close()
+	}
+	if rep.Status == MCPFailed {
+		return rep, fmt.Errorf("mcp server %s did not start: %s", name, rep.Error)
+	}
+	return rep, nil
+}
+
+// TrustMCP records rep (a report InspectMCP returned and the owner saw) as
+// the trusted listing of its server. The tools are offered from the next
+// start of homard (a running serve keeps the list it started with).
+func (r *Runtime) TrustMCP(ctx context.Context, rep MCPServerReport) error {
+	if _, ok := r.Config.MCPServerNamed(rep.Name); !ok {
+		return fmt.Errorf("no MCP server named %q in %s", rep.Name, r.Paths.ConfigFile)
+	}
+	if rep.Status == MCPFailed || rep.Fingerprint == "" {
+		return fmt.Errorf("mcp server %s: nothing to trust: it did not list its tools (homard mcp test %s says why)", rep.Name, rep.Name)
+	}
+	tools, err := json.Marshal(rep.Tools)
+	if err != nil {
+		return fmt.Errorf("trust mcp server %s: %w", rep.Name, err)
+	}
+	return r.Store.Write(ctx, func(tx *store.Tx) error {
+		return tx.TrustMCP(store.MCPTrust{Server: rep.Name, Fingerprint: rep.Fingerprint, ToolsJSON: string(tools), Instructions: rep.Instructions, TrustedAt: r.now()})
+	})
+}
+
+func transportOf(sc config.MCPServer) string {
+	if sc.URL != "" {
+		return "http"
+	}
+	return "stdio"
+}
