@@ -270,3 +270,36 @@ func transportOf(sc config.MCPServer) string {
 	}
 	return "stdio"
 }
+
+// mcpChecks are doctor's lines for the configured servers: each is
+// started and listed on its own (Open does not start them for doctor).
+// A server that fails, is new or changed is information, not a failed
+// home: homard runs without its tools. network = true is flagged.
+func mcpChecks(ctx context.Context, r *Runtime) []Check {
+	var out []Check
+	for _, sc := range r.Config.MCP.Servers {
+		srv, _, rep := r.connectMCP(ctx, sc)
+		if srv != nil {
+			_ = srv.Close()
+		}
+		c := Check{Name: "mcp", Info: true}
+		switch rep.Status {
+		case MCPTrusted:
+			c = Check{Name: "mcp", OK: true, Detail: fmt.Sprintf("%s: trusted, %d tools, started in %d ms", sc.Name, len(rep.Tools), rep.StartMillis)}
+		case MCPNew:
+			c.Detail = fmt.Sprintf("%s: new: needs trust; it offers no tools until you run homard mcp trust %s", sc.Name, sc.Name)
+		case MCPChanged:
+			c.Detail = fmt.Sprintf("%s: changed: needs trust; its tools changed since you trusted them and are withdrawn: review them with homard mcp trust %s", sc.Name, sc.Name)
+		default:
+			c.Detail = fmt.Sprintf("%s: did not start, so its tools are absent: %s (homard mcp test %s retries)", sc.Name, rep.Error, sc.Name)
+		}
+		out = append(out, c)
+		if sc.Network.All {
+			out = append(out, Check{Name: "mcp", Info: true, Detail: fmt.Sprintf("%s: network = true gives it the unfiltered host network: list the hosts it needs instead (network = [\"api.example.com\"])", sc.Name)})
+		}
+		if sc.URL == "" {
+			out = append(out, Check{Name: "mcp", Info: true, Detail: fmt.Sprintf("%s: runs without the service sandbox for now: mounts and network are not enforced", sc.Name)})
+		}
+	}
+	return out
+}

@@ -289,3 +289,34 @@ func TestMCPFailedServerDoesNotFailOpen(t *testing.T) {
 		t.Errorf("a built-in tool beside a failed server: %s; want ran", out.Decision)
 	}
 }
+
+// TestMCPDoctor: doctor starts each server and says what it found: a
+// server that cannot start says why, a new one that it needs trust, and
+// network = true is flagged.
+func TestMCPDoctor(t *testing.T) {
+	h := newMCPHome(t, "smart", "network = true")
+	b, err := os.ReadFile(h.paths.ConfigFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	broken := "\n[[mcp.servers]]\nname = \"broken\"\ncommand = [\"/nonexistent/mcp-server\"]\n"
+	if err := os.WriteFile(h.paths.ConfigFile, append(b, broken...), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	for _, c := range Doctor(context.Background(), h.paths, DoctorOptions{Offline: true}) {
+		if c.Name == "mcp" {
+			lines = append(lines, fmt.Sprintf("ok=%t info=%t %s", c.OK, c.Info, c.Detail))
+		}
+	}
+	all := strings.Join(lines, "\n")
+	for _, want := range []string{
+		"info=true fake: new: needs trust; it offers no tools until you run homard mcp trust fake",
+		"info=true fake: network = true gives it the unfiltered host network",
+		"info=true broken: did not start, so its tools are absent: mcp server broken: start mcp server /nonexistent/mcp-server",
+	} {
+		if !strings.Contains(all, want) {
+			t.Errorf("doctor's mcp lines:\n%s\nwant a line with %q", all, want)
+		}
+	}
+}
