@@ -32,6 +32,8 @@ var jsonObjects = map[string]any{
 	"task":       taskJSON{},
 	"task run":   taskRunJSON{},
 	"task plan":  taskPlanJSON{},
+	"mcp":        mcpJSON{},
+	"mcp tool":   mcpToolJSON{},
 }
 
 // docKeys reads docs/JSON.md: for each "## name" section, the keys of its

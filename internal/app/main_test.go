@@ -3,15 +3,16 @@ package app
 import (
 	"os"
 	"testing"
+
+	"github.com/homard/homard/internal/mcp/mcptest"
 )
 
 // TestMain lets this test binary act as the sandbox's mount and landlock
 // stages, as homard's main does: run_command re-executes /proc/self/exe.
-// With HOMARD_APP_MCP_SPEC set it is the tests' stdio MCP server instead
-// (mcpserver_test.go).
+// With mcptest.SpecEnv set it is the tests' stdio MCP server instead.
 func TestMain(m *testing.M) {
-	if spec := os.Getenv("HOMARD_APP_MCP_SPEC"); spec != "" {
-		runFakeMCPServer(spec)
+	if spec := os.Getenv(mcptest.SpecEnv); spec != "" {
+		mcptest.Serve(os.Stdin, os.Stdout, spec)
 		os.Exit(0)
 	}
 	MaybeRunSandboxHelper()

@@ -65,6 +65,8 @@ var allowed = map[string][]string{
 
 	// The MCP client: the only importer of the go-sdk (see exclusive).
 	"internal/mcp": {"internal/tool", "internal/policy"},
+	// A hand-written stdio MCP server for tests outside internal/mcp.
+	"internal/mcp/mcptest": {},
 }
 
 // exclusive names third-party import prefixes only one package may use.

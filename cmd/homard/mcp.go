@@ -1,0 +1,262 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
+)
+
+func (c *cli) mcpCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "See, test and trust the MCP servers of [[mcp.servers]]",
+		Long: `An MCP server's tools are offered to the model as mcp__SERVER__TOOL, each
+call decided by homard's permission checks like any other tool. A server
+offers nothing until you have read its tools and instructions and trusted
+them (homard mcp trust NAME); if they change later, its tools are withdrawn
+until you trust them again. A trust takes effect at homard's next start
+(restart homard serve).`,
+	}
+	cmd.AddCommand(c.mcpListCmd(), c.mcpTestCmd(), c.mcpTrustCmd())
+	return cmd
+}
+
+// openSkipMCP opens the home without starting its MCP servers: test and
+// trust start the one they look at.
+func (c *cli) openSkipMCP(ctx context.Context) (*app.Runtime, error) {
+	p, err := c.paths()
+	if err != nil {
+		return nil, err
+	}
+	return app.Open(ctx, p, app.Options{SkipMCP: true})
+}
+
+// mcpStatusLine is a report's status as `mcp list` prints it.
+func mcpStatusLine(rep app.MCPServerReport) string {
+	switch rep.Status {
+	case app.MCPNew, app.MCPChanged:
+		return rep.Status + ": needs trust"
+	case app.MCPFailed:
+		return "failed: " + rep.Error
+	}
+	return rep.Status
+}
+
+func (c *cli) mcpListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "Start each configured server and say whether its tools are offered",
+		Args:  cobra.NoArgs,
+		RunE: c.withRuntime(func(_ *cobra.Command, r *app.Runtime, _ []string) error {
+			reps := r.MCPServers()
+			if asJSON {
+				out := make([]mcpJSON, 0, len(reps))
+				for _, rep := range reps {
+					out = append(out, mcpOut(rep))
+				}
+				return writeJSON(c.stdout, out)
+			}
+			if len(reps) == 0 {
+				fmt.Fprintln(c.stdout, "no MCP servers: add a [[mcp.servers]] table to the config (docs/CONFIG.md)")
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tTRANSPORT\tTOOLS\tSTATUS")
+			for _, rep := range reps {
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools), termtext.Line(mcpStatusLine(rep)))
+			}
+			return tw.Flush()
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the servers as JSON (docs/JSON.md, \"mcp\")")
+	return cmd
+}
+
+func (c *cli) mcpTestCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "test NAME",
+		Short: "Start one server, list its tools and stop it, trusting nothing",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			r, err := c.openSkipMCP(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			rep, err := r.InspectMCP(cmd.Context(), args[0])
+			if asJSON && rep.Name != "" {
+				if jerr := writeJSON(c.stdout, mcpOut(rep)); jerr != nil {
+					return jerr
+				}
+			}
+			if err != nil {
+				return err
+			}
+			if !asJSON {
+				fmt.Fprintf(c.stdout, "%s: started and listed in %d ms, %d tools, fingerprint %s\nstatus: %s\n",
+					termtext.Line(rep.Name), rep.StartMillis, len(rep.Tools), rep.Fingerprint, termtext.Line(mcpStatusLine(rep)))
+			}
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the server as JSON (docs/JSON.md, \"mcp\")")
+	return cmd
+}
+
+func (c *cli) mcpTrustCmd() *cobra.Command {
+	var yes, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "trust NAME",
+		Short: "Show a server's tools and instructions with their fingerprint, then trust them",
+		Long: `trust starts the server, shows every tool it lists (its name, the name the
+model sees, its description and input schema) and its instructions, exactly
+as the model and homard would get them but printed inert, with the
+fingerprint that covers them all, then asks. What is trusted is that
+fingerprint: if the server lists anything else later, its tools are
+withdrawn until you trust again.
+
+Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
+		Example: `  homard mcp trust everything
+  homard mcp trust everything --yes --json`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if asJSON && !yes {
+				return usageErr("--json prints no question: pass --yes with it")
+			}
+			r, err := c.openSkipMCP(cmd.Context())
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			rep, err := r.InspectMCP(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if !asJSON {
+				c.printMCPServer(rep)
+			}
+			if rep.Status == app.MCPTrusted {
+				if asJSON {
+					return writeJSON(c.stdout, mcpOut(rep))
+				}
+				fmt.Fprintf(c.stdout, "already trusted: %s lists exactly what was trusted on %s\n", termtext.Line(rep.Name), rep.TrustedAt.Local().Format(time.DateTime))
+				return nil
+			}
+			if !yes {
+				ok, err := c.confirm(fmt.Sprintf("Trust these %d tools of %s?", len(rep.Tools), termtext.Line(rep.Name)), "homard mcp trust")
+				if err != nil {
+					return err
+				}
+				if !ok {
+					fmt.Fprintln(c.stdout, "not trusted; the server offers no tools")
+					return nil
+				}
+			}
+			if err := r.TrustMCP(cmd.Context(), rep); err != nil {
+				return err
+			}
+			if asJSON {
+				trusted, _ := r.InspectMCP(cmd.Context(), args[0])
+				return writeJSON(c.stdout, mcpOut(trusted))
+			}
+			fmt.Fprintf(c.stdout, "trusted %s (%s); its tools are offered from homard's next start (restart homard serve)\n", termtext.Line(rep.Name), rep.Fingerprint)
+			return nil
+		},
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "trust without asking (scripts; read the listing first)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trusted server as JSON (docs/JSON.md, \"mcp\"); needs --yes")
+	return cmd
+}
+
+// printMCPServer shows what trust asks about. Every string is the
+// server's: printed through termtext, so escapes and control characters
+// are shown, never obeyed.
+func (c *cli) printMCPServer(rep app.MCPServerReport) {
+	w := c.stdout
+	fmt.Fprintf(w, "MCP server %s (%s), %d tools\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools))
+	if rep.Status == app.MCPChanged {
+		fmt.Fprintf(w, "CHANGED since you trusted it (trusted %s, now %s)\n", rep.TrustedFingerprint, rep.Fingerprint)
+	}
+	if rep.Truncated {
+		fmt.Fprintln(w, "the server listed more pages of tools than homard reads; only the first are shown and offered")
+	}
+	fmt.Fprintln(w, "\ninstructions (never shown to the model):")
+	if rep.Instructions == "" {
+		fmt.Fprintln(w, "  (none)")
+	} else {
+		fmt.Fprintln(w, indent(termtext.Visible(rep.Instructions)))
+	}
+	for _, t := range rep.Tools {
+		fmt.Fprintf(w, "\ntool %s → %s", termtext.Line(t.Name), termtext.Line(t.Mapped))
+		switch {
+		case t.Refused != "":
+			fmt.Fprintf(w, " (not offered: %s)", termtext.Line(t.Refused))
+		case t.ReadOnly:
+			fmt.Fprint(w, " (read_only: runs unasked in smart mode)")
+		}
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, indent(termtext.Visible(t.Description)))
+		var schema bytes.Buffer
+		if json.Indent(&schema, t.InputSchema, "", "  ") != nil {
+			schema.Reset()
+			schema.Write(t.InputSchema)
+		}
+		fmt.Fprintln(w, indent("schema: "+termtext.Visible(schema.String())))
+	}
+	fmt.Fprintf(w, "\nfingerprint %s\n", rep.Fingerprint)
+}
+
+func indent(s string) string {
+	return "  " + strings.ReplaceAll(strings.TrimRight(s, "\n"), "\n", "\n  ")
+}
+
+// mcpJSON is one server of `homard mcp list|test|trust --json`.
+type mcpJSON struct {
+	Name               string        `json:"name"`
+	Transport          string        `json:"transport"`
+	Status             string        `json:"status"`
+	Error              string        `json:"error"`
+	Fingerprint        string        `json:"fingerprint"`
+	TrustedFingerprint string        `json:"trusted_fingerprint"`
+	TrustedAt          *time.Time    `json:"trusted_at"`
+	StartMS            int64         `json:"start_ms"`
+	Instructions       string        `json:"instructions"`
+	Truncated          bool          `json:"truncated"`
+	NetworkAll         bool          `json:"network_all"`
+	Tools              []mcpToolJSON `json:"tools"`
+}
+
+// mcpToolJSON is one tool of an mcpJSON.
+type mcpToolJSON struct {
+	Name        string          `json:"name"`
+	Mapped      string          `json:"mapped"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"input_schema"`
+	ReadOnly    bool            `json:"read_only"`
+	Refused     string          `json:"refused"`
+}
+
+func mcpOut(rep app.MCPServerReport) mcpJSON {
+	out := mcpJSON{Name: rep.Name, Transport: rep.Transport, Status: rep.Status, Error: rep.Error, Fingerprint: rep.Fingerprint,
+		TrustedFingerprint: rep.TrustedFingerprint, TrustedAt: timeOrNull(rep.TrustedAt), StartMS: rep.StartMillis,
+		Instructions: rep.Instructions, Truncated: rep.Truncated, NetworkAll: rep.NetworkAll, Tools: []mcpToolJSON{}}
+	for _, t := range rep.Tools {
+		schema := t.InputSchema
+		if !json.Valid(schema) {
+			schema = json.RawMessage("null")
+		}
+		out.Tools = append(out.Tools, mcpToolJSON{Name: t.Name, Mapped: t.Mapped, Description: t.Description, InputSchema: schema, ReadOnly: t.ReadOnly, Refused: t.Refused})
+	}
+	return out
+}
