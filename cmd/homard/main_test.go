@@ -12,9 +12,14 @@ import (
 	"github.com/rogpeppe/go-internal/testscript"
 
 	"github.com/homard/homard/internal/llm/llmtest"
+	"github.com/homard/homard/internal/mcp/mcptest"
 )
 
 func TestMain(m *testing.M) {
+	if spec := os.Getenv(mcptest.SpecEnv); spec != "" { // the MCP tests' stdio server (mcp_test.go)
+		mcptest.Serve(os.Stdin, os.Stdout, spec)
+		os.Exit(0)
+	}
 	app.MaybeRunSandboxHelper() // a re-exec of this binary may be a sandbox stage, as for homard itself
 	testscript.Main(cleanup{m}, map[string]func(){
 		"homard": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
