@@ -328,3 +328,56 @@ func writeSpec(t *testing.T, path string, spec mcptest.Spec) {
 		t.Fatal(err)
 	}
 }
+
+// BenchmarkOpenMCP measures what a trusted stdio server adds to Open (its
+// process started, initialized and listed; closed with the runtime),
+// against the same home without it.
+func BenchmarkOpenMCP(b *testing.B) {
+	for _, withServer := range []bool{false, true} {
+		b.Run(fmt.Sprintf("server=%t", withServer), func(b *testing.B) {
+			paths, err := config.ResolvePaths(b.TempDir(), func(string) string { return "" })
+			if err != nil {
+				b.Fatal(err)
+			}
+			if _, err := Init(context.Background(), paths, config.InitOptions{}); err != nil {
+				b.Fatal(err)
+			}
+			if withServer {
+				exe, _ := os.Executable()
+				spec := filepath.Join(b.TempDir(), "spec.json")
+				if err := mcptest.WriteSpec(spec, mcptest.Default()); err != nil {
+					b.Fatal(err)
+				}
+				f, err := os.OpenFile(paths.ConfigFile, os.O_APPEND|os.O_WRONLY, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				fmt.Fprintf(f, "\n[[mcp.servers]]\nname = \"fake\"\ncommand = [%q]\nenv = { %s = %q }\n", exe, mcptest.SpecEnv, spec)
+				f.Close()
+				r, err := Open(context.Background(), paths, Options{SkipMCP: true})
+				if err != nil {
+					b.Fatal(err)
+				}
+				rep, err := r.InspectMCP(context.Background(), "fake")
+				if err == nil {
+					err = r.TrustMCP(context.Background(), rep)
+				}
+				r.Close()
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportAllocs()
+			for b.Loop() {
+				r, err := Open(context.Background(), paths, Options{})
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, ok := r.Registry.Lookup("mcp__fake__echo"); ok != withServer {
+					b.Fatalf("echo registered = %t; want %t", ok, withServer)
+				}
+				r.Close()
+			}
+		})
+	}
+}
