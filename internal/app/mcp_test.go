@@ -147,8 +147,10 @@ func TestMCPTrustOnFirstUse(t *testing.T) {
 	if out := mcpCall(t, r, "", "mcp__fake__note", `{}`); out.Decision != arbiter.Ran {
 		t.Errorf("read_only note in smart mode: %s (%s); want it to run unasked", out.Decision, out.Reason)
 	}
-	if out := mcpCall(t, r, "", "mcp__fake__echo", `{"text":"a","text":"b"}`); out.Decision != arbiter.Error {
-		t.Errorf("duplicate keys: %s; want an argument error", out.Decision)
+	for _, bad := range []string{`{"text":"a","text":"b"}`, `null`, `["x"]`, `{"n":9007199254740993}`} {
+		if out := mcpCall(t, r, "", "mcp__fake__echo", bad); out.Decision != arbiter.Error {
+			t.Errorf("echo with arguments %s: %s; want an argument error", bad, out.Decision)
+		}
 	}
 }
 

@@ -75,6 +75,9 @@ func (m *mcpTool) Decode(raw []byte) (any, error) {
 	if err := tool.DecodeStrict(raw, &obj, tool.DefaultLimits); err != nil {
 		return nil, err
 	}
+	if obj == nil && len(strings.TrimSpace(string(raw))) > 0 {
+		return nil, fmt.Errorf("%w: want the arguments as a JSON object", tool.ErrArguments)
+	}
 	if len(strings.TrimSpace(string(raw))) == 0 {
 		raw = []byte("{}")
 	}
