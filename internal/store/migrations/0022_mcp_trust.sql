@@ -1,4 +1,4 @@
--- 0020: MCP servers the owner trusted (issue 15). One row per configured
+-- 0022: MCP servers the owner trusted (issue 15). One row per configured
 -- server name: the fingerprint of the tool list and instructions the owner
 -- saw and accepted with `homard mcp trust` (mcp.Fingerprint, "sha256:…"),
 -- and what they were, kept so that a changed server can be shown against
