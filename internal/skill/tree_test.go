@@ -99,13 +99,19 @@ func TestHashChangesWithAnyChange(t *testing.T) {
 		return dir, tr.Hash
 	}
 	changes := map[string]func(t *testing.T, dir string){
-		"content":        func(t *testing.T, dir string) { must(t, os.WriteFile(filepath.Join(dir, "lib", "a.txt"), []byte("b"), 0o644)) },
-		"one byte added": func(t *testing.T, dir string) { must(t, os.WriteFile(filepath.Join(dir, "lib", "a.txt"), []byte("a\n"), 0o644)) },
-		"new file":       func(t *testing.T, dir string) { must(t, os.WriteFile(filepath.Join(dir, "b.txt"), nil, 0o644)) },
-		"new empty dir":  func(t *testing.T, dir string) { must(t, os.Mkdir(filepath.Join(dir, "empty"), 0o755)) },
-		"rename":         func(t *testing.T, dir string) { must(t, os.Rename(filepath.Join(dir, "lib", "a.txt"), filepath.Join(dir, "lib", "c.txt"))) },
-		"exec bit":       func(t *testing.T, dir string) { must(t, os.Chmod(filepath.Join(dir, "lib", "a.txt"), 0o755)) },
-		"file removed":   func(t *testing.T, dir string) { must(t, os.Remove(filepath.Join(dir, "lib", "a.txt"))) },
+		"content": func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "lib", "a.txt"), []byte("b"), 0o644))
+		},
+		"one byte added": func(t *testing.T, dir string) {
+			must(t, os.WriteFile(filepath.Join(dir, "lib", "a.txt"), []byte("a\n"), 0o644))
+		},
+		"new file":      func(t *testing.T, dir string) { must(t, os.WriteFile(filepath.Join(dir, "b.txt"), nil, 0o644)) },
+		"new empty dir": func(t *testing.T, dir string) { must(t, os.Mkdir(filepath.Join(dir, "empty"), 0o755)) },
+		"rename": func(t *testing.T, dir string) {
+			must(t, os.Rename(filepath.Join(dir, "lib", "a.txt"), filepath.Join(dir, "lib", "c.txt")))
+		},
+		"exec bit":     func(t *testing.T, dir string) { must(t, os.Chmod(filepath.Join(dir, "lib", "a.txt"), 0o755)) },
+		"file removed": func(t *testing.T, dir string) { must(t, os.Remove(filepath.Join(dir, "lib", "a.txt"))) },
 	}
 	for name, change := range changes {
 		t.Run(name, func(t *testing.T) {
@@ -136,4 +142,3 @@ func must(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
-
