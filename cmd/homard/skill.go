@@ -55,7 +55,7 @@ homard's home exactly as shown (never linked to PATH).`,
   homard skill add ./weather --yes --json    # in a script, after reviewing it`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			rv, err := r.SkillInspect(args[0])
+			rv, err := r.SkillInspect(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/homard/homard/internal/skill"
@@ -59,11 +60,15 @@ func nonNil[T any](s []T) []T {
 	return s
 }
 
-// SkillInspect reads the skill folder at path for `homard skill add`.
-func (r *Runtime) SkillInspect(path string) (SkillReview, error) {
+// SkillInspect reads the skill folder at path for `homard skill add`; a
+// skill of the same name already installed is refused before the review.
+func (r *Runtime) SkillInspect(ctx context.Context, path string) (SkillReview, error) {
 	c, err := skill.Inspect(path)
 	if err != nil {
 		return SkillReview{}, err
+	}
+	if _, err := r.Skills().Status(ctx, c.Manifest.Name); err == nil {
+		return SkillReview{}, fmt.Errorf("skill %s: %w", c.Manifest.Name, skill.ErrExists)
 	}
 	j := skillJSON(c.Manifest.Name, "new", "", c.Tree.Hash, "", c.Manifest, c.Tree, c.Flags)
 	return SkillReview{SkillJSON: j, Doc: c.Manifest.Doc, candidate: c}, nil
