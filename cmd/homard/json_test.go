@@ -32,6 +32,7 @@ var jsonObjects = map[string]any{
 	"task":       taskJSON{},
 	"task run":   taskRunJSON{},
 	"task plan":  taskPlanJSON{},
+	"skill":      app.SkillJSON{},
 }
 
 // docKeys reads docs/JSON.md: for each "## name" section, the keys of its
