@@ -136,7 +136,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	}
 	b := a.Budget()
 	return channel.TurnResult{Text: res.Text, Pending: res.Pending, Stopped: res.Stopped,
-		Usage: channel.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached},
+		Usage: channel.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached, CacheWrite: res.Usage.CacheWrite},
 		Calls: res.Calls, Units: res.Units, MaxCalls: b.MaxCalls, MaxUnits: b.MaxUnits}, nil
 }
 
