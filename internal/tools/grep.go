@@ -27,7 +27,7 @@ const (
 // GrepParams are grep's arguments.
 type GrepParams struct {
 	Pattern string `json:"pattern"`
-	Path    string `json:"path,omitempty" jsonschema:"file or directory; default the workspace"`
+	Path    string `json:"path,omitempty" jsonschema:"file or directory: relative to the workspace, or absolute under a root; default the workspace root"`
 }
 
 // Grep is the grep tool.

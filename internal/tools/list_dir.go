@@ -21,7 +21,7 @@ const listMaxEntries = 1000
 
 // ListDirParams are list_dir's arguments.
 type ListDirParams struct {
-	Path string `json:"path,omitempty" jsonschema:"default the workspace"`
+	Path string `json:"path,omitempty" jsonschema:"relative to the workspace, or absolute under a root; default the workspace root"`
 }
 
 // ListDir is the list_dir tool.
