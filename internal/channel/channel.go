@@ -206,9 +206,10 @@ type TurnResult struct {
 
 // Usage counts the tokens of a turn.
 type Usage struct {
-	Input  int // prompt tokens, cached ones included
-	Output int
-	Cached int
+	Input      int // prompt tokens, cached ones included
+	Output     int
+	Cached     int // of Input, read from the provider's prompt cache
+	CacheWrite int // of Input, written to the provider's prompt cache
 }
 
 // Message is one entry of an earlier conversation.
