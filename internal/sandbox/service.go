@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"sort"
@@ -53,6 +54,15 @@ type ServiceSpec struct {
 	// ScratchBytes caps each of /tmp and ServiceHome. Zero means
 	// DefaultScratchBytes.
 	ScratchBytes int64
+	// Proxy, when set, is the service's only way out: a relay inside the
+	// sandbox listens on its own loopback, the environment gets
+	// HTTP_PROXY, HTTPS_PROXY, http_proxy and https_proxy pointing there
+	// (over any given), and Proxy serves each connection the service
+	// opens to it (egress.Proxy.ServeConn), in a goroutine of the Service,
+	// with a ctx that ends when the service does; it must return then.
+	// The relay is homard's own binary, so main must call MaybeRunHelper.
+	// Nil means no network at all.
+	Proxy func(ctx context.Context, conn net.Conn)
 }
 
 // Root is a workspace root shown to a service.
@@ -89,6 +99,9 @@ type Service struct {
 	kill    func()        // kills the whole tree; safe to call any time
 	stopped chan struct{} // closed by the first Stop
 	stop    sync.Once
+
+	handlerCtx context.Context // ends when the service does (Proxy's ctx)
+	handlers   sync.WaitGroup  // Proxy's goroutines
 
 	mu      sync.Mutex // guards the fields below
 	exitErr error      // set before done is closed

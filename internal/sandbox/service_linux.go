@@ -6,8 +6,10 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -74,12 +76,37 @@ func bwrapServiceArgs(spec ServiceSpec) ([]string, error) {
 	// bwrap's own root is a tmpfs without a size, writable by the service
 	// where bwrap made folders (the way to a mount): read-only once every
 	// mount is in place. The mounts below it keep their own flags.
+	argv := spec.Argv
+	if spec.Proxy != nil {
+		exe, err := relayBinary()
+		if err != nil {
+			return nil, err
+		}
+		a = append(a, "--ro-bind", exe, relayPath)
+		argv = append([]string{relayPath, relayArg}, argv...)
+	}
 	a = append(a, "--remount-ro", "/", "--chdir", spec.Dir)
 	for _, e := range spec.Env {
 		k, v, _ := strings.Cut(e, "=")
 		a = append(a, "--setenv", k, v)
 	}
-	return append(append(a, "--"), spec.Argv...), nil
+	return append(append(a, "--"), argv...), nil
+}
+
+// relayBinary is homard's own binary, which runs the relay inside the
+// sandbox (see runRelay).
+func relayBinary() (string, error) {
+	if !helperHooked.Load() {
+		return "", fmt.Errorf("%w: a service's network proxy needs this binary to call sandbox.MaybeRunHelper at startup", ErrUnavailable)
+	}
+	exe, err := os.Executable()
+	if err == nil {
+		exe, err = filepath.EvalSymlinks(exe)
+	}
+	if err != nil {
+		return "", fmt.Errorf("find homard's binary for the service's relay: %w", err)
+	}
+	return exe, nil
 }
 
 // startBwrapService starts bwrap for spec with three pipes, in its own
@@ -97,8 +124,22 @@ func startBwrapService(ctx context.Context, bin string, spec ServiceSpec) (*Serv
 		return nil, fmt.Errorf("prepare the seccomp filter: %w", err)
 	}
 	defer filter.Close()
+	extra := []*os.File{filter}
+	var ctl *net.UnixConn
+	if spec.Proxy != nil {
+		child, parent, err := relayEnds()
+		if err != nil {
+			return nil, err
+		}
+		defer child.Close()
+		ctl = parent
+		extra = append(extra, child) // relayCtlFD
+	}
 	var pipes [3][2]*os.File // stdin, stdout, stderr: [read end, write end]
 	closeAll := func() {
+		if ctl != nil {
+			ctl.Close()
+		}
 		for _, p := range pipes {
 			for _, f := range p {
 				if f != nil {
@@ -123,7 +164,7 @@ func startBwrapService(ctx context.Context, bin string, spec ServiceSpec) (*Serv
 		Stdin:      pipes[0][0],
 		Stdout:     pipes[1][1],
 		Stderr:     pipes[2][1],
-		ExtraFiles: []*os.File{filter},
+		ExtraFiles: extra,
 		SysProcAttr: &syscall.SysProcAttr{
 			Setpgid:   true,
 			Pdeathsig: syscall.SIGKILL,
@@ -145,6 +186,17 @@ func startBwrapService(ctx context.Context, bin string, spec ServiceSpec) (*Serv
 		program: spec.Argv[0],
 		done:    make(chan struct{}),
 		stopped: make(chan struct{}),
+	}
+	var cancelHandlers context.CancelFunc
+	s.handlerCtx, cancelHandlers = context.WithCancel(ctx)
+	relayDone := make(chan struct{})
+	if ctl != nil {
+		go func() { // owned by the Service; ends at EOF, when the relay is gone
+			defer close(relayDone)
+			serveRelay(s, ctl, spec.Proxy)
+		}()
+	} else {
+		close(relayDone)
 	}
 	var reaped bool // guarded by s.mu: after it, pid may belong to another process
 	s.kill = func() {
@@ -177,6 +229,9 @@ func startBwrapService(ctx context.Context, bin string, spec ServiceSpec) (*Serv
 		reaped = true
 		s.mu.Unlock()
 		<-stderrDone
+		<-relayDone
+		cancelHandlers()
+		s.handlers.Wait()
 		code := cmd.ProcessState.ExitCode()
 		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			code = 128 + int(ws.Signal())

@@ -9,12 +9,17 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/homard/homard/internal/egress"
 )
 
 // startService starts spec on b and stops it when the test ends.
@@ -178,17 +183,37 @@ func TestServiceNoNetwork(t *testing.T) {
 func TestServiceEnvExact(t *testing.T) {
 	b := requireBwrap(t)
 	t.Setenv("HOMARD_TEST_SECRET", "must-not-leak")
-	env := []string{"A=1", "B=two words", "HOME=" + ServiceHome, "EMPTY="}
-	out, err := serviceRun(t, b, ServiceSpec{Argv: []string{"/usr/bin/env"}, Env: env})
-	if err != nil {
-		t.Fatalf("service env: %v (output %q)", err, out)
-	}
-	got := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	want := append(slices.Clone(env), "PWD="+ServiceHome) // bwrap's one addition
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("service environment = %q; want exactly %q", got, want)
+	env := []string{"A=1", "B=two words", "HOME=" + ServiceHome, "EMPTY=", "HTTP_PROXY=http://given.example"}
+	refuse := func(_ context.Context, c net.Conn) { c.Close() }
+	for _, tc := range []struct {
+		name  string
+		proxy func(context.Context, net.Conn)
+		added []string // besides bwrap's PWD
+	}{
+		{"no network", nil, []string{"HTTP_PROXY=http://given.example"}},
+		// The relay's proxy variables replace a given one.
+		{"a proxy", refuse, []string{"HTTP_PROXY=", "HTTPS_PROXY=", "http_proxy=", "https_proxy="}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := serviceRun(t, b, ServiceSpec{Argv: []string{"/usr/bin/env"}, Env: env, Proxy: tc.proxy})
+			if err != nil {
+				t.Fatalf("service env: %v (output %q)", err, out)
+			}
+			var got []string
+			for _, e := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+				if strings.HasPrefix(strings.ToUpper(e), "HTTP") && strings.Contains(e, "=http://127.0.0.1:") {
+					e, _, _ = strings.Cut(e, "http://") // the relay's port varies
+				}
+				got = append(got, e)
+			}
+			want := append(slices.Clone(env[:len(env)-1]), "PWD="+ServiceHome) // bwrap's one addition
+			want = append(want, tc.added...)
+			slices.Sort(got)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("service environment = %q; want exactly %q", got, want)
+			}
+		})
 	}
 }
 
@@ -343,5 +368,71 @@ func TestNormalizeService(t *testing.T) {
 				t.Errorf("normalizeService = %v; want ErrInvalidSpec containing %q", err, tc.want)
 			}
 		})
+	}
+}
+
+// probeHTTP gets rawURL through the proxy in $HTTP_PROXY (Go's own proxy
+// lookup skips loopback hosts) and prints the status and body.
+func probeHTTP(rawURL string) int {
+	proxy, err := url.Parse(os.Getenv("HTTP_PROXY"))
+	if err != nil || proxy.Host == "" {
+		fmt.Printf("probe failed: HTTP_PROXY %q\n", os.Getenv("HTTP_PROXY"))
+		return 1
+	}
+	hc := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}, Timeout: 10 * time.Second}
+	resp, err := hc.Get(rawURL)
+	if err != nil {
+		fmt.Println("probe failed:", err)
+		return 1
+	}
+	defer resp.Body.Close()
+	body, _ := io.ReadAll(resp.Body)
+	fmt.Printf("probe status %d: %s\n", resp.StatusCode, body)
+	if resp.StatusCode != http.StatusOK {
+		return 1
+	}
+	return 0
+}
+
+func TestServiceNetworkProxy(t *testing.T) {
+	b := requireBwrap(t)
+	hello := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "hello from "+r.Host) })
+	listed := httptest.NewServer(hello)
+	defer listed.Close()
+	other := httptest.NewServer(hello)
+	defer other.Close()
+	// Both are loopback servers egress lets through (Allow); only one is
+	// on the service's list.
+	c, err := egress.New(egress.Options{Allow: []string{listed.URL, other.URL}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy, err := c.NewProxy([]string{listed.Listener.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := workspace(t)
+	probe := probeBinary(t, dir)
+	for _, tc := range []struct {
+		name, url, want string
+		ok              bool
+	}{
+		{"a listed host", listed.URL + "/x", "probe status 200: hello from " + listed.Listener.Addr().String(), true},
+		{"another host", other.URL + "/x", "probe status 403", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out, err := serviceRun(t, b, ServiceSpec{
+				Argv: []string{probe}, Env: []string{probeEnv + "=http:" + tc.url}, Mounts: []string{dir},
+				Proxy: proxy.ServeConn,
+			})
+			if (err == nil) != tc.ok || !strings.Contains(out, tc.want) {
+				t.Errorf("service GET %s: output %q, Wait() = %v; want ok=%v with %q", tc.url, out, err, tc.ok, tc.want)
+			}
+		})
+	}
+	// Without a proxy the same request has nowhere to go.
+	out, err := serviceRun(t, b, ServiceSpec{Argv: []string{probe}, Env: []string{probeEnv + "=tcp:" + listed.Listener.Addr().String()}, Mounts: []string{dir}})
+	if err == nil || !strings.Contains(out, "probe failed") {
+		t.Errorf("service without a proxy connected to %s: output %q, Wait() = %v", listed.Listener.Addr(), out, err)
 	}
 }
