@@ -74,7 +74,8 @@
 //
 // Services (ServiceSpec, Backend.StartService): a long-lived process (an
 // MCP server, a skill's entrypoint) talking over pipes, in bwrap only (host
-// and landlock refuse): no network, no files but the system's, its
+// and landlock refuse): no network (ServiceSpec.Proxy: only through a
+// relay to homard's proxy), no files but the system's, its
 // declared read-only mounts and workspace roots, a fresh /tmp and
 // ServiceHome; homard's home and data directory are never bound (a mount
 // holding one is refused); the environment is exactly ServiceSpec.Env;

@@ -102,11 +102,16 @@ func relayEnds() (child *os.File, parent *net.UnixConn, err error) {
 	return child, c.(*net.UnixConn), nil
 }
 
+// maxRelayConns caps the connections a service has open through its proxy
+// at once; one more is closed at once.
+const maxRelayConns = 64
+
 // serveRelay receives the relay's connections until it is gone (EOF) and
 // serves each with proxy in a goroutine tracked by s.handlers; their ctx
 // is s's handler context.
 func serveRelay(s *Service, ctl *net.UnixConn, proxy func(context.Context, net.Conn)) {
 	defer ctl.Close()
+	slots := make(chan struct{}, maxRelayConns)
 	buf := make([]byte, 1)
 	oob := make([]byte, unix.CmsgSpace(4))
 	for {
@@ -130,7 +135,16 @@ func serveRelay(s *Service, ctl *net.UnixConn, proxy func(context.Context, net.C
 				if err != nil {
 					continue
 				}
-				s.handlers.Go(func() { proxy(s.handlerCtx, conn) })
+				select {
+				case slots <- struct{}{}:
+				default:
+					conn.Close()
+					continue
+				}
+				s.handlers.Go(func() {
+					defer func() { <-slots }()
+					proxy(s.handlerCtx, conn)
+				})
 			}
 		}
 	}

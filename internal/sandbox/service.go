@@ -23,7 +23,7 @@ const ServiceHome = "/home/service"
 // talking to homard over pipes. It sees the system's programs and
 // libraries read-only, a minimal /etc, its own /proc, a capped /tmp and
 // ServiceHome, and of the machine's files only Mounts and Roots. It has no
-// network at all.
+// network but what Proxy serves.
 type ServiceSpec struct {
 	// Argv is the command: Argv[0] is the absolute, clean, already
 	// resolved program path; it must be under /usr, a system directory,
