@@ -25,6 +25,7 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/skill"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
@@ -225,6 +226,13 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	all = append(all, tools.NewWebTools(client, r.Vault, cfg.Egress.SearchURL)...)
 	all = append(all, tools.NewReadArtifact(artifactSource{st: st}))
 	all = append(all, tools.MemoryTools(r.Memory)...)
+	// Skills cost the model's prompt only when there is one to use: the
+	// two tools, with the trusted skills' menu, are offered when at least
+	// one skill is trusted (the tool list is fixed for the runtime, so a
+	// skill trusted later shows from the next start).
+	if entries, err := r.Skills().Menu(ctx); err == nil && len(entries) > 0 {
+		all = append(all, tools.SkillTools(r.Skills(), r.skillEnv, skillRunner{r: r, client: client}, skill.MenuText(entries))...)
+	}
 	reg, err := tool.NewRegistry(all...)
 	if err != nil {
 		return err

@@ -50,11 +50,13 @@ type SkillOutput struct {
 
 // SkillTools returns read_skill and run_skill over lib. env reports what
 // this homard can grant now (workspace roots, vault secrets); run is the
-// sandboxed runner (nil: run_skill is refused with policy.RuleLimitSandbox).
-func SkillTools(lib SkillLibrary, env func() skill.Env, run SkillRunner) []tool.Tool {
+// sandboxed runner (nil: run_skill is refused with policy.RuleLimitSandbox);
+// menu, the trusted skills' one-line descriptions (skill.MenuText), ends
+// run_skill's description so the model knows which skills exist.
+func SkillTools(lib SkillLibrary, env func() skill.Env, run SkillRunner, menu string) []tool.Tool {
 	return []tool.Tool{
 		tool.Adapt[ReadSkillParams](&ReadSkill{lib: lib}),
-		tool.Adapt[RunSkillParams](&RunSkill{lib: lib, env: env, run: run}),
+		tool.Adapt[RunSkillParams](&RunSkill{lib: lib, env: env, run: run, menu: menu}),
 	}
 }
 
@@ -141,9 +143,10 @@ type RunSkillParams struct {
 
 // RunSkill is the run_skill tool.
 type RunSkill struct {
-	lib SkillLibrary
-	env func() skill.Env
-	run SkillRunner
+	lib  SkillLibrary
+	env  func() skill.Env
+	run  SkillRunner
+	menu string
 }
 
 var _ tool.Typed[RunSkillParams] = (*RunSkill)(nil)
@@ -158,7 +161,11 @@ type runSkillBody struct {
 }
 
 func (t *RunSkill) Spec() tool.Spec {
-	return tool.Spec{Name: "run_skill", Description: runSkillDoc, Action: policy.ActionExec, Risk: policy.RiskMedium}
+	d := runSkillDoc
+	if t.menu != "" {
+		d = strings.TrimRight(d, "\n") + "\nSkills:\n" + strings.TrimRight(t.menu, "\n")
+	}
+	return tool.Spec{Name: "run_skill", Description: d, Action: policy.ActionExec, Risk: policy.RiskMedium}
 }
 
 func (t *RunSkill) Prepare(ctx context.Context, p RunSkillParams) (tool.Plan, error) {

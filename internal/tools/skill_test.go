@@ -75,7 +75,7 @@ func newSkillEnv(t *testing.T, doc string) *skillEnv {
 		t.Fatal(err)
 	}
 	e.grant = skill.Env{Roots: map[string]bool{"main": true, "docs": false}, Secrets: map[string][]string{"weather": {"api.weather.example"}, "github": {"api.github.com"}}}
-	for _, tl := range SkillTools(e.lib, func() skill.Env { return e.grant }, e.runner) {
+	for _, tl := range SkillTools(e.lib, func() skill.Env { return e.grant }, e.runner, "- demo: a demo skill\n") {
 		e.tools[tl.Spec().Name] = tl
 	}
 	return e
@@ -246,7 +246,7 @@ func TestRunSkillRefusesUngrantedPermissionsBeforeRunning(t *testing.T) {
 
 func TestRunSkillWithoutRunnerIsRefused(t *testing.T) {
 	e := newSkillEnv(t, weatherDoc)
-	tl := SkillTools(e.lib, func() skill.Env { return e.grant }, nil)[1]
+	tl := SkillTools(e.lib, func() skill.Env { return e.grant }, nil, "")[1]
 	p, err := tl.Decode([]byte(`{"name":"weather","args":{"city":"Paris"}}`))
 	if err != nil {
 		t.Fatal(err)
