@@ -90,7 +90,9 @@ func TestCaptureQueue(t *testing.T) {
 		}
 		if i == 0 {
 			// the first claim above still holds; release it first
-			write(t, s, func(tx *Tx) error { return tx.ReleaseCapture(CaptureBatch{Session: "s", First: 1, Last: 3, Claim: t0.Add(time.Hour).UnixNano()}, false, 3) })
+			write(t, s, func(tx *Tx) error {
+				return tx.ReleaseCapture(CaptureBatch{Session: "s", First: 1, Last: 3, Claim: t0.Add(time.Hour).UnixNano()}, false, 3)
+			})
 			b, ok = claim(t0.Add(time.Hour+time.Duration(i+2)*time.Second), stale)
 			if !ok {
 				t.Fatal("nothing to claim after a release without a failure")
@@ -118,7 +120,9 @@ func TestCaptureQueue(t *testing.T) {
 	if !ok || b.First != 4 || b.Last != 4 {
 		t.Fatalf("ClaimCapture = %+v, %v; want turn 4", b, ok)
 	}
-	write(t, s, func(tx *Tx) error { return tx.FinishCapture(b, Usage{Input: 100, Output: 20, Cached: 50}, t0.Add(3*time.Hour)) })
+	write(t, s, func(tx *Tx) error {
+		return tx.FinishCapture(b, Usage{Input: 100, Output: 20, Cached: 50}, t0.Add(3*time.Hour))
+	})
 	if n := waiting(t0.Add(10 * time.Hour)); n != 0 {
 		t.Errorf("CaptureWaiting after FinishCapture = %d; want 0", n)
 	}
