@@ -147,3 +147,16 @@ func (s *Store) CaptureUsage(ctx context.Context, session string) (CaptureTotals
 	}
 	return t, nil
 }
+
+// CaptureClaimed lists the turns claim b holds, in order.
+func (s *Store) CaptureClaimed(ctx context.Context, b CaptureBatch) ([]int, error) {
+	rows, err := s.readRows(ctx, `SELECT turn FROM capture_queue WHERE session_id = ? AND turn BETWEEN ? AND ? AND claimed_at = ? ORDER BY turn`,
+		b.Session, b.First, b.Last, b.Claim)
+	if err != nil {
+		return nil, fmt.Errorf("list turns claimed for capture in %s: %w", b.Session, err)
+	}
+	return collect(rows, func(sc interface{ Scan(...any) error }) (int, error) {
+		var t int
+		return t, sc.Scan(&t)
+	}, "list turns claimed for capture in "+b.Session)
+}

@@ -67,6 +67,9 @@ func TestCaptureQueue(t *testing.T) {
 	if !ok || b.First != 1 || b.Last != 3 || b.Turns != 3 || b.Owner != "alice" {
 		t.Fatalf("ClaimCapture = %+v, %v; want turns 1-3 of alice", b, ok)
 	}
+	if turns, err := s.CaptureClaimed(ctx, b); err != nil || len(turns) != 3 || turns[0] != 1 || turns[2] != 3 {
+		t.Errorf("CaptureClaimed = %v, %v; want [1 2 3]", turns, err)
+	}
 	if b2, ok := claim(t0.Add(time.Hour+time.Second), stale); ok {
 		t.Fatalf("a second ClaimCapture got %+v while the first holds the turns", b2)
 	}

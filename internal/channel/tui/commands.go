@@ -48,8 +48,21 @@ func (m *Model) budget() string {
 		return "No turn has finished yet in this session."
 	}
 	r := m.last
-	return fmt.Sprintf("Last turn: %d of %d tool calls, %d of %d budget units; tokens: %d in (%d cached), %d out.",
+	s := fmt.Sprintf("Last turn: %d of %d tool calls, %d of %d budget units; tokens: %d in (%d cached), %d out.",
 		r.Calls, r.MaxCalls, r.Units, r.MaxUnits, r.Usage.Input, r.Usage.Cached, r.Usage.Output)
+	if c := r.Capture; c.Calls > 0 {
+		s += fmt.Sprintf("\nMemory capture in this session so far: %d %s covering %d turns; tokens: %d in (%d cached), %d out.",
+			c.Calls, plural(c.Calls, "call", "calls"), c.Turns, c.Usage.Input, c.Usage.Cached, c.Usage.Output)
+	}
+	return s
+}
+
+// plural is one or many, by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 const helpText = `Keys
@@ -66,5 +79,6 @@ Commands
   /new     start a fresh session (the old one stays; --session ID resumes it)
   /cancel  stop the running turn: the model stream and a running tool
   /budget  the last turn's tool calls and units of their maxima, and tokens
+           (and the session's memory capture calls and tokens so far)
   /exit    leave; a running turn is cancelled (Ctrl+C leaves when none runs)
 A message starting with // sends one leading /.`
