@@ -1,4 +1,4 @@
--- 0020: batched memory capture (issue 15). An owner turn that capture
+-- 0021: batched memory capture (issue 15). An owner turn that capture
 -- should read is queued in capture_queue in the Write that stores it; one
 -- capture call later covers a session's queued turns (after
 -- memory.capture_every of them, when the session has been idle for
