@@ -59,12 +59,14 @@ type Runtime struct {
 
 	// Background work (memory capture, capture.go): bg counts running
 	// goroutines; bgCtx ends when Close gives up waiting. bgMu guards
-	// bgCtx, bgCancel and closing: no bg.Add once closing is set.
-	bgMu     sync.Mutex
-	bg       sync.WaitGroup
-	bgCtx    context.Context
-	bgCancel context.CancelFunc
-	closing  bool
+	// bgCtx, bgCancel, closing and capturing (the sessions a capture runs
+	// for): no bg.Add once closing is set.
+	bgMu      sync.Mutex
+	bg        sync.WaitGroup
+	bgCtx     context.Context
+	bgCancel  context.CancelFunc
+	closing   bool
+	capturing map[string]bool
 	// schedWake is serve's scheduler's Wake (taskrun.go); log is serve's
 	// logger for background work (nil: slog.Default).
 	schedWake atomic.Pointer[func()]

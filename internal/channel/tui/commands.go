@@ -51,10 +51,15 @@ func (m *Model) budget() string {
 	}
 	r := m.last
 	s := m.spent
-	return fmt.Sprintf("Last turn: %d of %d tool calls, %d of %d budget units; tokens: %d in (%d cached), %d out.\n"+
+	out := fmt.Sprintf("Last turn: %d of %d tool calls, %d of %d budget units; tokens: %d in (%d cached), %d out.\n"+
 		"This session, %s in this chat: %d tokens in, %d out; prompt cache: %d tokens read (%d%% of the input), %d written.",
 		r.Calls, r.MaxCalls, r.Units, r.MaxUnits, r.Usage.Input, r.Usage.Cached, r.Usage.Output,
 		plural(s.turns, "turn", "turns"), s.Input, s.Output, s.Cached, s.hitPercent(), s.CacheWrite)
+	if c := r.Capture; c.Calls > 0 {
+		out += fmt.Sprintf("\nMemory capture in this session so far: %s covering %d turns; tokens: %d in (%d cached), %d out.",
+			plural(c.Calls, "call", "calls"), c.Turns, c.Usage.Input, c.Usage.Cached, c.Usage.Output)
+	}
+	return out
 }
 
 // spent adds up the turns of the session run in this chat: a resumed
@@ -81,6 +86,7 @@ func (s spent) hitPercent() int {
 	return s.Cached * 100 / s.Input
 }
 
+// plural is "1 one" or "n many".
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return "1 " + one
@@ -102,6 +108,6 @@ Commands
   /new     start a fresh session (the old one stays; --session ID resumes it)
   /cancel  stop the running turn: the model stream and a running tool
   /budget  the last turn's tool calls and units of their maxima, and tokens;
-           the session's tokens and prompt-cache hits
+           the session's tokens, prompt-cache hits and memory capture calls
   /exit    leave; a running turn is cancelled (Ctrl+C leaves when none runs)
 A message starting with // sends one leading /.`
