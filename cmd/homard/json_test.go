@@ -34,6 +34,7 @@ var jsonObjects = map[string]any{
 	"task plan":  taskPlanJSON{},
 	"mcp":        mcpJSON{},
 	"mcp tool":   mcpToolJSON{},
+	"skill":      app.SkillJSON{},
 }
 
 // docKeys reads docs/JSON.md: for each "## name" section, the keys of its

@@ -18,15 +18,18 @@ import (
 func (c *cli) mcpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "See, test and trust the MCP servers of [[mcp.servers]]",
+		Short: "MCP: see, test and trust the servers of [[mcp.servers]]; serve homard's tools to another client",
 		Long: `An MCP server's tools are offered to the model as mcp__SERVER__TOOL, each
 call decided by homard's permission checks like any other tool. A server
 offers nothing until you have read its tools and instructions and trusted
 them (homard mcp trust NAME); if they change later, its tools are withdrawn
 until you trust them again. A trust takes effect at homard's next start
-(restart homard serve).`,
+(restart homard serve).
+
+homard mcp serve is the other way round: homard as an MCP server, its tools
+offered to another MCP client through homard's arbiter.`,
 	}
-	cmd.AddCommand(c.mcpListCmd(), c.mcpTestCmd(), c.mcpTrustCmd())
+	cmd.AddCommand(c.mcpListCmd(), c.mcpTestCmd(), c.mcpTrustCmd(), c.mcpServeCmd())
 	return cmd
 }
 

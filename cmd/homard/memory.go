@@ -44,8 +44,8 @@ own sessions can use memory; guests and group chats never read it.
 
 Before each of your turns the few units most relevant to your message are
 shown to the model as notes (data, not instructions; they cannot change
-permissions). After the turn, notes the model proposes wait in
-"homard memory review" until a later turn proposes them again or you
+permissions). After every few turns, notes the model proposes wait in
+"homard memory review" until a later capture proposes them again or you
 accept them (memory.capture = "off" in config.toml turns this off).`,
 	}
 	cmd.AddCommand(c.memoryListCmd(), c.memorySearchCmd(), c.memoryAddCmd(), c.memoryForgetCmd(),
@@ -227,10 +227,11 @@ func (c *cli) memoryReviewCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "review",
 		Short: "Review notes homard proposes to remember from your conversations",
-		Long: `After each of your turns (with memory.capture = "on", the default) a model
-call without tools proposes short notes about you: facts, preferences,
-tasks. A proposed note waits here ("buffered") and is remembered on its
-own when a later turn proposes it again; buffered notes are dropped after
+		Long: `After every few of your turns (with memory.capture = "on", the default;
+memory.capture_every, 4) a model call without tools proposes short notes
+about you: facts, preferences, tasks. A proposed note waits here
+("buffered") and is remembered on its own when a later capture proposes it
+again; buffered notes are dropped after
 14 days. A preference that contradicts one already remembered (they share
 a subject, as "prefers oolong tea" and "now prefers coffee, not tea") is
 never written over it: it waits here ("review") for you to decide. Text

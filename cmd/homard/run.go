@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -134,6 +135,11 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 			res, err := rt.Turn(cmd.Context(), req)
 			endText()
 			tools.flush()
+			if !attached {
+				// This process ran the turn: capture what waits for memory
+				// capture before it ends (Close waits for it).
+				_ = r.FlushCapture(context.WithoutCancel(cmd.Context()))
+			}
 			if err != nil {
 				return err
 			}

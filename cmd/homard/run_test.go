@@ -205,3 +205,34 @@ func TestRunShowsToolCalls(t *testing.T) {
 		t.Errorf("tools[1] = %+v (pending %v); want write_file pending with the approval id, in step 2", write, got.Pending)
 	}
 }
+
+// TestRunCapturesAtItsEnd: a one-shot `homard run` (no serve) captures its
+// turn for memory before it exits, so nothing waits for a serve that may
+// never run: two model requests, the second the capture call.
+func TestRunCapturesAtItsEnd(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test-CLIKEY0123456789")
+	srv := llmtest.NewServer(
+		llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"Hello."}})},
+		llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{`{"text":"Keeps bees","kind":"fact"}`}})},
+	)
+	defer srv.Close()
+	home := t.TempDir()
+	homard := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"--home", home}, args...), strings.NewReader(""), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+	if code, _, stderr := homard("init", "--base-url", srv.URL+"/v1"); code != 0 {
+		t.Fatalf("init: exit %d: %s", code, stderr)
+	}
+	if code, out, stderr := homard("run", "I keep bees"); code != exitOK || out != "Hello.\n" {
+		t.Fatalf("run = exit %d, stdout %q, stderr %q; want 0 and the answer", code, out, stderr)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "[BEGIN_EXCHANGE]") {
+		t.Fatalf("%d model requests; want 2, the second the capture call", len(reqs))
+	}
+	if code, out, _ := homard("memory", "review"); code != exitOK || !strings.Contains(out, "Keeps bees") {
+		t.Fatalf("memory review = exit %d, %q; want the proposed note waiting", code, out)
+	}
+}

@@ -356,6 +356,7 @@ func (t *turn) stream(ctx context.Context, final bool) (llm.Result, error) {
 			t.res.Usage.Input += ev.Usage.Input
 			t.res.Usage.Output += ev.Usage.Output
 			t.res.Usage.Cached += ev.Usage.Cached
+			t.res.Usage.CacheWrite += ev.Usage.CacheWrite
 		case llm.EventDone:
 			r.StopReason = ev.StopReason
 		}

@@ -83,6 +83,7 @@ func (t *turn) summarise(ctx context.Context, prev string, folded []llm.Message)
 		t.res.Usage.Input += got.Usage.Input
 		t.res.Usage.Output += got.Usage.Output
 		t.res.Usage.Cached += got.Usage.Cached
+		t.res.Usage.CacheWrite += got.Usage.CacheWrite
 		if err != nil {
 			return "", err
 		}

@@ -25,6 +25,7 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/skill"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
@@ -58,12 +59,14 @@ type Runtime struct {
 
 	// Background work (memory capture, capture.go): bg counts running
 	// goroutines; bgCtx ends when Close gives up waiting. bgMu guards
-	// bgCtx, bgCancel and closing: no bg.Add once closing is set.
-	bgMu     sync.Mutex
-	bg       sync.WaitGroup
-	bgCtx    context.Context
-	bgCancel context.CancelFunc
-	closing  bool
+	// bgCtx, bgCancel, closing and capturing (the sessions a capture runs
+	// for): no bg.Add once closing is set.
+	bgMu      sync.Mutex
+	bg        sync.WaitGroup
+	bgCtx     context.Context
+	bgCancel  context.CancelFunc
+	closing   bool
+	capturing map[string]bool
 	// schedWake is serve's scheduler's Wake (taskrun.go); log is serve's
 	// logger for background work (nil: slog.Default).
 	schedWake atomic.Pointer[func()]
@@ -234,6 +237,13 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		// The trusted servers' tools; a server that fails is left out
 		// (MCPServers and doctor say why).
 		all = append(all, r.startMCP(ctx)...)
+	}
+	// Skills cost the model's prompt only when there is one to use: the
+	// two tools, with the trusted skills' menu, are offered when at least
+	// one skill is trusted (the tool list is fixed for the runtime, so a
+	// skill trusted later shows from the next start).
+	if entries, err := r.Skills().Menu(ctx); err == nil && len(entries) > 0 {
+		all = append(all, tools.SkillTools(r.Skills(), r.skillEnv, skillRunner{r: r, client: client}, skill.MenuText(entries))...)
 	}
 	reg, err := tool.NewRegistry(all...)
 	if err != nil {

@@ -29,8 +29,14 @@ func (r *Runtime) Chat(ctx context.Context, o ChatOptions) (string, error) {
 	if o.Session == "" {
 		o.Session = "chat"
 	}
-	rt, _, _ := r.TurnRuntime()
-	return tui.Run(ctx, rt, tui.Options{Session: o.Session, In: o.In, Out: o.Out})
+	rt, _, attached := r.TurnRuntime()
+	last, err := tui.Run(ctx, rt, tui.Options{Session: o.Session, In: o.In, Out: o.Out})
+	if !attached {
+		// This process ran the turns: capture what waits before it
+		// ends (Close waits for it), even when leaving cancelled ctx.
+		_ = r.FlushCapture(context.WithoutCancel(ctx))
+	}
+	return last, err
 }
 
 // TurnRuntime is where a front end in another process than `homard serve`

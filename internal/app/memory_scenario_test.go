@@ -71,7 +71,9 @@ func TestScenarioRememberRecallAfterRestart(t *testing.T) {
 		openAI(llmtest.Turn{Text: []string{"You like oolong tea."}}),
 		openAI(llmtest.Turn{Text: []string{""}}), // capture: nothing to keep
 	)
-	r.Config.Memory.Capture = "on"
+	// One capture call per turn, as before batching: the checks below
+	// count requests turn by turn (capture_test.go checks the batches).
+	r.Config.Memory.Capture, r.Config.Memory.CaptureEvery = "on", 1
 	ctx := context.Background()
 	var asked []string
 	res, err := r.Run(ctx, channel.TurnRequest{Text: "remember I prefer oolong tea", Session: "a",
@@ -96,7 +98,7 @@ func TestScenarioRememberRecallAfterRestart(t *testing.T) {
 	if c, err := r.MemoryReview(ctx); err != nil || len(c) != 0 {
 		t.Fatalf("MemoryReview = %+v, %v; want nothing: capture found the note known", c, err)
 	}
-	r.Config.Memory.Capture = "on"
+	r.Config.Memory.Capture, r.Config.Memory.CaptureEvery = "on", 1
 	res, err = r.Run(ctx, channel.TurnRequest{Text: "what tea do I like?", Session: "b"})
 	if err != nil || !strings.Contains(res.Text, "oolong") {
 		t.Fatalf("Run b = %+v, %v", res, err)
@@ -143,7 +145,7 @@ func TestScenarioCapture(t *testing.T) {
 		openAI(llmtest.Turn{Text: []string{"Quick answer."}}),
 		llmtest.HangAfter(llmtest.OpenAIStream(llmtest.Turn{Text: []string{"{"}}), 1),
 	)
-	r.Config.Memory.Capture = "on"
+	r.Config.Memory.Capture, r.Config.Memory.CaptureEvery = "on", 1 // a capture after each turn
 	ctx := context.Background()
 	tea, err := r.MemoryAdd(ctx, "Prefers oolong tea", "preference", 0)
 	if err != nil {
@@ -228,7 +230,7 @@ func TestMemoryOnlyForTheOwner(t *testing.T) {
 				openAI(llmtest.Turn{Text: []string{"I cannot say."}}),
 				openAI(llmtest.Turn{Text: []string{`{"text":"Prefers coffee","kind":"preference"}` + "\n"}}),
 			)
-			r.Config.Memory.Capture = "on"
+			r.Config.Memory.Capture, r.Config.Memory.CaptureEvery = "on", 1
 			ctx := context.Background()
 			if _, err := r.MemoryAdd(ctx, "Prefers oolong tea", "preference", 0); err != nil {
 				t.Fatal(err)
@@ -238,7 +240,13 @@ func TestMemoryOnlyForTheOwner(t *testing.T) {
 			if err != nil || res.Text != "I cannot say." {
 				t.Fatalf("Run as %s = %+v, %v", as, res, err)
 			}
+			if err := r.FlushCapture(ctx); err != nil {
+				t.Fatal(err)
+			}
 			r.waitCapture(time.Minute)
+			if n, err := r.Store.CaptureWaiting(ctx, "group", time.Time{}); err != nil || n != 0 {
+				t.Fatalf("CaptureWaiting(group) = %d, %v; want no turn of a %s queued", n, err, as)
+			}
 			reqs := srv.Requests()
 			if len(reqs) != 1 {
 				t.Fatalf("%d model requests; want 1 (no capture for a %s)", len(reqs), as)

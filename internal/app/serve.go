@@ -213,6 +213,17 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	pruneCtx, stopPrune := context.WithCancel(ctx)
 	defer stopPrune()
 	go r.pruneLoop(pruneCtx, pruneEvery, log)
+	// Memory capture of quiet sessions; what still waits when serve stops
+	// is captured then (this defer runs after the chats and tasks have
+	// stopped, and Close waits for the captures).
+	captureTick := time.NewTicker(captureCheckEvery)
+	defer captureTick.Stop()
+	go r.captureLoop(pruneCtx, captureTick.C)
+	defer func() {
+		if err := r.FlushCapture(context.WithoutCancel(ctx)); err != nil {
+			log.Warn("capturing the turns still waiting failed", "err", err)
+		}
+	}()
 	// Chat channels stop with serve: a chat turn still running is cut and
 	// reported to its owner as interrupted at the next start.
 	chatsDone := make(chan struct{})

@@ -384,22 +384,7 @@ func (r *Runtime) taskAsk(b task.Body) func(context.Context, channel.Card) (chan
 				r.logger().Warn("task approval card", "task", b.ID, "platform", b.Deliver, "err", err)
 			}
 		}
-		deadline := r.now().Add(r.Config.Automation.ApprovalWait.Std())
-		for {
-			a, err := r.ApprovalGet(ctx, card.ApprovalID)
-			if err != nil {
-				return channel.Leave, err
-			}
-			if a.Status != approval.Pending {
-				return channel.Recorded, nil
-			}
-			if !r.now().Before(deadline) || !r.now().Before(a.ExpiresAt) {
-				return channel.Lapsed, nil
-			}
-			if !sleepCtx(ctx, 200*time.Millisecond) {
-				return channel.Leave, ctx.Err()
-			}
-		}
+		return r.waitApproval(ctx, card.ApprovalID, r.Config.Automation.ApprovalWait.Std())
 	}
 }
 

@@ -227,15 +227,23 @@ func (s *Service) Request(ctx context.Context, b Binding, c Card) (Approval, err
 	return fromRow(out, now), nil
 }
 
-// TaskSessionPrefix starts the session of every scheduled task's run
-// ("task-<id>").
-const TaskSessionPrefix = "task-"
+// Session prefixes of callers nobody watches from homard's side.
+const (
+	// TaskSessionPrefix starts the session of every scheduled task's run
+	// ("task-<id>").
+	TaskSessionPrefix = "task-"
+	// PairedSessionPrefix starts the session of an MCP client using
+	// homard as its tool layer (`homard mcp serve`).
+	PairedSessionPrefix = "mcp-"
+)
 
 // OnceOnlySession reports whether the approvals asked in session may only
-// be approved once: a scheduled task's run, which nobody watches, so an
-// approval for the session or for always would reach calls the owner
-// never saw.
-func OnceOnlySession(session string) bool { return strings.HasPrefix(session, TaskSessionPrefix) }
+// be approved once: a scheduled task's run or another program's model,
+// which nobody here watches, so an approval for the session or for always
+// would reach calls the owner never saw.
+func OnceOnlySession(session string) bool {
+	return strings.HasPrefix(session, TaskSessionPrefix) || strings.HasPrefix(session, PairedSessionPrefix)
+}
 
 // Approve records the owner's yes. Only the approval's owner may decide,
 // only once, only before it expires. Scope session or always also creates

@@ -63,7 +63,7 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 
 	// 4a. Entry trust fails closed before the tool sees anything, so an
 	// unknown caller cannot even probe what exists in the workspace.
-	if tr, err := policy.ParseTrust(string(c.p.Caller.Trust)); err != nil || tr == policy.TrustUnknown {
+	if tr := c.p.Caller.Trust; !tr.Known() || tr == policy.TrustUnknown {
 		c.out = Outcome{Decision: Denied, Rule: policy.RuleTrustUnknown, Reason: "the caller's identity is unknown; unknown callers may not use tools"}
 		return a.finish(ctx, c)
 	}

@@ -202,13 +202,25 @@ type TurnResult struct {
 	// Stopped says why the loop stopped early; empty when the model
 	// answered on its own.
 	Stopped string
+	// Capture is the session's memory capture so far: one capture call
+	// covers several turns and runs after them, so a turn's own capture
+	// shows in a later result. Zero for a guest's turn.
+	Capture CaptureUsage
+}
+
+// CaptureUsage counts a session's memory capture calls and their tokens.
+type CaptureUsage struct {
+	Calls int // capture calls the model answered
+	Turns int // the turns they covered
+	Usage Usage
 }
 
 // Usage counts the tokens of a turn.
 type Usage struct {
-	Input  int // prompt tokens, cached ones included
-	Output int
-	Cached int
+	Input      int // prompt tokens, cached ones included
+	Output     int
+	Cached     int // of Input, read from the provider's prompt cache
+	CacheWrite int // of Input, written to the provider's prompt cache
 }
 
 // Message is one entry of an earlier conversation.

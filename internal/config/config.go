@@ -147,12 +147,26 @@ type Artifacts struct {
 
 // Memory configures automatic memory capture.
 type Memory struct {
-	// Capture is "on" (after each of the owner's turns a model call
-	// without tools proposes notes; a note is remembered when proposed
-	// again or accepted with `homard memory review`) or "off". Missing
-	// means "on".
+	// Capture is "on" (a model call without tools reads the owner's turns
+	// and proposes notes; a note is remembered when a later capture
+	// proposes it again or accepted with `homard memory review`) or "off".
+	// Missing means "on".
 	Capture string `toml:"capture"`
+	// CaptureEvery is how many of a session's owner turns one capture call
+	// covers: it runs once that many wait (1 to 50). Missing means 4.
+	CaptureEvery int `toml:"capture_every"`
+	// CaptureIdle is how long a session with turns waiting stays quiet
+	// before `homard serve` captures them anyway (at least "1m"). Missing
+	// means "10m".
+	CaptureIdle Duration `toml:"capture_idle"`
 }
+
+// Memory capture defaults.
+const (
+	DefaultCaptureEvery = 4
+	DefaultCaptureIdle  = 10 * time.Minute
+	maxCaptureEvery     = 50
+)
 
 // Sandbox selects the process confinement backend.
 type Sandbox struct {
@@ -496,6 +510,12 @@ func applyDefaults(c *Config) {
 	}
 	if c.Memory.Capture == "" {
 		c.Memory.Capture = "on"
+	}
+	if c.Memory.CaptureEvery == 0 {
+		c.Memory.CaptureEvery = DefaultCaptureEvery
+	}
+	if c.Memory.CaptureIdle == 0 {
+		c.Memory.CaptureIdle = Duration(DefaultCaptureIdle)
 	}
 	if c.Artifacts.Keep == 0 {
 		c.Artifacts.Keep = Duration(720 * time.Hour)

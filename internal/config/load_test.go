@@ -70,6 +70,7 @@ func writeConfig(t *testing.T, content string) string {
 var (
 	defaultSandbox  = Sandbox{Backend: "auto"}
 	defaultCommands = Commands{Allow: []string{}, Unknown: "sandbox", HostTools: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10, Path: []string{}}
+	defaultMemory   = Memory{Capture: "on", CaptureEvery: 4, CaptureIdle: Duration(10 * time.Minute)}
 	defaultAgent    = Agent{MaxCalls: 24, MaxUnits: 48, ReserveUnits: 8, GuestMaxTokens: 20000, GuestMaxCalls: 4}
 	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
 	defaultFiles    = Files{Sensitive: []string{}, AllowSensitive: []string{}}
@@ -97,7 +98,7 @@ func TestLoadBase(t *testing.T) {
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main"), Access: AccessReadWrite}},
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
-		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
+		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
 		Rules: []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -127,7 +128,7 @@ roots = [{ name = "main", path = "/ws" }]
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws"), Access: AccessReadWrite}},
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
-		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: Memory{Capture: "on"}, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
+		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(minimal) =\n%+v\nwant\n%+v", got, want)
@@ -220,6 +221,12 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{`model.request_timeout = "-1s": want a duration such as "10m", or "0s" for no overall limit`}, ""},
 		{"memory capture", `capture = "on"`, `capture = "yes"`,
 			[]string{`memory.capture = "yes": want on or off`}, ""},
+		{"memory capture_every too many", `capture = "on"`, "capture = \"on\"\ncapture_every = 51",
+			[]string{`memory.capture_every = 51: want a number of turns from 1 to 50`}, ""},
+		{"memory capture_every negative", `capture = "on"`, "capture = \"on\"\ncapture_every = -1",
+			[]string{`memory.capture_every = -1: want a number of turns from 1 to 50`}, ""},
+		{"memory capture_idle too short", `capture = "on"`, "capture = \"on\"\ncapture_idle = \"30s\"",
+			[]string{`memory.capture_idle = "30s": want a duration of at least "1m"`}, ""},
 		{"sandbox backend", `owner = "owner"`, "owner = \"owner\"\n[sandbox]\nbackend = \"docker\"",
 			[]string{`sandbox.backend = "docker": want one of auto, bwrap, landlock, host`}, ""},
 		{"commands allow shell syntax", `owner = "owner"`, "owner = \"owner\"\n[commands]\nallow = [\"sh -c\"]",

@@ -168,11 +168,17 @@ allow = %s
 search_url = %s
 
 [memory]
-# "on": after each of your turns a model call without tools proposes short
-# notes about you; one is remembered when proposed again or when you accept
-# it (homard memory review); one contradicting a remembered preference
-# waits for you. "off": only what you or a session explicitly remember.
+# "on": a model call without tools reads your turns and proposes short
+# notes about you; one is remembered when a later capture proposes it
+# again or when you accept it (homard memory review); one contradicting a
+# remembered preference waits for you. "off": only what you or a session
+# explicitly remember.
 capture = %s
+# One capture call covers this many of a session's turns (1 to 50).
+capture_every = %d
+# A session quiet this long has its waiting turns captured by homard serve
+# (at least "1m"); homard run captures at its end, serve when it stops.
+capture_idle = %s
 
 [artifacts]
 # A tool result longer than the model should read at once is kept whole as
@@ -217,7 +223,7 @@ guest_max_calls = %d
 		quoteList(c.Files.Sensitive), quoteList(c.Files.AllowSensitive),
 		quote(c.Sandbox.Backend),
 		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.HostTools), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes, quoteList(c.Commands.Path),
-		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture),
+		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture), c.Memory.CaptureEvery, quote(c.Memory.CaptureIdle.String()),
 		quote(c.Artifacts.Keep.String()),
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()),
 		c.Agent.MaxCalls, c.Agent.MaxUnits, c.Agent.ReserveUnits,

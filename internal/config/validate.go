@@ -61,6 +61,12 @@ func validateRunLimits(c *Config, ps *problems) {
 	if c.Memory.Capture != "on" && c.Memory.Capture != "off" {
 		ps.add("memory.capture = %q: want on or off", c.Memory.Capture)
 	}
+	if c.Memory.CaptureEvery < 1 || c.Memory.CaptureEvery > maxCaptureEvery {
+		ps.add("memory.capture_every = %d: want a number of turns from 1 to %d (4 is the default)", c.Memory.CaptureEvery, maxCaptureEvery)
+	}
+	if c.Memory.CaptureIdle.Std() < time.Minute {
+		ps.add("memory.capture_idle = %q: want a duration of at least \"1m\", such as \"10m\"", c.Memory.CaptureIdle)
+	}
 	if c.Artifacts.Keep.Std() < time.Hour {
 		ps.add("artifacts.keep = %q: want a duration of at least \"1h\", such as \"720h\" (30 days)", c.Artifacts.Keep)
 	}

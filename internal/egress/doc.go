@@ -25,6 +25,10 @@
 //     another host is not followed unless Options.CrossHostRedirects says
 //     so (Get returns it with Response.Location), bodies are capped
 //     (truncation is reported) and every request has an overall timeout.
+//   - Client.NewProxy serves an extension in the service sandbox (see
+//     sandbox.ServiceSpec.Proxy): CONNECT and absolute http:// requests to
+//     the hosts listed for it only, each dialled by the same checked
+//     dialer, one request per plain-HTTP connection.
 //
 // Errors wrap the sentinels in errors.go (check them with errors.Is) and
 // say what to do next. The package imports no other homard package.

@@ -123,8 +123,14 @@ type Usage struct {
 	Input int
 	// Output is the tokens generated.
 	Output int
-	// Cached is the part of Input read from the provider's prompt cache.
+	// Cached is the part of Input read from the provider's prompt cache
+	// (a cache hit: Anthropic's cache_read_input_tokens, OpenAI's
+	// prompt_tokens_details.cached_tokens).
 	Cached int
+	// CacheWrite is the part of Input written to the provider's prompt
+	// cache by this call (Anthropic's cache_creation_input_tokens, priced
+	// above plain input); zero on wires that cache on their own (OpenAI).
+	CacheWrite int
 }
 
 // Event is one item of a model's streamed answer.

@@ -19,7 +19,7 @@
 //     tools refuse every other trust level.
 //   - Notes proposed from conversations (automatic capture) are candidates
 //     in SQLite, not units: Offer buffers one, promotes it to memory.md when
-//     a later turn proposes it again, and sends a preference that
+//     a later capture proposes it again, and sends a preference that
 //     contradicts a remembered one to review, never over it; the owner
 //     accepts or dismisses (candidates.go). A candidate holding a secret is
 //     refused before it is stored.

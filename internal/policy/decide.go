@@ -8,6 +8,12 @@ import "slices"
 func Decide(in Input) Decision {
 	switch in.Trust {
 	case TrustOwner:
+	case TrustPaired:
+		// Another program's model drives these calls: whatever the
+		// owner's mode, they are decided as in smart at most.
+		if in.Mode == ModeAutopilot || in.Mode == ModeYolo {
+			in.Mode = ModeSmart
+		}
 	case TrustGuest:
 		if !in.ReadOnly || in.Risk > RiskLow {
 			return Decision{Deny, "a guest may only use read-only low-risk tools", RuleTrustGuestReadOnly}

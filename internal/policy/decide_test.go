@@ -76,6 +76,20 @@ func TestDecideTrust(t *testing.T) {
 		{"trust is case-sensitive", in(trust("Owner")), Deny, "trust.unknown"},
 		{"unknown trust beats invalid mode", in(trust("admin"), mode("root")), Deny, "trust.unknown"},
 	})
+	// A paired MCP client is decided as the owner in its mode, but never
+	// above smart: a write asks in autopilot and yolo (decided as smart),
+	// while the same write runs for the owner in yolo (the twin), and a
+	// read runs for both.
+	checkDecide(t, []decideCase{
+		{"paired read", in(trust(TrustPaired)), Allow, "mode.safe.read"},
+		{"paired write in yolo", in(trust(TrustPaired), write, risk(RiskMedium), mode(ModeYolo)), Ask, "mode.smart"},
+		{"paired write in autopilot", in(trust(TrustPaired), write, risk(RiskMedium), mode(ModeAutopilot)), Ask, "mode.smart"},
+		{"owner write in yolo", in(write, risk(RiskMedium), mode(ModeYolo)), Allow, "mode.yolo"},
+		{"paired read in yolo", in(trust(TrustPaired), mode(ModeYolo)), Allow, "mode.smart.read"},
+	})
+	if _, err := ParseTrust(string(TrustPaired)); err == nil {
+		t.Error("ParseTrust accepts paired: only `homard mcp serve` may set it, never a channel")
+	}
 	// A listed guest's read-only low-risk tool runs in every mode.
 	for _, m := range Modes {
 		checkDecide(t, []decideCase{{"guest in " + string(m), in(trust(TrustGuest), guests("read_file"), mode(m)), Allow, "trust.guest-tools"}})

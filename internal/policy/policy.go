@@ -93,12 +93,28 @@ type Trust string
 
 // Entry trust levels. Anything not listed is treated as TrustUnknown.
 const (
-	TrustOwner   Trust = "owner"   // the authenticated owner
-	TrustGuest   Trust = "guest"   // a known non-owner (a group chat, a paired guest)
+	TrustOwner Trust = "owner" // the authenticated owner
+	TrustGuest Trust = "guest" // a known non-owner (a group chat, a paired guest)
+	// TrustPaired is another MCP client using homard as its tool layer
+	// (`homard mcp serve`), on the owner's machine: the owner's tools but
+	// memory, in a mode never above smart, without the owner's grants.
+	// Channels never set it; ParseTrust does not accept it.
+	TrustPaired  Trust = "paired"
 	TrustUnknown Trust = "unknown" // anyone else; fails closed
 )
 
-// ParseTrust validates a trust level name.
+// Known reports whether t is a trust level the arbiter decides for: the
+// ones ParseTrust reads, and paired, which only `homard mcp serve` sets.
+func (t Trust) Known() bool {
+	switch t {
+	case TrustOwner, TrustGuest, TrustUnknown, TrustPaired:
+		return true
+	}
+	return false
+}
+
+// ParseTrust validates a trust level name that came from a channel or a
+// request: owner, guest or unknown (never paired).
 func ParseTrust(s string) (Trust, error) {
 	switch Trust(s) {
 	case TrustOwner, TrustGuest, TrustUnknown:

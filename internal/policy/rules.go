@@ -78,6 +78,13 @@ const (
 	// sandbox's limits (sudo, env, xargs, docker, …), unless the operator
 	// lists it in commands.allow.
 	RuleLimitWrapper = "limit.wrapper"
+	// RuleLimitSkill: read_skill or run_skill names a skill that is not
+	// installed, or whose files are not the ones the owner trusted.
+	RuleLimitSkill = "limit.skill"
+	// RuleLimitSkillPermission: a skill declares a root or secret this
+	// homard cannot grant (not a workspace root, a write to a read-only
+	// root, a secret missing or bound to none of its hosts).
+	RuleLimitSkillPermission = "limit.skill-permission"
 )
 
 // Trust ("trust.*"): who is calling.

@@ -40,6 +40,8 @@ var ruleTable = []struct {
 	{"RuleLimitNetwork", RuleLimitNetwork, "limit.network"},
 	{"RuleLimitShell", RuleLimitShell, "limit.shell"},
 	{"RuleLimitWrapper", RuleLimitWrapper, "limit.wrapper"},
+	{"RuleLimitSkill", RuleLimitSkill, "limit.skill"},
+	{"RuleLimitSkillPermission", RuleLimitSkillPermission, "limit.skill-permission"},
 	{"RuleTrustUnknown", RuleTrustUnknown, "trust.unknown"},
 	{"RuleTrustGuestReadOnly", RuleTrustGuestReadOnly, "trust.guest-readonly"},
 	{"RuleTrustGuestTools", RuleTrustGuestTools, "trust.guest-tools"},

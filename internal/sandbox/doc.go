@@ -72,6 +72,15 @@
 //     environment, a process group and rlimits. Only used when configured
 //     explicitly.
 //
+// Services (ServiceSpec, Backend.StartService): a long-lived process (an
+// MCP server, a skill's entrypoint) talking over pipes, in bwrap only (host
+// and landlock refuse): no network (ServiceSpec.Proxy: only through a
+// relay to homard's proxy), no files but the system's, its
+// declared read-only mounts and workspace roots, a fresh /tmp and
+// ServiceHome; homard's home and data directory are never bound (a mount
+// holding one is refused); the environment is exactly ServiceSpec.Env;
+// Stop kills the whole tree through bwrap's pid namespace.
+//
 // Limits.TreeMemoryBytes caps the memory of the whole process tree with a
 // cgroup made for the run (with the pids cgroup of a root homard, see
 // Limits.Processes), entered before the first instruction like the

@@ -17,14 +17,18 @@ import (
 )
 
 // MaybeRunHelper must be the first call in main of every binary that uses
-// the landlock backend (homard, and this package's test binary from
-// TestMain). When the process was started as the landlock helper it confines
+// the landlock backend or a service's Proxy (homard, and this package's
+// test binary from TestMain); started as a service's relay it runs the
+// relay (runRelay) and exits with the service's status. When the process was started as the landlock helper it confines
 // itself and execs the requested program, never returning; on a setup
 // failure it reports the error to homard and exits with status 127.
 // Otherwise it returns at once and records that the helper is reachable.
 func MaybeRunHelper() {
 	if len(os.Args) >= 2 && os.Args[1] == mountArg {
 		os.Exit(runMountStage())
+	}
+	if len(os.Args) >= 2 && os.Args[1] == relayArg {
+		os.Exit(runRelay(os.Args[2:]))
 	}
 	if len(os.Args) < 2 || os.Args[1] != helperArg {
 		helperHooked.Store(true)

@@ -19,8 +19,9 @@ import (
 // probeEnv makes this test binary, copied into a workspace and run inside a
 // sandbox, try one network action and print the outcome instead of running
 // tests: "unix:PATH" connects to a UNIX socket, "mptcp:ADDR" and "tcp:ADDR"
-// connect over MPTCP or TCP; "syscalls" tries each syscall the seccomp
-// filter denies and a few it allows (see probeSyscalls).
+// connect over MPTCP or TCP, "http:URL" gets URL through $HTTP_PROXY (see
+// probeHTTP); "syscalls" tries each syscall the seccomp filter denies and
+// a few it allows (see probeSyscalls).
 const probeEnv = "HOMARD_SANDBOX_PROBE"
 
 // TestMain lets the test binary act as the landlock helper, as homard's
@@ -44,6 +45,8 @@ func runProbe(p string) int {
 		}
 	case "syscalls":
 		return probeSyscalls()
+	case "http":
+		return probeHTTP(addr)
 	case "tcp", "mptcp":
 		var d net.Dialer
 		d.SetMultipathTCP(kind == "mptcp")

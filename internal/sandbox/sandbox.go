@@ -190,6 +190,10 @@ type Backend interface {
 	// means the program could not be run as specified (or ctx was
 	// cancelled); a non-zero exit status is not an error.
 	Run(ctx context.Context, spec Spec) (Result, error)
+	// StartService starts a long-lived service (an MCP server, a skill)
+	// in the service profile (see ServiceSpec), or refuses with an error
+	// wrapping ErrUnavailable that says which backend to use.
+	StartService(ctx context.Context, spec ServiceSpec) (*Service, error)
 }
 
 var (

@@ -153,7 +153,7 @@ func TitleOf(first string) string {
 }
 
 // DeleteSession deletes owner's session id: its conversation (turns,
-// messages, summary) goes, its session-scoped grants are revoked, and it
+// messages, summary, turns waiting for memory capture) goes, its session-scoped grants are revoked, and it
 // is no longer listed. Approvals, tool runs, artifacts and the audit trail
 // stay (the audit chain is append-only). It returns ErrNotFound when owner
 // has no such session (or it was deleted), and ErrSessionPending, deleting
@@ -177,6 +177,7 @@ func (tx *Tx) DeleteSession(id, owner string, now time.Time) error {
 	}
 	for _, q := range []string{
 		`DELETE FROM session_summaries WHERE session_id = ?`, // refers to turns
+		`DELETE FROM capture_queue WHERE session_id = ?`,     // refers to turns
 		`DELETE FROM messages WHERE session_id = ?`,          // refers to turns
 		`DELETE FROM turns WHERE session_id = ?`,
 	} {

@@ -17,7 +17,7 @@ var applyChangesDoc string
 
 // ApplyChangesParams are apply_changes's arguments.
 type ApplyChangesParams struct {
-	ID string `json:"id" jsonschema:"the change set id run_command reported (cs_ and 16 hex digits)"`
+	ID string `json:"id"`
 }
 
 // ApplyChanges is the apply_changes tool: the approval card for a change
@@ -47,7 +47,7 @@ type applyChangesBody struct {
 }
 
 func (t *ApplyChanges) Spec() tool.Spec {
-	return tool.Spec{Name: "apply_changes", Description: applyChangesDoc, Action: policy.ActionWrite, Risk: policy.RiskCritical}
+	return tool.Spec{Name: "apply_changes", Description: doc(applyChangesDoc), Action: policy.ActionWrite, Risk: policy.RiskCritical}
 }
 
 func (t *ApplyChanges) graded(meta heldMeta, cs *workspace.ChangeSet) (*workspace.Graded, workspace.GradeOptions, error) {

@@ -21,9 +21,9 @@ const editPreviewBytes = 2000
 
 // EditFileParams are edit_file's arguments.
 type EditFileParams struct {
-	Path    string `json:"path" jsonschema:"file to edit: relative to the workspace, or absolute under a workspace root"`
-	OldText string `json:"old_text" jsonschema:"exact text to replace; must occur exactly once in the file"`
-	NewText string `json:"new_text" jsonschema:"replacement text; empty deletes old_text"`
+	Path    string `json:"path" jsonschema:"file: relative to the workspace, or absolute under a root"`
+	OldText string `json:"old_text"`
+	NewText string `json:"new_text"`
 }
 
 // EditFile is the edit_file tool.
@@ -38,7 +38,7 @@ type editFileBody struct {
 }
 
 func (t *EditFile) Spec() tool.Spec {
-	return tool.Spec{Name: "edit_file", Description: editFileDoc, Action: policy.ActionWrite, Risk: policy.RiskMedium}
+	return tool.Spec{Name: "edit_file", Description: doc(editFileDoc), Action: policy.ActionWrite, Risk: policy.RiskMedium}
 }
 
 func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, error) {

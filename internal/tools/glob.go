@@ -22,7 +22,7 @@ const globMaxResults = 1000
 
 // GlobParams are glob's arguments.
 type GlobParams struct {
-	Pattern string `json:"pattern" jsonschema:"glob such as \"src/**/*.go\"; relative to the workspace or absolute under a workspace root"`
+	Pattern string `json:"pattern" jsonschema:"relative to the workspace, or absolute under a root"`
 }
 
 // Glob is the glob tool. Matching is hand-rolled over fs.WalkDir on the
@@ -40,7 +40,7 @@ type globBody struct {
 }
 
 func (t *Glob) Spec() tool.Spec {
-	return tool.Spec{Name: "glob", Description: globDoc, Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
+	return tool.Spec{Name: "glob", Description: doc(globDoc), Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
 }
 
 // Prepare splits the pattern into a literal base directory (resolved like

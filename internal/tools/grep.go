@@ -26,8 +26,8 @@ const (
 
 // GrepParams are grep's arguments.
 type GrepParams struct {
-	Pattern string `json:"pattern" jsonschema:"RE2 regular expression (Go regexp syntax)"`
-	Path    string `json:"path,omitempty" jsonschema:"file or directory to search: relative to the workspace or absolute under a workspace root; default \".\""`
+	Pattern string `json:"pattern"`
+	Path    string `json:"path,omitempty" jsonschema:"file or directory: relative to the workspace, or absolute under a root; default the workspace root"`
 }
 
 // Grep is the grep tool.
@@ -41,7 +41,7 @@ type grepBody struct {
 }
 
 func (t *Grep) Spec() tool.Spec {
-	return tool.Spec{Name: "grep", Description: grepDoc, Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
+	return tool.Spec{Name: "grep", Description: doc(grepDoc), Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
 }
 
 // Prepare checks the expression and resolves the path. An invalid

@@ -28,9 +28,9 @@ var _ Vault = (*secrets.Vault)(nil)
 
 // HTTPGetParams are http_get's arguments.
 type HTTPGetParams struct {
-	URL      string `json:"url" jsonschema:"the https URL to fetch"`
-	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"most bytes to read; default and maximum 2 MiB"`
-	Auth     string `json:"auth,omitempty" jsonschema:"name of a vault secret bound to this URL's host, sent as its configured header"`
+	URL      string `json:"url"`
+	MaxBytes int    `json:"max_bytes,omitempty" jsonschema:"default and maximum 2 MiB"`
+	Auth     string `json:"auth,omitempty"`
 }
 
 // HTTPGet is the http_get tool.
@@ -60,7 +60,7 @@ type httpGetBody struct {
 const maxFetchBytes = 2 << 20
 
 func (t *HTTPGet) Spec() tool.Spec {
-	return tool.Spec{Name: "http_get", Description: httpGetDoc, Action: policy.ActionFetch, Risk: policy.RiskMedium,
+	return tool.Spec{Name: "http_get", Description: doc(httpGetDoc), Action: policy.ActionFetch, Risk: policy.RiskMedium,
 		PublicResult: true} // the public web; a call with a credential says otherwise in its Plan
 }
 

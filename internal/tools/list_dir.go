@@ -21,7 +21,7 @@ const listMaxEntries = 1000
 
 // ListDirParams are list_dir's arguments.
 type ListDirParams struct {
-	Path string `json:"path,omitempty" jsonschema:"directory to list: relative to the workspace or absolute under a workspace root; default \".\""`
+	Path string `json:"path,omitempty" jsonschema:"relative to the workspace, or absolute under a root; default the workspace root"`
 }
 
 // ListDir is the list_dir tool.
@@ -34,7 +34,7 @@ type listDirBody struct {
 }
 
 func (t *ListDir) Spec() tool.Spec {
-	return tool.Spec{Name: "list_dir", Description: listDirDoc, Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
+	return tool.Spec{Name: "list_dir", Description: doc(listDirDoc), Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
 }
 
 func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, error) {

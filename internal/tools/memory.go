@@ -65,9 +65,9 @@ func sameOwner(ctx context.Context, owner string) *tool.Result {
 
 // RememberParams are remember's arguments.
 type RememberParams struct {
-	Text    string `json:"text" jsonschema:"what to remember, one short self-contained statement"`
-	Kind    string `json:"kind,omitempty" jsonschema:"fact, preference or task; default fact"`
-	TTLDays int    `json:"ttl_days,omitempty" jsonschema:"forget it after this many days (1 to 3650); default never"`
+	Text    string `json:"text" jsonschema:"one short self-contained statement, at most 2000 bytes"`
+	Kind    string `json:"kind,omitempty" jsonschema:"fact (default), preference or task"`
+	TTLDays int    `json:"ttl_days,omitempty" jsonschema:"days to keep it, 1 to 3650; default forever"`
 }
 
 // Remember is the remember tool.
@@ -84,7 +84,7 @@ type rememberBody struct {
 }
 
 func (t *Remember) Spec() tool.Spec {
-	return tool.Spec{Name: "remember", Description: rememberDoc, Action: policy.ActionWrite, Risk: policy.RiskLow}
+	return tool.Spec{Name: "remember", Description: doc(rememberDoc), Action: policy.ActionWrite, Risk: policy.RiskLow}
 }
 
 func (t *Remember) Prepare(ctx context.Context, p RememberParams) (tool.Plan, error) {
@@ -139,8 +139,8 @@ func (t *Remember) Run(ctx context.Context, plan tool.Plan) (tool.Result, error)
 
 // RecallParams are recall's arguments.
 type RecallParams struct {
-	Query string `json:"query" jsonschema:"words to look for, in any language"`
-	Limit int    `json:"limit,omitempty" jsonschema:"most units to return (1 to 20); default 5"`
+	Query string `json:"query"`
+	Limit int    `json:"limit,omitempty" jsonschema:"1 to 20; default 5"`
 }
 
 // Recall is the recall tool.
@@ -155,7 +155,7 @@ type recallBody struct {
 }
 
 func (t *Recall) Spec() tool.Spec {
-	return tool.Spec{Name: "recall", Description: recallDoc, Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
+	return tool.Spec{Name: "recall", Description: doc(recallDoc), Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
 }
 
 func (t *Recall) Prepare(ctx context.Context, p RecallParams) (tool.Plan, error) {
@@ -230,7 +230,7 @@ func FormatRecall(units []memory.Unit, budget int) string {
 
 // ForgetParams are forget's arguments.
 type ForgetParams struct {
-	ID string `json:"id" jsonschema:"the id of the memory unit to forget, as recall shows it (m_…)"`
+	ID string `json:"id"`
 }
 
 // Forget is the forget tool.
@@ -244,7 +244,7 @@ type forgetBody struct {
 }
 
 func (t *Forget) Spec() tool.Spec {
-	return tool.Spec{Name: "forget", Description: forgetDoc, Action: policy.ActionWrite, Risk: policy.RiskMedium}
+	return tool.Spec{Name: "forget", Description: doc(forgetDoc), Action: policy.ActionWrite, Risk: policy.RiskMedium}
 }
 
 func (t *Forget) Prepare(ctx context.Context, p ForgetParams) (tool.Plan, error) {

@@ -43,9 +43,9 @@ type ArtifactSource interface {
 
 // ReadArtifactParams are read_artifact's arguments.
 type ReadArtifactParams struct {
-	ID     string `json:"id" jsonschema:"artifact id from an earlier result, like art_0123456789abcdef"`
-	Offset int    `json:"offset,omitempty" jsonschema:"first character to return, counting from 0; default 0"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"number of characters to return; default 6000, maximum 16000"`
+	ID     string `json:"id"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first character, from 0"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"default 6000, maximum 16000"`
 }
 
 // ReadArtifact is the read_artifact tool.
@@ -65,7 +65,7 @@ type readArtifactBody struct {
 }
 
 func (t *ReadArtifact) Spec() tool.Spec {
-	return tool.Spec{Name: "read_artifact", Description: readArtifactDoc, Action: policy.ActionRead,
+	return tool.Spec{Name: "read_artifact", Description: doc(readArtifactDoc), Action: policy.ActionRead,
 		Risk: policy.RiskLow, ReadOnly: true, NoArtifact: true}
 }
 

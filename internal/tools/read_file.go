@@ -25,9 +25,9 @@ const (
 
 // ReadFileParams are read_file's arguments.
 type ReadFileParams struct {
-	Path   string `json:"path" jsonschema:"file to read: relative to the workspace, or absolute under a workspace root"`
-	Offset int    `json:"offset,omitempty" jsonschema:"first line to return, 1-based; default 1"`
-	Limit  int    `json:"limit,omitempty" jsonschema:"number of lines to return; default and maximum 2000"`
+	Path   string `json:"path" jsonschema:"relative to the workspace, or absolute under a root"`
+	Offset int    `json:"offset,omitempty" jsonschema:"first line, from 1"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"lines; default and maximum 2000"`
 }
 
 // ReadFile is the read_file tool.
@@ -42,7 +42,7 @@ type readFileBody struct {
 }
 
 func (t *ReadFile) Spec() tool.Spec {
-	return tool.Spec{Name: "read_file", Description: readFileDoc, Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
+	return tool.Spec{Name: "read_file", Description: doc(readFileDoc), Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
 }
 
 // Prepare resolves the path; offset and limit out of range are clamped

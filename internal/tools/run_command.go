@@ -38,11 +38,11 @@ const maxCommandTimeout = 10 * time.Minute
 
 // RunCommandParams are run_command's arguments.
 type RunCommandParams struct {
-	Program  string   `json:"program" jsonschema:"program name (looked up in /usr/local/bin, /usr/bin, /bin) or absolute path; no spaces or shell syntax"`
-	Args     []string `json:"args,omitempty" jsonschema:"arguments, one string each, passed literally (no shell)"`
-	Cwd      string   `json:"cwd,omitempty" jsonschema:"working folder in the workspace; default the workspace root"`
-	TimeoutS int      `json:"timeout_s,omitempty" jsonschema:"time limit in seconds; default from config, at most 600"`
-	Stdin    string   `json:"stdin,omitempty" jsonschema:"text fed to the program's standard input"`
+	Program  string   `json:"program" jsonschema:"bare name (looked up in /usr/local/bin, /usr/bin, /bin) or absolute path"`
+	Args     []string `json:"args,omitempty" jsonschema:"one string each, passed literally"`
+	Cwd      string   `json:"cwd,omitempty" jsonschema:"workspace folder; default the root"`
+	TimeoutS int      `json:"timeout_s,omitempty" jsonschema:"seconds, at most 600"`
+	Stdin    string   `json:"stdin,omitempty"`
 }
 
 // CommandOptions configure run_command; zero values are documented defaults.
@@ -187,7 +187,7 @@ type runCommandBody struct {
 }
 
 func (t *RunCommand) Spec() tool.Spec {
-	return tool.Spec{Name: "run_command", Description: runCommandDoc, Action: policy.ActionExec, Risk: policy.RiskMedium}
+	return tool.Spec{Name: "run_command", Description: doc(runCommandDoc), Action: policy.ActionExec, Risk: policy.RiskMedium}
 }
 
 func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan, error) {
@@ -413,7 +413,8 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	var out strings.Builder
 	fmt.Fprintf(&out, "exit code %d", res.ExitCode)
 	if res.TimedOut {
-		fmt.Fprintf(&out, " (timed out after %s; the process group was killed)", timeout)
+		fmt.Fprintf(&out, " (timed out after %s; the process group was killed: if it needs longer, set timeout_s, at most %d)",
+			timeout, int(maxCommandTimeout/time.Second))
 	}
 	fmt.Fprintf(&out, " · %s\n", res.Duration.Round(time.Millisecond))
 	out.Write(res.Output)

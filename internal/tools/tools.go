@@ -60,6 +60,10 @@ func FileTools(ws *workspace.Workspace, now func() time.Time) []tool.Tool {
 	}
 }
 
+// doc is an embedded description without the file's final newline, which
+// would otherwise travel, escaped, in every request to the model.
+func doc(s string) string { return strings.TrimSpace(s) }
+
 // location is how a plan body names a file: root name and relative path.
 type location struct {
 	Root string `json:"root"`

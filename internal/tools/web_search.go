@@ -18,8 +18,8 @@ var webSearchDoc string
 
 // WebSearchParams are web_search's arguments.
 type WebSearchParams struct {
-	Query string `json:"query" jsonschema:"what to search for"`
-	Count int    `json:"count,omitempty" jsonschema:"number of results, 1 to 8; default 5"`
+	Query string `json:"query"`
+	Count int    `json:"count,omitempty" jsonschema:"1 to 8; default 5"`
 }
 
 // WebSearch is the web_search tool: it reads an RSS search endpoint.
@@ -37,7 +37,7 @@ type webSearchBody struct {
 }
 
 func (t *WebSearch) Spec() tool.Spec {
-	return tool.Spec{Name: "web_search", Description: webSearchDoc, Action: policy.ActionFetch, Risk: policy.RiskMedium,
+	return tool.Spec{Name: "web_search", Description: doc(webSearchDoc), Action: policy.ActionFetch, Risk: policy.RiskMedium,
 		PublicResult: true} // the public web
 }
 

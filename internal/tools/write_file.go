@@ -16,8 +16,8 @@ var writeFileDoc string
 
 // WriteFileParams are write_file's arguments.
 type WriteFileParams struct {
-	Path    string `json:"path" jsonschema:"file to write: relative to the workspace, or absolute under a workspace root"`
-	Content string `json:"content" jsonschema:"the complete new content of the file"`
+	Path    string `json:"path" jsonschema:"relative to the workspace, or absolute under a root"`
+	Content string `json:"content"`
 }
 
 // WriteFile is the write_file tool.
@@ -31,7 +31,7 @@ type writeFileBody struct {
 }
 
 func (t *WriteFile) Spec() tool.Spec {
-	return tool.Spec{Name: "write_file", Description: writeFileDoc, Action: policy.ActionWrite, Risk: policy.RiskMedium}
+	return tool.Spec{Name: "write_file", Description: doc(writeFileDoc), Action: policy.ActionWrite, Risk: policy.RiskMedium}
 }
 
 func (t *WriteFile) Prepare(ctx context.Context, p WriteFileParams) (tool.Plan, error) {

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	tea "github.com/charmbracelet/bubbletea"
+
+	"github.com/homard/homard/internal/channel"
 )
 
 // command runs a slash command.
@@ -32,7 +34,7 @@ func (m *Model) command(text string) (tea.Model, tea.Cmd) {
 			id += "-2"
 		}
 		m.session = id
-		m.entries, m.last = nil, nil
+		m.entries, m.last, m.spent = nil, nil, spent{}
 		m.note(fmt.Sprintf("New session %s. Resume it later with: homard chat --session %s", id, id))
 	case "/budget":
 		m.note(m.budget())
@@ -48,8 +50,48 @@ func (m *Model) budget() string {
 		return "No turn has finished yet in this session."
 	}
 	r := m.last
-	return fmt.Sprintf("Last turn: %d of %d tool calls, %d of %d budget units; tokens: %d in (%d cached), %d out.",
-		r.Calls, r.MaxCalls, r.Units, r.MaxUnits, r.Usage.Input, r.Usage.Cached, r.Usage.Output)
+	s := m.spent
+	out := fmt.Sprintf("Last turn: %d of %d tool calls, %d of %d budget units; tokens: %d in (%d cached), %d out.\n"+
+		"This session, %s in this chat: %d tokens in, %d out; prompt cache: %d tokens read (%d%% of the input), %d written.",
+		r.Calls, r.MaxCalls, r.Units, r.MaxUnits, r.Usage.Input, r.Usage.Cached, r.Usage.Output,
+		plural(s.turns, "turn", "turns"), s.Input, s.Output, s.Cached, s.hitPercent(), s.CacheWrite)
+	if c := r.Capture; c.Calls > 0 {
+		out += fmt.Sprintf("\nMemory capture in this session so far: %s covering %d turns; tokens: %d in (%d cached), %d out.",
+			plural(c.Calls, "call", "calls"), c.Turns, c.Usage.Input, c.Usage.Cached, c.Usage.Output)
+	}
+	return out
+}
+
+// spent adds up the turns of the session run in this chat: a resumed
+// session's earlier turns are not counted.
+type spent struct {
+	turns int
+	channel.Usage
+}
+
+func (s *spent) add(u channel.Usage) {
+	s.turns++
+	s.Input += u.Input
+	s.Output += u.Output
+	s.Cached += u.Cached
+	s.CacheWrite += u.CacheWrite
+}
+
+// hitPercent is the share of input tokens read from the provider's
+// prompt cache, rounded down.
+func (s spent) hitPercent() int {
+	if s.Input <= 0 {
+		return 0
+	}
+	return s.Cached * 100 / s.Input
+}
+
+// plural is "1 one" or "n many".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 const helpText = `Keys
@@ -65,6 +107,7 @@ Commands
   /help    this help
   /new     start a fresh session (the old one stays; --session ID resumes it)
   /cancel  stop the running turn: the model stream and a running tool
-  /budget  the last turn's tool calls and units of their maxima, and tokens
+  /budget  the last turn's tool calls and units of their maxima, and tokens;
+           the session's tokens, prompt-cache hits and memory capture calls
   /exit    leave; a running turn is cancelled (Ctrl+C leaves when none runs)
 A message starting with // sends one leading /.`

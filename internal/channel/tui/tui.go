@@ -91,6 +91,7 @@ type Model struct {
 	cancelled     bool               // the owner cancelled the running turn
 	card          *openCard          // the approval waiting for a key
 	last          *channel.TurnResult
+	spent         spent // the session's turns run in this chat, for /budget
 	quitting      bool
 }
 
@@ -400,6 +401,7 @@ func (m *Model) done(msg doneMsg) {
 	default:
 		res := msg.res
 		m.last = &res
+		m.spent.add(res.Usage)
 		if res.Stopped != "" {
 			m.note("Stopped early: " + res.Stopped)
 		}

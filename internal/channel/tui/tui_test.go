@@ -134,7 +134,8 @@ func answer(parts ...string) func(context.Context, channel.TurnRequest) (channel
 			req.OnText(p)
 		}
 		return channel.TurnResult{Text: strings.Join(parts, ""), Calls: 1, MaxCalls: 24, Units: 2, MaxUnits: 48,
-			Usage: channel.Usage{Input: 120, Output: 7, Cached: 100}}, nil
+			Usage:   channel.Usage{Input: 120, Output: 7, Cached: 100},
+			Capture: channel.CaptureUsage{Calls: 1, Turns: 4, Usage: channel.Usage{Input: 900, Output: 40}}}, nil
 	}
 }
 
@@ -381,7 +382,8 @@ func TestCommandsAndSessions(t *testing.T) {
 	typeLine(tm, "hello")
 	waitFor(t, tm, "fine", idle)
 	typeLine(tm, "/budget")
-	waitFor(t, tm, "Last turn: 1 of 24 tool calls, 2 of 48 budget units; tokens: 120 in (100", "cached), 7 out.")
+	waitFor(t, tm, "Last turn: 1 of 24 tool calls, 2 of 48 budget units; tokens: 120 in (100", "cached), 7 out.",
+		"Memory capture in this session so far: 1 call covering 4 turns; tokens: 900 in", "(0 cached), 40 out.")
 	typeLine(tm, "/new")
 	waitFor(t, tm, "New session chat-")
 	typeLine(tm, "//etc is a folder")

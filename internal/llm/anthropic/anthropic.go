@@ -3,8 +3,10 @@
 // It is a thin wire client on net/http + encoding/json and llm's SSE
 // reader, not the official SDK, to keep the binary lean. It POSTs
 // {BaseURL}/v1/messages with the x-api-key and anthropic-version headers
-// and stream:true, turns tool_use blocks (their input_json_delta fragments
-// joined) into tool calls, reports usage with cache reads, and retries (see
+// and stream:true, marks the tools and the system prompt as a cacheable
+// prefix (cache_control), turns tool_use blocks (their input_json_delta
+// fragments joined) into tool calls, reports usage with cache reads and
+// writes, and retries (see
 // llm.Send) only before the answer has started. The API key never appears
 // in errors.
 package anthropic
@@ -94,7 +96,7 @@ func (c *Client) Stream(ctx context.Context, req llm.Request) (llm.Stream, error
 
 type wireRequest struct {
 	Model      string          `json:"model"`
-	System     string          `json:"system,omitempty"`
+	System     []wireText      `json:"system,omitempty"`
 	Messages   []wireMessage   `json:"messages"`
 	Tools      []wireTool      `json:"tools,omitempty"`
 	ToolChoice *wireToolChoice `json:"tool_choice,omitempty"`
@@ -122,18 +124,47 @@ type wireBlock struct {
 }
 
 type wireTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *wireCache      `json:"cache_control,omitempty"`
 }
+
+// wireText is a system prompt block.
+type wireText struct {
+	Type         string     `json:"type"`
+	Text         string     `json:"text"`
+	CacheControl *wireCache `json:"cache_control,omitempty"`
+}
+
+// wireCache is a prompt-cache breakpoint: the provider caches the prompt
+// up to and including the block that carries it.
+type wireCache struct {
+	Type string `json:"type"`
+}
+
+// ephemeral is the only cache type the Messages API defines (a 5-minute
+// cache, renewed by each hit).
+var ephemeral = &wireCache{Type: "ephemeral"}
 
 // encodeRequest maps req to the wire. A tool result becomes a tool_result
 // block in a user message; consecutive messages of one role are merged,
 // since the API wants roles to alternate (several tool results answer one
 // assistant turn). Tools keep their order so the prompt prefix stays
 // byte-identical (provider caches).
+//
+// The prompt is rendered tools, then system, then messages, and the
+// provider caches a prefix only up to a block marked with cache_control:
+// the last tool and the system block carry a mark, so the tools and the
+// system prompt (the same on every call of a session) are read from the
+// cache after the first call. Two marks, not one: a call with the same
+// tools and another system prompt still reads the tools. The API allows
+// four.
 func encodeRequest(req llm.Request) wireRequest {
-	w := wireRequest{Model: req.Model, System: req.System, MaxTokens: req.MaxTokens, Stream: true}
+	w := wireRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true}
+	if req.System != "" {
+		w.System = []wireText{{Type: "text", Text: req.System, CacheControl: ephemeral}}
+	}
 	if w.MaxTokens == 0 {
 		w.MaxTokens = DefaultMaxTokens
 	}
@@ -172,6 +203,9 @@ func encodeRequest(req llm.Request) wireRequest {
 			schema = json.RawMessage(`{"type":"object","properties":{}}`)
 		}
 		w.Tools = append(w.Tools, wireTool{Name: t.Name, Description: t.Description, InputSchema: schema})
+	}
+	if n := len(w.Tools); n > 0 {
+		w.Tools[n-1].CacheControl = ephemeral
 	}
 	if req.NoToolCalls && len(w.Tools) > 0 {
 		w.ToolChoice = &wireToolChoice{Type: "none"}

@@ -26,7 +26,7 @@ var toolTurn = llmtest.Turn{
 		{ID: "toolu_1", Name: "read_file", Fragments: []string{`{"pa`, `th": "a\`, `"b.txt\u00e9"`, `}`}},
 		{ID: "toolu_2", Name: "list_dir", Fragments: []string{`{"dir":`, ` "."}`}},
 	},
-	Usage: &llm.Usage{Input: 120, Output: 30, Cached: 100},
+	Usage: &llm.Usage{Input: 120, Output: 30, Cached: 100, CacheWrite: 15},
 }
 
 func TestStreamTextToolCallsAndUsage(t *testing.T) {
@@ -59,7 +59,7 @@ func TestStreamTextToolCallsAndUsage(t *testing.T) {
 			{ID: "toolu_1", Name: "read_file", Args: json.RawMessage(`{"path": "a\"b.txt\u00e9"}`)},
 			{ID: "toolu_2", Name: "list_dir", Args: json.RawMessage(`{"dir": "."}`)},
 		},
-		Usage:      llm.Usage{Input: 120, Output: 30, Cached: 100},
+		Usage:      llm.Usage{Input: 120, Output: 30, Cached: 100, CacheWrite: 15},
 		StopReason: llm.StopToolUse,
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -70,11 +70,11 @@ func TestStreamTextToolCallsAndUsage(t *testing.T) {
 	if r.Path != "/v1/messages" || r.Header.Get("x-api-key") != key || r.Header.Get("anthropic-version") != Version {
 		t.Errorf("request path %q headers %v", r.Path, r.Header)
 	}
-	wantBody := `{"model":"claude-test","system":"be brief","messages":[` +
+	wantBody := `{"model":"claude-test","system":[{"type":"text","text":"be brief","cache_control":{"type":"ephemeral"}}],"messages":[` +
 		`{"role":"user","content":[{"type":"text","text":"hi"}]},` +
 		`{"role":"assistant","content":[{"type":"text","text":"ok"},{"type":"tool_use","id":"t0","name":"x","input":{"a":1}},{"type":"tool_use","id":"t1","name":"y","input":{}}]},` +
 		`{"role":"user","content":[{"type":"tool_result","tool_use_id":"t0","content":"r0"},{"type":"tool_result","tool_use_id":"t1","content":"r1"}]}],` +
-		`"tools":[{"name":"read_file","description":"reads","input_schema":{"type":"object"}}],"max_tokens":4096,"stream":true}`
+		`"tools":[{"name":"read_file","description":"reads","input_schema":{"type":"object"},"cache_control":{"type":"ephemeral"}}],"max_tokens":4096,"stream":true}`
 	if string(r.Body) != wantBody {
 		t.Errorf("body =\n%s\nwant\n%s", r.Body, wantBody)
 	}

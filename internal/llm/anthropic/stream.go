@@ -123,6 +123,7 @@ func (s *decoder) Decode(data string) (events []llm.Event, end bool, err error) 
 func (s *decoder) addUsage(u wireUsage) {
 	s.usage.Input = u.InputTokens + u.CacheReadInputTokens + u.CacheCreationInputTokens
 	s.usage.Cached = u.CacheReadInputTokens
+	s.usage.CacheWrite = u.CacheCreationInputTokens
 	s.usage.Output = u.OutputTokens
 }
 

@@ -21,7 +21,8 @@ type Turn struct {
 	// "length" for OpenAI; "end_turn", "tool_use", "max_tokens" for
 	// Anthropic). Zero means the natural one for the turn.
 	Stop string
-	// Usage, when set, is reported (Input includes Cached).
+	// Usage, when set, is reported (Input includes Cached and, on the
+	// Anthropic wire, CacheWrite).
 	Usage *llm.Usage
 }
 
@@ -91,8 +92,8 @@ func AnthropicStream(t Turn) []string {
 	if t.Usage != nil {
 		u = *t.Usage
 	}
-	out := []string{ev("message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_llmtest","type":"message","role":"assistant","model":%s,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"cache_creation_input_tokens":0,"cache_read_input_tokens":%d,"output_tokens":1}}}`,
-		mustJSON(t.model()), u.Input-u.Cached, u.Cached)),
+	out := []string{ev("message_start", fmt.Sprintf(`{"type":"message_start","message":{"id":"msg_llmtest","type":"message","role":"assistant","model":%s,"content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":%d,"cache_creation_input_tokens":%d,"cache_read_input_tokens":%d,"output_tokens":1}}}`,
+		mustJSON(t.model()), u.Input-u.Cached-u.CacheWrite, u.CacheWrite, u.Cached)),
 		ev("ping", `{"type": "ping"}`)}
 	index := 0
 	if len(t.Text) > 0 {

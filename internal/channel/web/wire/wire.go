@@ -142,6 +142,13 @@ type Usage struct {
 	Cached int `json:"cached"`
 }
 
+// Capture counts a session's memory capture calls (channel.CaptureUsage).
+type Capture struct {
+	Calls int   `json:"calls"`
+	Turns int   `json:"turns"`
+	Usage Usage `json:"usage"`
+}
+
 // Done is the data of a done event: a channel.TurnResult and its session.
 type Done struct {
 	Text     string   `json:"text"`
@@ -153,6 +160,7 @@ type Done struct {
 	MaxUnits int      `json:"max_units"`
 	Stopped  string   `json:"stopped"`
 	Session  string   `json:"session"`
+	Capture  Capture  `json:"capture"`
 }
 
 // NewDone is res, the result of a turn in session, on the wire.
@@ -163,14 +171,18 @@ func NewDone(res channel.TurnResult, session string) Done {
 	}
 	return Done{Text: res.Text, Pending: pending, Stopped: res.Stopped, Session: session,
 		Usage: Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached},
-		Calls: res.Calls, Units: res.Units, MaxCalls: res.MaxCalls, MaxUnits: res.MaxUnits}
+		Calls: res.Calls, Units: res.Units, MaxCalls: res.MaxCalls, MaxUnits: res.MaxUnits,
+		Capture: Capture{Calls: res.Capture.Calls, Turns: res.Capture.Turns,
+			Usage: Usage{Input: res.Capture.Usage.Input, Output: res.Capture.Usage.Output, Cached: res.Capture.Usage.Cached}}}
 }
 
 // Channel is d as a channel value.
 func (d Done) Channel() channel.TurnResult {
 	return channel.TurnResult{Text: d.Text, Pending: d.Pending, Stopped: d.Stopped,
 		Usage: channel.Usage{Input: d.Usage.Input, Output: d.Usage.Output, Cached: d.Usage.Cached},
-		Calls: d.Calls, Units: d.Units, MaxCalls: d.MaxCalls, MaxUnits: d.MaxUnits}
+		Calls: d.Calls, Units: d.Units, MaxCalls: d.MaxCalls, MaxUnits: d.MaxUnits,
+		Capture: channel.CaptureUsage{Calls: d.Capture.Calls, Turns: d.Capture.Turns,
+			Usage: channel.Usage{Input: d.Capture.Usage.Input, Output: d.Capture.Usage.Output, Cached: d.Capture.Usage.Cached}}}
 }
 
 // Message is one entry of GET /api/sessions/{id}/messages.

@@ -31,8 +31,9 @@ func TestShapes(t *testing.T) {
 		{"card", NewCard(channel.Card{ApprovalID: "ap", Tool: "t", Plan: "p", PlanHash: "sha256:h", Risk: "high", Reason: "r",
 			ExpiresAt: at, Preview: "+x", PreviewOmitted: 2, PreviewDiff: true}, "s"),
 			`{"approval_id":"ap","tool":"t","plan":"p","plan_hash":"sha256:h","risk":"high","reason":"r","expires_at":"2026-12-01T19:30:00Z","session":"s","preview":"+x","preview_omitted_lines":2,"preview_kind":"diff","once_only":false}`},
-		{"done", NewDone(channel.TurnResult{Text: "t", Usage: channel.Usage{Input: 1, Output: 2, Cached: 3}, Calls: 4, Units: 5, MaxCalls: 6, MaxUnits: 7, Stopped: "x"}, "s"),
-			`{"text":"t","pending":[],"usage":{"input":1,"output":2,"cached":3},"calls":4,"units":5,"max_calls":6,"max_units":7,"stopped":"x","session":"s"}`},
+		{"done", NewDone(channel.TurnResult{Text: "t", Usage: channel.Usage{Input: 1, Output: 2, Cached: 3}, Calls: 4, Units: 5, MaxCalls: 6, MaxUnits: 7, Stopped: "x",
+			Capture: channel.CaptureUsage{Calls: 1, Turns: 4, Usage: channel.Usage{Input: 8, Output: 9, Cached: 10}}}, "s"),
+			`{"text":"t","pending":[],"usage":{"input":1,"output":2,"cached":3},"calls":4,"units":5,"max_calls":6,"max_units":7,"stopped":"x","session":"s","capture":{"calls":1,"turns":4,"usage":{"input":8,"output":9,"cached":10}}}`},
 		{"message", NewMessage(channel.Message{Role: "tool", Text: "{}", Tool: "t", Status: channel.Ran}), `{"role":"tool","text":"{}","tool":"t","status":"ran"}`},
 		{"info", NewInfo(channel.Info{Model: "m", Mode: "smart", Workspace: "/w", Owner: "o", Version: "v"}),
 			`{"mode":"smart","model":"m","owner":"o","version":"v","workspace":"/w"}`},
@@ -65,7 +66,8 @@ func TestConversionsKeepEveryField(t *testing.T) {
 	at := time.Date(2026, 12, 1, 19, 30, 0, 0, time.UTC)
 	ev := channel.ToolEvent{ID: "c", Name: "n", Args: "{}", Status: channel.Pending, Plan: "p", Reason: "r", Rule: "x", Step: 3, ApprovalID: "ap", Preview: "v"}
 	card := channel.Card{ApprovalID: "ap", Tool: "t", Plan: "p", PlanHash: "h", Risk: "critical", Reason: "r", ExpiresAt: at, Preview: "+x", PreviewOmitted: 9, PreviewDiff: true}
-	res := channel.TurnResult{Text: "t", Pending: []string{"ap"}, Usage: channel.Usage{Input: 1, Output: 2, Cached: 3}, Calls: 4, Units: 5, MaxCalls: 6, MaxUnits: 7, Stopped: "x"}
+	res := channel.TurnResult{Text: "t", Pending: []string{"ap"}, Usage: channel.Usage{Input: 1, Output: 2, Cached: 3}, Calls: 4, Units: 5, MaxCalls: 6, MaxUnits: 7, Stopped: "x",
+		Capture: channel.CaptureUsage{Calls: 2, Turns: 8, Usage: channel.Usage{Input: 11, Output: 12, Cached: 13}}}
 	msg := channel.Message{Role: "tool", Text: "{}", Tool: "t", Status: channel.Failed}
 	info := channel.Info{Model: "m", Mode: "yolo", Workspace: "/w", Owner: "o", Version: "v"}
 	trip := func(in, out any) {

@@ -1,0 +1,259 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/termtext"
+)
+
+func (c *cli) skillCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "skill",
+		Short: "Install, review and trust skills: small programs the model may run, asking you first",
+		Long: `A skill is a folder with SKILL.md (front matter "name" and a one-line
+"description", then instructions) and skill.json (the program to run, a JSON
+schema of its parameters, and the roots, hosts and secrets it needs).
+
+  homard skill add ./weather     review a folder, then copy it into homard's home
+  homard skill list              every installed skill and whether it is trusted
+  homard skill show weather      its SKILL.md, permissions and red flags
+  homard skill trust weather     accept it again after its files changed
+  homard skill rm weather        delete it
+
+The model sees each trusted skill's description, reads SKILL.md with
+read_skill and runs it with run_skill: you are asked first (in smart mode),
+its arguments are checked against the schema and passed as --name=value, and
+it runs in a sandbox with only the permissions it declared; a secret is added
+by homard's egress proxy and never given to the skill. Skills live in
+homard's data folder, never in the current directory or a workspace. Each
+installed tree is pinned by its hash: when a file changes, the skill is
+withdrawn ("changed: needs trust") until you trust it again.`,
+	}
+	cmd.AddCommand(c.skillAddCmd(), c.skillListCmd(), c.skillShowCmd(), c.skillTrustCmd(), c.skillRmCmd())
+	return cmd
+}
+
+func (c *cli) skillAddCmd() *cobra.Command {
+	var yes, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "add PATH",
+		Short: "Review a skill folder (SKILL.md, permissions, red flags), then install and trust it",
+		Long: `add reads the folder PATH and refuses symlinks, devices, sockets, FIFOs,
+names with control or invisible characters, files over 1 MiB and more than 200
+files. It prints SKILL.md (escaped: nothing in it can move your cursor or
+hide text), the program, the permissions, the tree's hash and red flags:
+downloads piped into a shell, long base64 blobs, and scripts that reach the
+network themselves. Read them, then answer y. The files are copied into
+homard's home exactly as shown (never linked to PATH).`,
+		Example: `  homard skill add ./weather
+  homard skill add ./weather --yes --json    # in a script, after reviewing it`,
+		Args: cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			rv, err := r.SkillInspect(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if !asJSON || !yes {
+				c.printSkillReview(c.stderrOrStdout(asJSON), rv)
+			}
+			if !yes {
+				ok, err := c.confirm(fmt.Sprintf("install skill %s?", termtext.Line(rv.Name)), "skill add")
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return usageErr("not installed")
+				}
+			}
+			s, err := r.SkillInstall(cmd.Context(), rv)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(c.stdout, s)
+			}
+			fmt.Fprintf(c.stdout, "installed and trusted %s (hash %s)\n", termtext.Line(s.Name), shortHash(s.Hash))
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "install without asking (review it first: this trusts the skill)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the installed skill as JSON (docs/JSON.md)")
+	return cmd
+}
+
+func (c *cli) skillListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List installed skills and their trust (trusted, changed: needs trust, …)",
+		Args:  cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			list, err := r.SkillList(cmd.Context())
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(c.stdout, list)
+			}
+			if len(list) == 0 {
+				fmt.Fprintln(c.stdout, "no skills; add one with `homard skill add PATH`")
+				return nil
+			}
+			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
+			fmt.Fprintln(tw, "NAME\tSTATE\tHASH\tFLAGS\tDESCRIPTION")
+			for _, s := range list {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", termtext.Line(s.Name), s.State, shortHash(s.Hash), len(s.Flags), termtext.Line(s.Description))
+			}
+			return tw.Flush()
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of skills (docs/JSON.md)")
+	return cmd
+}
+
+func (c *cli) skillShowCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "show NAME",
+		Short: "Show an installed skill: SKILL.md, program, permissions, hash and red flags",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			rv, err := r.SkillShow(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(c.stdout, rv.SkillJSON)
+			}
+			c.printSkillReview(c.stdout, rv)
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skill as JSON (docs/JSON.md)")
+	return cmd
+}
+
+func (c *cli) skillTrustCmd() *cobra.Command {
+	var yes, asJSON bool
+	cmd := &cobra.Command{
+		Use:   "trust NAME",
+		Short: "Review a skill whose files changed (or were copied in by hand) and trust it again",
+		Long: `trust shows the skill as it is now, with the hash you trusted before and
+the hash of its files today, and asks. Only the files shown are trusted: if
+they change while you read, trust refuses and you run it again.`,
+		Example: `  homard skill trust weather
+  homard skill trust weather --yes    # in a script, after reviewing it`,
+		Args: cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			rv, err := r.SkillShow(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if rv.Problem != "" {
+				return fmt.Errorf("skill %s cannot be trusted: %s", termtext.Line(rv.Name), termtext.Line(rv.Problem))
+			}
+			if !asJSON || !yes {
+				c.printSkillReview(c.stderrOrStdout(asJSON), rv)
+			}
+			if !yes {
+				ok, err := c.confirm(fmt.Sprintf("trust skill %s with hash %s?", termtext.Line(rv.Name), shortHash(rv.Hash)), "skill trust")
+				if err != nil {
+					return err
+				}
+				if !ok {
+					return usageErr("not trusted")
+				}
+			}
+			if err := r.SkillTrust(cmd.Context(), rv.Name, rv.Hash); err != nil {
+				return err
+			}
+			if asJSON {
+				s, err := r.SkillShowJSON(cmd.Context(), rv.Name)
+				if err != nil {
+					return err
+				}
+				return writeJSON(c.stdout, s)
+			}
+			fmt.Fprintf(c.stdout, "trusted %s (hash %s)\n", termtext.Line(rv.Name), shortHash(rv.Hash))
+			return nil
+		}),
+	}
+	cmd.Flags().BoolVar(&yes, "yes", false, "trust without asking (review it first)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trusted skill as JSON (docs/JSON.md)")
+	return cmd
+}
+
+func (c *cli) skillRmCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "rm NAME",
+		Short: "Delete an installed skill and its trust",
+		Args:  cobra.ExactArgs(1),
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+			if err := r.SkillRemove(cmd.Context(), args[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(c.stdout, "removed %s\n", termtext.Line(args[0]))
+			return nil
+		}),
+	}
+}
+
+// stderrOrStdout is where a review goes: stderr when stdout carries JSON.
+func (c *cli) stderrOrStdout(asJSON bool) io.Writer {
+	if asJSON {
+		return c.stderr
+	}
+	return c.stdout
+}
+
+// printSkillReview shows a skill for review. Everything from the skill's
+// files goes through termtext.
+func (c *cli) printSkillReview(w io.Writer, rv app.SkillReview) {
+	fmt.Fprintf(w, "skill %s  (%s)\n", termtext.Line(rv.Name), rv.State)
+	if rv.Problem != "" {
+		fmt.Fprintf(w, "problem:     %s\n", termtext.Line(rv.Problem))
+	}
+	fmt.Fprintf(w, "hash:        %s  (%d files and folders)\n", rv.Hash, rv.Files)
+	if rv.TrustedHash != "" && rv.TrustedHash != rv.Hash {
+		fmt.Fprintf(w, "trusted:     %s  (the files changed since)\n", rv.TrustedHash)
+	}
+	fmt.Fprintf(w, "runs:        %s\n", termtext.Line(fmt.Sprintf("%q", rv.Entrypoint)))
+	fmt.Fprintf(w, "parameters:  %s\n", orNone(rv.Parameters))
+	roots := make([]string, 0, len(rv.Roots))
+	for _, r := range rv.Roots {
+		roots = append(roots, r.Name+" ("+r.Access+")")
+	}
+	fmt.Fprintf(w, "roots:       %s\n", orNone(roots))
+	fmt.Fprintf(w, "hosts:       %s\n", orNone(rv.Hosts))
+	fmt.Fprintf(w, "secrets:     %s\n", orNone(rv.Secrets))
+	if len(rv.Flags) == 0 {
+		fmt.Fprintln(w, "red flags:   none found (a scan is no proof: read the scripts)")
+	} else {
+		fmt.Fprintf(w, "red flags:   %d — read these lines before you accept\n", len(rv.Flags))
+		for _, f := range rv.Flags {
+			fmt.Fprintf(w, "  %s  %s:%d  %s\n", f.Kind, termtext.Line(f.File), f.Line, termtext.Line(f.Excerpt))
+		}
+	}
+	if rv.Doc != "" {
+		fmt.Fprintln(w, "----- SKILL.md -----")
+		doc := termtext.Visible(rv.Doc)
+		fmt.Fprint(w, doc)
+		if !strings.HasSuffix(doc, "\n") {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w, "----- end of SKILL.md -----")
+	}
+}
+
+func orNone(s []string) string {
+	if len(s) == 0 {
+		return "none"
+	}
+	return termtext.Line(strings.Join(s, ", "))
+}

@@ -1,0 +1,133 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/homard/homard/internal/skill"
+)
+
+// Skills is this home's skill library: skills/ in the data folder, trust
+// pinned in the database. It never reads the current directory.
+func (r *Runtime) Skills() *skill.Library {
+	return skill.NewLibrary(skill.Folder(r.Paths.DataDir), r.Store, r.now)
+}
+
+// SkillJSON is a skill as `homard skill … --json` prints it (docs/JSON.md).
+type SkillJSON struct {
+	Name        string       `json:"name"`
+	State       string       `json:"state"`
+	Problem     string       `json:"problem"`
+	Description string       `json:"description"`
+	Hash        string       `json:"hash"`
+	TrustedHash string       `json:"trusted_hash"`
+	Files       int          `json:"files"`
+	Entrypoint  []string     `json:"entrypoint"`
+	Parameters  []string     `json:"parameters"`
+	Roots       []skill.Root `json:"roots"`
+	Hosts       []string     `json:"hosts"`
+	Secrets     []string     `json:"secrets"`
+	Flags       []skill.Flag `json:"flags"`
+}
+
+// SkillReview is a skill shown to the owner before they accept it: its
+// facts, its whole SKILL.md (print it through termtext) and, for an add,
+// the tree that Install will write.
+type SkillReview struct {
+	SkillJSON
+	Doc       string
+	candidate skill.Candidate
+}
+
+func skillJSON(name, state, problem, hash, trusted string, m skill.Manifest, t skill.Tree, flags []skill.Flag) SkillJSON {
+	j := SkillJSON{
+		Name: name, State: state, Problem: problem, Description: m.Description, Hash: hash, TrustedHash: trusted,
+		Files: len(t.Files), Entrypoint: nonNil(m.Entrypoint), Parameters: []string{},
+		Roots: nonNil(m.Perms.Roots), Hosts: nonNil(m.Perms.Hosts), Secrets: nonNil(m.Perms.Secrets), Flags: nonNil(flags),
+	}
+	for p := range m.Params.Properties {
+		j.Parameters = append(j.Parameters, p)
+	}
+	slices.Sort(j.Parameters)
+	return j
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+// SkillInspect reads the skill folder at path for `homard skill add`; a
+// skill of the same name already installed is refused before the review.
+func (r *Runtime) SkillInspect(ctx context.Context, path string) (SkillReview, error) {
+	c, err := skill.Inspect(path)
+	if err != nil {
+		return SkillReview{}, err
+	}
+	if _, err := r.Skills().Status(ctx, c.Manifest.Name); err == nil {
+		return SkillReview{}, fmt.Errorf("skill %s: %w", c.Manifest.Name, skill.ErrExists)
+	}
+	j := skillJSON(c.Manifest.Name, "new", "", c.Tree.Hash, "", c.Manifest, c.Tree, c.Flags)
+	return SkillReview{SkillJSON: j, Doc: c.Manifest.Doc, candidate: c}, nil
+}
+
+// SkillInstall copies a reviewed skill into the library and trusts it.
+func (r *Runtime) SkillInstall(ctx context.Context, rv SkillReview) (SkillJSON, error) {
+	if err := r.Skills().Install(ctx, rv.candidate); err != nil {
+		return SkillJSON{}, err
+	}
+	return r.SkillShowJSON(ctx, rv.Name)
+}
+
+// SkillList returns every installed skill.
+func (r *Runtime) SkillList(ctx context.Context) ([]SkillJSON, error) {
+	list, err := r.Skills().List(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]SkillJSON, 0, len(list))
+	for _, s := range list {
+		out = append(out, skillJSON(s.Name, s.State, s.Problem, s.Hash, s.Trusted, s.Manifest, s.Tree, skill.Scan(s.Tree)))
+	}
+	return out, nil
+}
+
+// SkillShow reads one installed skill, with its red flags and SKILL.md.
+func (r *Runtime) SkillShow(ctx context.Context, name string) (SkillReview, error) {
+	s, err := r.Skills().Status(ctx, name)
+	if err != nil {
+		return SkillReview{}, err
+	}
+	j := skillJSON(s.Name, s.State, s.Problem, s.Hash, s.Trusted, s.Manifest, s.Tree, skill.Scan(s.Tree))
+	return SkillReview{SkillJSON: j, Doc: s.Manifest.Doc}, nil
+}
+
+// SkillShowJSON is SkillShow without the SKILL.md.
+func (r *Runtime) SkillShowJSON(ctx context.Context, name string) (SkillJSON, error) {
+	rv, err := r.SkillShow(ctx, name)
+	return rv.SkillJSON, err
+}
+
+// SkillTrust pins the skill's tree, which must still have the hash shown.
+func (r *Runtime) SkillTrust(ctx context.Context, name, hash string) error {
+	return r.Skills().Trust(ctx, name, hash)
+}
+
+// SkillRemove deletes an installed skill and its pin.
+func (r *Runtime) SkillRemove(ctx context.Context, name string) error {
+	return r.Skills().Remove(ctx, name)
+}
+
+// SkillMenu is the trusted skills' one-line descriptions, one
+// "- name: description" line each, for a tool description or the system
+// prompt ("" when there are none).
+func (r *Runtime) SkillMenu(ctx context.Context) (string, error) {
+	entries, err := r.Skills().Menu(ctx)
+	if err != nil {
+		return "", err
+	}
+	return skill.MenuText(entries), nil
+}

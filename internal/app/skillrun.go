@@ -1,0 +1,136 @@
+package app
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/egress"
+	"github.com/homard/homard/internal/sandbox"
+	"github.com/homard/homard/internal/skill"
+	"github.com/homard/homard/internal/tools"
+)
+
+// skillRunner runs a skill's entrypoint in the sandbox's service profile
+// (sandbox.StartService): its own folder read-only, a throwaway home,
+// homard's home and data hidden, exactly the declared workspace roots, no
+// network but the declared hosts through egress's proxy, an environment
+// of its own (nothing of homard's), a wall-clock limit and capped output.
+type skillRunner struct {
+	r      *Runtime
+	client *egress.Client
+}
+
+// skillOutputCap bounds what a skill run's stdout and stderr keep each.
+const skillOutputCap = 64 << 10
+
+func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation) (tools.SkillOutput, error) {
+	cfg := s.r.Config
+	if len(inv.Secrets) > 0 {
+		// The proxy passes HTTPS through untouched, so it cannot add a
+		// credential; handing the value to the process is what skills
+		// must never get. Refused until the proxy can.
+		return tools.SkillOutput{}, fmt.Errorf("skill %s declares secrets (%v): using a secret through homard's proxy is not built yet, and a skill never receives a secret's value; remove them from skill.json", inv.Skill, inv.Secrets)
+	}
+	b, err := sandbox.Select(cfg.Sandbox.Backend)
+	if err != nil {
+		return tools.SkillOutput{}, err
+	}
+	spec := sandbox.ServiceSpec{
+		Argv:   append([]string{filepath.Join(inv.Dir, filepath.FromSlash(inv.Argv[0]))}, inv.Argv[1:]...),
+		Env:    []string{"HOME=" + sandbox.ServiceHome, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"},
+		Mounts: []string{inv.Dir},
+		Hide:   []string{s.r.Paths.DataDir, filepath.Dir(s.r.Paths.ConfigFile)},
+		Dir:    inv.Dir,
+	}
+	for _, ir := range inv.Roots {
+		i := slices.IndexFunc(cfg.Workspace.Roots, func(r config.Root) bool { return r.Name == ir.Name })
+		if i < 0 {
+			return tools.SkillOutput{}, fmt.Errorf("skill %s: no workspace root %q", inv.Skill, ir.Name)
+		}
+		path, err := filepath.EvalSymlinks(cfg.Workspace.Roots[i].Path)
+		if err != nil {
+			return tools.SkillOutput{}, fmt.Errorf("skill %s: root %s: %w", inv.Skill, ir.Name, err)
+		}
+		spec.Roots = append(spec.Roots, sandbox.Root{Path: path, Writable: ir.Access == "rw" && !cfg.Workspace.Roots[i].ReadOnly()})
+	}
+	if len(inv.Hosts) > 0 {
+		p, err := s.client.NewProxy(inv.Hosts)
+		if err != nil {
+			return tools.SkillOutput{}, err
+		}
+		spec.Proxy = p.ServeConn
+	}
+	var stderr capped
+	spec.Stderr = &stderr
+	rctx, cancel := context.WithTimeout(ctx, cfg.Commands.Timeout.Std())
+	defer cancel()
+	svc, err := b.StartService(rctx, spec)
+	if err != nil {
+		return tools.SkillOutput{}, err
+	}
+	defer svc.Stop()
+	_ = svc.Stdin.Close() // arguments are on the command line; nothing to read
+	var stdout capped
+	copied := make(chan struct{})
+	go func() { _, _ = io.Copy(&stdout, svc.Stdout); close(copied) }()
+	werr := svc.Wait()
+	<-copied
+	out := tools.SkillOutput{Stdout: stdout.String(), Stderr: stderr.String()}
+	switch {
+	case werr == nil:
+	case rctx.Err() != nil && ctx.Err() == nil:
+		return out, fmt.Errorf("skill %s did not end within %v (commands.timeout)", inv.Skill, cfg.Commands.Timeout.Std())
+	case errors.Is(werr, sandbox.ErrServiceExited):
+		out.ExitCode = 1
+	default:
+		return out, werr
+	}
+	return out, nil
+}
+
+// capped keeps the first skillOutputCap bytes written to it.
+type capped struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+	cut bool
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if room := skillOutputCap - c.buf.Len(); room < len(p) {
+		c.buf.Write(p[:max(room, 0)])
+		c.cut = true
+		return len(p), nil
+	}
+	return c.buf.Write(p)
+}
+
+func (c *capped) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.cut {
+		return c.buf.String() + "\n(cut: output over 64 KiB)"
+	}
+	return c.buf.String()
+}
+
+// skillEnv is what this homard can grant a skill now: its workspace roots
+// (name → writable) and the vault's secrets (name → hosts).
+func (r *Runtime) skillEnv() skill.Env {
+	env := skill.Env{Roots: map[string]bool{}, Secrets: map[string][]string{}}
+	for _, root := range r.Config.Workspace.Roots {
+		env.Roots[root.Name] = !root.ReadOnly()
+	}
+	for _, s := range r.Vault.List() {
+		env.Secrets[s.Name] = s.Hosts
+	}
+	return env
+}

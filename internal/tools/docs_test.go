@@ -1,0 +1,65 @@
+package tools
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/homard/homard/internal/tool"
+)
+
+// TestDescriptionsKeepTheRules: the short descriptions (issue 15's tool
+// budget) still carry, per tool, the rules a call fails without, and every
+// path parameter says how paths are written. Text travels trimmed.
+func TestDescriptionsKeepTheRules(t *testing.T) {
+	e := newEnv(t)
+	all := append(FileTools(e.ws, nil), NewRunCommand(e.ws, CommandOptions{}), NewApplyChanges(e.ws, t.TempDir(), nil),
+		NewReadArtifact(nil))
+	all = append(all, NewWebTools(nil, nil, "")...)
+	all = append(all, MemoryTools(nil)...)
+	reg, err := tool.NewRegistry(all...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := map[string][]string{
+		"run_command":   {"never through a shell", "refused unless the operator allows", "no network", "approval"},
+		"grep":          {"RE2", "no lookaround"},
+		"glob":          {"**"},
+		"edit_file":     {"exactly once", "whitespace", "write_file"},
+		"write_file":    {"entirely replace", "edit_file"},
+		"read_file":     {"2000 lines", "offset"},
+		"http_get":      {"https", "auth", "bound to the URL's host"},
+		"remember":      {"Never secrets"},
+		"apply_changes": {"only if approved"},
+		"read_artifact": {"characters"},
+	}
+	specs := reg.Specs()
+	if len(specs) != 15 {
+		t.Errorf("%d built-in tools; want 15 (update this test and TestFirstRequestSize's README row)", len(specs))
+	}
+	for _, s := range specs {
+		if s.Description != strings.TrimSpace(s.Description) {
+			t.Errorf("%s: description %q has surrounding space; it is sent with every request", s.Name, s.Description)
+		}
+		for _, w := range must[s.Name] {
+			if !strings.Contains(s.Description, w) {
+				t.Errorf("%s: description %q lacks %q, a rule calls fail without", s.Name, s.Description, w)
+			}
+		}
+		var schema struct {
+			Properties map[string]struct {
+				Description string `json:"description"`
+			} `json:"properties"`
+		}
+		if err := json.Unmarshal(s.Schema, &schema); err != nil {
+			t.Fatalf("%s: schema: %v", s.Name, err)
+		}
+		if p, ok := schema.Properties["path"]; ok &&
+			!strings.Contains(p.Description, "relative to the workspace, or absolute under a root") {
+			t.Errorf("%s: path parameter says %q; want how paths are written", s.Name, p.Description)
+		}
+		if p, ok := schema.Properties["pattern"]; ok && s.Name == "glob" && !strings.Contains(p.Description, "relative to the workspace") {
+			t.Errorf("glob: pattern parameter says %q; want how paths are written", p.Description)
+		}
+	}
+}
