@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,6 +19,13 @@ import (
 // list then says the server is trusted. Without --yes and without a
 // terminal, trust refuses and trusts nothing.
 func TestMCPTrustPrintsInert(t *testing.T) {
+	// The server runs in the service sandbox, which needs bwrap.
+	if _, err := exec.LookPath("bwrap"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("bwrap is not installed, and CI must run this test")
+		}
+		t.Skip("bwrap is not installed")
+	}
 	home := filepath.Join(t.TempDir(), "home")
 	homardIn(t, home, "", "init")
 	exe, err := os.Executable()
@@ -36,7 +44,10 @@ func TestMCPTrustPrintsInert(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b = fmt.Appendf(b, "\n[[mcp.servers]]\nname = \"fake\"\ncommand = [%q]\nenv = { %s = %q }\n", exe, mcptest.SpecEnv, specPath)
+	// The server runs in the service sandbox: its program (this test
+	// binary) and its spec are shown to it read-only.
+	b = fmt.Appendf(b, "\n[[mcp.servers]]\nname = \"fake\"\ncommand = [%q]\nenv = { %s = %q }\nmounts = [%q, %q]\n",
+		exe, mcptest.SpecEnv, specPath, filepath.Dir(exe), filepath.Dir(specPath))
 	if err := os.WriteFile(cfg, b, 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -71,6 +71,8 @@ type Runtime struct {
 	// logger for background work (nil: slog.Default).
 	schedWake atomic.Pointer[func()]
 	log       atomic.Pointer[slog.Logger]
+	// egress is the web tools' client; extensions' proxies use it too.
+	egress *egress.Client
 	// lockOnce opens lockFile (data/sessions.lock) for LockSession.
 	lockOnce sync.Once
 	lockFile *os.File
@@ -230,6 +232,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("%s: egress: %w", r.Paths.ConfigFile, err)
 	}
+	r.egress = client
 	all = append(all, tools.NewWebTools(client, r.Vault, cfg.Egress.SearchURL)...)
 	all = append(all, tools.NewReadArtifact(artifactSource{st: st}))
 	all = append(all, tools.MemoryTools(r.Memory)...)

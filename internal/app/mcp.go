@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"strings"
 	"sync"
@@ -94,8 +95,18 @@ func (r *Runtime) MCPServers() []MCPServerReport {
 // SEAM: today the plain mcp.ExecLauncher (an exact environment, its own
 // process group, no confinement): mounts and network are not applied yet.
 // The sandbox's service profile (issue 15 item 2) replaces it here.
-func (r *Runtime) mcpLauncher(config.MCPServer) mcp.Launcher {
-	return mcp.ExecLauncher{}
+func (r *Runtime) mcpLauncher(sc config.MCPServer) mcp.Launcher {
+	if sc.Network.All {
+		return refusingLauncher{errors.New("network = true (the unfiltered host network) is not supported by the service sandbox yet; list the hosts it needs: network = [\"api.example.com\"]")}
+	}
+	return sandboxLauncher{r: r, client: r.egress, mounts: sc.Mounts, hosts: sc.Network.Hosts}
+}
+
+// refusingLauncher starts nothing and says why.
+type refusingLauncher struct{ err error }
+
+func (l refusingLauncher) Start(context.Context, []string, []string) (io.ReadWriteCloser, func() error, error) {
+	return nil, nil, l.err
 }
 
 // mcpConfig resolves one [[mcp.servers]] entry: the token comes from the
@@ -296,9 +307,6 @@ func mcpChecks(ctx context.Context, r *Runtime) []Check {
 		out = append(out, c)
 		if sc.Network.All {
 			out = append(out, Check{Name: "mcp", Info: true, Detail: fmt.Sprintf("%s: network = true gives it the unfiltered host network: list the hosts it needs instead (network = [\"api.example.com\"])", sc.Name)})
-		}
-		if sc.URL == "" {
-			out = append(out, Check{Name: "mcp", Info: true, Detail: fmt.Sprintf("%s: runs without the service sandbox for now: mounts and network are not enforced", sc.Name)})
 		}
 	}
 	return out

@@ -3,10 +3,12 @@ package app
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -16,6 +18,7 @@ import (
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/mcp/mcptest"
 	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/sandbox"
 )
 
 // mcpHome is a home with the fake stdio server configured as "fake".
@@ -28,6 +31,7 @@ type mcpHome struct {
 // the extra TOML lines given (read_only, network...).
 func newMCPHome(t *testing.T, mode, extra string) mcpHome {
 	t.Helper()
+	sandboxOK(t) // the servers run in the service sandbox
 	paths, err := config.ResolvePaths(t.TempDir(), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
@@ -45,7 +49,10 @@ func newMCPHome(t *testing.T, mode, extra string) mcpHome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Fprintf(f, "\n[[mcp.servers]]\nname = \"fake\"\ncommand = [%q]\nenv = { %s = %q }\n%s\n", exe, mcptest.SpecEnv, h.spec, extra)
+	// The server runs in the service sandbox: its program (this test
+	// binary) and its spec are shown to it read-only.
+	fmt.Fprintf(f, "\n[[mcp.servers]]\nname = \"fake\"\ncommand = [%q]\nenv = { %s = %q }\nmounts = [%q, %q]\n%s\n",
+		exe, mcptest.SpecEnv, h.spec, filepath.Dir(exe), filepath.Dir(h.spec), extra)
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -297,12 +304,13 @@ func TestMCPFailedServerDoesNotFailOpen(t *testing.T) {
 // server that cannot start says why, a new one that it needs trust, and
 // network = true is flagged.
 func TestMCPDoctor(t *testing.T) {
-	h := newMCPHome(t, "smart", "network = true")
+	h := newMCPHome(t, "smart", "")
 	b, err := os.ReadFile(h.paths.ConfigFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	broken := "\n[[mcp.servers]]\nname = \"broken\"\ncommand = [\"/nonexistent/mcp-server\"]\n"
+	broken := "\n[[mcp.servers]]\nname = \"broken\"\ncommand = [\"/nonexistent/mcp-server\"]\n" +
+		"\n[[mcp.servers]]\nname = \"open\"\ncommand = [\"/bin/true\"]\nnetwork = true\n"
 	if err := os.WriteFile(h.paths.ConfigFile, append(b, broken...), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -315,8 +323,9 @@ func TestMCPDoctor(t *testing.T) {
 	all := strings.Join(lines, "\n")
 	for _, want := range []string{
 		"info=true fake: new: needs trust; it offers no tools until you run homard mcp trust fake",
-		"info=true fake: network = true gives it the unfiltered host network",
-		"info=true broken: did not start, so its tools are absent: mcp server broken: start mcp server /nonexistent/mcp-server",
+		"info=true open: network = true gives it the unfiltered host network",
+		"info=true open: did not start, so its tools are absent: mcp server open: network = true (the unfiltered host network) is not supported",
+		"info=true broken: did not start, so its tools are absent: mcp server broken: invalid sandbox spec: program \"/nonexistent/mcp-server\" would not exist in the sandbox",
 	} {
 		if !strings.Contains(all, want) {
 			t.Errorf("doctor's mcp lines:\n%s\nwant a line with %q", all, want)
@@ -354,7 +363,7 @@ func BenchmarkOpenMCP(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				fmt.Fprintf(f, "\n[[mcp.servers]]\nname = \"fake\"\ncommand = [%q]\nenv = { %s = %q }\n", exe, mcptest.SpecEnv, spec)
+				fmt.Fprintf(f, "\n[[mcp.servers]]\nname = \"fake\"\ncommand = [%q]\nenv = { %s = %q }\nmounts = [%q, %q]\n", exe, mcptest.SpecEnv, spec, filepath.Dir(exe), filepath.Dir(spec))
 				f.Close()
 				r, err := Open(context.Background(), paths, Options{SkipMCP: true})
 				if err != nil {
@@ -381,5 +390,46 @@ func BenchmarkOpenMCP(b *testing.B) {
 				r.Close()
 			}
 		})
+	}
+}
+
+// TestMCPServerIsConfined: a trusted server runs in the service sandbox:
+// it sees none of homard's environment (a secret set in homard's own
+// environment is absent; its configured variable is there) and cannot read
+// homard's vault key, while it reads a file in its mounts (the twin).
+func TestMCPServerIsConfined(t *testing.T) {
+	t.Setenv("HOMARD_TEST_SECRET", "s3cret-value")
+	h := newMCPHome(t, "yolo", `read_only = ["env", "read"]`)
+	spec := mcptest.Default()
+	obj := json.RawMessage(`{"type":"object","properties":{"path":{"type":"string"}}}`)
+	spec.Tools = append(spec.Tools, mcptest.Tool{Name: "env", Description: "Show the environment.", InputSchema: json.RawMessage(`{"type":"object"}`)},
+		mcptest.Tool{Name: "read", Description: "Read a file.", InputSchema: obj})
+	writeSpec(t, h.spec, spec)
+	r := h.open(t)
+	h.trust(t, r)
+	r = h.open(t)
+	env := mcpCall(t, r, "", "mcp__fake__env", `{}`)
+	if env.Result == nil || strings.Contains(env.Result.Text, "s3cret-value") || !strings.Contains(env.Result.Text, mcptest.SpecEnv) {
+		t.Fatalf("the server's environment = %+v; want its own variable and none of homard's", env)
+	}
+	vault := mcpCall(t, r, "", "mcp__fake__read", `{"path":`+strconv.Quote(filepath.Join(h.paths.DataDir, "vault.key"))+`}`)
+	if vault.Result == nil || !strings.Contains(vault.Result.Text, "error:") {
+		t.Fatalf("reading homard's vault key from the server = %+v; want an error", vault)
+	}
+	own := mcpCall(t, r, "", "mcp__fake__read", `{"path":`+strconv.Quote(h.spec)+`}`)
+	if own.Result == nil || !strings.Contains(own.Result.Text, "read: {") {
+		t.Fatalf("reading its own mounted spec = %+v; want its content", own)
+	}
+}
+
+// sandboxOK skips the test when the service sandbox cannot work here;
+// under CI it must.
+func sandboxOK(t *testing.T) {
+	t.Helper()
+	if _, err := sandbox.Select("bwrap"); err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("bwrap unavailable in CI: %v", err)
+		}
+		t.Skipf("bwrap unavailable: %v", err)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // SpecEnv is the environment variable naming the Spec file; a test's
@@ -127,6 +128,15 @@ func call(name string, args map[string]any) any {
 	case "write":
 		p, _ := args["path"].(string)
 		return text("wrote " + filepath.Clean(p))
+	case "env": // what a server sees of its environment
+		return text(strings.Join(os.Environ(), "\n"))
+	case "read": // a server reading a file of its machine
+		p, _ := args["path"].(string)
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return text("error: " + err.Error())
+		}
+		return text("read: " + string(b))
 	case "image":
 		return map[string]any{"content": []any{
 			map[string]any{"type": "text", "text": "here is the chart"},
