@@ -85,7 +85,7 @@ func newEverythingHome(t *testing.T) (config.Paths, *Runtime) {
 	server := func(name, extra string) {
 		fmt.Fprintf(f, "\n[[mcp.servers]]\nname = %q\ncommand = [\"node\", %q, \"stdio\"]\nmounts = [%q]\n%s\n", name, script, dir, extra)
 	}
-	server("everything", `env = { EVERYTHING_MARK = "configured-value" }`+"\n"+`read_only = ["get-env", "get-tiny-image"]`)
+	server("everything", `env = { EVERYTHING_MARK = "configured-value" }`+"\n"+`read_only = ["get-env", "get-tiny-image", "gzip-file-as-resource"]`)
 	server("slow", `read_only = ["trigger-long-running-operation"]`+"\n"+`call_timeout = "2s"`)
 	server(everythingLong, "")
 	if err := f.Close(); err != nil {
@@ -194,6 +194,21 @@ func TestMCPEverything(t *testing.T) {
 		}
 	})
 
+	t.Run("no network", func(t *testing.T) {
+		// The server fetches a URL given to gzip-file-as-resource; it has
+		// no network (network is not set), so an https URL fails inside
+		// the server.
+		out := mcpCall(t, r, "", "mcp__everything__gzip_file_as_resource", `{"name":"x.gz","data":"https://example.com/","outputType":"resource"}`)
+		if out.Result == nil || !out.Result.IsError || !strings.Contains(out.Result.Text, "fetch failed") {
+			t.Errorf("gzip of an https URL without network: %s %+v; want the server's \"fetch failed\"", out.Decision, out.Result)
+		}
+		// The twin: a data: URL needs no network and is gzipped.
+		out = mcpCall(t, r, "", "mcp__everything__gzip_file_as_resource", `{"name":"x.gz","data":"data:text/plain;base64,aGVsbG8=","outputType":"resource"}`)
+		if out.Decision != arbiter.Ran || out.Result == nil || out.Result.IsError || !strings.Contains(out.Result.Text, "(application/gzip, ") {
+			t.Errorf("gzip of a data: URL: %s %+v; want the gzipped resource stored as an artifact", out.Decision, out.Result)
+		}
+	})
+
 	t.Run("call_timeout", func(t *testing.T) {
 		out := mcpCall(t, r, "", "mcp__slow__trigger_long_running_operation", `{"duration":120,"steps":1}`)
 		want := "mcp server slow did not answer trigger-long-running-operation within 2s"
@@ -236,7 +251,7 @@ func everythingListed(t *testing.T, r *Runtime) {
 		if _, ok := r.Registry.Lookup(mapped); !ok {
 			t.Errorf("%s is not registered", mapped)
 		}
-		if ro := tl.Name == "get-env" || tl.Name == "get-tiny-image"; tl.ReadOnly != ro {
+		if ro := tl.Name == "get-env" || tl.Name == "get-tiny-image" || tl.Name == "gzip-file-as-resource"; tl.ReadOnly != ro {
 			t.Errorf("tool %s read_only = %t; want %t (the config's read_only, never the server's annotations)", tl.Name, tl.ReadOnly, ro)
 		}
 	}
