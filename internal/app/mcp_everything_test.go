@@ -121,8 +121,8 @@ func newEverythingHome(t *testing.T) (config.Paths, *Runtime) {
 // each step through the arbiter: its tools are listed and mapped (the
 // ones too long once mapped refused, by name), a plain tool waits for
 // approval in smart mode, its environment holds none of homard's secrets,
-// its image becomes an artifact, and a call over call_timeout fails with
-// a message that says so. TestMCPRugPull (the in-process fake) covers a
+// its image becomes an artifact, it cannot fetch a URL without network,
+// and a call over call_timeout fails with a message that says so. TestMCPRugPull (the in-process fake) covers a
 // changed list; TestMCPServerIsConfined covers reading homard's home, as
 // the reference server has no tool that reads files.
 func TestMCPEverything(t *testing.T) {
