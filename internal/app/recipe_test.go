@@ -37,6 +37,7 @@ func TestRunCommandRecipe(t *testing.T) {
 		return p
 	}
 	echo, ls, mkdir := abs("echo"), abs("ls"), abs("mkdir")
+	r.Close()
 	r = reopenWith(t, r, func(cfg string) string {
 		return cfg + fmt.Sprintf(`
 [[commands.recipes]]
