@@ -226,7 +226,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		Allow:   cfg.Commands.Allow, Env: env,
 		Timeout: cfg.Commands.Timeout.Std(), MaxOutput: cfg.Commands.MaxOutputBytes,
 		HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools,
-		Path: cfg.Commands.Path,
+		Path: cfg.Commands.Path, Recipes: recipes(cfg.Commands.Recipes),
 	}), tools.NewApplyChanges(ws, holdDir, denyPaths(cfg)))
 	client, err := egress.New(egress.Options{Allow: cfg.Egress.Allow, TLSConfig: r.egressTLS})
 	if err != nil {
@@ -304,6 +304,15 @@ func denyPaths(cfg *config.Config) []string {
 		if rc.Effect == string(policy.Deny) && rc.Path != "" {
 			out = append(out, rc.Path)
 		}
+	}
+	return out
+}
+
+// recipes are the operator's [[commands.recipes]] as run_command takes them.
+func recipes(rs []config.Recipe) []tools.Recipe {
+	var out []tools.Recipe
+	for _, r := range rs {
+		out = append(out, tools.Recipe{Alias: r.Alias, Argv: r.Argv, Description: r.Description})
 	}
 	return out
 }

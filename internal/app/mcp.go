@@ -109,12 +109,25 @@ func (l refusingLauncher) Start(context.Context, []string, []string) (io.ReadWri
 	return nil, nil, l.err
 }
 
-// mcpConfig resolves one [[mcp.servers]] entry: the token comes from the
-// vault, released only to the url's host.
+// mcpConfig resolves one [[mcp.servers]] entry. A url server is reached
+// through egress (r.egress.Transport): the SSRF rules apply, so a private
+// or loopback url, plain http or a port other than 443 is refused unless
+// [egress] allow lists its exact endpoint — checked here first, before
+// the token is released — and names are checked again when dialled. The
+// token comes from the vault, released only to the url's host.
 func (r *Runtime) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
 	cfg := mcp.ServerConfig{
 		Name: sc.Name, Command: sc.Command, Env: sc.Env, URL: sc.URL, ReadOnly: sc.ReadOnly,
 		StartTimeout: sc.StartTimeout.Std(), CallTimeout: sc.CallTimeout.Std(),
+	}
+	if sc.URL != "" {
+		if r.egress == nil {
+			return cfg, fmt.Errorf("mcp server %s: no egress client to reach %s through", sc.Name, sc.URL)
+		}
+		if err := r.egress.Check(sc.URL); err != nil {
+			return cfg, fmt.Errorf("mcp server %s: url %s: %w", sc.Name, sc.URL, err)
+		}
+		cfg.Transport = r.egress.Transport()
 	}
 	if sc.TokenSecret != "" {
 		u, err := url.Parse(sc.URL)

@@ -214,6 +214,9 @@ type Commands struct {
 	// absolute, clean, existing folder that is not inside a writable root
 	// (a model could plant a program there). Missing or empty means none.
 	Path []string `toml:"path"`
+	// Recipes are commands the model may run by alias (see Recipe).
+	// Missing or empty means none, and run_command lists no menu.
+	Recipes []Recipe `toml:"recipes"`
 }
 
 // Egress configures the web tools' network access.

@@ -159,7 +159,7 @@ max_output_bytes = %d
 # PATH and shown to them read-only. Each must exist and lie outside every
 # "rw" root. [] means none.
 path = %s
-
+%s
 [egress]
 # Exact "scheme://host:port" endpoints the web tools may reach although they
 # are private or plain http (home-lab services). [] means none.
@@ -222,7 +222,7 @@ guest_max_calls = %d
 		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes,
 		quoteList(c.Files.Sensitive), quoteList(c.Files.AllowSensitive),
 		quote(c.Sandbox.Backend),
-		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.HostTools), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes, quoteList(c.Commands.Path),
+		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.HostTools), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes, quoteList(c.Commands.Path), renderRecipes(c.Commands.Recipes),
 		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture), c.Memory.CaptureEvery, quote(c.Memory.CaptureIdle.String()),
 		quote(c.Artifacts.Keep.String()),
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()),

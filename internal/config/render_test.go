@@ -118,8 +118,8 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 	} {
 		for _, k := range tagNames(typ) {
 			switch k {
-			case "rules", "channels", "mcp":
-				continue // rules: an array of tables, checked below; channels and mcp: written when set (TestRenderCustomRoundTrips)
+			case "rules", "channels", "mcp", "recipes":
+				continue // rules: an array of tables, checked below; channels and mcp: written when set (TestRenderCustomRoundTrips); recipes: TestRecipesValidation
 			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent", "automation":
 				if !strings.Contains(string(data), "\n["+k+"]\n") {
 					t.Errorf("Render does not write the table [%s]", k)
@@ -134,6 +134,11 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 	for _, k := range tagNames(reflect.TypeFor[Rule]()) {
 		if !strings.Contains(string(data), "\n# "+k+" = ") {
 			t.Errorf("the example rule does not show %q", k)
+		}
+	}
+	for _, k := range tagNames(reflect.TypeFor[Recipe]()) {
+		if !strings.Contains(string(data), "\n# "+k+" = ") {
+			t.Errorf("the example recipe does not show %q", k)
 		}
 	}
 	for _, k := range tagNames(reflect.TypeFor[MCPServer]()) {

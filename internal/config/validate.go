@@ -40,6 +40,7 @@ func validate(c *Config, ps *problems) {
 	validateChannels(&c.Channels, ps)
 	validateMCP(&c.MCP, ps)
 	validateCommandPath(c.Commands.Path, c.Workspace.Roots, ps)
+	validateRecipes(c.Commands.Recipes, ps)
 }
 
 func validateGateway(g *Gateway, ps *problems) {

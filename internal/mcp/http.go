@@ -5,19 +5,26 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
+	"strings"
 )
 
-// httpClient is the client a streamable-HTTP server is reached with: the
-// bearer token on every request, every response body capped at
+// httpClient is the client a streamable-HTTP server at endpoint is
+// reached with: the bearer token on every request to endpoint's scheme and
+// host (and on none to any other), every response body capped at
 // MaxHTTPBody, and no redirect followed (a redirect would carry the token
 // to a host the operator did not name). No overall timeout: calls are
 // bounded by their context.
-func httpClient(base http.RoundTripper, token string) *http.Client {
+func httpClient(base http.RoundTripper, endpoint, token string) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
+	b := &bearer{base: base, token: token}
+	if u, err := url.Parse(endpoint); err == nil {
+		b.scheme, b.host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
+	}
 	return &http.Client{
-		Transport: &bearer{base: base, token: token},
+		Transport: b,
 		CheckRedirect: func(*http.Request, []*http.Request) error {
 			return errors.New("mcp server answered with a redirect; set url to the final address")
 		},
@@ -25,12 +32,13 @@ func httpClient(base http.RoundTripper, token string) *http.Client {
 }
 
 type bearer struct {
-	base  http.RoundTripper
-	token string
+	base         http.RoundTripper
+	token        string
+	scheme, host string // the endpoint's, lowercased: where the token may go
 }
 
 func (b *bearer) RoundTrip(req *http.Request) (*http.Response, error) {
-	if b.token != "" {
+	if b.token != "" && strings.ToLower(req.URL.Scheme) == b.scheme && strings.ToLower(req.URL.Host) == b.host {
 		req = req.Clone(req.Context())
 		req.Header.Set("Authorization", "Bearer "+b.token)
 	}

@@ -93,7 +93,7 @@ func (s *Server) start(ctx context.Context) error {
 	if s.cfg.URL != "" {
 		transport = &sdk.StreamableClientTransport{
 			Endpoint:   s.cfg.URL,
-			HTTPClient: httpClient(s.cfg.Transport, s.cfg.Token),
+			HTTPClient: httpClient(s.cfg.Transport, s.cfg.URL, s.cfg.Token),
 			MaxRetries: -1, // a lost server is restarted by Server, with backoff
 			// No standalone stream: only answers to homard's own requests
 			// are read, never server-initiated requests.

@@ -38,8 +38,9 @@ const maxCommandTimeout = 10 * time.Minute
 
 // RunCommandParams are run_command's arguments.
 type RunCommandParams struct {
-	Program  string   `json:"program" jsonschema:"bare name (looked up in /usr/local/bin, /usr/bin, /bin) or absolute path"`
+	Program  string   `json:"program,omitempty" jsonschema:"bare name (looked up in /usr/local/bin, /usr/bin, /bin) or absolute path"`
 	Args     []string `json:"args,omitempty" jsonschema:"one string each, passed literally"`
+	Recipe   string   `json:"recipe,omitempty" jsonschema:"a recipe's alias, instead of program and args"`
 	Cwd      string   `json:"cwd,omitempty" jsonschema:"workspace folder; default the root"`
 	TimeoutS int      `json:"timeout_s,omitempty" jsonschema:"seconds, at most 600"`
 	Stdin    string   `json:"stdin,omitempty"`
@@ -80,6 +81,18 @@ type CommandOptions struct {
 	// apply_changes (inside homard's data folder, out of every tool's
 	// reach). Empty means such change sets are discarded.
 	HoldDir string
+	// Recipes are the operator's commands runnable by alias (config
+	// commands.recipes); run_command's description ends with their menu.
+	// A recipe is decided exactly like its argv typed by the model. Nil
+	// means none, and no menu.
+	Recipes []Recipe
+}
+
+// Recipe is an operator-defined argv runnable by alias.
+type Recipe struct {
+	Alias       string
+	Argv        []string // absolute program path, then its arguments
+	Description string   // one line; empty means none
 }
 
 // RunCommand is the run_command tool.
@@ -187,10 +200,14 @@ type runCommandBody struct {
 }
 
 func (t *RunCommand) Spec() tool.Spec {
-	return tool.Spec{Name: "run_command", Description: doc(runCommandDoc), Action: policy.ActionExec, Risk: policy.RiskMedium}
+	return tool.Spec{Name: "run_command", Description: doc(runCommandDoc) + recipeMenu(t.o.Recipes), Action: policy.ActionExec, Risk: policy.RiskMedium}
 }
 
 func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan, error) {
+	recipe, err := t.recipe(&p)
+	if err != nil {
+		return tool.Plan{}, err
+	}
 	backend, err := t.sandbox()
 	if err != nil {
 		return tool.Plan{}, tool.Refuse(policy.RuleLimitSandbox, "commands cannot run: %v", err)
@@ -275,6 +292,9 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	}
 	if len(v.Configs) > 0 {
 		display += "\n  reads config from the workspace: " + strings.Join(v.Configs, ", ")
+	}
+	if recipe != "" {
+		display += fmt.Sprintf("\n  recipe %q from config (decided like this argv typed by the model)", recipe)
 	}
 	// A standing grant covers an argv template, bound to this exact
 	// binary: its hash is in the body (hashed) and the template.

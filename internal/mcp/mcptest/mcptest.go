@@ -1,6 +1,6 @@
-// Package mcptest is a stdio MCP server for tests outside internal/mcp,
-// spoken by hand in newline-delimited JSON-RPC (only internal/mcp may
-// import the SDK). A test binary becomes the server by calling Serve from
+// Package mcptest is an MCP server for tests outside internal/mcp, spoken
+// by hand in JSON-RPC (only internal/mcp may import the SDK): over stdio,
+// newline-delimited, or over streamable HTTP (NewHTTP). A test binary becomes the server by calling Serve from
 // its TestMain when its environment says so.
 //
 // Contract: the server's tools and instructions are read from a JSON file
@@ -72,47 +72,54 @@ func Serve(r io.Reader, w io.Writer, specPath string) {
 	in.Buffer(make([]byte, 1<<20), 1<<20)
 	out := json.NewEncoder(w)
 	for in.Scan() {
-		var msg struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-			Params json.RawMessage `json:"params"`
+		if resp := answer(in.Bytes(), specPath); resp != nil {
+			_ = out.Encode(resp)
 		}
-		if json.Unmarshal(in.Bytes(), &msg) != nil || msg.ID == nil {
-			continue // a notification
-		}
-		var spec Spec
-		b, _ := os.ReadFile(specPath)
-		_ = json.Unmarshal(b, &spec)
-		var result any
-		switch msg.Method {
-		case "initialize":
-			var p struct {
-				ProtocolVersion string `json:"protocolVersion"`
-			}
-			_ = json.Unmarshal(msg.Params, &p)
-			result = map[string]any{
-				"protocolVersion": p.ProtocolVersion,
-				"capabilities":    map[string]any{"tools": map[string]any{}},
-				"serverInfo":      map[string]any{"name": "fake", "version": "1"},
-				"instructions":    spec.Instructions,
-			}
-		case "tools/list":
-			result = map[string]any{"tools": spec.Tools}
-		case "tools/call":
-			var p struct {
-				Name      string         `json:"name"`
-				Arguments map[string]any `json:"arguments"`
-			}
-			_ = json.Unmarshal(msg.Params, &p)
-			result = call(p.Name, p.Arguments)
-		case "ping":
-			result = map[string]any{}
-		default:
-			_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601, "message": "no such method"}})
-			continue
-		}
-		_ = out.Encode(map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result})
 	}
+}
+
+// answer is the response to one JSON-RPC message, nil for a notification
+// (or anything else without an id).
+func answer(line []byte, specPath string) any {
+	var msg struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if json.Unmarshal(line, &msg) != nil || msg.ID == nil {
+		return nil // a notification
+	}
+	var spec Spec
+	b, _ := os.ReadFile(specPath)
+	_ = json.Unmarshal(b, &spec)
+	var result any
+	switch msg.Method {
+	case "initialize":
+		var p struct {
+			ProtocolVersion string `json:"protocolVersion"`
+		}
+		_ = json.Unmarshal(msg.Params, &p)
+		result = map[string]any{
+			"protocolVersion": p.ProtocolVersion,
+			"capabilities":    map[string]any{"tools": map[string]any{}},
+			"serverInfo":      map[string]any{"name": "fake", "version": "1"},
+			"instructions":    spec.Instructions,
+		}
+	case "tools/list":
+		result = map[string]any{"tools": spec.Tools}
+	case "tools/call":
+		var p struct {
+			Name      string         `json:"name"`
+			Arguments map[string]any `json:"arguments"`
+		}
+		_ = json.Unmarshal(msg.Params, &p)
+		result = call(p.Name, p.Arguments)
+	case "ping":
+		result = map[string]any{}
+	default:
+		return map[string]any{"jsonrpc": "2.0", "id": msg.ID, "error": map[string]any{"code": -32601, "message": "no such method"}}
+	}
+	return map[string]any{"jsonrpc": "2.0", "id": msg.ID, "result": result}
 }
 
 func call(name string, args map[string]any) any {
