@@ -74,14 +74,21 @@ func planOffer(all []tool.Spec, budget int) (offer toolOffer, search tool.Tool) 
 	return offer, search
 }
 
-// definitionTokens estimates what specs add to a request, as the agent
-// counts its prefix.
+// envelopeTokens is what one definition's wire envelope costs beyond the
+// agent's estimate of its name, description and schema (which counts 4
+// tokens of framing): {"type":"function","function":{"name":…,
+// "description":…,"parameters":…}} is about 70 bytes, 18 tokens at the
+// estimator's 4 bytes each. Counted so the budget holds on the wire.
+const envelopeTokens = 14
+
+// definitionTokens estimates what specs add to a request: the agent's
+// estimate of its prefix, plus each definition's envelope.
 func definitionTokens(specs []tool.Spec) int {
 	ts := make([]llm.ToolSpec, len(specs))
 	for i, s := range specs {
 		ts[i] = llm.ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema}
 	}
-	return agent.EstimateRequest(llm.Request{Tools: ts})
+	return agent.EstimateRequest(llm.Request{Tools: ts}) + envelopeTokens*len(specs)
 }
 
 func sortSpecs(specs []tool.Spec) {

@@ -173,22 +173,24 @@ func CallToolSpec() tool.Spec {
 // its arguments exactly as written (an object, "{}" when absent), for the
 // named tool's own Decode to check.
 func DecodeCallTool(raw []byte) (name string, args json.RawMessage, err error) {
-	var p struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-	}
+	// Strictly first (unknown or duplicate keys, types, limits); then the
+	// arguments' own bytes, so numbers reach the tool's Decode as written.
+	var p CallToolParams
 	if err := tool.DecodeStrict(raw, &p, tool.DefaultLimits); err != nil {
 		return "", nil, err
 	}
 	if p.Name == "" {
 		return "", nil, fmt.Errorf("%w: name is missing: give the tool's name as tool_search gave it", tool.ErrArguments)
 	}
-	args = bytes.TrimSpace(p.Arguments)
+	var exact struct {
+		Arguments json.RawMessage `json:"arguments"`
+	}
+	if err := json.Unmarshal(raw, &exact); err != nil {
+		return "", nil, fmt.Errorf("%w: %v", tool.ErrArguments, err)
+	}
+	args = bytes.TrimSpace(exact.Arguments)
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
-	}
-	if args[0] != '{' {
-		return "", nil, fmt.Errorf("%w: arguments must be a JSON object", tool.ErrArguments)
 	}
 	return p.Name, args, nil
 }
