@@ -142,12 +142,19 @@ func SearchTools(catalog []tool.Spec, query string, limit int) []tool.Spec {
 }
 
 // searchWords splits s into lowercase words of letters and digits
-// ("mcp__fake__write_file" gives mcp, fake, write, file).
+// ("mcp__fake__write_file" gives mcp, fake, write, file), leaving out
+// one-letter words and a few English ones that would match everything.
 func searchWords(s string) []string {
-	return strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+	words := strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	})
+	return slices.DeleteFunc(words, func(w string) bool {
+		return len(w) < 2 || slices.Contains(stopWords, w)
+	})
 }
+
+// stopWords match too much to rank by.
+var stopWords = []string{"an", "and", "as", "at", "by", "for", "from", "in", "into", "is", "it", "me", "my", "of", "on", "or", "the", "to", "with"}
 
 // CallToolParams describe call_tool's arguments for its schema; a call is
 // read with DecodeCallTool, never run as a tool.
@@ -170,7 +177,8 @@ func CallToolSpec() tool.Spec {
 }
 
 // DecodeCallTool reads call_tool's arguments strictly: the tool's name and
-// its arguments exactly as written (an object, "{}" when absent), for the
+// its arguments exactly as written (an object, "{}" when absent; null is
+// refused, as every strict decode here refuses it), for the
 // named tool's own Decode to check.
 func DecodeCallTool(raw []byte) (name string, args json.RawMessage, err error) {
 	// Strictly first (unknown or duplicate keys, types, limits); then the
@@ -189,7 +197,7 @@ func DecodeCallTool(raw []byte) (name string, args json.RawMessage, err error) {
 		return "", nil, fmt.Errorf("%w: %v", tool.ErrArguments, err)
 	}
 	args = bytes.TrimSpace(exact.Arguments)
-	if len(args) == 0 || string(args) == "null" {
+	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
 	return p.Name, args, nil
