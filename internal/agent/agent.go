@@ -80,6 +80,17 @@ type Options struct {
 	// further model call is made (TurnResult.Ended). A scheduled run ends
 	// with complete_task this way.
 	EndTool string
+	// Forward, when set, is given every call the model makes before
+	// anything else sees it, and returns the call to handle in its place:
+	// a proxy such as call_tool{name, arguments} becomes the named tool's
+	// own call (same id), so the budget, the events, the Asker's card and
+	// the Decider all see the real tool. A call it does not rewrite comes
+	// back unchanged. A non-nil Refusal refuses the call as the model made
+	// it (audited under its rule; the model reads its reason).
+	Forward func(llm.ToolCall) (llm.ToolCall, *tool.Refusal)
+	// Callable are tools not offered (not sent) that Forward may turn a
+	// call into: their specs weigh such a call in the budget.
+	Callable []tool.Spec
 }
 
 // Agent runs turns. It holds no per-turn state and is safe for concurrent
@@ -93,6 +104,7 @@ type Agent struct {
 	budget   Budget
 	ask      Asker
 	endTool  string
+	forward  func(llm.ToolCall) (llm.ToolCall, *tool.Refusal)
 	window   ContextBudget
 	prefix   int                  // estimated tokens of system prompt and tools
 	specs    []llm.ToolSpec       // sorted by name; never modified after New
@@ -111,6 +123,7 @@ func New(o Options) *Agent {
 		budget:   o.Budget.withDefaults(),
 		ask:      o.Ask,
 		endTool:  o.EndTool,
+		forward:  o.Forward,
 		window:   o.Context.withDefaults(),
 		byName:   make(map[string]tool.Spec, len(o.Tools)),
 		newNonce: randomNonce,
@@ -127,6 +140,11 @@ func New(o Options) *Agent {
 			Description: s.Description,
 			Schema:      bytes.Clone(s.Schema),
 		})
+	}
+	for _, s := range o.Callable {
+		if _, dup := a.byName[s.Name]; !dup {
+			a.byName[s.Name] = s // weighed, never sent
+		}
 	}
 	a.prefix = prefixTokens(a.system, a.specs)
 	return a
@@ -395,6 +413,16 @@ func (t *turn) handleCalls(ctx context.Context, calls []llm.ToolCall) (string, e
 // third identical failure in a row.
 func (t *turn) handleCall(ctx context.Context, c llm.ToolCall) (content, stop string, err error) {
 	b := t.a.budget
+	if t.a.forward != nil {
+		fc, ref := t.a.forward(c)
+		if ref != nil {
+			// Counted as a call, so a model that keeps asking still ends.
+			t.res.Calls++
+			content, err = t.refuse(ctx, c, ref.Rule, ref.Reason)
+			return content + t.note(), "", err
+		}
+		c = fc
+	}
 	w, readOnly := t.a.weigh(c.Name)
 	switch {
 	case t.res.Calls >= b.MaxCalls:

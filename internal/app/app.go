@@ -50,6 +50,8 @@ type Runtime struct {
 	Approvals *approval.Service
 	Arbiter   *arbiter.Arbiter
 	Registry  *tool.Registry
+	// offer is the tool list owner turns are offered, fixed at Open.
+	offer     toolOffer
 	Vault     *secrets.Vault
 	Memory    *memory.Memory
 	now       func() time.Time
@@ -248,11 +250,22 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	if entries, err := r.Skills().Menu(ctx); err == nil && len(entries) > 0 {
 		all = append(all, tools.SkillTools(r.Skills(), r.skillEnv, skillRunner{r: r, client: client}, skill.MenuText(entries))...)
 	}
+	// The tools offered are fixed here for the runtime's life (offer.go):
+	// extension tools past agent.extension_tool_budget are reached through
+	// tool_search, registered only then, and call_tool.
+	specs := make([]tool.Spec, len(all))
+	for i, t := range all {
+		specs[i] = t.Spec()
+	}
+	offer, search := planOffer(specs, cfg.Agent.ExtensionToolBudget)
+	if search != nil {
+		all = append(all, search)
+	}
 	reg, err := tool.NewRegistry(all...)
 	if err != nil {
 		return err
 	}
-	r.Registry = reg
+	r.Registry, r.offer = reg, offer
 
 	r.Approvals = approval.New(st, approval.Options{
 		Now:        r.now,

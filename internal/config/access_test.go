@@ -170,15 +170,15 @@ func TestLoadAgentBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Agent != (Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0, GuestMaxTokens: 20000, GuestMaxCalls: 4}) {
-		t.Errorf("agent = %+v; want 3 calls, 5 units, no reserve, no owner token limit, the guest defaults", c.Agent)
+	if c.Agent != (Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0, GuestMaxTokens: 20000, GuestMaxCalls: 4, ExtensionToolBudget: 1500}) {
+		t.Errorf("agent = %+v; want 3 calls, 5 units, no reserve, no owner token limit, the guest defaults and the extension budget's", c.Agent)
 	}
-	c, err = Load(writeConfig(t, base+"max_tokens = 90000\nguest_max_tokens = 5000\nguest_max_calls = 1\n"))
+	c, err = Load(writeConfig(t, base+"max_tokens = 90000\nguest_max_tokens = 5000\nguest_max_calls = 1\nextension_tool_budget = 0\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Agent.MaxTokens != 90000 || c.Agent.GuestMaxTokens != 5000 || c.Agent.GuestMaxCalls != 1 {
-		t.Errorf("agent = %+v; want max_tokens 90000, guest_max_tokens 5000, guest_max_calls 1", c.Agent)
+	if c.Agent.MaxTokens != 90000 || c.Agent.GuestMaxTokens != 5000 || c.Agent.GuestMaxCalls != 1 || c.Agent.ExtensionToolBudget != 0 {
+		t.Errorf("agent = %+v; want max_tokens 90000, guest_max_tokens 5000, guest_max_calls 1, extension_tool_budget 0 (never offered directly)", c.Agent)
 	}
 	for _, bad := range []struct{ body, want string }{
 		{"max_calls = 0\n", "agent.max_calls = 0"},
@@ -191,6 +191,7 @@ func TestLoadAgentBudget(t *testing.T) {
 		{"guest_max_tokens = 0\n", "agent.guest_max_tokens = 0"},
 		{"guest_max_tokens = -5\n", "agent.guest_max_tokens = -5"},
 		{"guest_max_calls = 0\n", "agent.guest_max_calls = 0"},
+		{"extension_tool_budget = -1\n", "agent.extension_tool_budget = -1"},
 	} {
 		_, err := Load(writeConfig(t, base+bad.body))
 		if err == nil || !strings.Contains(err.Error(), bad.want) {

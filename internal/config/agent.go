@@ -24,6 +24,9 @@ func validateAgent(a *Agent, ps *problems) {
 	if a.GuestMaxCalls <= 0 {
 		ps.add("agent.guest_max_calls = %d: want a positive number of tool calls per guest turn (the default is %d)", a.GuestMaxCalls, DefaultAgentGuestMaxCalls)
 	}
+	if a.ExtensionToolBudget < 0 {
+		ps.add("agent.extension_tool_budget = %d: want at least 0 tokens of extension tool definitions per request (the default is %d); 0 means extension tools are only found through tool_search", a.ExtensionToolBudget, DefaultAgentExtensionToolBudget)
+	}
 }
 
 // validateCommandPath checks commands.path (after "~/" was expanded):

@@ -124,6 +124,12 @@ type Agent struct {
 	// GuestMaxCalls caps the tool calls of one guest turn, in place of
 	// MaxCalls. Must be positive; missing means 4.
 	GuestMaxCalls int `toml:"guest_max_calls"`
+	// ExtensionToolBudget is how many tokens of tool definitions the
+	// extension tools (MCP servers' tools) may add to every request. While
+	// they all fit they are offered directly; beyond it none is, and the
+	// model finds and calls them through tool_search and call_tool. At
+	// least 0; 0 means they are never offered directly; missing means 1500.
+	ExtensionToolBudget int `toml:"extension_tool_budget"`
 }
 
 // Agent budget defaults, as internal/agent has them.
@@ -135,6 +141,8 @@ const (
 	// short answer with some context.
 	DefaultAgentGuestMaxTokens = 20000
 	DefaultAgentGuestMaxCalls  = 4
+	// Tokens of extension tool definitions offered directly.
+	DefaultAgentExtensionToolBudget = 1500
 )
 
 // Artifacts configures the whole tool results kept for read_artifact.
@@ -558,6 +566,9 @@ func applyDefaults(c *Config) {
 	}
 	if c.Agent.GuestMaxCalls == 0 {
 		c.Agent.GuestMaxCalls = DefaultAgentGuestMaxCalls
+	}
+	if c.Agent.ExtensionToolBudget == 0 {
+		c.Agent.ExtensionToolBudget = DefaultAgentExtensionToolBudget
 	}
 	if c.Egress.Allow == nil {
 		c.Egress.Allow = []string{}

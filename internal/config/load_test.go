@@ -71,7 +71,7 @@ var (
 	defaultSandbox  = Sandbox{Backend: "auto"}
 	defaultCommands = Commands{Allow: []string{}, Unknown: "sandbox", HostTools: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10, Path: []string{}}
 	defaultMemory   = Memory{Capture: "on", CaptureEvery: 4, CaptureIdle: Duration(10 * time.Minute)}
-	defaultAgent    = Agent{MaxCalls: 24, MaxUnits: 48, ReserveUnits: 8, GuestMaxTokens: 20000, GuestMaxCalls: 4}
+	defaultAgent    = Agent{MaxCalls: 24, MaxUnits: 48, ReserveUnits: 8, GuestMaxTokens: 20000, GuestMaxCalls: 4, ExtensionToolBudget: 1500}
 	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
 	defaultFiles    = Files{Sensitive: []string{}, AllowSensitive: []string{}}
 	// defaultAutomation is written out, not taken from the constants, so

@@ -215,6 +215,10 @@ max_tokens = %d
 guest_max_tokens = %d
 # Tool calls per guest turn, in place of max_calls (positive).
 guest_max_calls = %d
+# Tokens of tool definitions the extension tools (MCP servers' tools) may
+# add to every request: beyond it they are found with tool_search and
+# called with call_tool instead (0 means always that way).
+extension_tool_budget = %d
 
 `,
 		mib(c.Workspace.MaxFileBytes), c.Workspace.MaxFileBytes,
@@ -227,7 +231,7 @@ guest_max_calls = %d
 		quote(c.Artifacts.Keep.String()),
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()),
 		c.Agent.MaxCalls, c.Agent.MaxUnits, c.Agent.ReserveUnits,
-		c.Agent.MaxTokens, c.Agent.GuestMaxTokens, c.Agent.GuestMaxCalls)
+		c.Agent.MaxTokens, c.Agent.GuestMaxTokens, c.Agent.GuestMaxCalls, c.Agent.ExtensionToolBudget)
 	renderAutomation(w, &c.Automation)
 	// Before the example rules: a test uncomments everything after those.
 	renderMCP(w, &c.MCP)

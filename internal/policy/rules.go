@@ -211,6 +211,10 @@ const (
 const (
 	// RuleLookupUnknown: no tool has the name the model used.
 	RuleLookupUnknown = "lookup.unknown"
+	// RuleLookupProxy: call_tool named a tool it cannot call: a built-in
+	// tool, a proxy, or no extension tool homard offers (unknown, or its
+	// server is not trusted); or its arguments were not {name, arguments}.
+	RuleLookupProxy = "lookup.proxy"
 	// RuleDecodeStrict: the arguments do not decode strictly into the
 	// tool's parameters (unknown field, wrong type, trailing data).
 	RuleDecodeStrict = "decode.strict"

@@ -66,6 +66,7 @@ var ruleTable = []struct {
 	{"RuleLoopStopped", RuleLoopStopped, "loop.stopped"},
 	{"RuleLoopFinalAnswer", RuleLoopFinalAnswer, "loop.final-answer"},
 	{"RuleLookupUnknown", RuleLookupUnknown, "lookup.unknown"},
+	{"RuleLookupProxy", RuleLookupProxy, "lookup.proxy"},
 	{"RuleDecodeStrict", RuleDecodeStrict, "decode.strict"},
 	{"RuleArgsInvalid", RuleArgsInvalid, "args.invalid"},
 	{"RulePrepareFailed", RulePrepareFailed, "prepare.failed"},

@@ -2,7 +2,8 @@
 // tools (read_file, write_file, edit_file, list_dir, glob, grep),
 // run_command, http_get, web_search, current_time, read_artifact (which
 // reads the caller's own artifacts through an ArtifactSource) and the memory
-// tools (remember, recall, forget; owner only, see MemoryTools). Tools that
+// tools (remember, recall, forget; owner only, see MemoryTools), and
+// tool_search with call_tool's definition (toolsearch.go). Tools that
 // need to know who is asking take the caller from the context, never from
 // their arguments.
 //
