@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/config"
@@ -146,13 +147,17 @@ const maxBlob = 4 << 20
 
 // mimeRE is a plain type/subtype; anything else the server declared is
 // replaced, since the type is shown and used.
-var mimeRE = regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]{0,63}/[a-z0-9][a-z0-9.+-]{0,63}$`)
+// Compiled on first use: its counted repetitions are a large program an
+// idle homard without MCP servers need not hold.
+var mimeRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[a-z0-9][a-z0-9.+-]{0,63}/[a-z0-9][a-z0-9.+-]{0,63}$`)
+})
 
 // storeBlob keeps a binary part as an untrusted artifact of the caller's
 // session (a data: URL, base64) and returns the line that names it.
 func (m *mcpTool) storeBlob(ctx context.Context, b mcp.Blob) (string, error) {
 	mime := strings.ToLower(b.MIME)
-	if !mimeRE.MatchString(mime) {
+	if !mimeRE().MatchString(mime) {
 		mime = "application/octet-stream"
 	}
 	if len(b.Data) > maxBlob {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -27,20 +28,29 @@ type Flag struct {
 // maxExcerpt caps a flag's excerpt, in bytes.
 const maxExcerpt = 160
 
-var flagRules = []struct {
+// flagRule is one red-flag pattern.
+type flagRule struct {
 	kind string
 	re   *regexp.Regexp
-}{
-	// A download piped or substituted into an interpreter.
-	{FlagPipeToShell, regexp.MustCompile(`\b(curl|wget|fetch)\b[^|\n]*\|\s*(sudo\s+)?(\S*/)?(ba|da|k|z|fi)?sh\b`)},
-	{FlagPipeToShell, regexp.MustCompile(`\b(curl|wget)\b[^|\n]*\|\s*(sudo\s+)?(\S*/)?(python[0-9.]*|perl|ruby|node)\b`)},
-	{FlagPipeToShell, regexp.MustCompile(`\b(ba|da|k|z)?sh\s+(-c\s+)?["']?(<\(|\$\()\s*(curl|wget)\b`)},
-	{FlagBase64, regexp.MustCompile(`[A-Za-z0-9+/]{200,}={0,2}`)},
-	{FlagBase64, regexp.MustCompile(`\bbase64\s+(-d|--decode|-D)\b|\bb64decode\b|\batob\(`)},
-	{FlagNetwork, regexp.MustCompile(`\b(curl|wget|nc|ncat|netcat|socat|telnet|ssh|scp|rsync)\s`)},
-	{FlagNetwork, regexp.MustCompile(`\b(urllib|requests\.(get|post|put|delete|request|session)|http\.client|httpx|aiohttp|socket\.socket|urlopen)\b`)},
-	{FlagNetwork, regexp.MustCompile(`/dev/tcp/|/dev/udp/|\bfetch\(|\bXMLHttpRequest\b|\bnet/http\b|\bInvoke-WebRequest\b`)},
 }
+
+// flagRules are compiled on first use (`homard skill add`), not at every
+// start: the base64 pattern's counted repetition alone compiles to about
+// 300 KB that an idle homard serve need not hold. Laziness through the
+// stdlib's sync.OnceValue, as the policy catalog does.
+var flagRules = sync.OnceValue(func() []flagRule {
+	return []flagRule{
+		// A download piped or substituted into an interpreter.
+		{FlagPipeToShell, regexp.MustCompile(`\b(curl|wget|fetch)\b[^|\n]*\|\s*(sudo\s+)?(\S*/)?(ba|da|k|z|fi)?sh\b`)},
+		{FlagPipeToShell, regexp.MustCompile(`\b(curl|wget)\b[^|\n]*\|\s*(sudo\s+)?(\S*/)?(python[0-9.]*|perl|ruby|node)\b`)},
+		{FlagPipeToShell, regexp.MustCompile(`\b(ba|da|k|z)?sh\s+(-c\s+)?["']?(<\(|\$\()\s*(curl|wget)\b`)},
+		{FlagBase64, regexp.MustCompile(`[A-Za-z0-9+/]{200,}={0,2}`)},
+		{FlagBase64, regexp.MustCompile(`\bbase64\s+(-d|--decode|-D)\b|\bb64decode\b|\batob\(`)},
+		{FlagNetwork, regexp.MustCompile(`\b(curl|wget|nc|ncat|netcat|socat|telnet|ssh|scp|rsync)\s`)},
+		{FlagNetwork, regexp.MustCompile(`\b(urllib|requests\.(get|post|put|delete|request|session)|http\.client|httpx|aiohttp|socket\.socket|urlopen)\b`)},
+		{FlagNetwork, regexp.MustCompile(`/dev/tcp/|/dev/udp/|\bfetch\(|\bXMLHttpRequest\b|\bnet/http\b|\bInvoke-WebRequest\b`)},
+	}
+})
 
 // Scan returns the red flags in a tree's files: at most one per kind and
 // line, in file and line order.
@@ -56,7 +66,7 @@ func Scan(t Tree) []Flag {
 		}
 		for i, line := range strings.Split(string(f.Data), "\n") {
 			seen := map[string]bool{}
-			for _, r := range flagRules {
+			for _, r := range flagRules() {
 				if seen[r.kind] {
 					continue
 				}

@@ -17,14 +17,14 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if !nameRe.MatchString(m.Name) || utf8.RuneCountInString(m.Description) > MaxDescription || strings.ContainsFunc(m.Description, hidden) {
+		if !nameRe().MatchString(m.Name) || utf8.RuneCountInString(m.Description) > MaxDescription || strings.ContainsFunc(m.Description, hidden) {
 			t.Errorf("accepted name %q description %q", m.Name, m.Description)
 		}
 		if len(m.Entrypoint) == 0 || m.Entrypoint[0] != "./run.sh" {
 			t.Errorf("accepted entrypoint %q", m.Entrypoint)
 		}
 		for name, p := range m.Params.Properties {
-			if !paramRe.MatchString(name) || p.Type == "" {
+			if !paramRe().MatchString(name) || p.Type == "" {
 				t.Errorf("accepted parameter %q %+v", name, p)
 			}
 		}

@@ -68,7 +68,7 @@ func Inspect(src string) (Candidate, error) {
 // back and must have the reviewed hash.
 func (l *Library) Install(ctx context.Context, c Candidate) error {
 	name := c.Manifest.Name
-	if !nameRe.MatchString(name) {
+	if !nameRe().MatchString(name) {
 		return fmt.Errorf("install skill: %w: bad name %q", ErrManifest, name)
 	}
 	if err := os.MkdirAll(l.dir, 0o700); err != nil {
@@ -119,7 +119,7 @@ type Status struct {
 
 // Status reads one installed skill and compares it with its pin.
 func (l *Library) Status(ctx context.Context, name string) (Status, error) {
-	if !nameRe.MatchString(name) {
+	if !nameRe().MatchString(name) {
 		return Status{}, fmt.Errorf("skill %q: %w", name, ErrNoSkill)
 	}
 	dir := filepath.Join(l.dir, name)
@@ -166,7 +166,7 @@ func (l *Library) List(ctx context.Context) ([]Status, error) {
 	}
 	var out []Status
 	for _, e := range entries { // ReadDir sorts by name
-		if !nameRe.MatchString(e.Name()) {
+		if !nameRe().MatchString(e.Name()) {
 			continue
 		}
 		s, err := l.Status(ctx, e.Name())

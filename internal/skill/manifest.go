@@ -27,6 +27,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -45,11 +46,16 @@ const (
 // MaxDescription is the longest description, in characters.
 const MaxDescription = 200
 
+// The manifest's name patterns, compiled on first use: the host pattern's
+// counted repetitions are large compiled programs an idle homard (no skill
+// installed) need not hold.
 var (
-	nameRe  = regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`)
-	paramRe = regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`)
-	rootRe  = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
-	hostRe  = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$`)
+	nameRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9-]{0,39}$`) })
+	paramRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z][a-z0-9_]{0,39}$`) })
+	rootRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`) })
+	hostRe  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)+$`)
+	})
 )
 
 // Manifest is a skill's parsed SKILL.md front matter and skill.json.
@@ -198,7 +204,7 @@ func parseDoc(doc []byte) (Manifest, error) {
 	if !closed {
 		return Manifest{}, manifestErr(DocFile, `front matter is not closed by a line "---"`)
 	}
-	if !nameRe.MatchString(m.Name) {
+	if !nameRe().MatchString(m.Name) {
 		return Manifest{}, manifestErr(DocFile, "field name: %q must be lowercase letters, digits and hyphens, starting with a letter, at most 40", termtext.Line(m.Name))
 	}
 	switch n := utf8.RuneCountInString(m.Description); {
@@ -259,7 +265,7 @@ func parseParams(s schemaJSON) (Params, error) {
 		return Params{}, manifestErr(ManifestFile, "field parameters.additionalProperties: must be false, so undeclared parameters are refused")
 	}
 	for name, p := range s.Properties {
-		if !paramRe.MatchString(name) {
+		if !paramRe().MatchString(name) {
 			return Params{}, manifestErr(ManifestFile, "field parameters.properties: name %q must be lowercase letters, digits and _, starting with a letter", termtext.Line(name))
 		}
 		if !slices.Contains(paramTypes, p.Type) {
@@ -290,7 +296,7 @@ func parseParams(s schemaJSON) (Params, error) {
 func checkPerms(p Permissions) error {
 	seen := map[string]bool{}
 	for i, r := range p.Roots {
-		if !rootRe.MatchString(r.Name) {
+		if !rootRe().MatchString(r.Name) {
 			return manifestErr(ManifestFile, "field permissions.roots[%d].name: %q is not a root name", i, termtext.Line(r.Name))
 		}
 		if r.Access != "ro" && r.Access != "rw" {
@@ -303,7 +309,7 @@ func checkPerms(p Permissions) error {
 	}
 	clear(seen)
 	for i, h := range p.Hosts {
-		if !hostRe.MatchString(h) {
+		if !hostRe().MatchString(h) {
 			return manifestErr(ManifestFile, "field permissions.hosts[%d]: %q is not a lowercase host name (no scheme, port, wildcard or address)", i, termtext.Line(h))
 		}
 		if seen[h] {
@@ -313,7 +319,7 @@ func checkPerms(p Permissions) error {
 	}
 	clear(seen)
 	for i, s := range p.Secrets {
-		if !rootRe.MatchString(s) {
+		if !rootRe().MatchString(s) {
 			return manifestErr(ManifestFile, "field permissions.secrets[%d]: %q is not a secret name", i, termtext.Line(s))
 		}
 		if seen[s] {
