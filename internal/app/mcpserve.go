@@ -63,6 +63,7 @@ func (r *Runtime) pairedCall(ctx context.Context, session, tool string, args jso
 		return mcp.ServedResult{}, err
 	}
 	if out.Decision == arbiter.Pending && out.ApprovalID != "" {
+		r.pairedCard(ctx, tool, out)
 		choice, err := r.waitApproval(ctx, out.ApprovalID, r.Config.Gateway.ApprovalWait.Std())
 		if err != nil {
 			return mcp.ServedResult{}, err
@@ -118,6 +119,23 @@ func (r *Runtime) waitApproval(ctx context.Context, id string, wait time.Duratio
 		}
 		if !sleepCtx(ctx, 200*time.Millisecond) {
 			return channel.Leave, ctx.Err()
+		}
+	}
+}
+
+// pairedCard sends the card of a paired client's pending call to the
+// owner's chat on every enabled chat channel (once and deny only); the
+// web UI and `homard approval` list it anyway. A failure is logged: the
+// call still waits for an answer from any of the owner's channels.
+func (r *Runtime) pairedCard(ctx context.Context, tool string, out arbiter.Outcome) {
+	card := r.card(ctx, tool, out)
+	card.OnceOnly = true
+	for name, ch := range r.Config.Channels.ByName() {
+		if !ch.Enabled {
+			continue
+		}
+		if err := r.queueTaskCard(ctx, name, card); err != nil {
+			r.logger().Warn("mcp serve approval card", "platform", name, "err", err)
 		}
 	}
 }

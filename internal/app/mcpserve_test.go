@@ -9,9 +9,11 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/mcp"
+	"github.com/homard/homard/internal/store"
 )
 
 // pipeLauncher connects an MCP client to serve, running in this process:
@@ -117,5 +119,33 @@ func TestMCPServeIsGuarded(t *testing.T) {
 	}
 	if got, _ := readWorkspaceFile(r, "out.txt"); got != "hi\n" {
 		t.Errorf("out.txt = %q; want written once approved", got)
+	}
+}
+
+// TestMCPServeCardReachesTheOwnersChat: a paired client's pending call
+// puts its card, with only "Approve once" and "Deny", in the paired
+// owner's Telegram chat; the call answers pending when nobody answers.
+func TestMCPServeCardReachesTheOwnersChat(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	r.Config.Gateway.ApprovalWait = 0
+	r.Config.Channels.Telegram.Enabled = true
+	r.Config.Channels.Telegram.TokenSecret = "tg"
+	err := r.Store.Write(context.Background(), func(tx *store.Tx) error {
+		return tx.AddChatOwner(store.ChatOwner{Platform: "telegram", UserID: "42", Name: "me", ChatID: "4242", PairedAt: time.Now()})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, _ := mcpClient(t, r)
+	res, err := s.Call(context.Background(), "write_file", []byte(`{"path":"out.txt","content":"hi\n"}`))
+	if err != nil || !strings.Contains(res.Text, "decision: pending") {
+		t.Fatalf("write_file = %+v, %v; want pending", res, err)
+	}
+	rows, err := r.Store.OutboxUnsent(context.Background(), "telegram")
+	if err != nil || len(rows) != 1 || rows[0].ChatID != "4242" || !strings.Contains(rows[0].Text, "write_file") {
+		t.Fatalf("outbox = %+v, %v; want the card in the owner's chat", rows, err)
+	}
+	if !strings.Contains(rows[0].Buttons, `:o"`) || !strings.Contains(rows[0].Buttons, `:d"`) || strings.Contains(rows[0].Buttons, `:s"`) || strings.Contains(rows[0].Buttons, `:a"`) {
+		t.Errorf("card buttons = %s; want only once and deny", rows[0].Buttons)
 	}
 }
