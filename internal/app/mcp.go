@@ -7,12 +7,15 @@ import (
 	"fmt"
 	"io"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/mcp"
+	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
 )
@@ -227,6 +230,7 @@ func (r *Runtime) startMCP(ctx context.Context) []tool.Tool {
 		case MCPChanged:
 			r.logger().Warn("mcp server's tools changed since they were trusted; its tools are withdrawn until trusted again",
 				"server", sc.Name, "trusted", res.rep.TrustedFingerprint, "now", res.rep.Fingerprint, "next", "homard mcp trust "+sc.Name)
+			r.auditMCPChanged(ctx, sc.Name, res.rep)
 			_ = res.srv.Close()
 		case MCPNew:
 			_ = res.srv.Close()
@@ -323,4 +327,26 @@ func mcpChecks(ctx context.Context, r *Runtime) []Check {
 		}
 	}
 	return out
+}
+
+// auditMCPChanged appends one denied audit record the first time a
+// server's listing is found changed since it was trusted (a rug pull): its
+// tools are withdrawn. Later starts with the same listing add nothing.
+func (r *Runtime) auditMCPChanged(ctx context.Context, server string, rep MCPServerReport) {
+	err := r.Store.Write(ctx, func(tx *store.Tx) error {
+		first, err := tx.MarkMCPChanged(server, rep.Fingerprint)
+		if err != nil || !first {
+			return err
+		}
+		_, err = audit.Append(tx, audit.Record{
+			Time: r.now(), Owner: r.Config.Owner, Session: "mcp", Trust: policy.TrustOwner,
+			Tool: "mcp__" + server, Decision: audit.Denied, Rule: policy.RuleMCPChanged,
+			Reason: "the server's tools changed since they were trusted (" + rep.TrustedFingerprint + " → " + rep.Fingerprint + "); its tools are withdrawn until homard mcp trust " + server,
+			Args:   `{"server":` + strconv.Quote(server) + `}`,
+		})
+		return err
+	})
+	if err != nil {
+		r.logger().Warn("audit a changed mcp server", "server", server, "err", err)
+	}
 }

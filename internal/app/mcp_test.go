@@ -180,6 +180,12 @@ func TestMCPRugPull(t *testing.T) {
 			t.Errorf("%s is offered after a rug pull; want every tool of the server withdrawn", s.Name)
 		}
 	}
+	// The change is audited once, however often homard starts.
+	r.Close()
+	r = h.open(t)
+	if n := countRule(t, r, policy.RuleMCPChanged); n != 1 {
+		t.Errorf("%d extension.mcp-changed audit records after two starts; want exactly 1", n)
+	}
 	// The twin: the owner reviews and trusts the new list.
 	h.trust(t, r)
 	r = h.open(t)
@@ -432,4 +438,16 @@ func sandboxOK(t *testing.T) {
 		}
 		t.Skipf("bwrap unavailable: %v", err)
 	}
+}
+
+// countRule counts the audit records with rule.
+func countRule(t *testing.T, r *Runtime, rule string) int {
+	t.Helper()
+	n := 0
+	for _, a := range taskAudit(t, r) {
+		if strings.HasSuffix(a, " "+rule) {
+			n++
+		}
+	}
+	return n
 }

@@ -175,6 +175,14 @@ const (
 	RuleLoopFinalAnswer = "loop.final-answer"
 )
 
+// Extensions ("extension.*"): MCP servers and skills.
+const (
+	// RuleMCPChanged: a trusted MCP server's tool list or instructions
+	// changed since the owner trusted them (a "rug pull"); its tools are
+	// withdrawn until `homard mcp trust NAME`. Recorded once per change.
+	RuleMCPChanged = "extension.mcp-changed"
+)
+
 // Scheduled tasks ("task.*"): the owner's changes to a task, and what an
 // unattended run was refused or how it ended.
 const (

@@ -78,6 +78,7 @@ var ruleTable = []struct {
 	{"RuleModeRead(ModeYolo)", RuleModeRead(ModeYolo), "mode.yolo.read"},
 	{"RuleOperator(\"no-push\")", RuleOperator("no-push"), "rule.no-push"},
 	{"RuleGrant(\"g-1\")", RuleGrant("g-1"), "grant.g-1"},
+	{"RuleMCPChanged", RuleMCPChanged, "extension.mcp-changed"},
 	{"RuleTaskAdded", RuleTaskAdded, "task.added"},
 	{"RuleTaskApproved", RuleTaskApproved, "task.approved"},
 	{"RuleTaskRenewed", RuleTaskRenewed, "task.renewed"},
@@ -94,7 +95,7 @@ var ruleTable = []struct {
 // ruleFamilies are the prefixes of every rule id; a string literal that
 // starts with one belongs in rules.go.
 var ruleFamilies = []string{"limit.", "trust.", "budget.", "approval.", "mode.", "risk.", "taint.",
-	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task."}
+	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task.", "extension."}
 
 func TestRuleIDValues(t *testing.T) {
 	seen := map[string]string{}

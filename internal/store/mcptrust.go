@@ -61,3 +61,17 @@ func (s *Store) MCPTrust(ctx context.Context, server string) (MCPTrust, error) {
 	t.TrustedAt = fromNanos(at)
 	return t, nil
 }
+
+// MarkMCPChanged records that server now lists fingerprint, which differs
+// from the trusted one, and reports whether that is news: first is false
+// when this fingerprint was already recorded (the caller audits only news)
+// or the server is not trusted at all.
+func (tx *Tx) MarkMCPChanged(server, fingerprint string) (first bool, err error) {
+	res, err := tx.exec(`UPDATE mcp_trust SET changed_seen = ? WHERE server = ? AND changed_seen != ? AND fingerprint != ?`,
+		fingerprint, server, fingerprint, fingerprint)
+	if err != nil {
+		return false, fmt.Errorf("mark mcp server %s changed: %w", server, err)
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
+}

@@ -9,5 +9,8 @@ CREATE TABLE mcp_trust (
 	fingerprint  TEXT    NOT NULL CHECK (fingerprint LIKE 'sha256:%'),
 	tools_json   TEXT    NOT NULL,
 	instructions TEXT    NOT NULL,
-	trusted_at   INTEGER NOT NULL
+	trusted_at   INTEGER NOT NULL,
+	-- the last changed fingerprint recorded in the audit log, so a rug pull
+	-- is audited once, not at every start; '' until one is seen
+	changed_seen TEXT    NOT NULL DEFAULT ''
 ) STRICT;
