@@ -1,9 +1,12 @@
 package app
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/homard/homard/internal/egress"
+	"github.com/homard/homard/internal/secrets"
 )
 
 // extensionProxy returns the egress proxy for one extension (what names it
@@ -48,4 +51,21 @@ func (r *Runtime) extensionProxy(client *egress.Client, what string, hosts, secr
 				"credential", rec.Credential, "status", rec.Status)
 		},
 	})
+}
+
+// checkExtensionSecrets refuses a secret that is not in the vault or is
+// bound to none of hosts, saying how to fix it (skills have the same check
+// in skill.Grant).
+func (r *Runtime) checkExtensionSecrets(what string, hosts, secretNames []string) error {
+	list := r.Vault.List()
+	for _, name := range secretNames {
+		i := slices.IndexFunc(list, func(s secrets.Secret) bool { return s.Name == name })
+		if i < 0 {
+			return fmt.Errorf("%s: secret %q is not in the vault; add it with `homard secret set %s --host HOST`", what, name, name)
+		}
+		if !slices.ContainsFunc(list[i].Hosts, func(h string) bool { return slices.Contains(hosts, h) }) {
+			return fmt.Errorf("%s: secret %q is bound to none of its network hosts (%s); bind it with `homard secret set %s --host HOST`", what, name, strings.Join(hosts, ", "), name)
+		}
+	}
+	return nil
 }
