@@ -102,7 +102,7 @@ func (r *Runtime) mcpLauncher(sc config.MCPServer) mcp.Launcher {
 	if sc.Network.All {
 		return refusingLauncher{errors.New("network = true (the unfiltered host network) is not supported by the service sandbox yet; list the hosts it needs: network = [\"api.example.com\"]")}
 	}
-	return sandboxLauncher{r: r, client: r.egress, mounts: sc.Mounts, hosts: sc.Network.Hosts}
+	return sandboxLauncher{r: r, client: r.egress, name: sc.Name, mounts: sc.Mounts, hosts: sc.Network.Hosts, secrets: sc.Secrets}
 }
 
 // refusingLauncher starts nothing and says why.

@@ -19,10 +19,12 @@ import (
 // environment exactly as configured, no network but the listed hosts
 // through egress's proxy; Stop kills its whole process tree.
 type sandboxLauncher struct {
-	r      *Runtime
-	client *egress.Client
-	mounts []string
-	hosts  []string
+	r       *Runtime
+	client  *egress.Client
+	name    string
+	mounts  []string
+	hosts   []string
+	secrets []string // added by the proxy for the hosts each is bound to
 }
 
 var _ mcp.Launcher = sandboxLauncher{}
@@ -55,7 +57,10 @@ func (l sandboxLauncher) Start(ctx context.Context, argv, env []string) (io.Read
 		Hide:   []string{l.r.Paths.DataDir, filepath.Dir(l.r.Paths.ConfigFile)},
 	}
 	if len(l.hosts) > 0 {
-		p, err := l.client.NewProxy(l.hosts)
+		if err := l.r.checkExtensionSecrets("mcp server "+l.name, l.hosts, l.secrets); err != nil {
+			return nil, nil, err
+		}
+		p, err := l.r.extensionProxy(l.client, "mcp server "+l.name, l.hosts, l.secrets)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -32,12 +32,6 @@ const skillOutputCap = 64 << 10
 
 func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation) (tools.SkillOutput, error) {
 	cfg := s.r.Config
-	if len(inv.Secrets) > 0 {
-		// The proxy passes HTTPS through untouched, so it cannot add a
-		// credential; handing the value to the process is what skills
-		// must never get. Refused until the proxy can.
-		return tools.SkillOutput{}, fmt.Errorf("skill %s declares secrets (%v): using a secret through homard's proxy is not built yet, and a skill never receives a secret's value; remove them from skill.json", inv.Skill, inv.Secrets)
-	}
 	b, err := sandbox.Select(cfg.Sandbox.Backend)
 	if err != nil {
 		return tools.SkillOutput{}, err
@@ -61,7 +55,10 @@ func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation) (tools.
 		spec.Roots = append(spec.Roots, sandbox.Root{Path: path, Writable: ir.Access == "rw" && !cfg.Workspace.Roots[i].ReadOnly()})
 	}
 	if len(inv.Hosts) > 0 {
-		p, err := s.client.NewProxy(inv.Hosts)
+		// A declared secret is added by the proxy to requests for the
+		// hosts it is bound to (Grant checked the binding); the skill
+		// never receives its value.
+		p, err := s.r.extensionProxy(s.client, "skill "+inv.Skill, inv.Hosts, inv.Secrets)
 		if err != nil {
 			return tools.SkillOutput{}, err
 		}

@@ -40,6 +40,12 @@ type MCPServer struct {
 	// proxy, or the boolean true for the unfiltered host network (an
 	// explicit opt-in doctor flags). Missing, [] or false means none.
 	Network MCPNetwork `toml:"network"`
+	// Secrets names vault secrets homard's egress proxy adds to the
+	// server's plain http:// requests for the network hosts each is bound
+	// to (sent on over https); the server never receives a value. Each
+	// must be bound to one of Network's hosts. Missing or empty means
+	// none; stdio servers only.
+	Secrets []string `toml:"secrets"`
 	// ReadOnly lists tools (their names on the server) the operator
 	// declares read-only: they run unasked in smart mode. A server's own
 	// annotations never count. Missing or empty means none.
@@ -154,6 +160,14 @@ func validateMCP(m *MCP, ps *problems) {
 				ps.add("%s.network[%d] = %q: want a host name such as \"api.example.com\" (a port may follow; no scheme or path)", key, j, h)
 			}
 		}
+		for j, name := range s.Secrets {
+			if !secretNameRE.MatchString(name) {
+				ps.add("%s.secrets[%d]: want the name of a vault secret (a-z, 0-9, _ and -), not its value", key, j)
+			}
+		}
+		if len(s.Secrets) > 0 && len(s.Network.Hosts) == 0 {
+			ps.add("%s.secrets: a secret is added only to requests for the hosts in network; list them (network = [\"api.example.com\"])", key)
+		}
 		for j, t := range s.ReadOnly {
 			if t == "" || strings.ContainsFunc(t, unicode.IsControl) {
 				ps.add("%s.read_only[%d] = %q: want a tool name as the server lists it (`homard mcp test %s` shows them)", key, j, t, s.Name)
@@ -196,8 +210,8 @@ func validateMCPURL(key string, s *MCPServer, ps *problems) {
 	if s.TokenSecret != "" && !secretNameRE.MatchString(s.TokenSecret) {
 		ps.add("%s.token_secret: want the name of a vault secret (a-z, 0-9, _ and -), not the token itself", key)
 	}
-	if len(s.Env) > 0 || len(s.Mounts) > 0 || s.Network.Any() {
-		ps.add("%s: env, mounts and network are for a stdio server (command); an HTTP server runs elsewhere", key)
+	if len(s.Env) > 0 || len(s.Mounts) > 0 || s.Network.Any() || len(s.Secrets) > 0 {
+		ps.add("%s: env, mounts, network and secrets are for a stdio server (command); an HTTP server runs elsewhere (its token is token_secret)", key)
 	}
 }
 
@@ -226,6 +240,9 @@ func renderMCP(w func(string, ...any), m *MCP) {
 		}
 		if s.Network.Any() {
 			w("network = %s\n", s.Network.render())
+		}
+		if len(s.Secrets) > 0 {
+			w("secrets = %s\n", quoteList(s.Secrets))
 		}
 		if len(s.ReadOnly) > 0 {
 			w("read_only = %s\n", quoteList(s.ReadOnly))
@@ -266,6 +283,9 @@ const exampleMCP = `
 #   env           its whole environment; nothing else is inherited
 #   mounts        absolute folders it may read (its own files, a cache)
 #   network       hosts it may reach, or true for the unfiltered network
+#   secrets       vault secrets homard adds to its http:// requests for the
+#                 hosts each is bound to, sent on over https (it never
+#                 sees a value)
 #   read_only     its tools you declare read-only: they run unasked in smart
 #                 mode (the server's own annotations never count)
 #   url           a streamable-HTTP server instead of command
@@ -280,6 +300,7 @@ const exampleMCP = `
 # env = { PATH = "/usr/local/bin:/usr/bin:/bin" }
 # mounts = ["/opt/mcp/server-everything"]
 # network = []
+# secrets = []
 # read_only = ["echo"]
 # start_timeout = "10s"
 # call_timeout = "60s"

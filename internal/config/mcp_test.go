@@ -15,7 +15,7 @@ func TestMCPRoundTrips(t *testing.T) {
 		{
 			Name: "everything", Command: []string{"node", "/opt/mcp/everything/index.js", "stdio"},
 			Env: map[string]string{"PATH": "/usr/bin:/bin", "Z_LAST": `q"uote`}, Mounts: []string{"/opt/mcp/everything"},
-			Network: MCPNetwork{Hosts: []string{"api.example.com", "10.0.0.2:8443"}}, ReadOnly: []string{"echo", "get-sum"},
+			Network: MCPNetwork{Hosts: []string{"api.example.com", "10.0.0.2:8443"}}, Secrets: []string{"example-key"}, ReadOnly: []string{"echo", "get-sum"},
 			StartTimeout: Duration(5 * time.Second), CallTimeout: Duration(2 * time.Minute),
 		},
 		{Name: "wide", Command: []string{"/usr/local/bin/wide"}, Network: MCPNetwork{All: true}},
@@ -90,7 +90,17 @@ url = "https://x.example/mcp"
 token_secret = "sk live 123"`, "want the name of a vault secret"},
 		{"url with mounts", `name = "a"
 url = "https://x.example/mcp"
-mounts = ["/opt"]`, "env, mounts and network are for a stdio server"},
+mounts = ["/opt"]`, "env, mounts, network and secrets are for a stdio server"},
+		{"secret value", `name = "a"
+command = ["/bin/srv"]
+network = ["api.example.com"]
+secrets = ["sk live 123"]`, "secrets[0]: want the name of a vault secret"},
+		{"secret without network", `name = "a"
+command = ["/bin/srv"]
+secrets = ["key"]`, "a secret is added only to requests for the hosts in network"},
+		{"secret on url", `name = "a"
+url = "https://x.example/mcp"
+secrets = ["key"]`, "env, mounts, network and secrets are for a stdio server"},
 		{"negative timeout", `name = "a"
 command = ["/bin/srv"]
 call_timeout = "-1s"`, "call_timeout"},
@@ -111,6 +121,7 @@ sandbox = false`, "unknown key mcp.servers.sandbox"},
 	for _, ok := range []string{
 		"name = \"a\"\ncommand = [\"node\", \"/opt/a/index.js\"]\nnetwork = true",
 		"name = \"b1\"\ncommand = [\"/opt/b/srv\"]\nnetwork = [\"api.example.com\"]\nenv = {}",
+		"name = \"b2\"\ncommand = [\"/opt/b/srv\"]\nnetwork = [\"api.example.com\"]\nsecrets = [\"example-key\"]",
 		"name = \"c\"\nurl = \"http://127.0.0.1:9000/mcp\"",
 	} {
 		doc := minimalConfig(t) + "\n[[mcp.servers]]\n" + ok + "\n"

@@ -28,7 +28,11 @@
 //   - Client.NewProxy serves an extension in the service sandbox (see
 //     sandbox.ServiceSpec.Proxy): CONNECT and absolute http:// requests to
 //     the hosts listed for it only, each dialled by the same checked
-//     dialer, one request per plain-HTTP connection.
+//     dialer, one request per plain-HTTP connection. For a host with a
+//     credential (NewProxyWith, ProxyOptions.Credential) a plain http://
+//     request is sent on over https with the credential's header set,
+//     and a CONNECT to it is refused; the response never carries the
+//     value.
 //
 // Errors wrap the sentinels in errors.go (check them with errors.Is) and
 // say what to do next. The package imports no other homard package.

@@ -26,17 +26,57 @@ const proxyHeadBytes = 64 << 10
 // requests to the listed hosts only, each dialled through its Client's
 // dialer, so the address (SSRF) rules and Options.Allow hold as for
 // http_get. It never reads or changes what flows through a tunnel.
+//
+// A host with a credential (ProxyOptions.Credential) is reached the other
+// way round: the extension sends a plain http:// request through the
+// proxy, and the proxy sends it upstream over https with the credential
+// header added (see proxycred.go); a CONNECT to it is refused, since the
+// proxy cannot add a header inside a tunnel.
 type Proxy struct {
 	c *Client
 	// hosts are canonical "host:port" entries; a bare host in the list
 	// gives "host:443" and "host:80".
 	hosts map[string]bool
+	o     ProxyOptions
+}
+
+// ProxyOptions are a Proxy's optional abilities. The zero value adds no
+// credential and logs nothing.
+type ProxyOptions struct {
+	// Credential returns the header (name and value) to add to a request
+	// for host, or ok false when host has none. host is the authority of
+	// the https URL the request goes to: a lowercase name or address, with
+	// ":port" only when the port is not 443 (the form a vault binding
+	// takes). Nil means no host has a credential.
+	Credential func(host string) (header, value string, ok bool)
+	// Log, when set, is called once for each request the proxy answers,
+	// from ServeConn's goroutine. It never receives a credential's value.
+	Log func(ProxyRecord)
+}
+
+// ProxyRecord describes one request the proxy answered, for the audit log.
+type ProxyRecord struct {
+	Method string // CONNECT, GET, POST, ...
+	Host   string // the "host:port" asked for, canonical
+	// Credential is true when the proxy added a credential header to the
+	// request (it went upstream over https).
+	Credential bool
+	// Status is the status the proxy answered with: 200 for a tunnel
+	// opened, the upstream's for a forwarded request, the proxy's own for
+	// a refusal; 0 when the request could not be read.
+	Status int
 }
 
 // NewProxy returns a proxy allowing hosts: "name" (ports 443 and 80) or
 // "name:port". It refuses an entry that is not a valid host.
 func (c *Client) NewProxy(hosts []string) (*Proxy, error) {
-	p := &Proxy{c: c, hosts: map[string]bool{}}
+	return c.NewProxyWith(hosts, ProxyOptions{})
+}
+
+// NewProxyWith is NewProxy with options: credentials added for some hosts
+// and a log of each request.
+func (c *Client) NewProxyWith(hosts []string, o ProxyOptions) (*Proxy, error) {
+	p := &Proxy{c: c, hosts: map[string]bool{}, o: o}
 	for _, h := range hosts {
 		host, port, err := net.SplitHostPort(h)
 		ports := []string{port}
@@ -56,9 +96,10 @@ func (c *Client) NewProxy(hosts []string) (*Proxy, error) {
 
 // ServeConn serves one client connection: it reads one request, then
 // tunnels (CONNECT) or forwards it (an absolute http:// URL) and closes
-// conn. A refused request gets 403 (not listed) or 502 (the dial failed,
-// a blocked address included) with the reason as text. It returns when
-// both directions are done or ctx ends.
+// conn. A refused request gets 403 (not listed, or a CONNECT to a host
+// with a credential) or 502 (the dial failed, a blocked address
+// included) with the reason as text. It returns when both directions are
+// done or ctx ends.
 func (p *Proxy) ServeConn(ctx context.Context, conn net.Conn) {
 	defer conn.Close()
 	ctx, cancel := context.WithCancel(ctx)
@@ -71,26 +112,66 @@ func (p *Proxy) ServeConn(ctx context.Context, conn net.Conn) {
 	req, err := http.ReadRequest(br)
 	if err != nil {
 		proxyError(conn, http.StatusBadRequest, fmt.Sprintf("read the request: %v", err))
+		p.log(ProxyRecord{})
 		return
 	}
 	head.N = math.MaxInt64 // the body is the upstream's to bound
-	target, err := p.target(req)
-	if err != nil {
-		status := http.StatusBadRequest
-		if errors.Is(err, ErrHostNotListed) {
-			status = http.StatusForbidden
+	rec := ProxyRecord{Method: req.Method}
+	logged := false
+	defer func() {
+		if !logged {
+			p.log(rec)
 		}
-		proxyError(conn, status, err.Error())
+	}()
+	refuse := func(status int, msg string) {
+		rec.Status = status
+		proxyError(conn, status, msg)
+	}
+	host, port, err := p.target(req)
+	if err != nil {
+		refuse(http.StatusBadRequest, err.Error())
 		return
 	}
-	up, err := p.c.dialContext(ctx, "tcp", target)
+	rec.Host = net.JoinHostPort(host, strconv.Itoa(int(port)))
+	if req.Method != http.MethodConnect {
+		// A host with a credential is reached over https, whatever port
+		// the plain request named (80 by default means 443).
+		tlsPort := port
+		if port == 80 {
+			tlsPort = 443
+		}
+		if header, value, ok := p.credential(host, tlsPort); ok {
+			rec.Host = net.JoinHostPort(host, strconv.Itoa(int(tlsPort)))
+			if err := p.listed(rec.Host); err != nil {
+				refuse(http.StatusForbidden, err.Error())
+				return
+			}
+			rec.Credential = true
+			rec.Status = p.forwardTLS(ctx, conn, req, host, tlsPort, header, value)
+			return
+		}
+	}
+	if err := p.listed(rec.Host); err != nil {
+		refuse(http.StatusForbidden, err.Error())
+		return
+	}
+	if req.Method == http.MethodConnect {
+		if _, _, ok := p.credential(host, port); ok {
+			refuse(http.StatusForbidden, fmt.Sprintf("%s has a credential homard adds to each request, which it cannot do inside an https tunnel: request http://%s/... (plain http) through this proxy instead; homard sends it on over https with the credential", rec.Host, authority(host, port)))
+			return
+		}
+	}
+	up, err := p.c.dialContext(ctx, "tcp", rec.Host)
 	if err != nil {
-		proxyError(conn, http.StatusBadGateway, err.Error())
+		refuse(http.StatusBadGateway, err.Error())
 		return
 	}
 	defer up.Close()
 	context.AfterFunc(ctx, func() { up.Close() })
 	if req.Method == http.MethodConnect {
+		// Logged when opened: a tunnel may stay open for long.
+		rec.Status, logged = http.StatusOK, true
+		p.log(rec)
 		if _, err := io.WriteString(conn, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
 			return
 		}
@@ -105,20 +186,54 @@ func (p *Proxy) ServeConn(ctx context.Context, conn net.Conn) {
 		req.Header.Del(h)
 	}
 	if err := req.Write(up); err != nil {
-		proxyError(conn, http.StatusBadGateway, fmt.Sprintf("send the request to %s: %v", target, err))
+		refuse(http.StatusBadGateway, fmt.Sprintf("send the request to %s: %v", rec.Host, err))
 		return
 	}
-	_, _ = io.Copy(conn, up)
+	// The status is read for the log from the first bytes ("HTTP/1.1
+	// 200"), which are copied on with the rest.
+	ur := bufio.NewReader(up)
+	if line, err := ur.Peek(len("HTTP/1.1 200")); err == nil {
+		if n, err := strconv.Atoi(string(line[9:])); err == nil {
+			rec.Status = n
+		}
+	}
+	_, _ = io.Copy(conn, ur)
 }
 
-// target returns the listed "host:port" req asks for.
-func (p *Proxy) target(req *http.Request) (string, error) {
+func (p *Proxy) log(r ProxyRecord) {
+	if p.o.Log != nil {
+		p.o.Log(r)
+	}
+}
+
+// credential asks ProxyOptions.Credential about host on port (over https).
+func (p *Proxy) credential(host string, port uint16) (header, value string, ok bool) {
+	if p.o.Credential == nil {
+		return "", "", false
+	}
+	return p.o.Credential(authority(host, port))
+}
+
+// authority is host for port 443 and host:port otherwise: the form a
+// vault binding and an https URL take.
+func authority(host string, port uint16) string {
+	if port == 443 {
+		if strings.Contains(host, ":") {
+			return "[" + host + "]"
+		}
+		return host
+	}
+	return net.JoinHostPort(host, strconv.Itoa(int(port)))
+}
+
+// target returns the canonical host and port req asks for.
+func (p *Proxy) target(req *http.Request) (string, uint16, error) {
 	var host, port string
 	switch {
 	case req.Method == http.MethodConnect:
 		h, pt, err := net.SplitHostPort(req.RequestURI)
 		if err != nil {
-			return "", fmt.Errorf("%w: CONNECT %q is not host:port", ErrInvalidHost, req.RequestURI)
+			return "", 0, fmt.Errorf("%w: CONNECT %q is not host:port", ErrInvalidHost, req.RequestURI)
 		}
 		host, port = h, pt
 	case req.URL.Scheme == "http" && req.URL.Host != "" && req.URL.User == nil:
@@ -127,17 +242,17 @@ func (p *Proxy) target(req *http.Request) (string, error) {
 			port = "80"
 		}
 	default:
-		return "", fmt.Errorf("%w: a proxy request needs CONNECT host:port or an absolute http:// URL, not %q", ErrInvalidURL, req.RequestURI)
+		return "", 0, fmt.Errorf("%w: a proxy request needs CONNECT host:port or an absolute http:// URL, not %q", ErrInvalidURL, req.RequestURI)
 	}
-	canon, n, err := canonHostPort(host, port)
-	if err != nil {
-		return "", err
+	return canonHostPort(host, port)
+}
+
+// listed refuses a "host:port" that is not in the proxy's list.
+func (p *Proxy) listed(hostPort string) error {
+	if !p.hosts[hostPort] {
+		return fmt.Errorf("%w: %s", ErrHostNotListed, hostPort)
 	}
-	t := net.JoinHostPort(canon, strconv.Itoa(int(n)))
-	if !p.hosts[t] {
-		return "", fmt.Errorf("%w: %s", ErrHostNotListed, t)
-	}
-	return t, nil
+	return nil
 }
 
 // splice copies both ways until both are done; the client's side is read

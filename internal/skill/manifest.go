@@ -26,6 +26,7 @@ import (
 	"path"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"unicode"
@@ -292,6 +293,19 @@ func parseParams(s schemaJSON) (Params, error) {
 	return Params{Properties: s.Properties, Required: s.Required, resolved: res}, nil
 }
 
+// validHost reports whether h is a host the manifest's pattern accepts,
+// with an optional ":port" (1-65535) as a vault binding may name one.
+func validHost(h string) bool {
+	name, port, hasPort := strings.Cut(h, ":")
+	if hasPort {
+		n, err := strconv.ParseUint(port, 10, 16)
+		if err != nil || n == 0 || port[0] == '0' {
+			return false
+		}
+	}
+	return hostRe().MatchString(name)
+}
+
 // checkPerms validates declared roots, hosts and secrets.
 func checkPerms(p Permissions) error {
 	seen := map[string]bool{}
@@ -309,8 +323,8 @@ func checkPerms(p Permissions) error {
 	}
 	clear(seen)
 	for i, h := range p.Hosts {
-		if !hostRe().MatchString(h) {
-			return manifestErr(ManifestFile, "field permissions.hosts[%d]: %q is not a lowercase host name (no scheme, port, wildcard or address)", i, termtext.Line(h))
+		if !validHost(h) {
+			return manifestErr(ManifestFile, "field permissions.hosts[%d]: %q is not a lowercase host name with an optional :port (no scheme, wildcard or path)", i, termtext.Line(h))
 		}
 		if seen[h] {
 			return manifestErr(ManifestFile, "field permissions.hosts[%d]: host %q is declared twice", i, h)

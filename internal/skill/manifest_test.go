@@ -32,6 +32,9 @@ func TestParseRefusesEachMalformedField(t *testing.T) {
 		{"root access", goodDoc, rep(`"access": "ro"`, `"access": "rwx"`), `field permissions.roots[0].access: "rwx"`},
 		{"root name", goodDoc, rep(`"name": "main"`, `"name": "../x"`), `field permissions.roots[0].name`},
 		{"host with scheme", goodDoc, rep(`"api.weather.example"`, `"https://api.weather.example"`), `field permissions.hosts[0]`},
+		{"host port zero", goodDoc, rep(`"api.weather.example"`, `"api.weather.example:0"`), `field permissions.hosts[0]`},
+		{"host port too large", goodDoc, rep(`"api.weather.example"`, `"api.weather.example:65536"`), `field permissions.hosts[0]`},
+		{"host port not a number", goodDoc, rep(`"api.weather.example"`, `"api.weather.example:https"`), `field permissions.hosts[0]`},
 		{"host wildcard", goodDoc, rep(`"api.weather.example"`, `"*.example"`), `field permissions.hosts[0]`},
 		{"secret name", goodDoc, rep(`"secrets": ["weather"]`, `"secrets": ["we ather"]`), `field permissions.secrets[0]`},
 		{"secret without host", goodDoc, rep(`"hosts": ["api.weather.example"],`, ``), `field permissions.secrets: a secret is only used`},
@@ -70,6 +73,12 @@ func TestParseAcceptsTheGoodManifest(t *testing.T) {
 	}
 	if len(m.Params.Properties) != 3 || m.Perms.Roots[0] != (Root{"main", "ro"}) || m.Perms.Hosts[0] != "api.weather.example" || m.Perms.Secrets[0] != "weather" {
 		t.Errorf("parsed %+v", m)
+	}
+	// The twin of the port refusals: a host with a valid port, as a vault
+	// binding may name one.
+	withPort := strings.Replace(goodJSON, `"api.weather.example"`, `"api.weather.example:8443"`, 1)
+	if m, err := Parse("weather", map[string][]byte{DocFile: []byte(goodDoc), ManifestFile: []byte(withPort), "run.sh": []byte(goodScript)}); err != nil || m.Perms.Hosts[0] != "api.weather.example:8443" {
+		t.Errorf("Parse(host with :8443) = %v, %v; want it accepted", m.Perms.Hosts, err)
 	}
 	if _, err := Parse("other", files); err == nil || !strings.Contains(err.Error(), `does not match the skill's folder "other"`) {
 		t.Errorf("Parse under another folder name = %v; want a name mismatch", err)
