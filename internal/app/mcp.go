@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"strconv"
 	"strings"
@@ -93,23 +92,12 @@ func (r *Runtime) MCPServers() []MCPServerReport {
 	return append([]MCPServerReport(nil), r.mcp.reports...)
 }
 
-// mcpLauncher is how a stdio server's process is started.
-//
-// SEAM: today the plain mcp.ExecLauncher (an exact environment, its own
-// process group, no confinement): mounts and network are not applied yet.
-// The sandbox's service profile (issue 15 item 2) replaces it here.
+// mcpLauncher is how a stdio server's process is started: in the
+// sandbox's service profile (mcplaunch.go), with the machine's network
+// only when the operator opted in with network = true (doctor flags it).
 func (r *Runtime) mcpLauncher(sc config.MCPServer) mcp.Launcher {
-	if sc.Network.All {
-		return refusingLauncher{errors.New("network = true (the unfiltered host network) is not supported by the service sandbox yet; list the hosts it needs: network = [\"api.example.com\"]")}
-	}
-	return sandboxLauncher{r: r, client: r.egress, name: sc.Name, mounts: sc.Mounts, hosts: sc.Network.Hosts, secrets: sc.Secrets}
-}
-
-// refusingLauncher starts nothing and says why.
-type refusingLauncher struct{ err error }
-
-func (l refusingLauncher) Start(context.Context, []string, []string) (io.ReadWriteCloser, func() error, error) {
-	return nil, nil, l.err
+	return sandboxLauncher{r: r, client: r.egress, name: sc.Name, mounts: sc.Mounts, hosts: sc.Network.Hosts,
+		secrets: sc.Secrets, hostNetwork: sc.Network.All}
 }
 
 // mcpConfig resolves one [[mcp.servers]] entry. A url server is reached

@@ -330,7 +330,7 @@ func TestMCPDoctor(t *testing.T) {
 	for _, want := range []string{
 		"info=true fake: new: needs trust; it offers no tools until you run homard mcp trust fake",
 		"info=true open: network = true gives it the unfiltered host network",
-		"info=true open: did not start, so its tools are absent: mcp server open: network = true (the unfiltered host network) is not supported",
+		"info=true open: did not start, so its tools are absent",
 		"info=true broken: did not start, so its tools are absent: mcp server broken: invalid sandbox spec: program \"/nonexistent/mcp-server\" would not exist in the sandbox",
 	} {
 		if !strings.Contains(all, want) {

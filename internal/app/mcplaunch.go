@@ -25,6 +25,8 @@ type sandboxLauncher struct {
 	mounts  []string
 	hosts   []string
 	secrets []string // added by the proxy for the hosts each is bound to
+	// hostNetwork is network = true: the machine's network, unfiltered.
+	hostNetwork bool
 }
 
 var _ mcp.Launcher = sandboxLauncher{}
@@ -55,6 +57,8 @@ func (l sandboxLauncher) Start(ctx context.Context, argv, env []string) (io.Read
 		Env:    append([]string{"HOME=" + sandbox.ServiceHome}, env...),
 		Mounts: l.mounts,
 		Hide:   []string{l.r.Paths.DataDir, filepath.Dir(l.r.Paths.ConfigFile)},
+		// The operator's explicit opt-in; config refuses it with hosts.
+		HostNetwork: l.hostNetwork,
 	}
 	if len(l.hosts) > 0 {
 		if err := l.r.checkExtensionSecrets("mcp server "+l.name, l.hosts, l.secrets); err != nil {

@@ -63,6 +63,11 @@ type ServiceSpec struct {
 	// The relay is homard's own binary, so main must call MaybeRunHelper.
 	// Nil means no network at all.
 	Proxy func(ctx context.Context, conn net.Conn)
+	// HostNetwork shares the machine's network namespace, unfiltered: the
+	// operator's explicit opt-in (an MCP server's `network = true`, which
+	// doctor flags). No SSRF rule applies and /etc/resolv.conf is shown
+	// for name lookups. Not with Proxy.
+	HostNetwork bool
 }
 
 // Root is a workspace root shown to a service.
@@ -215,6 +220,9 @@ func normalizeService(spec ServiceSpec) (ServiceSpec, error) {
 	}
 	if len(spec.Argv) == 0 {
 		return bad("a service needs a command")
+	}
+	if spec.HostNetwork && spec.Proxy != nil {
+		return bad("a service has either the host network or the proxy of its listed hosts, not both")
 	}
 	for _, a := range append(append([]string{spec.Dir}, spec.Argv...), spec.Mounts...) {
 		if strings.ContainsRune(a, 0) {

@@ -50,6 +50,11 @@ func bwrapServiceArgs(spec ServiceSpec) ([]string, error) {
 	for _, f := range etcFiles {
 		a = append(a, "--ro-bind-try", f, f)
 	}
+	if spec.HostNetwork {
+		// The operator's opt-in: keep the machine's network namespace
+		// (bwrap's --share-net after --unshare-all) and its resolver.
+		a = append(a, "--share-net", "--ro-bind-try", "/etc/resolv.conf", "/etc/resolv.conf", "--ro-bind-try", "/etc/hosts", "/etc/hosts")
+	}
 	size := strconv.FormatInt(spec.ScratchBytes, 10)
 	a = append(a, "--proc", "/proc", "--dev", "/dev",
 		"--size", strconv.FormatInt(bwrapShmBytes, 10), "--tmpfs", "/dev/shm", "--remount-ro", "/dev",

@@ -436,3 +436,35 @@ func TestServiceNetworkProxy(t *testing.T) {
 		t.Errorf("service without a proxy connected to %s: output %q, Wait() = %v", listed.Listener.Addr(), out, err)
 	}
 }
+
+// TestServiceHostNetwork: the operator's opt-in (HostNetwork) lets the same
+// probe that TestServiceNoNetwork shows failing reach a listener outside;
+// together with a proxy it is refused.
+func TestServiceHostNetwork(t *testing.T) {
+	b := requireBwrap(t)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	dir := workspace(t)
+	probe := probeBinary(t, dir)
+	env := []string{probeEnv + "=tcp:" + ln.Addr().String()}
+	out, err := serviceRun(t, b, ServiceSpec{Argv: []string{probe}, Env: env, Mounts: []string{dir}, HostNetwork: true})
+	if err != nil || !strings.Contains(out, "probe connected") {
+		t.Errorf("service with the host network: output %q, Wait() = %v; want it connected", out, err)
+	}
+	refuse := func(_ context.Context, c net.Conn) { c.Close() }
+	if _, err := b.StartService(t.Context(), ServiceSpec{Argv: []string{probe}, Mounts: []string{dir}, HostNetwork: true, Proxy: refuse}); !errors.Is(err, ErrInvalidSpec) {
+		t.Errorf("host network and a proxy: %v; want ErrInvalidSpec", err)
+	}
+}
