@@ -119,7 +119,7 @@ func TestTelegramDeliveredOnce(t *testing.T) {
 		// The kill is about the update being delivered again, not about a
 		// crash between sending the reply and recording it (a window
 		// docs/CHANNELS.md owns up to): wait for the record first.
-		rig.waitUntil("the reply to be recorded as sent", func() bool { return rig.outboxSent("echo: ping one") })
+		rig.waitUntil("the reply to be recorded as sent", func() bool { return rig.outboxState("echo: ping one") == "sent" })
 		rig.kill()
 		// Telegram gives the update again (the offset that confirmed it
 		// may not have reached it before the crash).

@@ -278,21 +278,6 @@ func (r *tgRig) db() *sql.DB {
 	return db
 }
 
-// outboxSent reports whether the outbox part whose text starts with
-// prefix is recorded as sent: the reply reached Telegram and homard wrote
-// that down, so a crash after it cannot send it again.
-func (r *tgRig) outboxSent(prefix string) bool {
-	r.t.Helper()
-	db := r.db()
-	defer db.Close()
-	var n int
-	err := db.QueryRow(`SELECT count(*) FROM chat_outbox WHERE platform = 'telegram' AND state = 'sent' AND substr(text, 1, ?) = ?`, len(prefix), prefix).Scan(&n)
-	if err != nil {
-		r.t.Fatalf("read chat_outbox: %v", err)
-	}
-	return n > 0
-}
-
 // inboxState is the state of the delivery with update id u ("" when it
 // was never saved).
 func (r *tgRig) inboxState(u int64) string {
