@@ -34,26 +34,8 @@ func TestSkillRunsInTheServiceSandbox(t *testing.T) {
 			"env | grep -q HOMARD_TEST_SECRET && echo ENV-LEAKED\n" +
 			"echo done\n",
 	}
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range files {
-		mode := os.FileMode(0o644)
-		if name == "run.sh" {
-			mode = 0o755
-		}
-		if err := os.WriteFile(filepath.Join(src, name), []byte(body), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
+	installSkill(t, r, src, files)
 	ctx := context.Background()
-	rv, err := r.SkillInspect(ctx, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.SkillInstall(ctx, rv); err != nil {
-		t.Fatal(err)
-	}
 	// The tool list is fixed when a runtime opens: a new one offers it.
 	r2, err := Open(ctx, r.Paths, Options{})
 	if err != nil {
@@ -82,5 +64,30 @@ func TestSkillRunsInTheServiceSandbox(t *testing.T) {
 	bad := call(t, r2, CallRequest{Tool: "run_skill", Args: `{"name":"greet","args":{"who":"ada","rm":"-rf"}}`})
 	if string(bad.Decision) == "ran" {
 		t.Fatalf("an undeclared parameter ran: %+v", bad)
+	}
+}
+
+// installSkill writes files (run.sh executable) into the folder src and
+// installs and trusts it as `homard skill add --yes` would.
+func installSkill(t *testing.T, r *Runtime, src string, files map[string]string) {
+	t.Helper()
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range files {
+		mode := os.FileMode(0o644)
+		if name == "run.sh" {
+			mode = 0o755
+		}
+		if err := os.WriteFile(filepath.Join(src, name), []byte(body), mode); err != nil {
+			t.Fatal(err)
+		}
+	}
+	rv, err := r.SkillInspect(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.SkillInstall(context.Background(), rv); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -97,26 +97,8 @@ func TestSkillUsesSecretThroughProxy(t *testing.T) {
 			"echo ---response\ncurl -sS -i -H 'Authorization: Bearer skill-own' \"$scheme://" + host + "/x\" 2>&1\n" +
 			"echo ---env\nenv\necho ---files\nfind \"$HOME\" /tmp -type f -exec cat {} + 2>/dev/null\necho ---done\n",
 	}
-	if err := os.MkdirAll(src, 0o755); err != nil {
-		t.Fatal(err)
-	}
-	for name, body := range files {
-		mode := os.FileMode(0o644)
-		if name == "run.sh" {
-			mode = 0o755
-		}
-		if err := os.WriteFile(filepath.Join(src, name), []byte(body), mode); err != nil {
-			t.Fatal(err)
-		}
-	}
+	installSkill(t, r, src, files)
 	ctx := context.Background()
-	rv, err := r.SkillInspect(ctx, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := r.SkillInstall(ctx, rv); err != nil {
-		t.Fatal(err)
-	}
 	r.Close()
 	r2, err := Open(ctx, paths, Options{EgressTLS: tlsConf})
 	if err != nil {

@@ -67,12 +67,11 @@ const bwrapShmBytes = 64 << 20
 // bwrapArgs builds the bubblewrap command line for a normalized spec. Order
 // matters: later mounts cover earlier ones (tmpfs /tmp, then the workspace
 // which may live under /tmp, then its read-only .git).
-func bwrapArgs(spec Spec) ([]string, error) {
-	// The root is bound by path; a symlink anywhere in it would make the
-	// sandbox show a different directory than the one that was checked.
-	if real, err := filepath.EvalSymlinks(spec.Root); err != nil || real != spec.Root {
-		return nil, fmt.Errorf("%w: workspace root %q must exist and contain no symlinks", ErrInvalidSpec, spec.Root)
-	}
+// bwrapSystemArgs are the namespaces, identity and read-only system view
+// every bwrap sandbox starts from (commands and services): no capability,
+// a new session, an empty environment, /usr, the system folders (symlinks
+// recreated as such) and the few /etc files programs need.
+func bwrapSystemArgs() ([]string, error) {
 	a := []string{
 		"--unshare-all", "--unshare-user", "--disable-userns",
 		"--uid", sandboxUID, "--gid", sandboxUID,
@@ -97,6 +96,19 @@ func bwrapArgs(spec Spec) ([]string, error) {
 	}
 	for _, f := range etcFiles {
 		a = append(a, "--ro-bind-try", f, f)
+	}
+	return a, nil
+}
+
+func bwrapArgs(spec Spec) ([]string, error) {
+	// The root is bound by path; a symlink anywhere in it would make the
+	// sandbox show a different directory than the one that was checked.
+	if real, err := filepath.EvalSymlinks(spec.Root); err != nil || real != spec.Root {
+		return nil, fmt.Errorf("%w: workspace root %q must exist and contain no symlinks", ErrInvalidSpec, spec.Root)
+	}
+	a, err := bwrapSystemArgs()
+	if err != nil {
+		return nil, err
 	}
 	// bwrap's /dev is a tmpfs of its own, writable by the command and
 	// without a size: /dev/shm gets a capped tmpfs and the rest of /dev is

@@ -22,33 +22,12 @@ import (
 // the machine's files is shown, so homard's home, data directory and vault
 // do not exist inside, by any path.
 func bwrapServiceArgs(spec ServiceSpec) ([]string, error) {
-	a := []string{
-		// --unshare-all includes the network namespace: only a loopback of
-		// its own. The pid namespace with --die-with-parent makes the
-		// whole tree die with bwrap (see Service.Stop).
-		"--unshare-all", "--unshare-user", "--disable-userns",
-		"--uid", sandboxUID, "--gid", sandboxUID,
-		"--cap-drop", "ALL",
-		"--die-with-parent", "--new-session", "--clearenv",
-		"--ro-bind", "/usr", "/usr",
-	}
-	for _, d := range systemDirs {
-		fi, err := os.Lstat(d)
-		switch {
-		case err != nil:
-			continue
-		case fi.Mode()&os.ModeSymlink != 0:
-			target, err := os.Readlink(d)
-			if err != nil {
-				return nil, fmt.Errorf("read symlink %s: %w", d, err)
-			}
-			a = append(a, "--symlink", target, d)
-		case fi.IsDir():
-			a = append(a, "--ro-bind", d, d)
-		}
-	}
-	for _, f := range etcFiles {
-		a = append(a, "--ro-bind-try", f, f)
+	// --unshare-all includes the network namespace: only a loopback of
+	// its own. The pid namespace with --die-with-parent makes the whole
+	// tree die with bwrap (see Service.Stop).
+	a, err := bwrapSystemArgs()
+	if err != nil {
+		return nil, err
 	}
 	if spec.HostNetwork {
 		// The operator's opt-in: keep the machine's network namespace

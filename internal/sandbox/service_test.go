@@ -153,20 +153,7 @@ func TestServiceWrites(t *testing.T) {
 
 func TestServiceNoNetwork(t *testing.T) {
 	b := requireBwrap(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() { // ends when ln is closed
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ln := acceptingListener(t)
 	dir := workspace(t)
 	probe := probeBinary(t, dir)
 	env := []string{probeEnv + "=tcp:" + ln.Addr().String()}
@@ -442,20 +429,7 @@ func TestServiceNetworkProxy(t *testing.T) {
 // together with a proxy it is refused.
 func TestServiceHostNetwork(t *testing.T) {
 	b := requireBwrap(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ln := acceptingListener(t)
 	dir := workspace(t)
 	probe := probeBinary(t, dir)
 	env := []string{probeEnv + "=tcp:" + ln.Addr().String()}
@@ -467,4 +441,25 @@ func TestServiceHostNetwork(t *testing.T) {
 	if _, err := b.StartService(t.Context(), ServiceSpec{Argv: []string{probe}, Mounts: []string{dir}, HostNetwork: true, Proxy: refuse}); !errors.Is(err, ErrInvalidSpec) {
 		t.Errorf("host network and a proxy: %v; want ErrInvalidSpec", err)
 	}
+}
+
+// acceptingListener is a loopback listener outside any sandbox that
+// accepts and closes every connection until the test ends.
+func acceptingListener(t *testing.T) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() { // ends when ln is closed
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return ln
 }
