@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -30,6 +31,7 @@ const (
 	mountStatusFD  = 4 // a setup error is written here (shared with the landlock stage)
 	mountNextFD    = 5 // the landlock stage's request (memfd), handed on as its fd 3
 	mountChangesFD = 6 // overlay mode: the upper layer is written here as a tar stream
+	mountRelayFD   = 7 // a service's relay socket (mountRequest.Relay), handed on as bwrap's relayCtlFD
 )
 
 // overlayMagic is OVERLAYFS_SUPER_MAGIC, the f_type statfs reports for an
@@ -61,6 +63,20 @@ type mountRequest struct {
 	// Limits are applied to a bwrap command stage before its first
 	// instruction (the landlock stage applies its own).
 	Limits Limits `json:"limits"`
+	// Extra are further folders shown read-only, each with its own masks
+	// and sanitized git configs (a service's other declared roots). None
+	// may overlap Root or another.
+	Extra []extraRoot `json:"extra,omitempty"`
+	// Relay: mountRelayFD holds a service's relay socket, which the bwrap
+	// stage gets as its relayCtlFD.
+	Relay bool `json:"relay,omitempty"`
+}
+
+// extraRoot is a read-only folder of a staged service besides Root.
+type extraRoot struct {
+	Root       string   `json:"root"`
+	Hide       []string `json:"hide"`
+	GitConfigs []string `json:"git_configs"`
 }
 
 // Scratch layout, relative to mountRequest.Scratch.
@@ -82,12 +98,13 @@ func runMountStage() int {
 		}
 		return 127
 	}
-	for _, fd := range []int{mountRequestFD, mountStatusFD, mountNextFD, mountChangesFD} {
-		// Nothing opened by homard may reach bubblewrap or the command.
+	for _, fd := range []int{mountRequestFD, mountStatusFD, mountNextFD, mountChangesFD, mountRelayFD} {
+		// Nothing opened by homard may reach bubblewrap or the command
+		// (the relay socket is handed on explicitly).
 		_, _ = unix.FcntlInt(uintptr(fd), unix.F_SETFD, unix.FD_CLOEXEC)
 	}
 	// Nor anything homard inherited itself.
-	if err := markInheritedCloexec(mountChangesFD + 1); err != nil {
+	if err := markInheritedCloexec(mountRelayFD + 1); err != nil {
 		return fail(err)
 	}
 	reqFile := os.NewFile(mountRequestFD, "request")
@@ -181,29 +198,46 @@ func prepareView(req mountRequest) error {
 	default:
 		return fmt.Errorf("%w: mount stage for mode %d", ErrInvalidSpec, req.Mode)
 	}
-	if err := hidePaths(req); err != nil {
+	if err := hidePaths(req.Root, req.Hide, req.Scratch); err != nil {
 		return err
 	}
-	return sanitizeGitConfigs(req)
+	if err := sanitizeGitConfigs(req.Root, req.GitConfigs, req.Scratch, "git-config"); err != nil {
+		return err
+	}
+	for i, x := range req.Extra {
+		if err := unix.Mount(x.Root, x.Root, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("bind %s: %w", x.Root, err)
+		}
+		if err := setAttr(x.Root, unix.MOUNT_ATTR_RDONLY|unix.MOUNT_ATTR_NOSUID|unix.MOUNT_ATTR_NODEV); err != nil {
+			return fmt.Errorf("make %s read-only: %w", x.Root, err)
+		}
+		if err := hidePaths(x.Root, x.Hide, req.Scratch); err != nil {
+			return err
+		}
+		if err := sanitizeGitConfigs(x.Root, x.GitConfigs, req.Scratch, fmt.Sprintf("git-config-x%d", i)); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // sanitizeGitConfigs covers each repository config with a read-only copy
 // that keeps only gitConfigKeep's keys, so nothing the model wrote into a
 // repository's config (a filter, a diff driver, an fsmonitor, an include)
 // runs when git reads it inside the sandbox.
-func sanitizeGitConfigs(req mountRequest) error {
-	if len(req.GitConfigs) == 0 {
+func sanitizeGitConfigs(root string, configs []string, scratch, prefix string) error {
+	if len(configs) == 0 {
 		return nil
 	}
-	rootFD, err := unix.Open(req.Root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	rootFD, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", req.Root, err)
+		return fmt.Errorf("open %s: %w", root, err)
 	}
 	defer unix.Close(rootFD)
-	for i, p := range req.GitConfigs {
-		rel, err := filepath.Rel(req.Root, p)
+	for i, p := range configs {
+		rel, err := filepath.Rel(root, p)
 		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			return fmt.Errorf("%w: git config %q is not inside %s", ErrInvalidSpec, p, req.Root)
+			return fmt.Errorf("%w: git config %q is not inside %s", ErrInvalidSpec, p, root)
 		}
 		fd, err := unix.Openat2(rootFD, rel, &unix.OpenHow{
 			Flags:   unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
@@ -221,7 +255,7 @@ func sanitizeGitConfigs(req mountRequest) error {
 			f.Close()
 			return fmt.Errorf("read %s: %w", p, err)
 		}
-		copyPath := filepath.Join(req.Scratch, fmt.Sprintf("git-config-%d", i))
+		copyPath := filepath.Join(scratch, fmt.Sprintf("%s-%d", prefix, i))
 		if err := os.WriteFile(copyPath, sanitizeGitConfig(b), 0o444); err != nil {
 			f.Close()
 			return fmt.Errorf("write sanitized %s: %w", p, err)
@@ -245,30 +279,32 @@ func setAttr(path string, set uint64) error {
 // descriptor opened beneath Root without following any symlink, so a path
 // swapped for a symlink cannot aim the mount elsewhere. A symlink itself is
 // left alone: what it points to is hidden, if sensitive, under its own name.
-func hidePaths(req mountRequest) error {
-	if len(req.Hide) == 0 {
+func hidePaths(root string, hide []string, scratch string) error {
+	if len(hide) == 0 {
 		return nil
 	}
-	maskF := filepath.Join(req.Scratch, scratchMaskF)
-	maskD := filepath.Join(req.Scratch, scratchMaskD)
-	if err := os.WriteFile(maskF, nil, 0); err != nil {
+	maskF := filepath.Join(scratch, scratchMaskF)
+	maskD := filepath.Join(scratch, scratchMaskD)
+	// The masks are made once per run (a staged service hides paths in
+	// more than one root).
+	if err := os.WriteFile(maskF, nil, 0); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("create mask: %w", err)
 	}
-	if err := os.Mkdir(maskD, 0); err != nil {
+	if err := os.Mkdir(maskD, 0); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("create mask: %w", err)
 	}
 	if err := os.Chmod(maskF, 0); err != nil {
 		return fmt.Errorf("create mask: %w", err)
 	}
-	rootFD, err := unix.Open(req.Root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	rootFD, err := unix.Open(root, unix.O_PATH|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
 	if err != nil {
-		return fmt.Errorf("open %s: %w", req.Root, err)
+		return fmt.Errorf("open %s: %w", root, err)
 	}
 	defer unix.Close(rootFD)
-	for _, p := range req.Hide {
-		rel, err := filepath.Rel(req.Root, p)
+	for _, p := range hide {
+		rel, err := filepath.Rel(root, p)
 		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			return fmt.Errorf("%w: hidden path %q is not inside %s", ErrInvalidSpec, p, req.Root)
+			return fmt.Errorf("%w: hidden path %q is not inside %s", ErrInvalidSpec, p, root)
 		}
 		fd, err := unix.Openat2(rootFD, rel, &unix.OpenHow{
 			Flags:   unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
@@ -364,11 +400,15 @@ func runNext(req mountRequest, status *os.File) (int, error) {
 			return 0, fmt.Errorf("prepare the seccomp filter: %w", err)
 		}
 		defer filter.Close()
+		extra := []*os.File{filter}
+		if req.Relay {
+			extra = append(extra, os.NewFile(mountRelayFD, "relay")) // bwrap's relayCtlFD
+		}
 		cmd = &exec.Cmd{
 			Path:        req.NextArgv[0],
 			Args:        req.NextArgv,
 			Env:         []string{},
-			ExtraFiles:  []*os.File{filter},
+			ExtraFiles:  extra,
 			SysProcAttr: &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL},
 		}
 	default:

@@ -70,13 +70,22 @@ type ServiceSpec struct {
 	HostNetwork bool
 }
 
-// Root is a workspace root shown to a service.
+// Root is a workspace root shown to a service. A service with roots
+// starts through the mount stage (as commands do), which builds their
+// views.
 type Root struct {
 	// Path is absolute, clean and contains no symlinks.
 	Path string
-	// Writable binds it read-write (every .git in it stays read-only);
-	// otherwise it is read-only.
+	// Writable shows it through an overlay whose upper layer is out of
+	// the service's reach: the service may change anything there, and
+	// nothing reaches the real folder; after Wait, Service.Changes
+	// returns the change set. At most one root is writable; the others
+	// are read-only.
 	Writable bool
+	// Hide are absolute paths inside Path (sensitive files) covered by an
+	// empty, unreadable, read-only mask before the service starts, as
+	// Spec.Hide.
+	Hide []string
 }
 
 // ErrServiceExited is wrapped by Wait's error when the service ended by
@@ -111,6 +120,23 @@ type Service struct {
 	mu      sync.Mutex // guards the fields below
 	exitErr error      // set before done is closed
 	tail    []byte     // the end of stderr
+	changes *os.File   // the writable root's change set, set before done is closed
+}
+
+// Changes returns, after Wait, the upper layer of the service's writable
+// root (ServiceSpec.Roots) as a tar stream positioned at its start (the
+// format workspace.ReadChanges reads), and hands it to the caller, who
+// closes it; a second call returns nil. It is nil without a writable
+// root, and when the service did not end by itself with the stream
+// complete (stopped, killed, a setup failure): then nothing it changed is
+// kept. Nothing reaches the real root until the caller applies it.
+func (s *Service) Changes() *os.File {
+	<-s.done
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	f := s.changes
+	s.changes = nil
+	return f
 }
 
 // Wait blocks until every process of the service is gone and returns nil
@@ -132,6 +158,12 @@ func (s *Service) Stop() error {
 		<-s.done
 		_ = s.Stdin.Close()
 		_ = s.Stdout.Close()
+		s.mu.Lock()
+		if s.changes != nil {
+			s.changes.Close()
+			s.changes = nil
+		}
+		s.mu.Unlock()
 	})
 	return nil
 }
@@ -147,8 +179,9 @@ func (s *Service) keepTail(p []byte) {
 }
 
 // finish records how the service ended; code is its exit status, or
-// 128+N for signal N.
-func (s *Service) finish(code int) {
+// 128+N for signal N; setupErr, a failure of the mount stage before the
+// service started.
+func (s *Service) finish(code int, setupErr error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	select {
@@ -156,6 +189,10 @@ func (s *Service) finish(code int) {
 		s.exitErr = fmt.Errorf("%s: %w", s.program, ErrServiceStopped)
 		return
 	default:
+	}
+	if setupErr != nil {
+		s.exitErr = fmt.Errorf("%s: %w", s.program, setupErr)
+		return
 	}
 	if code == 0 {
 		return
@@ -268,10 +305,30 @@ func normalizeService(spec ServiceSpec) (ServiceSpec, error) {
 			return ServiceSpec{}, err
 		}
 	}
-	for _, r := range spec.Roots {
+	writable := 0
+	for i, r := range spec.Roots {
 		if err := check("workspace root", r.Path); err != nil {
 			return ServiceSpec{}, err
 		}
+		for _, o := range spec.Roots[:i] {
+			if overlaps(r.Path, o.Path) {
+				return bad("workspace roots %q and %q overlap; a service gets separate roots", o.Path, r.Path)
+			}
+		}
+		for _, h := range r.Hide {
+			if filepath.Clean(h) != h || !within(h, r.Path) {
+				return bad("hidden path %q must be absolute, clean and inside %q", h, r.Path)
+			}
+		}
+		if r.Writable {
+			writable++
+		}
+	}
+	if writable > 1 {
+		return bad("%d writable roots: a service may write to one root (its changes are one change set)", writable)
+	}
+	if len(spec.Roots) > 0 && spec.HostNetwork {
+		return bad("a service with workspace roots runs in the mount stage's network namespace; it cannot have the host network")
 	}
 	visible := func(p string) bool {
 		for _, d := range append([]string{"/usr"}, systemDirs...) {

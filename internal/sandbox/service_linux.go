@@ -41,20 +41,15 @@ func bwrapServiceArgs(spec ServiceSpec) ([]string, error) {
 		"--perms", "0700", "--size", size, "--tmpfs", ServiceHome,
 		"--add-seccomp-fd", strconv.Itoa(bwrapSeccompFD))
 	for _, b := range serviceBinds(spec) {
-		if !b.Writable {
+		switch {
+		case !b.Writable:
 			a = append(a, "--ro-bind", b.Path, b.Path)
-			continue
-		}
-		a = append(a, "--bind", b.Path, b.Path)
-		gits, err := gitEntries(b.Path)
-		if err != nil {
-			return nil, err
-		}
-		for _, git := range gits {
-			if isSymlink(git) {
-				return nil, fmt.Errorf("%w: %s is a symlink; refusing to bind what it points to", ErrInvalidSpec, git)
-			}
-			a = append(a, "--ro-bind", git, git)
+		case staged(spec):
+			// The mount stage's overlay: writes land on its upper
+			// layer, a change set graded before anything is applied.
+			a = append(a, "--bind", b.Path, b.Path)
+		default:
+			return nil, fmt.Errorf("%w: a writable root %s needs the mount stage", ErrInvalidSpec, b.Path)
 		}
 	}
 	// bwrap's own root is a tmpfs without a size, writable by the service
@@ -103,26 +98,46 @@ func startBwrapService(ctx context.Context, bin string, spec ServiceSpec) (*Serv
 	if err != nil {
 		return nil, err
 	}
-	filter, err := seccompFile() // bwrap's fd 3 (bwrapSeccompFD)
-	if err != nil {
-		return nil, fmt.Errorf("prepare the seccomp filter: %w", err)
-	}
-	defer filter.Close()
-	extra := []*os.File{filter}
+	var relayChild *os.File
 	var ctl *net.UnixConn
 	if spec.Proxy != nil {
-		child, parent, err := relayEnds()
-		if err != nil {
+		if relayChild, ctl, err = relayEnds(); err != nil {
 			return nil, err
 		}
-		defer child.Close()
-		ctl = parent
-		extra = append(extra, child) // relayCtlFD
+		defer relayChild.Close()
+	}
+	launch := syscallCmd{path: bin, argv: append([]string{bin}, args...)}
+	var stage *serviceStage
+	if staged(spec) {
+		// The stage makes the seccomp filter for bwrap itself.
+		if stage, err = prepareServiceStage(spec, launch.argv, relayChild != nil); err != nil {
+			if ctl != nil {
+				ctl.Close()
+			}
+			return nil, err
+		}
+		stage.command(&launch, relayChild)
+	} else {
+		filter, err := seccompFile() // bwrap's fd 3 (bwrapSeccompFD)
+		if err != nil {
+			if ctl != nil {
+				ctl.Close()
+			}
+			return nil, fmt.Errorf("prepare the seccomp filter: %w", err)
+		}
+		defer filter.Close()
+		launch.extra = []*os.File{filter}
+		if relayChild != nil {
+			launch.extra = append(launch.extra, relayChild) // relayCtlFD
+		}
 	}
 	var pipes [3][2]*os.File // stdin, stdout, stderr: [read end, write end]
 	closeAll := func() {
 		if ctl != nil {
 			ctl.Close()
+		}
+		if stage != nil {
+			stage.close()
 		}
 		for _, p := range pipes {
 			for _, f := range p {
@@ -140,23 +155,25 @@ func startBwrapService(ctx context.Context, bin string, spec ServiceSpec) (*Serv
 		}
 		pipes[i] = [2]*os.File{r, w}
 	}
+	launch.attr.Setpgid = true
+	launch.attr.Pdeathsig = syscall.SIGKILL
 	cmd := &exec.Cmd{
-		Path:       bin,
-		Args:       append([]string{bin}, args...),
-		Env:        []string{}, // bwrap itself gets nothing; the service gets --setenv entries
-		Dir:        "/",
-		Stdin:      pipes[0][0],
-		Stdout:     pipes[1][1],
-		Stderr:     pipes[2][1],
-		ExtraFiles: extra,
-		SysProcAttr: &syscall.SysProcAttr{
-			Setpgid:   true,
-			Pdeathsig: syscall.SIGKILL,
-		},
+		Path:        launch.path,
+		Args:        launch.argv,
+		Env:         []string{}, // bwrap itself gets nothing; the service gets --setenv entries
+		Dir:         "/",
+		Stdin:       pipes[0][0],
+		Stdout:      pipes[1][1],
+		Stderr:      pipes[2][1],
+		ExtraFiles:  launch.extra,
+		SysProcAttr: &launch.attr,
 	}
 	if err := cmd.Start(); err != nil {
 		closeAll()
 		return nil, fmt.Errorf("start the sandbox for %s: %w", spec.Argv[0], err)
+	}
+	if stage != nil {
+		stage.started()
 	}
 	// The child holds its own copies: EOF on Stdout and stderr comes when
 	// every process of the service is gone.
@@ -217,10 +234,20 @@ func startBwrapService(ctx context.Context, bin string, spec ServiceSpec) (*Serv
 		cancelHandlers()
 		s.handlers.Wait()
 		code := cmd.ProcessState.ExitCode()
-		if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus)
+		signaled := ok && ws.Signaled()
+		if signaled {
 			code = 128 + int(ws.Signal())
 		}
-		s.finish(code)
+		var setupErr error
+		if stage != nil {
+			var changes *os.File
+			changes, setupErr = stage.finish(signaled)
+			s.mu.Lock()
+			s.changes = changes
+			s.mu.Unlock()
+		}
+		s.finish(code, setupErr)
 		close(s.done)
 	}()
 	return s, nil

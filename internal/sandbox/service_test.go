@@ -114,28 +114,31 @@ func TestServiceReads(t *testing.T) {
 	}
 }
 
+// TestServiceWrites: a service writes its home, its /tmp and its writable
+// root — the last through the overlay, so no write of a service ever
+// lands on a host file (the root's changes come back as a change set:
+// TestServiceWritableRootIsAChangeSet) — and nothing else.
 func TestServiceWrites(t *testing.T) {
 	b := requireBwrap(t)
 	f := newServiceFiles(t)
 	for _, tc := range []struct {
 		name, path string
 		allowed    bool
-		onHost     bool // the write lands on the host's file
 		// anyInside: only the host's file is checked. Under /tmp (as
 		// t.TempDir is), the way to a mount inside homard's home is
 		// made in the service's own /tmp.
 		anyInside bool
 	}{
-		{"its home", ServiceHome + "/note", true, false, false},
-		{"its /tmp", "/tmp/note", true, false, false},
-		{"a writable root", filepath.Join(f.rw, "new.txt"), true, true, false},
-		{"a writable root's .git", filepath.Join(f.rw, ".git", "hooks-pre-commit"), false, true, false},
-		{"a read-only root", filepath.Join(f.ro, "new.txt"), false, true, false},
-		{"its mount", filepath.Join(f.mount, "new.txt"), false, true, false},
-		{"its skill folder", filepath.Join(f.skill, "new.txt"), false, true, false},
-		{"homard's home", filepath.Join(f.home, "new.txt"), false, true, true},
-		{"/usr", "/usr/homard-service-test", false, true, false},
-		{"the sandbox's root", "/homard-service-test", false, false, false},
+		{"its home", ServiceHome + "/note", true, false},
+		{"its /tmp", "/tmp/note", true, false},
+		{"a writable root", filepath.Join(f.rw, "new.txt"), true, false},
+		{"a writable root's .git", filepath.Join(f.rw, ".git", "hooks-pre-commit"), true, false},
+		{"a read-only root", filepath.Join(f.ro, "new.txt"), false, false},
+		{"its mount", filepath.Join(f.mount, "new.txt"), false, false},
+		{"its skill folder", filepath.Join(f.skill, "new.txt"), false, false},
+		{"homard's home", filepath.Join(f.home, "new.txt"), false, true},
+		{"/usr", "/usr/homard-service-test", false, false},
+		{"the sandbox's root", "/homard-service-test", false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out, err := serviceRun(t, b, f.spec("/bin/sh", "-c", `echo pwned > "$0" && cat "$0"`, tc.path))
@@ -143,9 +146,8 @@ func TestServiceWrites(t *testing.T) {
 			if wrote != tc.allowed && !tc.anyInside {
 				t.Errorf("service write %s: output %q, Wait() = %v; want allowed=%v", tc.path, out, err, tc.allowed)
 			}
-			host, _ := os.ReadFile(tc.path)
-			if tc.onHost && (string(host) == "pwned\n") != tc.allowed {
-				t.Errorf("host file %s = %q after the service wrote it; want changed=%v", tc.path, host, tc.allowed)
+			if host, _ := os.ReadFile(tc.path); string(host) == "pwned\n" {
+				t.Errorf("host file %s = %q after the service wrote it; a service never writes a host file", tc.path, host)
 			}
 		})
 	}
@@ -343,6 +345,10 @@ func TestNormalizeService(t *testing.T) {
 		{"dir not shown", with(func(s *ServiceSpec) { s.Dir = f.undeclared }), "not in the service's home"},
 		{"bad env", with(func(s *ServiceSpec) { s.Env = []string{"NOEQUALS"} }), "KEY=VALUE"},
 		{"relative hidden path", with(func(s *ServiceSpec) { s.Hide = []string{"home"} }), "hidden path"},
+		{"two writable roots", with(func(s *ServiceSpec) { s.Roots = append(s.Roots, Root{Path: f.undeclared, Writable: true}) }), "may write to one root"},
+		{"roots overlap", with(func(s *ServiceSpec) { s.Roots = append(s.Roots, Root{Path: filepath.Join(f.rw, ".git")}) }), "overlap"},
+		{"roots and the host network", with(func(s *ServiceSpec) { s.HostNetwork = true }), "host network"},
+		{"a root's hidden path outside it", with(func(s *ServiceSpec) { s.Roots[0].Hide = []string{filepath.Join(f.rw, "rw.txt")} }), "inside"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got, err := normalizeService(tc.spec)
