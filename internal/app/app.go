@@ -248,7 +248,8 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	// one skill is trusted (the tool list is fixed for the runtime, so a
 	// skill trusted later shows from the next start).
 	if entries, err := r.Skills().Menu(ctx); err == nil && len(entries) > 0 {
-		all = append(all, tools.SkillTools(r.Skills(), r.skillEnv, skillRunner{r: r, client: client}, skill.MenuText(entries))...)
+		all = append(all, tools.SkillTools(r.Skills(), r.skillEnv, skillRunner{r: r, client: client}, skill.MenuText(entries),
+			tools.SkillWorkspace{WS: ws, HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools})...)
 	}
 	// The tools offered are fixed here for the runtime's life (offer.go):
 	// extension tools past agent.extension_tool_budget are reached through

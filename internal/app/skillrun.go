@@ -7,10 +7,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"sync"
 
-	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/egress"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/skill"
@@ -19,7 +17,8 @@ import (
 
 // skillRunner runs a skill's entrypoint in the sandbox's service profile
 // (sandbox.StartService): its own folder read-only, a throwaway home,
-// homard's home and data hidden, exactly the declared workspace roots, no
+// homard's home and data hidden, exactly the declared workspace roots (the
+// writable one through an overlay, returned as a change set), no
 // network but the declared hosts through egress's proxy, an environment
 // of its own (nothing of homard's), a wall-clock limit and capped output.
 type skillRunner struct {
@@ -30,7 +29,7 @@ type skillRunner struct {
 // skillOutputCap bounds what a skill run's stdout and stderr keep each.
 const skillOutputCap = 64 << 10
 
-func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation) (tools.SkillOutput, error) {
+func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation, roots []tools.SkillRoot) (tools.SkillOutput, error) {
 	cfg := s.r.Config
 	b, err := sandbox.Select(cfg.Sandbox.Backend)
 	if err != nil {
@@ -43,16 +42,10 @@ func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation) (tools.
 		Hide:   []string{s.r.Paths.DataDir, filepath.Dir(s.r.Paths.ConfigFile)},
 		Dir:    inv.Dir,
 	}
-	for _, ir := range inv.Roots {
-		i := slices.IndexFunc(cfg.Workspace.Roots, func(r config.Root) bool { return r.Name == ir.Name })
-		if i < 0 {
-			return tools.SkillOutput{}, fmt.Errorf("skill %s: no workspace root %q", inv.Skill, ir.Name)
-		}
-		path, err := filepath.EvalSymlinks(cfg.Workspace.Roots[i].Path)
-		if err != nil {
-			return tools.SkillOutput{}, fmt.Errorf("skill %s: root %s: %w", inv.Skill, ir.Name, err)
-		}
-		spec.Roots = append(spec.Roots, sandbox.Root{Path: path, Writable: ir.Access == "rw" && !cfg.Workspace.Roots[i].ReadOnly()})
+	// The roots as run_skill resolved them: the writable one an overlay
+	// whose changes run_skill grades, each with its sensitive files hidden.
+	for _, r := range roots {
+		spec.Roots = append(spec.Roots, sandbox.Root{Path: r.Path, Writable: r.Writable, Hide: r.Hide})
 	}
 	if len(inv.Hosts) > 0 {
 		// A declared secret is added by the proxy to requests for the
@@ -79,10 +72,11 @@ func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation) (tools.
 	go func() { _, _ = io.Copy(&stdout, svc.Stdout); close(copied) }()
 	werr := svc.Wait()
 	<-copied
-	out := tools.SkillOutput{Stdout: stdout.String(), Stderr: stderr.String()}
+	out := tools.SkillOutput{Stdout: stdout.String(), Stderr: stderr.String(), Changes: svc.Changes()}
 	switch {
 	case werr == nil:
 	case rctx.Err() != nil && ctx.Err() == nil:
+		// Stopped: Changes is nil, nothing it wrote is kept.
 		return out, fmt.Errorf("skill %s did not end within %v (commands.timeout)", inv.Skill, cfg.Commands.Timeout.Std())
 	case errors.Is(werr, sandbox.ErrServiceExited):
 		out.ExitCode = 1

@@ -79,10 +79,9 @@ func hiddenPaths(off []string, rootPath string, hidden func(rel string) bool) ([
 	return out, nil
 }
 
-// hidden reports a path no command may read or change: a sensitive file
-// (workspace rules) or one an operator deny rule matches.
-func (t *RunCommand) hidden(root, rel string) bool {
-	return commandHidden(t.ws, t.o.DenyPaths, root, rel)
+// settler is run_command's settler.
+func (t *RunCommand) settler() settler {
+	return settler{ws: t.ws, holdDir: t.o.HoldDir, deny: t.o.DenyPaths, hostTools: t.o.HostTools}
 }
 
 func commandHidden(ws *workspace.Workspace, deny []string, root, rel string) bool {
@@ -230,27 +229,46 @@ func dropHeld(dir, id string) {
 	}
 }
 
+// settler grades, applies or holds the change sets of sandboxed runs:
+// run_command's and run_skill's writes to a workspace root.
+type settler struct {
+	ws        *workspace.Workspace
+	holdDir   string   // where change sets that were not applied wait for apply_changes
+	deny      []string // the operator's deny-rule path patterns
+	hostTools []string // added to workspace.DefaultHostTools
+}
+
+// hidden reports a path no sandboxed run may read or change: a sensitive
+// file (workspace rules) or one an operator deny rule matches.
+func (c settler) hidden(root, rel string) bool { return commandHidden(c.ws, c.deny, root, rel) }
+
+// hide lists the paths of root (at its real path) a sandboxed run must
+// not read (hiddenPaths with the root's off-limits paths).
+func (c settler) hide(root, path string) ([]string, error) {
+	return hiddenPaths(c.ws.OffLimits(root), path, func(rel string) bool { return c.hidden(root, rel) })
+}
+
 // settle grades what an overlay run changed and applies it when the grade
 // is within what the plan allowed (medium: ordinary creates, overwrites
 // and deletes inside the root, where expected; high in yolo); otherwise it holds the
 // change set for apply_changes, which always asks the owner. It returns
-// the text the model reads.
-func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.File, since time.Time, argv []string, expected []string, runsCode bool, lock *workspace.RootLock) (text string, effects []string) {
+// the text the model reads; what names the run in it ("the command").
+func (c settler) settle(ctx context.Context, what, rootName string, changes *os.File, since time.Time, argv []string, expected []string, runsCode bool, lock *workspace.RootLock) (text string, effects []string) {
 	defer changes.Close()
 	cs, err := workspace.ReadChanges(changes, workspace.ReadOptions{})
 	if err != nil {
-		return fmt.Sprintf("\nthe command's changes could not be read (%v); nothing was applied", err), nil
+		return fmt.Sprintf("\n%s's changes could not be read (%v); nothing was applied", what, err), nil
 	}
 	defer cs.Close()
 	if len(cs.Entries) == 0 {
 		return "", nil
 	}
 	gopts := workspace.GradeOptions{Expected: expected, RunsCode: runsCode, Since: since,
-		Sensitive: func(rel string) bool { return t.hidden(rootName, rel) },
-		HostTools: hostTools(t.o.HostTools)}
-	g, err := t.ws.Grade(rootName, cs, gopts)
+		Sensitive: func(rel string) bool { return c.hidden(rootName, rel) },
+		HostTools: hostTools(c.hostTools)}
+	g, err := c.ws.Grade(rootName, cs, gopts)
 	if err != nil {
-		return fmt.Sprintf("\nthe command's changes could not be checked (%v); nothing was applied", err), nil
+		return fmt.Sprintf("\n%s's changes could not be checked (%v); nothing was applied", what, err), nil
 	}
 	if g.Grade == workspace.GradeLow {
 		return "", nil
@@ -266,7 +284,7 @@ func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.Fi
 	if g.Grade <= limit && !g.Refused() && len(g.Conflicts) == 0 {
 		// The journal names the run, so a crash before its audit record
 		// still leaves a record listing these changes (AppliedBy).
-		applied, err := t.ws.ApplyChanges(ctx, rootName, cs, since, workspace.ApplyOptions{
+		applied, err := c.ws.ApplyChanges(ctx, rootName, cs, since, workspace.ApplyOptions{
 			Grade: gopts, Approved: limit, Digest: g.Digest, Lock: lock, Run: caller.Run})
 		if err == nil {
 			return fmt.Sprintf("\napplied %s (checkpoint %s; the owner can undo it with `homard checkpoint rollback %s`)",
@@ -279,14 +297,14 @@ func (t *RunCommand) settle(ctx context.Context, rootName string, changes *os.Fi
 		// A conflict or a grade that rose under the lock: hold it.
 		g.Reasons = append(g.Reasons, workspace.Reason{Grade: workspace.GradeHigh, Text: "applying failed: " + err.Error()})
 	}
-	meta, err := holdChanges(t.o.HoldDir, changes, heldMeta{Root: rootName, Since: since, Command: argv, Expected: expected, RunsCode: runsCode, HostTools: gopts.HostTools})
+	meta, err := holdChanges(c.holdDir, changes, heldMeta{Root: rootName, Since: since, Command: argv, Expected: expected, RunsCode: runsCode, HostTools: gopts.HostTools})
 	var b strings.Builder
-	fmt.Fprintf(&b, "\nthe command's changes were NOT applied (%s, graded %s):", changeSummary(g), g.Grade)
+	fmt.Fprintf(&b, "\n%s's changes were NOT applied (%s, graded %s):", what, changeSummary(g), g.Grade)
 	for _, r := range g.Reasons {
 		fmt.Fprintf(&b, "\n  %s", r)
 	}
-	for _, c := range g.Conflicts {
-		fmt.Fprintf(&b, "\n  conflict: %q changed while the command ran", c)
+	for _, cf := range g.Conflicts {
+		fmt.Fprintf(&b, "\n  conflict: %q changed while %s ran", cf, what)
 	}
 	if err != nil {
 		fmt.Fprintf(&b, "\nthey could not be kept for review (%v) and are discarded", err)

@@ -385,7 +385,7 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	}
 	// Under the lock: no other command's changes land while the list of
 	// hidden paths is made and the command runs.
-	hide, err := hiddenPaths(t.ws.OffLimits(cwd.Root), root, func(rel string) bool { return t.hidden(cwd.Root, rel) })
+	hide, err := t.settler().hide(cwd.Root, root)
 	if err != nil {
 		return tool.Errorf("the sandbox refused to run it: %v", err), nil
 	}
@@ -442,7 +442,7 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	if mode == sandbox.ModeOverlay {
 		switch {
 		case res.Changes != nil:
-			text, eff := t.settle(ctx, cwd.Root, res.Changes, since, append([]string{b.Path}, b.Args...), b.Expected, b.RunsCode, lock)
+			text, eff := t.settler().settle(ctx, "the command", cwd.Root, res.Changes, since, append([]string{b.Path}, b.Args...), b.Expected, b.RunsCode, lock)
 			out.WriteString(text)
 			effects = eff
 		case backend.Name() != "host":

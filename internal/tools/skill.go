@@ -5,6 +5,7 @@ import (
 	_ "embed"
 	"errors"
 	"fmt"
+	"os"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -12,6 +13,7 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/skill"
 	"github.com/homard/homard/internal/tool"
+	"github.com/homard/homard/internal/workspace"
 )
 
 //go:embed read_skill.md
@@ -34,11 +36,27 @@ type SkillLibrary interface {
 }
 
 // SkillRunner runs one skill invocation in the service sandbox: Dir
-// mounted read-only, Argv as given, and only the invocation's roots, hosts
-// (through the egress proxy) and secrets (added by the proxy, never given
-// to the process). Writes to a root go through a change set.
+// mounted read-only, Argv as given, and only roots (the invocation's, as
+// run_skill resolved them), the invocation's hosts (through the egress
+// proxy) and secrets (added by the proxy, never given to the process).
+// The writable root is an overlay: its changes come back in
+// SkillOutput.Changes, and run_skill grades and applies them.
 type SkillRunner interface {
-	RunSkill(ctx context.Context, inv skill.Invocation) (SkillOutput, error)
+	RunSkill(ctx context.Context, inv skill.Invocation, roots []SkillRoot) (SkillOutput, error)
+}
+
+// SkillRoot is a workspace root a skill run sees.
+type SkillRoot struct {
+	Name string
+	// Path is the root's real path.
+	Path string
+	// Writable: seen through an overlay whose changes are returned as a
+	// change set (at most one root of a skill is writable).
+	Writable bool
+	// Hide are the paths (absolute, inside Path) the skill must not read:
+	// sensitive files and what the operator's deny rules match, as for
+	// run_command.
+	Hide []string
 }
 
 // SkillOutput is what a skill run printed and how it ended.
@@ -46,6 +64,20 @@ type SkillOutput struct {
 	Stdout   string
 	Stderr   string
 	ExitCode int
+	// Changes is the writable root's change set (a tar stream, see
+	// sandbox.Service.Changes), nil when there is none or the run did not
+	// end by itself; run_skill closes it.
+	Changes *os.File
+}
+
+// SkillWorkspace is what run_skill needs besides the skills: the
+// workspace whose roots skills declare, and how their writes are settled
+// (as run_command's: CommandOptions.HoldDir, DenyPaths, HostTools).
+type SkillWorkspace struct {
+	WS        *workspace.Workspace
+	HoldDir   string
+	DenyPaths []string
+	HostTools []string
 }
 
 // SkillTools returns read_skill and run_skill over lib. env reports what
@@ -53,10 +85,11 @@ type SkillOutput struct {
 // sandboxed runner (nil: run_skill is refused with policy.RuleLimitSandbox);
 // menu, the trusted skills' one-line descriptions (skill.MenuText), ends
 // run_skill's description so the model knows which skills exist.
-func SkillTools(lib SkillLibrary, env func() skill.Env, run SkillRunner, menu string) []tool.Tool {
+func SkillTools(lib SkillLibrary, env func() skill.Env, run SkillRunner, menu string, sw SkillWorkspace) []tool.Tool {
 	return []tool.Tool{
 		tool.Adapt[ReadSkillParams](&ReadSkill{lib: lib}),
-		tool.Adapt[RunSkillParams](&RunSkill{lib: lib, env: env, run: run, menu: menu}),
+		tool.Adapt[RunSkillParams](&RunSkill{lib: lib, env: env, run: run, menu: menu,
+			fx: settler{ws: sw.WS, holdDir: sw.HoldDir, deny: sw.DenyPaths, hostTools: sw.HostTools}}),
 	}
 }
 
@@ -147,6 +180,7 @@ type RunSkill struct {
 	env  func() skill.Env
 	run  SkillRunner
 	menu string
+	fx   settler
 }
 
 var _ tool.Typed[RunSkillParams] = (*RunSkill)(nil)
@@ -252,7 +286,41 @@ func (t *RunSkill) Run(ctx context.Context, plan tool.Plan) (tool.Result, error)
 	case !slices.Equal(inv.Argv, b.Argv):
 		return tool.Errorf("refused: skill %s's command line is not the approved one", b.Name), nil
 	}
-	out, err := t.run.RunSkill(ctx, inv)
+	// The writable root is locked from before the run until its changes
+	// are settled, as for a command: runs that may change one root are
+	// serialised, and nothing but the owner writes it meanwhile.
+	roots := make([]SkillRoot, 0, len(inv.Roots))
+	writable := ""
+	for _, r := range inv.Roots {
+		sr := SkillRoot{Name: r.Name, Path: rootPath(t.fx.ws, r.Name), Writable: r.Access == "rw"}
+		if sr.Path == "" {
+			return tool.Errorf("refused: skill %s's root %q is not a workspace root any more", b.Name, r.Name), nil
+		}
+		if sr.Writable {
+			writable = r.Name
+		}
+		roots = append(roots, sr)
+	}
+	var lock *workspace.RootLock
+	if writable != "" {
+		if lock, err = t.fx.ws.LockRoot(ctx, writable); err != nil {
+			if ctx.Err() != nil {
+				return tool.Result{}, ctx.Err()
+			}
+			return tool.Errorf("lock the workspace root: %v", err), nil
+		}
+		defer lock.Unlock()
+	}
+	for i := range roots {
+		if roots[i].Hide, err = t.fx.hide(roots[i].Name, roots[i].Path); err != nil {
+			return tool.Errorf("the sandbox refused to run it: %v", err), nil
+		}
+	}
+	since := workspace.RunStart()
+	out, err := t.run.RunSkill(ctx, inv, roots)
+	if out.Changes != nil && err != nil {
+		out.Changes.Close()
+	}
 	if err != nil {
 		return tool.Result{}, fmt.Errorf("run skill %s: %w", b.Name, err)
 	}
@@ -264,7 +332,17 @@ func (t *RunSkill) Run(ctx context.Context, plan tool.Plan) (tool.Result, error)
 		}
 		fmt.Fprintf(&text, "--- %s ---\n%s\n", s.name, capBytes(s.v, skillOutputLimit))
 	}
-	return tool.Result{Text: text.String(), IsError: out.ExitCode != 0, Untrusted: true}, nil
+	var effects []string
+	switch {
+	case out.Changes != nil:
+		// A skill is code: anything in its root may change, at medium.
+		msg, eff := t.fx.settle(ctx, "the skill", writable, out.Changes, since, inv.Argv, nil, true, lock)
+		text.WriteString(strings.TrimPrefix(msg, "\n"))
+		effects = eff
+	case writable != "":
+		text.WriteString("the run did not finish, so nothing it changed was applied")
+	}
+	return tool.Result{Text: text.String(), IsError: out.ExitCode != 0, Untrusted: true, Effects: effects}, nil
 }
 
 // capBytes cuts s to at most n bytes at a rune boundary, saying so.

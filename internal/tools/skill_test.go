@@ -14,6 +14,7 @@ import (
 	"github.com/homard/homard/internal/skill"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
+	"github.com/homard/homard/internal/workspace"
 )
 
 const weatherDoc = `---
@@ -30,18 +31,40 @@ const weatherJSON = `{
   "permissions": {"roots": [{"name": "main", "access": "rw"}], "hosts": ["api.weather.example"], "secrets": ["weather"]}
 }`
 
-// fakeRunner records what run_skill asked it to run.
+// fakeRunner records what run_skill asked it to run; upper, when set,
+// is the folder whose content it returns as the writable root's change
+// set (what the overlay's upper layer would hold).
 type fakeRunner struct {
-	got []skill.Invocation
-	out SkillOutput
+	got   []skill.Invocation
+	roots [][]SkillRoot
+	out   SkillOutput
+	upper string
 }
 
-func (f *fakeRunner) RunSkill(_ context.Context, inv skill.Invocation) (SkillOutput, error) {
+func (f *fakeRunner) RunSkill(_ context.Context, inv skill.Invocation, roots []SkillRoot) (SkillOutput, error) {
 	f.got = append(f.got, inv)
-	return f.out, nil
+	f.roots = append(f.roots, roots)
+	out := f.out
+	if f.upper != "" {
+		stream, err := os.CreateTemp("", "changes")
+		if err != nil {
+			return out, err
+		}
+		os.Remove(stream.Name())
+		if err := workspace.WriteUpperTar(stream, f.upper, workspace.TarLimits{MaxEntries: 100, MaxBytes: 1 << 20, MaxDepth: 8}); err != nil {
+			return out, err
+		}
+		if _, err := stream.Seek(0, 0); err != nil {
+			return out, err
+		}
+		out.Changes = stream
+	}
+	return out, nil
 }
 
 type skillEnv struct {
+	ws     *env // the workspace: roots "main" (writable) and "docs"
+	held   string
 	lib    *skill.Library
 	dir    string // the library's folder
 	runner *fakeRunner
@@ -75,7 +98,9 @@ func newSkillEnv(t *testing.T, doc string) *skillEnv {
 		t.Fatal(err)
 	}
 	e.grant = skill.Env{Roots: map[string]bool{"main": true, "docs": false}, Secrets: map[string][]string{"weather": {"api.weather.example"}, "github": {"api.github.com"}}}
-	for _, tl := range SkillTools(e.lib, func() skill.Env { return e.grant }, e.runner, "- demo: a demo skill\n") {
+	e.ws, e.held = newEnv(t), filepath.Join(data, "changes")
+	sw := SkillWorkspace{WS: e.ws.ws, HoldDir: e.held}
+	for _, tl := range SkillTools(e.lib, func() skill.Env { return e.grant }, e.runner, "- demo: a demo skill\n", sw) {
 		e.tools[tl.Spec().Name] = tl
 	}
 	return e
@@ -246,7 +271,7 @@ func TestRunSkillRefusesUngrantedPermissionsBeforeRunning(t *testing.T) {
 
 func TestRunSkillWithoutRunnerIsRefused(t *testing.T) {
 	e := newSkillEnv(t, weatherDoc)
-	tl := SkillTools(e.lib, func() skill.Env { return e.grant }, nil, "")[1]
+	tl := SkillTools(e.lib, func() skill.Env { return e.grant }, nil, "", SkillWorkspace{WS: e.ws.ws})[1]
 	p, err := tl.Decode([]byte(`{"name":"weather","args":{"city":"Paris"}}`))
 	if err != nil {
 		t.Fatal(err)
@@ -259,4 +284,44 @@ func TestRunSkillWithoutRunnerIsRefused(t *testing.T) {
 func isRefusal(err error, rule string) bool {
 	var r *tool.Refusal
 	return errors.As(err, &r) && r.Rule == rule
+}
+
+// TestRunSkillSettlesItsWrites: a skill's writes to its writable root
+// come back as a change set that run_skill grades like a command's: an
+// ordinary file is applied as a checkpoint (the twin), a planted git hook
+// is held for apply_changes and never reaches the root. The run is shown
+// the root with its sensitive files listed to hide.
+func TestRunSkillSettlesItsWrites(t *testing.T) {
+	for _, tc := range []struct {
+		name, file string
+		applied    bool
+	}{
+		{"an ordinary file", "report.txt", true},
+		{"a git hook", ".git/hooks/post-commit", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newSkillEnv(t, weatherDoc)
+			writeFile(t, e.ws.root, ".env", "TOKEN=1\n")
+			writeFile(t, e.ws.root, ".git/HEAD", "ref: refs/heads/main\n")
+			e.runner.upper = t.TempDir()
+			writeFile(t, e.runner.upper, tc.file, "#!/bin/sh\necho planted\n")
+			plan, err := e.prepare(t, "run_skill", `{"name":"weather","args":{"city":"Paris"}}`)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res := e.run(t, plan)
+			roots := e.runner.roots[0]
+			if len(roots) != 1 || roots[0].Path != e.ws.root || !roots[0].Writable || !slices.Contains(roots[0].Hide, filepath.Join(e.ws.root, ".env")) {
+				t.Errorf("the skill was shown %+v; want root main, writable, with .env hidden", roots)
+			}
+			_, statErr := os.Stat(filepath.Join(e.ws.root, tc.file))
+			held, _ := filepath.Glob(filepath.Join(e.held, "cs_*.json"))
+			switch {
+			case tc.applied && (statErr != nil || !strings.Contains(res.Text, "applied") || len(res.Effects) == 0 || len(held) != 0):
+				t.Errorf("ordinary write: result %q, effects %q, on disk: %v, held %q; want it applied as a checkpoint", res.Text, res.Effects, statErr, held)
+			case !tc.applied && (statErr == nil || !strings.Contains(res.Text, "NOT applied") || !strings.Contains(res.Text, "apply_changes") || len(held) != 1):
+				t.Errorf("git hook: result %q, on disk: %v, held %q; want it held for apply_changes, not written", res.Text, statErr, held)
+			}
+		})
+	}
 }
