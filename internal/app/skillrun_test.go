@@ -104,7 +104,7 @@ func TestSkillWritesThroughAChangeSet(t *testing.T) {
 	useBackend(t, r, "bwrap")
 	root := r.Config.Workspace.Roots[0].Path
 	gitRepo(t, r, "repo")
-	writeWorkspaceFile(t, r, "repo/.env", "API_TOKEN=hunter2\n")
+	writeWorkspaceFile(t, r, "repo/.env", "kettle-4417\n")
 	src := filepath.Join(t.TempDir(), "tidy")
 	files := map[string]string{
 		"SKILL.md":   "---\nname: tidy\ndescription: Writes a summary of the repository\n---\nCall it with hook=false.\n",
@@ -126,7 +126,7 @@ func TestSkillWritesThroughAChangeSet(t *testing.T) {
 	out := call(t, r2, CallRequest{Tool: "run_skill", Args: `{"name":"tidy","args":{"hook":true}}`})
 	wantDecision(t, out, "ran", "mode.yolo")
 	text := out.Result.Text
-	if strings.Contains(text, "hunter2") {
+	if strings.Contains(text, "kettle-4417") {
 		t.Fatalf("the skill read the root's .env: %q", text)
 	}
 	for _, p := range []string{".git/hooks/pre-commit", "summary.txt"} {

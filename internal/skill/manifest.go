@@ -320,6 +320,11 @@ func checkPerms(p Permissions) error {
 			return manifestErr(ManifestFile, "field permissions.roots[%d].name: root %q is declared twice", i, r.Name)
 		}
 		seen[r.Name] = true
+		if r.Access == "rw" && slices.ContainsFunc(p.Roots[:i], func(o Root) bool { return o.Access == "rw" }) {
+			// Its writes come back as one change set, graded and
+			// applied under that root's lock.
+			return manifestErr(ManifestFile, `field permissions.roots[%d]: a skill may write to one root; make the others "ro"`, i)
+		}
 	}
 	clear(seen)
 	for i, h := range p.Hosts {

@@ -30,6 +30,7 @@ func TestParseRefusesEachMalformedField(t *testing.T) {
 		{"parameter name", goodDoc, rep(`"metric"`, `"Metric"`), `field parameters.properties: name "Metric"`},
 		{"required undeclared", goodDoc, rep(`"required": ["city"]`, `"required": ["town"]`), `field parameters.required: "town"`},
 		{"root access", goodDoc, rep(`"access": "ro"`, `"access": "rwx"`), `field permissions.roots[0].access: "rwx"`},
+		{"two writable roots", goodDoc, rep(`[{"name": "main", "access": "ro"}]`, `[{"name": "main", "access": "rw"}, {"name": "docs", "access": "ro"}, {"name": "notes", "access": "rw"}]`), `field permissions.roots[2]: a skill may write to one root`},
 		{"root name", goodDoc, rep(`"name": "main"`, `"name": "../x"`), `field permissions.roots[0].name`},
 		{"host with scheme", goodDoc, rep(`"api.weather.example"`, `"https://api.weather.example"`), `field permissions.hosts[0]`},
 		{"host port zero", goodDoc, rep(`"api.weather.example"`, `"api.weather.example:0"`), `field permissions.hosts[0]`},
