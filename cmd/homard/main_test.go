@@ -16,11 +16,13 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// First: a re-exec of this binary may be a sandbox stage or a
+	// service's relay (which has the server's environment), as for homard.
+	app.MaybeRunSandboxHelper()
 	if spec := os.Getenv(mcptest.SpecEnv); spec != "" { // the MCP tests' stdio server (mcp_test.go)
 		mcptest.Serve(os.Stdin, os.Stdout, spec)
 		os.Exit(0)
 	}
-	app.MaybeRunSandboxHelper() // a re-exec of this binary may be a sandbox stage, as for homard itself
 	testscript.Main(cleanup{m}, map[string]func(){
 		"homard": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
 	})

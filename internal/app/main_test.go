@@ -11,10 +11,12 @@ import (
 // stages, as homard's main does: run_command re-executes /proc/self/exe.
 // With mcptest.SpecEnv set it is the tests' stdio MCP server instead.
 func TestMain(m *testing.M) {
+	// First: a service's relay is this binary too, with the server's
+	// environment (the spec variable included), and must relay.
+	MaybeRunSandboxHelper()
 	if spec := os.Getenv(mcptest.SpecEnv); spec != "" {
 		mcptest.Serve(os.Stdin, os.Stdout, spec)
 		os.Exit(0)
 	}
-	MaybeRunSandboxHelper()
 	os.Exit(m.Run())
 }

@@ -6,7 +6,8 @@
 // Contract: the server's tools and instructions are read from a JSON file
 // (Spec) at every request, so a test that rewrites the file makes the
 // server change its tools (a "rug pull"). Its tools answer fixed content:
-// echo, note (HostileText), write, image (PNG) and anything else an error.
+// echo, note (HostileText), write, image (PNG), env, read, fetch and
+// anything else an error.
 package mcptest
 
 import (
@@ -14,9 +15,12 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"io"
+	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // SpecEnv is the environment variable naming the Spec file; a test's
@@ -144,6 +148,9 @@ func call(name string, args map[string]any) any {
 			return text("error: " + err.Error())
 		}
 		return text("read: " + string(b))
+	case "fetch": // a server requesting a URL through its HTTP_PROXY
+		u, _ := args["url"].(string)
+		return text(fetch(u))
 	case "image":
 		return map[string]any{"content": []any{
 			map[string]any{"type": "text", "text": "here is the chart"},
@@ -151,4 +158,31 @@ func call(name string, args map[string]any) any {
 		}}
 	}
 	return map[string]any{"content": []any{map[string]any{"type": "text", "text": "unknown tool"}}, "isError": true}
+}
+
+// fetch GETs u through the proxy HTTP_PROXY names, even for a loopback
+// host (Go's ProxyFromEnvironment would go direct), and returns the
+// status, the headers and the body, or the error.
+func fetch(u string) string {
+	proxy, err := url.Parse(os.Getenv("HTTP_PROXY"))
+	if err != nil || proxy.Host == "" {
+		return "error: no HTTP_PROXY"
+	}
+	c := &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{Proxy: http.ProxyURL(proxy)}}
+	req, err := http.NewRequest(http.MethodGet, u, nil)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	req.Header.Set("Authorization", "Bearer server-own")
+	resp, err := c.Do(req)
+	if err != nil {
+		return "error: " + err.Error()
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	var h strings.Builder
+	for k, v := range resp.Header {
+		h.WriteString(k + ": " + strings.Join(v, ",") + "\n")
+	}
+	return "fetch: " + resp.Status + "\n" + h.String() + string(b)
 }
