@@ -18,16 +18,10 @@ import (
 // and Wait's error.
 func stagedRun(t *testing.T, b *Bwrap, spec ServiceSpec) (out string, changed []string, err error) {
 	t.Helper()
-	s := startService(t, b, spec)
-	s.Stdin.Close()
-	o, rerr := io.ReadAll(s.Stdout)
-	if rerr != nil {
-		t.Fatalf("read the service's stdout: %v", rerr)
-	}
-	err = s.Wait()
+	s, out, err := serviceRunning(t, b, spec)
 	f := s.Changes()
 	if f == nil {
-		return string(o), nil, err
+		return out, nil, err
 	}
 	defer f.Close()
 	if s.Changes() != nil {
@@ -42,7 +36,7 @@ func stagedRun(t *testing.T, b *Bwrap, spec ServiceSpec) (out string, changed []
 	for _, e := range cs.Entries {
 		changed = append(changed, e.Rel)
 	}
-	return string(o), changed, err
+	return out, changed, err
 }
 
 // TestServiceWritableRootIsAChangeSet: what a service writes to its

@@ -37,13 +37,20 @@ func startService(t *testing.T, b *Bwrap, spec ServiceSpec) *Service {
 // wrote to stdout and Wait's error.
 func serviceRun(t *testing.T, b *Bwrap, spec ServiceSpec) (string, error) {
 	t.Helper()
+	_, out, err := serviceRunning(t, b, spec)
+	return out, err
+}
+
+// serviceRunning is serviceRun that also returns the ended service.
+func serviceRunning(t *testing.T, b *Bwrap, spec ServiceSpec) (*Service, string, error) {
+	t.Helper()
 	s := startService(t, b, spec)
 	s.Stdin.Close()
 	out, err := io.ReadAll(s.Stdout)
 	if err != nil {
 		t.Fatalf("read the service's stdout: %v", err)
 	}
-	return string(out), s.Wait()
+	return s, string(out), s.Wait()
 }
 
 // serviceFiles is a fake homard home holding a vault and a database, a
