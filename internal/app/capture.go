@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/agent"
@@ -72,7 +73,8 @@ Write the durable things they teach about the owner: stable facts (where they li
 Answer with one JSON object per line, nothing else: {"text": "<one short sentence about the owner>", "kind": "fact" | "preference" | "task"}. At most 5 lines. If there is nothing worth keeping, answer with nothing.`
 
 // exchangeLike finds look-alikes of the exchange labels in text.
-var exchangeLike = regexp.MustCompile(`(?i)[\[［【]\s*(begin|end)[\s_\-]*exchange`)
+// It is compiled on first use, not at init: most processes never capture.
+var exchangeLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)[\[［【]\s*(begin|end)[\s_\-]*exchange`) })
 
 // exchange is one owner turn as capture reads it.
 type exchange struct{ user, answer string }
@@ -86,7 +88,7 @@ func (r *Runtime) captureMessage(ex []exchange) llm.Message {
 		if rs := []rune(s); len(rs) > captureTextRunes {
 			s = string(rs[:captureTextRunes]) + " …"
 		}
-		return exchangeLike.ReplaceAllString(r.redactor.Redact(s), "[neutralised-${1}-exchange")
+		return exchangeLike().ReplaceAllString(r.redactor.Redact(s), "[neutralised-${1}-exchange")
 	}
 	var b strings.Builder
 	for i, e := range ex {

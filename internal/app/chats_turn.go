@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/agent"
@@ -28,7 +29,9 @@ const (
 // stranger's long paste must not cost the owner a large prompt.
 const guestMaxChars = 4000
 
-var pairRE = regexp.MustCompile(`^/pair\s+(\S{1,64})\s*$`)
+// pairRE reads a chat's "/pair CODE"; compiled on the first chat message,
+// not at init (\S{1,64} compiles into a long program).
+var pairRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^/pair\s+(\S{1,64})\s*$`) })
 
 // handle decides what a delivery that is not a press is, from the
 // platform's authenticated fields and homard's own records, never from
@@ -62,7 +65,7 @@ func (c *Chats) handle(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 		c.group(ctx, a, row, in, true)
 		return
 	}
-	if m := pairRE.FindStringSubmatch(strings.TrimSpace(in.Text)); m != nil && in.Sender.IsChat {
+	if m := pairRE().FindStringSubmatch(strings.TrimSpace(in.Text)); m != nil && in.Sender.IsChat {
 		c.pairAttempt(ctx, row, in, m[1])
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/config"
@@ -286,7 +287,8 @@ func loopbackURL(s string) bool {
 	return err == nil && isLoopback(u.Hostname())
 }
 
-var rootNameRE = regexp.MustCompile(`[^a-z0-9_-]+`)
+// rootNameRE is compiled on first use (setup), not at init.
+var rootNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^a-z0-9_-]+`) })
 
 // setupRoots builds the roots setup writes: the writable folders rw (or
 // the old config's writable roots when none are given) followed by the
@@ -337,7 +339,7 @@ func workspaceRoots(dirs []string, firstRO int, paths config.Paths) ([]config.Ro
 		}
 		name := "main"
 		if i > 0 {
-			name = strings.Trim(rootNameRE.ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
+			name = strings.Trim(rootNameRE().ReplaceAllString(strings.ToLower(filepath.Base(abs)), "-"), "-")
 			if name == "" {
 				name = "root"
 			}

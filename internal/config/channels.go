@@ -4,6 +4,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Channels configures the chat channels `homard serve` runs beside the web
@@ -74,7 +75,7 @@ func (c *Channels) ByName() map[string]*Channel {
 
 // chatIDRE is what a chat or channel id looks like on every platform:
 // Telegram's signed integers, Discord's snowflakes, Feishu's oc_… ids.
-var chatIDRE = regexp.MustCompile(`^-?[A-Za-z0-9_]{1,64}$`)
+var chatIDRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^-?[A-Za-z0-9_]{1,64}$`) })
 
 // Base returns the API base of the channel named platform: api_base, or
 // the platform's public API when it is empty.
@@ -89,7 +90,7 @@ func validateChannels(c *Channels, ps *problems) {
 	for _, name := range []string{"telegram", "discord", "feishu"} {
 		ch := c.ByName()[name]
 		key := "channels." + name
-		if ch.TokenSecret != "" && !secretNameRE.MatchString(ch.TokenSecret) {
+		if ch.TokenSecret != "" && !secretNameRE().MatchString(ch.TokenSecret) {
 			ps.add("%s.token_secret: want the name of a vault secret (a-z, 0-9, _ and -), not the token itself; store it with `homard secret set %s --channel %s`", key, name, name)
 		}
 		if ch.Enabled && ch.TokenSecret == "" {
@@ -106,12 +107,12 @@ func validateChannels(c *Channels, ps *problems) {
 			ps.add("%s: mode and encrypt_key_secret are Feishu's; remove them", key)
 		case ch.Mode != "" && ch.Mode != ModeLong && ch.Mode != ModeCallback:
 			ps.add("%s.mode = %q: want \"long\" (the default: homard connects out) or \"callback\" (Feishu POSTs to /callbacks/feishu)", key, ch.Mode)
-		case ch.EncryptKeySecret != "" && !secretNameRE.MatchString(ch.EncryptKeySecret):
+		case ch.EncryptKeySecret != "" && !secretNameRE().MatchString(ch.EncryptKeySecret):
 			ps.add("%s.encrypt_key_secret: want the name of a vault secret (a-z, 0-9, _ and -), not the key itself; store it with `homard secret set %s-encrypt --channel %s`", key, name, name)
 		case ch.Callback() && ch.EncryptKeySecret == "":
 			ps.add("%s.encrypt_key_secret is missing: callback mode needs the app's Encrypt Key (events and callbacks settings) in the vault: `homard secret set %s-encrypt --channel %s`, then encrypt_key_secret = \"%s-encrypt\"", key, name, name, name)
 		}
-		if ch.AppID != "" && !chatIDRE.MatchString(ch.AppID) {
+		if ch.AppID != "" && !chatIDRE().MatchString(ch.AppID) {
 			ps.add("%s.app_id = %q: want the app id as the console shows it (letters, digits and _)", key, ch.AppID)
 		}
 		if ch.APIBase != "" {
@@ -120,7 +121,7 @@ func validateChannels(c *Channels, ps *problems) {
 		seen := map[string]bool{}
 		for i, g := range ch.Groups {
 			switch {
-			case !chatIDRE.MatchString(g):
+			case !chatIDRE().MatchString(g):
 				ps.add("%s.groups[%d] = %q: want a chat id such as \"-1001234567890\" (`homard channel list` shows the ids the bot was added to)", key, i, g)
 			case seen[g]:
 				ps.add("%s.groups[%d] = %q: listed twice", key, i, g)

@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -112,13 +113,13 @@ func decodeError(name string, data []byte, err error) error {
 	}
 	// Type mismatches are plain errors: `toml: line N (last key "k"): msg`.
 	msg := strings.TrimPrefix(err.Error(), "toml: ")
-	if m := typeErrorRE.FindStringSubmatch(msg); m != nil {
+	if m := typeErrorRE().FindStringSubmatch(msg); m != nil {
 		return fmt.Errorf("%s:%s: %s: %s", name, m[1], m[2], m[3])
 	}
 	return fmt.Errorf("%s: %s", name, msg)
 }
 
-var typeErrorRE = regexp.MustCompile(`^line (\d+) \(last key "(.*)"\): (.*)$`)
+var typeErrorRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+) \(last key "(.*)"\): (.*)$`) })
 
 // unknownKeys reports every key in the file that Config has no field for,
 // naming the table it is in and the keys allowed there. A key under an

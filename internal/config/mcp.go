@@ -146,7 +146,7 @@ func validateMCP(m *MCP, ps *problems) {
 			validateMCPURL(key, s, ps)
 		}
 		for k := range s.Env {
-			if !envNameRE.MatchString(k) {
+			if !envNameRE().MatchString(k) {
 				ps.add("%s.env: %q is not an environment variable name (A-Z, 0-9 and _)", key, k)
 			}
 		}
@@ -161,7 +161,7 @@ func validateMCP(m *MCP, ps *problems) {
 			}
 		}
 		for j, name := range s.Secrets {
-			if !secretNameRE.MatchString(name) {
+			if !secretNameRE().MatchString(name) {
 				ps.add("%s.secrets[%d]: want the name of a vault secret (a-z, 0-9, _ and -), not its value", key, j)
 			}
 		}
@@ -207,7 +207,7 @@ func validateMCPURL(key string, s *MCPServer, ps *problems) {
 	case u.Fragment != "":
 		ps.add("%s.url = %q: want a URL without a fragment", key, s.URL)
 	}
-	if s.TokenSecret != "" && !secretNameRE.MatchString(s.TokenSecret) {
+	if s.TokenSecret != "" && !secretNameRE().MatchString(s.TokenSecret) {
 		ps.add("%s.token_secret: want the name of a vault secret (a-z, 0-9, _ and -), not the token itself", key)
 	}
 	if len(s.Env) > 0 || len(s.Mounts) > 0 || s.Network.Any() || len(s.Secrets) > 0 {

@@ -5,6 +5,7 @@ import (
 	"path"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -25,7 +26,7 @@ type Recipe struct {
 	Description string `toml:"description"`
 }
 
-var recipeAliasRE = regexp.MustCompile(`^[a-z0-9_-]{1,32}$`)
+var recipeAliasRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_-]{1,32}$`) })
 
 // maxRecipeDescription bounds a recipe's description, in characters: it
 // travels in every request to the model.
@@ -35,7 +36,7 @@ func validateRecipes(rs []Recipe, ps *problems) {
 	seen := map[string]bool{}
 	for i, r := range rs {
 		key := fmt.Sprintf("commands.recipes[%d]", i)
-		if !recipeAliasRE.MatchString(r.Alias) {
+		if !recipeAliasRE().MatchString(r.Alias) {
 			ps.add("%s.alias = %q: want 1 to 32 of a-z, 0-9, _ and - (such as \"test\")", key, r.Alias)
 		} else if seen[r.Alias] {
 			ps.add("%s.alias = %q: another recipe has this alias", key, r.Alias)

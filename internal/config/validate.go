@@ -10,16 +10,20 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 )
 
+// The name checks are compiled on first use, not at package init: most
+// configurations never reach several of them (a counted repetition such as
+// {1,64} compiles into a long program).
 var (
-	toolNameRE   = regexp.MustCompile(`^[a-z0-9_]+$`)
-	rootNameRE   = regexp.MustCompile(`^[a-z0-9_-]+$`)
-	ruleIDRE     = regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`)
-	envNameRE    = regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`)
-	secretNameRE = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`) // as secrets.Vault names
+	toolNameRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_]+$`) })
+	rootNameRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_-]+$`) })
+	ruleIDRE     = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9_.:-]+$`) })
+	envNameRE    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Z_][A-Z0-9_]*$`) })
+	secretNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_-]{1,64}$`) }) // as secrets.Vault names
 )
 
 // validate checks a complete Config (defaults applied, roots resolved) and
@@ -56,7 +60,7 @@ func validateGateway(g *Gateway, ps *problems) {
 	}
 }
 
-var programRE = regexp.MustCompile(`^(/[A-Za-z0-9._+-]+)+$|^[A-Za-z0-9._+-]+$`)
+var programRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(/[A-Za-z0-9._+-]+)+$|^[A-Za-z0-9._+-]+$`) })
 
 func validateRunLimits(c *Config, ps *problems) {
 	if c.Memory.Capture != "on" && c.Memory.Capture != "off" {
@@ -75,7 +79,7 @@ func validateRunLimits(c *Config, ps *problems) {
 		ps.add("sandbox.backend = %q: want one of %s", c.Sandbox.Backend, strings.Join(backends, ", "))
 	}
 	for i, p := range c.Commands.Allow {
-		if !programRE.MatchString(p) || path.Clean(p) != p {
+		if !programRE().MatchString(p) || path.Clean(p) != p {
 			ps.add("commands.allow[%d] = %q: want a program name or a clean absolute path", i, p)
 		}
 	}
@@ -90,7 +94,7 @@ func validateRunLimits(c *Config, ps *problems) {
 		}
 	}
 	for i, e := range c.Commands.Env {
-		if !envNameRE.MatchString(e) {
+		if !envNameRE().MatchString(e) {
 			ps.add("commands.env[%d] = %q: want an environment variable name (A-Z, 0-9 and _)", i, e)
 		}
 	}
@@ -143,14 +147,14 @@ func validateModel(m *Model, ps *problems) {
 	}
 	// The value is never echoed: someone may have pasted the key itself.
 	// Empty is "no key", allowed only where the preset needs none.
-	if !envNameRE.MatchString(m.APIKeyEnv) && (m.APIKeyEnv != "" || preset.KeyEnv != "") {
+	if !envNameRE().MatchString(m.APIKeyEnv) && (m.APIKeyEnv != "" || preset.KeyEnv != "") {
 		example := preset.KeyEnv
 		if example == "" {
 			example = "OPENAI_API_KEY"
 		}
 		ps.add("model.api_key_env: want the name of an environment variable such as %q (A-Z, 0-9 and _), not the key itself", example)
 	}
-	if m.APIKeySecret != "" && !secretNameRE.MatchString(m.APIKeySecret) {
+	if m.APIKeySecret != "" && !secretNameRE().MatchString(m.APIKeySecret) {
 		ps.add("model.api_key_secret: want the name of a vault secret (a-z, 0-9, _ and -, as in `homard secret list`), not the key itself")
 	}
 }
@@ -198,7 +202,7 @@ func validatePermissions(p *Permissions, ps *problems) {
 		ps.add("permissions.private_egress = %q: want ask (an outbound request from a session that read private data asks) or allow (it does not)", p.PrivateEgress)
 	}
 	for i, t := range p.GuestTools {
-		if !toolNameRE.MatchString(t) {
+		if !toolNameRE().MatchString(t) {
 			ps.add("permissions.guest_tools[%d] = %q: want a tool name made of a-z, 0-9 and _", i, t)
 		}
 	}
@@ -211,7 +215,7 @@ func validateWorkspace(w *Workspace, ps *problems) {
 	seen := make(map[string]bool)
 	for i, r := range w.Roots {
 		switch {
-		case !rootNameRE.MatchString(r.Name):
+		case !rootNameRE().MatchString(r.Name):
 			ps.add("workspace.roots[%d].name = %q: want a name made of a-z, 0-9, _ and -", i, r.Name)
 		case seen[r.Name]:
 			ps.add("workspace.roots[%d].name = %q: names must be unique", i, r.Name)
@@ -266,13 +270,13 @@ func validateRules(rules []Rule, ps *problems) {
 		switch {
 		case r.ID == "":
 			ps.add("rules[%d].id is missing: want a unique name such as \"read-notes\"", i)
-		case !ruleIDRE.MatchString(r.ID):
+		case !ruleIDRE().MatchString(r.ID):
 			ps.add("rules[%d].id = %q: want a name made of letters, digits, _, ., : and -", i, r.ID)
 		case seen[r.ID]:
 			ps.add("rules[%d].id = %q: ids must be unique", i, r.ID)
 		}
 		seen[r.ID] = true
-		if !toolNameRE.MatchString(r.Tool) {
+		if !toolNameRE().MatchString(r.Tool) {
 			ps.add("rules[%d].tool = %q: want a tool name made of a-z, 0-9 and _", i, r.Tool)
 		}
 		if !slices.Contains(effects, r.Effect) {

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Kinds named in replacement markers. A marker is "[REDACTED:" + kind + "]".
@@ -102,130 +103,136 @@ const (
 	foldAssignment
 )
 
-var rules = []rule{
-	{
-		kind: KindPrivateKey,
-		// A block without its END line (a truncated file, a cut preview)
-		// is redacted to the end of the text: a partial key still leaks.
-		re:   regexp.MustCompile(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`),
-		high: true,
-		lits: []string{"PRIVATE KEY"},
-	},
-	{
-		kind:      KindOpenAI,
-		re:        regexp.MustCompile(`sk-(ant-|proj-)?[A-Za-z0-9_-]{20,}`),
-		high:      true,
-		lits:      []string{"sk-"},
-		wordStart: true,
-		accept:    func(v string) bool { return hasDigitOrUpper(v[len("sk-"):]) },
-		kindOf: func(s string, m []int) string {
-			if m[2] >= 0 && s[m[2]:m[3]] == "ant-" {
-				return KindAnthropic
-			}
-			return KindOpenAI
+// rules are compiled on first use, not at package init: a process that
+// never redacts (homard version, an idle serve) does not pay for the
+// compiled programs (about 0.3 MB of allocations, measured with
+// GODEBUG=inittrace=1).
+var rules = sync.OnceValue(func() []rule {
+	return []rule{
+		{
+			kind: KindPrivateKey,
+			// A block without its END line (a truncated file, a cut preview)
+			// is redacted to the end of the text: a partial key still leaks.
+			re:   regexp.MustCompile(`-----BEGIN[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|[\s\S]*)`),
+			high: true,
+			lits: []string{"PRIVATE KEY"},
 		},
-	},
-	{
-		kind:      KindAWSKeyID,
-		re:        regexp.MustCompile(`A(?:KIA|SIA)[A-Z0-9]{16}\b`),
-		high:      true,
-		lits:      []string{"AKIA", "ASIA"},
-		wordStart: true,
-	},
-	{
-		kind:    KindAWSSecret,
-		re:      regexp.MustCompile(`^(?i)aws_?secret_?(?:access_?)?key\\?["']?[ \t]*[:=][ \t]*\\?["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`),
-		high:    true,
-		keyword: foldAWSSecret,
-		groups:  []int{1},
-	},
-	{
-		kind: KindGitHub,
-		re:   regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{36,}`),
-		high: true,
-		lits: []string{"gh"},
-	},
-	{
-		kind: KindGitHub,
-		re:   regexp.MustCompile(`github_pat_[A-Za-z0-9_]{22,}`),
-		high: true,
-		lits: []string{"github_pat_"},
-	},
-	{
-		kind: KindSlack,
-		re:   regexp.MustCompile(`xox[baprs]-[A-Za-z0-9-]{10,}`),
-		high: true,
-		lits: []string{"xox"},
-	},
-	{
-		kind: KindBearer,
-		// Only a token with a digit counts, so that prose ("the bearer
-		// instrument") is left alone; real tokens are random.
-		re:      regexp.MustCompile(`^(?i)bearer[ \t]+([A-Za-z0-9._~+/-]{8,}=*)`),
-		high:    true,
-		keyword: foldBearer,
-		groups:  []int{1},
-		accept:  hasDigit,
-	},
-	{
-		kind:    KindBasicAuth,
-		re:      regexp.MustCompile(`^(?i)authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?basic[ \t]+([A-Za-z0-9+/]{4,}=*)`),
-		high:    true,
-		keyword: foldAuthorization,
-		groups:  []int{1},
-	},
-	{
-		kind: KindJWT,
-		re:   regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`),
-		high: true,
-		lits: []string{"yJ"}, // rarer first byte than "eyJ"
-	},
-	{
-		// scheme://user:PASSWORD@host
-		kind:   KindURLPassword,
-		re:     regexp.MustCompile(`://[^\s/:@?#\[\]]+:([^\s/@?#\[\]]+)@`),
-		lits:   []string{"://"},
-		groups: []int{1},
-	},
-	{
-		// The digits after a one-time-code keyword: "my one-time code is
-		// 483920", "OTP: 1234", "验证码 483920". Low confidence (not
-		// reported by Contains): "2FA" near a number is not always a
-		// code.
-		kind: KindOneTimeCode,
-		re: regexp.MustCompile(`^(?i)(?:(?:t?otp|2fa|mfa|one[- ]?time(?:[- ]?(?:pass)?(?:code|password|pin))?|` +
-			`(?:verification|security|login|auth|authentication|confirmation)[- ]code|passcode)|` +
-			`验证码|驗證碼|認証コード|確認コード|인증번호)[^0-9\n]{0,24}?\b([0-9]{4,8})` +
-			// Not a date, a time, a version or a path: "2026-12", "10:30".
-			`(?:$|[^0-9A-Za-z/:.\-]|\.(?:$|[^0-9]))`),
-		at:     oneTimeCodeAt,
-		groups: []int{1},
-	},
-	{
-		// key = value assignments. The key is kept; the value is
-		// replaced whether double-quoted (also inside a JSON string, with
-		// escaped quotes), single-quoted or bare. The keyword may end a
-		// longer key ("db_password", "client-secret", "x.token").
-		kind: KindPassword,
-		re: regexp.MustCompile(`^(?i)(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)` +
-			`\\?["']?[ \t]*[:=][ \t]*` +
-			`(?:\\"((?:[^"\\\n]|\\[^"\n])*)\\"|"((?:[^"\\\n]|\\[^\n])*)"|'([^'\n]*)'|([^\s"'&,;<>{}\\]+))`),
-		keyword: foldAssignment,
-		groups:  []int{2, 3, 4, 5},
-		accept:  assignedValue,
-		kindOf: func(s string, m []int) string {
-			switch kw := strings.ToLower(s[m[2]:m[3]]); {
-			case strings.HasPrefix(kw, "pass"):
-				return KindPassword
-			case kw == "token":
-				return KindToken
-			case strings.HasPrefix(kw, "api"):
-				return KindAPIKey
-			}
-			return KindSecret
+		{
+			kind:      KindOpenAI,
+			re:        regexp.MustCompile(`sk-(ant-|proj-)?[A-Za-z0-9_-]{20,}`),
+			high:      true,
+			lits:      []string{"sk-"},
+			wordStart: true,
+			accept:    func(v string) bool { return hasDigitOrUpper(v[len("sk-"):]) },
+			kindOf: func(s string, m []int) string {
+				if m[2] >= 0 && s[m[2]:m[3]] == "ant-" {
+					return KindAnthropic
+				}
+				return KindOpenAI
+			},
 		},
-	},
-}
+		{
+			kind:      KindAWSKeyID,
+			re:        regexp.MustCompile(`A(?:KIA|SIA)[A-Z0-9]{16}\b`),
+			high:      true,
+			lits:      []string{"AKIA", "ASIA"},
+			wordStart: true,
+		},
+		{
+			kind:    KindAWSSecret,
+			re:      regexp.MustCompile(`^(?i)aws_?secret_?(?:access_?)?key\\?["']?[ \t]*[:=][ \t]*\\?["']?([A-Za-z0-9/+]{40})(?:[^A-Za-z0-9/+]|$)`),
+			high:    true,
+			keyword: foldAWSSecret,
+			groups:  []int{1},
+		},
+		{
+			kind: KindGitHub,
+			re:   regexp.MustCompile(`gh[pousr]_[A-Za-z0-9]{36,}`),
+			high: true,
+			lits: []string{"gh"},
+		},
+		{
+			kind: KindGitHub,
+			re:   regexp.MustCompile(`github_pat_[A-Za-z0-9_]{22,}`),
+			high: true,
+			lits: []string{"github_pat_"},
+		},
+		{
+			kind: KindSlack,
+			re:   regexp.MustCompile(`xox[baprs]-[A-Za-z0-9-]{10,}`),
+			high: true,
+			lits: []string{"xox"},
+		},
+		{
+			kind: KindBearer,
+			// Only a token with a digit counts, so that prose ("the bearer
+			// instrument") is left alone; real tokens are random.
+			re:      regexp.MustCompile(`^(?i)bearer[ \t]+([A-Za-z0-9._~+/-]{8,}=*)`),
+			high:    true,
+			keyword: foldBearer,
+			groups:  []int{1},
+			accept:  hasDigit,
+		},
+		{
+			kind:    KindBasicAuth,
+			re:      regexp.MustCompile(`^(?i)authorization\\?["']?[ \t]*[:=][ \t]*\\?["']?basic[ \t]+([A-Za-z0-9+/]{4,}=*)`),
+			high:    true,
+			keyword: foldAuthorization,
+			groups:  []int{1},
+		},
+		{
+			kind: KindJWT,
+			re:   regexp.MustCompile(`eyJ[A-Za-z0-9_-]{5,}\.eyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*`),
+			high: true,
+			lits: []string{"yJ"}, // rarer first byte than "eyJ"
+		},
+		{
+			// scheme://user:PASSWORD@host
+			kind:   KindURLPassword,
+			re:     regexp.MustCompile(`://[^\s/:@?#\[\]]+:([^\s/@?#\[\]]+)@`),
+			lits:   []string{"://"},
+			groups: []int{1},
+		},
+		{
+			// The digits after a one-time-code keyword: "my one-time code is
+			// 483920", "OTP: 1234", "验证码 483920". Low confidence (not
+			// reported by Contains): "2FA" near a number is not always a
+			// code.
+			kind: KindOneTimeCode,
+			re: regexp.MustCompile(`^(?i)(?:(?:t?otp|2fa|mfa|one[- ]?time(?:[- ]?(?:pass)?(?:code|password|pin))?|` +
+				`(?:verification|security|login|auth|authentication|confirmation)[- ]code|passcode)|` +
+				`验证码|驗證碼|認証コード|確認コード|인증번호)[^0-9\n]{0,24}?\b([0-9]{4,8})` +
+				// Not a date, a time, a version or a path: "2026-12", "10:30".
+				`(?:$|[^0-9A-Za-z/:.\-]|\.(?:$|[^0-9]))`),
+			at:     oneTimeCodeAt,
+			groups: []int{1},
+		},
+		{
+			// key = value assignments. The key is kept; the value is
+			// replaced whether double-quoted (also inside a JSON string, with
+			// escaped quotes), single-quoted or bare. The keyword may end a
+			// longer key ("db_password", "client-secret", "x.token").
+			kind: KindPassword,
+			re: regexp.MustCompile(`^(?i)(password|passwd|secret|token|api[_-]?key|access[_-]?key|private[_-]?key)` +
+				`\\?["']?[ \t]*[:=][ \t]*` +
+				`(?:\\"((?:[^"\\\n]|\\[^"\n])*)\\"|"((?:[^"\\\n]|\\[^\n])*)"|'([^'\n]*)'|([^\s"'&,;<>{}\\]+))`),
+			keyword: foldAssignment,
+			groups:  []int{2, 3, 4, 5},
+			accept:  assignedValue,
+			kindOf: func(s string, m []int) string {
+				switch kw := strings.ToLower(s[m[2]:m[3]]); {
+				case strings.HasPrefix(kw, "pass"):
+					return KindPassword
+				case kw == "token":
+					return KindToken
+				case strings.HasPrefix(kw, "api"):
+					return KindAPIKey
+				}
+				return KindSecret
+			},
+		},
+	}
+})
 
 // matches calls yield with each accepted match of ru in s, in order and
 // not overlapping, until yield returns false. Each match is given as the

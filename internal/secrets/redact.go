@@ -202,8 +202,9 @@ func (r *Redactor) pass(s string) string {
 		s = b.String()
 	}
 	fold := foldScan(s)
-	for i := range rules {
-		s = rules[i].replace(s, fold)
+	rs := rules()
+	for i := range rs {
+		s = rs[i].replace(s, fold)
 	}
 	return s
 }
@@ -218,8 +219,9 @@ func (r *Redactor) Contains(s string) (kind string, ok bool) {
 		return KindKnown, true
 	}
 	fold := foldScan(s)
-	for i := range rules {
-		ru := &rules[i]
+	rs := rules()
+	for i := range rs {
+		ru := &rs[i]
 		if !ru.high {
 			continue
 		}

@@ -78,10 +78,12 @@ type Vault struct {
 	prk []byte
 }
 
+// Compiled on first use (storing a secret), not at package init: a counted
+// repetition compiles into a long program, and most processes never store.
 var (
-	nameRe = regexp.MustCompile(`^[a-z0-9_-]{1,64}$`)
-	hdrRe  = regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`)
-	chanRe = regexp.MustCompile(`^[a-z]{1,32}$`)
+	nameRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9_-]{1,64}$`) })
+	hdrRe  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9-]{1,64}$`) })
+	chanRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z]{1,32}$`) })
 )
 
 // OpenVault opens (creating if needed) the vault file and its key file.
@@ -155,11 +157,11 @@ func loadKey(keyPath string) ([]byte, error) {
 
 // Set stores value under s.Name, replacing an entry of that name.
 func (v *Vault) Set(s Secret, value []byte) error {
-	if !nameRe.MatchString(s.Name) {
+	if !nameRe().MatchString(s.Name) {
 		return fmt.Errorf("secret %q: %w", s.Name, ErrSecretName)
 	}
 	switch {
-	case s.Channel != "" && (!chanRe.MatchString(s.Channel) || len(s.Hosts) > 0 || s.AllowHTTP):
+	case s.Channel != "" && (!chanRe().MatchString(s.Channel) || len(s.Hosts) > 0 || s.AllowHTTP):
 		return fmt.Errorf("secret %s: a channel token (--channel %s) is for its channel only: no --host or --allow-http", s.Name, s.Channel)
 	case s.Channel == "" && len(s.Hosts) == 0:
 		return ErrSecretHost
@@ -176,7 +178,7 @@ func (v *Vault) Set(s Secret, value []byte) error {
 	if s.Header == "" {
 		s.Header = "Authorization"
 	}
-	if !hdrRe.MatchString(s.Header) {
+	if !hdrRe().MatchString(s.Header) {
 		return fmt.Errorf("header %q: want letters, digits and -", s.Header)
 	}
 	if s.Format == "" {
