@@ -34,17 +34,23 @@ func (r *Runtime) extensionProxy(client *egress.Client, what string, hosts, secr
 	}
 	log := r.logger()
 	return client.NewProxyWith(hosts, egress.ProxyOptions{
-		Credential: func(host string) (string, string, bool) {
+		Credential: func(host string) (egress.Credential, bool) {
 			name, ok := byHost[host]
 			if !ok {
-				return "", "", false
+				return egress.Credential{}, false
 			}
 			header, value, err := r.Vault.Release(name, "https", host)
+			var bare string
+			if err == nil {
+				bare, err = r.Vault.ReleaseValue(name, "https", host)
+			}
 			if err != nil {
 				log.Warn("egress proxy: secret not released", "extension", what, "secret", name, "host", host, "err", err)
-				return "", "", false
+				return egress.Credential{}, false
 			}
-			return header, value, true
+			// The response is scrubbed of the header's value and of the
+			// bare secret in every form the redactor knows.
+			return egress.Credential{Header: header, Value: value, Hide: secrets.Encodings(bare)}, true
 		},
 		Log: func(rec egress.ProxyRecord) {
 			log.Info("egress proxy", "extension", what, "method", rec.Method, "host", rec.Host,

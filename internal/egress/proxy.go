@@ -43,15 +43,26 @@ type Proxy struct {
 // ProxyOptions are a Proxy's optional abilities. The zero value adds no
 // credential and logs nothing.
 type ProxyOptions struct {
-	// Credential returns the header (name and value) to add to a request
-	// for host, or ok false when host has none. host is the authority of
-	// the https URL the request goes to: a lowercase name or address, with
-	// ":port" only when the port is not 443 (the form a vault binding
-	// takes). Nil means no host has a credential.
-	Credential func(host string) (header, value string, ok bool)
+	// Credential returns the credential to add to a request for host, or
+	// ok false when host has none. host is the authority of the https URL
+	// the request goes to: a lowercase name or address, with ":port" only
+	// when the port is not 443 (the form a vault binding takes). Nil means
+	// no host has a credential.
+	Credential func(host string) (cred Credential, ok bool)
 	// Log, when set, is called once for each request the proxy answers,
 	// from ServeConn's goroutine. It never receives a credential's value.
 	Log func(ProxyRecord)
+}
+
+// Credential is the header the proxy sets on a request for one host, and
+// what no response may carry back to the extension.
+type Credential struct {
+	Header, Value string
+	// Hide are further strings the response is scrubbed of besides Value:
+	// the bare secret inside Value ("Bearer {}") and its encoded forms
+	// (secrets.Encodings), so an upstream that echoes the token alone, or
+	// in base64, does not hand it over either.
+	Hide []string
 }
 
 // ProxyRecord describes one request the proxy answered, for the audit log.
@@ -140,14 +151,14 @@ func (p *Proxy) ServeConn(ctx context.Context, conn net.Conn) {
 		if port == 80 {
 			tlsPort = 443
 		}
-		if header, value, ok := p.credential(host, tlsPort); ok {
+		if cred, ok := p.credential(host, tlsPort); ok {
 			rec.Host = net.JoinHostPort(host, strconv.Itoa(int(tlsPort)))
 			if err := p.listed(rec.Host); err != nil {
 				refuse(http.StatusForbidden, err.Error())
 				return
 			}
 			rec.Credential = true
-			rec.Status = p.forwardTLS(ctx, conn, req, host, tlsPort, header, value)
+			rec.Status = p.forwardTLS(ctx, conn, req, host, tlsPort, cred)
 			return
 		}
 	}
@@ -156,7 +167,7 @@ func (p *Proxy) ServeConn(ctx context.Context, conn net.Conn) {
 		return
 	}
 	if req.Method == http.MethodConnect {
-		if _, _, ok := p.credential(host, port); ok {
+		if _, ok := p.credential(host, port); ok {
 			refuse(http.StatusForbidden, fmt.Sprintf("%s has a credential homard adds to each request, which it cannot do inside an https tunnel: request http://%s/... (plain http) through this proxy instead; homard sends it on over https with the credential", rec.Host, authority(host, port)))
 			return
 		}
@@ -207,9 +218,9 @@ func (p *Proxy) log(r ProxyRecord) {
 }
 
 // credential asks ProxyOptions.Credential about host on port (over https).
-func (p *Proxy) credential(host string, port uint16) (header, value string, ok bool) {
+func (p *Proxy) credential(host string, port uint16) (Credential, bool) {
 	if p.o.Credential == nil {
-		return "", "", false
+		return Credential{}, false
 	}
 	return p.o.Credential(authority(host, port))
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -40,8 +41,11 @@ func stripHop(h http.Header) {
 // response-header timeout), and writes the response back on conn with
 // Connection: close. The extension's own value of the header is
 // overwritten; the response never carries the header, nor any header or
-// body bytes holding the value. It returns the status it answered with.
-func (p *Proxy) forwardTLS(ctx context.Context, conn net.Conn, req *http.Request, host string, port uint16, header, value string) int {
+// body bytes holding the value or one of cred.Hide. It returns the status
+// it answered with.
+func (p *Proxy) forwardTLS(ctx context.Context, conn net.Conn, req *http.Request, host string, port uint16, cred Credential) int {
+	header, value := cred.Header, cred.Value
+	hide := hidden(cred)
 	u := *req.URL
 	u.Scheme, u.Host = "https", authority(host, port)
 	out, err := http.NewRequestWithContext(ctx, req.Method, u.String(), req.Body)
@@ -75,11 +79,8 @@ func (p *Proxy) forwardTLS(ctx context.Context, conn net.Conn, req *http.Request
 	stripHop(h)
 	h.Del(header)
 	for name, vs := range h {
-		for _, v := range vs {
-			if strings.Contains(v, value) {
-				h.Del(name)
-				break
-			}
+		if slices.ContainsFunc(vs, func(v string) bool { return containsAny(v, hide) }) {
+			h.Del(name)
 		}
 	}
 	h.Del("Content-Length")
@@ -95,7 +96,7 @@ func (p *Proxy) forwardTLS(ctx context.Context, conn net.Conn, req *http.Request
 	_, _ = w.WriteString("\r\n")
 	if req.Method != http.MethodHead {
 		// A replacement keeps the length, so a Content-Length stays true.
-		s := &scrubber{w: w, secret: []byte(value)}
+		s := newScrubber(w, hide)
 		if _, err := io.Copy(s, resp.Body); err == nil {
 			_ = s.Flush()
 		}
@@ -104,24 +105,57 @@ func (p *Proxy) forwardTLS(ctx context.Context, conn net.Conn, req *http.Request
 	return resp.StatusCode
 }
 
-// scrubber writes what it is given to w with every occurrence of secret
-// replaced by as many '*': an upstream that echoes the request's
-// credential (a debugging endpoint, an error page) does not hand it to the
-// extension. It holds back the last len(secret)-1 bytes until more come or
-// Flush. Only the exact bytes are found, not an encoded form of them.
+// hidden lists what a response must not carry: the credential's value
+// and cred.Hide, without empty or repeated entries, longest first.
+func hidden(cred Credential) []string {
+	out := []string{}
+	for _, v := range append([]string{cred.Value}, cred.Hide...) {
+		if v != "" && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b string) int { return len(b) - len(a) })
+	return out
+}
+
+func containsAny(s string, needles []string) bool {
+	return slices.ContainsFunc(needles, func(n string) bool { return strings.Contains(s, n) })
+}
+
+// scrubber writes what it is given to w with every occurrence of each
+// secret replaced by as many '*' (longest first): an upstream that echoes
+// the request's credential — whole, the bare token, or an encoded form the
+// caller listed (a debugging endpoint, an error page) — does not hand it
+// to the extension. It holds back the last bytes that could start a
+// secret (the longest's length less one) until more come or Flush.
 type scrubber struct {
-	w      io.Writer
-	secret []byte
-	held   []byte
+	w       io.Writer
+	secrets [][]byte
+	keep    int
+	held    []byte
+}
+
+func newScrubber(w io.Writer, secrets []string) *scrubber {
+	s := &scrubber{w: w}
+	for _, v := range secrets {
+		if v == "" {
+			continue
+		}
+		s.secrets = append(s.secrets, []byte(v))
+		s.keep = max(s.keep, len(v)-1)
+	}
+	return s
 }
 
 func (s *scrubber) Write(p []byte) (int, error) {
-	if len(s.secret) == 0 {
+	if len(s.secrets) == 0 {
 		return s.w.Write(p)
 	}
 	buf := append(s.held, p...)
-	buf = bytes.ReplaceAll(buf, s.secret, bytes.Repeat([]byte("*"), len(s.secret)))
-	keep := min(len(s.secret)-1, len(buf))
+	for _, v := range s.secrets {
+		buf = bytes.ReplaceAll(buf, v, bytes.Repeat([]byte("*"), len(v)))
+	}
+	keep := min(s.keep, len(buf))
 	if _, err := s.w.Write(buf[:len(buf)-keep]); err != nil {
 		return 0, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"crypto/tls"
+	"encoding/base64"
 	"fmt"
 	"io"
 	"net"
@@ -13,14 +14,22 @@ import (
 	"testing"
 )
 
-const testCredential = "Bearer s3cret-0123456789"
+const (
+	testToken      = "s3cret-0123456789"
+	testCredential = "Bearer " + testToken
+)
+
+// testTokenB64 is the token in base64, one of the forms the proxy is told
+// to hide besides the header's value.
+var testTokenB64 = base64.StdEncoding.EncodeToString([]byte(testToken))
 
 // credProxy is a proxy for three loopback servers: secure (TLS, with a
 // credential), plainTLS (TLS, no credential) and plain (http, no
 // credential), all listed and in the Client's Allow list; unlisted has a
 // credential and is allowed by egress but not listed. Each server answers
-// with what it saw: TLS or not, its path, the Authorization header and
-// the body, and echoes the Authorization in a response header.
+// with what it saw: TLS or not, its path, the Authorization header, the
+// bare token after "Bearer " and its base64, and the body, and echoes the
+// Authorization and the bare token in response headers.
 type credProxy struct {
 	secure, plainTLS, plain, unlisted *httptest.Server
 	url                               string // the proxy's
@@ -32,9 +41,13 @@ func newCredProxy(t *testing.T) *credProxy {
 	t.Helper()
 	echo := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		body, _ := io.ReadAll(r.Body)
-		w.Header().Set("X-Echo", r.Header.Get("Authorization"))
-		w.Header().Set("Authorization", r.Header.Get("Authorization"))
-		fmt.Fprintf(w, "tls=%v path=%s auth=%s body=%s", r.TLS != nil, r.URL.Path, r.Header.Get("Authorization"), body)
+		auth := r.Header.Get("Authorization")
+		token := strings.TrimPrefix(auth, "Bearer ")
+		w.Header().Set("X-Echo", auth)
+		w.Header().Set("X-Token", "token "+token)
+		w.Header().Set("Authorization", auth)
+		fmt.Fprintf(w, "tls=%v path=%s auth=%s token=%s b64=%s body=%s", r.TLS != nil, r.URL.Path, auth, token,
+			base64.StdEncoding.EncodeToString([]byte(token)), body)
 	})
 	cp := &credProxy{records: make(chan ProxyRecord, 16)}
 	cp.secure = httptest.NewTLSServer(echo)
@@ -53,11 +66,11 @@ func newCredProxy(t *testing.T) *credProxy {
 		t.Fatal(err)
 	}
 	p, err := c.NewProxyWith([]string{addr(cp.secure), addr(cp.plainTLS), addr(cp.plain)}, ProxyOptions{
-		Credential: func(host string) (string, string, bool) {
+		Credential: func(host string) (Credential, bool) {
 			if host == addr(cp.secure) || host == addr(cp.unlisted) {
-				return "Authorization", testCredential, true
+				return Credential{Header: "Authorization", Value: testCredential, Hide: []string{testToken, testTokenB64}}, true
 			}
-			return "", "", false
+			return Credential{}, false
 		},
 		Log: func(r ProxyRecord) { cp.records <- r },
 	})
@@ -93,7 +106,8 @@ func TestProxyAddsCredential(t *testing.T) {
 		wantCred                bool
 	}{
 		{"GET with a credential", "GET", "http://" + addr(cp.secure) + "/x", "",
-			200, []string{"tls=true", "path=/x", "auth=" + strings.Repeat("*", len(testCredential))}, true},
+			200, []string{"tls=true", "path=/x", "auth=" + strings.Repeat("*", len(testCredential)),
+				"token=" + strings.Repeat("*", len(testToken)), "b64=" + strings.Repeat("*", len(testTokenB64))}, true},
 		{"POST with a credential", "POST", "http://" + addr(cp.secure) + "/post", "payload",
 			200, []string{"tls=true", "path=/post", "body=payload"}, true},
 		{"plain host without a credential (twin)", "GET", cp.plain.URL + "/y", "",
@@ -138,11 +152,11 @@ func TestProxyAddsCredential(t *testing.T) {
 			}
 			var head bytes.Buffer
 			_ = resp.Header.Write(&head)
-			if strings.Contains(string(body), "s3cret") || strings.Contains(head.String(), "s3cret") {
+			if leak := string(body) + head.String(); strings.Contains(leak, "s3cret") || strings.Contains(leak, testTokenB64) {
 				t.Errorf("%s %s: the response carries the credential:\n%s\n%s", tc.method, tc.url, head.String(), body)
 			}
-			if tc.wantCred && (resp.Header.Get("Authorization") != "" || resp.Header.Get("X-Echo") != "") {
-				t.Errorf("%s %s: response headers %v; want Authorization and the echo of the credential dropped", tc.method, tc.url, resp.Header)
+			if tc.wantCred && (resp.Header.Get("Authorization") != "" || resp.Header.Get("X-Echo") != "" || resp.Header.Get("X-Token") != "") {
+				t.Errorf("%s %s: response headers %v; want Authorization and the echoes of the credential and the token dropped", tc.method, tc.url, resp.Header)
 			}
 		})
 	}
@@ -170,10 +184,10 @@ func TestProxyRefusesConnectWithCredential(t *testing.T) {
 	<-cp.records
 }
 
-// TestScrubber: the value is replaced wherever it falls across writes,
-// and everything else comes through in order.
+// TestScrubber: each secret is replaced wherever it falls across writes,
+// the longest first, and everything else comes through in order.
 func TestScrubber(t *testing.T) {
-	const secret = "abcdef"
+	secrets := []string{"Bearer abcdef", "abcdef", "YWJjZGVm"}
 	for _, tc := range []struct {
 		name   string
 		writes []string
@@ -184,10 +198,13 @@ func TestScrubber(t *testing.T) {
 		{"split", []string{"x ab", "cd", "ef y"}, "x ****** y"},
 		{"twice and at the end", []string{"abcdefab", "cdef"}, "************"},
 		{"prefix only", []string{"abcde"}, "abcde"},
+		{"the header's value", []string{"auth: Bearer ab", "cdef."}, "auth: *************."},
+		{"base64, split", []string{"b64=YWJj", "ZGVm;"}, "b64=********;"},
+		{"a prefix of the longest, then the end", []string{"Bearer a", "b"}, "Bearer ab"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer
-			s := &scrubber{w: &out, secret: []byte(secret)}
+			s := newScrubber(&out, secrets)
 			for _, w := range tc.writes {
 				if n, err := s.Write([]byte(w)); n != len(w) || err != nil {
 					t.Fatalf("Write(%q) = %d, %v", w, n, err)

@@ -58,7 +58,7 @@ func NewRedactor(known ...string) *Redactor {
 		if len(v) < MinKnownLen {
 			continue
 		}
-		for _, n := range encodings(v) {
+		for _, n := range Encodings(v) {
 			if len(n) >= 4 && !seen[n] {
 				seen[n] = true
 				r.needles = append(r.needles, n)
@@ -83,12 +83,12 @@ func NewRedactor(known ...string) *Redactor {
 	return r
 }
 
-// encodings lists the forms in which a value may appear in text: raw, lower
+// Encodings lists the forms in which a value may appear in text: raw, lower
 // and upper hex, standard and URL-safe base64 with and without padding, the
 // base64 characters that encode the value when it sits at each of the three
 // byte alignments inside a longer base64-encoded text, URL query and path
 // escaping and JSON string escaping.
-func encodings(v string) []string {
+func Encodings(v string) []string {
 	b := []byte(v)
 	out := []string{
 		v,
