@@ -30,7 +30,10 @@ The model sees each trusted skill's description, reads SKILL.md with
 read_skill and runs it with run_skill: you are asked first (in smart mode),
 its arguments are checked against the schema and passed as --name=value, and
 it runs in a sandbox with only the permissions it declared; a secret is added
-by homard's egress proxy and never given to the skill. Skills live in
+by homard's egress proxy and never given to the skill. What it writes to its
+one "rw" root comes back as a change set, as for a command: ordinary files
+are applied as a checkpoint (homard checkpoint rollback undoes them), a git
+hook, a CI workflow or a sensitive file waits for your approval. Skills live in
 homard's data folder, never in the current directory or a workspace. Each
 installed tree is pinned by its hash: when a file changes, the skill is
 withdrawn ("changed: needs trust") until you trust it again.`,
