@@ -59,6 +59,7 @@ func (l sandboxLauncher) Start(ctx context.Context, argv, env []string) (io.Read
 		Hide:   []string{l.r.Paths.DataDir, filepath.Dir(l.r.Paths.ConfigFile)},
 		// The operator's explicit opt-in; config refuses it with hosts.
 		HostNetwork: l.hostNetwork,
+		Limits:      serviceLimits,
 	}
 	if len(l.hosts) > 0 {
 		if err := l.r.checkExtensionSecrets("mcp server "+l.name, l.hosts, l.secrets); err != nil {

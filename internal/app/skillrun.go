@@ -41,6 +41,7 @@ func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation, roots [
 		Mounts: []string{inv.Dir},
 		Hide:   []string{s.r.Paths.DataDir, filepath.Dir(s.r.Paths.ConfigFile)},
 		Dir:    inv.Dir,
+		Limits: serviceLimits,
 	}
 	// The roots as run_skill resolved them: the writable one an overlay
 	// whose changes run_skill grades, each with its sensitive files hidden.
@@ -85,6 +86,10 @@ func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation, roots [
 	}
 	return out, nil
 }
+
+// serviceLimits bound an extension's process tree (a skill run, an MCP
+// server), as run_command's limits bound a command's.
+var serviceLimits = sandbox.Limits{Processes: sandbox.DefaultServiceProcesses, TreeMemoryBytes: sandbox.DefaultServiceTreeMemoryBytes}
 
 // capped keeps the first skillOutputCap bytes written to it.
 type capped struct {

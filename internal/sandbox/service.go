@@ -13,6 +13,15 @@ import (
 	"sync"
 )
 
+// DefaultServiceTreeMemoryBytes is the tree memory limit homard gives an
+// extension's service: its three default scratch tmpfs mounts (/tmp, its
+// home, a writable root's upper layer) and 2 GiB for its processes.
+const DefaultServiceTreeMemoryBytes = 3*DefaultScratchBytes + 2<<30
+
+// DefaultServiceProcesses is the process limit homard gives an extension's
+// service, as run_command's.
+const DefaultServiceProcesses = 512
+
 // ServiceHome is the service's throwaway home inside its sandbox: an empty,
 // size-capped tmpfs private to the service, gone when it stops. The
 // environment is exactly ServiceSpec.Env, so a caller that wants HOME (or
@@ -63,6 +72,14 @@ type ServiceSpec struct {
 	// The relay is homard's own binary, so main must call MaybeRunHelper.
 	// Nil means no network at all.
 	Proxy func(ctx context.Context, conn net.Conn)
+	// Limits bound the service's whole tree, as for commands (see
+	// Limits): Processes (RLIMIT_NPROC, or a pids cgroup when homard runs
+	// as root) and TreeMemoryBytes (one memory cgroup for every process of
+	// the service and the tmpfs pages it writes: /tmp, its home and a
+	// writable root's upper layer). The memory cgroup is required for a
+	// service with a writable root (as for a command on an overlay) and
+	// used when it can be made otherwise. Zero fields mean no limit.
+	Limits Limits
 	// HostNetwork shares the machine's network namespace, unfiltered: the
 	// operator's explicit opt-in (an MCP server's `network = true`, which
 	// doctor flags). No SSRF rule applies and /etc/resolv.conf is shown

@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -157,6 +158,23 @@ func startBwrapService(ctx context.Context, bin string, spec ServiceSpec) (*Serv
 	}
 	launch.attr.Setpgid = true
 	launch.attr.Pdeathsig = syscall.SIGKILL
+	// The limits hold from the first instruction of bwrap (or the mount
+	// stage) for every process it starts.
+	mode := ModeReadOnly
+	if slices.ContainsFunc(spec.Roots, func(r Root) bool { return r.Writable }) {
+		mode = ModeOverlay // the memory cgroup is required
+	}
+	rlimits, cgl := splitLimits(spec.Limits, os.Getuid(), mode)
+	cg, err := makeRunCgroup(cgl)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	dropCgroup := func() {
+		if cg != nil {
+			_ = cg.remove()
+		}
+	}
 	cmd := &exec.Cmd{
 		Path:        launch.path,
 		Args:        launch.argv,
@@ -168,8 +186,9 @@ func startBwrapService(ctx context.Context, bin string, spec ServiceSpec) (*Serv
 		ExtraFiles:  launch.extra,
 		SysProcAttr: &launch.attr,
 	}
-	if err := cmd.Start(); err != nil {
+	if err := startWithLimits(cmd, rlimits, cg); err != nil {
 		closeAll()
+		dropCgroup()
 		return nil, fmt.Errorf("start the sandbox for %s: %w", spec.Argv[0], err)
 	}
 	if stage != nil {
@@ -229,6 +248,7 @@ func startBwrapService(ctx context.Context, bin string, spec ServiceSpec) (*Serv
 		_ = cmd.Wait()
 		reaped = true
 		s.mu.Unlock()
+		dropCgroup() // the tree is gone: bwrap's pid namespace died with it
 		<-stderrDone
 		<-relayDone
 		cancelHandlers()

@@ -3,10 +3,12 @@
 package sandbox
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -114,5 +116,50 @@ func TestServiceRootsHideAndSanitize(t *testing.T) {
 	}
 	if err != nil || !strings.Contains(out, "ROTEXTRWTEXT") || !strings.Contains(out, "bare = false") {
 		t.Errorf("service read its roots: output %q, Wait() = %v; want the files next to the hidden ones and the sanitized config", out, err)
+	}
+}
+
+// TestServiceLimits: a service's whole tree is held to its process and
+// memory limits — a fork loop stops at the process limit, and filling
+// /tmp (a tmpfs the memory cgroup counts) past the memory limit is killed
+// by the cgroup's OOM killer — in both starts (plain bwrap, and through
+// the mount stage for a service with a writable root). The twins: a few
+// processes and a few MiB run under the same limits.
+func TestServiceLimits(t *testing.T) {
+	b := requireBwrap(t)
+	requireMemoryCgroup(t)
+	f := newServiceFiles(t)
+	forks := `n=0; for i in $(seq $0); do (sleep 2 &) 2>/dev/null && n=$((n+1)); done; echo started $n`
+	fill := `head -c $(($0 << 20)) /dev/zero > /tmp/fill && echo filled`
+	for _, withRoot := range []bool{false, true} {
+		t.Run(fmt.Sprintf("writable root=%t", withRoot), func(t *testing.T) {
+			spec := func(script, arg string) ServiceSpec {
+				s := ServiceSpec{Argv: []string{"/bin/sh", "-c", script, arg},
+					Limits: Limits{Processes: 40, TreeMemoryBytes: 96 << 20}}
+				if withRoot {
+					s.Roots = []Root{{Path: f.rw, Writable: true}}
+				}
+				return s
+			}
+			seen := watchMemoryCgroups(t)
+			for _, tc := range []struct {
+				name, script, arg, want string
+				within                  bool
+			}{
+				{"a few processes", forks, "5", "started 5", true},
+				{"a fork loop", forks, "200", "started 200", false},
+				{"a few MiB of /tmp", fill, "8", "filled", true},
+				{"/tmp past the memory limit", fill, "256", "filled", false},
+			} {
+				out, err := serviceRun(t, b, spec(tc.script, tc.arg))
+				got := strings.Contains(out, tc.want)
+				if got != tc.within {
+					t.Errorf("%s: output %q, Wait() = %v; want %q printed=%v", tc.name, out, err, tc.want, tc.within)
+				}
+			}
+			if len(*seen) == 0 || (*seen)[0].limit != strconv.Itoa(96<<20) {
+				t.Errorf("memory cgroups seen %+v; want each run in one limited to %d bytes", *seen, 96<<20)
+			}
+		})
 	}
 }
