@@ -83,6 +83,7 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 	add("mode", nil, cfg.Permissions.Mode)
 	out = append(out, egressChecks(cfg)...)
 	out = append(out, mcpChecks(ctx, r)...)
+	out = append(out, skillChecks(ctx, r)...)
 	for _, st := range sandbox.Report() {
 		if st.Available {
 			detail := st.Name + " works here"

@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/skill"
+	"github.com/homard/homard/internal/termtext"
 )
 
 // Skills is this home's skill library: skills/ in the data folder, trust
@@ -130,4 +132,51 @@ func (r *Runtime) SkillMenu(ctx context.Context) (string, error) {
 		return "", err
 	}
 	return skill.MenuText(entries), nil
+}
+
+// skillChecks is doctor's line for each installed skill — trusted, or why
+// the model does not see it — and, when one is trusted, whether the
+// configured sandbox can run skills at all (only bwrap starts a service).
+func skillChecks(ctx context.Context, r *Runtime) []Check {
+	list, err := r.Skills().List(ctx)
+	if err != nil {
+		return []Check{{Name: "skill", Detail: "read the installed skills: " + err.Error()}}
+	}
+	var out []Check
+	trusted := 0
+	for _, s := range list {
+		name := termtext.Line(s.Name)
+		c := Check{Name: "skill", Info: true}
+		switch s.State {
+		case skill.StateTrusted:
+			trusted++
+			c = Check{Name: "skill", OK: true, Detail: fmt.Sprintf("%s: trusted (files %s)", name, shortHash(s.Hash))}
+		case skill.StateChanged:
+			c.Detail = fmt.Sprintf("%s: changed: needs trust; its files changed since you trusted them, so the model does not see it: review it with homard skill show %s, then homard skill trust %s", name, name, name)
+		case skill.StateUntrusted:
+			c.Detail = fmt.Sprintf("%s: untrusted: needs trust; the model does not see it until you review it with homard skill show %s and run homard skill trust %s", name, name, name)
+		default:
+			c.Detail = fmt.Sprintf("%s: broken, so the model does not see it: %s (homard skill rm %s removes it)", name, termtext.Line(s.Problem), name)
+		}
+		out = append(out, c)
+	}
+	if trusted == 0 {
+		return out
+	}
+	b, err := sandbox.Select(r.Config.Sandbox.Backend)
+	switch {
+	case err != nil:
+		out = append(out, Check{Name: "skill", Detail: "skills cannot run: " + err.Error()})
+	case b.Name() != "bwrap":
+		out = append(out, Check{Name: "skill", Detail: fmt.Sprintf("skills cannot run with sandbox.backend %s: they need bwrap (install bubblewrap and set sandbox.backend = \"bwrap\" or \"auto\")", b.Name())})
+	}
+	return out
+}
+
+// shortHash is the first 12 characters of a tree hash.
+func shortHash(h string) string {
+	if len(h) > 12 {
+		return h[:12]
+	}
+	return h
 }
