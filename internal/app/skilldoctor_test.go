@@ -15,6 +15,7 @@ import (
 // to review and trust it — and says when the configured sandbox cannot
 // run skills at all.
 func TestSkillDoctor(t *testing.T) {
+	sandboxOK(t) // the trusted line assumes bwrap works
 	r := newTestRuntime(t, "smart")
 	installSkill(t, r, filepath.Join(t.TempDir(), "greet"), map[string]string{
 		"SKILL.md":   "---\nname: greet\ndescription: Greets\n---\nHi.\n",
