@@ -79,7 +79,11 @@
 // declared read-only mounts and workspace roots, a fresh /tmp and
 // ServiceHome; homard's home and data directory are never bound (a mount
 // holding one is refused); the environment is exactly ServiceSpec.Env;
-// Stop kills the whole tree through bwrap's pid namespace.
+// Stop kills the whole tree through bwrap's pid namespace. A service with
+// workspace roots starts through the mount stage, as commands do: each
+// root gets its masks and sanitized git configs, and its one writable root
+// is an overlay whose upper layer Service.Changes returns as a change set
+// after Wait. ServiceSpec.Limits bound the whole tree like Spec.Limits.
 //
 // Limits.TreeMemoryBytes caps the memory of the whole process tree with a
 // cgroup made for the run (with the pids cgroup of a root homard, see
