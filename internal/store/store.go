@@ -262,7 +262,7 @@ func (s *Store) Write(ctx context.Context, fn func(*Tx) error) (err error) {
 	if s.wconn == nil {
 		return fmt.Errorf("begin write: %w", ErrClosed)
 	}
-	if _, err := s.wexec(ctx, "BEGIN IMMEDIATE"); err != nil {
+	if err := s.begin(ctx); err != nil {
 		return fmt.Errorf("begin write: %w", err)
 	}
 	tx := &Tx{s: s, ctx: ctx}
@@ -303,6 +303,28 @@ func runAll(fns []func()) {
 
 // rollback ends the open transaction, if any. It ignores the caller's
 // cancellation: a transaction must not outlive its Write.
+// begin opens the writer's transaction. Nothing else uses the writer
+// while wmu is held, so a transaction already open on it is what an
+// earlier failure left (a BEGIN cancelled as it returned, a ROLLBACK that
+// failed): it is rolled back and BEGIN tried once more, rather than every
+// later Write failing with "cannot start a transaction within a
+// transaction". A BEGIN that fails is rolled back too, in case it took
+// effect. The caller holds wmu.
+func (s *Store) begin(ctx context.Context) error {
+	_, err := s.wexec(ctx, "BEGIN IMMEDIATE")
+	if err == nil {
+		return nil
+	}
+	if rbErr := s.rollback(); rbErr != nil || !strings.Contains(err.Error(), "within a transaction") {
+		return err
+	}
+	if _, err = s.wexec(ctx, "BEGIN IMMEDIATE"); err != nil {
+		_ = s.rollback()
+		return err
+	}
+	return nil
+}
+
 func (s *Store) rollback() error {
 	_, err := s.wexec(context.Background(), "ROLLBACK")
 	if err != nil && strings.Contains(err.Error(), "no transaction is active") {
