@@ -63,12 +63,19 @@
       if (!list || !list.length) ul.appendChild(el("li", "empty", "No tasks. Add one with homard task add."));
     }
 
+    // show draws task id. Answers can arrive out of order (a live update
+    // asks for the open task while the owner opens another): only the
+    // answer for the task chosen last is drawn.
     async function show(id) {
       shown.id = id;
       const box = $("task-detail");
       let d;
       try { d = await api("GET", "/api/tasks/" + encodeURIComponent(id)); }
-      catch (e) { clear(box); box.hidden = false; box.appendChild(el("p", "error", e.message)); return; }
+      catch (e) {
+        if (shown.id !== id) return;
+        clear(box); box.hidden = false; box.appendChild(el("p", "error", e.message)); return;
+      }
+      if (shown.id !== id) return;
       render(d);
     }
 
@@ -114,7 +121,7 @@
           try {
             const req = typeof body === "function" ? body() : (body || {});
             const next = await api("POST", "/api/tasks/" + encodeURIComponent(d.id) + path, req);
-            render(next, label + ": done.");
+            if (shown.id === d.id) render(next, label + ": done."); // unless another task was opened meanwhile
             loadList();
           } catch (e) {
             for (const x of actions.querySelectorAll("button")) x.disabled = false;
