@@ -569,13 +569,16 @@
     if (!id) return;
     try {
       const msgs = await api("GET", "/api/sessions/" + encodeURIComponent(id) + "/messages");
+      // Another session was opened while this one loaded: its transcript
+      // is the one on screen.
+      if (state.session !== id) return;
       for (const m of msgs || []) {
         if (m.role === "user") addUser(m.text || "");
         else if (m.role === "assistant") addAssistant(m.text || "");
         else if (m.role === "tool") toolLine({ name: m.tool, status: m.status, preview: argsText(m.text) });
       }
     } catch (e) {
-      transcript().appendChild(el("div", "msg error", e.message));
+      if (state.session === id) transcript().appendChild(el("div", "msg error", e.message));
     }
   }
 
