@@ -663,6 +663,7 @@
     let list;
     try { list = await api("GET", "/api/approvals?status=" + encodeURIComponent(status)); }
     catch (e) { clear(box); box.appendChild(el("p", "error", e.message)); return; }
+    if ($("approval-status").value !== status) return; // a later choice's answer draws the list
     for (const c of state.cards.values()) for (const n of Array.from(c.nodes)) if (n.parentNode === box) c.nodes.delete(n);
     clear(box);
     for (const a of list || []) {
@@ -755,6 +756,7 @@
     let list;
     try { list = await api("GET", "/api/memory" + (q ? "?q=" + encodeURIComponent(q) : "")); }
     catch (e) { clear(ul); ul.appendChild(el("li", "error", e.message)); return; }
+    if ($("memory-q").value.trim() !== q) return; // the search changed: its own answer draws the list
     clear(ul);
     for (const m of list || []) {
       const li = el("li", "unit");
