@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/sandbox"
 )
@@ -122,17 +123,7 @@ func TestScenarioCodeCannotPlantAHook(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(root, "repo", ".git", "hooks", "pre-commit")); err == nil {
 				t.Fatal("the hook reached the real repository")
 			}
-			text := out.Result.Text
-			if !strings.Contains(text, "NOT applied") || !strings.Contains(text, ".git/hooks/pre-commit") {
-				t.Fatalf("result does not say the hook was held: %q", text)
-			}
-			id := regexp.MustCompile(`cs_[0-9a-f]{16}`).FindString(text)
-			if id == "" {
-				t.Fatalf("no change-set id in %q", text)
-			}
-			// apply_changes always asks, even in yolo, and only once.
-			ap := call(t, r, CallRequest{Tool: "apply_changes", Args: `{"id":"` + id + `"}`, Mode: "yolo"})
-			wantDecision(t, ap, "pending", "risk.critical")
+			ap := wantHookHeld(t, r, out.Result.Text)
 			if !strings.Contains(ap.Plan, ".git/hooks/pre-commit") {
 				t.Errorf("the card does not show the hook: %q", ap.Plan)
 			}
@@ -250,6 +241,24 @@ func TestScenarioCommandGrantIsATemplate(t *testing.T) {
 
 // useBackend makes r's run_command use the named sandbox backend (before
 // its first command: the backend is chosen lazily).
+// wantHookHeld checks that a run's result says its change set, holding a
+// planted .git/hooks/pre-commit, was held, and that apply_changes for it
+// asks even in yolo (only a one-time approval runs it). It returns
+// apply_changes' outcome.
+func wantHookHeld(t *testing.T, r *Runtime, text string) arbiter.Outcome {
+	t.Helper()
+	if !strings.Contains(text, "NOT applied") || !strings.Contains(text, ".git/hooks/pre-commit") {
+		t.Fatalf("result does not say the hook was held: %q", text)
+	}
+	id := regexp.MustCompile(`cs_[0-9a-f]{16}`).FindString(text)
+	if id == "" {
+		t.Fatalf("no change-set id in %q", text)
+	}
+	ap := call(t, r, CallRequest{Tool: "apply_changes", Args: `{"id":"` + id + `"}`, Mode: "yolo"})
+	wantDecision(t, ap, "pending", "risk.critical")
+	return ap
+}
+
 func useBackend(t *testing.T, r *Runtime, name string) {
 	t.Helper()
 	b, err := sandbox.Select(name)

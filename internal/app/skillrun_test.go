@@ -134,15 +134,10 @@ func TestSkillWritesThroughAChangeSet(t *testing.T) {
 			t.Fatalf("%s reached the real repository; result %q", p, text)
 		}
 	}
-	if !strings.Contains(text, "done") || !strings.Contains(text, "NOT applied") || !strings.Contains(text, ".git/hooks/pre-commit") {
-		t.Fatalf("result does not say the hook was held: %q", text)
+	if !strings.Contains(text, "done") {
+		t.Fatalf("the skill did not run to its end: %q", text)
 	}
-	id := regexp.MustCompile(`cs_[0-9a-f]{16}`).FindString(text)
-	if id == "" {
-		t.Fatalf("no change-set id in %q", text)
-	}
-	ap := call(t, r2, CallRequest{Tool: "apply_changes", Args: `{"id":"` + id + `"}`, Mode: "yolo"})
-	wantDecision(t, ap, "pending", "risk.critical")
+	wantHookHeld(t, r2, text)
 
 	// Twin: without the hook, the ordinary write is applied.
 	out = call(t, r2, CallRequest{Tool: "run_skill", Args: `{"name":"tidy","args":{"hook":false}}`})
