@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,7 +54,7 @@ func newFixture(t *testing.T, mode policy.Mode, opts ...func(*arbiter.Options)) 
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { ws.Close() })
-	reg, err := tool.NewRegistry(tools.FileTools(ws, time.Now)...)
+	reg, err := tool.NewRegistry(tools.FileTools(changeset.New(ws, changeset.Options{}), time.Now)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/egress"
 	"github.com/homard/homard/internal/integrity"
@@ -39,6 +40,9 @@ type Runtime struct {
 	Config    *config.Config
 	Store     *store.Store
 	Workspace *workspace.Workspace
+	// Gate is the one gate every write into a root passes: file tools,
+	// commands, skills, apply_changes, the owner's rollbacks.
+	Gate *changeset.Gate
 	// Recovered is what the start-up recovery of half-applied change sets
 	// did; RecoverErr is its error (doctor reports both).
 	Recovered  workspace.Recovery
@@ -223,13 +227,15 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		}
 	}
 	holdDir := filepath.Join(r.Paths.DataDir, "changes")
-	all := append(tools.FileTools(ws, r.now), tools.NewRunCommand(ws, tools.CommandOptions{
+	// The one gate every write into a root passes (internal/changeset).
+	gate := changeset.New(ws, changeset.Options{HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools})
+	r.Gate = gate
+	all := append(tools.FileTools(gate, r.now), tools.NewRunCommand(gate, tools.CommandOptions{
 		Backend: func() (sandbox.Backend, error) { return sandbox.Select(cfg.Sandbox.Backend) },
 		Allow:   cfg.Commands.Allow, Env: env,
 		Timeout: cfg.Commands.Timeout.Std(), MaxOutput: cfg.Commands.MaxOutputBytes,
-		HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools,
 		Path: cfg.Commands.Path, Recipes: recipes(cfg.Commands.Recipes),
-	}), tools.NewApplyChanges(ws, holdDir, denyPaths(cfg)))
+	}), tools.NewApplyChanges(gate))
 	client, err := egress.New(egress.Options{Allow: cfg.Egress.Allow, TLSConfig: r.egressTLS})
 	if err != nil {
 		return fmt.Errorf("%s: egress: %w", r.Paths.ConfigFile, err)
@@ -249,7 +255,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	// skill trusted later shows from the next start).
 	if entries, err := r.Skills().Menu(ctx); err == nil && len(entries) > 0 {
 		all = append(all, tools.SkillTools(r.Skills(), r.skillEnv, skillRunner{r: r, client: client}, skill.MenuText(entries),
-			tools.SkillWorkspace{WS: ws, HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools})...)
+			gate)...)
 	}
 	// The tools offered are fixed here for the runtime's life (offer.go):
 	// extension tools past agent.extension_tool_budget are reached through

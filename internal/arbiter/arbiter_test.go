@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"strings"
@@ -81,7 +82,7 @@ func newFixture(t *testing.T, mode policy.Mode, beforeRun func(root string)) *fi
 	}
 	t.Cleanup(func() { ws.Close() })
 	var list []tool.Tool
-	for _, tl := range tools.FileTools(ws, time.Now) {
+	for _, tl := range tools.FileTools(changeset.New(ws, changeset.Options{}), time.Now) {
 		if tl.Spec().Name == "read_file" && beforeRun != nil {
 			tl = swapping{Tool: tl, beforeRun: func() { beforeRun(f.root) }}
 		}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,7 +87,7 @@ func newHygiene(t *testing.T, o approval.Options) *hygiene {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.ws.Close() })
-	list := append(tools.FileTools(h.ws, time.Now), tool.Adapt[buildParams](build{runs: &h.builds, runAs: &h.runAs}))
+	list := append(tools.FileTools(changeset.New(h.ws, changeset.Options{}), time.Now), tool.Adapt[buildParams](build{runs: &h.builds, runAs: &h.runAs}))
 	reg, err := tool.NewRegistry(list...)
 	if err != nil {
 		t.Fatal(err)
@@ -122,12 +123,10 @@ func TestApprovalOfCodeLapsesWhenTheRootChanged(t *testing.T) {
 				t.Fatal(err)
 			}
 			if change {
-				p, err := h.ws.Resolve("main_test.go")
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := h.ws.WriteFile(p, []byte("package main // planted after the approval")); err != nil {
-					t.Fatal(err)
+				out := changeset.New(h.ws, changeset.Options{}).WriteFiles(t.Context(), changeset.Proposal{Root: "main", Limit: workspace.GradeMedium},
+					[]changeset.File{{Rel: "main_test.go", Data: []byte("package main // planted after the approval")}})
+				if out.Applied == nil {
+					t.Fatalf("write through the gate: %+v", out)
 				}
 			}
 			again := h.decide(t, "build", `{"dir":"."}`)
@@ -167,9 +166,9 @@ func TestApprovalOfWriteDoesNotLapse(t *testing.T) {
 	if _, err := h.appr.Approve(t.Context(), out.ApprovalID, "me", approval.ScopeOnce); err != nil {
 		t.Fatal(err)
 	}
-	p, _ := h.ws.Resolve("b.md")
-	if _, err := h.ws.WriteFile(p, []byte("y")); err != nil {
-		t.Fatal(err)
+	if out := changeset.New(h.ws, changeset.Options{}).WriteFiles(t.Context(), changeset.Proposal{Root: "main", Limit: workspace.GradeMedium},
+		[]changeset.File{{Rel: "b.md", Data: []byte("y")}}); out.Applied == nil {
+		t.Fatalf("write through the gate: %+v", out)
 	}
 	if again := h.decide(t, "write_file", `{"path":"a.md","content":"x"}`); again.Decision != arbiter.Ran {
 		t.Fatalf("approved write after another change: %+v; want ran", again)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"testing"
@@ -94,7 +95,7 @@ func newTaintFixture(t *testing.T, edit func(*arbiter.Options)) *taintFixture {
 	}
 	t.Cleanup(func() { ws.Close() })
 	f := &taintFixture{st: st, appr: approval.New(st, approval.Options{})}
-	list := tools.FileTools(ws, time.Now)
+	list := tools.FileTools(changeset.New(ws, changeset.Options{}), time.Now)
 	var wipes int
 	list = append(list, tool.Adapt[dangerousParams](dangerous{runs: &wipes}),
 		tool.Adapt[fetchParams](fakeFetch{runs: &f.fetches}), tool.Adapt[probeParams](probe{}))

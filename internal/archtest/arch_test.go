@@ -20,7 +20,8 @@ var allowed = map[string][]string{
 	"internal/config":       {},
 	"internal/policy":       {},
 	"internal/tool":         {"internal/policy"},
-	"internal/tools":        {"internal/tool", "internal/policy", "internal/workspace", "internal/egress", "internal/sandbox", "internal/secrets", "internal/memory", "internal/skill"},
+	"internal/changeset":    {"internal/workspace", "internal/policy"}, // the one gate for every write
+	"internal/tools":        {"internal/tool", "internal/policy", "internal/workspace", "internal/changeset", "internal/egress", "internal/sandbox", "internal/secrets", "internal/memory", "internal/skill"},
 	"internal/skill":        {"internal/store", "internal/tool", "internal/termtext"}, // trust pins, strict decoding, readable names
 	"internal/workspace":    {},
 	"internal/egress":       {},

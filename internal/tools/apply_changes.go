@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/workspace"
@@ -27,16 +28,14 @@ type ApplyChangesParams struct {
 // graded again under the root's lock when they are applied.
 type ApplyChanges struct {
 	ws   *workspace.Workspace
-	dir  string
-	deny []string
+	gate *changeset.Gate
 }
 
 var _ tool.Typed[ApplyChangesParams] = (*ApplyChanges)(nil)
 
-// NewApplyChanges builds the tool over the folder where run_command holds
-// change sets; denyPaths are CommandOptions.DenyPaths.
-func NewApplyChanges(ws *workspace.Workspace, holdDir string, denyPaths []string) tool.Tool {
-	return tool.Adapt[ApplyChangesParams](&ApplyChanges{ws: ws, dir: holdDir, deny: denyPaths})
+// NewApplyChanges builds the tool over the gate that holds change sets.
+func NewApplyChanges(gate *changeset.Gate) tool.Tool {
+	return tool.Adapt[ApplyChangesParams](&ApplyChanges{ws: gate.Workspace(), gate: gate})
 }
 
 type applyChangesBody struct {
@@ -50,37 +49,21 @@ func (t *ApplyChanges) Spec() tool.Spec {
 	return tool.Spec{Name: "apply_changes", Description: doc(applyChangesDoc), Action: policy.ActionWrite, Risk: policy.RiskCritical}
 }
 
-func (t *ApplyChanges) graded(meta heldMeta, cs *workspace.ChangeSet) (*workspace.Graded, workspace.GradeOptions, error) {
-	o := workspace.GradeOptions{Expected: meta.Expected, RunsCode: meta.RunsCode, Since: meta.Since,
-		Sensitive: func(rel string) bool { return commandHidden(t.ws, t.deny, meta.Root, rel) },
-		HostTools: meta.HostTools}
-	if o.HostTools == nil {
-		o.HostTools = hostTools(nil)
-	}
-	g, err := t.ws.Grade(meta.Root, cs, o)
-	return g, o, err
-}
-
 func (t *ApplyChanges) Prepare(ctx context.Context, p ApplyChangesParams) (tool.Plan, error) {
-	meta, f, err := loadHeld(t.dir, p.ID)
+	meta, cs, err := t.gate.Load(p.ID)
 	if err != nil {
 		return tool.Plan{}, tool.InvalidArgs("%v", err)
 	}
-	defer f.Close()
+	defer cs.Close()
 	if t.ws.ReadOnly(meta.Root) {
 		return tool.Plan{}, tool.Refuse(policy.RuleLimitRootReadOnly, "change set %s changes workspace root %q, which is read-only (access = \"ro\" in config); nothing is ever applied there", p.ID, meta.Root)
 	}
-	cs, err := workspace.ReadChanges(f, workspace.ReadOptions{})
-	if err != nil {
-		return tool.Plan{}, tool.InvalidArgs("change set %s cannot be read: %v", p.ID, err)
-	}
-	defer cs.Close()
-	g, _, err := t.graded(meta, cs)
+	g, _, err := t.gate.GradeHeld(meta, cs)
 	if err != nil {
 		return tool.Plan{}, tool.InvalidArgs("change set %s cannot be checked: %v", p.ID, err)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "apply change set %s from %s (%s, graded %s)", p.ID, quoteArgv(meta.Command), changeSummary(g), g.Grade)
+	fmt.Fprintf(&b, "apply change set %s from %s (%s, graded %s)", p.ID, quoteArgv(meta.Writer), changeSummary(g), g.Grade)
 	for _, r := range g.Reasons {
 		fmt.Fprintf(&b, "\n  %s", r)
 	}
@@ -116,33 +99,14 @@ func (t *ApplyChanges) Run(ctx context.Context, plan tool.Plan) (tool.Result, er
 	if err := plan.Decode(&b); err != nil {
 		return tool.Result{}, err
 	}
-	meta, f, err := loadHeld(t.dir, b.ID)
-	if err != nil {
-		return tool.Errorf("%v", err), nil
-	}
-	defer f.Close()
-	if meta.SHA256 != b.SHA256 || meta.Root != b.Root {
-		return tool.Errorf("change set %s is not the one approved; propose apply_changes again", b.ID), nil
-	}
-	cs, err := workspace.ReadChanges(f, workspace.ReadOptions{})
-	if err != nil {
-		return tool.Errorf("change set %s cannot be read: %v", b.ID, err), nil
-	}
-	defer cs.Close()
-	_, o, err := t.graded(meta, cs)
-	if err != nil {
-		return tool.Errorf("change set %s cannot be checked: %v", b.ID, err), nil
-	}
 	caller, _ := tool.CallerFrom(ctx)
-	applied, err := t.ws.ApplyChanges(ctx, meta.Root, cs, meta.Since, workspace.ApplyOptions{
-		Grade: o, Approved: workspace.GradeCritical, Digest: b.Digest, Run: caller.Run})
+	applied, err := t.gate.ApplyHeld(ctx, b.ID, b.SHA256, b.Root, b.Digest, caller.Run)
 	if err != nil {
 		if errors.Is(err, workspace.ErrConflict) || errors.Is(err, workspace.ErrNotApproved) {
 			return tool.Errorf("nothing applied: %v; the workspace changed since the owner saw the change set", err), nil
 		}
 		return tool.Errorf("nothing applied: %v", err), nil
 	}
-	dropHeld(t.dir, b.ID)
 	text := fmt.Sprintf("applied change set %s: %s (checkpoint %s; `homard checkpoint rollback %s` undoes it)",
 		b.ID, changeSummary(applied.Graded), applied.CheckpointID, applied.CheckpointID)
 	if len(applied.Skipped) > 0 {

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"github.com/homard/homard/internal/changeset"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ func TestCurrentTime(t *testing.T) {
 
 func TestFileToolsRegistry(t *testing.T) {
 	e := newEnv(t)
-	reg, err := tool.NewRegistry(FileTools(e.ws, nil)...)
+	reg, err := tool.NewRegistry(FileTools(changeset.New(e.ws, changeset.Options{}), nil)...)
 	if err != nil {
 		t.Fatal(err)
 	}

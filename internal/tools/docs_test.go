@@ -2,6 +2,7 @@ package tools
 
 import (
 	"encoding/json"
+	"github.com/homard/homard/internal/changeset"
 	"strings"
 	"testing"
 
@@ -13,7 +14,7 @@ import (
 // path parameter says how paths are written. Text travels trimmed.
 func TestDescriptionsKeepTheRules(t *testing.T) {
 	e := newEnv(t)
-	all := append(FileTools(e.ws, nil), NewRunCommand(e.ws, CommandOptions{}), NewApplyChanges(e.ws, t.TempDir(), nil),
+	all := append(FileTools(changeset.New(e.ws, changeset.Options{}), nil), NewRunCommand(changeset.New(e.ws, changeset.Options{}), CommandOptions{}), NewApplyChanges(changeset.New(e.ws, changeset.Options{HoldDir: t.TempDir()})),
 		NewReadArtifact(nil))
 	all = append(all, NewWebTools(nil, nil, "")...)
 	all = append(all, MemoryTools(nil)...)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/aymanbagabas/go-udiff"
 
+	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/workspace"
@@ -27,7 +28,10 @@ type EditFileParams struct {
 }
 
 // EditFile is the edit_file tool.
-type EditFile struct{ ws *workspace.Workspace }
+type EditFile struct {
+	ws   *workspace.Workspace
+	gate *changeset.Gate
+}
 
 var _ tool.Typed[EditFileParams] = (*EditFile)(nil)
 
@@ -53,12 +57,16 @@ func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, er
 	if err != nil {
 		return tool.Plan{}, err
 	}
+	risk, graded, err := gradeWrite(t.gate, real, t.edited(real, p.OldText, p.NewText))
+	if err != nil {
+		return tool.Plan{}, err
+	}
 	display := fmt.Sprintf("edit %s: replace %d bytes with %d bytes\n--- old\n%s\n+++ new\n%s",
 		shown(wp, real), len(p.OldText), len(p.NewText),
 		truncate(p.OldText, editPreviewBytes), truncate(p.NewText, editPreviewBytes))
 	return tool.NewPlan(tool.PlanSpec{
-		Tool: "edit_file", Action: policy.ActionWrite, Risk: policy.RiskMedium,
-		Display: display,
+		Tool: "edit_file", Action: policy.ActionWrite, Risk: risk,
+		Display: display + graded,
 		PreviewFunc: func() string {
 			return editPreview(t.ws, real, shown(wp, real), p.OldText, p.NewText)
 		},
@@ -100,7 +108,23 @@ func (t *EditFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error)
 	}
 	line := strings.Count(content[:at], "\n") + 1
 	edited := content[:at] + b.NewText + content[at+len(b.OldText):]
-	return write(t.ws, p, []byte(edited), fmt.Sprintf("edited %s at line %d", name, line)), nil
+	return write(ctx, t.gate, plan, p, []byte(edited), fmt.Sprintf("edited %s at line %d", name, line)), nil
+}
+
+// edited is the file's content after the edit, as far as Prepare can
+// tell (the file as it is when the edit does not apply: the gate grades
+// the path either way; Run computes the edit again on the file as it is
+// then).
+func (t *EditFile) edited(p workspace.Path, oldText, newText string) []byte {
+	data, err := t.ws.ReadFile(p)
+	if err != nil {
+		return nil
+	}
+	content := string(data)
+	if at, n := occurrences(content, oldText); n == 1 && oldText != "" {
+		return []byte(content[:at] + newText + content[at+len(oldText):])
+	}
+	return data
 }
 
 // occurrences finds where sub occurs in s and how many times, counting

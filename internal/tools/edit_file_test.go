@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"github.com/homard/homard/internal/policy"
 	"os"
 	"path/filepath"
 	"strings"
@@ -52,7 +53,9 @@ func TestEditFileFailures(t *testing.T) {
 		t.Errorf("content after failed edits = %q; want unchanged", got)
 	}
 	e.wantRefusal(t, "edit_file", `{"path":"../../etc/passwd","old_text":"root","new_text":"toor"}`, "limit.workspace")
-	e.wantRefusal(t, "edit_file", `{"path":".git/config","old_text":"a","new_text":"b"}`, "limit.protected")
+	if plan := e.mustPrepare(t, "edit_file", `{"path":".git/config","old_text":"a","new_text":"b"}`); plan.Risk() != policy.RiskCritical {
+		t.Errorf("edit_file .git/config: risk %s; want critical (the gate holds repository metadata)", plan.Risk())
+	}
 	e.wantDecodeError(t, "edit_file", `{"path":"f.txt","old_text":"a","new_text":"b","Old_Text":"c"}`)
 }
 

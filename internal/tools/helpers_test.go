@@ -3,6 +3,7 @@ package tools
 import (
 	"context"
 	"errors"
+	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"testing"
@@ -19,6 +20,7 @@ type env struct {
 	docs    string // root "docs"
 	outside string // outside every root
 	tools   map[string]tool.Tool
+	gate    *changeset.Gate // the gate the file tools write through
 }
 
 var testNow = time.Date(2025, 1, 2, 3, 4, 5, 0, time.FixedZone("CET", 3600))
@@ -48,7 +50,8 @@ func newEnv(t *testing.T, edit ...func(*workspace.Options)) *env {
 	}
 	t.Cleanup(func() { e.ws.Close() })
 	e.tools = make(map[string]tool.Tool)
-	for _, tl := range FileTools(e.ws, func() time.Time { return testNow }) {
+	e.gate = changeset.New(e.ws, changeset.Options{HoldDir: filepath.Join(base, "held")})
+	for _, tl := range FileTools(e.gate, func() time.Time { return testNow }) {
 		e.tools[tl.Spec().Name] = tl
 	}
 	return e

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"fmt"
+	"github.com/homard/homard/internal/changeset"
 	"strings"
 	"testing"
 
@@ -101,7 +102,7 @@ func TestPreviewFollowsTheFileNotTheHash(t *testing.T) {
 func TestCommandAndFetchPreviews(t *testing.T) {
 	e := newEnv(t)
 	writeFile(t, e.root, "src/x.txt", "x")
-	rc := NewRunCommand(e.ws, CommandOptions{Backend: func() (sandbox.Backend, error) { return sandbox.NewHost(), nil }})
+	rc := NewRunCommand(changeset.New(e.ws, changeset.Options{}), CommandOptions{Backend: func() (sandbox.Backend, error) { return sandbox.NewHost(), nil }})
 	params, err := rc.Decode([]byte(`{"program":"ls","args":["-l","a b","x\"y","\u001b[31m"],"cwd":"src","stdin":"line1\n"}`))
 	if err != nil {
 		t.Fatal(err)

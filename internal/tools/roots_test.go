@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"strings"
@@ -59,7 +60,7 @@ func newHomeEnv(t *testing.T) *homeEnv {
 	}
 	t.Cleanup(func() { ws.Close() })
 	h.env = &env{ws: ws, root: h.home, tools: map[string]tool.Tool{}}
-	for _, tl := range FileTools(ws, func() time.Time { return testNow }) {
+	for _, tl := range FileTools(changeset.New(ws, changeset.Options{}), func() time.Time { return testNow }) {
 		h.tools[tl.Spec().Name] = tl
 	}
 	return h
@@ -149,7 +150,7 @@ func command(t *testing.T, rc tool.Tool, raw string) (tool.Plan, tool.Result, er
 func TestReadOnlyRootCommands(t *testing.T) {
 	h := newHomeEnv(t)
 	b := confinedBackend(t)
-	rc := NewRunCommand(h.ws, CommandOptions{Backend: func() (sandbox.Backend, error) { return b, nil }})
+	rc := NewRunCommand(changeset.New(h.ws, changeset.Options{}), CommandOptions{Backend: func() (sandbox.Backend, error) { return b, nil }})
 	for _, f := range []string{".ssh/id_ed25519", ".aws/credentials", ".homard/data/vault.key", ".homard/config.toml", "projects/app/main.go"} {
 		_, res, err := command(t, rc, `{"program":"cat","args":["`+f+`"]}`)
 		if err != nil {
@@ -210,7 +211,7 @@ func TestCommandsPath(t *testing.T) {
 		}
 	}
 	backend := func() (sandbox.Backend, error) { return b, nil }
-	rc := NewRunCommand(e.ws, CommandOptions{Backend: backend, Path: []string{bin}})
+	rc := NewRunCommand(changeset.New(e.ws, changeset.Options{}), CommandOptions{Backend: backend, Path: []string{bin}})
 	plan, res, err := command(t, rc, `{"program":"hello-tool"}`)
 	if err != nil {
 		t.Fatalf("hello-tool with commands.path: %v", err)
@@ -223,7 +224,7 @@ func TestCommandsPath(t *testing.T) {
 		t.Errorf("template = %+v; want program %s with its SHA-256", tm, tool1)
 	}
 
-	rc = NewRunCommand(e.ws, CommandOptions{Backend: backend})
+	rc = NewRunCommand(changeset.New(e.ws, changeset.Options{}), CommandOptions{Backend: backend})
 	var a *tool.ArgError
 	if _, _, err := command(t, rc, `{"program":"hello-tool"}`); !errors.As(err, &a) || !strings.Contains(err.Error(), "not found") {
 		t.Errorf("hello-tool without commands.path: %v; want not found", err)
@@ -247,12 +248,13 @@ func TestApplyChangesRefusesReadOnlyRoot(t *testing.T) {
 		t.Fatal(err)
 	}
 	holdDir := filepath.Join(t.TempDir(), "held")
-	ac := NewApplyChanges(h.ws, holdDir, nil)
+	gate := changeset.New(h.ws, changeset.Options{HoldDir: holdDir})
+	ac := NewApplyChanges(gate)
 	for _, c := range []struct {
 		root string
 		rule string // "" : a plan
 	}{{"home", "limit.root-read-only"}, {"proj", ""}} {
-		meta, err := holdChanges(holdDir, stream, heldMeta{Root: c.root, Command: []string{"/bin/true"}})
+		meta, err := gate.Hold(stream, changeset.Held{Root: c.root, Writer: []string{"/bin/true"}})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/tool"
@@ -63,24 +64,12 @@ type CommandOptions struct {
 	Timeout time.Duration
 	// MaxOutput caps the output in bytes. Zero means 64 KiB.
 	MaxOutput int
-	// DenyPaths are the path patterns of the operator's deny rules (any
-	// tool): what they match is hidden from commands like a sensitive
-	// file, and a change to it is critical (policy.MatchPath on the
-	// target, "rel" or "root:rel").
-	DenyPaths []string
-	// HostTools are patterns added to workspace.DefaultHostTools (config
-	// commands.host_tools).
-	HostTools []string
 	// Path lists extra program folders (config commands.path: absolute,
 	// clean, existing, outside every writable root): bare program names
 	// are looked up in them after the fixed system path, they are
 	// appended to the command's PATH, and the sandbox shows them
 	// read-only. Nil means none.
 	Path []string
-	// HoldDir is where change sets that were not applied wait for
-	// apply_changes (inside homard's data folder, out of every tool's
-	// reach). Empty means such change sets are discarded.
-	HoldDir string
 	// Recipes are the operator's commands runnable by alias (config
 	// commands.recipes); run_command's description ends with their menu.
 	// A recipe is decided exactly like its argv typed by the model. Nil
@@ -99,6 +88,7 @@ type Recipe struct {
 type RunCommand struct {
 	ws *workspace.Workspace
 	o  CommandOptions
+	fx settler // the gate its change sets pass
 
 	once       sync.Once // guards backend and backendErr
 	backend    sandbox.Backend
@@ -167,15 +157,17 @@ func (t *RunCommand) sandbox() (sandbox.Backend, error) {
 
 var _ tool.Typed[RunCommandParams] = (*RunCommand)(nil)
 
-// NewRunCommand builds the tool.
-func NewRunCommand(ws *workspace.Workspace, o CommandOptions) tool.Tool {
+// NewRunCommand builds the tool. Its writes pass gate, whose options say
+// what is hidden from commands (sensitive files, the operator's deny
+// rules), which files host tools run, and where held change sets wait.
+func NewRunCommand(gate *changeset.Gate, o CommandOptions) tool.Tool {
 	if o.Timeout <= 0 {
 		o.Timeout = sandbox.DefaultTimeout
 	}
 	if o.MaxOutput <= 0 {
 		o.MaxOutput = sandbox.DefaultMaxOutput
 	}
-	return tool.Adapt[RunCommandParams](&RunCommand{ws: ws, o: o})
+	return tool.Adapt[RunCommandParams](&RunCommand{ws: gate.Workspace(), o: o, fx: settler{gate: gate}})
 }
 
 type runCommandBody struct {
@@ -385,7 +377,7 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	}
 	// Under the lock: no other command's changes land while the list of
 	// hidden paths is made and the command runs.
-	hide, err := t.settler().hide(cwd.Root, root)
+	hide, err := t.fx.hide(cwd.Root, root)
 	if err != nil {
 		return tool.Errorf("the sandbox refused to run it: %v", err), nil
 	}
@@ -442,7 +434,7 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	if mode == sandbox.ModeOverlay {
 		switch {
 		case res.Changes != nil:
-			text, eff := t.settler().settle(ctx, "the command", cwd.Root, res.Changes, since, append([]string{b.Path}, b.Args...), b.Expected, b.RunsCode, lock)
+			text, eff := t.fx.settle(ctx, "the command", cwd.Root, res.Changes, since, append([]string{b.Path}, b.Args...), b.Expected, b.RunsCode, lock)
 			out.WriteString(text)
 			effects = eff
 		case backend.Name() != "host":

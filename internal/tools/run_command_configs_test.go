@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"github.com/homard/homard/internal/changeset"
 	"os"
 	"os/exec"
 	"strings"
@@ -16,7 +17,7 @@ import (
 // gets no such line.
 func TestRunCommandCardNamesConfigs(t *testing.T) {
 	e := newEnv(t)
-	rc := NewRunCommand(e.ws, CommandOptions{Backend: func() (sandbox.Backend, error) { return sandbox.NewHost(), nil }})
+	rc := NewRunCommand(changeset.New(e.ws, changeset.Options{}), CommandOptions{Backend: func() (sandbox.Backend, error) { return sandbox.NewHost(), nil }})
 	const line = "\n  reads config from the workspace: "
 	cases := []struct {
 		program string

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/skill"
 	"github.com/homard/homard/internal/tool"
@@ -70,26 +71,16 @@ type SkillOutput struct {
 	Changes *os.File
 }
 
-// SkillWorkspace is what run_skill needs besides the skills: the
-// workspace whose roots skills declare, and how their writes are settled
-// (as run_command's: CommandOptions.HoldDir, DenyPaths, HostTools).
-type SkillWorkspace struct {
-	WS        *workspace.Workspace
-	HoldDir   string
-	DenyPaths []string
-	HostTools []string
-}
-
 // SkillTools returns read_skill and run_skill over lib. env reports what
 // this homard can grant now (workspace roots, vault secrets); run is the
 // sandboxed runner (nil: run_skill is refused with policy.RuleLimitSandbox);
 // menu, the trusted skills' one-line descriptions (skill.MenuText), ends
 // run_skill's description so the model knows which skills exist.
-func SkillTools(lib SkillLibrary, env func() skill.Env, run SkillRunner, menu string, sw SkillWorkspace) []tool.Tool {
+func SkillTools(lib SkillLibrary, env func() skill.Env, run SkillRunner, menu string, gate *changeset.Gate) []tool.Tool {
 	return []tool.Tool{
 		tool.Adapt[ReadSkillParams](&ReadSkill{lib: lib}),
 		tool.Adapt[RunSkillParams](&RunSkill{lib: lib, env: env, run: run, menu: menu,
-			fx: settler{ws: sw.WS, holdDir: sw.HoldDir, deny: sw.DenyPaths, hostTools: sw.HostTools}}),
+			fx: settler{gate: gate}}),
 	}
 }
 
@@ -292,7 +283,7 @@ func (t *RunSkill) Run(ctx context.Context, plan tool.Plan) (tool.Result, error)
 	roots := make([]SkillRoot, 0, len(inv.Roots))
 	writable := ""
 	for _, r := range inv.Roots {
-		sr := SkillRoot{Name: r.Name, Path: rootPath(t.fx.ws, r.Name), Writable: r.Access == "rw"}
+		sr := SkillRoot{Name: r.Name, Path: rootPath(t.fx.gate.Workspace(), r.Name), Writable: r.Access == "rw"}
 		if sr.Path == "" {
 			return tool.Errorf("refused: skill %s's root %q is not a workspace root any more", b.Name, r.Name), nil
 		}
@@ -303,7 +294,7 @@ func (t *RunSkill) Run(ctx context.Context, plan tool.Plan) (tool.Result, error)
 	}
 	var lock *workspace.RootLock
 	if writable != "" {
-		if lock, err = t.fx.ws.LockRoot(ctx, writable); err != nil {
+		if lock, err = t.fx.gate.Workspace().LockRoot(ctx, writable); err != nil {
 			if ctx.Err() != nil {
 				return tool.Result{}, ctx.Err()
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,8 +100,8 @@ func newSkillEnv(t *testing.T, doc string) *skillEnv {
 	}
 	e.grant = skill.Env{Roots: map[string]bool{"main": true, "docs": false}, Secrets: map[string][]string{"weather": {"api.weather.example"}, "github": {"api.github.com"}}}
 	e.ws, e.held = newEnv(t), filepath.Join(data, "changes")
-	sw := SkillWorkspace{WS: e.ws.ws, HoldDir: e.held}
-	for _, tl := range SkillTools(e.lib, func() skill.Env { return e.grant }, e.runner, "- demo: a demo skill\n", sw) {
+	gate := changeset.New(e.ws.ws, changeset.Options{HoldDir: e.held})
+	for _, tl := range SkillTools(e.lib, func() skill.Env { return e.grant }, e.runner, "- demo: a demo skill\n", gate) {
 		e.tools[tl.Spec().Name] = tl
 	}
 	return e
@@ -271,7 +272,7 @@ func TestRunSkillRefusesUngrantedPermissionsBeforeRunning(t *testing.T) {
 
 func TestRunSkillWithoutRunnerIsRefused(t *testing.T) {
 	e := newSkillEnv(t, weatherDoc)
-	tl := SkillTools(e.lib, func() skill.Env { return e.grant }, nil, "", SkillWorkspace{WS: e.ws.ws})[1]
+	tl := SkillTools(e.lib, func() skill.Env { return e.grant }, nil, "", changeset.New(e.ws.ws, changeset.Options{}))[1]
 	p, err := tl.Decode([]byte(`{"name":"weather","args":{"city":"Paris"}}`))
 	if err != nil {
 		t.Fatal(err)

@@ -39,21 +39,24 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/workspace"
 )
 
-// FileTools returns the built-in file tools over ws, plus current_time
+// FileTools returns the built-in file tools over the gate's workspace
+// (write_file and edit_file write through the gate), plus current_time
 // reading now (nil means time.Now).
-func FileTools(ws *workspace.Workspace, now func() time.Time) []tool.Tool {
+func FileTools(gate *changeset.Gate, now func() time.Time) []tool.Tool {
 	if now == nil {
 		now = time.Now
 	}
+	ws := gate.Workspace()
 	return []tool.Tool{
 		tool.Adapt[ReadFileParams](&ReadFile{ws: ws}),
-		tool.Adapt[WriteFileParams](&WriteFile{ws: ws}),
-		tool.Adapt[EditFileParams](&EditFile{ws: ws}),
+		tool.Adapt[WriteFileParams](&WriteFile{ws: ws, gate: gate}),
+		tool.Adapt[EditFileParams](&EditFile{ws: ws, gate: gate}),
 		tool.Adapt[ListDirParams](&ListDir{ws: ws}),
 		tool.Adapt[GlobParams](&Glob{ws: ws}),
 		tool.Adapt[GrepParams](&Grep{ws: ws}),

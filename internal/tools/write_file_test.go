@@ -42,7 +42,7 @@ func TestWriteFile(t *testing.T) {
 	}
 	res = e.run(t, plan)
 	cps, _ := e.ws.Checkpoints()
-	if res.IsError || len(cps) != 1 || !strings.Contains(res.Text, cps[0].ID) {
+	if res.IsError || len(cps) != 2 || !strings.Contains(res.Text, cps[0].ID) {
 		t.Errorf("replace = %+v, checkpoints %+v; want the result to name the checkpoint", res, cps)
 	}
 	if got := readFile(t, filepath.Join(e.root, "notes", "today.md")); got != "bye" {
@@ -70,9 +70,6 @@ func TestWriteFileRefusals(t *testing.T) {
 	for _, tt := range []struct{ raw, rule string }{
 		{`{"path":"../../etc/passwd","content":"x"}`, "limit.workspace"},
 		{`{"path":"/etc/passwd","content":"x"}`, "limit.workspace"},
-		{`{"path":".git/hooks/pre-commit","content":"x"}`, "limit.protected"},
-		{`{"path":".git/config","content":"x"}`, "limit.protected"},
-		{`{"path":"hooks/pre-commit","content":"x"}`, "limit.protected"},
 		{`{"path":"homard.toml","content":"x"}`, "limit.protected"},
 		{`{"path":"link.txt","content":"x"}`, "limit.symlink"},
 		{fmt.Sprintf(`{"path":"big.txt","content":%q}`, strings.Repeat("b", 2<<10)), "limit.size"},
@@ -84,11 +81,22 @@ func TestWriteFileRefusals(t *testing.T) {
 	if got := readFile(t, filepath.Join(e.root, "real.txt")); got != "real" {
 		t.Errorf("real.txt = %q; want unchanged", got)
 	}
-	// A parent that is a file is an ordinary failure, reported by Run.
+	// Repository metadata is not refused but graded by the gate:
+	// critical, so the plan asks once in every mode (gate_test.go).
+	for _, raw := range []string{
+		`{"path":".git/hooks/pre-commit","content":"x"}`,
+		`{"path":".git/config","content":"x"}`,
+		`{"path":"hooks/pre-commit","content":"x"}`, // a symlink to .git/hooks
+	} {
+		plan := e.mustPrepare(t, "write_file", raw)
+		if plan.Risk() != policy.RiskCritical || !strings.Contains(plan.Display(), "repository metadata") {
+			t.Errorf("write_file %s: risk %s, display %q; want critical naming repository metadata", raw, plan.Risk(), plan.Display())
+		}
+	}
+	// A parent that is a file is refused when the plan is made.
 	writeFile(t, e.root, "file", "f")
-	res := e.call(t, "write_file", `{"path":"file/x","content":"x"}`)
-	if !res.IsError || !strings.Contains(res.Text, "not a directory") {
-		t.Errorf("write under a file = %+v; want a not-a-directory error result", res)
+	if _, err := e.prepare(t, "write_file", `{"path":"file/x","content":"x"}`); err == nil || !strings.Contains(err.Error(), "not a folder") {
+		t.Errorf("write under a file: prepare = %v; want an error saying file is not a folder", err)
 	}
 }
 
@@ -107,8 +115,8 @@ func TestWriteFileSwapAfterPrepare(t *testing.T) {
 	os.Remove(filepath.Join(e.root, "notes.txt"))
 	symlink(t, "../outside/target.txt", filepath.Join(e.root, "notes.txt"))
 
-	if res := e.run(t, p1); !res.IsError || !strings.Contains(res.Text, "protected") {
-		t.Errorf("write after parent swap = %+v; want a protected-path refusal", res)
+	if res := e.run(t, p1); !res.IsError || !strings.Contains(res.Text, "symlink") {
+		t.Errorf("write after parent swap = %+v; want a refusal naming the symlink", res)
 	}
 	if _, err := os.Stat(filepath.Join(e.root, ".git", "hooks", "pre-commit")); !os.IsNotExist(err) {
 		t.Errorf(".git/hooks/pre-commit exists (%v); want nothing written", err)

@@ -28,7 +28,7 @@ func TestLastApplied(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := f.ws.WriteFile(p, []byte(at.String())); err != nil {
+		if _, err := f.ws.writeFile(p, []byte(at.String())); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -68,7 +68,7 @@ func TestLastApplied(t *testing.T) {
 	// A refused write stamps nothing.
 	clock = t2.Add(time.Hour)
 	if p, err := f.ws.Resolve(".git/config"); err == nil {
-		if _, err := f.ws.WriteFile(p, []byte("x")); err == nil {
+		if _, err := f.ws.writeFile(p, []byte("x")); err == nil {
 			t.Fatal("a write to .git/config succeeded")
 		}
 	}

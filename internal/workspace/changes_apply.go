@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -32,6 +33,9 @@ type ApplyOptions struct {
 	// Run is the id of the tool run applying the change set (kept in its
 	// journal, listed by AppliedBy); "" names none.
 	Run string
+	// By names the writer in the checkpoint's description ("write_file
+	// main:notes.md"); empty means "a command".
+	By string
 }
 
 // Applied says what ApplyChanges did.
@@ -115,7 +119,7 @@ func (w *Workspace) ApplyChanges(ctx context.Context, rootName string, cs *Chang
 	} else if g.CheckpointBytes > freeAfterPruning {
 		return res, fmt.Errorf("apply changes: %w (%d bytes needed, %d free)", ErrNoRoom, g.CheckpointBytes, freeAfterPruning)
 	}
-	j, setLock, err := w.prepare(ctx, rootName, dirfd, todo, o.Run)
+	j, setLock, err := w.prepare(ctx, rootName, dirfd, todo, o.Run, o.By)
 	if err != nil {
 		return res, fmt.Errorf("apply changes: %w", err)
 	}
@@ -159,7 +163,7 @@ func (w *Workspace) ApplyChanges(ctx context.Context, rootName string, cs *Chang
 // prepare saves the old content, writes the journal (naming run) and the
 // pinned checkpoint, and returns the journal and the held lock of the
 // change set's folder. On error nothing of it is left.
-func (w *Workspace) prepare(ctx context.Context, rootName string, dirfd int, todo []Change, run string) (j *journal, setLock *os.File, err error) {
+func (w *Workspace) prepare(ctx context.Context, rootName string, dirfd int, todo []Change, run, by string) (j *journal, setLock *os.File, err error) {
 	c := w.cps
 	c.mu.Lock()
 	id, t := c.newID()
@@ -209,7 +213,7 @@ func (w *Workspace) prepare(ctx context.Context, rootName string, dirfd int, tod
 		return nil, nil, err
 	}
 	cp := Checkpoint{ID: id, Time: t, Root: rootName, Rel: ".", Size: saved, SHA256: stepsDigest(j.Steps),
-		Target: fmt.Sprintf("%s: a command's changes (%d paths)", rootName, len(j.Steps)), Kind: KindChanges, Pinned: true, Paths: len(j.Steps)}
+		Target: fmt.Sprintf("%s: %s's changes (%d paths)", rootName, cmp.Or(by, "a command"), len(j.Steps)), Kind: KindChanges, Pinned: true, Paths: len(j.Steps)}
 	if err := c.writeMeta(cp); err != nil {
 		return nil, nil, err
 	}

@@ -339,35 +339,12 @@ func (g *grader) gitChecks() error {
 				refsTouched[gitdir] = true
 			}
 		}
-		if c.Op == OpCreate && strings.EqualFold(path.Base(c.Rel), "HEAD") && g.bareShape(path.Dir(c.Rel)) {
-			g.flag(GradeCritical, "creates a folder shaped like a git repository (HEAD, objects/, refs/)", path.Dir(c.Rel))
-		}
 	}
 	for _, gitdir := range slices.Sorted(maps.Keys(refsTouched)) {
+		g.refsSeen[gitdir] = true
 		if err := g.refChecks(gitdir); err != nil {
 			return err
 		}
 	}
 	return nil
-}
-
-// bareShape reports whether dir holds objects/ and refs/ after the change.
-func (g *grader) bareShape(dir string) bool {
-	if _, _, ok := gitSplit(dir); ok {
-		return false // inside .git: judged as repository metadata
-	}
-	for _, sub := range []string{"objects", "refs"} {
-		rel := path.Join(dir, sub)
-		if e, ok := g.cs.Entry(rel); ok {
-			if e.Kind != EntryDir {
-				return false
-			}
-			continue
-		}
-		st, err := statBeneath(g.dirfd, rel)
-		if err != nil || st == nil || st.kind != EntryDir {
-			return false
-		}
-	}
-	return true
 }

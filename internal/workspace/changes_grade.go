@@ -224,6 +224,7 @@ func (w *Workspace) grade(r *root, dirfd int, cs *ChangeSet, o GradeOptions) (*G
 	g := &grader{
 		w: w, r: r, dirfd: dirfd, cs: cs, o: o, changes: changes,
 		reasons: map[reasonKey][]string{}, repos: map[string]*repo{},
+		shapes: map[string]shape{}, refsSeen: map[string]bool{},
 	}
 	g.out = &Graded{Root: r.name, Changes: changes}
 	if err := g.run(); err != nil {
@@ -250,6 +251,12 @@ type grader struct {
 	reasons map[reasonKey][]string
 	order   []reasonKey
 	repos   map[string]*repo // by worktree folder ("." for the root)
+	// shapes caches the repository shape of folders (changes_repo.go);
+	// lastOp is the last change at each path; refsSeen are the git
+	// folders whose ref updates were checked.
+	shapes   map[string]shape
+	lastOp   map[string]Op
+	refsSeen map[string]bool
 }
 
 // flag records a finding about rel.
@@ -287,6 +294,9 @@ func (g *grader) run() error {
 		}
 	}
 	if err := g.gitChecks(); err != nil {
+		return err
+	}
+	if err := g.shapeChecks(); err != nil {
 		return err
 	}
 	g.totals()

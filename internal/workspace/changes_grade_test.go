@@ -118,7 +118,7 @@ func TestGradeProtectedSet(t *testing.T) {
 
 		{name: "bare repository folder", up: func(*testing.T, string) upper {
 			return upper{}.file("evil/HEAD", "ref: refs/heads/main\n").file("evil/config", "[core]\n").dir("evil/objects").dir("evil/refs")
-		}, want: GradeCritical, text: "shaped like a git repository", path: "evil"},
+		}, want: GradeCritical, text: "creates a git repository", path: "evil"},
 		{name: "twin: a folder with a HEAD file", up: func(*testing.T, string) upper { return upper{}.file("docs/HEAD", "notes").dir("docs/refs") },
 			want: GradeMedium},
 

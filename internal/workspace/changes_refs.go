@@ -38,7 +38,9 @@ func (g *grader) refChecks(gitdir string) error {
 	if head != nil {
 		if head.Op == OpDelete {
 			g.flag(GradeHigh, "deletes HEAD", head.Rel)
-		} else if b, err := g.newContent(head); err == nil && !bytes.HasPrefix(b, []byte("ref: ")) {
+		} else if b, err := g.newContent(head); err == nil && headOutsideRefs(b) {
+			g.flag(GradeCritical, "points HEAD at a file outside refs/", head.Rel)
+		} else if err == nil && !bytes.HasPrefix(b, []byte("ref: ")) {
 			g.flag(GradeHigh, "detaches HEAD (it no longer names a branch)", head.Rel)
 		}
 	}

@@ -15,7 +15,7 @@ func TestCheckpointPruningByCount(t *testing.T) {
 	p := f.resolve(t, "a.txt")
 	var ids []string
 	for i := range 6 {
-		id, err := f.ws.WriteFile(p, fmt.Appendf(nil, "v%d", i))
+		id, err := f.ws.writeFile(p, fmt.Appendf(nil, "v%d", i))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +54,7 @@ func TestCheckpointPruningByBytes(t *testing.T) {
 	f := newFixture(t, func(o *Options) { o.MaxFileBytes = 10; o.MaxCheckpointBytes = 25 })
 	p := f.resolve(t, "a.txt")
 	for _, c := range []string{"0123456789", "abcdefghij", "ABCDEFGHIJ", "klmnopqrst", "x"} {
-		if _, err := f.ws.WriteFile(p, []byte(c)); err != nil {
+		if _, err := f.ws.writeFile(p, []byte(c)); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -84,8 +84,8 @@ func TestRollback(t *testing.T) {
 	f := newFixture(t)
 	p := f.resolve(t, "notes.md")
 	full := filepath.Join(f.root, "notes.md")
-	f.ws.WriteFile(p, []byte("line 1\nline 2\nline 3\n"))
-	id, err := f.ws.WriteFile(p, []byte("line 1\nline two\nline 3\n"))
+	f.ws.writeFile(p, []byte("line 1\nline 2\nline 3\n"))
+	id, err := f.ws.writeFile(p, []byte("line 1\nline two\nline 3\n"))
 	if err != nil || id == "" {
 		t.Fatalf("WriteFile = %q, %v", id, err)
 	}
@@ -126,8 +126,8 @@ func TestRollback(t *testing.T) {
 func TestRollbackRecreatesMissingFile(t *testing.T) {
 	f := newFixture(t)
 	p := f.resolve(t, "gone.txt")
-	f.ws.WriteFile(p, []byte("old"))
-	id, _ := f.ws.WriteFile(p, []byte("new"))
+	f.ws.writeFile(p, []byte("old"))
+	id, _ := f.ws.writeFile(p, []byte("new"))
 	os.Remove(filepath.Join(f.root, "gone.txt"))
 	pv, err := f.ws.RollbackPreview(id)
 	if err != nil || pv.Exists {
@@ -144,8 +144,8 @@ func TestRollbackRecreatesMissingFile(t *testing.T) {
 func TestRollbackRefusals(t *testing.T) {
 	f := newFixture(t)
 	p := f.resolve(t, "a.txt")
-	f.ws.WriteFile(p, []byte("old"))
-	id, _ := f.ws.WriteFile(p, []byte("new"))
+	f.ws.writeFile(p, []byte("old"))
+	id, _ := f.ws.writeFile(p, []byte("new"))
 	cps, _ := f.ws.Checkpoints()
 	hash := cps[0].SHA256
 	for _, bad := range []string{"../../etc/passwd", "0000000000000000-00000000", id + ".json", ""} {

@@ -53,7 +53,7 @@ func TestHardLinkToProtected(t *testing.T) {
 			if err := w.CheckWrite(p); !errors.Is(err, ErrProtected) {
 				t.Errorf("CheckWrite(%s) = %v; want ErrProtected", rel, err)
 			}
-			if _, err := w.WriteFile(p, []byte("x")); !errors.Is(err, ErrProtected) {
+			if _, err := w.writeFile(p, []byte("x")); !errors.Is(err, ErrProtected) {
 				t.Errorf("WriteFile(%s) = %v; want ErrProtected", rel, err)
 			}
 		}
@@ -67,7 +67,7 @@ func TestHardLinkToProtected(t *testing.T) {
 			t.Errorf("%s now holds %q; want %q", name, got, want)
 		}
 	}
-	if _, err := ws.WriteFile(Path{Root: "main", Rel: "shared.txt", inDefault: true}, []byte("new")); err != nil {
+	if _, err := ws.writeFile(Path{Root: "main", Rel: "shared.txt", inDefault: true}, []byte("new")); err != nil {
 		t.Errorf("WriteFile(shared.txt) = %v; want success", err)
 	}
 }

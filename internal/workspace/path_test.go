@@ -128,7 +128,7 @@ func TestHandMadePathIsChecked(t *testing.T) {
 		if _, err := f.ws.ReadFile(p); err == nil {
 			t.Errorf("ReadFile(%+v) succeeded; want a refusal", p)
 		}
-		if _, err := f.ws.WriteFile(p, []byte("x")); err == nil {
+		if _, err := f.ws.writeFile(p, []byte("x")); err == nil {
 			t.Errorf("WriteFile(%+v) succeeded; want a refusal", p)
 		}
 	}

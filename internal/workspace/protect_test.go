@@ -128,10 +128,10 @@ func TestReadsAllowedBesideProtected(t *testing.T) {
 		t.Errorf("Lstat(noteslink) = %v, %v; want the symlink", fi, err)
 	}
 	// Writes next to protected files still work; into them they do not.
-	if _, err := f.ws.WriteFile(f.resolve(t, "homard/new.md"), []byte("x")); err != nil {
+	if _, err := f.ws.writeFile(f.resolve(t, "homard/new.md"), []byte("x")); err != nil {
 		t.Errorf("WriteFile(homard/new.md) = %v", err)
 	}
-	if _, err := f.ws.WriteFile(f.resolve(t, "datalink/evil"), []byte("x")); !errors.Is(err, ErrProtected) {
+	if _, err := f.ws.writeFile(f.resolve(t, "datalink/evil"), []byte("x")); !errors.Is(err, ErrProtected) {
 		t.Errorf("WriteFile(datalink/evil) = %v; want ErrProtected", err)
 	}
 }
@@ -349,7 +349,7 @@ func TestRootInsideProtected(t *testing.T) {
 	if got, err := ws.ReadFile(p); err != nil || string(got) != "a" {
 		t.Errorf("ReadFile(a.txt) = %q, %v; want a", got, err)
 	}
-	if _, err := ws.WriteFile(p, []byte("b")); err != nil {
+	if _, err := ws.writeFile(p, []byte("b")); err != nil {
 		t.Errorf("WriteFile(a.txt) = %v; want success", err)
 	}
 	if pr := ws.roots[0].protected; len(pr) != 0 {
@@ -379,7 +379,7 @@ func TestRootInsideProtected(t *testing.T) {
 		if rel == "." {
 			continue // WriteFile refuses the root itself for another reason
 		}
-		if _, err := whole.WriteFile(p, []byte("x")); !errors.Is(err, ErrProtected) {
+		if _, err := whole.writeFile(p, []byte("x")); !errors.Is(err, ErrProtected) {
 			t.Errorf("WriteFile(%q) in a protected root = %v; want ErrProtected", rel, err)
 		}
 	}

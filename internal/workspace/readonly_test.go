@@ -136,7 +136,7 @@ func TestReadOnlyRootRefusesWrites(t *testing.T) {
 		if err := f.ws.CheckWrite(p); !errors.Is(err, ErrReadOnly) || !strings.Contains(err.Error(), `"home" is read-only`) {
 			t.Errorf("CheckWrite(%s) = %v; want ErrReadOnly naming the root", p, err)
 		}
-		if _, err := f.ws.WriteFile(p, []byte("x")); !errors.Is(err, ErrReadOnly) {
+		if _, err := f.ws.writeFile(p, []byte("x")); !errors.Is(err, ErrReadOnly) {
 			t.Errorf("WriteFile(%s) = %v; want ErrReadOnly", p, err)
 		}
 	}
@@ -158,7 +158,7 @@ func TestReadOnlyRootRefusesWrites(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := f.ws.WriteFile(p, []byte("package app")); err != nil {
+	if _, err := f.ws.writeFile(p, []byte("package app")); err != nil {
 		t.Errorf("WriteFile(%s) in the writable root = %v", p, err)
 	}
 	if !f.ws.ReadOnly("home") || f.ws.ReadOnly("proj") {

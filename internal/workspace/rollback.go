@@ -132,7 +132,7 @@ func (w *Workspace) Rollback(id, hash string) error {
 	if err != nil {
 		return fmt.Errorf("rollback %s: %w", id, err)
 	}
-	if _, err := w.WriteFile(p, saved); err != nil {
+	if _, err := w.writeFile(p, saved); err != nil {
 		return fmt.Errorf("rollback %s: %w", id, err)
 	}
 	return nil

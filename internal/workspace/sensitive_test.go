@@ -107,7 +107,7 @@ func TestSensitiveFilesRefused(t *testing.T) {
 			t.Errorf("ReadFile(%s) error %q does not say how the owner can allow the file", rel, err)
 		}
 		// A symlink is never written through, whatever it points to.
-		if _, err := f.ws.WriteFile(p, []byte("x")); !errors.Is(err, ErrSensitive) && !(rel == "innocent.txt" && errors.Is(err, ErrSymlink)) {
+		if _, err := f.ws.writeFile(p, []byte("x")); !errors.Is(err, ErrSensitive) && !(rel == "innocent.txt" && errors.Is(err, ErrSymlink)) {
 			t.Errorf("WriteFile(%s) = %v; want ErrSensitive", rel, err)
 		}
 	}
@@ -121,7 +121,7 @@ func TestSensitiveFilesRefused(t *testing.T) {
 		if err := f.ws.CheckWrite(p); !errors.Is(err, ErrSensitive) {
 			t.Errorf("CheckWrite(%s) = %v; want ErrSensitive", rel, err)
 		}
-		if _, err := f.ws.WriteFile(p, []byte("x")); !errors.Is(err, ErrSensitive) {
+		if _, err := f.ws.writeFile(p, []byte("x")); !errors.Is(err, ErrSensitive) {
 			t.Errorf("WriteFile(%s) = %v; want ErrSensitive", rel, err)
 		}
 	}
@@ -176,10 +176,10 @@ func TestSensitiveTwins(t *testing.T) {
 			t.Errorf("ReadFile(%s) = %q, %v; want %q", p, got, err, c.want)
 		}
 	}
-	if _, err := f.ws.WriteFile(Path{Root: "main", Rel: "sub/notes.md", inDefault: true}, []byte("next to .ssh")); err != nil {
+	if _, err := f.ws.writeFile(Path{Root: "main", Rel: "sub/notes.md", inDefault: true}, []byte("next to .ssh")); err != nil {
 		t.Errorf("WriteFile(sub/notes.md) = %v", err)
 	}
-	if _, err := f.ws.WriteFile(Path{Root: "main", Rel: "fixtures/.env", inDefault: true}, []byte("TEST=2")); err != nil {
+	if _, err := f.ws.writeFile(Path{Root: "main", Rel: "fixtures/.env", inDefault: true}, []byte("TEST=2")); err != nil {
 		t.Errorf("WriteFile(fixtures/.env) = %v; the owner allowed it", err)
 	}
 	entries, err := f.ws.ReadDir(Path{Root: "main", Rel: ".", inDefault: true})

@@ -96,7 +96,7 @@ func TestWriteFileLeavesNoTemp(t *testing.T) {
 		t.Fatal(err)
 	}
 	for range 3 {
-		if _, err := f.ws.WriteFile(p, []byte("hello")); err != nil {
+		if _, err := f.ws.writeFile(p, []byte("hello")); err != nil {
 			t.Fatal(err)
 		}
 	}

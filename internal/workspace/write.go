@@ -21,7 +21,14 @@ import (
 // symlink (ErrSymlink) or not a regular file (ErrNotRegular). The real
 // location of the deepest existing parent is checked, not just the text.
 // WriteFile checks again when it runs; this is for preparing a plan.
-func (w *Workspace) CheckWrite(p Path) error {
+//
+// Git metadata is not refused here: a file tool's write passes the gate
+// (internal/changeset), which grades it critical like any writer's.
+func (w *Workspace) CheckWrite(p Path) error { return w.checkWrite(p, false) }
+
+// checkWrite is CheckWrite; git also refuses git metadata, for the one
+// writer that does not pass the gate (restoring a file checkpoint).
+func (w *Workspace) checkWrite(p Path, git bool) error {
 	r, err := w.check(p)
 	if err != nil {
 		return err
@@ -29,7 +36,7 @@ func (w *Workspace) CheckWrite(p Path) error {
 	if r.readOnly {
 		return readOnlyRefusal("write", p)
 	}
-	if err := w.allowedLexical(r, p); err != nil {
+	if err := w.allowedLexical(r, p, git); err != nil {
 		return err
 	}
 	dir, rest := path.Dir(p.Rel), []string{path.Base(p.Rel)}
@@ -43,7 +50,7 @@ func (w *Workspace) CheckWrite(p Path) error {
 			if err != nil {
 				return fmt.Errorf("write %s: %w", p, err)
 			}
-			if err := w.allowed(r, p, filepath.Join(append([]string{real}, rest...)...)); err != nil {
+			if err := w.allowed(r, p, filepath.Join(append([]string{real}, rest...)...), git); err != nil {
 				return err
 			}
 			break
@@ -74,7 +81,7 @@ func (w *Workspace) CheckWrite(p Path) error {
 	return nil
 }
 
-// WriteFile atomically replaces (or creates) the file at p with data and
+// writeFile atomically replaces (or creates) the file at p with data and
 // returns the id of the checkpoint holding the old content ("" when the
 // file is new). Missing parent directories are created.
 //
@@ -89,7 +96,7 @@ func (w *Workspace) CheckWrite(p Path) error {
 // a symlink in between, create empty directories inside the root at the
 // symlink's in-root target. No file is written there: the check after
 // opening the parent refuses it.
-func (w *Workspace) WriteFile(p Path, data []byte) (checkpointID string, err error) {
+func (w *Workspace) writeFile(p Path, data []byte) (checkpointID string, err error) {
 	r, err := w.check(p)
 	if err != nil {
 		return "", err
@@ -100,7 +107,7 @@ func (w *Workspace) WriteFile(p Path, data []byte) (checkpointID string, err err
 	if p.Rel == "." {
 		return "", fmt.Errorf("write %s: %w (it is the workspace root)", p, ErrNotRegular)
 	}
-	if err := w.CheckWrite(p); err != nil {
+	if err := w.checkWrite(p, true); err != nil {
 		return "", err
 	}
 	if w.testHook != nil {
@@ -121,7 +128,7 @@ func (w *Workspace) WriteFile(p Path, data []byte) (checkpointID string, err err
 	if err != nil {
 		return "", fmt.Errorf("write %s: %w", p, err)
 	}
-	if err := w.allowed(r, p, filepath.Join(realDir, name)); err != nil {
+	if err := w.allowed(r, p, filepath.Join(realDir, name), true); err != nil {
 		return "", err
 	}
 	sc, err := d.SyscallConn()
@@ -235,9 +242,9 @@ func (w *Workspace) readOld(r *root, dirfd int, p Path, name string) (data []byt
 // allowedLexical refuses by the path text alone. The real-location checks
 // in allowed cover the same ground; this is a cheap first line that does
 // not depend on /proc.
-func (w *Workspace) allowedLexical(r *root, p Path) error {
-	if gitElement(p.Rel) {
-		return fmt.Errorf("write %s: %w: git metadata (hooks and config run code) is never written by a tool", p, ErrProtected)
+func (w *Workspace) allowedLexical(r *root, p Path, git bool) error {
+	if git && gitElement(p.Rel) {
+		return fmt.Errorf("write %s: %w: git metadata (hooks and config run code) is never written this way", p, ErrProtected)
 	}
 	if r.protectedRel(p.Rel) {
 		return fmt.Errorf("write %s: %w: it is homard's own data; tools may not write it", p, ErrProtected)
@@ -249,13 +256,13 @@ func (w *Workspace) allowedLexical(r *root, p Path) error {
 }
 
 // allowed refuses by the real absolute location the write would reach.
-func (w *Workspace) allowed(r *root, p Path, real string) error {
+func (w *Workspace) allowed(r *root, p Path, real string, git bool) error {
 	rel, ok := r.relOf(real)
 	if !ok {
 		return fmt.Errorf("path %q: %w", p.Target(), ErrEscape)
 	}
-	if gitElement(rel) {
-		return fmt.Errorf("write %s: %w: it resolves to git metadata %s, which is never written by a tool", p, ErrProtected, rel)
+	if git && gitElement(rel) {
+		return fmt.Errorf("write %s: %w: it resolves to git metadata %s, which is never written this way", p, ErrProtected, rel)
 	}
 	if r.protectedRel(rel) {
 		return fmt.Errorf("write %s: %w: it resolves to homard's own data; tools may not write it", p, ErrProtected)
@@ -267,9 +274,6 @@ func (w *Workspace) allowed(r *root, p Path, real string) error {
 }
 
 // gitElement reports whether any element of rel is ".git" in any case.
-// This is broader than .git/hooks and .git/config on purpose: a ".git"
-// file can point git at another directory's hooks and config, and git
-// metadata in submodules (.git/modules/x/hooks) is just as executable.
 func gitElement(rel string) bool {
 	for _, e := range strings.Split(rel, "/") {
 		if strings.EqualFold(e, ".git") {
