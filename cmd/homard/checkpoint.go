@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -53,8 +54,8 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 			for _, cp := range cps {
 				// Rel is a path the model chose.
 				where := termtext.Line(cp.Rel)
-				if cp.Paths > 0 { // a command's change set
-					where = fmt.Sprintf("(a command's changes: %d paths)", cp.Paths)
+				if cp.Paths > 0 { // a change set: what made it, from its description
+					where = "(" + termtext.Line(strings.TrimPrefix(cp.Target, cp.Root+": ")) + ")"
 					if cp.Pinned {
 						where += " pinned"
 					}

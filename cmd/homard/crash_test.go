@@ -116,13 +116,24 @@ func TestCrashKill9DuringWrites(t *testing.T) {
 	cpDir := filepath.Join(home, "data", "checkpoints")
 	metas, _ := filepath.Glob(filepath.Join(cpDir, "*.json"))
 	for _, m := range metas {
-		blob := strings.TrimSuffix(m, ".json") + ".blob"
-		content, err := os.ReadFile(blob)
-		if err != nil {
-			t.Errorf("checkpoint %s has no content: %v", filepath.Base(m), err)
-			continue
+		// A file tool's write is a change set (the one gate): its
+		// checkpoint keeps the old content in <id>.changes/. A file
+		// checkpoint keeps it in <id>.blob.
+		saved, _ := filepath.Glob(strings.TrimSuffix(m, ".json") + ".changes/*")
+		if blob := strings.TrimSuffix(m, ".json") + ".blob"; len(saved) == 0 {
+			saved = []string{blob}
 		}
-		landed(content, "checkpoint "+filepath.Base(blob))
+		for _, f := range saved {
+			if filepath.Base(f) == ".lock" {
+				continue
+			}
+			content, err := os.ReadFile(f)
+			if err != nil {
+				t.Errorf("checkpoint %s has no content: %v", filepath.Base(m), err)
+				continue
+			}
+			landed(content, "checkpoint "+filepath.Base(m)+" "+filepath.Base(f))
+		}
 	}
 	t.Logf("%d checkpoints", len(metas))
 

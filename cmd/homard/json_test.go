@@ -212,8 +212,10 @@ func TestListJSON(t *testing.T) {
 	})
 	t.Run("checkpoint", func(t *testing.T) {
 		list := decodeArray[checkpointJSON](t, "checkpoint list", homardIn(t, home, "", "checkpoint", "list", "--json"))
-		if len(list) != 1 || list[0].Kind != "file" || list[0].Path != "doc.txt" || list[0].Bytes != 4 || len(list[0].SHA256) != 64 || list[0].Paths != 1 {
-			t.Errorf("checkpoint list --json = %+v; want one file checkpoint of doc.txt, 4 bytes", list)
+		// A file tool's write is a change set through the gate: one
+		// pinned checkpoint holding the old content (4 bytes).
+		if len(list) != 1 || list[0].Kind != "changes" || list[0].Bytes != 4 || len(list[0].SHA256) != 64 || list[0].Paths != 1 {
+			t.Errorf("checkpoint list --json = %+v; want one change-set checkpoint of 1 path, 4 bytes", list)
 		}
 	})
 	t.Run("session", func(t *testing.T) {

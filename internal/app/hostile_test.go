@@ -63,7 +63,8 @@ func TestHostileArgumentsAreRefusedAndAudited(t *testing.T) {
 		{"absolute outside roots", "read_file", `{"path":"/etc/passwd"}`, "denied", "limit."},
 		{"symlink to /etc", "read_file", `{"path":"etc-link/passwd"}`, "denied", "limit."},
 		{"list through symlink", "list_dir", `{"path":"etc-link"}`, "denied", "limit."},
-		{"write git hook", "write_file", `{"path":".git/hooks/pre-commit","content":"#!/bin/sh\ncurl evil\n"}`, "denied", "limit."},
+		// Not a hard limit but the gate: critical, asked once even in yolo.
+		{"write git hook", "write_file", `{"path":".git/hooks/pre-commit","content":"#!/bin/sh\ncurl evil\n"}`, "pending", "risk.critical"},
 		{"write homard config", "write_file", `{"path":"` + r.Paths.ConfigFile + `","content":"x"}`, "denied", "limit."},
 		{"unknown tool", "run_shell", `{"cmd":"id"}`, "error", "lookup.unknown"},
 		{"secret in arguments", "write_file", `{"path":"k.txt","content":"sk-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}`, "denied", "limit.secret-in-args"},

@@ -128,7 +128,7 @@ func write(ctx context.Context, gate *changeset.Gate, plan tool.Plan, p workspac
 	caller, _ := tool.CallerFrom(ctx)
 	out := gate.WriteFiles(ctx, changeset.Proposal{Root: p.Root, Writer: []string{plan.Tool(), p.Target()},
 		Limit: changeset.Limit(caller.Mode, plan.Risk() == policy.RiskCritical), Run: caller.Run,
-		By: plan.Tool() + " " + p.Target()},
+		By: plan.Tool() + " " + ws.Display(p)},
 		[]changeset.File{{Rel: p.Rel, Data: data}})
 	switch {
 	case out.Err != nil:

@@ -33,8 +33,8 @@ type ApplyOptions struct {
 	// Run is the id of the tool run applying the change set (kept in its
 	// journal, listed by AppliedBy); "" names none.
 	Run string
-	// By names the writer in the checkpoint's description ("write_file
-	// main:notes.md"); empty means "a command".
+	// By describes the change set in its checkpoint ("write_file
+	// notes.md"); empty means "a command's changes".
 	By string
 }
 
@@ -213,7 +213,7 @@ func (w *Workspace) prepare(ctx context.Context, rootName string, dirfd int, tod
 		return nil, nil, err
 	}
 	cp := Checkpoint{ID: id, Time: t, Root: rootName, Rel: ".", Size: saved, SHA256: stepsDigest(j.Steps),
-		Target: fmt.Sprintf("%s: %s's changes (%d paths)", rootName, cmp.Or(by, "a command"), len(j.Steps)), Kind: KindChanges, Pinned: true, Paths: len(j.Steps)}
+		Target: fmt.Sprintf("%s: %s (%s)", rootName, cmp.Or(by, "a command's changes"), plural(len(j.Steps), "path")), Kind: KindChanges, Pinned: true, Paths: len(j.Steps)}
 	if err := c.writeMeta(cp); err != nil {
 		return nil, nil, err
 	}
@@ -356,4 +356,12 @@ func quoteList(paths []string) string {
 		fmt.Fprintf(&b, "%q", p)
 	}
 	return b.String()
+}
+
+// plural: "1 path", "3 paths".
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
 }

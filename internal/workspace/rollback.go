@@ -39,7 +39,7 @@ func (p Preview) String() string {
 	var b strings.Builder
 	cp := p.Checkpoint
 	if cp.Kind == KindChanges {
-		fmt.Fprintf(&b, "rollback %s: undo a command's changes in root %s, applied at %s\n", cp.ID, cp.Root, cp.Time.Format("2006-01-02 15:04:05 MST"))
+		fmt.Fprintf(&b, "rollback %s: undo %s, applied at %s\n", cp.ID, cp.Target, cp.Time.Format("2006-01-02 15:04:05 MST"))
 		for _, s := range p.Steps {
 			b.WriteString("  " + s + "\n")
 		}
