@@ -1,6 +1,7 @@
 package workspace
 
 import (
+	"bytes"
 	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
@@ -138,15 +139,51 @@ type GradeOptions struct {
 	MaxRefWalk int
 }
 
-// DefaultHostTools are the files the owner's tools execute or obey when
-// the owner opens or commits in the folder. .github/workflows/ runs in CI
-// with the repository's secrets after a push, so it is on the list;
-// Makefile is not: building is what commands are for, and running make
-// is itself a command homard grades.
+// DefaultHostTools are the files the owner's own tools execute or obey
+// when the owner opens, enters, commits in or pushes the folder: git hook
+// managers, direnv and version managers, editors' and IDEs' task and
+// launch files, dev containers, CI definitions (they run with the
+// repository's secrets after a push), package managers' rc files and
+// plugins, and agents' settings that run commands. A write to one is
+// critical whoever writes it. Makefile and other build files are not here:
+// the owner reviews them as code and building is what commands are for;
+// they are marked instead (DefaultBuildFiles). docs/RULES.md lists both.
 var DefaultHostTools = []string{
-	".vscode/", ".idea/", ".devcontainer/", ".husky/", ".github/workflows/",
-	".envrc", ".pre-commit-config.yaml", ".lintstagedrc*", "lint-staged.config.*",
+	// Git hook managers and the hooks they install.
+	".husky/", ".lefthook*", "lefthook.yml", "lefthook.yaml", "lefthook-local.yml", "lefthook-local.yaml",
+	".pre-commit-config.yaml", ".pre-commit-config.yml", ".lintstagedrc*", "lint-staged.config.*",
+	// Shells and version managers that run code on entering the folder.
+	".envrc", ".mise.toml", "mise.toml", ".mise.local.toml", "mise.local.toml", ".mise/",
+	".config/mise/", ".tool-versions",
+	// Editors and IDEs: tasks, launch configurations, settings that name
+	// programs, recommended extensions; dev containers.
+	".vscode/", "*.code-workspace", ".idea/", ".zed/", ".devcontainer/", ".devcontainer.json",
+	// CI: runs with the repository's secrets after a push.
+	".github/workflows/", ".github/actions/", ".gitlab-ci.yml", ".gitlab-ci.yaml", ".circleci/", ".travis.yml",
+	"azure-pipelines.yml", "bitbucket-pipelines.yml",
+	// Package managers: rc files that name scripts, registries and
+	// binaries, and the code they load.
+	".yarnrc", ".yarnrc.yml", ".yarn/plugins/", ".yarn/releases/", ".pnpmfile.cjs", ".pnpmfile.mjs", ".npmrc",
+	".cargo/config.toml", ".cargo/config",
+	// Other version control systems' config.
+	".hg/hgrc",
+	// Agents that run commands from their project settings.
+	".claude/settings.json", ".claude/settings.local.json", ".mcp.json", ".cursor/mcp.json", ".gemini/settings.json",
 }
+
+// DefaultBuildFiles are files that run when the owner builds: ordinary
+// writes (the owner reviews them as code), but every card and change list
+// marks them "runs when you build". A .go file whose new content has a
+// //go:generate line is marked too.
+var DefaultBuildFiles = []string{
+	"Makefile", "makefile", "GNUmakefile", "*.mk", "package.json", "setup.py", "setup.cfg", "pyproject.toml",
+	"Cargo.toml", "build.rs", "CMakeLists.txt", "*.cmake", "build.gradle", "build.gradle.kts", "settings.gradle",
+	"settings.gradle.kts", "pom.xml", "Rakefile", "Justfile", "justfile", "Taskfile.yml", "Taskfile.yaml",
+	"meson.build", "BUILD", "BUILD.bazel", "WORKSPACE", "MODULE.bazel", "go.mod", "conftest.py", "noxfile.py", "tox.ini",
+}
+
+// RunsWhenBuilt is the note on a change to a build file.
+const RunsWhenBuilt = "runs when you build"
 
 func (o GradeOptions) withDefaults() GradeOptions {
 	if o.MaxDeletes <= 0 {
@@ -343,6 +380,13 @@ func (g *grader) one(i int) error {
 	if !g.expected(c) {
 		g.flag(GradeHigh, "changes a path the command was not expected to write", c.Rel)
 	}
+	if g.buildFile(c) {
+		c.Note = RunsWhenBuilt
+		g.flag(GradeMedium, "changes a build file: it "+RunsWhenBuilt, c.Rel)
+	}
+	if c.Op == OpModify && c.Kind == EntryFile && c.Size == 0 && c.old != nil && c.old.size > 0 {
+		g.flag(GradeCritical, "empties a file that had content (graded like truncate)", c.Rel)
+	}
 	if since := g.o.Since; !since.IsZero() && c.old != nil && c.old.kind != EntryDir &&
 		(!c.old.mtime.Before(since) || !c.old.ctime.Before(since)) {
 		g.out.Conflicts = append(g.out.Conflicts, c.Rel)
@@ -365,6 +409,22 @@ func (g *grader) protectedWhy(rel string) string {
 		}
 	}
 	return ""
+}
+
+// buildFile reports whether c writes a file that runs when the owner
+// builds: a DefaultBuildFiles name, or Go source with a go:generate line.
+func (g *grader) buildFile(c *Change) bool {
+	if c.Op == OpDelete || c.Kind != EntryFile {
+		return false
+	}
+	if matchHostTool(DefaultBuildFiles, path.Base(c.Rel)) != "" {
+		return true
+	}
+	if strings.HasSuffix(c.Rel, ".go") && c.Size <= 4<<20 {
+		b, err := g.newContent(c)
+		return err == nil && bytes.Contains(b, []byte("//go:generate"))
+	}
+	return false
 }
 
 // expected reports whether the plan said the command writes c.Rel. A

@@ -45,6 +45,9 @@ type Change struct {
 	SHA256 string
 	// Target is a symlink's new target (for OpDelete: the old one).
 	Target string
+	// Note is a remark every list of the change shows: RunsWhenBuilt for
+	// a build file; empty otherwise.
+	Note string
 	// Refused says why this change is never applied, even when approved
 	// (devices, control characters in names, homard's own files, symlinks
 	// leading out of the root or into the protected set); empty otherwise.
@@ -239,6 +242,9 @@ func (c Change) String() string {
 		fmt.Fprintf(&b, " (%d bytes, mode %04o)", c.Size, uint32(c.Mode.Perm()))
 	case c.Kind == EntryDir && c.Op == OpModify:
 		fmt.Fprintf(&b, " (mode %04o)", uint32(c.Mode.Perm()))
+	}
+	if c.Note != "" {
+		b.WriteString(" — " + c.Note)
 	}
 	if c.Refused != "" {
 		b.WriteString(" — refused: " + c.Refused)
