@@ -174,12 +174,16 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		return fmt.Errorf("open workspace: %w", err)
 	}
 	r.Workspace = ws
-	// A command's change set that a crash left half-applied is rolled
-	// back before anything else runs (its checkpoint keeps the content).
-	// Not fatal: doctor reports what it finds.
-	r.Recovered, r.RecoverErr = ws.RecoverChanges(context.Background())
+	// The one gate every write into a root passes (internal/changeset).
+	holdDir := filepath.Join(r.Paths.DataDir, "changes")
+	gate := changeset.New(ws, changeset.Options{HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools})
+	r.Gate = gate
+	// A change set that a crash left half-applied is rolled back before
+	// anything else runs (its checkpoint keeps the content). Not fatal:
+	// doctor reports what it finds.
+	r.Recovered, r.RecoverErr = gate.Recover(context.Background())
 	// Temp files a killed write left behind (old and unlocked only).
-	r.Start.Swept, r.Start.SweepErr = ws.SweepTemp(workspace.SweepOptions{})
+	r.Start.Swept, r.Start.SweepErr = gate.SweepTemp(workspace.SweepOptions{})
 
 	r.Vault, err = secrets.OpenVault(vaultPath(r.Paths), vaultKeyPath(r.Paths))
 	if err != nil {
@@ -226,10 +230,6 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 			env = append(env, name+"="+v)
 		}
 	}
-	holdDir := filepath.Join(r.Paths.DataDir, "changes")
-	// The one gate every write into a root passes (internal/changeset).
-	gate := changeset.New(ws, changeset.Options{HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools})
-	r.Gate = gate
 	all := append(tools.FileTools(gate, r.now), tools.NewRunCommand(gate, tools.CommandOptions{
 		Backend: func() (sandbox.Backend, error) { return sandbox.Select(cfg.Sandbox.Backend) },
 		Allow:   cfg.Commands.Allow, Env: env,

@@ -47,12 +47,20 @@ func (r *Runtime) MemoryAdd(ctx context.Context, text, kind string, ttl time.Dur
 	if ttl < 0 {
 		return memory.Unit{}, fmt.Errorf("%w: --ttl must not be negative", ErrBadRequest)
 	}
-	return r.Memory.Remember(ctx, r.Config.Owner, memory.Note{Text: text, Kind: k, TTL: ttl, Source: "owner"})
+	u, err := r.Memory.Remember(ctx, r.Config.Owner, memory.Note{Text: text, Kind: k, TTL: ttl, Source: "owner"})
+	if err != nil {
+		return u, err
+	}
+	return u, r.auditOwner(ctx, "memory.add", "owner.memory", "the owner added to memory", map[string]string{"id": u.ID, "kind": string(u.Kind)}, nil)
 }
 
 // MemoryForget removes one unit of the owner's memory.
 func (r *Runtime) MemoryForget(ctx context.Context, id string) (memory.Unit, error) {
-	return r.Memory.Forget(ctx, r.Config.Owner, id)
+	u, err := r.Memory.Forget(ctx, r.Config.Owner, id)
+	if err != nil {
+		return u, err
+	}
+	return u, r.auditOwner(ctx, "memory.forget", "owner.memory", "the owner removed a memory", map[string]string{"id": u.ID}, nil)
 }
 
 // MemoryRebuild re-indexes the owner's memory from memory.md.

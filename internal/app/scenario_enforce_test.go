@@ -148,7 +148,7 @@ func TestScenarioCodeCannotPlantAHook(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := r.Workspace.Rollback(cp[1], pv.SavedSHA256()); err != nil {
+			if err := r.Workspace.RollbackCheckpoint(cp[1], pv.SavedSHA256()); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(filepath.Join(root, "repo", "out.txt")); err == nil {
@@ -307,7 +307,7 @@ func TestScenarioBuildsRunAndApply(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := r.Workspace.Rollback(cp[1], pv.SavedSHA256()); err != nil {
+			if err := r.Workspace.RollbackCheckpoint(cp[1], pv.SavedSHA256()); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(filepath.Join(root, "proj", "out.txt")); err == nil {

@@ -99,16 +99,16 @@ func TestApplyAndRollback(t *testing.T) {
 			t.Errorf("preview does not list %s:\n%s", s, pv)
 		}
 	}
-	if err := f.ws.Rollback(res.CheckpointID, "00000000"); !errors.Is(err, ErrHashMismatch) {
+	if err := f.ws.RollbackCheckpoint(res.CheckpointID, "00000000"); !errors.Is(err, ErrHashMismatch) {
 		t.Errorf("Rollback with a wrong hash = %v; want ErrHashMismatch", err)
 	}
-	if err := f.ws.Rollback(res.CheckpointID, pv.SavedSHA256()[:12]); err != nil {
+	if err := f.ws.RollbackCheckpoint(res.CheckpointID, pv.SavedSHA256()[:12]); err != nil {
 		t.Fatalf("Rollback: %v", err)
 	}
 	if d := diffSnapshots(before, snapshot(t, f.root)); d != "" {
 		t.Errorf("rollback did not restore the tree exactly:\n%s", d)
 	}
-	if err := f.ws.Rollback(res.CheckpointID, pv.SavedSHA256()); err == nil {
+	if err := f.ws.RollbackCheckpoint(res.CheckpointID, pv.SavedSHA256()); err == nil {
 		t.Error("a second Rollback succeeded; want an error saying it was rolled back")
 	}
 	if cps, _ := f.ws.Checkpoints(); len(cps) != 1 || cps[0].Pinned {
@@ -214,7 +214,7 @@ func TestRollbackConflict(t *testing.T) {
 	}
 	write(t, f.root, "n.txt", "the owner's edit")
 	pv, _ := f.ws.RollbackPreview(res.CheckpointID)
-	err = f.ws.Rollback(res.CheckpointID, pv.SavedSHA256())
+	err = f.ws.RollbackCheckpoint(res.CheckpointID, pv.SavedSHA256())
 	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), `"n.txt"`) {
 		t.Errorf("Rollback = %v; want ErrConflict naming n.txt", err)
 	}

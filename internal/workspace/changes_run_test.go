@@ -68,7 +68,7 @@ func TestAppliedBy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.ws.Rollback(res.CheckpointID, pv.SavedSHA256()); err != nil {
+	if err := f.ws.RollbackCheckpoint(res.CheckpointID, pv.SavedSHA256()); err != nil {
 		t.Fatalf("Rollback: %v", err)
 	}
 	got, err = f.ws.AppliedBy("run_7", long)

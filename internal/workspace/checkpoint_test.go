@@ -104,14 +104,14 @@ func TestRollback(t *testing.T) {
 	}
 
 	for _, bad := range []string{"", "0000000000", pv.SavedSHA256()[:7], pv.CurrentSHA256} {
-		if err := f.ws.Rollback(id, bad); !errors.Is(err, ErrHashMismatch) {
+		if err := f.ws.RollbackCheckpoint(id, bad); !errors.Is(err, ErrHashMismatch) {
 			t.Errorf("Rollback(%q) = %v; want ErrHashMismatch", bad, err)
 		}
 	}
 	if got := readString(t, full); got != "line 1\nline two\nline 3\n" {
 		t.Fatalf("content after refused rollbacks = %q; want unchanged", got)
 	}
-	if err := f.ws.Rollback(id, strings.ToUpper(pv.SavedSHA256()[:8])); err != nil {
+	if err := f.ws.RollbackCheckpoint(id, strings.ToUpper(pv.SavedSHA256()[:8])); err != nil {
 		t.Fatalf("Rollback with an 8-digit prefix: %v", err)
 	}
 	if got := readString(t, full); got != "line 1\nline 2\nline 3\n" {
@@ -133,7 +133,7 @@ func TestRollbackRecreatesMissingFile(t *testing.T) {
 	if err != nil || pv.Exists {
 		t.Fatalf("RollbackPreview = %+v, %v; want Exists false", pv, err)
 	}
-	if err := f.ws.Rollback(id, pv.SavedSHA256()); err != nil {
+	if err := f.ws.RollbackCheckpoint(id, pv.SavedSHA256()); err != nil {
 		t.Fatal(err)
 	}
 	if got := readString(t, filepath.Join(f.root, "gone.txt")); got != "old" {
@@ -152,7 +152,7 @@ func TestRollbackRefusals(t *testing.T) {
 		if _, err := f.ws.RollbackPreview(bad); !errors.Is(err, ErrCheckpointNotFound) {
 			t.Errorf("RollbackPreview(%q) = %v; want ErrCheckpointNotFound", bad, err)
 		}
-		if err := f.ws.Rollback(bad, hash); !errors.Is(err, ErrCheckpointNotFound) {
+		if err := f.ws.RollbackCheckpoint(bad, hash); !errors.Is(err, ErrCheckpointNotFound) {
 			t.Errorf("Rollback(%q) = %v; want ErrCheckpointNotFound", bad, err)
 		}
 	}
@@ -160,7 +160,7 @@ func TestRollbackRefusals(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(f.cpDir, id+".blob"), []byte("tampered"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.ws.Rollback(id, hash); !errors.Is(err, ErrCheckpointCorrupt) {
+	if err := f.ws.RollbackCheckpoint(id, hash); !errors.Is(err, ErrCheckpointCorrupt) {
 		t.Errorf("Rollback(tampered) = %v; want ErrCheckpointCorrupt", err)
 	}
 	if got := readString(t, filepath.Join(f.root, "a.txt")); got != "new" {
@@ -198,7 +198,7 @@ func TestRollbackIDIsNotAPath(t *testing.T) {
 	meta := fmt.Sprintf(`{"id":"../evil","root":"main","rel":"evil.txt","target":"evil.txt","size":7,"sha256":%q}`, sum)
 	os.WriteFile(filepath.Join(planted, "evil.json"), []byte(meta), 0o600)
 	os.WriteFile(filepath.Join(planted, "evil.blob"), content, 0o600)
-	if err := f.ws.Rollback("../evil", sum); !errors.Is(err, ErrCheckpointNotFound) {
+	if err := f.ws.RollbackCheckpoint("../evil", sum); !errors.Is(err, ErrCheckpointNotFound) {
 		t.Errorf("Rollback(../evil) = %v; want ErrCheckpointNotFound", err)
 	}
 	if _, err := os.Stat(filepath.Join(f.root, "evil.txt")); !errors.Is(err, os.ErrNotExist) {

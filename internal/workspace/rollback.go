@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"unicode/utf8"
 )
@@ -100,7 +101,7 @@ func (w *Workspace) RollbackPreview(id string) (Preview, error) {
 	return pv, nil
 }
 
-// Rollback restores a checkpoint's content. hash must be the saved
+// RollbackCheckpoint restores a checkpoint's content. hash must be the saved
 // content's SHA-256 as shown by RollbackPreview, in full or as a prefix of
 // at least 8 hex digits. The restore goes through WriteFile, so the
 // current content is checkpointed first and every write check applies.
@@ -110,7 +111,7 @@ func (w *Workspace) RollbackPreview(id string) (Preview, error) {
 // they still hold what the command wrote, replaced and deleted ones come
 // back; a path changed since is a conflict (ErrConflict), left alone and
 // named in the error.
-func (w *Workspace) Rollback(id, hash string) error {
+func (w *Workspace) RollbackCheckpoint(id, hash string) error {
 	w.cps.mu.Lock()
 	cp, err := w.cps.load(id)
 	var saved []byte
@@ -189,3 +190,50 @@ func lines(b []byte) []string {
 }
 
 func isText(b []byte) bool { return utf8.Valid(b) && bytes.IndexByte(b, 0) < 0 }
+
+// Restored is a file a rollback writes back, with the content it gets.
+type Restored struct {
+	Rel  string
+	Data []byte
+}
+
+// RollbackWrites lists the files rolling checkpoint id back would write,
+// with their saved content, so the gate can grade the restoration as any
+// other write (folders, symlinks and removals are left out: they run no
+// code by their content). It changes nothing.
+func (w *Workspace) RollbackWrites(id string) (root string, files []Restored, err error) {
+	w.cps.mu.Lock()
+	cp, err := w.cps.load(id)
+	var saved []byte
+	if err == nil && cp.Kind != KindChanges {
+		saved, err = w.cps.content(cp)
+	}
+	w.cps.mu.Unlock()
+	if err != nil {
+		return "", nil, err
+	}
+	if cp.Kind != KindChanges {
+		return cp.Root, []Restored{{Rel: cp.Rel, Data: saved}}, nil
+	}
+	j, err := w.cps.readJournal(cp.ID)
+	if err != nil {
+		return "", nil, err
+	}
+	if j.State == stateUndone {
+		return cp.Root, nil, nil
+	}
+	for _, s := range j.Steps {
+		if s.Op == "create" || s.OldKind != "file" || s.Saved == "" {
+			continue
+		}
+		if s.OldSize > w.maxFile {
+			return "", nil, fmt.Errorf("rollback %s: %s: %w", id, s.Rel, ErrTooLarge)
+		}
+		b, err := os.ReadFile(filepath.Join(w.cps.setDir(cp.ID), s.Saved))
+		if err != nil {
+			return "", nil, fmt.Errorf("rollback %s: %w", id, err)
+		}
+		files = append(files, Restored{Rel: s.Rel, Data: b})
+	}
+	return cp.Root, files, nil
+}
