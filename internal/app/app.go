@@ -183,7 +183,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	// doctor reports what it finds.
 	r.Recovered, r.RecoverErr = gate.Recover(context.Background())
 	// Temp files a killed write left behind (old and unlocked only).
-	r.Start.Swept, r.Start.SweepErr = gate.SweepTemp(workspace.SweepOptions{})
+	r.Start.Swept, r.Start.SweepErr = gate.Sweep(workspace.SweepOptions{})
 
 	r.Vault, err = secrets.OpenVault(vaultPath(r.Paths), vaultKeyPath(r.Paths))
 	if err != nil {

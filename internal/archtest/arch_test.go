@@ -84,6 +84,7 @@ var exclusive = map[string]string{
 
 type pkg struct {
 	ImportPath string
+	Dir        string
 	Name       string
 	Doc        string
 	Imports    []string

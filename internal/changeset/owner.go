@@ -87,8 +87,8 @@ func (g *Gate) Recover(ctx context.Context) (workspace.Recovery, error) {
 	return g.ws.RecoverChanges(ctx)
 }
 
-// SweepTemp removes homard's stray temp files from the roots
+// Sweep removes homard's stray temp files from the roots
 // (workspace.SweepTemp); run once at start.
-func (g *Gate) SweepTemp(o workspace.SweepOptions) (workspace.Sweep, error) {
+func (g *Gate) Sweep(o workspace.SweepOptions) (workspace.Sweep, error) {
 	return g.ws.SweepTemp(o)
 }
