@@ -298,8 +298,10 @@ func TestHostileMemoryChangesNothing(t *testing.T) {
 	if _, err := os.Stat(r.Config.Workspace.Roots[0].Path + "/x.txt"); err == nil {
 		t.Fatal("x.txt was written")
 	}
-	if recs := auditSince(t, r, 0); len(recs) != 1 || recs[0].Decision != "pending" {
-		t.Fatalf("audit = %+v; want the write pending", recs)
+	// The owner's own memory.add (the hostile note planted by hand) is
+	// audited first; the model's write is pending after it.
+	if recs := auditSince(t, r, 0); len(recs) != 2 || recs[0].Tool != "memory.add" || recs[1].Decision != "pending" {
+		t.Fatalf("audit = %+v; want the owner's memory.add, then the write pending", recs)
 	}
 	if r.Config.Permissions.Mode != "safe" {
 		t.Fatal("the mode changed")

@@ -2,12 +2,11 @@ package changeset
 
 import (
 	"archive/tar"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path"
 	"strings"
 	"time"
@@ -31,8 +30,7 @@ func (g *Gate) GradeFiles(root string, files []File) (*workspace.Graded, error) 
 	if err != nil {
 		return nil, err
 	}
-	defer stream.Close()
-	cs, err := workspace.ReadChanges(stream, workspace.ReadOptions{})
+	cs, err := workspace.ReadChanges(stream, workspace.ReadOptions{Memory: true})
 	if err != nil {
 		return nil, err
 	}
@@ -50,7 +48,7 @@ func (g *Gate) WriteFiles(ctx context.Context, p Proposal, files []File) Outcome
 		return Outcome{Err: err}
 	}
 	p.Expected = rels(files)
-	return g.Settle(ctx, p, stream)
+	return g.settle(ctx, p, stream, workspace.ReadOptions{Memory: true})
 }
 
 func rels(files []File) []string {
@@ -64,30 +62,11 @@ func rels(files []File) []string {
 // fileStream writes the change-set stream (the format of
 // workspace.WriteUpperTar) of writing files: every folder on the way, with
 // its mode when it exists (so it is not a change), then each file with the
-// mode of the file it replaces (0644 when new). The stream lives in an
-// unlinked temp file, at its start.
-func (g *Gate) fileStream(root string, files []File) (*os.File, error) {
-	dir := g.o.HoldDir
-	if dir != "" {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			dir = ""
-		}
-	}
-	if dir == "" {
-		dir = os.TempDir()
-	}
-	f, err := os.CreateTemp(dir, ".homard-write-*")
-	if err != nil {
-		return nil, fmt.Errorf("write: temp file: %w", err)
-	}
-	os.Remove(f.Name())
-	ok := false
-	defer func() {
-		if !ok {
-			f.Close()
-		}
-	}()
-	tw := tar.NewWriter(f)
+// mode of the file it replaces (0644 when new). The stream is in memory:
+// the files are at most the workspace's file size limit each.
+func (g *Gate) fileStream(root string, files []File) (*bytes.Reader, error) {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
 	dirs := map[string]bool{}
 	for _, file := range files {
 		rel := file.Rel
@@ -123,11 +102,7 @@ func (g *Gate) fileStream(root string, files []File) (*os.File, error) {
 	if err := tw.Close(); err != nil {
 		return nil, fmt.Errorf("write: %w", err)
 	}
-	if _, err := f.Seek(0, io.SeekStart); err != nil {
-		return nil, fmt.Errorf("write: %w", err)
-	}
-	ok = true
-	return f, nil
+	return bytes.NewReader(buf.Bytes()), nil
 }
 
 // existing returns the tar mode to give rel: the mode bits of what is

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -208,7 +209,11 @@ func (g *Gate) gradeOptions(root string, since time.Time, expected []string, run
 // it holds it for apply_changes. It closes stream.
 func (g *Gate) Settle(ctx context.Context, p Proposal, stream *os.File) Outcome {
 	defer stream.Close()
-	cs, err := workspace.ReadChanges(stream, workspace.ReadOptions{})
+	return g.settle(ctx, p, stream, workspace.ReadOptions{})
+}
+
+func (g *Gate) settle(ctx context.Context, p Proposal, stream io.ReadSeeker, ro workspace.ReadOptions) Outcome {
+	cs, err := workspace.ReadChanges(stream, ro)
 	if err != nil {
 		return Outcome{Err: fmt.Errorf("read changes: %w", err)}
 	}

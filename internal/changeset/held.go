@@ -53,7 +53,7 @@ func ValidID(id string) bool {
 // Hold copies the change-set stream into the hold folder as <id>.tar with
 // its metadata beside it (written last, so a crash leaves no half-held set
 // that apply_changes would offer).
-func (g *Gate) Hold(changes *os.File, meta Held) (Held, error) {
+func (g *Gate) Hold(changes io.ReadSeeker, meta Held) (Held, error) {
 	dir := g.o.HoldDir
 	if dir == "" {
 		return meta, errors.New("no folder is configured for held change sets")

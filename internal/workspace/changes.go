@@ -88,7 +88,7 @@ type ChangeSet struct {
 	// Bytes is the total size of the regular files' content.
 	Bytes int64
 
-	spool  *os.File
+	spool  spool
 	byName map[string]int // Rel -> index in Entries
 }
 
@@ -103,6 +103,11 @@ type ReadOptions struct {
 	MaxBytes int64
 	// MaxDepth caps the number of path elements. Zero means 64.
 	MaxDepth int
+	// Memory keeps the content in memory instead of a spool file: for a
+	// stream already held in memory and small (a file tool's write, at
+	// most the file size limit), where two temp files would cost more than
+	// grading it.
+	Memory bool
 }
 
 // Defaults of ReadOptions and TarLimits.
@@ -139,18 +144,22 @@ const (
 // characters) are kept, so that Grade can report them.
 func ReadChanges(r io.Reader, o ReadOptions) (cs *ChangeSet, err error) {
 	o = o.withDefaults()
-	dir := o.SpoolDir
-	if dir == "" {
-		dir = os.TempDir()
+	var sp spool = &memSpool{}
+	if !o.Memory {
+		dir := o.SpoolDir
+		if dir == "" {
+			dir = os.TempDir()
+		}
+		f, err := os.CreateTemp(dir, ".homard-changes-*")
+		if err != nil {
+			return nil, fmt.Errorf("read changes: spool file: %w", err)
+		}
+		// Unlinked at once: the content lives as long as the descriptor,
+		// and a crash leaves nothing behind.
+		os.Remove(f.Name())
+		sp = f
 	}
-	spool, err := os.CreateTemp(dir, ".homard-changes-*")
-	if err != nil {
-		return nil, fmt.Errorf("read changes: spool file: %w", err)
-	}
-	// Unlinked at once: the content lives as long as the descriptor, and
-	// a crash leaves nothing behind.
-	os.Remove(spool.Name())
-	cs = &ChangeSet{spool: spool, byName: make(map[string]int)}
+	cs = &ChangeSet{spool: sp, byName: make(map[string]int)}
 	defer func() {
 		if err != nil {
 			cs.Close()
@@ -277,6 +286,36 @@ func (cs *ChangeSet) place(e Entry, maxDepth int) error {
 	}
 	return nil
 }
+
+// spool holds a change set's content: an unlinked temp file, or memory.
+type spool interface {
+	io.Writer
+	io.ReaderAt
+	io.Seeker
+	Close() error
+}
+
+// memSpool is a spool in memory. Only Seek(0, io.SeekEnd) is used.
+type memSpool struct{ b []byte }
+
+func (m *memSpool) Write(p []byte) (int, error) { m.b = append(m.b, p...); return len(p), nil }
+func (m *memSpool) Seek(off int64, whence int) (int64, error) {
+	if off != 0 || whence != io.SeekEnd {
+		return 0, errors.New("memory spool: only Seek(0, SeekEnd)")
+	}
+	return int64(len(m.b)), nil
+}
+func (m *memSpool) ReadAt(p []byte, off int64) (int, error) {
+	if off >= int64(len(m.b)) {
+		return 0, io.EOF
+	}
+	n := copy(p, m.b[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+func (m *memSpool) Close() error { m.b = nil; return nil }
 
 // spoolContent copies a file's content to the spool and hashes it.
 func (cs *ChangeSet) spoolContent(e *Entry, r io.Reader, size int64) error {
