@@ -176,7 +176,8 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	r.Workspace = ws
 	// The one gate every write into a root passes (internal/changeset).
 	holdDir := filepath.Join(r.Paths.DataDir, "changes")
-	gate := changeset.New(ws, changeset.Options{HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools})
+	gate := changeset.New(ws, changeset.Options{HoldDir: holdDir, DenyPaths: denyPaths(cfg), HostTools: cfg.Commands.HostTools,
+		GitConfigs: ownerGitConfigs()})
 	r.Gate = gate
 	// A change set that a crash left half-applied is rolled back before
 	// anything else runs (its checkpoint keeps the content). Not fatal:

@@ -28,6 +28,10 @@ type Options struct {
 	// HostTools are patterns added to workspace.DefaultHostTools (config
 	// commands.host_tools).
 	HostTools []string
+	// GitConfigs are the owner's git config files outside the roots
+	// (workspace.GradeOptions.GitConfigs): a hooks path they set is
+	// protected in every repository of a root.
+	GitConfigs []string
 }
 
 // Gate grades, applies and holds every write into the workspace's roots.
@@ -201,7 +205,7 @@ func (g *Gate) gradeOptions(root string, since time.Time, expected []string, run
 	}
 	return workspace.GradeOptions{Expected: expected, RunsCode: runsCode, Since: since,
 		Sensitive: func(rel string) bool { return g.Hidden(root, rel) },
-		HostTools: hostTools}
+		HostTools: hostTools, GitConfigs: g.o.GitConfigs}
 }
 
 // Settle reads the change-set stream, grades it and applies it when its

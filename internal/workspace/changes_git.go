@@ -1,7 +1,11 @@
 package workspace
 
 import (
+	"errors"
+	"io"
+	"io/fs"
 	"maps"
+	"os"
 	"path"
 	"slices"
 	"strings"
@@ -150,6 +154,7 @@ func (g *grader) repoAt(dir string) error {
 	for _, d := range cfgDirs {
 		g.readConfig(rp, path.Join(d, "config"), 0)
 	}
+	g.readOwnerConfigs(rp)
 	return nil
 }
 
@@ -199,6 +204,26 @@ func (g *grader) readConfig(rp *repo, file string, depth int) {
 	if err != nil || b == nil {
 		return
 	}
+	g.configNames(rp, b, path.Dir(file), depth)
+}
+
+// readOwnerConfigs applies the owner's own git configs (GradeOptions.
+// GitConfigs: global and system files outside the roots, which git reads
+// in every repository) to rp: a hooks path they set, relative to the
+// worktree or absolute into the root, names files whoever writes them.
+func (g *grader) readOwnerConfigs(rp *repo) {
+	for _, f := range g.o.GitConfigs {
+		b, err := readFileLimited(f, 1<<20)
+		if err != nil || b == nil {
+			continue
+		}
+		g.configNames(rp, b, path.Dir(f), 0)
+	}
+}
+
+// configNames records the paths a config's keys name; dir is the folder
+// of the config file (include paths are relative to it).
+func (g *grader) configNames(rp *repo, b []byte, dir string, depth int) {
 	for _, kv := range parseGitConfig(string(b)) {
 		section, key := kv.section, kv.key
 		name, ok := configPathKeys[section+"."+key]
@@ -217,7 +242,7 @@ func (g *grader) readConfig(rp *repo, file string, depth int) {
 		}
 		base := rp.work
 		if section == "include" || section == "includeif" {
-			base = path.Dir(file)
+			base = dir
 		}
 		rel := g.inRoot(v, base)
 		if rel == "" {
@@ -347,4 +372,18 @@ func (g *grader) gitChecks() error {
 		}
 	}
 	return nil
+}
+
+// readFileLimited reads a file outside the roots (the owner's git config),
+// up to max bytes; a missing file is (nil, nil).
+func readFileLimited(name string, max int64) ([]byte, error) {
+	f, err := os.Open(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, max))
 }

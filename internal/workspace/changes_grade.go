@@ -134,6 +134,11 @@ type GradeOptions struct {
 	// replaces or deletes that changed at or after it is a conflict. Zero
 	// means no conflict check.
 	Since time.Time
+	// GitConfigs are the owner's own git config files outside the roots
+	// (global and system: ~/.gitconfig, ~/.config/git/config,
+	// /etc/gitconfig), which git reads in every repository: a hooks path
+	// they set names files in a root's repositories too. Nil means none.
+	GitConfigs []string
 	// MaxRefWalk bounds the commits walked to prove a branch update is a
 	// fast-forward. Zero means 10000.
 	MaxRefWalk int

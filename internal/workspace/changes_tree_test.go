@@ -131,3 +131,25 @@ func TestDefaultHostToolsEachEntry(t *testing.T) {
 	}
 	runGradeCases(t, cases)
 }
+
+// TestGradeOwnerGitConfig: a hooks path the owner's global git config sets
+// (relative to each worktree, or absolute into the root) protects the files
+// there in every repository of the root; the twin, the same write without
+// that config, is ordinary.
+func TestGradeOwnerGitConfig(t *testing.T) {
+	global := filepath.Join(t.TempDir(), "gitconfig")
+	if err := os.WriteFile(global, []byte("[core]\n\thooksPath = .githooks\n[include]\n\tpath = /nonexistent\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	withGlobal := func(o *GradeOptions) { o.GitConfigs = []string{global, filepath.Join(t.TempDir(), "missing")} }
+	inRepo := func(t *testing.T, root string) { writeRepo(t, root, "proj", "[core]\n") }
+	runGradeCases(t, []gradeCase{
+		{name: "global hooksPath", setup: inRepo, opts: withGlobal,
+			up:   func(*testing.T, string) upper { return upper{}.file("proj/.githooks/pre-commit", "x") },
+			want: GradeCritical, text: "repository config names (core.hooksPath)", path: "proj/.githooks/pre-commit"},
+		{name: "twin: no global config", setup: inRepo,
+			up: func(*testing.T, string) upper { return upper{}.file("proj/.githooks/pre-commit", "x") }, want: GradeMedium},
+		{name: "twin: outside any repository", opts: withGlobal,
+			up: func(*testing.T, string) upper { return upper{}.file("loose/.githooks/pre-commit", "x") }, want: GradeMedium},
+	})
+}

@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/homard/homard/internal/audit"
@@ -56,4 +58,18 @@ func (r *Runtime) CheckpointRollback(ctx context.Context, id, hash string) (chan
 	effects := append([]string{"rolled back checkpoint " + id + " (" + pv.Checkpoint.Target + "):"}, pv.Steps...)
 	return pv, r.auditOwner(ctx, "checkpoint.rollback", "owner.rollback", "the owner rolled a checkpoint back (what it wrote back graded "+grade+")",
 		map[string]string{"checkpoint": id, "hash": hash}, effects)
+}
+
+// ownerGitConfigs are the git config files git reads in every repository
+// besides the repository's own: the system file and the owner's global
+// ones. A hooks path set there makes files in a root host-executed.
+func ownerGitConfigs() []string {
+	out := []string{"/etc/gitconfig"}
+	if home, err := os.UserHomeDir(); err == nil {
+		out = append(out, filepath.Join(home, ".gitconfig"), filepath.Join(home, ".config", "git", "config"))
+	}
+	if x := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(x) {
+		out = append(out, filepath.Join(x, "git", "config"))
+	}
+	return out
 }
