@@ -88,9 +88,10 @@ func (t *ApplyChanges) Prepare(ctx context.Context, p ApplyChangesParams) (tool.
 	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "apply_changes", Action: policy.ActionWrite, Risk: policy.RiskCritical,
-		Display: b.String(),
-		Targets: targets,
-		Body:    applyChangesBody{ID: p.ID, SHA256: meta.SHA256, Root: meta.Root, Digest: g.Digest},
+		Display:     b.String(),
+		PreviewFunc: func() string { return t.heldDiffs(p.ID) },
+		Targets:     targets,
+		Body:        applyChangesBody{ID: p.ID, SHA256: meta.SHA256, Root: meta.Root, Digest: g.Digest},
 	})
 }
 
@@ -116,4 +117,58 @@ func (t *ApplyChanges) Run(ctx context.Context, plan tool.Plan) (tool.Result, er
 		}
 	}
 	return tool.Result{Text: text, Effects: append([]string{"applied as checkpoint " + applied.CheckpointID + ":"}, applied.Graded.Paths()...)}, nil
+}
+
+// Bounds of a held set's card: the files whose diff is shown, and the
+// size of a file shown.
+const (
+	heldDiffFiles = 20
+	heldDiffBytes = 64 << 10
+)
+
+// heldDiffs is the card body of a held change set: the diff of each text
+// file it creates or changes against the root as it is now (the owner
+// sees what a planted hook would run, not only its name), bounded.
+func (t *ApplyChanges) heldDiffs(id string) string {
+	meta, cs, err := t.gate.Load(id)
+	if err != nil {
+		return ""
+	}
+	defer cs.Close()
+	g, _, err := t.gate.GradeHeld(meta, cs)
+	if err != nil {
+		return ""
+	}
+	var b strings.Builder
+	shown := 0
+	for _, c := range g.Changes {
+		if c.Op == workspace.OpDelete || c.Kind != workspace.EntryFile {
+			continue
+		}
+		if shown == heldDiffFiles {
+			fmt.Fprintf(&b, "(diffs of further files are not shown; the list above names them all)\n")
+			break
+		}
+		shown++
+		e, ok := cs.Entry(c.Rel)
+		if !ok {
+			continue
+		}
+		name := meta.Root + ":" + c.Rel
+		if e.Size > heldDiffBytes {
+			fmt.Fprintf(&b, "--- %s\n(%d bytes: too large to show, sha256 %s)\n", name, e.Size, e.SHA256)
+			continue
+		}
+		data, err := cs.ReadContent(e, heldDiffBytes)
+		if err != nil {
+			continue
+		}
+		var old []byte
+		exists, note := false, ""
+		if wp, err := t.ws.PathIn(meta.Root, c.Rel); err == nil && c.Op == workspace.OpModify {
+			old, exists, note = currentContent(t.ws, wp)
+		}
+		b.WriteString(note + contentDiff(name, old, exists, data))
+	}
+	return b.String()
 }
