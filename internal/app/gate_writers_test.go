@@ -286,3 +286,34 @@ func gitRun(t *testing.T, dir string, args ...string) {
 		t.Fatalf("git %v: %v %s", args, err, out)
 	}
 }
+
+// TestGateSessionGrantIsNotAFolderGrant: in smart mode, "this session" on
+// a write of docs/notes.md lets further ordinary writes under docs/ run
+// (the twin), but a write that completes a repository there, and its
+// config, still get a critical card: the grant decided the call, the gate
+// judges the tree.
+func TestGateSessionGrantIsNotAFolderGrant(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	root := r.Config.Workspace.Roots[0].Path
+	w := func(rel, content string) arbiter.Outcome {
+		return call(t, r, CallRequest{Tool: "write_file", Args: fmt.Sprintf(`{"path":%q,"content":%q}`, rel, content), Session: "s"})
+	}
+	out := w("docs/notes.md", "notes\n")
+	wantDecision(t, out, "pending", "mode.smart")
+	if _, err := r.ApprovalApprove(t.Context(), out.ApprovalID, "session"); err != nil {
+		t.Fatal(err)
+	}
+	wantApplied(t, r, w("docs/notes.md", "notes\n"), "docs/notes.md")
+	wantApplied(t, r, w("docs/more.md", "more\n"), "docs/more.md")
+	wantApplied(t, r, w("docs/evil/objects/info/packs", "\n"), "docs/evil/objects/info/packs")
+	wantApplied(t, r, w("docs/evil/refs/heads/main", "0000000000000000000000000000000000000000\n"), "docs/evil/refs/heads/main")
+	out = w("docs/evil/HEAD", "ref: refs/heads/main\n")
+	wantDecision(t, out, "pending", "risk.critical")
+	if _, err := os.Stat(filepath.Join(root, "docs", "evil", "HEAD")); err == nil {
+		t.Fatal("HEAD completed the repository under a session grant")
+	}
+	// A session answer is not accepted for a critical card.
+	if _, err := r.ApprovalApprove(t.Context(), out.ApprovalID, "session"); err == nil {
+		t.Error("a critical card accepted a session approval")
+	}
+}
