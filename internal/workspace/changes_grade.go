@@ -341,6 +341,9 @@ func (g *grader) run() error {
 	if err := g.shapeChecks(); err != nil {
 		return err
 	}
+	if err := g.commitChecks(); err != nil {
+		return err
+	}
 	g.totals()
 	if err := g.room(); err != nil {
 		return err
