@@ -70,7 +70,9 @@ func TestGradeCommitsToHistory(t *testing.T) {
 		{name: "twin: commits README.md", up: committing([]string{"README.md"}, false), want: GradeMedium},
 		{name: "twin: an old .vscode subtree beside a new README", up: committing([]string{"README.md"}, true), want: GradeMedium},
 		{name: "a new pack", setup: func(t *testing.T, root string) { writeRepo(t, root, ".", "[core]\n") },
-			up:   func(*testing.T, string) upper { return upper{}.file(".git/objects/pack/pack-1.pack", "PACK").file(".git/objects/pack/pack-1.idx", "x") },
+			up: func(*testing.T, string) upper {
+				return upper{}.file(".git/objects/pack/pack-1.pack", "PACK").file(".git/objects/pack/pack-1.idx", "x")
+			},
 			want: GradeHigh, text: "pack of git objects", path: ".git/objects/pack/pack-1.pack"},
 	})
 }
