@@ -85,6 +85,7 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 	out = append(out, mcpChecks(ctx, r)...)
 	out = append(out, skillChecks(ctx, r)...)
 	out = append(out, gitSafetyCheck(ctx, nil))
+	out = append(out, scanChecks(r)...)
 	for _, st := range sandbox.Report() {
 		if st.Available {
 			detail := st.Name + " works here"

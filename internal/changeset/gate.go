@@ -2,12 +2,9 @@ package changeset
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"time"
 
@@ -38,8 +35,9 @@ type Options struct {
 // It is safe for concurrent use: each root's writes are serialised by the
 // root's lock.
 type Gate struct {
-	ws *workspace.Workspace
-	o  Options
+	ws   *workspace.Workspace
+	o    Options
+	hide hideCache // hide.go
 }
 
 // New returns the gate over ws.
@@ -77,63 +75,6 @@ func (g *Gate) Hidden(root, rel string) bool {
 		}
 	}
 	return false
-}
-
-// maxHideScan bounds the walk that looks for sensitive files to hide from
-// a sandboxed run; past it the run is refused (fail closed) rather than
-// run with a sensitive file readable.
-const maxHideScan = 200_000
-
-// Hide lists the absolute paths under the root's real path (rootPath) that
-// a sandboxed run must not read: the root's off-limits paths (homard's own
-// files and the roots nested in it), which the walk does not enter, and
-// what Hidden reports. The walk does not follow symlinks; a symlink's
-// target is listed under its own name.
-func (g *Gate) Hide(root, rootPath string) ([]string, error) {
-	off := g.ws.OffLimits(root)
-	out := slices.Clone(off)
-	n := 0
-	err := filepath.WalkDir(rootPath, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			if p == rootPath {
-				return err
-			}
-			if errors.Is(err, fs.ErrPermission) {
-				return nil
-			}
-			return err
-		}
-		if p == rootPath {
-			return nil
-		}
-		if n++; n > maxHideScan {
-			return fmt.Errorf("the workspace has more than %d entries to check for sensitive files; use a smaller workspace root", maxHideScan)
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			return nil
-		}
-		rel, err := filepath.Rel(rootPath, p)
-		if err != nil {
-			return err
-		}
-		if slices.Contains(off, p) {
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if g.Hidden(root, filepath.ToSlash(rel)) {
-			out = append(out, p)
-			if d.IsDir() {
-				return filepath.SkipDir
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("look for sensitive files: %w", err)
-	}
-	return out, nil
 }
 
 // Proposal is one writer's proposed change set and what its plan said.
