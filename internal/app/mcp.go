@@ -212,8 +212,16 @@ func (r *Runtime) startMCP(ctx context.Context) []tool.Tool {
 			res.srv.Pin(res.listing.Fingerprint)
 			r.mcp.servers = append(r.mcp.servers, res.srv)
 			action := mcpAction(sc)
+			// The listing's fingerprint is the pinned one, so its schemas
+			// are the ones the owner trusted: each tool checks its calls
+			// against its own, compiled once here.
 			for _, t := range res.listing.Offered() {
-				out = append(out, &mcpTool{srv: res.srv, t: t, action: action, st: r.Store, now: r.now})
+				schema, err := mcp.CompileSchema(t.InputSchema)
+				if err != nil { // Offered leaves such a tool out already
+					r.logger().Warn("mcp tool's input schema cannot be checked; the tool is left out", "server", sc.Name, "tool", t.Name, "err", err)
+					continue
+				}
+				out = append(out, &mcpTool{srv: res.srv, t: t, schema: schema, action: action, st: r.Store, now: r.now, redactor: r.redactor})
 			}
 		case MCPChanged:
 			r.logger().Warn("mcp server's tools changed since they were trusted; its tools are withdrawn until trusted again",

@@ -9,14 +9,18 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/mcp"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/termtext"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -24,12 +28,23 @@ import (
 // mcp__<server>__<tool>. Its Plan is (server, the tool's own name, the
 // canonical arguments); it runs through the arbiter like every tool.
 type mcpTool struct {
-	srv    *mcp.Server
+	srv *mcp.Server
+	// t is the tool as listed when homard started, in the listing whose
+	// fingerprint equals the one the owner trusted: its InputSchema is
+	// the pinned one. schema is that schema compiled; a listing the
+	// server sends later is never used to check arguments.
 	t      mcp.Tool
+	schema *mcp.Schema
 	action policy.Action
 	st     *store.Store
 	now    func() time.Time
+	// redactor hides secrets in the arguments the card shows (the
+	// arbiter redacts a card's preview, not its Display).
+	redactor redactor
 }
+
+// redactor is the one method of secrets.Redactor an MCP call's Display needs.
+type redactor interface{ Redact(s string) string }
 
 var _ tool.Tool = (*mcpTool)(nil)
 
@@ -69,8 +84,8 @@ func (m *mcpTool) Spec() tool.Spec {
 
 // Decode checks the arguments strictly (an object, no duplicate or
 // case-folded keys, within the default limits, numbers JCS can write
-// exactly) and returns their canonical form. The server's schema is the
-// server's to enforce.
+// exactly) and returns their canonical form. Prepare checks them against
+// the pinned schema.
 func (m *mcpTool) Decode(raw []byte) (any, error) {
 	var obj map[string]any
 	if err := tool.DecodeStrict(raw, &obj, tool.DefaultLimits); err != nil {
@@ -94,11 +109,74 @@ func (m *mcpTool) Prepare(_ context.Context, params any) (tool.Plan, error) {
 	if !ok {
 		return tool.Plan{}, fmt.Errorf("tool %s: prepare: params of type %T", m.t.Mapped, params)
 	}
+	// Homard checks the arguments, not only the server: only names the
+	// pinned schema declares, and values valid against it. A mismatch is
+	// the model's to fix, so an error result, not a failed turn.
+	if err := m.schema.Check(args); err != nil {
+		return tool.Plan{}, tool.InvalidArgs("%s: %v", m.t.Mapped, err)
+	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: m.t.Mapped, Action: m.action, Risk: m.risk(), ReadOnly: m.t.ReadOnly,
-		Display: fmt.Sprintf("call %s on MCP server %s", m.t.Name, m.t.Server),
-		Body:    mcpPlan{Server: m.t.Server, Tool: m.t.Name, Arguments: args},
+		Display: mcpDisplay(m.t, args, m.redactor),
+		// Arguments are the canonical bytes Run sends as they are: the
+		// approval's hash binds exactly what the server receives.
+		Body: mcpPlan{Server: m.t.Server, Tool: m.t.Name, Arguments: args},
 	})
+}
+
+// Bounds on an MCP call's Display: at most maxDisplayArgs arguments, one
+// line each, cut at maxDisplayLine bytes. The card's preview (the whole
+// Plan body, redacted by the arbiter) and the Plan's hash hold them all.
+const (
+	maxDisplayArgs = 16
+	maxDisplayLine = 240
+)
+
+// mcpDisplay is what the owner reads on an MCP call's card: the tool, the
+// server and each argument as `"name": value` in canonical JSON, redacted
+// before it is cut (a secret cut in two would no longer be recognised),
+// its hidden characters shown as escapes (termtext.Line).
+func mcpDisplay(t mcp.Tool, args json.RawMessage, red redactor) string {
+	head := fmt.Sprintf("call %s on MCP server %s", termtext.Line(t.Name), t.Server)
+	var obj map[string]json.RawMessage
+	if err := json.Unmarshal(args, &obj); err != nil || len(obj) == 0 {
+		return head + " with no arguments"
+	}
+	names := make([]string, 0, len(obj))
+	for name := range obj {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var b strings.Builder
+	b.WriteString(head)
+	if len(names) == 1 {
+		b.WriteString(" with 1 argument:")
+	} else {
+		fmt.Fprintf(&b, " with %d arguments:", len(names))
+	}
+	for i, name := range names {
+		if i == maxDisplayArgs {
+			fmt.Fprintf(&b, "\n  … and %d more arguments: the preview shows them all", len(names)-i)
+			break
+		}
+		key, err := tool.Canonical(name)
+		if err != nil {
+			key = []byte(strconv.Quote(name))
+		}
+		line := string(key) + ": " + string(obj[name])
+		if red != nil {
+			line = red.Redact(line)
+		}
+		if len(line) > maxDisplayLine {
+			cut := line[:maxDisplayLine]
+			for len(cut) > 0 && !utf8.RuneStart(line[len(cut)]) {
+				cut = cut[:len(cut)-1]
+			}
+			line = fmt.Sprintf("%s … [%d more bytes]", cut, len(line)-len(cut))
+		}
+		b.WriteString("\n  " + termtext.Line(line))
+	}
+	return b.String()
 }
 
 // Run calls the tool. What the server answered reaches the model only as

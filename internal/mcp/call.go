@@ -40,10 +40,11 @@ type Blob struct {
 }
 
 // Call runs one tool by its original name with arguments already decoded
-// and checked by the arbiter. It refuses a tool the current listing does
-// not offer, and every call while the listing does not match the pinned
-// fingerprint. A call that loses the server returns an error; the server
-// restarts on a later call.
+// and checked by the caller (against the schema it pinned: CompileSchema,
+// Schema.Check), and sends them exactly as given. It refuses a tool the
+// current listing does not offer, and every call while the listing does
+// not match the pinned fingerprint. A call that loses the server returns
+// an error; the server restarts on a later call.
 func (s *Server) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
 	cs, listing, err := s.current(ctx)
 	if err != nil {

@@ -18,6 +18,11 @@
 // gets no calls until it is trusted again. A stdio server that crashes is
 // restarted on the next call, with backoff; Close kills its process group.
 //
+// CompileSchema turns a tool's input schema into a Schema whose Check the
+// caller runs on every call's arguments before planning it: only names the
+// schema declares, and values valid against it. A tool whose schema cannot
+// be checked completely and safely is refused in the listing.
+//
 // The package is a library: it decides nothing about risk or trust. The
 // caller (internal/app) builds the registry's tools, asks the arbiter, keeps
 // the trusted fingerprints and turns Blobs into artifacts.

@@ -29,7 +29,8 @@ type Tool struct {
 	// ReadOnly is true only when the operator listed Name in read_only.
 	ReadOnly bool
 	// Refused says why the tool is not offered (a mapped name that collides
-	// or is too long); empty when it is offered.
+	// or is too long, an input schema homard cannot check); empty when it
+	// is offered.
 	Refused string
 }
 
@@ -85,7 +86,7 @@ func MappedName(server, name string) string {
 // buildListing maps the tools a server listed. A tool whose mapped name is
 // over MaxToolName, or equal to another tool's, is refused; a collision
 // refuses every tool of the group, since no rule picks the one the owner
-// meant.
+// meant. So is a tool whose input schema CompileSchema refuses.
 func buildListing(server string, readOnly []string, listed []*sdk.Tool, instructions string) Listing {
 	l := Listing{Instructions: instructions}
 	count := map[string]int{}
@@ -116,6 +117,13 @@ func buildListing(server string, readOnly []string, listed []*sdk.Tool, instruct
 			l.Tools[i].Refused = fmt.Sprintf("its name is %d characters once mapped (%s); tool names are limited to %d", len(t.Mapped), t.Mapped, MaxToolName)
 		case count[t.Mapped] > 1:
 			l.Tools[i].Refused = fmt.Sprintf("%d of the server's tools map to the same name %s", count[t.Mapped], t.Mapped)
+		default:
+			// Every call's arguments are checked against the schema
+			// before it is planned: a schema homard cannot check offers
+			// no tool, rather than calls nothing checked.
+			if _, err := CompileSchema(t.InputSchema); err != nil {
+				l.Tools[i].Refused = "homard cannot check arguments against its input schema: " + err.Error()
+			}
 		}
 	}
 	l.Fingerprint = Fingerprint(l.Tools, instructions)

@@ -6,8 +6,9 @@
 // Contract: the server's tools and instructions are read from a JSON file
 // (Spec) at every request, so a test that rewrites the file makes the
 // server change its tools (a "rug pull"). Its tools answer fixed content:
-// echo, note (HostileText), write, image (PNG), env, read, fetch and
-// anything else an error.
+// echo, note (HostileText), write, image (PNG), env, read, fetch; a tool
+// whose name starts with "args" answers "args: " and the arguments it
+// received, as they came; anything else is an error.
 package mcptest
 
 import (
@@ -113,11 +114,17 @@ func answer(line []byte, specPath string) any {
 		result = map[string]any{"tools": spec.Tools}
 	case "tools/call":
 		var p struct {
-			Name      string         `json:"name"`
-			Arguments map[string]any `json:"arguments"`
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
 		}
 		_ = json.Unmarshal(msg.Params, &p)
-		result = call(p.Name, p.Arguments)
+		if strings.HasPrefix(p.Name, "args") {
+			result = map[string]any{"content": []any{map[string]any{"type": "text", "text": "args: " + string(p.Arguments)}}}
+			break
+		}
+		var args map[string]any
+		_ = json.Unmarshal(p.Arguments, &args)
+		result = call(p.Name, args)
 	case "ping":
 		result = map[string]any{}
 	default:
