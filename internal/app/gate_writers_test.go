@@ -351,3 +351,29 @@ func TestGateCommitsAreChanges(t *testing.T) {
 		})
 	}
 }
+
+// TestGateCommandGrantDestinationIsNarrow: a session grant for `cp
+// notes.txt backup.txt` covers copying to another new name in the same
+// folder (the twin), but not overwriting an existing file nor writing into
+// a subfolder: those ask again.
+func TestGateCommandGrantDestinationIsNarrow(t *testing.T) {
+	r := newGateRuntime(t, "smart")
+	writeWorkspaceFile(t, r, "notes.txt", "notes\n")
+	writeWorkspaceFile(t, r, "Makefile", "all:\n")
+	writeWorkspaceFile(t, r, "sub/keep.md", "x\n")
+	cp := func(dst string) arbiter.Outcome {
+		return call(t, r, CallRequest{Tool: "run_command", Session: "s", Args: fmt.Sprintf(`{"program":"cp","args":["notes.txt",%q]}`, dst)})
+	}
+	out := cp("backup.txt")
+	wantDecision(t, out, "pending", "mode.smart")
+	if !strings.Contains(out.Plan, "‹new name in ./›") {
+		t.Errorf("card %q does not say the grant covers only new names", out.Plan)
+	}
+	if _, err := r.ApprovalApprove(t.Context(), out.ApprovalID, "session"); err != nil {
+		t.Fatal(err)
+	}
+	wantDecision(t, cp("backup.txt"), "ran", "approval.once")
+	wantDecision(t, cp("copy2.txt"), "ran", "grant.")
+	wantDecision(t, cp("Makefile"), "pending", "mode.smart")
+	wantDecision(t, cp("sub/x.txt"), "pending", "mode.smart")
+}

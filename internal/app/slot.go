@@ -1,6 +1,8 @@
 package app
 
 import (
+	"errors"
+	"io/fs"
 	"path"
 	"strings"
 
@@ -14,10 +16,11 @@ import (
 // elsewhere), slot a folder relative to it ("." for dir itself) and op the
 // operand as the model wrote it. The operand must resolve — symlinks
 // followed, within the root — strictly inside the slot's real folder, to a
-// place the file tools could write (not protected, not sensitive). Any
-// doubt answers false, and the call asks.
+// place the file tools could write (not protected, not sensitive); a
+// write slot's operand (newOnly) must not exist yet. Any doubt answers
+// false, and the call asks.
 func slotInside(ws *workspace.Workspace) policy.Inside {
-	return func(dir, slot, op string) bool {
+	return func(dir, slot, op string, newOnly bool) bool {
 		roots := ws.Roots()
 		if len(roots) == 0 {
 			return false
@@ -52,6 +55,11 @@ func slotInside(ws *workspace.Workspace) policy.Inside {
 		}
 		if ws.Sensitive(treal.Root, treal.Rel) || ws.CheckWrite(treal) != nil {
 			return false
+		}
+		if newOnly {
+			if _, err := ws.Lstat(treal); !errors.Is(err, fs.ErrNotExist) {
+				return false // it exists (or cannot be told): not a new file
+			}
 		}
 		return true
 	}

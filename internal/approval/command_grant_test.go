@@ -33,7 +33,7 @@ func (e *env) requestCommand(t *testing.T, program string, args ...string) Appro
 
 // insideWorkspace stands for run_command's resolver: here every clean
 // relative path is inside (there are no symlinks).
-func insideWorkspace(dir, slot, op string) bool { return policy.InSlot(slot, op) }
+func insideWorkspace(dir, slot, op string, _ bool) bool { return policy.InSlot(slot, op) }
 
 // TestCommandGrantIsATemplate: approving "mkdir build" for the session
 // lets another mkdir run (the twin), and nothing else.
@@ -41,8 +41,8 @@ func TestCommandGrantIsATemplate(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
 	a := e.requestCommand(t, "mkdir", "build")
-	if a.Template == nil || a.Template.String() != "mkdir ‹path in ./›" {
-		t.Fatalf("the card's template = %v; want mkdir ‹path in ./›", a.Template)
+	if a.Template == nil || a.Template.String() != "mkdir ‹new name in ./›" {
+		t.Fatalf("the card's template = %v; want mkdir ‹new name in ./›", a.Template)
 	}
 	if _, err := e.svc.Approve(ctx, a.ID, "alice", ScopeSession); err != nil {
 		t.Fatal(err)
@@ -53,7 +53,7 @@ func TestCommandGrantIsATemplate(t *testing.T) {
 	}{
 		{[]string{"mkdir", "build"}, true},
 		{[]string{"mkdir", "src"}, true}, // a second mkdir under the session grant
-		{[]string{"mkdir", "build/x"}, true},
+		{[]string{"mkdir", "build/x"}, false}, // a destination stays in the folder the owner saw
 		{[]string{"cp", "/etc/passwd", "important.txt"}, false},
 		{[]string{"mkdir", "-p", "x", "--mode=4777"}, false},
 		{[]string{"gcc", "-wrapper", "/bin/sh,-c,id", "x.c"}, false},
@@ -73,7 +73,7 @@ func TestCommandGrantIsATemplate(t *testing.T) {
 	if _, ok, _ := e.svc.MatchCommandGrant(ctx, "alice", "s2", "run_command", call, risk, insideWorkspace); ok {
 		t.Error("a session grant covered another session")
 	}
-	if _, ok, _ := e.svc.MatchCommandGrant(ctx, "alice", "s1", "run_command", call, risk, func(string, string, string) bool { return false }); ok {
+	if _, ok, _ := e.svc.MatchCommandGrant(ctx, "alice", "s1", "run_command", call, risk, func(string, string, string, bool) bool { return false }); ok {
 		t.Error("a slot covered a path the resolver found outside")
 	}
 	// The path-pattern matcher never uses a command grant.

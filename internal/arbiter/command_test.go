@@ -85,14 +85,14 @@ func (f *commandFixture) run(t *testing.T, argv ...string) arbiter.Outcome {
 // and nothing else.
 func TestCommandSessionGrantIsATemplate(t *testing.T) {
 	f := newCommandFixture(t, arbiter.Options{Mode: policy.ModeSmart,
-		CommandSlotInside: func(dir, slot, op string) bool { return policy.InSlot(slot, op) }})
+		CommandSlotInside: func(dir, slot, op string, _ bool) bool { return policy.InSlot(slot, op) }})
 	out := f.run(t, "mkdir", "build")
 	if out.Decision != arbiter.Pending {
 		t.Fatalf("mkdir build in smart mode: %+v; want pending", out)
 	}
 	ap, err := f.appr.Get(context.Background(), out.ApprovalID)
-	if err != nil || ap.Template == nil || ap.Template.String() != "mkdir ‹path in ./›" {
-		t.Fatalf("card template = %v, %v; want mkdir ‹path in ./›", ap.Template, err)
+	if err != nil || ap.Template == nil || ap.Template.String() != "mkdir ‹new name in ./›" {
+		t.Fatalf("card template = %v, %v; want mkdir ‹new name in ./›", ap.Template, err)
 	}
 	if _, err := f.appr.Approve(context.Background(), out.ApprovalID, "me", approval.ScopeSession); err != nil {
 		t.Fatal(err)
@@ -164,7 +164,7 @@ func TestCommandModeTable(t *testing.T) {
 // turned into a session grant.
 func TestRunsCodeApprovedOnceThroughTheArbiter(t *testing.T) {
 	f := newCommandFixture(t, arbiter.Options{Mode: policy.ModeSmart,
-		CommandSlotInside: func(dir, slot, op string) bool { return true }})
+		CommandSlotInside: func(dir, slot, op string, _ bool) bool { return true }})
 	out := f.run(t, "python3", "x.py")
 	if out.Decision != arbiter.Pending {
 		t.Fatalf("python3 x.py in smart: %+v; want pending", out)

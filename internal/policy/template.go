@@ -17,11 +17,15 @@ import (
 // same subcommands, options and option values in the same order, the
 // same number of operands with the same roles, the same stdin and no
 // longer a timeout. The only freedom is in path operands: each approved
-// one that was a clean relative path becomes a slot, "a path inside F"
-// where F is the folder it was in ("." for the working folder itself),
-// so approving "mkdir build" lets "mkdir src" and "mkdir build/x" run, and
-// approving "mkdir build/x" lets "mkdir build/y" run, but never
-// "mkdir ../x", "mkdir -p x --mode=4777" or "cp /etc/passwd x".
+// one that was a clean relative path becomes a slot. A read slot is "a
+// path inside F" where F is the folder it was in ("." for the working
+// folder itself). A write slot (the destination: what the command
+// creates or overwrites) is narrower, "a new file directly in F": the
+// folder the owner saw, and nothing that exists there yet, so approving
+// "cp notes.txt backup.txt" for the session lets "cp a.txt copy.txt" run
+// but never overwrite an existing file nor write into a subfolder; and
+// approving "mkdir build" lets "mkdir src" run but not "mkdir build/x".
+// Never "mkdir ../x", "mkdir -p x --mode=4777" or "cp /etc/passwd x".
 //
 // A command that runs code gets no template that covers anything: its
 // approvals are one-time only (RunsCode).
@@ -95,8 +99,9 @@ func InSlot(slot, op string) bool {
 
 // Inside resolves an operand at run time: it reports whether op, taken
 // relative to the working folder dir, resolves (symlinks followed) to a
-// path strictly inside slot below dir and outside the protected set.
-type Inside func(dir, slot, op string) bool
+// path strictly inside slot below dir and outside the protected set; with
+// newOnly (a write slot), also that nothing exists there yet.
+type Inside func(dir, slot, op string, newOnly bool) bool
 
 // Covers reports whether call, the template of a proposed command, is
 // covered by t, the template of a grant. Everything but slot operands
@@ -121,7 +126,11 @@ func (t Template) Covers(call Template, inside Inside) bool {
 			}
 			continue
 		}
-		if g.Kind != ItemOperand || !InSlot(g.Slot, c.Value) || inside == nil || !inside(t.Dir, g.Slot, c.Value) {
+		write := g.Role == RolePathWrite
+		if write && path.Dir(c.Value) != g.Slot {
+			return false // a destination stays in the folder the owner saw
+		}
+		if g.Kind != ItemOperand || !InSlot(g.Slot, c.Value) || inside == nil || !inside(t.Dir, g.Slot, c.Value, write) {
 			return false
 		}
 	}
@@ -154,9 +163,12 @@ func (t Template) String() string {
 				}
 			}
 		case ItemOperand:
-			if it.Slot == "" {
+			switch {
+			case it.Slot == "":
 				b.WriteString(quoteWord(it.Value))
-			} else {
+			case it.Role == RolePathWrite:
+				b.WriteString("‹new name in " + strings.TrimSuffix(it.Slot, "/") + "/›")
+			default:
 				b.WriteString("‹path in " + strings.TrimSuffix(it.Slot, "/") + "/›")
 			}
 		}

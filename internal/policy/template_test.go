@@ -16,7 +16,7 @@ func tmpl(dir string, timeout int, stdin string, program string, args ...string)
 }
 
 // insideAll stands for a resolver that finds every path inside.
-func insideAll(dir, slot, op string) bool { return true }
+func insideAll(dir, slot, op string, _ bool) bool { return true }
 
 func TestTemplateCovers(t *testing.T) {
 	grant := tmpl(".", 60, "", "mkdir", "build")
@@ -30,7 +30,8 @@ func TestTemplateCovers(t *testing.T) {
 	}{
 		{"the approved command", grant, tmpl(".", 60, "", "mkdir", "build"), insideAll, true},
 		{"a second mkdir (twin)", grant, tmpl(".", 60, "", "mkdir", "src"), insideAll, true},
-		{"a path inside the working folder", grant, tmpl(".", 60, "", "mkdir", "build/x"), insideAll, true},
+		// A destination stays directly in the folder the owner saw.
+		{"a path deeper than the working folder", grant, tmpl(".", 60, "", "mkdir", "build/x"), insideAll, false},
 		{"a shorter timeout", grant, tmpl(".", 30, "", "mkdir", "src"), insideAll, true},
 		{"cp /etc/passwd", grant, tmpl(".", 60, "", "cp", "/etc/passwd", "important.txt"), insideAll, false},
 		{"an added option", grant, tmpl(".", 60, "", "mkdir", "-p", "x", "--mode=4777"), insideAll, false},
@@ -45,10 +46,10 @@ func TestTemplateCovers(t *testing.T) {
 		{"another folder", grant, tmpl("sub", 60, "", "mkdir", "src"), insideAll, false},
 		{"a longer timeout", grant, tmpl(".", 61, "", "mkdir", "src"), insideAll, false},
 		{"stdin", grant, tmpl(".", 60, "x", "mkdir", "src"), insideAll, false},
-		{"the resolver says outside (a symlink)", grant, tmpl(".", 60, "", "mkdir", "link/x"), func(string, string, string) bool { return false }, false},
+		{"the resolver says outside (a symlink)", grant, tmpl(".", 60, "", "mkdir", "link/x"), func(string, string, string, bool) bool { return false }, false},
 		{"no resolver", grant, tmpl(".", 60, "", "mkdir", "src"), nil, false},
 		{"nested slot, same folder", nested, tmpl(".", 60, "", "mkdir", "-p", "build/y"), insideAll, true},
-		{"nested slot, deeper", nested, tmpl(".", 60, "", "mkdir", "-p", "build/y/z"), insideAll, true},
+		{"nested slot, deeper", nested, tmpl(".", 60, "", "mkdir", "-p", "build/y/z"), insideAll, false},
 		{"nested slot, another folder", nested, tmpl(".", 60, "", "mkdir", "-p", "src/y"), insideAll, false},
 		{"nested slot, the folder itself", nested, tmpl(".", 60, "", "mkdir", "-p", "build"), insideAll, false},
 		{"nested slot, no -p", nested, tmpl(".", 60, "", "mkdir", "build/y"), insideAll, false},
@@ -67,7 +68,7 @@ func TestTemplateCovers(t *testing.T) {
 	}
 	// The resolver is asked about the operand, in the grant's folder.
 	var asked []string
-	grant.Covers(tmpl(".", 60, "", "mkdir", "src"), func(dir, slot, op string) bool {
+	grant.Covers(tmpl(".", 60, "", "mkdir", "src"), func(dir, slot, op string, _ bool) bool {
 		asked = append(asked, dir+"|"+slot+"|"+op)
 		return true
 	})
@@ -90,12 +91,12 @@ func TestTemplateString(t *testing.T) {
 		argv []string
 		want string
 	}{
-		{argv("mkdir", "-p", "build/x"), "mkdir -p ‹path in build/›"},
-		{argv("mkdir", "build"), "mkdir ‹path in ./›"},
+		{argv("mkdir", "-p", "build/x"), "mkdir -p ‹new name in build/›"},
+		{argv("mkdir", "build"), "mkdir ‹new name in ./›"},
 		{argv("mkdir", "--mode=755", "/abs"), "mkdir -m 755 /abs"},
 		{argv("git", "commit", "-m", "fix: a b"), `git commit -m "fix: a b"`},
 		{argv("git", "log", "-5"), "git log -5"},
-		{argv("cp", "a", "b/c"), "cp ‹path in ./› ‹path in b/›"},
+		{argv("cp", "a", "b/c"), "cp ‹path in ./› ‹new name in b/›"},
 		{argv("touch", "--", "a\x1b[2J"), `touch -- "a\x1b[2J"`},
 		{argv("rm", "../x"), "rm ../x"},
 	}
