@@ -52,7 +52,7 @@ func TestCommandGrantIsATemplate(t *testing.T) {
 		want bool
 	}{
 		{[]string{"mkdir", "build"}, true},
-		{[]string{"mkdir", "src"}, true}, // a second mkdir under the session grant
+		{[]string{"mkdir", "src"}, true},      // a second mkdir under the session grant
 		{[]string{"mkdir", "build/x"}, false}, // a destination stays in the folder the owner saw
 		{[]string{"cp", "/etc/passwd", "important.txt"}, false},
 		{[]string{"mkdir", "-p", "x", "--mode=4777"}, false},
