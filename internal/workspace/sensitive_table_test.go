@@ -3,6 +3,7 @@ package workspace
 import (
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -194,16 +195,16 @@ func TestSensitiveTable(t *testing.T) {
 			t.Errorf("DefaultSensitive entry %q: %v", p, err)
 			continue
 		}
-		for _, rel := range examples {
-			t.Run(p+"/"+rel, func(t *testing.T) {
+		t.Run(p, func(t *testing.T) {
+			for _, rel := range examples {
 				if !matchRun(pat[0].elems, strings.Split(strings.ToLower(rel), "/")) {
 					t.Errorf("pattern %q does not match its example %q", p, rel)
 				}
 				if !Sensitive(rel) {
 					t.Errorf("Sensitive(%q) = false; want true (example of %q)", rel, p)
 				}
-			})
-		}
+			}
+		})
 	}
 	for p := range sensitiveExamples {
 		if !seen[p] {
@@ -352,4 +353,29 @@ func TestSensitiveDocumented(t *testing.T) {
 			t.Errorf("docs/RULES.md, Sensitive files: `%s` is not in DefaultSensitive; remove it or add it to the table", p)
 		}
 	}
+}
+
+// FuzzSensitiveElement: the string comparisons that stand in for
+// path.Match on plain, "*suffix" and "prefix*" elements agree with it.
+func FuzzSensitiveElement(f *testing.F) {
+	names := []string{"", ".env", "server.pem", "login.keychain-db.sb-1", "credentials", "credentials.toml", "profile 2", "x*y", "[x", `a\b`}
+	for _, p := range DefaultSensitive {
+		for _, e := range strings.Split(p, "/") {
+			for _, n := range names {
+				f.Add(e, n)
+			}
+		}
+	}
+	f.Add("*", "")
+	f.Add("a*b*", "ab")
+	f.Add("[a-c]*", "b.key")
+	f.Fuzz(func(t *testing.T, elem, name string) {
+		if strings.Contains(name, "/") || checkPattern(elem) != nil || strings.Contains(elem, "/") {
+			return
+		}
+		want, _ := path.Match(elem, name)
+		if got := newElement(elem).match(name); got != want {
+			t.Errorf("element %q matching %q = %v; path.Match says %v", elem, name, got, want)
+		}
+	})
 }
