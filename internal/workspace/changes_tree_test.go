@@ -3,6 +3,7 @@ package workspace
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -152,4 +153,48 @@ func TestGradeOwnerGitConfig(t *testing.T) {
 		{name: "twin: outside any repository", opts: withGlobal,
 			up: func(*testing.T, string) upper { return upper{}.file("loose/.githooks/pre-commit", "x") }, want: GradeMedium},
 	})
+}
+
+// TestHostToolsDocumented: docs/RULES.md lists DefaultHostTools and
+// DefaultBuildFiles exactly (the section "Files your own tools run").
+func TestHostToolsDocumented(t *testing.T) {
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "RULES.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, ok := strings.Cut(string(doc), "\n## Files your own tools run")
+	if !ok {
+		t.Fatal(`docs/RULES.md has no section "## Files your own tools run"`)
+	}
+	section, _, _ = strings.Cut(section, "\n## ")
+	hostPart, buildPart, ok := strings.Cut(section, "**Build files")
+	if !ok {
+		t.Fatal("the section has no **Build files paragraph")
+	}
+	quoted := func(s string) []string {
+		var out []string
+		parts := strings.Split(s, "`")
+		for i := 1; i < len(parts); i += 2 {
+			out = append(out, parts[i])
+		}
+		return out
+	}
+	_, hosts, _ := strings.Cut(hostPart, "**Host tools**")
+	hosts, _, _ = strings.Cut(hosts, "**Also critical**")
+	for _, c := range []struct {
+		name   string
+		table  []string
+		listed []string
+	}{{"DefaultHostTools", DefaultHostTools, quoted(hosts)}, {"DefaultBuildFiles", DefaultBuildFiles, quoted(buildPart)}} {
+		for _, p := range c.table {
+			if !slices.Contains(c.listed, p) {
+				t.Errorf("docs/RULES.md does not list %s entry `%s`", c.name, p)
+			}
+		}
+	}
+	for _, p := range quoted(hosts) {
+		if !slices.Contains(DefaultHostTools, p) && p != "commands.host_tools" && p != "workspace.DefaultHostTools" {
+			t.Errorf("docs/RULES.md lists `%s` as a host tool; it is not in DefaultHostTools", p)
+		}
+	}
 }
