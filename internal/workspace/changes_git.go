@@ -142,6 +142,7 @@ func (g *grader) repoAt(dir string) error {
 		}
 	}
 	g.repos[dir] = rp
+	g.readHookManagers(rp)
 	if rp.gitdir == "" {
 		return nil
 	}

@@ -413,6 +413,9 @@ func (g *grader) protectedWhy(rel string) string {
 	}
 	for _, rp := range g.repos {
 		if n := rp.names(rel); n != "" {
+			if by, ok := strings.CutPrefix(n, "run by "); ok {
+				return fmt.Sprintf("touches a script the owner's hook manager runs (named in %s)", by)
+			}
 			return fmt.Sprintf("touches a file the repository config names (%s)", n)
 		}
 	}

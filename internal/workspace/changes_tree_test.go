@@ -198,3 +198,27 @@ func TestHostToolsDocumented(t *testing.T) {
 		}
 	}
 }
+
+// TestGradeHookManagerScripts: a script the owner's lefthook, pre-commit
+// or husky setup runs is host-executed whoever writes it; the twins, a
+// script nobody names and one named only in a comment, are ordinary.
+func TestGradeHookManagerScripts(t *testing.T) {
+	withManagers := func(t *testing.T, root string) {
+		writeRepo(t, root, ".", "[core]\n")
+		write(t, root, "lefthook.yml", "pre-commit:\n  commands:\n    lint:\n      run: ./scripts/lint.sh {staged_files}\n")
+		write(t, root, ".pre-commit-config.yaml", "repos:\n- repo: local\n  hooks:\n  - id: check\n    entry: tools/check.py\n    language: system\n")
+		write(t, root, ".husky/pre-push", "#!/bin/sh\n# ./scripts/ignored.sh is a comment\nnpm test && ./bin/verify\n")
+	}
+	runGradeCases(t, []gradeCase{
+		{name: "lefthook run:", setup: withManagers, up: func(*testing.T, string) upper { return upper{}.file("scripts/lint.sh", "x") },
+			want: GradeCritical, text: "hook manager runs (named in lefthook.yml)", path: "scripts/lint.sh"},
+		{name: "pre-commit entry:", setup: withManagers, up: func(*testing.T, string) upper { return upper{}.file("tools/check.py", "x") },
+			want: GradeCritical, text: "hook manager runs (named in .pre-commit-config.yaml)", path: "tools/check.py"},
+		{name: "husky hook body", setup: withManagers, up: func(*testing.T, string) upper { return upper{}.file("bin/verify", "x") },
+			want: GradeCritical, text: "hook manager runs (named in pre-push)", path: "bin/verify"},
+		{name: "twin: a script nobody names", setup: withManagers,
+			up: func(*testing.T, string) upper { return upper{}.file("scripts/build.sh", "x") }, want: GradeMedium},
+		{name: "twin: a name in a comment", setup: withManagers,
+			up: func(*testing.T, string) upper { return upper{}.file("scripts/ignored.sh", "x") }, want: GradeMedium},
+	})
+}
