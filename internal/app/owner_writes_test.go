@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -77,5 +78,59 @@ func TestOwnerMemoryEditsAreAudited(t *testing.T) {
 	}
 	if _, err := r.AuditVerify(ctx); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOwnerRollbackEveryKind: the rollback is a writer of the table too.
+// For each protected kind whose file a rollback can bring back, rolling
+// back a change to it shows the gate's critical finding on the preview;
+// for its twin, none. (Kinds whose target must be new, and sensitive
+// files, which no file tool writes, have no file checkpoint to roll back.)
+func TestOwnerRollbackEveryKind(t *testing.T) {
+	ctx := context.Background()
+	r := newTestRuntime(t, "autopilot")
+	requireCommands(t, r)
+	for i, k := range gateKinds {
+		if k.fresh || k.name == "sensitive file" {
+			continue
+		}
+		t.Run(k.name, func(t *testing.T) {
+			dir := fmt.Sprintf("rollback-%d", i)
+			writeWorkspaceFile(t, r, dir+"/.keep", "")
+			if k.setup != nil {
+				k.setup(t, r, dir)
+			}
+			for _, c := range []struct {
+				rel      string
+				critical bool
+			}{{dir + "/" + k.target, true}, {dir + "/" + k.twin, false}} {
+				writeWorkspaceFile(t, r, c.rel, gatePlaceholder)
+				args := fmt.Sprintf(`{"path":%q,"content":%q}`, c.rel, gatePayload)
+				out := call(t, r, CallRequest{Tool: "write_file", Args: args})
+				if out.Decision == "pending" {
+					if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "once"); err != nil {
+						t.Fatal(err)
+					}
+					out = call(t, r, CallRequest{Tool: "write_file", Args: args})
+				}
+				id := regexp.MustCompile("checkpoint rollback ([^`]+)`").FindStringSubmatch(resultText(out))
+				if id == nil {
+					t.Fatalf("%s: %s %q; want a write with a checkpoint", c.rel, out.Decision, resultText(out))
+				}
+				pv, err := r.CheckpointRollbackPreview(id[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := pv.Graded != nil && pv.Graded.Grade.String() == "critical"; got != c.critical {
+					t.Errorf("%s: rollback preview critical = %v; want %v:\n%s", c.rel, got, c.critical, pv)
+				}
+				if _, err := r.CheckpointRollback(ctx, id[1], pv.SavedSHA256()); err != nil {
+					t.Fatal(err)
+				}
+				if b, _ := os.ReadFile(filepath.Join(r.Config.Workspace.Roots[0].Path, c.rel)); string(b) != gatePlaceholder {
+					t.Errorf("%s after rollback = %q; want the owner's content back", c.rel, b)
+				}
+			}
+		})
 	}
 }
