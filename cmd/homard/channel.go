@@ -101,8 +101,9 @@ func (c *cli) pairCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pair telegram|discord|feishu",
 		Short: "Pair your chat account as this homard's owner with a one-time code",
-		Long: `pair prints a one-time code (valid 10 minutes, single use, 5 wrong tries
-spend it) and waits until you send "/pair CODE" to the bot in a direct chat.
+		Long: `pair prints a one-time code (valid 10 minutes, single use; wrong codes
+never spend it: an account that sends 5 wrong ones is no longer heard for
+this pairing) and waits until you send "/pair CODE" to the bot in a direct chat.
 It then shows which account used it and asks you to confirm; that account
 becomes an owner. 'homard serve' must be running the channel.`,
 		Example: `  homard pair telegram

@@ -228,7 +228,7 @@ func TestChatHistoryShowsToolCallsAndRefusesOtherOwners(t *testing.T) {
 		t.Errorf("stored tool statuses %q, %v; want [ran]", stored, err)
 	}
 
-	if _, err := r.Call(context.Background(), CallRequest{Tool: "list_dir", Args: `{}`, As: "guest", Session: "theirs"}); err != nil {
+	if _, err := r.Call(context.Background(), CallRequest{Tool: "current_time", Args: `{}`, As: "guest", Session: "theirs"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Channel().History(context.Background(), "theirs"); !errors.Is(err, store.ErrSessionOwner) {

@@ -16,24 +16,35 @@ import (
 )
 
 // Pairing limits: a code is 10 base32 characters (50 bits), lives 10
-// minutes, is used once, and 5 wrong codes spend it.
+// minutes and is used once. A wrong code counts against the account that
+// sent it, never against the code, so a stranger who can message the bot
+// cannot spend the owner's code: an account that sent pairSenderTries
+// wrong codes since a pairing started is not heard again while that
+// pairing lasts. Across every sender of a platform, once pairWrongPerMinute
+// wrong codes were sent in the last pairRateWindow, codes are refused
+// without being checked and nothing is spent: the owner sends the code
+// again when the rate drops. At most 200 guesses in a code's life against
+// 50 bits: guessing is hopeless.
 const (
-	pairCodeLen = 10
-	pairTTL     = 10 * time.Minute
-	pairTries   = 5
+	pairCodeLen        = 10
+	pairTTL            = 10 * time.Minute
+	pairSenderTries    = 5
+	pairWrongPerMinute = 20
+	pairRateWindow     = time.Minute
 )
 
 // Pairing errors.
 var (
-	ErrPairExpired   = errors.New("the pairing code expired before it was used; run `homard pair` again")
-	ErrPairExhausted = errors.New("too many wrong codes were sent to the bot, so this code no longer works; run `homard pair` again")
-	ErrPairPlatform  = errors.New("unknown chat platform (want telegram, discord or feishu)")
+	ErrPairExpired  = errors.New("the pairing code expired before it was used; run `homard pair` again")
+	ErrPairPlatform = errors.New("unknown chat platform (want telegram, discord or feishu)")
 )
 
 // Replies to /pair in a direct chat.
 const (
 	pairAccepted = "Code accepted. Confirm on the computer where `homard pair` runs."
 	pairWrong    = "That code is not valid."
+	pairLocked   = "That code is not valid. This account sent too many wrong codes, so it is not heard again for this pairing; if you are the owner, run `homard pair` again."
+	pairBusy     = "Too many wrong codes were sent to this bot in the last minute, so this one was not checked (and nothing was used up). Wait a minute and send it again."
 	pairDone     = "Paired: this account is now the owner of this homard."
 	pairDeclined = "The pairing was declined on the computer."
 )
@@ -77,8 +88,8 @@ func (r *Runtime) PairStart(ctx context.Context, platform string) (PairCode, err
 
 // PairWait waits until the code of pairing id is used in a direct chat
 // (reading the database every poll: `homard serve` runs the channel), and
-// returns who used it. It fails when the code expires or is spent by
-// wrong tries, or when ctx ends.
+// returns who used it. It fails when the code expires (wrong codes never
+// spend it), or when ctx ends.
 func (r *Runtime) PairWait(ctx context.Context, id int64, poll time.Duration) (PairUse, error) {
 	for {
 		p, err := r.Store.Pairing(ctx, id)
@@ -88,8 +99,6 @@ func (r *Runtime) PairWait(ctx context.Context, id int64, poll time.Duration) (P
 		switch {
 		case p.State == "used":
 			return PairUse{UserID: p.UsedBy, Name: p.UsedName, ChatID: p.UsedChat}, nil
-		case p.State == "exhausted":
-			return PairUse{}, ErrPairExhausted
 		case p.State != "open" || !r.now().Before(p.ExpiresAt):
 			return PairUse{}, ErrPairExpired
 		}
@@ -129,8 +138,11 @@ func (r *Runtime) PairConfirm(ctx context.Context, id int64, accept bool) error 
 }
 
 // pairAttempt handles `/pair CODE` from a sender who is the direct chat:
-// never a model call. A right code marks the pairing used (the CLI then
-// asks to confirm); a wrong one counts a try against every open code.
+// never a model call. In order: a sender who sent pairSenderTries wrong
+// codes since every open pairing started is not heard (ignored, audited);
+// past pairWrongPerMinute wrong codes on the platform in the last minute
+// the code is refused unchecked; a right code marks its pairing used (the
+// CLI then asks to confirm); a wrong one is recorded against its sender.
 func (c *Chats) pairAttempt(ctx context.Context, row store.InboxRow, in chat.Inbound, code string) {
 	code = strings.ToUpper(strings.ReplaceAll(code, "-", ""))
 	h := sha256.Sum256([]byte(code))
@@ -156,9 +168,44 @@ func (c *Chats) pairAttempt(ctx context.Context, row store.InboxRow, in chat.Inb
 			}
 			return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "pair: none open")
 		}
+		// The pairings this sender may still try: the ones it has not sent
+		// pairSenderTries wrong codes to since they started.
+		var mine []store.Pairing
+		var wrong []int // wrong codes sent to mine[i]
+		for _, p := range open {
+			n, err := tx.WrongPairCodes(row.Platform, in.Sender.ID, p.CreatedAt)
+			if err != nil {
+				return err
+			}
+			if n < pairSenderTries {
+				mine, wrong = append(mine, p), append(wrong, n)
+			}
+		}
+		if len(mine) == 0 {
+			// Not checked, not answered: the sender was told at its last
+			// wrong code, and an answer to each message would let it make
+			// the bot write as fast as it writes.
+			if err := c.auditChat(tx, in, "chat.pair-locked", "a pairing code from an account that sent too many wrong codes: not checked", ""); err != nil {
+				return err
+			}
+			return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "pair: sender sent too many wrong codes")
+		}
+		recent, err := tx.WrongPairCodes(row.Platform, "", now.Add(-pairRateWindow))
+		if err != nil {
+			return err
+		}
+		if recent >= pairWrongPerMinute {
+			if err := c.auditChat(tx, in, "chat.pair-limited", "a pairing code while too many wrong codes were being sent: not checked, nothing spent", ""); err != nil {
+				return err
+			}
+			if _, err := c.queue(tx, row.Platform, in.Chat.ID, pairBusy, in.MessageID, nil); err != nil {
+				return err
+			}
+			return tx.SetInboxState(row.ID, inboxReceived, inboxHandled, "pair: too many wrong codes on the platform")
+		}
 		reply := pairWrong
 		matched := false
-		for _, p := range open {
+		for _, p := range mine {
 			if !matched && subtle.ConstantTimeCompare(p.CodeHash, h[:]) == 1 {
 				matched = true
 				p.State, p.UsedBy, p.UsedName, p.UsedChat = "used", in.Sender.ID, in.Sender.Name, in.Chat.ID
@@ -169,14 +216,19 @@ func (c *Chats) pairAttempt(ctx context.Context, row store.InboxRow, in chat.Inb
 			}
 		}
 		if !matched {
-			for _, p := range open {
-				p.Tries++
-				if p.Tries >= pairTries {
-					p.State = "exhausted"
-				}
+			if err := tx.AddWrongPairCode(row.Platform, in.Sender.ID, now); err != nil {
+				return err
+			}
+			locked := true
+			for i, p := range mine {
+				p.Tries++ // for the record: it spends nothing
 				if err := tx.UpdatePairing(p); err != nil {
 					return err
 				}
+				locked = locked && wrong[i]+1 >= pairSenderTries
+			}
+			if locked {
+				reply = pairLocked
 			}
 			if err := c.auditChat(tx, in, "chat.pair-wrong", "a wrong pairing code", ""); err != nil {
 				return err

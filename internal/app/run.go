@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/approval"
@@ -69,13 +68,20 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	if err != nil {
 		return channel.TurnResult{}, err
 	}
+	// call_tool reaches the owner's extension tools, never a guest's: a
+	// guest's call_tool goes to the arbiter like any tool it may not use,
+	// so its answer cannot tell which extension tools exist.
+	forward, callable := r.offer.forward, r.offer.deferred
+	if trust == policy.TrustGuest {
+		forward, callable = nil, nil
+	}
 	a := agent.New(agent.Options{
 		Model:     model,
 		ModelName: r.Config.Model.Name,
 		Decider:   r.Arbiter,
 		Tools:     offeredTools(r.offer.specs, trust, r.Config.Permissions.GuestTools),
-		Forward:   r.offer.forward,
-		Callable:  r.offer.deferred,
+		Forward:   forward,
+		Callable:  callable,
 		System:    systemPrompt,
 		Caller:    caller,
 		Ask:       r.asker(req.Ask),
@@ -393,7 +399,7 @@ func offeredTools(specs []tool.Spec, trust policy.Trust, guest []string) []tool.
 	case policy.TrustGuest:
 		var out []tool.Spec
 		for _, s := range specs {
-			if s.ReadOnly && s.Risk <= policy.RiskLow && slices.Contains(guest, s.Name) {
+			if policy.GuestTool(s.Name, s.ReadOnly, s.Risk, guest) {
 				out = append(out, s)
 			}
 		}

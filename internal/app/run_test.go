@@ -186,7 +186,7 @@ func TestRunRedactsWhatItStores(t *testing.T) {
 func TestRunRefusesAnotherOwnersSession(t *testing.T) {
 	r := newTestRuntime(t, "smart")
 	srv := runServer(t, r)
-	if _, err := r.Call(context.Background(), CallRequest{Tool: "list_dir", Args: `{}`, As: "guest", Session: "theirs"}); err != nil {
+	if _, err := r.Call(context.Background(), CallRequest{Tool: "current_time", Args: `{}`, As: "guest", Session: "theirs"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.Run(context.Background(), channel.TurnRequest{Text: "hi", Session: "theirs"}); err == nil {

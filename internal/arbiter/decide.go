@@ -52,17 +52,9 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		c.out = Outcome{Decision: Denied, Rule: r.Rule, Reason: r.Reason}
 		return a.finish(ctx, c)
 	}
-	// 1. Lookup.
-	t, ok := a.o.Registry.Lookup(c.p.Tool)
-	if !ok {
-		c.out = Outcome{Decision: Error, Rule: policy.RuleLookupUnknown, Reason: a.unknownTool(c.p.Tool)}
-		return a.finish(ctx, c)
-	}
-	c.tool = t
-	spec := t.Spec()
-
-	// 4a. Entry trust fails closed before the tool sees anything, so an
-	// unknown caller cannot even probe what exists in the workspace.
+	// 4a. Entry trust fails closed before anything is looked up, so an
+	// unknown caller cannot even probe which tools exist, let alone what
+	// is in the workspace.
 	if tr := c.p.Caller.Trust; !tr.Known() || tr == policy.TrustUnknown {
 		c.out = Outcome{Decision: Denied, Rule: policy.RuleTrustUnknown, Reason: "the caller's identity is unknown; unknown callers may not use tools"}
 		return a.finish(ctx, c)
@@ -71,6 +63,24 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		c.out = Outcome{Decision: Denied, Rule: policy.RuleTrustUnknown, Reason: "the call names no owner or session; refusing"}
 		return a.finish(ctx, c)
 	}
+
+	// 1. Lookup, among the tools the caller's trust allows. A guest's call
+	// of any other tool, one of the owner's or one that does not exist,
+	// gets one answer that names only the guest's tools, decided before
+	// the tool decodes or prepares anything: what a guest is told never
+	// depends on the owner's tools or records (a change set id, a path).
+	// Policy checks the guest's Plan again (stage 5).
+	t, ok := a.o.Registry.Lookup(c.p.Tool)
+	if c.p.Caller.Trust == policy.TrustGuest && (!ok || !a.guestMay(t.Spec())) {
+		c.out = Outcome{Decision: Denied, Rule: policy.RuleTrustGuestTools, Reason: a.notForGuest(c.p.Tool)}
+		return a.finish(ctx, c)
+	}
+	if !ok {
+		c.out = Outcome{Decision: Error, Rule: policy.RuleLookupUnknown, Reason: a.unknownTool(c.p.Tool)}
+		return a.finish(ctx, c)
+	}
+	c.tool = t
+	spec := t.Spec()
 
 	// 2. Strict decode.
 	params, err := t.Decode(c.p.Args)
@@ -507,15 +517,43 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 	return nil
 }
 
+// unknownTool is the owner's (or a paired client's) answer to a tool name
+// the registry lacks: every tool, which are theirs.
 func (a *Arbiter) unknownTool(name string) string {
 	var names []string
 	for _, s := range a.o.Registry.Specs() {
 		names = append(names, s.Name)
 	}
-	if !utf8.ValidString(name) || len(name) > 64 {
-		name = "(invalid name)"
+	return fmt.Sprintf("unknown tool %q; available tools: %s", shownName(name), strings.Join(names, ", "))
+}
+
+// guestMay reports whether a guest may use the tool of spec.
+func (a *Arbiter) guestMay(spec tool.Spec) bool {
+	return policy.GuestTool(spec.Name, spec.ReadOnly, spec.Risk, a.o.GuestTools)
+}
+
+// notForGuest is a guest's answer to a call of a tool it may not use,
+// whether the tool exists or not: it names the guest's tools only.
+func (a *Arbiter) notForGuest(name string) string {
+	var names []string
+	for _, s := range a.o.Registry.Specs() {
+		if a.guestMay(s) {
+			names = append(names, s.Name)
+		}
 	}
-	return fmt.Sprintf("unknown tool %q; available tools: %s", name, strings.Join(names, ", "))
+	list := "none"
+	if len(names) > 0 {
+		list = strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("tool %q is not available to a guest; a guest may use: %s", shownName(name), list)
+}
+
+// shownName is a tool name the model wrote, as a refusal quotes it.
+func shownName(name string) string {
+	if !utf8.ValidString(name) || len(name) > 64 {
+		return "(invalid name)"
+	}
+	return name
 }
 
 // capText truncates s to at most n bytes on a rune boundary, with a marker.

@@ -144,4 +144,12 @@ func decideRunsCode(in Input, rule *Rule) Decision {
 	return Decision{Deny, "unknown permission mode", RuleModeUnknown}
 }
 
+// GuestTool reports whether a guest may use a tool: one on the guest list
+// (permissions.guest_tools) that is read-only and low-risk. A guest is
+// offered only these, and any other call of a guest is refused before
+// the tool sees it; Decide checks the guest's Plan again.
+func GuestTool(name string, readOnly bool, risk Risk, guest []string) bool {
+	return readOnly && risk <= RiskLow && slices.Contains(guest, name)
+}
+
 func validMode(m Mode) bool { return slices.Contains(Modes, m) }

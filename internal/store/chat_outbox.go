@@ -130,8 +130,11 @@ type Pairing struct {
 	Platform string
 	CodeHash []byte
 	// State is open, used (a sender gave the code; waiting for the
-	// owner's confirmation), confirmed, refused or exhausted.
-	State                      string
+	// owner's confirmation), confirmed or refused; exhausted (spent by
+	// wrong codes) only in rows written before migration 0023.
+	State string
+	// Tries counts the wrong codes checked while it was open, every
+	// sender's; it no longer spends the code (see AddWrongPairCode).
 	Tries                      int
 	UsedBy, UsedName, UsedChat string
 	CreatedAt, ExpiresAt       time.Time
@@ -192,6 +195,27 @@ func (tx *Tx) UpdatePairing(p Pairing) error {
 		return fmt.Errorf("update pairing %d: %w", p.ID, err)
 	}
 	return nil
+}
+
+// AddWrongPairCode records a wrong pairing code sender sent on platform
+// at at (chat_pair_wrong).
+func (tx *Tx) AddWrongPairCode(platform, sender string, at time.Time) error {
+	if _, err := tx.exec(`INSERT INTO chat_pair_wrong (platform, sender, at) VALUES (?, ?, ?)`, platform, sender, nanos(at)); err != nil {
+		return fmt.Errorf("record a wrong pairing code: %w", err)
+	}
+	return nil
+}
+
+// WrongPairCodes counts the wrong pairing codes sender sent on platform at
+// or after since; an empty sender counts every sender's.
+func (tx *Tx) WrongPairCodes(platform, sender string, since time.Time) (int, error) {
+	var n int
+	err := tx.queryRow(`SELECT count(*) FROM chat_pair_wrong WHERE platform = ? AND (? = '' OR sender = ?) AND at >= ?`,
+		platform, sender, sender, nanos(since)).Scan(&n)
+	if err != nil {
+		return 0, fmt.Errorf("count wrong pairing codes: %w", err)
+	}
+	return n, nil
 }
 
 // ChatCard is an approval card sent to an owner's direct chat. MessageID

@@ -8,6 +8,8 @@ import (
 // ChatPruned counts the rows PruneChatState deleted.
 type ChatPruned struct {
 	Outbox, Cards, Pairings int64
+	// WrongPairCodes counts records of wrong pairing codes.
+	WrongPairCodes int64
 }
 
 // PruneChatState deletes chat state no one needs any more, in an order the
@@ -20,7 +22,9 @@ type ChatPruned struct {
 //     a restart must still deliver them;
 //   - pairing codes that expired before pairings, and finished ones
 //     (confirmed, refused, exhausted) made before pairings; an open or
-//     used code inside its lifetime stays.
+//     used code inside its lifetime stays;
+//   - records of wrong pairing codes sent before pairings (a pairing
+//     lives 10 minutes; only the ones sent while it was open count).
 //
 // The cutoffs are passed in (now minus each keep time), never read here.
 func (tx *Tx) PruneChatState(outbox, cards, pairings time.Time) (ChatPruned, error) {
@@ -38,6 +42,9 @@ func (tx *Tx) PruneChatState(outbox, cards, pairings time.Time) (ChatPruned, err
 	if p.Pairings, err = tx.execCount(`DELETE FROM chat_pairings WHERE expires_at < ?
 		OR (created_at < ? AND state IN ('confirmed', 'refused', 'exhausted'))`, nanos(pairings), nanos(pairings)); err != nil {
 		return p, fmt.Errorf("prune pairing codes: %w", err)
+	}
+	if p.WrongPairCodes, err = tx.execCount(`DELETE FROM chat_pair_wrong WHERE at < ?`, nanos(pairings)); err != nil {
+		return p, fmt.Errorf("prune wrong pairing codes: %w", err)
 	}
 	return p, nil
 }

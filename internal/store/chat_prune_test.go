@@ -116,6 +116,13 @@ func TestPruneChatState(t *testing.T) {
 				return err
 			}
 		}
+		// Wrong pairing codes: one sent during today's pairing, one two
+		// days ago.
+		for _, at := range []time.Time{now.Add(-5 * time.Minute), now.Add(-2 * day)} {
+			if err := tx.AddWrongPairCode("telegram", "300", at); err != nil {
+				return err
+			}
+		}
 		return nil
 	})
 
@@ -124,7 +131,7 @@ func TestPruneChatState(t *testing.T) {
 		got, err = tx.PruneChatState(now.Add(-30*day), now.Add(-30*day), now.Add(-day))
 		return err
 	})
-	if want := (ChatPruned{Outbox: 6, Cards: 4, Pairings: 4}); got != want {
+	if want := (ChatPruned{Outbox: 6, Cards: 4, Pairings: 4, WrongPairCodes: 1}); got != want {
 		t.Errorf("PruneChatState = %+v; want %+v", got, want)
 	}
 	var kept []string

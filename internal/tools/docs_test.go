@@ -3,9 +3,11 @@ package tools
 import (
 	"encoding/json"
 	"github.com/homard/homard/internal/changeset"
+	"regexp"
 	"strings"
 	"testing"
 
+	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -61,6 +63,47 @@ func TestDescriptionsKeepTheRules(t *testing.T) {
 		}
 		if p, ok := schema.Properties["pattern"]; ok && s.Name == "glob" && !strings.Contains(p.Description, "relative to the workspace") {
 			t.Errorf("glob: pattern parameter says %q; want how paths are written", p.Description)
+		}
+	}
+}
+
+// TestRunSkillDocSaysWhenItAsks: run_skill's description says, for every
+// permission mode, what policy does with a real run_skill Plan of the
+// owner's: the clause naming the mode says it asks exactly when policy
+// asks, and "unasked" exactly when policy runs it. A changed mode table
+// or a description that promises a question it does not ask fails here.
+func TestRunSkillDocSaysWhenItAsks(t *testing.T) {
+	e := newSkillEnv(t, weatherDoc)
+	plan, err := e.prepare(t, "run_skill", `{"name":"weather","args":{"city":"Paris"}}`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	desc := e.tools["run_skill"].Spec().Description
+	// Clauses: split at sentence ends and semicolons.
+	clauses := regexp.MustCompile(`[.;]\s`).Split(strings.Join(strings.Fields(desc), " "), -1)
+	for _, m := range policy.Modes {
+		d := policy.Decide(policy.Input{Tool: plan.Tool(), Action: plan.Action(), Risk: plan.Risk(), ReadOnly: plan.ReadOnly(),
+			Class: plan.Class(), Targets: plan.Targets(), Command: plan.Command(), Trust: policy.TrustOwner, Mode: m})
+		word := regexp.MustCompile(`\b` + string(m) + `\b`)
+		var said []string
+		for _, c := range clauses {
+			if word.MatchString(c) {
+				said = append(said, c)
+			}
+		}
+		if len(said) != 1 {
+			t.Errorf("mode %s: run_skill's description names it in %d clauses %q; want one saying whether it asks", m, len(said), said)
+			continue
+		}
+		unasked := strings.Contains(said[0], "unasked")
+		asks := !unasked && strings.Contains(said[0], "ask")
+		switch {
+		case d.Verdict == policy.Ask && !asks:
+			t.Errorf("mode %s: policy asks (%s) but the description says %q", m, d.Rule, said[0])
+		case d.Verdict == policy.Allow && !unasked:
+			t.Errorf("mode %s: policy runs it unasked (%s) but the description says %q", m, d.Rule, said[0])
+		case d.Verdict == policy.Deny:
+			t.Errorf("mode %s: policy denies the owner's run_skill (%s): %s", m, d.Rule, d.Reason)
 		}
 	}
 }
