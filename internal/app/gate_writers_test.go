@@ -152,11 +152,18 @@ func TestGateRepositoryAcrossWriters(t *testing.T) {
 					wantApplied(t, r, gateWriters[2].write(t, r, mode, dir+"/ev/objects/info/packs", "\n"), dir+"/ev/objects/info/packs")
 					// Step 3, the writer under test: refs/ completes it.
 					wantNotApplied(t, r, w.write(t, r, mode, dir+"/ev/refs/heads/main", "0000000000000000000000000000000000000000\n"), dir+"/ev/refs/heads/main")
-					// The completed folder would be opened by git: its
-					// config is critical too, in every later step.
 					root := r.Config.Workspace.Roots[0].Path
 					if _, err := os.Stat(filepath.Join(root, dir, "ev", "refs")); err == nil {
 						t.Fatalf("refs/ reached the disk: the repository is complete")
+					}
+					// In two steps: a command makes objects/ and refs/
+					// (no HEAD: not a repository), the writer adds HEAD.
+					out := call(t, r, CallRequest{Tool: "run_command", Mode: mode, Args: fmt.Sprintf(`{"program":%q,"args":[%q,"\n",%q,"0\n"]}`,
+						gateScript(r), dir+"/ev2/objects/info/packs", dir+"/ev2/refs/heads/main")})
+					wantApplied(t, r, out, dir+"/ev2/refs/heads/main")
+					wantNotApplied(t, r, w.write(t, r, mode, dir+"/ev2/HEAD", "ref: refs/heads/main\n"), dir+"/ev2/HEAD")
+					if _, err := os.Stat(filepath.Join(root, dir, "ev2", "HEAD")); err == nil {
+						t.Fatalf("HEAD reached the disk: the repository is complete")
 					}
 				})
 			}
@@ -198,7 +205,7 @@ func newGateRuntime(t *testing.T, mode string) *Runtime {
 	requireCommands(t, r)
 	useBackend(t, r, "bwrap")
 	root := r.Config.Workspace.Roots[0].Path
-	script := "#!/bin/sh\nmkdir -p \"$(dirname \"$1\")\" && printf %s \"$2\" > \"$1\"\n"
+	script := "#!/bin/sh\nwhile [ $# -ge 2 ]; do mkdir -p \"$(dirname \"$1\")\" && printf %s \"$2\" > \"$1\" || exit 1; shift 2; done\n"
 	if err := os.WriteFile(filepath.Join(root, "gate-write.sh"), []byte(script), 0o755); err != nil {
 		t.Fatal(err)
 	}

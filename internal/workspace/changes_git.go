@@ -154,6 +154,7 @@ func (g *grader) repoAt(dir string) error {
 	}
 	for _, d := range cfgDirs {
 		g.readConfig(rp, path.Join(d, "config"), 0)
+		g.readConfig(rp, path.Join(d, "config.worktree"), 0) // extensions.worktreeConfig
 	}
 	g.readOwnerConfigs(rp)
 	return nil
