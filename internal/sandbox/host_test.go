@@ -124,6 +124,12 @@ func TestHostCancel(t *testing.T) {
 // to print on a loaded machine (300 ms was not, under parallel builds).
 const outputTimeout = 2 * time.Second
 
+// floodThenExit prints far more than a test's MaxOutput and then exits by
+// itself, so a cap test does not depend on the sandbox starting within a
+// timeout: a race-built landlock helper re-exec took over 2 s on a loaded
+// 2-core machine and the flood never began before the kill.
+const floodThenExit = "yes | head -c 1000000"
+
 func TestHostOutputCap(t *testing.T) {
 	root := workspace(t)
 	res := run(t, NewHost(), Spec{

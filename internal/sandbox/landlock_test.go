@@ -385,7 +385,7 @@ func TestLandlockTimeoutAndCap(t *testing.T) {
 	} else {
 		t.Errorf("background pid not printed: %q", res.Output)
 	}
-	res = run(t, l, Spec{Mode: ModeWritable, Path: "/usr/bin/yes", Dir: root, Root: root, MaxOutput: 10, Timeout: outputTimeout})
+	res = run(t, l, Spec{Mode: ModeWritable, Path: "/bin/sh", Args: []string{"-c", floodThenExit}, Dir: root, Root: root, MaxOutput: 10})
 	if !res.Truncated || string(res.Output) != "y\ny\ny\ny\ny\n\n[output truncated at 10 bytes]" {
 		t.Errorf("landlock yes: Truncated=%v output %q; want 10 bytes + marker", res.Truncated, res.Output)
 	}
