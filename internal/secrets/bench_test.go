@@ -2,6 +2,8 @@ package secrets
 
 import (
 	"encoding/base64"
+	"encoding/json"
+	"math/rand/v2"
 	"strings"
 	"testing"
 )
@@ -70,5 +72,61 @@ func TestCleanTextIsClean(t *testing.T) {
 	}
 	if got := r.Redact(secretText()); strings.Contains(got, "hunter2") || strings.Contains(got, openAIKey) {
 		t.Errorf("secret text not redacted: %q", got)
+	}
+}
+
+// benchArgs are tool arguments as the arbiter checks them on every call:
+// a small command and a 4 KiB write.
+var benchArgs = []struct{ name, args string }{
+	{"command-100B", `{"command":"grep -rn \"TODO\" internal/ docs/ | head -n 50","timeout_seconds":60,"view":"ro"}`},
+	{"write-4KiB", func() string {
+		b, _ := json.Marshal(map[string]string{"path": "notes/today.md", "content": cleanText})
+		return string(b)
+	}()},
+}
+
+// BenchmarkContainsArgs is the cost of the secret-in-arguments check (4b)
+// on one proposal, with the eight values of benchKnown in the vault.
+func BenchmarkContainsArgs(b *testing.B) {
+	r := NewRedactor(benchKnown...)
+	for _, bc := range benchArgs {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.args)))
+			for b.Loop() {
+				if _, ok := r.Contains(bc.args); ok {
+					b.Fatal("clean arguments flagged")
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkContainsVault20 is the secret-in-arguments check with a vault
+// of 20 realistic values (keys of the common shapes and passphrases, drawn
+// as in TestTransformFalsePositives), every one of them searched for
+// transformed as well as exactly.
+func BenchmarkContainsVault20(b *testing.B) {
+	rng := rand.New(rand.NewPCG(21, 3))
+	words := strings.Fields("maple orbit falcon tundra river stone quartz meadow lantern harbor cobalt willow ember canyon")
+	vault := make([]string, 20)
+	for i := range vault {
+		if i%4 == 3 {
+			vault[i] = randomPassphrase(rng, words)
+		} else {
+			vault[i] = randomKey(rng)
+		}
+	}
+	r := NewRedactor(vault...)
+	for _, bc := range benchArgs {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			b.SetBytes(int64(len(bc.args)))
+			for b.Loop() {
+				if _, ok := r.Contains(bc.args); ok {
+					b.Fatal("clean arguments flagged")
+				}
+			}
+		})
 	}
 }

@@ -7,16 +7,18 @@
 // out only for a bound host, at the egress boundary.
 //
 // A Redactor replaces known secret values (in raw, base64, hex, URL-escaped
-// and JSON-escaped form) and well-known secret
-// patterns (private keys, API keys, access tokens, key=value passwords) with
-// markers such as "[REDACTED:openai-key]"; Contains tells the arbiter that
-// tool arguments carry a secret, so the proposal is denied. The vault's
-// values are handed to NewRedactor.
+// and JSON-escaped form, and, for a long and random enough value, reversed,
+// in another case, spaced out, or half of it: transform.go) and well-known
+// secret patterns (private keys, API keys, access tokens, key=value
+// passwords) with markers such as "[REDACTED:openai-key]"; Contains tells
+// the arbiter that tool arguments carry a secret, so the proposal is
+// denied. The vault's values are handed to NewRedactor.
 //
 // Contract: a Redactor is immutable and safe for concurrent use; when the
 // known values change, build a new one. Redact is idempotent, and its output
-// never contains a known value (or any of its encoded forms), unless that
-// value is itself a piece of marker text such as "REDACTED".
+// never contains a known value (or any of its encoded forms, or a piece of
+// a transformed one that the search looks for), unless that value is itself
+// a piece of marker text such as "REDACTED".
 package secrets
 
 import (
@@ -47,6 +49,7 @@ type Redactor struct {
 	needles  []string           // every encoded form of every known value
 	byPrefix map[uint32][]int32 // needle ids by their first four bytes, longest first
 	filter   []uint64           // bit filterHash(first four bytes) of every needle
+	tf       *transforms        // pieces of transformed values; nil when no value qualifies
 }
 
 // NewRedactor returns a Redactor for the given known secret values, for
@@ -54,10 +57,12 @@ type Redactor struct {
 func NewRedactor(known ...string) *Redactor {
 	r := &Redactor{}
 	seen := make(map[string]bool)
+	var values []string // the known values long enough to look for
 	for _, v := range known {
 		if len(v) < MinKnownLen {
 			continue
 		}
+		values = append(values, v)
 		for _, n := range Encodings(v) {
 			if len(n) >= 4 && !seen[n] {
 				seen[n] = true
@@ -68,6 +73,7 @@ func NewRedactor(known ...string) *Redactor {
 	if len(r.needles) == 0 {
 		return r
 	}
+	r.tf = newTransforms(values)
 	r.byPrefix = make(map[uint32][]int32)
 	r.filter = make([]uint64, filterBits/64)
 	for id, n := range r.needles {
@@ -168,9 +174,10 @@ func (r *Redactor) knownSpans(s string, firstOnly bool) [][2]int {
 	return spans
 }
 
-// Redact returns s with every known value and every secret pattern
-// replaced by a marker naming its kind. Pattern matches keep their
-// non-secret part: "password=hunter2" becomes "password=[REDACTED:password]".
+// Redact returns s with every known value (exact, encoded, or a piece of
+// it transformed) and every secret pattern replaced by a marker naming its
+// kind. Pattern matches keep their non-secret part: "password=hunter2"
+// becomes "password=[REDACTED:password]".
 //
 // Redact repeats its pass until the text no longer changes, so that a
 // replacement cannot leave (or create, with neighbouring text) something a
@@ -188,9 +195,14 @@ func (r *Redactor) Redact(s string) string {
 	return marker(KindUnredactable)
 }
 
-// pass redacts known values, then each pattern once.
+// pass redacts known values and pieces of transformed ones, then each
+// pattern once.
 func (r *Redactor) pass(s string) string {
-	if spans := r.knownSpans(s, false); spans != nil {
+	spans := r.knownSpans(s, false)
+	if r.transformed(s) {
+		spans = mergeSpans(append(spans, r.tf.spans(s)...))
+	}
+	if spans != nil {
 		var b strings.Builder
 		last := 0
 		for _, sp := range spans {
@@ -209,13 +221,15 @@ func (r *Redactor) pass(s string) string {
 	return s
 }
 
-// Contains reports whether s holds a known value in any of its encodings or
-// a high-confidence secret pattern (a private key, an API key, an AWS key,
-// a GitHub or Slack token, a bearer or basic credential, a JWT), and names
-// the kind. The generic key=value rule is left out: "token: 3" is common in
-// honest arguments.
+// Contains reports whether s holds a known value in any of its encodings,
+// or transformed (reversed, in another case, spaced out, or cut in two
+// pieces anywhere in s: transform.go), or a high-confidence secret pattern
+// (a private key, an API key, an AWS key, a GitHub or Slack token, a bearer
+// or basic credential, a JWT), and names the kind. The generic key=value
+// rule is left out: "token: 3" is common in honest arguments. Half of a
+// transformed value alone is not reported, though Redact hides it.
 func (r *Redactor) Contains(s string) (kind string, ok bool) {
-	if r.knownSpans(s, true) != nil {
+	if r.knownSpans(s, true) != nil || r.transformed(s) && r.tf.whole(s) {
 		return KindKnown, true
 	}
 	fold := foldScan(s)
@@ -235,6 +249,12 @@ func (r *Redactor) Contains(s string) (kind string, ok bool) {
 		}
 	}
 	return "", false
+}
+
+// transformed reports whether s may hold a piece of a transformed value
+// (transform.go): the cheap test before the search that allocates.
+func (r *Redactor) transformed(s string) bool {
+	return r != nil && r.tf != nil && r.tf.hasPiece(s)
 }
 
 // span returns the part of match m that holds the secret, or -1, -1.
