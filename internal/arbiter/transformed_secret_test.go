@@ -100,9 +100,9 @@ func TestTransformedVaultValueInArgsDenied(t *testing.T) {
 		}
 	}
 	twins := map[string]echoParams{
-		"ordinary text":   {A: "the quick brown fox jumps over the lazy dog", B: "sk-proj is a key prefix"},
-		"half the value":  {A: vaultKey[:half]},
-		"a quarter each":  {A: vaultKey[:half/2], B: vaultKey[len(vaultKey)-half/2:]},
+		"ordinary text":  {A: "the quick brown fox jumps over the lazy dog", B: "sk-proj is a key prefix"},
+		"half the value": {A: vaultKey[:half]},
+		"a quarter each": {A: vaultKey[:half/2], B: vaultKey[len(vaultKey)-half/2:]},
 	}
 	for name, p := range twins {
 		args, _ := json.Marshal(p)
