@@ -100,6 +100,9 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 			if a.Reason != "" {
 				fmt.Fprintf(c.stdout, "why       %s (%s)\n", line(a.Reason), line(a.Rule))
 			}
+			if cov := app.NewApprovalJSON(a).Covers; cov != "" {
+				fmt.Fprintf(c.stdout, "session   or always would also let run unasked: %s\n", line(cov))
+			}
 			fmt.Fprintf(c.stdout, "asked     %s\n", a.CreatedAt.Local().Format(time.RFC3339))
 			fmt.Fprintf(c.stdout, "expires   %s\n", a.ExpiresAt.Local().Format(time.RFC3339))
 			if a.DecidedBy != "" {

@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/homard/homard/internal/channel/telegram/telegramtest"
 )
@@ -38,18 +39,26 @@ func (r *tgRig) press(from telegramtest.User, msgID int64, chat telegramtest.Cha
 }
 
 // answerTo is the text of the answerCallbackQuery call for query id q
-// ("" and false when there was none).
+// ("" and false when there was none within tgDeadline). It waits: the
+// answer may reach Telegram after the press's inbox row is settled (a
+// fresh-clone CI run on a loaded machine read the calls too early).
 func (r *tgRig) answerTo(q string) (string, bool) {
-	for _, c := range r.tg.Calls("answerCallbackQuery") {
-		var p struct {
-			ID   string `json:"callback_query_id"`
-			Text string `json:"text"`
+	deadline := time.Now().Add(tgDeadline)
+	for {
+		for _, c := range r.tg.Calls("answerCallbackQuery") {
+			var p struct {
+				ID   string `json:"callback_query_id"`
+				Text string `json:"text"`
+			}
+			if json.Unmarshal(c.Body, &p) == nil && p.ID == q {
+				return p.Text, true
+			}
 		}
-		if json.Unmarshal(c.Body, &p) == nil && p.ID == q {
-			return p.Text, true
+		if time.Now().After(deadline) {
+			return "", false
 		}
+		time.Sleep(20 * time.Millisecond)
 	}
-	return "", false
 }
 
 // TestTelegramApprovalByButton: the owner's turn proposes write_file (smart

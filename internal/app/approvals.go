@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -93,6 +94,10 @@ type ApprovalJSON struct {
 	DecidedAt  *time.Time `json:"decided_at"`
 	DecidedBy  string     `json:"decided_by"`
 	ConsumedAt *time.Time `json:"consumed_at"`
+	// Covers is what a session or always answer would let run without
+	// asking; empty when only once or deny may be chosen (a critical
+	// plan, a scheduled task's call) or the approval is not pending.
+	Covers string `json:"covers"`
 }
 
 // NewApprovalJSON turns an approval into its JSON object.
@@ -108,6 +113,9 @@ func NewApprovalJSON(a Approval) ApprovalJSON {
 	}
 	if a.Template != nil {
 		out.Template = a.Template.String()
+	}
+	if a.Status == approval.Pending && a.Risk < policy.RiskCritical && !approval.OnceOnlySession(a.Session) {
+		out.Covers = a.Covers()
 	}
 	return out
 }

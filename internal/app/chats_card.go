@@ -51,6 +51,9 @@ func cardText(c channel.Card) string {
 	if c.PreviewOmitted > 0 || len([]rune(c.Preview)) > cardPreviewChars {
 		fmt.Fprintf(&b, "(the whole preview: homard approval show %s --full)\n", c.ApprovalID)
 	}
+	if c.Allows(channel.Session) && c.Covers != "" && !c.CoversShown() {
+		fmt.Fprintf(&b, "\n\"This session\" or \"Always\" also lets run without asking: %s\n", c.Covers)
+	}
 	return b.String()
 }
 

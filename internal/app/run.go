@@ -383,6 +383,7 @@ func (r *Runtime) card(ctx context.Context, tool string, o arbiter.Outcome) chan
 	if a, err := r.ApprovalGet(ctx, o.ApprovalID); err == nil {
 		c.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
 		c.OnceOnly = approval.OnceOnlySession(a.Session)
+		c.Covers = a.Covers()
 	}
 	return c
 }

@@ -260,3 +260,29 @@ func decodeTemplate(s string) (policy.Template, error) {
 	}
 	return t, nil
 }
+
+// Covers says, for the owner reading a card, what a session or always
+// answer to a would let run without asking: the argv template of a
+// command, else the path patterns Patterns makes of its targets (a write
+// of docs/notes.md covers docs/**), else calls without a path. A critical
+// plan is never covered by a grant (MatchGrant), and the gate still grades
+// every write a grant covers: a grant never lifts a change above its
+// class. Display only: the grant made is grantFor's.
+func (a Approval) Covers() string {
+	if a.Template != nil {
+		return "commands like " + a.Template.String()
+	}
+	return CoverText(Patterns(a.Targets), "")
+}
+
+// CoverText is a grant's patterns or template as one line: the template
+// when there is one, else the patterns, else "calls without a path".
+func CoverText(patterns []string, template string) string {
+	switch {
+	case template != "":
+		return template
+	case len(patterns) > 0:
+		return strings.Join(patterns, " ")
+	}
+	return "calls without a path"
+}

@@ -223,3 +223,27 @@ func TestCriticalNeverMatchesEvenWithAStoredGrant(t *testing.T) {
 		}
 	}
 }
+
+// TestApprovalCovers: what a card says a session or always answer covers
+// is what the grant made of it covers: a write's folder, a fetch's exact
+// URL, nothing with a path for a plan without targets.
+func TestApprovalCovers(t *testing.T) {
+	for _, c := range []struct {
+		targets []string
+		want    string
+	}{
+		{[]string{"docs/notes.md"}, "docs/**"},
+		{[]string{"notes.md"}, "notes.md"},
+		{[]string{"b/x", "a/y"}, "a/** b/**"},
+		{nil, "calls without a path"},
+	} {
+		a := Approval{Targets: c.targets}
+		if got := a.Covers(); got != c.want {
+			t.Errorf("Covers(%q) = %q; want %q", c.targets, got, c.want)
+		}
+		g := Grant{Patterns: Patterns(c.targets)}
+		if len(c.targets) > 0 && !g.Covers(c.targets) {
+			t.Errorf("the grant made of %q does not cover them", c.targets)
+		}
+	}
+}

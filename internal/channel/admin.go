@@ -111,6 +111,9 @@ type Approval struct {
 	// OnceOnly: asked by a scheduled task's run, so it may only be
 	// approved once (or denied), whatever its risk.
 	OnceOnly bool
+	// Covers is what a session or always answer would let run without
+	// asking; empty when those answers are not offered.
+	Covers string
 }
 
 // Critical reports whether the approval may only be approved once or

@@ -130,6 +130,18 @@ type Card struct {
 	// its risk: it was asked by a scheduled task's run. A channel offers
 	// Allows' choices; the approval service refuses the others anyway.
 	OnceOnly bool
+	// Covers is what a session or always answer would let run without
+	// asking (approval.Approval.Covers): "docs/**", "commands like cp
+	// notes.txt ‹new name in ./›". Channels show it next to those choices.
+	Covers string
+}
+
+// CoversShown reports whether the plan already says what a grant covers
+// (a command's plan names its argv template), so a channel need not say
+// it twice.
+func (c Card) CoversShown() bool {
+	t, ok := strings.CutPrefix(c.Covers, "commands like ")
+	return ok && strings.Contains(c.Plan, t)
 }
 
 // Critical reports whether the card's plan is critical: it may only be

@@ -469,6 +469,25 @@ func TestToolLinesFollowTheirCalls(t *testing.T) {
 // content as inert escapes — at most cardPreviewLines of it, then how many
 // lines were left out (here and by the runtime) and the command that shows
 // them all. A card without a preview has no such section (the twin).
+// TestCardSaysWhatASessionCovers: a card that offers session and always
+// says what they would cover, the model's text through clean; a critical
+// or once-only card offers neither and says nothing of a cover.
+func TestCardSaysWhatASessionCovers(t *testing.T) {
+	c := channel.Card{ApprovalID: "ap_cov1", Tool: "write_file", Plan: "write docs/notes.md", PlanHash: "sha256:0123456789abcdef",
+		Risk: "medium", Covers: "docs/**\x1b[2J"}
+	got := strings.Join((&entry{kind: kindCard, card: c}).render(100), "\n")
+	if !strings.Contains(got, "session/always would cover: docs/**\\x1b[2J") || strings.Contains(got, "\x1b[2J") {
+		t.Errorf("card does not name the cover (made visible):\n%q", got)
+	}
+	for _, c := range []channel.Card{{Risk: "critical", Covers: "docs/**"}, {Risk: "medium", OnceOnly: true, Covers: "docs/**"}} {
+		c.Tool, c.Plan, c.PlanHash = "write_file", "p", "sha256:00"
+		got := strings.Join((&entry{kind: kindCard, card: c}).render(100), "\n")
+		if strings.Contains(got, "would cover") || strings.Contains(got, "[s]ession") {
+			t.Errorf("%s once-only=%v card offers a session or names a cover:\n%s", c.Risk, c.OnceOnly, got)
+		}
+	}
+}
+
 func TestCardShowsThePreview(t *testing.T) {
 	var preview strings.Builder
 	preview.WriteString("--- /dev/null\n+++ notes.md\n@@ -0,0 +1,50 @@\n+first \x1b[2J\x1b]0;pwned\x07 \u202eevil\n")

@@ -143,7 +143,14 @@ func cardLines(e *entry, width int) []string {
 	case c.Critical():
 		body = append(body, styleBold.Render(fit("critical: [o]nce · [d]eny · Esc leave pending", inner)))
 	default:
-		body = append(body, styleBold.Render(fit("[o]nce · [s]ession · [a]lways · [d]eny · Esc leave pending", inner)))
+		if c.Covers != "" && !c.OnceOnly && !c.CoversShown() {
+			body = append(body, hang(styleDim.Render("session/always would cover: "), clean(c.Covers), inner)...)
+		}
+		if c.OnceOnly {
+			body = append(body, styleBold.Render(fit("[o]nce · [d]eny · Esc leave pending", inner)))
+		} else {
+			body = append(body, styleBold.Render(fit("[o]nce · [s]ession · [a]lways · [d]eny · Esc leave pending", inner)))
+		}
 	}
 	if e.hint != "" {
 		body = append(body, styleError.Render(fit(e.hint, inner)))

@@ -202,13 +202,16 @@ type approvalJSON struct {
 	PreviewFull    *string `json:"preview_full,omitempty"`
 	// OnceOnly: a scheduled task's run asked; only once or deny.
 	OnceOnly bool `json:"once_only"`
+	// Covers is what a session or always answer would let run without
+	// asking; "" when only once or deny may be chosen.
+	Covers string `json:"covers"`
 }
 
 func approvalOut(a channel.Approval) approvalJSON {
 	return approvalJSON{ID: a.ID, Tool: a.Tool, Status: a.Status, Risk: a.Risk, Session: a.Session, Plan: a.Plan,
 		PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt.UTC(), ExpiresAt: a.ExpiresAt.UTC(),
 		Preview: a.Preview, PreviewOmitted: a.PreviewOmitted, PreviewKind: wire.PreviewKind(a.Preview, a.PreviewDiff),
-		OnceOnly: a.OnceOnly}
+		OnceOnly: a.OnceOnly, Covers: a.Covers}
 }
 
 // approval is one approval with its whole preview.

@@ -322,7 +322,7 @@ func (f *fakeServer) ask(s *stream, tool, risk, plan string) *fakeApproval {
 	f.mu.Unlock()
 	ev := map[string]string{
 		"approval_id": a.ID, "tool": a.Tool, "plan": a.Plan, "plan_hash": a.PlanHash, "risk": a.Risk,
-		"reason": a.Reason, "expires_at": a.ExpiresAt, "session": a.Session,
+		"reason": a.Reason, "expires_at": a.ExpiresAt, "session": a.Session, "covers": "commands like ls ‹path in notes/›",
 	}
 	s.send("approval", ev)
 	f.broadcast("approval", ev)

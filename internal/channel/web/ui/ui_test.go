@@ -98,7 +98,8 @@ func TestChatStreamsAndApprovesOnce(t *testing.T) {
 	card := `#transcript .card[data-approval-id="ap-1"]`
 	p.waitFor("the approval card", `document.querySelector('`+card+`[data-status="pending"]')`)
 	cardText := eval[string](p, `document.querySelector('`+card+`').textContent`)
-	for _, want := range []string{"run_command", "medium", "/usr/bin/ls", `"-la"`, "/home/owner/work/notes", "3f2a9c1b7d4e", "owner", "the model in session web-", "Expires", "runs a program"} {
+	for _, want := range []string{"run_command", "medium", "/usr/bin/ls", `"-la"`, "/home/owner/work/notes", "3f2a9c1b7d4e", "owner", "the model in session web-", "Expires", "runs a program",
+		"Session or always would cover", "commands like ls ‹path in notes/›"} {
 		if !strings.Contains(cardText, want) {
 			t.Errorf("the card does not show %q; it shows:\n%s", want, cardText)
 		}
@@ -197,7 +198,8 @@ func TestCardAnsweredElsewhereUpdates(t *testing.T) {
 		ExpiresAt: time.Now().Add(time.Minute).UTC().Format(time.RFC3339), decided: make(chan string, 1)}
 	f.mu.Unlock()
 	f.broadcast("approval", map[string]string{"approval_id": "ap-9", "tool": "write_file", "plan": "write /home/owner/work/notes/todo.md (12 bytes)",
-		"plan_hash": "sha256:aabbccddeeff00112233", "risk": "critical", "expires_at": time.Now().Add(time.Minute).UTC().Format(time.RFC3339), "session": "cron-7"})
+		"plan_hash": "sha256:aabbccddeeff00112233", "risk": "critical", "expires_at": time.Now().Add(time.Minute).UTC().Format(time.RFC3339), "session": "cron-7",
+		"covers": "notes/**"})
 	p.waitFor("the badge for the other session's card", `document.getElementById("pending-count").textContent === "1"`)
 	p.do(chromedp.Click(chromedp.CSS(`nav a[data-view="approvals"]`)))
 	other := `#approvals-list .card[data-approval-id="ap-9"]`
@@ -205,6 +207,9 @@ func TestCardAnsweredElsewhereUpdates(t *testing.T) {
 	labels := eval[[]string](p, `[...document.querySelectorAll('`+other+` .actions button')].map(b => b.dataset.choice)`)
 	if fmt.Sprint(labels) != "[once deny]" {
 		t.Errorf("a critical card offers %v; want only [once deny]", labels)
+	}
+	if txt := eval[string](p, `document.querySelector('`+other+`').textContent`); strings.Contains(txt, "would cover") {
+		t.Errorf("a critical card names a session cover:\n%s", txt)
 	}
 	p.do(chromedp.Click(chromedp.CSS(other + ` button[data-choice="deny"]`)))
 	if got := recv(t, f.choices, "the deny answer"); got != (choiceMsg{id: "ap-9", choice: "deny"}) {

@@ -244,6 +244,7 @@
     const who = (state.info && state.info.owner ? state.info.owner + ", " : "") + "the model in session " + (d.session || "?");
     fact("Asked by", who, "who");
     if (d.reason) fact("Why", d.reason, "reason");
+    if (d.covers && d.risk !== "critical" && !d.once_only) fact("Session or always would cover", d.covers, "covers");
     const exp = fact("Expires", "", "expires");
     exp.setAttribute("data-expires", d.expires_at || "");
     tickOne(exp);
