@@ -72,6 +72,9 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 	if card.Reason != "" {
 		fmt.Fprintf(c.stderr, "   why asked: %s\n", termtext.Line(card.Reason))
 	}
+	if card.Allows(channel.Session) && card.Covers != "" && !card.CoversShown() {
+		fmt.Fprintf(c.stderr, "   session or always would also let run unasked: %s\n", termtext.Line(card.Covers))
+	}
 	prompt := "approve [o]nce, this [s]ession, [a]lways (scoped rule), [d]eny, or Enter to leave it pending:"
 	if critical {
 		prompt = "critical: approve [o]nce or [d]eny, or Enter to leave it pending:"

@@ -65,6 +65,8 @@ func TestRunCardCannotBeHiddenInARealTerminal(t *testing.T) {
 		// The real card, in full.
 		"── approval needed: write_file (risk medium) ─ ap_", "   write todo.md: 6 bytes", "   plan hash ",
 		"   why asked: ", "approve [o]nce, this [s]ession, [a]lways (scoped rule), [d]eny",
+		// What a session or always answer would cover (issue 21).
+		"   session or always would also let run unasked: todo.md",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("the terminal does not show %q; it shows:\n%s", want, s)
