@@ -21,7 +21,9 @@ import (
 	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/egress"
+	"github.com/homard/homard/internal/history"
 	"github.com/homard/homard/internal/integrity"
+	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
@@ -62,6 +64,8 @@ type Runtime struct {
 	egressTLS *tls.Config
 	// redactor is the arbiter's: it also redacts what Run persists.
 	redactor *secrets.Redactor
+	// history keeps recent sessions' decoded messages (conversation).
+	history *history.Cache[llm.Message]
 
 	// Background work (memory capture, capture.go): bg counts running
 	// goroutines; bgCtx ends when Close gives up waiting. bgMu guards
@@ -116,7 +120,7 @@ func Open(ctx context.Context, paths config.Paths, o Options) (*Runtime, error) 
 	}
 	cfg, err := load(paths)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("%w: no config at %s; run `homard init` (or pass --home DIR)", ErrNotInitialized, paths.ConfigFile)
+		return nil, fmt.Errorf("%w: no config at %s; run `homard setup` to connect a model (or pass --home DIR)", ErrNotInitialized, paths.ConfigFile)
 	}
 	if err != nil {
 		return nil, err
@@ -201,6 +205,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	}
 
 	r.redactor = secrets.NewRedactor(known...)
+	r.history = history.New[llm.Message](0)
 	r.Memory = memory.New(memory.Options{
 		Dir: memoryDir(r.Paths), Store: st, Now: r.now,
 		// A high-confidence pattern or a known value, or anything the

@@ -196,21 +196,32 @@ func (r *Runtime) conversation(ctx context.Context, session, owner string) (agen
 	if s.Owner != owner {
 		return agent.Conversation{}, nil, fmt.Errorf("session %s: %w", session, store.ErrSessionOwner)
 	}
+	if s.Deleted { // its messages are gone; a turn starts it again
+		return agent.Conversation{}, nil, nil
+	}
 	sum, err := r.Store.Summary(ctx, session)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
 		return agent.Conversation{}, nil, err
 	}
-	rows, err := r.Store.MessagesAfter(ctx, session, sum.ThroughTurn)
+	// Only the turns stored since this session's last load are read and
+	// decoded (internal/history).
+	msgs, turns, err := r.history.Load(session, s.CreatedAt.UnixNano(), sum.ThroughTurn, func(after int) ([]llm.Message, []int, error) {
+		rows, err := r.Store.MessagesAfter(ctx, session, after)
+		if err != nil {
+			return nil, nil, err
+		}
+		msgs, err := messages(session, rows)
+		if err != nil {
+			return nil, nil, err
+		}
+		turns := make([]int, len(rows))
+		for i, row := range rows {
+			turns[i] = row.Turn
+		}
+		return msgs, turns, nil
+	})
 	if err != nil {
 		return agent.Conversation{}, nil, err
-	}
-	msgs, err := messages(session, rows)
-	if err != nil {
-		return agent.Conversation{}, nil, err
-	}
-	turns := make([]int, len(rows))
-	for i, row := range rows {
-		turns[i] = row.Turn
 	}
 	return agent.Conversation{Summary: sum.Text, History: msgs}, turns, nil
 }

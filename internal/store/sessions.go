@@ -14,7 +14,12 @@ import (
 type Session struct {
 	ID        string
 	Owner     string
+	// CreatedAt is when the conversation began: when the id was first
+	// used, or used again after the session was deleted.
 	CreatedAt time.Time
+	// Deleted: the session was deleted (its messages are gone) and its id
+	// not used again since.
+	Deleted bool
 	// PrivateSince is when the session's context first held the owner's
 	// private data (see MarkSessionPrivate); zero while it has not.
 	PrivateSince time.Time
@@ -42,8 +47,11 @@ func (tx *Tx) EnsureSession(id, owner string, now time.Time) error {
 	case got != owner:
 		return fmt.Errorf("ensure session %s: %w", id, ErrSessionOwner)
 	}
-	if deleted { // its id used again: a new conversation under the old name
-		if _, err := tx.exec(`UPDATE sessions SET deleted_at = NULL WHERE id = ?`, id); err != nil {
+	if deleted {
+		// Its id used again: a new conversation under the old name, born
+		// now. A reader that keeps a conversation (internal/history)
+		// tells the two apart by created_at.
+		if _, err := tx.exec(`UPDATE sessions SET deleted_at = NULL, created_at = ? WHERE id = ?`, nanos(now), id); err != nil {
 			return fmt.Errorf("ensure session %s: %w", id, err)
 		}
 	}
@@ -54,8 +62,8 @@ func (tx *Tx) EnsureSession(id, owner string, now time.Time) error {
 func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	var out Session
 	var created, private sql.NullInt64
-	err := s.readRow(ctx, `SELECT id, owner, created_at, private_since FROM sessions WHERE id = ?`, id).
-		Scan(&out.ID, &out.Owner, &created, &private)
+	err := s.readRow(ctx, `SELECT id, owner, created_at, private_since, deleted_at IS NOT NULL FROM sessions WHERE id = ?`, id).
+		Scan(&out.ID, &out.Owner, &created, &private, &out.Deleted)
 	if errors.Is(err, sql.ErrNoRows) {
 		return Session{}, fmt.Errorf("get session %s: %w", id, ErrNotFound)
 	}
