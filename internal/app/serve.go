@@ -22,6 +22,7 @@ import (
 
 	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/channel/web"
+	"github.com/homard/homard/internal/memtrim"
 )
 
 // ServeOptions configure Serve. The zero value serves the configured
@@ -250,6 +251,19 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	login := srv.LoginURL(base)
 	fmt.Fprintf(o.Out, "homard serve: listening on %s\nOpen this link once to log in (valid 10 minutes, single use):\n  %s\n", base, login)
 	log.Info("listening", "addr", addr, "pid", os.Getpid())
+	// Start-up is over: give back the binary's pages and the heap it
+	// touched only to start (internal/memtrim), now and once more when
+	// the goroutines serve started have settled.
+	trim := func() {
+		if res, err := memtrim.AfterStart(); err != nil {
+			log.Debug("start-up memory not given back", "err", err)
+		} else {
+			log.Debug("start-up memory given back", "mappings", res.Regions, "bytes", res.Bytes)
+		}
+	}
+	trim()
+	trimLater := time.AfterFunc(memtrim.Settle, trim)
+	defer trimLater.Stop()
 	if o.OnListen != nil {
 		o.OnListen(base, login)
 	}

@@ -36,6 +36,7 @@ var allowed = map[string][]string{
 	"internal/schedule":     {}, // pure slot arithmetic: stdlib only, no clock
 	"internal/llm":          {},
 	"internal/history":      {}, // recent sessions' decoded messages: generic, stdlib only
+	"internal/memtrim":      {}, // gives back start-up memory (madvise)
 	"internal/memory":       {"internal/store"},
 	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory", "internal/channel"}, // channel.Choice: the owner's answer
 	"internal/channel":      {},
