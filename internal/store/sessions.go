@@ -12,8 +12,8 @@ import (
 
 // Session is one conversation. It belongs to exactly one owner for life.
 type Session struct {
-	ID        string
-	Owner     string
+	ID    string
+	Owner string
 	// CreatedAt is when the conversation began: when the id was first
 	// used, or used again after the session was deleted.
 	CreatedAt time.Time
