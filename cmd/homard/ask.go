@@ -46,13 +46,13 @@ const (
 
 // askInline shows an approval card on stderr and reads the owner's answer
 // from stdin: o(nce), s(ession), a(lways), d(eny), or an empty line (or end
-// of input) to leave the call pending. A critical plan may only be approved
-// once. An unknown answer is asked again.
+// of input) to leave the call pending. A card that only takes once or deny
+// (card.Allows: critical, or once-only) offers only those, and refuses
+// session or always in place. An unknown answer is asked again.
 func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice, error) {
 	if c.beforeAsk != nil {
 		c.beforeAsk()
 	}
-	critical := card.Critical()
 	reset, style := "", ""
 	if c.stderrTerminal() {
 		reset, style = sgrReset, sgrCard
@@ -76,8 +76,11 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 		fmt.Fprintf(c.stderr, "   session or always would also let run unasked: %s\n", termtext.Line(card.Covers))
 	}
 	prompt := "approve [o]nce, this [s]ession, [a]lways (scoped rule), [d]eny, or Enter to leave it pending:"
-	if critical {
+	switch {
+	case card.Critical():
 		prompt = "critical: approve [o]nce or [d]eny, or Enter to leave it pending:"
+	case !card.Allows(channel.Session):
+		prompt = "approve [o]nce or [d]eny, or Enter to leave it pending:"
 	}
 	for {
 		fmt.Fprintf(c.stderr, "%s   %s%s%s ", reset, style, prompt, reset)
@@ -94,15 +97,24 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 			fmt.Fprintln(c.stderr)
 			return channel.Leave, nil
 		}
-		if choice, ok := channel.ParseChoice(ans); ok && card.Allows(choice) {
+		choice, ok := channel.ParseChoice(ans)
+		switch {
+		case ok && card.Allows(choice):
 			return choice, nil
+		case ok:
+			fmt.Fprintf(c.stderr, "   %s\n", onceOnlyRefusal)
+		default:
+			fmt.Fprintf(c.stderr, "   %q is not an answer here.\n", ans)
 		}
-		fmt.Fprintf(c.stderr, "   %q is not an answer here.\n", ans)
 		if errors.Is(err, io.EOF) {
 			return channel.Leave, nil
 		}
 	}
 }
+
+// onceOnlyRefusal answers a session or always answer to a card that takes
+// only once or deny; the card is asked again.
+const onceOnlyRefusal = "this card can only be approved once or denied: answer o or d (or Enter to leave it pending)"
 
 // shortHash is the prefix of a plan hash people compare by eye.
 func shortHash(h string) string {

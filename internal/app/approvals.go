@@ -4,10 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/homard/homard/internal/approval"
-	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -114,7 +115,7 @@ func NewApprovalJSON(a Approval) ApprovalJSON {
 	if a.Template != nil {
 		out.Template = a.Template.String()
 	}
-	if a.Status == approval.Pending && a.Risk < policy.RiskCritical && !approval.OnceOnlySession(a.Session) {
+	if a.Status == approval.Pending && !a.OnceOnly() {
 		out.Covers = a.Covers()
 	}
 	return out
@@ -158,4 +159,30 @@ func optTime(t time.Time) *time.Time {
 	}
 	u := t.UTC()
 	return &u
+}
+
+// turnCards collects the approvals a turn's calls left pending, so they
+// lapse (approval.Service.Lapse) when the turn ends with no one to use
+// them. The agent calls a turn's event handler from one goroutine.
+type turnCards struct {
+	r     *Runtime
+	since time.Time // when the turn started
+	ids   []string
+}
+
+func (r *Runtime) pendingOf(since time.Time) *turnCards { return &turnCards{r: r, since: since} }
+
+func (t *turnCards) add(out *Outcome) {
+	if out != nil && out.Decision == arbiter.Pending && out.ApprovalID != "" && !slices.Contains(t.ids, out.ApprovalID) {
+		t.ids = append(t.ids, out.ApprovalID)
+	}
+}
+
+// lapse expires the collected approvals still pending, even after ctx
+// ended (a cancelled turn's cards lapse too). A failure is logged: the
+// cards then expire at their time.
+func (t *turnCards) lapse(ctx context.Context) {
+	if _, err := t.r.Approvals.Lapse(context.WithoutCancel(ctx), t.ids, t.since); err != nil {
+		t.r.logger().Warn("lapse the approvals of an ended turn", "err", err)
+	}
 }

@@ -57,8 +57,8 @@ func cardText(c channel.Card) string {
 	return b.String()
 }
 
-// cardButtons are the card's answers; a critical plan offers only once
-// and deny. Data is "a:<approval id>:<hash12>:<o|s|a|d>".
+// cardButtons are the card's answers: what c.Allows (a critical or
+// once-only card offers only once and deny). Data is "a:<approval id>:<hash12>:<o|s|a|d>".
 func cardButtons(c channel.Card) []chat.Button {
 	labels := []struct{ label, code string }{{"Approve once", "o"}, {"This session", "s"}, {"Always", "a"}, {"Deny", "d"}}
 	var out []chat.Button
@@ -117,7 +117,7 @@ func (c *Chats) ask(platform, chatID string) func(context.Context, channel.Card)
 const (
 	pressRefused  = "This button is not for you."
 	pressAnswered = "This card was already answered or has expired."
-	pressCritical = "A critical action can only be approved once or denied."
+	pressOnceOnly = "This card can only be approved once or denied; it is still waiting."
 	pressFailed   = "homard could not record that answer; try `homard approval` on the computer."
 )
 
@@ -197,7 +197,7 @@ func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 	switch {
 	case errors.Is(err, approval.ErrScopeNotAllowed):
 		c.finish(ctx, row, inboxHandled, "scope not allowed")
-		ack(pressCritical)
+		ack(pressOnceOnly) // the card stays open: once or deny still work
 		return
 	case errors.Is(err, approval.ErrAlreadyDecided), errors.Is(err, approval.ErrExpired):
 		c.finish(ctx, row, inboxHandled, "card already answered")

@@ -206,3 +206,43 @@ func TestChatsPressBeforeTheCardIsRecorded(t *testing.T) {
 		return err == nil && string(b) == "early\n"
 	})
 }
+
+// TestChatsOnceOnlyCard: the card of a command that runs code offers only
+// "Approve once" and "Deny"; a press for "This session" (data the owner's
+// client could still send) is answered with a refusal and the card stays
+// open, the call waiting; "Deny" then answers it and the turn goes on.
+// The twin is TestChatsApprovalCard's write, with four buttons.
+func TestChatsOnceOnlyCard(t *testing.T) {
+	rig := newChatRig(t,
+		openAI(toolCall("c1", "run_command", findExec)),
+		openAI(llmtest.Turn{Text: []string{"not run"}}),
+	)
+	pairOwner(t, rig.r, "100")
+	rig.push(dm("1", "100", "find things"))
+	card := sentCard(t, rig.fake, "100")
+	var labels []string
+	for _, b := range card.Out.Buttons {
+		labels = append(labels, b.Label)
+	}
+	if strings.Join(labels, ",") != "Approve once,Deny" || strings.Contains(card.Out.Text, "\"This session\"") {
+		t.Fatalf("once-only card buttons %q, text %q; want once and deny only", labels, card.Out.Text)
+	}
+	id, h12, _, _ := parseButton(card.Out.Buttons[0].Data)
+	session := "a:" + id + ":" + h12 + ":s"
+	rig.push(press("p1", "100", "100", card.ID, session, true))
+	waitFor(t, "ack of the session press", func() bool { _, ok := rig.fake.ackFor("cb-p1"); return ok })
+	if n, _ := rig.fake.ackFor("cb-p1"); n != pressOnceOnly {
+		t.Errorf("session press ack %q; want %q", n, pressOnceOnly)
+	}
+	if a, _ := rig.r.ApprovalGet(context.Background(), id); a.Status != approval.Pending {
+		t.Fatalf("after a session press the approval is %s; want pending", a.Status)
+	}
+	if _, edits, _, _, _ := rig.fake.snapshot(); len(edits) != 0 {
+		t.Errorf("edits = %+v; want the card left open", edits)
+	}
+	rig.push(press("p2", "100", "100", card.ID, card.Out.Buttons[1].Data, true))
+	waitFor(t, "the reply", func() bool { return containsText(rig.fake.sentTexts("100"), "not run") })
+	if n, _ := rig.fake.ackFor("cb-p2"); n != "Denied" {
+		t.Errorf("deny press ack %q; want Denied", n)
+	}
+}

@@ -70,6 +70,7 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 	out = append(out, auditCheck(ctx, r))
 	out = append(out, recoveryChecks(ctx, r)...)
 	out = append(out, memoryCheck(ctx, r))
+	out = append(out, approvalsCheck(ctx, r))
 	out = append(out, channelChecks(ctx, r, o)...)
 	if n, size, oldest, err := r.Store.ArtifactStats(ctx); err != nil {
 		add("artifacts", err, "")

@@ -92,6 +92,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	// call's tool message, so a resumed session shows it without reading
 	// the text written for the model.
 	ended := map[string]channel.Status{}
+	orphans := r.pendingOf(r.now()) // what this turn leaves pending if it fails
 	onEvent := func(ev agent.Event) {
 		switch {
 		case ev.Kind == agent.EventText && req.OnText != nil:
@@ -103,6 +104,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 			if out == nil || out.Decision == "" { // not proposed: a budget was spent
 				out = &Outcome{Decision: arbiter.Denied, Reason: ev.Text}
 			}
+			orphans.add(out)
 			te := r.toolEvent(ev.Call, out, ev.Step)
 			ended[te.ID] = te.Status
 			if req.OnTool != nil {
@@ -112,6 +114,9 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	}
 	res, err := a.Continue(ctx, conv, req.Text, onEvent)
 	if err != nil {
+		// A failed turn stores nothing and tells no one what waits: the
+		// cards it left pending have no turn to use them.
+		orphans.lapse(ctx)
 		if ctx.Err() != nil {
 			return channel.TurnResult{}, ctx.Err()
 		}
@@ -324,9 +329,20 @@ func (r *Runtime) asker(ask func(context.Context, channel.Card) (channel.Choice,
 		return nil
 	}
 	return func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (channel.Choice, error) {
-		choice, err := ask(ctx, r.card(ctx, c.Name, out))
+		card := r.card(ctx, c.Name, out)
+		choice, err := ask(ctx, card)
 		if err != nil {
 			return channel.Leave, err
+		}
+		if choice.Approves() && !card.Allows(choice) {
+			// The channel offered what the card cannot take: ask once
+			// more, then leave the call pending. Never end the turn.
+			if choice, err = ask(ctx, card); err != nil {
+				return channel.Leave, err
+			}
+			if choice.Approves() && !card.Allows(choice) {
+				return channel.Leave, nil
+			}
 		}
 		switch choice {
 		case channel.Leave, channel.Lapsed:
@@ -347,7 +363,9 @@ func (r *Runtime) asker(ask func(context.Context, channel.Card) (channel.Choice,
 			}
 			return channel.Recorded, nil
 		}
-		if _, err := r.recordAnswer(ctx, out.ApprovalID, choice); err != nil {
+		if _, err := r.recordAnswer(ctx, out.ApprovalID, choice); errors.Is(err, approval.ErrScopeNotAllowed) {
+			return channel.Leave, nil // the call waits; the card said what it takes
+		} else if err != nil {
 			return channel.Leave, err
 		}
 		return choice, nil
@@ -391,9 +409,13 @@ func (r *Runtime) card(ctx context.Context, tool string, o arbiter.Outcome) chan
 		Risk: o.Risk, Reason: o.Reason, PreviewDiff: IsDiff(o.Preview),
 	}
 	c.Preview, c.PreviewOmitted = ClipPreview(o.Preview)
+	// OnceOnly comes from the approval service's own rule (critical, a
+	// run's or a paired client's session, a command that runs code), so a
+	// card offers only the answers Approve takes; unread, it offers once.
+	c.OnceOnly = true
 	if a, err := r.ApprovalGet(ctx, o.ApprovalID); err == nil {
 		c.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
-		c.OnceOnly = approval.OnceOnlySession(a.Session)
+		c.OnceOnly = a.OnceOnly()
 		c.Covers = a.Covers()
 	}
 	return c

@@ -198,6 +198,10 @@ func (r *Runtime) work(ctx context.Context, row store.Task, b task.Body, runID i
 	defer stop()
 	tr := &taskRun{r: r, row: row, body: b, runID: runID, cancel: cancel}
 	session := approval.TaskSessionPrefix + row.ID
+	// Whatever way the run ends, the cards it left pending have no run to
+	// use them (a run's approvals cover one call of that run).
+	orphans := r.pendingOf(r.now())
+	defer orphans.lapse(ctx)
 	var specs []tool.Spec
 	for _, s := range r.Registry.Specs() {
 		if slices.Contains(b.Tools, s.Name) {
@@ -219,19 +223,22 @@ func (r *Runtime) work(ctx context.Context, row store.Task, b task.Body, runID i
 			MaxSteps: int(b.Budgets.MaxTurns), StepsSetting: "the task's --max-turns"},
 		EndTool: CompleteTaskTool,
 	})
-	var onEvent func(agent.Event)
-	if onTool != nil {
-		onEvent = func(ev agent.Event) {
-			switch ev.Kind {
-			case agent.EventToolCall:
-				onTool(r.toolEvent(ev.Call, nil, ev.Step))
-			case agent.EventToolResult:
-				out := ev.Outcome
-				if out == nil || out.Decision == "" {
-					out = &Outcome{Decision: arbiter.Denied, Reason: ev.Text}
-				}
-				onTool(r.toolEvent(ev.Call, out, ev.Step))
+	onEvent := func(ev agent.Event) {
+		if ev.Kind == agent.EventToolResult {
+			orphans.add(ev.Outcome)
+		}
+		if onTool == nil {
+			return
+		}
+		switch ev.Kind {
+		case agent.EventToolCall:
+			onTool(r.toolEvent(ev.Call, nil, ev.Step))
+		case agent.EventToolResult:
+			out := ev.Outcome
+			if out == nil || out.Decision == "" {
+				out = &Outcome{Decision: arbiter.Denied, Reason: ev.Text}
 			}
+			onTool(r.toolEvent(ev.Call, out, ev.Step))
 		}
 	}
 	res, err := a.Continue(rctx, agent.Conversation{}, user, onEvent)

@@ -11,7 +11,8 @@
 // expiring permission for the same owner and tool over path patterns
 // derived from the Plan's targets (see Patterns), covering Plans up to the
 // approved Plan's risk. Critical Plans are only ever approved once and are
-// never covered by a grant.
+// never covered by a grant. Approval.OnceOnly says which approvals take
+// only once, by the same rule Approve enforces.
 //
 // A command's grant is not a path pattern but an argv template
 // (policy.Template): the card shows it before the owner picks a scope, the
@@ -22,7 +23,8 @@
 // binding returns it. At most Options.MaxPending cards wait in one
 // session. An approval for a Plan that runs the workspace's code is
 // consumed with ConsumeUnchanged, and lapses when the workspace changed
-// after its card was drawn.
+// after its card was drawn. A card its turn left pending when that turn
+// failed, or its task run ended, lapses too (Lapse): nothing can use it.
 //
 // Every state change is a conditional UPDATE inside one store.Write
 // transaction, so concurrent approvers or consumers cannot both win. SQL
@@ -102,6 +104,10 @@ type Approval struct {
 	// redacted): a write's diff, a command's argv. Display only: the
 	// binding is PlanHash.
 	Preview string
+	// Lapsed says homard expired it before its time (Status Expired): its
+	// turn ended while it waited (Lapse), or the workspace changed after
+	// it was approved (ConsumeUnchanged).
+	Lapsed bool
 }
 
 // Card is what a pending approval shows the owner: the exact Plan and why
@@ -245,6 +251,28 @@ func OnceOnlySession(session string) bool {
 	return strings.HasPrefix(session, TaskSessionPrefix) || strings.HasPrefix(session, PairedSessionPrefix)
 }
 
+// OnceOnly reports whether a may only be approved once (or denied): the
+// rule Approve enforces, so that every card offers only the answers it
+// can take. See onceOnly.
+func (a Approval) OnceOnly() bool { return onceOnly(a.Risk, a.Session, a.Template) != nil }
+
+// onceOnly says why an approval of a Plan of this risk, asked in session,
+// of a command with template t (nil for other tools), may only be
+// approved once (an error wrapping ErrScopeNotAllowed), or nil when a
+// session or always scope may grant it too. It is the one rule: decide
+// enforces it, Approval.OnceOnly shows it.
+func onceOnly(risk policy.Risk, session string, t *policy.Template) error {
+	switch {
+	case risk >= policy.RiskCritical:
+		return fmt.Errorf("%w: it is critical", ErrScopeNotAllowed)
+	case OnceOnlySession(session):
+		return fmt.Errorf("%w: it was asked by a scheduled task's run or another program, whose approval covers one call", ErrScopeNotAllowed)
+	case t != nil && !t.Grantable():
+		return fmt.Errorf("%w: %s runs code, and the next run could do anything else", ErrScopeNotAllowed, t.String())
+	}
+	return nil
+}
+
 // Approve records the owner's yes. Only the approval's owner may decide,
 // only once, only before it expires. Scope session or always also creates
 // a grant (see the package doc); a critical Plan may only be approved once.
@@ -280,17 +308,17 @@ func (s *Service) decide(ctx context.Context, op, id, approver string, to Status
 			return ErrAlreadyDecided
 		case !now.Before(row.ExpiresAt):
 			return ErrExpired
-		case to == Approved && policy.Risk(row.Risk) >= policy.RiskCritical && scope != ScopeOnce:
-			return ErrScopeNotAllowed
-		case to == Approved && OnceOnlySession(row.SessionID) && scope != ScopeOnce:
-			return fmt.Errorf("%w: it was asked by a scheduled task's run, whose approval covers one call", ErrScopeNotAllowed)
-		case to == Approved && scope != ScopeOnce && row.Template != "":
-			t, err := decodeTemplate(row.Template)
-			if err != nil {
-				return err
+		case to == Approved && scope != ScopeOnce:
+			var tmpl *policy.Template
+			if row.Template != "" {
+				t, err := decodeTemplate(row.Template)
+				if err != nil {
+					return err
+				}
+				tmpl = &t
 			}
-			if !t.Grantable() {
-				return fmt.Errorf("%w: %s runs code, and the next run could do anything else", ErrScopeNotAllowed, t.String())
+			if err := onceOnly(policy.Risk(row.Risk), row.SessionID, tmpl); err != nil {
+				return err
 			}
 		}
 		expires := row.ExpiresAt
@@ -362,6 +390,36 @@ func (s *Service) ConsumeUnchanged(ctx context.Context, b Binding, changed time.
 	return Approval{}, false, nil
 }
 
+// Lapse expires the approvals in ids that are still pending and were
+// created at or after since: the turn that asked them (which started at
+// since) ended without an answer, and nothing can use them any more — a
+// failed turn stores nothing, and a scheduled task's run is over. An
+// approval an earlier turn asked too (identical Plans share one card) is
+// left pending. It returns how many lapsed.
+func (s *Service) Lapse(ctx context.Context, ids []string, since time.Time) (int, error) {
+	if len(ids) == 0 {
+		return 0, nil
+	}
+	now, n := s.now(), 0
+	err := s.st.Write(ctx, func(tx *store.Tx) error {
+		n = 0
+		for _, id := range ids {
+			ok, err := tx.LapsePending(id, since, now)
+			if err != nil {
+				return err
+			}
+			if ok {
+				n++
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return 0, fmt.Errorf("lapse approvals: %w", err)
+	}
+	return n, nil
+}
+
 // Get returns one approval with its status as seen now.
 func (s *Service) Get(ctx context.Context, id string) (Approval, error) {
 	row, err := s.st.GetApproval(ctx, id)
@@ -415,6 +473,7 @@ func fromRow(r store.Approval, now time.Time) Approval {
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, DecidedAt: r.DecidedAt,
 		DecidedBy: r.DecidedBy, ConsumedAt: r.ConsumedAt,
 		Rule: r.Rule, Reason: r.Reason, Template: tmpl, Preview: r.Preview,
+		Lapsed: r.Status == string(Expired),
 	}
 }
 

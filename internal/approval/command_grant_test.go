@@ -110,3 +110,45 @@ func TestRunsCodeIsApprovedOnce(t *testing.T) {
 		t.Error("code was covered by a grant")
 	}
 }
+
+// TestOnceOnlyIsWhatApproveTakes: Approval.OnceOnly, which every card
+// shows, is exactly the rule Approve enforces: a once-only approval
+// refuses session and always and takes once; any other takes session (the
+// twin).
+func TestOnceOnlyIsWhatApproveTakes(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		make func(e *env) Approval
+		want bool
+	}{
+		{"medium write", func(e *env) Approval { a, _ := e.request(t, "alice", "s1", "a.md", policy.RiskMedium); return a }, false},
+		{"high write", func(e *env) Approval { a, _ := e.request(t, "alice", "s1", "a.md", policy.RiskHigh); return a }, false},
+		{"critical write", func(e *env) Approval { a, _ := e.request(t, "alice", "s1", "a.md", policy.RiskCritical); return a }, true},
+		{"task run", func(e *env) Approval {
+			a, _ := e.request(t, "alice", TaskSessionPrefix+"task_0123456789abcdef", "a.md", policy.RiskMedium)
+			return a
+		}, true},
+		{"paired client", func(e *env) Approval {
+			a, _ := e.request(t, "alice", PairedSessionPrefix+"x", "a.md", policy.RiskLow)
+			return a
+		}, true},
+		{"mkdir", func(e *env) Approval { return e.requestCommand(t, "mkdir", "build") }, false},
+		{"go test runs code", func(e *env) Approval { return e.requestCommand(t, "go", "test", "./...") }, true},
+		{"find -exec runs code", func(e *env) Approval { return e.requestCommand(t, "find", ".", "-exec", "true", ";") }, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for _, scope := range []Scope{ScopeSession, ScopeAlways, ScopeOnce} {
+				e := newEnv(t)
+				a := tc.make(e)
+				if got := a.OnceOnly(); got != tc.want {
+					t.Fatalf("OnceOnly() = %v; want %v", got, tc.want)
+				}
+				_, err := e.svc.Approve(t.Context(), a.ID, "alice", scope)
+				refused := errors.Is(err, ErrScopeNotAllowed)
+				if want := tc.want && scope != ScopeOnce; refused != want || (err != nil && !refused) {
+					t.Errorf("Approve(%s) = %v; want refused %v (OnceOnly %v)", scope, err, want, tc.want)
+				}
+			}
+		})
+	}
+}

@@ -9,7 +9,7 @@ var (
 	ErrAlreadyDecided  = errors.New("this approval was already decided or used; ask the agent to propose the action again if it is still needed")
 	ErrExpired         = errors.New("this approval has expired; ask the agent to propose the action again")
 	ErrForeignOwner    = errors.New("this approval belongs to another owner; only its owner can decide it")
-	ErrScopeNotAllowed = errors.New("this action can only be approved once (it is critical, or it is a command that runs code); approve it with scope once")
+	ErrScopeNotAllowed = errors.New("this action can only be approved once (or denied); approve it with scope once")
 	ErrInvalidScope    = errors.New("unknown approval scope; use once, session or always")
 	ErrInvalidRequest  = errors.New("invalid approval request")
 	// ErrTooManyPending: the session already has Options.MaxPending cards

@@ -105,3 +105,47 @@ func TestConsumeUnchanged(t *testing.T) {
 		})
 	}
 }
+
+// TestLapseOrphans: when a turn ends with its cards unanswered and no one
+// can use them, Lapse expires the pending approvals the turn asked, which
+// then can be neither approved nor consumed. Twins: one an earlier turn
+// asked too (created before the turn started) stays pending and can be
+// approved; a decided one is not touched.
+func TestLapseOrphans(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	earlier, _ := e.request(t, "alice", "s1", "old.md", policy.RiskMedium)
+	e.clock.Advance(time.Minute)
+	turnStart := e.clock.Now()
+	orphan, b := e.request(t, "alice", "s1", "a.md", policy.RiskMedium)
+	denied, _ := e.request(t, "alice", "s1", "b.md", policy.RiskMedium)
+	if _, err := e.svc.Deny(ctx, denied.ID, "alice"); err != nil {
+		t.Fatal(err)
+	}
+	n, err := e.svc.Lapse(ctx, []string{earlier.ID, orphan.ID, denied.ID, "ap_nosuch"}, turnStart)
+	if err != nil || n != 1 {
+		t.Fatalf("Lapse = %d, %v; want 1 (only the turn's own pending card)", n, err)
+	}
+	got, _ := e.svc.Get(ctx, orphan.ID)
+	if got.Status != Expired || !got.Lapsed {
+		t.Errorf("orphan = %s lapsed %v; want expired, lapsed", got.Status, got.Lapsed)
+	}
+	if _, err := e.svc.Approve(ctx, orphan.ID, "alice", ScopeOnce); !errors.Is(err, ErrExpired) {
+		t.Errorf("Approve(lapsed) = %v; want ErrExpired", err)
+	}
+	if _, ok, _ := e.svc.Consume(ctx, b); ok {
+		t.Error("a lapsed approval was consumed")
+	}
+	if got, _ := e.svc.Get(ctx, denied.ID); got.Status != Denied || got.Lapsed {
+		t.Errorf("denied = %s lapsed %v; want denied, untouched", got.Status, got.Lapsed)
+	}
+	if _, err := e.svc.Approve(ctx, earlier.ID, "alice", ScopeOnce); err != nil {
+		t.Errorf("Approve(an earlier turn's card) = %v; want it still pending", err)
+	}
+	// Time-expired is not lapsed.
+	late, _ := e.request(t, "alice", "s1", "c.md", policy.RiskMedium)
+	e.clock.Advance(time.Hour)
+	if got, _ := e.svc.Get(ctx, late.ID); got.Status != Expired || got.Lapsed {
+		t.Errorf("timed-out = %s lapsed %v; want expired, not lapsed", got.Status, got.Lapsed)
+	}
+}

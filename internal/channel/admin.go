@@ -108,8 +108,8 @@ type Approval struct {
 	PreviewOmitted int
 	PreviewDiff    bool
 	PreviewFull    string
-	// OnceOnly: asked by a scheduled task's run, so it may only be
-	// approved once (or denied), whatever its risk.
+	// OnceOnly: it may only be approved once (or denied), as
+	// Card.OnceOnly.
 	OnceOnly bool
 	// Covers is what a session or always answer would let run without
 	// asking; empty when those answers are not offered.

@@ -126,9 +126,12 @@ type Card struct {
 	// PreviewDiff says Preview is a unified diff: a channel may colour
 	// its "+", "-" and "@@" lines.
 	PreviewDiff bool
-	// OnceOnly says the call may only be approved once or denied, whatever
-	// its risk: it was asked by a scheduled task's run. A channel offers
-	// Allows' choices; the approval service refuses the others anyway.
+	// OnceOnly says the call may only be approved once or denied: the
+	// approval service's own rule (approval.Approval.OnceOnly: a critical
+	// plan, a command that runs code, a call asked by a scheduled task's
+	// run or by a paired MCP client). A channel offers Allows' choices,
+	// and refuses any other answer in place; the approval service refuses
+	// them anyway.
 	OnceOnly bool
 	// Covers is what a session or always answer would let run without
 	// asking (approval.Approval.Covers): "docs/**", "commands like cp
@@ -176,7 +179,8 @@ const (
 func (c Choice) Approves() bool { return c == Once || c == Session || c == Always }
 
 // Allows reports whether the owner may answer the card with ch: a
-// critical card may only be approved once or denied (or left pending).
+// critical or once-only card may only be approved once or denied (or
+// left pending). Every channel derives the choices it offers from it.
 func (c Card) Allows(ch Choice) bool {
 	return !(c.Critical() || c.OnceOnly) || (ch != Session && ch != Always)
 }

@@ -242,3 +242,21 @@ func (tx *Tx) LapseApprovals(tool, planHash, owner, session string, changed, now
 	}
 	return newest, true, nil
 }
+
+// LapsePending expires the approval id if it is still pending, unexpired
+// at now and was created at or after since (an older one was asked by an
+// earlier turn too, and that turn's owner may still answer it). It
+// reports whether the row changed. The approval can then never be
+// approved or consumed.
+func (tx *Tx) LapsePending(id string, since, now time.Time) (bool, error) {
+	res, err := tx.exec(`UPDATE approvals SET status = 'expired'
+		WHERE id = ? AND status = 'pending' AND expires_at > ? AND created_at >= ?`, id, nanos(now), nanos(since))
+	if err != nil {
+		return false, fmt.Errorf("lapse approval %s: %w", id, err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, fmt.Errorf("lapse approval %s: %w", id, err)
+	}
+	return n == 1, nil
+}

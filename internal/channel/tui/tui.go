@@ -348,7 +348,9 @@ func (m *Model) ask(msg askMsg) {
 }
 
 // answerCard handles a key while a card is open: o, s, a, d, or Esc to
-// leave the call pending. A critical card takes only o, d and Esc.
+// leave the call pending. A card that Allows only once or deny (critical
+// or once-only) takes only o, d and Esc: s or a shows a hint and keeps
+// the card open.
 func (m *Model) answerCard(k string) {
 	c := m.card
 	var choice channel.Choice
@@ -368,7 +370,7 @@ func (m *Model) answerCard(k string) {
 		return
 	}
 	if !c.entry.card.Allows(choice) {
-		c.entry.hint = "A critical plan may only be approved once (o) or denied (d)."
+		c.entry.hint = "This card can only be approved once (o) or denied (d)."
 		c.entry.dirty()
 		m.refresh()
 		return

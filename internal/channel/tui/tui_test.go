@@ -183,11 +183,17 @@ func TestMultiLineInput(t *testing.T) {
 
 // approvalTurn proposes a write, asks, and answers with the choice it got.
 func approvalTurn(risk string, got chan<- channel.Choice) func(context.Context, channel.TurnRequest) (channel.TurnResult, error) {
+	return approvalTurnOf(func(c *channel.Card) { c.Risk = risk }, got)
+}
+
+// approvalTurnOf is approvalTurn with the card set by edit.
+func approvalTurnOf(edit func(*channel.Card), got chan<- channel.Choice) func(context.Context, channel.TurnRequest) (channel.TurnResult, error) {
 	return func(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
 		req.OnTool(channel.ToolEvent{ID: "c1", Name: "write_file", Args: `{"path":"todo.md"}`, Status: channel.Proposed})
 		card := channel.Card{ApprovalID: "ap_test1", Tool: "write_file", Plan: "write todo.md (6 bytes)\n+ - tea",
-			PlanHash: "sha256:0123456789abcdef0123", Risk: risk, Reason: "writes need approval in smart mode",
+			PlanHash: "sha256:0123456789abcdef0123", Reason: "writes need approval in smart mode",
 			ExpiresAt: time.Date(2030, 1, 2, 15, 4, 0, 0, time.Local)}
+		edit(&card)
 		req.OnTool(channel.ToolEvent{ID: "c1", Name: "write_file", Status: channel.Pending, Plan: card.Plan, Reason: card.Reason})
 		choice, err := req.Ask(ctx, card)
 		got <- choice
@@ -258,7 +264,7 @@ func TestCriticalCardTakesOnlyOnceOrDeny(t *testing.T) {
 	typeLine(tm, "do it")
 	waitFor(t, tm, "critical: [o]nce · [d]eny")
 	typeText(tm, "a")
-	waitFor(t, tm, "may only be approved once")
+	waitFor(t, tm, "can only be approved once (o) or denied (d)")
 	select {
 	case c := <-got:
 		t.Fatalf("Ask returned %q after 'a' on a critical card", c)
@@ -461,6 +467,38 @@ func TestToolLinesFollowTheirCalls(t *testing.T) {
 	}
 	if strings.Contains(v, "⋯") {
 		t.Errorf("a decided call still shows as proposed:\n%s", v)
+	}
+}
+
+// TestOnceOnlyCardTakesOnlyOnceOrDeny: a card the approval service takes
+// only once (a command that runs code, here a medium one) offers once and
+// deny; s and a show a hint and keep the card open, never "approved for
+// this session"; o then answers it. The twin is
+// TestApprovalCardAnsweredFromTheKeyboard's session case.
+func TestOnceOnlyCardTakesOnlyOnceOrDeny(t *testing.T) {
+	got := make(chan channel.Choice, 1)
+	rt := &fakeRuntime{turn: approvalTurnOf(func(c *channel.Card) {
+		c.Risk, c.OnceOnly, c.Covers = "medium", true, "commands like go test ./..."
+	}, got)}
+	tm, _ := start(t, rt, "chat", nil)
+	typeLine(tm, "run the tests")
+	waitFor(t, tm, "[o]nce · [d]eny · Esc leave pending")
+	typeText(tm, "s")
+	waitFor(t, tm, "This card can only be approved once (o) or denied (d).")
+	typeText(tm, "a")
+	typeText(tm, "o")
+	// Had s or a been taken, Ask would have returned it first.
+	if c := <-got; c != channel.Once {
+		t.Fatalf("Ask returned %q; want once (s and a refused in place)", c)
+	}
+	waitFor(t, tm, "answer after once", idle)
+	typeLine(tm, "/exit")
+	_, v := finalView(t, tm)
+	if strings.Contains(v, "[s]ession") || strings.Contains(v, "approved for this session") || strings.Contains(v, "would cover") {
+		t.Errorf("a once-only card offered or took a session:\n%s", v)
+	}
+	if !strings.Contains(v, "→ approved once") {
+		t.Errorf("card does not say approved once:\n%s", v)
 	}
 }
 

@@ -142,15 +142,13 @@ func cardLines(e *entry, width int) []string {
 		body = append(body, styleBold.Render(fit("→ "+e.answer, inner)))
 	case c.Critical():
 		body = append(body, styleBold.Render(fit("critical: [o]nce · [d]eny · Esc leave pending", inner)))
+	case !c.Allows(channel.Session):
+		body = append(body, styleBold.Render(fit("[o]nce · [d]eny · Esc leave pending", inner)))
 	default:
-		if c.Covers != "" && !c.OnceOnly && !c.CoversShown() {
+		if c.Covers != "" && !c.CoversShown() {
 			body = append(body, hang(styleDim.Render("session/always would cover: "), clean(c.Covers), inner)...)
 		}
-		if c.OnceOnly {
-			body = append(body, styleBold.Render(fit("[o]nce · [d]eny · Esc leave pending", inner)))
-		} else {
-			body = append(body, styleBold.Render(fit("[o]nce · [s]ession · [a]lways · [d]eny · Esc leave pending", inner)))
-		}
+		body = append(body, styleBold.Render(fit("[o]nce · [s]ession · [a]lways · [d]eny · Esc leave pending", inner)))
 	}
 	if e.hint != "" {
 		body = append(body, styleError.Render(fit(e.hint, inner)))

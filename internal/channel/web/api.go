@@ -200,7 +200,7 @@ type approvalJSON struct {
 	PreviewOmitted int     `json:"preview_omitted_lines"`
 	PreviewKind    string  `json:"preview_kind"`
 	PreviewFull    *string `json:"preview_full,omitempty"`
-	// OnceOnly: a scheduled task's run asked; only once or deny.
+	// OnceOnly: only once or deny (channel.Card.OnceOnly).
 	OnceOnly bool `json:"once_only"`
 	// Covers is what a session or always answer would let run without
 	// asking; "" when only once or deny may be chosen.

@@ -104,7 +104,7 @@ type Card struct {
 	Preview        string `json:"preview"`
 	PreviewOmitted int    `json:"preview_omitted_lines"`
 	PreviewKind    string `json:"preview_kind"`
-	// OnceOnly: a scheduled task's run asked; only once or deny.
+	// OnceOnly: only once or deny (channel.Card.OnceOnly).
 	OnceOnly bool `json:"once_only"`
 	// Covers is what a session or always answer would cover.
 	Covers string `json:"covers,omitempty"`

@@ -250,8 +250,9 @@
     tickOne(exp);
     card.appendChild(dl);
     const actions = el("div", "actions");
-    // A critical plan, or a call a scheduled task's run asked, may only be
-    // approved once; the server refuses the other scopes anyway.
+    // A critical or once-only card (the approval service's rule: a command
+    // that runs code, a call a scheduled task's run or a paired client
+    // asked) may only be approved once; the server refuses the others.
     const choices = d.risk === "critical" || d.once_only ? ["once", "deny"] : ["once", "session", "always", "deny"];
     for (const ch of choices) {
       const b = button(choiceLabels[ch], function () { answer(id, ch); }, ch === "deny" ? "deny" : "approve");

@@ -1,0 +1,39 @@
+package ui_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+)
+
+// TestOnceOnlyCardOffersTwoButtons: a card the approval service takes only
+// once (once_only: a command that runs code, here of medium risk) shows
+// "Approve once" and "Deny" and no cover, and once still answers it. The
+// twin, a medium card with four buttons, is TestChatStreamsAndApprovesOnce.
+func TestOnceOnlyCardOffersTwoButtons(t *testing.T) {
+	f := newFakeServer(t, true, askScript(nil, "medium"))
+	f.mu.Lock()
+	f.onceOnly = true
+	f.mu.Unlock()
+	p := newPage(t, f, 1200, 900, false)
+	p.login()
+	p.sendMessage("Run the tests")
+	recv(t, f.messages, "the chat message")
+
+	card := `#transcript .card[data-approval-id="ap-1"]`
+	p.waitFor("the approval card", `document.querySelector('`+card+`[data-status="pending"]')`)
+	labels := eval[[]string](p, `[...document.querySelectorAll('`+card+` .actions button')].map(b => b.textContent)`)
+	if want := []string{"Approve once", "Deny"}; fmt.Sprint(labels) != fmt.Sprint(want) {
+		t.Errorf("once-only card buttons are %q; want %q", labels, want)
+	}
+	if text := eval[string](p, `document.querySelector('`+card+`').textContent`); strings.Contains(text, "Session or always would cover") {
+		t.Errorf("a once-only card names what a session would cover:\n%s", text)
+	}
+	p.do(chromedp.Click(chromedp.CSS(card + ` button[data-choice="once"]`)))
+	if got := recv(t, f.choices, "the approval answer"); got != (choiceMsg{id: "ap-1", choice: "once"}) {
+		t.Fatalf("server got answer %+v; want ap-1 once", got)
+	}
+	p.waitFor("the end of the turn", `document.querySelector("#transcript .usage")`)
+}
