@@ -16,8 +16,10 @@ func (c *cli) initCmd() *cobra.Command {
 		Use:   "init",
 		Short: "Create config.toml, the data folder, the database and a workspace",
 		Long: `init creates a commented config.toml, the data folder with the SQLite
-database, and a workspace root. It refuses to overwrite an existing
-config unless --force is given.
+database, and a workspace root, for you to fill in. It refuses to
+overwrite an existing config unless --force is given. To connect a model
+in one step (provider, key tested and kept in the encrypted vault, mode,
+workspace), run 'homard setup' instead: it creates the home too.
 
 The API key is never written to the config: --api-key-env names the
 environment variable homard reads it from, or --api-key-secret names a
@@ -42,7 +44,7 @@ secret in homard's encrypted vault (set it afterwards with
 				fmt.Fprintf(c.stdout, "workspace %s (%s)\n", termtext.Line(r.Path), termtext.Line(r.Name))
 			}
 			fmt.Fprintf(c.stdout, "mode      %s\n", cfg.Permissions.Mode)
-			fmt.Fprintln(c.stdout, "next: homard tool list")
+			fmt.Fprintln(c.stdout, "next: homard setup   (connect the model: provider, key, test)")
 			return nil
 		},
 	}

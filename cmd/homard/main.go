@@ -114,7 +114,8 @@ needed (bound to the exact plan's hash), run confined to your workspace,
 redacted and written to a tamper-evident audit log.
 
 Start with:
-  homard init --home ~/homard          create config, database and workspace
+  homard setup                         connect a model: provider, key (tested,
+                                       kept in the encrypted vault), mode, workspace
   homard tool list                     see the tools and their risk
   homard tool call read_file '{"path":"notes.txt"}'
   homard approval list                 calls waiting for you

@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -31,16 +33,19 @@ func (c *cli) runCmd() *cobra.Command {
 	var asJSON bool
 	var askMode string
 	cmd := &cobra.Command{
-		Use:   `run "TASK"`,
+		Use:   `run "TASK" | -`,
 		Short: "Run one turn of the agent on a task and print the answer",
-		Long: `run sends TASK to the configured model as one turn of a conversation. The
-model may propose tool calls; each one goes through the arbiter exactly as
-with 'homard tool call' (strict decoding, hard limits, policy, your
-permission mode, approval, a confined run, redaction, audit). The answer is
-streamed to stdout as it arrives, with every control character, escape
-sequence, bidi or invisible character shown as an escape (\x1b, \u202e; a
-backslash before x, u, U or another escape is doubled), so the model cannot
-drive your terminal. On a terminal, a card's header and prompt are drawn in
+		Long: `run sends TASK to the configured model as one turn of a conversation
+(TASK "-" reads it from stdin, up to 8 MiB). A task longer than the model's
+request budget (model.context_tokens, with the system prompt and tools) is
+cut in its middle before the model sees it: a warning on stderr says by
+how much. The model may propose tool calls; each one goes through the
+arbiter exactly as with 'homard tool call' (strict decoding, hard limits,
+policy, your permission mode, approval, a confined run, redaction, audit).
+The answer is streamed to stdout as it arrives, with every control
+character, escape sequence, bidi or invisible character shown as an escape
+(\x1b, \u202e; a backslash before x, u, U or another escape is doubled),
+so the model cannot drive your terminal. On a terminal, a card's header and prompt are drawn in
 reverse video, which the model's text never is.
 
 A call that needs your approval is asked about on the spot when homard runs
@@ -62,10 +67,12 @@ in the same session sees the earlier turns. A run that fails or is
 interrupted (Ctrl+C) stores nothing of its turn; tool calls it made are in
 the audit log.
 
-Each tool call is shown on stderr as it is settled, one line: the tool,
-its plan, how homard decided (allowed by RULE, asked → approved/denied,
-refused by RULE, waiting for approval ID) and how it ended (ran, error); a
-line "— step N —" marks each new model step.
+Each tool call is shown on stderr when the model proposes it ("tool NAME
+starts:" and its arguments) and again once it is settled: the tool, the
+first line of its plan, how homard decided (allowed by RULE, asked →
+approved/denied, refused by RULE, waiting for approval ID), how it ended
+(ran, error) and how long it took; a line "— step N —" marks each new
+model step.
 
 With --json, nothing is streamed; one JSON object is printed at the end
 (docs/JSON.md, "run"):
@@ -86,14 +93,31 @@ Ctrl+C kills it at once.
 Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 1 homard or the model endpoint failed, 130 interrupted.`,
 		Example: `  homard run "summarise notes.txt"
+  git diff | homard run -
   homard run "add tea to todo.md" --session kitchen
   homard run "list my files" --json`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			req.Text = args[0]
+			fromStdin := req.Text == "-"
+			if fromStdin {
+				if askMode == "always" {
+					return usageErr("run -: the task is read from stdin, so --ask always cannot read answers there; use --ask never, or pass the task as an argument")
+				}
+				text, err := readTask(c.stdin)
+				if err != nil {
+					return err
+				}
+				req.Text = text
+			}
+			if cut := r.MessageCut(req.Text); cut > 0 {
+				fmt.Fprintf(c.stderr, "homard: warning: the task is %d characters; %d in its middle are cut before the model sees it, to fit model.context_tokens = %d (raise it if the model's window allows, or send less)\n",
+					utf8.RuneCountInString(req.Text), cut, r.Config.Model.ContextTokens)
+			}
 			switch askMode {
 			case "auto":
-				if c.interactive() {
+				// stdin held the task: there is no one left to ask there.
+				if c.interactive() && !fromStdin {
 					req.Ask = c.askInline
 				}
 			case "always":
@@ -175,4 +199,22 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 	f.BoolVar(&asJSON, "json", false, "print one JSON object at the end instead of streaming")
 	f.StringVar(&askMode, "ask", "auto", "ask about approvals inline: `auto` (on a terminal), always (read answers from stdin), never")
 	return cmd
+}
+
+// maxStdinTask caps a task read from stdin (`homard run -`).
+const maxStdinTask = 8 << 20
+
+// readTask reads a task from stdin, at most maxStdinTask bytes.
+func readTask(stdin io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(stdin, maxStdinTask+1))
+	if err != nil {
+		return "", fmt.Errorf("run -: read the task from stdin: %w", err)
+	}
+	if len(b) > maxStdinTask {
+		return "", usageErr("run -: the task on stdin is longer than %d MiB", maxStdinTask>>20)
+	}
+	if !utf8.Valid(b) {
+		return "", usageErr("run -: the task on stdin is not UTF-8 text")
+	}
+	return string(b), nil
 }

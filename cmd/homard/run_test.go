@@ -139,9 +139,10 @@ func captureOff(t *testing.T, home string) {
 	}
 }
 
-// TestRunShowsToolCalls: `homard run` prints one line per tool call on
-// stderr as it is settled — tool, plan, decision and status — with a
-// marker between model steps, and --json lists the same calls.
+// TestRunShowsToolCalls: `homard run` prints a line per tool call on
+// stderr when it is proposed and one as it is settled — tool, plan,
+// decision, status and time taken — with a marker between model steps, and
+// --json lists the same calls.
 func TestRunShowsToolCalls(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test-CLIKEY0123456789")
 	call := func(id, name, args string) llmtest.Reply {
@@ -175,11 +176,13 @@ func TestRunShowsToolCalls(t *testing.T) {
 	}
 	rest := stderr
 	for _, want := range []string{
-		"homard: tool read_file: read ", "notes.txt", " — allowed by ", " → ran\n",
+		"homard: tool read_file starts: {\"path\":\"notes.txt\"}\n",
+		"homard: tool read_file: read ", "notes.txt", " — allowed by ", " → ran (", "s)\n",
 		"homard: — step 2 —\n",
+		"homard: tool write_file starts: ",
 		"approval needed: write_file", // the card, then the call's line
 		"write a.md",
-		"homard: tool write_file: ", "a.md", " — asked → approved → ran\n",
+		"homard: tool write_file: ", "a.md", " — asked → approved → ran (", "s)\n",
 	} {
 		i := strings.Index(rest, want)
 		if i < 0 {

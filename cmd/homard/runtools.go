@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/termtext"
@@ -30,20 +31,24 @@ type runTool struct {
 	Step       int            `json:"step"`
 
 	id      string
-	pending bool // a pending event was seen: the owner was or will be asked
-	planned bool // the arbiter made a plan (the arguments were accepted)
+	pending bool      // a pending event was seen: the owner was or will be asked
+	planned bool      // the arbiter made a plan (the arguments were accepted)
+	start   time.Time // when it was proposed; zero when it never was (a budget refused it)
+	took    time.Duration
 }
 
 // toolLog follows the tool calls of one turn from their events, whose
-// status is a value (never read back out of text): it prints one line per
-// call on w once the call is settled, a marker when the model starts a new
-// step, and keeps every call for --json. It is used on the turn's
-// goroutine only.
+// status is a value (never read back out of text): it prints a line on w
+// when a call is proposed (so a long command does not look like a hang)
+// and one once the call is settled, with the time it took; a marker when
+// the model starts a new step; and keeps every call for --json. It is used
+// on the turn's goroutine only.
 type toolLog struct {
-	w      io.Writer // nil prints nothing (--json)
-	before func()    // ends the streamed answer's line before a line
-	step   int       // the model step of the last event; 0 before any
-	open   *runTool  // the call being decided, not printed yet
+	w      io.Writer        // nil prints nothing (--json)
+	before func()           // ends the streamed answer's line before a line
+	now    func() time.Time // the clock; nil means time.Now
+	step   int              // the model step of the last event; 0 before any
+	open   *runTool         // the call being decided, not printed yet
 	calls  []runTool
 }
 
@@ -66,6 +71,10 @@ func (l *toolLog) event(ev channel.ToolEvent) {
 	}
 	c := l.open
 	if ev.Status == channel.Proposed {
+		if c.start.IsZero() {
+			c.start = l.clock()
+			l.print(startLine(*c))
+		}
 		return
 	}
 	c.Status, c.Rule, c.Reason = ev.Status, ev.Rule, ev.Reason
@@ -89,14 +98,29 @@ func (l *toolLog) flush() {
 	}
 	l.open = nil
 	c.Decision = decisionOf(*c)
+	if !c.start.IsZero() {
+		c.took = l.clock().Sub(c.start)
+	}
 	l.calls = append(l.calls, *c)
+	l.print(toolLine(*c))
+}
+
+// print prints one line on w, after ending the streamed answer's line.
+func (l *toolLog) print(line string) {
 	if l.w == nil {
 		return
 	}
 	if l.before != nil {
 		l.before()
 	}
-	fmt.Fprintln(l.w, toolLine(*c))
+	fmt.Fprintln(l.w, line)
+}
+
+func (l *toolLog) clock() time.Time {
+	if l.now == nil {
+		return time.Now()
+	}
+	return l.now()
 }
 
 // decisionOf names how homard decided c, from its status and whether it
@@ -125,11 +149,29 @@ const (
 	lineReasonRunes = 160
 )
 
-// toolLine is the one line printed for c. Every part the model or a tool
-// could have written goes through termtext.Line, then is capped.
+// startLine is the line printed when c is proposed: its arguments (the
+// plan is not made yet), first line only, inert and capped.
+func startLine(c runTool) string {
+	return fmt.Sprintf("homard: tool %s starts: %s", termtext.Line(c.Name), capRunes(termtext.Line(firstLine(c.Plan)), linePlanRunes))
+}
+
+// toolLine is the line printed once c is settled. Every part the model or
+// a tool could have written goes through termtext.Line, then is capped; a
+// plan shows its first line only (a command's plan lists its settings on
+// the next ones).
 func toolLine(c runTool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "homard: tool %s: %s — ", termtext.Line(c.Name), capRunes(termtext.Line(c.Plan), linePlanRunes))
+	fmt.Fprintf(&b, "homard: tool %s: %s — ", termtext.Line(c.Name), capRunes(termtext.Line(firstLine(c.Plan)), linePlanRunes))
+	b.WriteString(outcome(c))
+	if !c.start.IsZero() {
+		fmt.Fprintf(&b, " (%s)", elapsed(c.took))
+	}
+	return b.String()
+}
+
+// outcome says how c was decided and how it ended.
+func outcome(c runTool) string {
+	var b strings.Builder
 	reason := capRunes(termtext.Line(c.Reason), lineReasonRunes)
 	by := ""
 	if c.Rule != "" {
@@ -155,6 +197,18 @@ func toolLine(c runTool) string {
 		b.WriteString(": " + reason)
 	}
 	return b.String()
+}
+
+// elapsed is d rounded for a person: milliseconds under a second, tenths
+// of a second under a minute, whole seconds above.
+func elapsed(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return d.Round(time.Millisecond).String()
+	case d < time.Minute:
+		return d.Round(100 * time.Millisecond).String()
+	}
+	return d.Round(time.Second).String()
 }
 
 // capRunes cuts s to at most n runes, marking the cut.

@@ -3,6 +3,7 @@ package main
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/homard/homard/internal/channel"
 )
@@ -74,8 +75,8 @@ func TestToolLog(t *testing.T) {
 			if strings.Join(got, ",") != strings.Join(tt.decision, ",") {
 				t.Errorf("decisions = %v; want %v", got, tt.decision)
 			}
-			if n := strings.Count(out.String(), "homard: tool "); n != len(tt.decision) {
-				t.Errorf("%d tool lines; want one per call:\n%s", n, out.String())
+			if n := strings.Count(out.String(), "homard: tool ") - strings.Count(out.String(), " starts: "); n != len(tt.decision) {
+				t.Errorf("%d settled tool lines; want one per call:\n%s", n, out.String())
 			}
 			rest := out.String()
 			for _, want := range tt.lines {
@@ -91,5 +92,37 @@ func TestToolLog(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestToolLogTalks: a call shows a line as soon as it is proposed (a long
+// command does not look like a hang) and its settled line says how long it
+// took; a multi-line plan shows its first line only, never an escaped
+// newline.
+func TestToolLogTalks(t *testing.T) {
+	clock := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	var out strings.Builder
+	l := &toolLog{w: &out, now: func() time.Time { return clock }}
+	l.event(channel.ToolEvent{ID: "c1", Name: "run_command", Args: `{"argv":["sleep","60"]}`, Status: channel.Proposed, Step: 1})
+	if want := "homard: tool run_command starts: {\"argv\":[\"sleep\",\"60\"]}\n"; out.String() != want {
+		t.Fatalf("after the proposal, stderr = %q; want %q", out.String(), want)
+	}
+	clock = clock.Add(61500 * time.Millisecond)
+	l.event(channel.ToolEvent{ID: "c1", Name: "run_command", Status: channel.Ran, Step: 1, Rule: "mode.yolo",
+		Plan: "run sleep 60\n  in: .\n  timeout: 60s"})
+	end := strings.TrimPrefix(out.String(), "homard: tool run_command starts: {\"argv\":[\"sleep\",\"60\"]}\n")
+	if want := "homard: tool run_command: run sleep 60 … — allowed by mode.yolo → ran (1m2s)\n"; end != want {
+		t.Errorf("settled line = %q; want %q", end, want)
+	}
+	if strings.Contains(out.String(), `\x0a`) {
+		t.Errorf("a plan's newline is shown escaped:\n%s", out.String())
+	}
+	for _, tt := range []struct {
+		d    time.Duration
+		want string
+	}{{1234567 * time.Microsecond, "1.2s"}, {42 * time.Millisecond, "42ms"}, {61500 * time.Millisecond, "1m2s"}} {
+		if got := elapsed(tt.d); got != tt.want {
+			t.Errorf("elapsed(%v) = %q; want %q", tt.d, got, tt.want)
+		}
 	}
 }

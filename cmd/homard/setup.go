@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"cmp"
 	"errors"
 	"fmt"
 	"io"
@@ -33,11 +34,15 @@ to the endpoint's host), never in config.toml and never shown. Without a
 home, setup creates one as 'homard init' would; run again, it edits
 config.toml in place and keeps your comments and other settings.
 
-Every question has a flag; --non-interactive asks nothing.`,
+Every question has a flag; --non-interactive asks nothing and keeps what
+no flag changes: the provider, its base URL, model and key (a key already
+in the vault is used again), the mode and the workspace folders. Only a
+first setup needs --provider.`,
 		Example: `  homard setup
   homard setup --non-interactive --provider deepseek --api-key-stdin < key.txt
   homard setup --non-interactive --provider ollama --model qwen3:8b
-  homard setup --non-interactive --provider vllm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B`,
+  homard setup --non-interactive --provider vllm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B
+  homard setup --non-interactive --mode autopilot`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			p, err := c.paths()
@@ -61,11 +66,9 @@ Every question has a flag; --non-interactive asks nothing.`,
 				if err := c.setupWizard(cmd, p, &o); err != nil {
 					return err
 				}
-			} else if o.Provider == "" {
-				return usageErr("--non-interactive needs --provider: one of %s", config.ProviderNames())
 			}
 			if !o.SkipTest {
-				fmt.Fprintf(c.stdout, "testing %s...\n", termtext.Line(o.Provider))
+				fmt.Fprintf(c.stdout, "testing %s...\n", termtext.Line(cmp.Or(o.Provider, "the configured provider")))
 			}
 			res, err := app.Setup(cmd.Context(), p, o)
 			if err != nil {
@@ -77,7 +80,7 @@ Every question has a flag; --non-interactive asks nothing.`,
 	}
 	f := cmd.Flags()
 	f.BoolVar(&nonInteractive, "non-interactive", false, "ask nothing: take every answer from the flags")
-	f.StringVar(&o.Provider, "provider", "", "`NAME`: "+config.ProviderNames())
+	f.StringVar(&o.Provider, "provider", "", "`NAME`: "+config.ProviderNames()+" (default: keep; required in a new home)")
 	f.StringVar(&o.BaseURL, "base-url", "", "API base `URL` (default per provider)")
 	f.StringVar(&o.Model, "model", "", "model `NAME` (default per provider; required for local servers)")
 	f.BoolVar(&keyStdin, "api-key-stdin", false, "read the API key from stdin (one line) and keep it in the vault")
@@ -126,6 +129,9 @@ func (c *cli) printSetup(res app.SetupResult) {
 			access = ", read-only"
 		}
 		fmt.Fprintf(c.stdout, "workspace %s (%s%s)\n", termtext.Line(r.Path), termtext.Line(r.Name), access)
+	}
+	if res.Toolchains != "" {
+		fmt.Fprintf(c.stdout, "toolchains %s\n", termtext.Line(res.Toolchains))
 	}
 	fmt.Fprintln(c.stdout, `next: homard run "what can you do?"   (or homard chat)`)
 }

@@ -35,8 +35,7 @@ func fit(msgs []llm.Message, room int) []llm.Message {
 			if i < 0 {
 				break
 			}
-			text := EstimateTokens(out[i].Content)
-			cut := min(total-room+EstimateTokens(omittedMarker(0))+1, text-keepTokens)
+			cut := cutTokens(total, room, EstimateTokens(out[i].Content))
 			out[i].Content = cutMiddle(out[i].Content, cut*4, "")
 			done[i] = true
 			n := messageTokens(out[i])
@@ -45,6 +44,28 @@ func fit(msgs []llm.Message, room int) []llm.Message {
 		}
 	}
 	return out
+}
+
+// cutTokens is how many tokens fit cuts from a message of text tokens
+// when the request is total tokens for room.
+func cutTokens(total, room, text int) int {
+	return min(total-room+EstimateTokens(omittedMarker(0))+1, text-keepTokens)
+}
+
+// MessageCut reports how many runes fit cuts from the middle of msg when
+// it is the only message of a request with room tokens left after the
+// stable prefix: what the model will not see of an owner's message that
+// long. 0 means it is sent whole. A front end warns the owner with it;
+// earlier turns are folded before a message is cut, so it is what a turn
+// cuts at least.
+func MessageCut(msg string, room int) int {
+	m := llm.Message{Role: llm.RoleUser, Content: msg}
+	total, text := messageTokens(m), EstimateTokens(msg)
+	if total <= room || text <= keepTokens+8 {
+		return 0
+	}
+	from, to := middle(msg, cutTokens(total, room, text)*4)
+	return utf8.RuneCountInString(msg[from:to])
 }
 
 // longest returns the index of the message with the longest content above
@@ -73,19 +94,24 @@ func cutMiddle(s string, n int, marker string) string {
 	if n <= 0 {
 		return s
 	}
-	if n >= len(s) {
-		n = len(s)
+	from, to := middle(s, n)
+	if marker == "" {
+		marker = omittedMarker(utf8.RuneCountInString(s[from:to]))
 	}
-	from := (len(s) - n) / 2
-	to := from + n
+	return s[:from] + marker + s[to:]
+}
+
+// middle returns the span of about n bytes (n > 0) in the middle of s, on
+// rune boundaries, that cutMiddle removes.
+func middle(s string, n int) (from, to int) {
+	n = min(n, len(s))
+	from = (len(s) - n) / 2
+	to = from + n
 	for from > 0 && !utf8.RuneStart(s[from]) {
 		from--
 	}
 	for to < len(s) && !utf8.RuneStart(s[to]) {
 		to++
 	}
-	if marker == "" {
-		marker = omittedMarker(utf8.RuneCountInString(s[from:to]))
-	}
-	return s[:from] + marker + s[to:]
+	return from, to
 }

@@ -63,3 +63,29 @@ func abs(n int) int {
 	}
 	return n
 }
+
+// FuzzMessageCut checks MessageCut against fit, its twin: for one user
+// message, the count it reports is the one fit's marker names, and 0
+// exactly when fit sends the message whole.
+func FuzzMessageCut(f *testing.F) {
+	f.Add("short", 100, 1)
+	f.Add("a", 24000, 120000)
+	f.Add("東京 and beans ", 3000, 4000)
+	f.Add("é", 300, 5000)
+	f.Add("x", 200, 1100)
+	f.Fuzz(func(t *testing.T, piece string, room, copies int) {
+		room = abs(room) % 40000
+		msg := strings.Repeat(piece, 1+abs(copies)%200000/max(1, len(piece)))
+		cut := MessageCut(msg, room)
+		got := fit([]llm.Message{{Role: llm.RoleUser, Content: msg}}, room)[0].Content
+		if cut == 0 {
+			if got != msg {
+				t.Fatalf("MessageCut = 0 but fit cut the message (%d → %d bytes)", len(msg), len(got))
+			}
+			return
+		}
+		if !strings.Contains(got, omittedMarker(cut)) {
+			t.Fatalf("MessageCut = %d; fit's copy does not say so: %q", cut, got[:min(len(got), 200)])
+		}
+	})
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/sandbox"
+	"github.com/homard/homard/internal/tools"
 )
 
 // Check is one line of `homard doctor`.
@@ -82,6 +83,7 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 		add("artifacts", nil, detail)
 	}
 	add("mode", nil, cfg.Permissions.Mode)
+	out = append(out, toolchainCheck(os.Getenv("PATH"), tools.CommandPath(), cfg.Commands.Path, cfg.Workspace.Roots))
 	out = append(out, egressChecks(cfg)...)
 	out = append(out, mcpChecks(ctx, r)...)
 	out = append(out, skillChecks(ctx, r)...)

@@ -91,6 +91,20 @@ func definitionTokens(specs []tool.Spec) int {
 	return agent.EstimateRequest(llm.Request{Tools: ts}) + envelopeTokens*len(specs)
 }
 
+// MessageCut reports how many characters of text, the owner's message,
+// the agent cuts from its middle before the model sees it: what does not
+// fit in model.context_tokens beside the system prompt and the tools this
+// runtime offers. 0 means it is sent whole. Earlier turns are folded
+// first, so it is what the turn cuts at least. A front end warns with it.
+func (r *Runtime) MessageCut(text string) int {
+	ts := make([]llm.ToolSpec, len(r.offer.specs))
+	for i, s := range r.offer.specs {
+		ts[i] = llm.ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema}
+	}
+	prefix := agent.EstimateRequest(llm.Request{System: systemPrompt, Tools: ts})
+	return agent.MessageCut(text, r.Config.Model.ContextTokens-prefix)
+}
+
 func sortSpecs(specs []tool.Spec) {
 	slices.SortFunc(specs, func(x, y tool.Spec) int { return strings.Compare(x.Name, y.Name) })
 }

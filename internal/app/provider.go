@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -60,6 +61,21 @@ func modelKey(m config.Model, getenv func(string) string, vault keySource) (stri
 		return "", fmt.Errorf("%w: %w", ErrNoKey, err)
 	}
 	return key, nil
+}
+
+// keyConfigured reports whether m names a key that is there to send: a
+// vault secret (modelKey fails before any request when it is missing), or
+// an environment variable that is set.
+func keyConfigured(m config.Model, getenv func(string) string) bool {
+	return m.APIKeySecret != "" || (m.APIKeyEnv != "" && getenv(m.APIKeyEnv) != "")
+}
+
+// noKeyWhy says why no key was sent, for a message.
+func noKeyWhy(m config.Model) string {
+	if m.APIKeyEnv == "" {
+		return "model.api_key_env and model.api_key_secret are both empty"
+	}
+	return "$" + m.APIKeyEnv + " is empty and model.api_key_secret names no vault secret"
 }
 
 // keyOrigin says where the key comes from, for messages.
@@ -187,6 +203,9 @@ func explainProviderError(m config.Model, err error) error {
 	switch {
 	case errors.Is(err, agent.ErrContextTooLong), errors.Is(err, llm.ErrModelTimeout):
 		return err // already says what to do
+	case errors.Is(err, llm.ErrAuth) && !keyConfigured(m, os.Getenv):
+		return fmt.Errorf("%w: key not set: %s, and %s answered 401/403: run homard setup (it keeps the key in the encrypted vault), or export %s=…: %w",
+			ErrNoKey, noKeyWhy(m), m.BaseURL, cmp.Or(m.APIKeyEnv, "OPENAI_API_KEY"), err)
 	case errors.Is(err, llm.ErrAuth):
 		return fmt.Errorf("the endpoint refused the key in %s (401/403): check the key and that it belongs to %s: %w", keyOrigin(m), m.BaseURL, err)
 	case errors.Is(err, llm.ErrModelNotFound):

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/secrets"
@@ -123,5 +124,34 @@ func TestEnvModelKeyIsRedacted(t *testing.T) {
 	}
 	if strings.Contains(out.Result.Text, key) || !strings.Contains(out.Result.Text, "the key is ") {
 		t.Fatalf("result %q; want the key redacted and the rest kept", out.Result.Text)
+	}
+}
+
+// TestNoKeySaidAsSuch: a turn the endpoint answers with 401 says "key not
+// set" when no key was configured to send, and that the endpoint refused
+// the key only when one was sent (the twin).
+func TestNoKeySaidAsSuch(t *testing.T) {
+	for _, tt := range []struct {
+		name, key   string
+		want, wantN string
+	}{
+		{"no key", "", "key not set: $OPENAI_API_KEY is empty and model.api_key_secret names no vault secret", "refused the key"},
+		{"a key", "sk-test-NOKEYTEST0123456789", "the endpoint refused the key in $OPENAI_API_KEY", "key not set"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Setenv("OPENAI_API_KEY", tt.key)
+			srv := llmtest.NewServer(llmtest.OpenAIError(401))
+			defer srv.Close()
+			r := newTestRuntime(t, "smart")
+			r.Config.Model.BaseURL = srv.URL + "/v1"
+			r.Config.Memory.Capture = "off"
+			_, err := r.Run(context.Background(), channel.TurnRequest{Text: "hi"})
+			if err == nil || !strings.Contains(err.Error(), tt.want) || strings.Contains(err.Error(), tt.wantN) {
+				t.Fatalf("Run = %v; want %q and not %q", err, tt.want, tt.wantN)
+			}
+			if !errors.Is(err, llm.ErrAuth) {
+				t.Errorf("Run = %v; want it to wrap llm.ErrAuth", err)
+			}
+		})
 	}
 }

@@ -105,7 +105,7 @@ func ServiceUnit(p config.Paths, o ServiceOptions) (string, error) {
 		return "", fmt.Errorf("%w: a system service needs the account it runs as: --run-as USER", ErrBadRequest)
 	}
 	if o.System && p.Home == "" {
-		return "", fmt.Errorf("%w: a system service needs an explicit home: --home DIR (or HOMARD_HOME), the folder `homard init` made", ErrBadRequest)
+		return "", fmt.Errorf("%w: a system service needs an explicit home: --home DIR (or HOMARD_HOME), the folder `homard setup` made", ErrBadRequest)
 	}
 	argv := []string{o.Binary, "serve"}
 	if p.Home != "" {
@@ -225,7 +225,7 @@ func InstallService(ctx context.Context, p config.Paths, o ServiceOptions) (Serv
 		return ServiceResult{}, err
 	}
 	if _, err := os.Stat(p.ConfigFile); err != nil {
-		return ServiceResult{}, fmt.Errorf("service: no config at %s: run `homard init` first (with the same --home)", p.ConfigFile)
+		return ServiceResult{}, fmt.Errorf("service: no config at %s: run `homard setup` first (with the same --home)", p.ConfigFile)
 	}
 	res := ServiceResult{Path: path}
 	old, err := os.ReadFile(path)

@@ -128,7 +128,7 @@ func TestInstallService(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	if _, err := InstallService(ctx, p, opts(ServiceOptions{})); err == nil || !strings.Contains(err.Error(), "homard init") {
+	if _, err := InstallService(ctx, p, opts(ServiceOptions{})); err == nil || !strings.Contains(err.Error(), "homard setup") {
 		t.Fatalf("install without a config = %v; want a hint to run homard init", err)
 	}
 	if err := os.MkdirAll(p.Home, 0o700); err != nil {

@@ -17,19 +17,23 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/tools"
 )
 
 // SetupOptions are the answers to `homard setup`'s questions, from the
 // wizard or from flags. Empty fields keep what the config says, or take
 // the provider's default.
 type SetupOptions struct {
-	// Provider is a model.provider name (config.Presets). Required.
+	// Provider is a model.provider name (config.Presets). Empty keeps the
+	// config's; it is required when there is no config yet.
 	Provider string
-	// BaseURL is the API root. Empty means the preset's, or for Ollama
-	// OllamaURL + "/v1".
+	// BaseURL is the API root. Empty keeps the config's when the provider
+	// is the config's, else means the preset's, or for Ollama OllamaURL +
+	// "/v1".
 	BaseURL string
-	// Model is the model name. Empty means the preset's default; a local
-	// preset has none, so it is then an error that lists Ollama's models.
+	// Model is the model name. Empty keeps the config's when the provider
+	// is the config's, else means the preset's default; a local preset has
+	// none, so it is then an error that lists Ollama's models.
 	Model string
 	// APIKey is the key the owner typed or piped in. It is stored in the
 	// vault (never in config.toml) as secret "model-<provider>", bound to
@@ -71,6 +75,10 @@ type SetupResult struct {
 	KeyFrom string
 	// Test is the provider test's report; nil when it was skipped.
 	Test *ProviderReport
+	// Toolchains is doctor's suggestion when toolchains on the owner's
+	// $PATH are not where run_command looks (the commands.path line to
+	// add); empty when there is none.
+	Toolchains string
 }
 
 // ErrSetupTest wraps a failed provider test: nothing was written.
@@ -80,17 +88,15 @@ var ErrSetupTest = errors.New("provider test failed")
 // answers describe (a new home as `homard init` would, or the existing
 // config.toml edited in place with its comments kept), validates it, tests
 // the provider with the key, and only then creates the home, stores the
-// key in the vault and replaces config.toml atomically. A failed test
-// writes nothing unless o.SkipTest.
+// key in the vault and replaces config.toml atomically. What the answers
+// leave empty keeps the config's. A failed setup writes nothing: a key the
+// vault would refuse (too short) is refused before anything is written,
+// and so is a failed test unless o.SkipTest.
 func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult, error) {
 	res := SetupResult{ConfigFile: paths.ConfigFile}
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
-	}
-	preset, ok := config.LookupPreset(o.Provider)
-	if !ok {
-		return res, fmt.Errorf("setup: provider %q: want one of %s", o.Provider, config.ProviderNames())
 	}
 	old, exists, err := readConfig(paths)
 	if err != nil {
@@ -104,8 +110,27 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 			oldRoots = c.Workspace.Roots
 		}
 	}
+	if o.Provider == "" {
+		if oldModel.Provider == "" {
+			return res, fmt.Errorf("%w: setup needs --provider (there is no config to keep it from): one of %s", ErrBadRequest, config.ProviderNames())
+		}
+		o.Provider = oldModel.Provider
+	}
+	preset, ok := config.LookupPreset(o.Provider)
+	if !ok {
+		return res, fmt.Errorf("setup: provider %q: want one of %s", o.Provider, config.ProviderNames())
+	}
 
 	m := config.Model{Provider: preset.Name, BaseURL: o.BaseURL, Name: o.Model}
+	if oldModel.Provider == preset.Name {
+		// The same provider: keep its endpoint and model unless told.
+		if m.BaseURL == "" {
+			m.BaseURL = oldModel.BaseURL
+		}
+		if m.Name == "" && m.BaseURL == oldModel.BaseURL {
+			m.Name = oldModel.Name
+		}
+	}
 	if m.BaseURL == "" {
 		m.BaseURL = preset.BaseURL
 		if preset.Name == "ollama" && o.OllamaURL != "" {
@@ -126,6 +151,11 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 		s, err := modelSecret(m, preset)
 		if err != nil {
 			return res, err
+		}
+		// Refused here, before anything is written, if the vault would
+		// refuse it once the home exists.
+		if err := secrets.Check(s, []byte(o.APIKey)); err != nil {
+			return res, fmt.Errorf("%w: setup: the key: %w (nothing was written)", ErrBadRequest, err)
 		}
 		secret = s
 		m.APIKeySecret = s.Name
@@ -194,20 +224,38 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 		}
 		res.Created = true
 	}
+	if err := storeSetup(paths, secret, o.APIKey, data, &res); err != nil {
+		if res.Created {
+			// Init's keyless config must not stand for a setup that
+			// failed: without it the home is not initialised, and setup
+			// runs again from the start.
+			_ = os.Remove(paths.ConfigFile)
+		}
+		return res, err
+	}
+	if c := toolchainCheck(getenv("PATH"), tools.CommandPath(), res.Config.Commands.Path, res.Config.Workspace.Roots); c.Info {
+		res.Toolchains = c.Detail
+	}
+	return res, nil
+}
+
+// storeSetup stores the key (when one was typed) and then the config.
+func storeSetup(paths config.Paths, secret secrets.Secret, key string, data []byte, res *SetupResult) error {
 	if secret.Name != "" {
 		v, err := secrets.OpenVault(vaultPath(paths), vaultKeyPath(paths))
 		if err != nil {
-			return res, fmt.Errorf("setup: open the vault: %w", err)
+			return fmt.Errorf("setup: open the vault: %w", err)
 		}
-		if err := v.Set(secret, []byte(o.APIKey)); err != nil {
-			return res, fmt.Errorf("setup: store the key: %w", err)
+		if err := v.Set(secret, []byte(key)); err != nil {
+			return fmt.Errorf("setup: store the key: %w", err)
 		}
 	}
-	res.Config, err = config.WriteChecked(paths.ConfigFile, data)
+	cfg, err := config.WriteChecked(paths.ConfigFile, data)
 	if err != nil {
-		return res, fmt.Errorf("setup: %w", err)
+		return fmt.Errorf("setup: %w", err)
 	}
-	return res, nil
+	res.Config = cfg
+	return nil
 }
 
 // readConfig returns the config file's text, or when there is none yet the

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -283,5 +285,76 @@ func TestModesExplainEveryPolicyMode(t *testing.T) {
 	}
 	if got := strings.Join(names, ","); got != "safe,smart,autopilot,yolo" {
 		t.Errorf("Modes() = %s; want safe,smart,autopilot,yolo", got)
+	}
+}
+
+// TestSetupRerunKeepsWhatItIsNotTold: a second setup with only a new mode
+// (no provider, no key) keeps the provider, its base URL, model and the
+// key in the vault, and tests with that key; one naming the same provider
+// but no base URL keeps the base URL too.
+func TestSetupRerunKeepsWhatItIsNotTold(t *testing.T) {
+	paths := setupPaths(t)
+	ok := llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"OK"}})}
+	srv := llmtest.NewServer(ok, ok, ok)
+	defer srv.Close()
+	if _, err := Setup(context.Background(), paths, SetupOptions{Provider: "deepseek", BaseURL: srv.URL + "/v1", Model: "ds-test", APIKey: setupKeyText, Getenv: noEnv}); err != nil {
+		t.Fatalf("first Setup: %v", err)
+	}
+	for _, o := range []SetupOptions{{Mode: "autopilot"}, {Provider: "deepseek", Mode: "autopilot"}} {
+		o.Getenv = noEnv
+		res, err := Setup(context.Background(), paths, o)
+		if err != nil {
+			t.Fatalf("Setup(%+v) again: %v", o, err)
+		}
+		m := res.Config.Model
+		if m.Provider != "deepseek" || m.BaseURL != srv.URL+"/v1" || m.Name != "ds-test" || m.APIKeySecret != "model-deepseek" ||
+			res.Config.Permissions.Mode != "autopilot" || res.KeyFrom != "vault secret model-deepseek" {
+			t.Errorf("Setup(%+v) again = model %+v, mode %s, key from %q; want the first setup's model and key, mode autopilot", o, m, res.Config.Permissions.Mode, res.KeyFrom)
+		}
+	}
+	for i, rq := range srv.Requests() {
+		if got := rq.Header.Get("Authorization"); got != "Bearer "+setupKeyText {
+			t.Errorf("test request %d carried Authorization %q; want the key kept in the vault", i, got)
+		}
+	}
+	if _, err := Setup(context.Background(), setupPaths(t), SetupOptions{Mode: "safe", Getenv: noEnv}); !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "needs --provider") {
+		t.Errorf("Setup without a provider in a new home = %v; want ErrBadRequest asking for --provider", err)
+	}
+}
+
+// TestSetupShortKeyWritesNothing: a key the vault would refuse (under
+// secrets.MinKnownLen bytes) fails setup before anything is written, with
+// or without the provider test, in a new home and in an existing one.
+func TestSetupShortKeyWritesNothing(t *testing.T) {
+	ok := llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"OK"}})}
+	srv := llmtest.NewServer(ok, ok, ok, ok)
+	defer srv.Close()
+	for _, existing := range []bool{false, true} {
+		for _, skip := range []bool{false, true} {
+			paths := setupPaths(t)
+			var before []byte
+			if existing {
+				if _, err := Init(context.Background(), paths, config.InitOptions{}); err != nil {
+					t.Fatal(err)
+				}
+				before, _ = os.ReadFile(paths.ConfigFile)
+			}
+			_, err := Setup(context.Background(), paths, SetupOptions{Provider: "openai", BaseURL: srv.URL + "/v1", Model: "gpt-test", APIKey: "abc", SkipTest: skip, Getenv: noEnv})
+			if err == nil || !strings.Contains(err.Error(), "shorter than 6 bytes") || !strings.Contains(err.Error(), "nothing was written") {
+				t.Fatalf("Setup(short key, existing %v, skip test %v) = %v; want the key refused and nothing written", existing, skip, err)
+			}
+			if !existing {
+				if _, err := os.Stat(filepath.Dir(paths.ConfigFile)); !errors.Is(err, fs.ErrNotExist) {
+					t.Errorf("Setup(short key, skip test %v) failed but created the home (stat: %v)", skip, err)
+				}
+				continue
+			}
+			if after, _ := os.ReadFile(paths.ConfigFile); string(after) != string(before) {
+				t.Errorf("Setup(short key, skip test %v) failed but changed config.toml", skip)
+			}
+			if _, err := os.Stat(vaultPath(paths)); !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("Setup(short key, skip test %v) failed but wrote the vault (stat: %v)", skip, err)
+			}
+		}
 	}
 }

@@ -1,8 +1,10 @@
 package config
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 )
@@ -35,9 +37,10 @@ type Channel struct {
 	// API (DefaultAPIBase; see Base).
 	APIBase string `toml:"api_base"`
 	// Groups lists the group chat (or guild channel) ids where the bot
-	// answers explicit mentions as a guest. Missing or [] means none:
-	// `homard channel allow` adds more at run time.
-	Groups []string `toml:"groups"`
+	// answers explicit mentions as a guest, as strings or integers
+	// (Telegram's chat ids are integers: -1001234567890). Missing or []
+	// means none: `homard channel allow` adds more at run time.
+	Groups ChatIDs `toml:"groups"`
 	// Mode is how Feishu delivers events: "long" (the long connection
 	// homard opens; no public address needed) or "callback" (Feishu POSTs
 	// to /callbacks/feishu on the gateway, which must then be served with
@@ -49,6 +52,32 @@ type Channel struct {
 	// signs and encrypts callbacks. Required when Mode is "callback";
 	// Feishu only.
 	EncryptKeySecret string `toml:"encrypt_key_secret"`
+}
+
+// ChatIDs are chat ids as strings. In TOML each may be a string or an
+// integer: Telegram's API and its docs give chat ids as integers, and an
+// owner copies them as they are.
+type ChatIDs []string
+
+// UnmarshalTOML accepts an array of strings and integers.
+func (c *ChatIDs) UnmarshalTOML(v any) error {
+	list, ok := v.([]any)
+	if !ok {
+		return fmt.Errorf("groups: want a list of chat ids such as [-1001234567890, \"oc_a1b2\"]; got %v", v)
+	}
+	ids := make(ChatIDs, 0, len(list))
+	for i, e := range list {
+		switch e := e.(type) {
+		case string:
+			ids = append(ids, e)
+		case int64:
+			ids = append(ids, strconv.FormatInt(e, 10))
+		default:
+			return fmt.Errorf("groups[%d] = %v: want a chat id, a string or an integer such as -1001234567890", i, e)
+		}
+	}
+	*c = ids
+	return nil
 }
 
 // Feishu event delivery modes (Channel.Mode).

@@ -23,7 +23,7 @@ const maxFileSize = 1 << 20
 
 // Load reads, completes and validates the config file at path. A missing file
 // is an error wrapping fs.ErrNotExist that tells the owner to run
-// `homard init`. Every other error names the file and the offending key; a
+// `homard setup`. Every other error names the file and the offending key; a
 // syntax error also gives line and column. Several problems may be reported
 // at once, joined with newlines.
 //
@@ -41,7 +41,7 @@ func load(path string, getenv func(string) string) (*Config, error) {
 	}
 	f, err := os.Open(abs)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("config file %s does not exist: run `homard init` to create it: %w", path, err)
+		return nil, fmt.Errorf("config file %s does not exist: run `homard setup` to create it: %w", path, err)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("load config: %w", err)

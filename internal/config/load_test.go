@@ -382,7 +382,7 @@ func TestLoadMissingFile(t *testing.T) {
 	if !errors.Is(err, fs.ErrNotExist) {
 		t.Fatalf("Load(missing) error = %v; want one wrapping fs.ErrNotExist", err)
 	}
-	for _, want := range []string{path, "homard init"} {
+	for _, want := range []string{path, "homard setup"} {
 		if !strings.Contains(err.Error(), want) {
 			t.Errorf("Load(missing) error = %q; want it to contain %q", err, want)
 		}

@@ -155,21 +155,31 @@ func loadKey(keyPath string) ([]byte, error) {
 	return key, nil
 }
 
-// Set stores value under s.Name, replacing an entry of that name.
-func (v *Vault) Set(s Secret, value []byte) error {
+// Check reports whether Set would store value under s, without storing
+// anything: a front end checks a typed key before it writes anything else.
+func Check(s Secret, value []byte) error {
+	_, _, err := check(s, value)
+	return err
+}
+
+// check validates s and value and returns them as Set stores them: s's
+// hosts lower-cased, sorted and unique, its header and format defaulted,
+// value without a trailing line end. s.Hosts is not modified.
+func check(s Secret, value []byte) (Secret, []byte, error) {
 	if !nameRe().MatchString(s.Name) {
-		return fmt.Errorf("secret %q: %w", s.Name, ErrSecretName)
+		return s, nil, fmt.Errorf("secret %q: %w", s.Name, ErrSecretName)
 	}
+	s.Hosts = slices.Clone(s.Hosts)
 	switch {
 	case s.Channel != "" && (!chanRe().MatchString(s.Channel) || len(s.Hosts) > 0 || s.AllowHTTP):
-		return fmt.Errorf("secret %s: a channel token (--channel %s) is for its channel only: no --host or --allow-http", s.Name, s.Channel)
+		return s, nil, fmt.Errorf("secret %s: a channel token (--channel %s) is for its channel only: no --host or --allow-http", s.Name, s.Channel)
 	case s.Channel == "" && len(s.Hosts) == 0:
-		return ErrSecretHost
+		return s, nil, ErrSecretHost
 	}
 	for i, h := range s.Hosts {
 		h = strings.ToLower(h)
 		if !validHost(h) {
-			return fmt.Errorf("host %q: %w", h, ErrSecretHost)
+			return s, nil, fmt.Errorf("host %q: %w", h, ErrSecretHost)
 		}
 		s.Hosts[i] = h
 	}
@@ -179,20 +189,30 @@ func (v *Vault) Set(s Secret, value []byte) error {
 		s.Header = "Authorization"
 	}
 	if !hdrRe().MatchString(s.Header) {
-		return fmt.Errorf("header %q: want letters, digits and -", s.Header)
+		return s, nil, fmt.Errorf("header %q: want letters, digits and -", s.Header)
 	}
 	if s.Format == "" {
 		s.Format = "Bearer {}"
 	}
 	if strings.Count(s.Format, "{}") != 1 || strings.ContainsAny(s.Format, "\r\n") {
-		return fmt.Errorf("format %q: want exactly one {} and no line breaks", s.Format)
+		return s, nil, fmt.Errorf("format %q: want exactly one {} and no line breaks", s.Format)
 	}
 	value = bytes.TrimRight(value, "\r\n")
 	if len(value) < MinKnownLen {
-		return fmt.Errorf("secret %s: the value is shorter than %d bytes, too short to redact reliably", s.Name, MinKnownLen)
+		return s, nil, fmt.Errorf("secret %s: the value is shorter than %d bytes, too short to redact reliably", s.Name, MinKnownLen)
 	}
 	if bytes.ContainsAny(value, "\r\n") {
-		return fmt.Errorf("secret %s: the value spans several lines; a header value cannot", s.Name)
+		return s, nil, fmt.Errorf("secret %s: the value spans several lines; a header value cannot", s.Name)
+	}
+	return s, value, nil
+}
+
+// Set stores value under s.Name, replacing an entry of that name. It
+// refuses what Check refuses.
+func (v *Vault) Set(s Secret, value []byte) error {
+	s, value, err := check(s, value)
+	if err != nil {
+		return err
 	}
 	if s.Created.IsZero() {
 		s.Created = time.Now().UTC()

@@ -10,7 +10,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path"
 	"path/filepath"
 	"slices"
@@ -425,7 +424,7 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	var out strings.Builder
 	fmt.Fprintf(&out, "exit code %d", res.ExitCode)
 	if res.TimedOut {
-		fmt.Fprintf(&out, " (timed out after %s; the process group was killed: if it needs longer, set timeout_s, at most %d)",
+		fmt.Fprintf(&out, " (timed out after %s; the process group was killed: if it needs longer, propose it again with the timeout_s argument, at most %d; the default limit is commands.timeout in config.toml)",
 			timeout, int(maxCommandTimeout/time.Second))
 	}
 	fmt.Fprintf(&out, " · %s\n", res.Duration.Round(time.Millisecond))
@@ -513,7 +512,7 @@ func lookProgram(name string, extra []string) (path, real string, err error) {
 			}
 		}
 		if path == "" {
-			return "", "", fmt.Errorf("program %q: %w in %s", name, exec.ErrNotFound, strings.Join(append([]string{commandPath}, extra...), ":"))
+			return "", "", fmt.Errorf("program %q: not found in %s%s", name, strings.Join(append([]string{commandPath}, extra...), ":"), notFoundHint(name, extra))
 		}
 	} else {
 		return "", "", fmt.Errorf("program %q: a path must be absolute", name)
