@@ -63,7 +63,9 @@ followed from here (its cards can be answered here or in a browser tab);
 otherwise a session in which another process runs a turn is refused.
 
 The conversation is kept per session (--session, default cli): the next run
-in the same session sees the earlier turns. A run that fails or is
+in the same session sees the earlier turns. What a session's turns teach
+about you is captured for memory in one model call per memory.capture_every
+turns (4 by default), made by the run that fills the batch. A run that fails or is
 interrupted (Ctrl+C) stores nothing of its turn; tool calls it made are in
 the audit log.
 
@@ -160,9 +162,13 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 			endText()
 			tools.flush()
 			if !attached {
-				// This process ran the turn: capture what waits for memory
-				// capture before it ends (Close waits for it).
-				_ = r.FlushCapture(context.WithoutCancel(cmd.Context()))
+				// This process ran the turn. Its session's turns are
+				// captured for memory in batches of memory.capture_every
+				// (the turn started that capture if this one filled a
+				// batch); here, only sessions quiet for memory.capture_idle
+				// are captured, so a run is one model call a step, not
+				// one more for capture (Close waits for what started).
+				_ = r.CaptureIdle(context.WithoutCancel(cmd.Context()))
 			}
 			if err != nil {
 				return err

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -209,13 +210,15 @@ func TestRunShowsToolCalls(t *testing.T) {
 	}
 }
 
-// TestRunCapturesAtItsEnd: a one-shot `homard run` (no serve) captures its
-// turn for memory before it exits, so nothing waits for a serve that may
-// never run: two model requests, the second the capture call.
-func TestRunCapturesAtItsEnd(t *testing.T) {
+// TestRunCapturesInBatches: a one-shot `homard run` (no serve) is one
+// model request for a turn without tools; memory capture comes in one call
+// per memory.capture_every turns (4), made by the run that fills the
+// batch, and covers all four. The twin: the fourth run makes the capture
+// call, and its note waits for review.
+func TestRunCapturesInBatches(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test-CLIKEY0123456789")
-	srv := llmtest.NewServer(
-		llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"Hello."}})},
+	hello := llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"Hello."}})}
+	srv := llmtest.NewServer(hello, hello, hello, hello,
 		llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{`{"text":"Keeps bees","kind":"fact"}`}})},
 	)
 	defer srv.Close()
@@ -228,12 +231,24 @@ func TestRunCapturesAtItsEnd(t *testing.T) {
 	if code, _, stderr := homard("init", "--base-url", srv.URL+"/v1"); code != 0 {
 		t.Fatalf("init: exit %d: %s", code, stderr)
 	}
-	if code, out, stderr := homard("run", "I keep bees"); code != exitOK || out != "Hello.\n" {
-		t.Fatalf("run = exit %d, stdout %q, stderr %q; want 0 and the answer", code, out, stderr)
+	for i := 1; i <= 4; i++ {
+		if code, out, stderr := homard("run", fmt.Sprintf("I keep bees (%d)", i)); code != exitOK || out != "Hello.\n" {
+			t.Fatalf("run %d = exit %d, stdout %q, stderr %q; want 0 and the answer", i, code, out, stderr)
+		}
+		reqs := srv.Requests()
+		if i < 4 && len(reqs) != i {
+			t.Fatalf("after run %d: %d model requests; want %d, one a run (no capture call yet)", i, len(reqs), i)
+		}
 	}
 	reqs := srv.Requests()
-	if len(reqs) != 2 || !strings.Contains(string(reqs[1].Body), "[BEGIN_EXCHANGE]") {
-		t.Fatalf("%d model requests; want 2, the second the capture call", len(reqs))
+	if len(reqs) != 5 {
+		t.Fatalf("after 4 runs: %d model requests; want 5, the last the capture call", len(reqs))
+	}
+	capture := string(reqs[4].Body)
+	for i := 1; i <= 4; i++ {
+		if !strings.Contains(capture, fmt.Sprintf("I keep bees (%d)", i)) || !strings.Contains(capture, "[BEGIN_EXCHANGE]") {
+			t.Errorf("the capture call does not cover turn %d: %.300s", i, capture)
+		}
 	}
 	if code, out, _ := homard("memory", "review"); code != exitOK || !strings.Contains(out, "Keeps bees") {
 		t.Fatalf("memory review = exit %d, %q; want the proposed note waiting", code, out)

@@ -32,8 +32,9 @@ import (
 // database in the Write that stores it (store.QueueCapture), and one
 // capture call covers a session's queued turns once memory.capture_every
 // of them wait, when the session has been quiet for memory.capture_idle
-// (serve's captureLoop), at the end of a one-shot run or chat, and when
-// serve stops (FlushCapture). A call claims its turns first, so two
+// (serve's captureLoop, and the end of a one-shot run: CaptureIdle), at
+// the end of a chat, and when serve stops (FlushCapture). A one-shot run
+// does not flush: that was one more model call per run. A call claims its turns first, so two
 // processes never offer the same turns twice; it finishes them (and
 // records its tokens in capture_usage) as soon as the model has answered,
 // before offering, so a crash loses a batch's notes rather than offering
@@ -110,8 +111,8 @@ func (r *Runtime) captureDue(ctx context.Context, session string) {
 }
 
 // FlushCapture starts a capture of every session with turns waiting,
-// whatever their number: a run or chat that ran its turns itself calls it
-// at its end, serve when it stops. Close waits for the captures it
+// whatever their number: a chat that ran its turns itself calls it at its
+// end, serve when it stops. Close waits for the captures it
 // started.
 func (r *Runtime) FlushCapture(ctx context.Context) error {
 	return r.captureQuiet(ctx, time.Time{})
