@@ -78,7 +78,7 @@ func (c *Cache[M]) Load(session string, born int64, through int, fetch Fetch[M])
 		e = &entry[M]{born: born, through: through, last: max(e.last, through),
 			msgs: slices.Clone(e.msgs[i:]), turns: slices.Clone(e.turns[i:])}
 	}
-	last, have, haveTurns := e.last, e.msgs, e.turns
+	last := e.last
 	c.mu.Unlock()
 
 	// Read outside the lock: other sessions' loads go on meanwhile.
@@ -86,8 +86,6 @@ func (c *Cache[M]) Load(session string, born int64, through int, fetch Fetch[M])
 	if err != nil {
 		return nil, nil, err
 	}
-	all := append(slices.Clip(have), msgs...)
-	allTurns := append(slices.Clip(haveTurns), turns...)
 	if len(turns) > 0 {
 		last = turns[len(turns)-1]
 	}
@@ -95,11 +93,26 @@ func (c *Cache[M]) Load(session string, born int64, through int, fetch Fetch[M])
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.clock++
-	if cur := c.m[session]; cur == nil || cur.born != born || cur.through <= through && cur.last <= last {
-		c.m[session] = &entry[M]{born: born, through: through, last: last, msgs: all, turns: allTurns, used: c.clock}
-		c.evict()
+	// Another load of this session may have added turns to e meanwhile:
+	// add only the fetched turns after e's last.
+	i, _ := slices.BinarySearch(turns, e.last+1)
+	msgs, turns = msgs[i:], turns[i:]
+	last = max(last, e.last)
+	if cur := c.m[session]; cur == e {
+		// The entry in the map: append in place, into spare capacity when
+		// there is some. A slice returned before has no capacity (Clip),
+		// so it never sees what is appended after it.
+		e.msgs, e.turns, e.last, e.used = append(e.msgs, msgs...), append(e.turns, turns...), last, c.clock
+	} else {
+		fresh := &entry[M]{born: born, through: through, last: last, used: c.clock,
+			msgs: append(slices.Clip(e.msgs), msgs...), turns: append(slices.Clip(e.turns), turns...)}
+		if cur == nil || cur.born != born || cur.through <= through && cur.last <= last {
+			c.m[session] = fresh
+			c.evict()
+		}
+		e = fresh
 	}
-	return slices.Clip(all), slices.Clip(allTurns), nil
+	return slices.Clip(e.msgs), slices.Clip(e.turns), nil
 }
 
 // Forget drops what the cache holds of session.

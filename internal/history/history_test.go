@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"testing"
 )
 
@@ -138,4 +139,45 @@ func TestEvictsLeastRecentlyUsed(t *testing.T) {
 	if !slices.Equal(d.fetches, []int{0}) {
 		t.Errorf("after Forget fetched after %v; want [0]", d.fetches)
 	}
+}
+
+// TestLoadConcurrent: loads of one session from many goroutines while
+// turns are appended each see a prefix of the session in order (run with
+// -race: the in-place append is under the lock).
+func TestLoadConcurrent(t *testing.T) {
+	var mu sync.Mutex
+	n := 0 // turns stored
+	fetch := func(after int) ([]string, []int, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		var msgs []string
+		var turns []int
+		for tn := after + 1; tn <= n; tn++ {
+			msgs, turns = append(msgs, fmt.Sprint(tn)), append(turns, tn)
+		}
+		return msgs, turns, nil
+	}
+	c := New[string](0)
+	var wg sync.WaitGroup
+	for range 8 {
+		wg.Go(func() {
+			for range 50 {
+				mu.Lock()
+				n++
+				mu.Unlock()
+				got, turns, err := c.Load("s", 1, 0, fetch)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				for i := range got {
+					if got[i] != fmt.Sprint(i+1) || turns[i] != i+1 {
+						t.Errorf("load %d: %v; want 1..%d in order", len(got), got, len(got))
+						return
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
 }
