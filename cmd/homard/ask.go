@@ -73,7 +73,11 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 		fmt.Fprintf(c.stderr, "   why asked: %s\n", termtext.Line(card.Reason))
 	}
 	if card.Allows(channel.Session) && card.Covers != "" && !card.CoversShown() {
-		fmt.Fprintf(c.stderr, "   session or always would also let run unasked: %s\n", termtext.Line(card.Covers))
+		which := "session or always"
+		if !card.Allows(channel.Always) {
+			which = "session"
+		}
+		fmt.Fprintf(c.stderr, "   %s would also let run unasked: %s\n", which, termtext.Line(card.Covers))
 	}
 	prompt := "approve [o]nce, this [s]ession, [a]lways (scoped rule), [d]eny, or Enter to leave it pending:"
 	switch {
@@ -81,6 +85,8 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 		prompt = "critical: approve [o]nce or [d]eny, or Enter to leave it pending:"
 	case !card.Allows(channel.Session):
 		prompt = "approve [o]nce or [d]eny, or Enter to leave it pending:"
+	case !card.Allows(channel.Always):
+		prompt = "approve [o]nce, this [s]ession, [d]eny, or Enter to leave it pending:"
 	}
 	for {
 		fmt.Fprintf(c.stderr, "%s   %s%s%s ", reset, style, prompt, reset)
@@ -101,6 +107,8 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 		switch {
 		case ok && card.Allows(choice):
 			return choice, nil
+		case ok && card.Allows(channel.Session):
+			fmt.Fprintf(c.stderr, "   %s\n", noAlwaysRefusal)
 		case ok:
 			fmt.Fprintf(c.stderr, "   %s\n", onceOnlyRefusal)
 		default:
@@ -115,6 +123,10 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 // onceOnlyRefusal answers a session or always answer to a card that takes
 // only once or deny; the card is asked again.
 const onceOnlyRefusal = "this card can only be approved once or denied: answer o or d (or Enter to leave it pending)"
+
+// noAlwaysRefusal answers an always answer to a card that takes at most
+// session (a command that runs code); the card is asked again.
+const noAlwaysRefusal = "this command runs code: it can be approved once or for this session, not always: answer o, s or d (or Enter to leave it pending)"
 
 // shortHash is the prefix of a plan hash people compare by eye.
 func shortHash(h string) string {

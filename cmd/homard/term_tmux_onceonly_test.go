@@ -13,7 +13,8 @@ import (
 )
 
 // TestOnceOnlyCardInARealTerminal is issue 22's newcomer bug as typed: a
-// command that runs code can only be approved once, so in `homard run`
+// command that runs code outside a graded sandbox (here the host backend)
+// can only be approved once, so in `homard run`
 // and in `homard chat` its card offers once and deny only; "s" is refused
 // in place (never "approved for this session"), the card waits, and "d"
 // answers it: the turn goes on and run exits 0. The twin, a write's card
@@ -37,6 +38,7 @@ func TestOnceOnlyCardInARealTerminal(t *testing.T) {
 		t.Fatalf("init: exit %d", code)
 	}
 	captureOff(t, home)
+	setBackend(t, home, "host") // ungraded: once only
 	conf := filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g status off\n"), 0o600); err != nil {
 		t.Fatal(err)

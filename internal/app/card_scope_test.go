@@ -11,15 +11,20 @@ import (
 )
 
 // findExec is a command that runs code (find -exec): smart mode asks, and
-// the approval service takes only once.
+// on the host backend (ungraded: no overlay, no network barrier) the
+// approval service takes only once. Tests of once-only cards set
+// sandbox.backend = "host" for it; run graded (bwrap, landlock) it takes
+// once or session (TestSmartCodingSessionGrant).
 const findExec = `{"program":"find","args":[".","-maxdepth","0","-exec","true",";"]}`
 
 // TestCardOffersOnlyWhatItCanGrant: the card of a command that runs code
-// is once-only, by the approval service's own rule, and a channel that
-// answers "session" anyway is asked again instead of ending the turn; the
-// twin, a write's card, offers and takes session.
+// outside a graded sandbox (the host backend) is once-only, by the
+// approval service's own rule, and a channel that answers "session"
+// anyway is asked again instead of ending the turn; the twin, a write's
+// card, offers and takes session.
 func TestCardOffersOnlyWhatItCanGrant(t *testing.T) {
 	r := newTestRuntime(t, "smart")
+	r.Config.Sandbox.Backend = "host" // ungraded: once only
 	runServer(t, r,
 		openAI(toolCall("c1", "run_command", findExec)), openAI(llmtest.Turn{Text: []string{"Not run."}}),
 		openAI(toolCall("c2", "write_file", `{"path":"a.md","content":"- tea\n"}`)), openAI(llmtest.Turn{Text: []string{"Wrote it."}}),

@@ -52,7 +52,11 @@ func cardText(c channel.Card) string {
 		fmt.Fprintf(&b, "(the whole preview: homard approval show %s --full)\n", c.ApprovalID)
 	}
 	if c.Allows(channel.Session) && c.Covers != "" && !c.CoversShown() {
-		fmt.Fprintf(&b, "\n\"This session\" or \"Always\" also lets run without asking: %s\n", c.Covers)
+		which := "\"This session\" or \"Always\" also lets"
+		if !c.Allows(channel.Always) {
+			which = "\"This session\" also lets"
+		}
+		fmt.Fprintf(&b, "\n%s run without asking: %s\n", which, c.Covers)
 	}
 	return b.String()
 }

@@ -207,16 +207,19 @@ func TestChatsPressBeforeTheCardIsRecorded(t *testing.T) {
 	})
 }
 
-// TestChatsOnceOnlyCard: the card of a command that runs code offers only
-// "Approve once" and "Deny"; a press for "This session" (data the owner's
-// client could still send) is answered with a refusal and the card stays
-// open, the call waiting; "Deny" then answers it and the turn goes on.
-// The twin is TestChatsApprovalCard's write, with four buttons.
+// TestChatsOnceOnlyCard: the card of a command that runs code outside a
+// graded sandbox (the host backend) offers only "Approve once" and
+// "Deny"; a press for "This session" (data the owner's client could still
+// send) is answered with a refusal and the card stays open, the call
+// waiting; "Deny" then answers it and the turn goes on. The twins are
+// TestChatsApprovalCard's write, with four buttons, and
+// TestSmartCodingSessionGrant's graded command, with three.
 func TestChatsOnceOnlyCard(t *testing.T) {
 	rig := newChatRig(t,
 		openAI(toolCall("c1", "run_command", findExec)),
 		openAI(llmtest.Turn{Text: []string{"not run"}}),
 	)
+	rig.r.Config.Sandbox.Backend = "host" // ungraded: once only
 	pairOwner(t, rig.r, "100")
 	rig.push(dm("1", "100", "find things"))
 	card := sentCard(t, rig.fake, "100")

@@ -64,7 +64,7 @@ func shownApproval(a Approval) channel.Approval {
 		ID: a.ID, Tool: a.Tool, Status: string(a.Status), Risk: a.Risk.String(), Session: a.Session,
 		Plan: a.Display, PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt, ExpiresAt: a.ExpiresAt,
 		Preview: preview, PreviewOmitted: omitted, PreviewDiff: IsDiff(a.Preview), PreviewFull: a.Preview,
-		OnceOnly: a.OnceOnly(), Covers: NewApprovalJSON(a).Covers,
+		OnceOnly: a.OnceOnly(), NoAlways: a.NoAlways(), Covers: NewApprovalJSON(a).Covers,
 	}
 }
 

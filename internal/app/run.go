@@ -415,7 +415,7 @@ func (r *Runtime) card(ctx context.Context, tool string, o arbiter.Outcome) chan
 	c.OnceOnly = true
 	if a, err := r.ApprovalGet(ctx, o.ApprovalID); err == nil {
 		c.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
-		c.OnceOnly = a.OnceOnly()
+		c.OnceOnly, c.NoAlways = a.OnceOnly(), a.NoAlways()
 		c.Covers = a.Covers()
 	}
 	return c

@@ -17,7 +17,9 @@
 // A command's grant is not a path pattern but an argv template
 // (policy.Template): the card shows it before the owner picks a scope, the
 // grant stores it, and MatchCommandGrant covers only commands that fit it.
-// A command that runs code is only ever approved once.
+// A command that runs code is approved once, or for the session when it
+// runs graded (policy.Template.Graded: sandboxed, no network, its changes
+// graded before they apply); never always.
 //
 // Identical Plans share one card: a Request matching a pending approval's
 // binding returns it. At most Options.MaxPending cards wait in one
@@ -253,22 +255,45 @@ func OnceOnlySession(session string) bool {
 
 // OnceOnly reports whether a may only be approved once (or denied): the
 // rule Approve enforces, so that every card offers only the answers it
-// can take. See onceOnly.
-func (a Approval) OnceOnly() bool { return onceOnly(a.Risk, a.Session, a.Template) != nil }
+// can take. See scopeRefused.
+func (a Approval) OnceOnly() bool {
+	return scopeRefused(ScopeSession, a.Risk, a.Session, a.Template) != nil
+}
 
-// onceOnly says why an approval of a Plan of this risk, asked in session,
-// of a command with template t (nil for other tools), may only be
-// approved once (an error wrapping ErrScopeNotAllowed), or nil when a
-// session or always scope may grant it too. It is the one rule: decide
-// enforces it, Approval.OnceOnly shows it.
-func onceOnly(risk policy.Risk, session string, t *policy.Template) error {
+// NoAlways reports whether a may not be approved always (a once-only
+// approval may not either): by the rule Approve enforces, a command that
+// runs code is granted for its session at most. See scopeRefused.
+func (a Approval) NoAlways() bool {
+	return scopeRefused(ScopeAlways, a.Risk, a.Session, a.Template) != nil
+}
+
+// scopeRefused says why an approval of a Plan of this risk, asked in
+// session, of a command with template t (nil for other tools), may not be
+// approved with scope (an error wrapping ErrScopeNotAllowed), or nil when
+// it may. It is the one rule: decide enforces it, Approval.OnceOnly and
+// Approval.NoAlways show it.
+//
+// A command that runs code (a build, a test) may be granted for the
+// session only when it runs graded (policy.Template.Graded): confined,
+// with no network, on an overlay whose change set the gate grades, so
+// what a covered run changes is still held above the mode's limit. Never
+// always: an always grant would reach other sessions, a scheduled task's
+// runs among them, running whatever the workspace holds by then, for
+// weeks, with nobody watching; a session grant ends with the session the
+// owner is watching (and in permissions.session_ttl at most).
+func scopeRefused(scope Scope, risk policy.Risk, session string, t *policy.Template) error {
+	if scope == ScopeOnce {
+		return nil
+	}
 	switch {
 	case risk >= policy.RiskCritical:
 		return fmt.Errorf("%w: it is critical", ErrScopeNotAllowed)
 	case OnceOnlySession(session):
 		return fmt.Errorf("%w: it was asked by a scheduled task's run or another program, whose approval covers one call", ErrScopeNotAllowed)
 	case t != nil && !t.Grantable():
-		return fmt.Errorf("%w: %s runs code, and the next run could do anything else", ErrScopeNotAllowed, t.String())
+		return fmt.Errorf("%w: %s runs code outside a graded sandbox (the host backend, or a read-only root), and the next run could do anything else", ErrScopeNotAllowed, t.String())
+	case t != nil && t.RunsCode && scope != ScopeSession:
+		return fmt.Errorf("%w: %s runs code; it may be approved for this session at most", ErrScopeNotAllowed, t.String())
 	}
 	return nil
 }
@@ -317,7 +342,7 @@ func (s *Service) decide(ctx context.Context, op, id, approver string, to Status
 				}
 				tmpl = &t
 			}
-			if err := onceOnly(policy.Risk(row.Risk), row.SessionID, tmpl); err != nil {
+			if err := scopeRefused(scope, policy.Risk(row.Risk), row.SessionID, tmpl); err != nil {
 				return err
 			}
 		}

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/store"
 )
 
 // commandTemplate is what run_command puts on a Plan for argv in the
@@ -17,10 +19,30 @@ func commandTemplate(program string, args ...string) (policy.Template, policy.Ri
 	return t, v.Risk
 }
 
+// gradedTemplate is commandTemplate for a command run_command runs graded
+// (policy.Template.Graded: bwrap or landlock, on an overlay).
+func gradedTemplate(program string, args ...string) (policy.Template, policy.Risk) {
+	t, risk := commandTemplate(program, args...)
+	t.Graded = true
+	return t, risk
+}
+
 // requestCommand makes a pending run_command approval carrying its template.
 func (e *env) requestCommand(t *testing.T, program string, args ...string) Approval {
 	t.Helper()
 	tm, risk := commandTemplate(program, args...)
+	return e.requestTemplate(t, tm, risk, program, args...)
+}
+
+// requestGraded is requestCommand for a command run graded.
+func (e *env) requestGraded(t *testing.T, program string, args ...string) Approval {
+	t.Helper()
+	tm, risk := gradedTemplate(program, args...)
+	return e.requestTemplate(t, tm, risk, program, args...)
+}
+
+func (e *env) requestTemplate(t *testing.T, tm policy.Template, risk policy.Risk, program string, args ...string) Approval {
+	t.Helper()
 	plan, hash := planFor(`{"argv":"` + program + " " + strings.Join(args, " ") + `"}`)
 	b := Binding{Tool: "run_command", PlanHash: hash, Owner: "alice", Session: "s1"}
 	a, err := e.svc.Request(t.Context(), b, Card{Display: program, Plan: plan, Targets: []string{"."}, Risk: risk,
@@ -86,8 +108,9 @@ func TestCommandGrantIsATemplate(t *testing.T) {
 	}
 }
 
-// TestRunsCodeIsApprovedOnce: a command that runs code gets no standing
-// grant; once still works.
+// TestRunsCodeIsApprovedOnce: a command that runs code outside a graded
+// sandbox (the host backend, a read-only root) gets no standing grant;
+// once still works. TestGradedCodeIsGrantedForTheSession is its twin.
 func TestRunsCodeIsApprovedOnce(t *testing.T) {
 	e := newEnv(t)
 	ctx := t.Context()
@@ -111,6 +134,90 @@ func TestRunsCodeIsApprovedOnce(t *testing.T) {
 	}
 }
 
+// TestGradedCodeIsGrantedForTheSession: a command that runs code, run
+// graded (sandboxed, no network, its change set graded), may be approved
+// for the session: the grant covers exactly that command run graded again
+// in that session, and nothing wider. Always is refused.
+func TestGradedCodeIsGrantedForTheSession(t *testing.T) {
+	e := newEnv(t)
+	ctx := t.Context()
+	a := e.requestGraded(t, "make", "test")
+	if a.OnceOnly() || !a.NoAlways() {
+		t.Fatalf("graded make test: OnceOnly %v NoAlways %v; want session but not always", a.OnceOnly(), a.NoAlways())
+	}
+	if c := a.Covers(); !strings.Contains(c, "make test") || !strings.Contains(c, "no network") || !strings.Contains(c, "held for you") {
+		t.Errorf("Covers() = %q; want the template, no network and what is still held", c)
+	}
+	if _, err := e.svc.Approve(ctx, a.ID, "alice", ScopeAlways); !errors.Is(err, ErrScopeNotAllowed) {
+		t.Fatalf("approve graded make test always: %v; want ErrScopeNotAllowed", err)
+	}
+	if _, err := e.svc.Approve(ctx, a.ID, "alice", ScopeSession); err != nil {
+		t.Fatalf("approve graded make test for the session: %v", err)
+	}
+	graded := func(argv ...string) policy.Template { tm, _ := gradedTemplate(argv[0], argv[1:]...); return tm }
+	host := func(argv ...string) policy.Template { tm, _ := commandTemplate(argv[0], argv[1:]...); return tm }
+	for _, tc := range []struct {
+		name    string
+		session string
+		call    policy.Template
+		want    bool
+	}{
+		{"the same command, graded", "s1", graded("make", "test"), true},
+		{"the same command on the host backend", "s1", host("make", "test"), false},
+		{"another target", "s1", graded("make", "install"), false},
+		{"an added option", "s1", graded("make", "-f", "other.mk", "test"), false},
+		{"another program", "s1", graded("go", "test", "./..."), false},
+		{"another session", "s2", graded("make", "test"), false},
+	} {
+		_, risk := gradedTemplate("make", "test")
+		_, ok, err := e.svc.MatchCommandGrant(ctx, "alice", tc.session, "run_command", tc.call, risk, insideWorkspace)
+		if err != nil || ok != tc.want {
+			t.Errorf("%s: covered = %v, %v; want %v", tc.name, ok, err, tc.want)
+		}
+	}
+	// Another binary at the same path is not covered.
+	other := graded("make", "test")
+	other.SHA256 = "ee"
+	if _, ok, _ := e.svc.MatchCommandGrant(ctx, "alice", "s1", "run_command", other, policy.RiskMedium, insideWorkspace); ok {
+		t.Error("the grant covered another binary")
+	}
+	grants, err := e.svc.Grants(ctx, "alice")
+	if err != nil || len(grants) != 1 || grants[0].Scope != ScopeSession || grants[0].Session != "s1" ||
+		grants[0].Template == nil || !grants[0].Template.Graded || !grants[0].Template.RunsCode {
+		t.Fatalf("Grants = %+v, %v; want one session grant of a graded code template", grants, err)
+	}
+}
+
+// TestCodeGrantForAlwaysNeverCovers: a stored always grant of a code
+// template (Approve never makes one; an old or edited row) covers nothing,
+// while the same grant for the session covers the call (the twin).
+func TestCodeGrantForAlwaysNeverCovers(t *testing.T) {
+	for _, scope := range []Scope{ScopeAlways, ScopeSession} {
+		t.Run(string(scope), func(t *testing.T) {
+			e := newEnv(t)
+			ctx := t.Context()
+			a := e.requestGraded(t, "make", "test")
+			tm, risk := gradedTemplate("make", "test")
+			enc, err := encodeTemplate(&tm)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := store.Grant{ID: "gr_0123456789abcdef", Owner: "alice", Tool: "run_command", MaxRisk: int(risk), Scope: string(scope),
+				ApprovalID: a.ID, CreatedAt: t0, ExpiresAt: t0.Add(time.Hour), Template: enc}
+			if scope == ScopeSession {
+				g.SessionID = "s1"
+			}
+			if err := e.st.Write(ctx, func(tx *store.Tx) error { return tx.InsertGrant(g) }); err != nil {
+				t.Fatal(err)
+			}
+			_, ok, err := e.svc.MatchCommandGrant(ctx, "alice", "s1", "run_command", tm, risk, insideWorkspace)
+			if want := scope == ScopeSession; err != nil || ok != want {
+				t.Errorf("a %s grant of graded make test covers it = %v, %v; want %v", scope, ok, err, want)
+			}
+		})
+	}
+}
+
 // TestOnceOnlyIsWhatApproveTakes: Approval.OnceOnly, which every card
 // shows, is exactly the rule Approve enforces: a once-only approval
 // refuses session and always and takes once; any other takes session (the
@@ -120,21 +227,27 @@ func TestOnceOnlyIsWhatApproveTakes(t *testing.T) {
 		name string
 		make func(e *env) Approval
 		want bool
+		// noAlways: session is taken but always is not (a command that
+		// runs code, graded).
+		noAlways bool
 	}{
-		{"medium write", func(e *env) Approval { a, _ := e.request(t, "alice", "s1", "a.md", policy.RiskMedium); return a }, false},
-		{"high write", func(e *env) Approval { a, _ := e.request(t, "alice", "s1", "a.md", policy.RiskHigh); return a }, false},
-		{"critical write", func(e *env) Approval { a, _ := e.request(t, "alice", "s1", "a.md", policy.RiskCritical); return a }, true},
+		{"medium write", func(e *env) Approval { a, _ := e.request(t, "alice", "s1", "a.md", policy.RiskMedium); return a }, false, false},
+		{"high write", func(e *env) Approval { a, _ := e.request(t, "alice", "s1", "a.md", policy.RiskHigh); return a }, false, false},
+		{"critical write", func(e *env) Approval { a, _ := e.request(t, "alice", "s1", "a.md", policy.RiskCritical); return a }, true, false},
 		{"task run", func(e *env) Approval {
 			a, _ := e.request(t, "alice", TaskSessionPrefix+"task_0123456789abcdef", "a.md", policy.RiskMedium)
 			return a
-		}, true},
+		}, true, false},
 		{"paired client", func(e *env) Approval {
 			a, _ := e.request(t, "alice", PairedSessionPrefix+"x", "a.md", policy.RiskLow)
 			return a
-		}, true},
-		{"mkdir", func(e *env) Approval { return e.requestCommand(t, "mkdir", "build") }, false},
-		{"go test runs code", func(e *env) Approval { return e.requestCommand(t, "go", "test", "./...") }, true},
-		{"find -exec runs code", func(e *env) Approval { return e.requestCommand(t, "find", ".", "-exec", "true", ";") }, true},
+		}, true, false},
+		{"mkdir", func(e *env) Approval { return e.requestCommand(t, "mkdir", "build") }, false, false},
+		{"go test runs code", func(e *env) Approval { return e.requestCommand(t, "go", "test", "./...") }, true, false},
+		{"find -exec runs code", func(e *env) Approval { return e.requestCommand(t, "find", ".", "-exec", "true", ";") }, true, false},
+		{"go test runs code, graded", func(e *env) Approval { return e.requestGraded(t, "go", "test", "./...") }, false, true},
+		{"find -exec runs code, graded", func(e *env) Approval { return e.requestGraded(t, "find", ".", "-exec", "true", ";") }, false, true},
+		{"mkdir, graded", func(e *env) Approval { return e.requestGraded(t, "mkdir", "build") }, false, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, scope := range []Scope{ScopeSession, ScopeAlways, ScopeOnce} {
@@ -143,10 +256,14 @@ func TestOnceOnlyIsWhatApproveTakes(t *testing.T) {
 				if got := a.OnceOnly(); got != tc.want {
 					t.Fatalf("OnceOnly() = %v; want %v", got, tc.want)
 				}
+				if got, want := a.NoAlways(), tc.want || tc.noAlways; got != want {
+					t.Fatalf("NoAlways() = %v; want %v", got, want)
+				}
 				_, err := e.svc.Approve(t.Context(), a.ID, "alice", scope)
 				refused := errors.Is(err, ErrScopeNotAllowed)
-				if want := tc.want && scope != ScopeOnce; refused != want || (err != nil && !refused) {
-					t.Errorf("Approve(%s) = %v; want refused %v (OnceOnly %v)", scope, err, want, tc.want)
+				want := scope == ScopeSession && tc.want || scope == ScopeAlways && (tc.want || tc.noAlways)
+				if refused != want || (err != nil && !refused) {
+					t.Errorf("Approve(%s) = %v; want refused %v (OnceOnly %v, NoAlways %v)", scope, err, want, tc.want, tc.noAlways)
 				}
 			}
 		})

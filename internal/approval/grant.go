@@ -122,12 +122,17 @@ func (s *Service) MatchGrant(ctx context.Context, owner, session, tool string, t
 // MatchCommandGrant finds an active command grant of owner for tool that
 // applies to session, covers risk and whose template covers call, the
 // proposed command's template; inside resolves slot operands on disk
-// (policy.Inside; nil covers no slot). A command that runs code and a
-// critical risk are never covered; grants without a template (path
-// grants, and command grants made before templates) never cover a
-// command.
+// (policy.Inside; nil covers no slot). A critical risk is never covered;
+// a command that runs code only by a session grant of a graded template
+// (policy.Template.Covers), and only when it runs graded too: never by an
+// always grant. Grants without a template (path grants, and command
+// grants made before templates) never cover a command.
+//
+// A covered call still runs on the overlay, and its change set still
+// passes the gate under the mode's limit (changeset.Limit with nothing
+// approved above it): a grant decides the call, never its effects.
 func (s *Service) MatchCommandGrant(ctx context.Context, owner, session, tool string, call policy.Template, risk policy.Risk, inside policy.Inside) (Grant, bool, error) {
-	if risk < policy.RiskLow || risk >= policy.RiskCritical || owner == "" || tool == "" || call.RunsCode {
+	if risk < policy.RiskLow || risk >= policy.RiskCritical || owner == "" || tool == "" || call.RunsCode && !call.Graded {
 		return Grant{}, false, nil
 	}
 	now := s.now()
@@ -141,6 +146,9 @@ func (s *Service) MatchCommandGrant(ctx context.Context, owner, session, tool st
 			(g.Session != "" && g.Session != session) ||
 			g.MaxRisk < risk || g.MaxRisk >= policy.RiskCritical {
 			continue
+		}
+		if g.Template.RunsCode && (g.Scope != ScopeSession || g.Session == "") {
+			continue // code is granted for its session at most (scopeRefused)
 		}
 		if g.Template.Covers(call, inside) {
 			return g, true, nil
@@ -263,14 +271,15 @@ func decodeTemplate(s string) (policy.Template, error) {
 
 // Covers says, for the owner reading a card, what a session or always
 // answer to a would let run without asking: the argv template of a
-// command, else the path patterns Patterns makes of its targets (a write
+// command (for one that runs code, session only, with policy.CoverNote
+// saying what the gate still holds), else the path patterns Patterns makes of its targets (a write
 // of docs/notes.md covers docs/**), else calls without a path. A critical
 // plan is never covered by a grant (MatchGrant), and the gate still grades
 // every write a grant covers: a grant never lifts a change above its
 // class. Display only: the grant made is grantFor's.
 func (a Approval) Covers() string {
 	if a.Template != nil {
-		return "commands like " + a.Template.String()
+		return "commands like " + a.Template.Cover()
 	}
 	return CoverText(Patterns(a.Targets), "")
 }

@@ -111,6 +111,8 @@ type Approval struct {
 	// OnceOnly: it may only be approved once (or denied), as
 	// Card.OnceOnly.
 	OnceOnly bool
+	// NoAlways: it may not be approved always, as Card.NoAlways.
+	NoAlways bool
 	// Covers is what a session or always answer would let run without
 	// asking; empty when those answers are not offered.
 	Covers string
@@ -123,7 +125,7 @@ func (a Approval) Critical() bool { return a.Risk == "critical" }
 // Allows reports whether the owner may answer the approval with ch, as
 // Card.Allows.
 func (a Approval) Allows(ch Choice) bool {
-	return !(a.Critical() || a.OnceOnly) || (ch != Session && ch != Always)
+	return allows(ch, a.Critical() || a.OnceOnly, a.NoAlways)
 }
 
 // Grant is a standing permission left by a session or always approval.

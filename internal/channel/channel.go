@@ -133,6 +133,10 @@ type Card struct {
 	// and refuses any other answer in place; the approval service refuses
 	// them anyway.
 	OnceOnly bool
+	// NoAlways says the call may not be approved always
+	// (approval.Approval.NoAlways: a command that runs code, which a
+	// session answer covers at most). Allows refuses Always for it.
+	NoAlways bool
 	// Covers is what a session or always answer would let run without
 	// asking (approval.Approval.Covers): "docs/**", "commands like cp
 	// notes.txt ‹new name in ./›". Channels show it next to those choices.
@@ -180,9 +184,21 @@ func (c Choice) Approves() bool { return c == Once || c == Session || c == Alway
 
 // Allows reports whether the owner may answer the card with ch: a
 // critical or once-only card may only be approved once or denied (or
-// left pending). Every channel derives the choices it offers from it.
+// left pending), and a NoAlways card not always. Every channel derives
+// the choices it offers from it.
 func (c Card) Allows(ch Choice) bool {
-	return !(c.Critical() || c.OnceOnly) || (ch != Session && ch != Always)
+	return allows(ch, c.Critical() || c.OnceOnly, c.NoAlways)
+}
+
+// allows is Card.Allows and Approval.Allows.
+func allows(ch Choice, onceOnly, noAlways bool) bool {
+	switch ch {
+	case Session:
+		return !onceOnly
+	case Always:
+		return !onceOnly && !noAlways
+	}
+	return true
 }
 
 // ParseChoice reads an answer the owner typed: once, session, always or

@@ -115,7 +115,9 @@ const (
 // (and it is not high risk), yolo runs it. In smart mode only an operator
 // allow rule naming the command (a rule with a Command pattern) lifts the
 // question: a rule for a path or for the whole tool was not written for
-// code. Grants never cover such a command (approvals are one-time).
+// code. Where it asks, a session grant covers it only when it runs graded
+// (Template.Graded: sandboxed, no network, its change set graded); the
+// approval service holds that rule.
 func decideRunsCode(in Input, rule *Rule) Decision {
 	const why = "this command runs code (an unknown program, a build, a test or a script); it runs in the sandbox and its changes are checked before they apply"
 	commandRule := rule != nil && rule.Effect == Allow && len(rule.Command) > 0

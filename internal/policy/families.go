@@ -246,9 +246,12 @@ paths:
 			if i+1 < len(p.args) {
 				p.refuseProgram(p.args[i+1])
 			}
+			// The command's words, each quoted when it holds a space or
+			// a quote (quoteWord), so two argvs never make one Value: a
+			// template compares it whole, and a card shows it.
 			for i+1 < len(p.args) {
 				i++
-				it.Value += p.args[i] + " "
+				it.Value += quoteWord(p.args[i]) + " "
 				if p.args[i] == ";" || p.args[i] == "+" {
 					break
 				}

@@ -27,8 +27,13 @@ import (
 // approving "mkdir build" lets "mkdir src" run but not "mkdir build/x".
 // Never "mkdir ../x", "mkdir -p x --mode=4777" or "cp /etc/passwd x".
 //
-// A command that runs code gets no template that covers anything: its
-// approvals are one-time only (RunsCode).
+// A command that runs code (RunsCode) gets a template that covers
+// anything only when it runs Graded: confined with no network, on an
+// overlay whose change set the one gate grades before anything applies.
+// Such a template covers the same command run the same way (Graded
+// again), and what each run changes is still graded: a grant decides the
+// call, never its effects. Anywhere else (the host backend, a read-only
+// root's view) its approvals are one-time only.
 type Template struct {
 	Program  string `json:"program"`          // resolved absolute path
 	SHA256   string `json:"sha256,omitempty"` // hex SHA-256 of the binary; set by the caller
@@ -38,6 +43,12 @@ type Template struct {
 	Stdin    string `json:"stdin_sha256,omitempty"` // hex SHA-256 of stdin, empty for none; see SetStdin
 	TimeoutS int    `json:"timeout_s"`              // a covered call may not ask for longer; set by the caller
 	RunsCode bool   `json:"runs_code,omitempty"`
+	// Graded says the command runs confined by a sandbox backend that
+	// gives it no network, on an overlay whose change set the gate grades
+	// before anything reaches the root. Set by the caller that chose the
+	// view and the backend (run_command's Prepare), never from the
+	// model's arguments; a grant made Graded covers only Graded calls.
+	Graded bool `json:"graded,omitempty"`
 }
 
 // newTemplate builds a command's template from its parsed items: path
@@ -62,9 +73,11 @@ func (t *Template) SetStdin(stdin string) {
 	t.Stdin = hex.EncodeToString(sum[:])
 }
 
-// Grantable reports whether a standing grant may be made from t: only a
-// command that does not run code, with a program path.
-func (t Template) Grantable() bool { return !t.RunsCode && t.Program != "" }
+// Grantable reports whether a standing grant may be made from t: a
+// command with a program path that does not run code, or runs it Graded
+// (its effects are graded before they apply, with no network to send
+// anything out). Which scopes may grant it is the approval service's rule.
+func (t Template) Grantable() bool { return t.Program != "" && (!t.RunsCode || t.Graded) }
 
 // SlotShape reports whether an operand has the shape a path slot accepts:
 // a clean relative path, not ".", not starting with "-", without "..",
@@ -106,9 +119,14 @@ type Inside func(dir, slot, op string, newOnly bool) bool
 // Covers reports whether call, the template of a proposed command, is
 // covered by t, the template of a grant. Everything but slot operands
 // must be equal; a slot operand must have InSlot's shape and inside must
-// confirm it on disk. A nil inside covers no slot: fail closed.
+// confirm it on disk. A nil inside covers no slot: fail closed. A call
+// that runs code is covered only by a template that runs code, both
+// Graded; a Graded template never covers a call that is not.
 func (t Template) Covers(call Template, inside Inside) bool {
-	if !t.Grantable() || call.RunsCode || call.Program != t.Program || call.Entry != t.Entry || call.Dir != t.Dir ||
+	if !t.Grantable() || !call.Grantable() || call.RunsCode != t.RunsCode || t.Graded && !call.Graded {
+		return false
+	}
+	if call.Program != t.Program || call.Entry != t.Entry || call.Dir != t.Dir ||
 		call.Stdin != t.Stdin || call.TimeoutS > t.TimeoutS || len(call.Items) != len(t.Items) {
 		return false
 	}
@@ -155,6 +173,11 @@ func (t Template) String() string {
 				continue
 			}
 			b.WriteString(quoteWord(it.Name))
+			if !it.HasValue && it.Value != "" {
+				// find -exec's command, its words already quoted.
+				b.WriteString(" " + strings.TrimSuffix(it.Value, " "))
+				continue
+			}
 			if it.HasValue {
 				if strings.HasPrefix(it.Name, "--") {
 					b.WriteString("=" + quoteWord(it.Value))
@@ -177,6 +200,20 @@ func (t Template) String() string {
 		b.WriteString(" ‹with the same stdin›")
 	}
 	return b.String()
+}
+
+// CoverNote is what a card adds after the template of a command that runs
+// code, graded: what a session grant of it reaches and what it leaves to
+// the gate.
+const CoverNote = " (this session only, on a copy with no network; what it changes is still checked, and anything above medium is held for you)"
+
+// Cover is the template as a card names what a grant of it covers: its
+// String, and for a command that runs code graded, CoverNote.
+func (t Template) Cover() string {
+	if t.RunsCode && t.Graded {
+		return t.String() + CoverNote
+	}
+	return t.String()
 }
 
 // quoteWord quotes a word that is empty or holds anything but plain

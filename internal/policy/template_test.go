@@ -77,12 +77,74 @@ func TestTemplateCovers(t *testing.T) {
 	}
 }
 
+// TestTemplateRunsCodeNeverCovers: a command that runs code outside a
+// graded sandbox is not grantable and covers nothing, not even itself.
 func TestTemplateRunsCodeNeverCovers(t *testing.T) {
 	for _, a := range [][]string{{"go", "test", "./..."}, {"python3", "x.py"}, {"gcc", "x.c"}, {"git", "commit"}} {
 		g := tmpl(".", 60, "", a[0], a[1:]...)
 		if g.Grantable() || g.Covers(g, insideAll) {
 			t.Errorf("template of %q (runs code) is grantable or covers itself", a)
 		}
+	}
+}
+
+// TestTemplateGradedCode: a command that runs code, run graded (Graded:
+// sandboxed, no network, its change set graded), is grantable and covers
+// exactly itself run graded; never the same command run ungraded, nor a
+// wider one, nor a command that does not run code (the twins).
+func TestTemplateGradedCode(t *testing.T) {
+	graded := func(timeout int, program string, args ...string) Template {
+		tm := tmpl(".", timeout, "", program, args...)
+		tm.Graded = true
+		return tm
+	}
+	grant := graded(60, "make", "test")
+	if !grant.RunsCode || !grant.Grantable() {
+		t.Fatalf("graded make test: RunsCode %v Grantable %v; want both", grant.RunsCode, grant.Grantable())
+	}
+	ungraded := tmpl(".", 60, "", "make", "test")
+	if ungraded.Grantable() || ungraded.Covers(grant, insideAll) {
+		t.Errorf("make test run ungraded is grantable or covers the graded one")
+	}
+	if !strings.Contains(grant.Cover(), "no network") || strings.Contains(tmpl(".", 60, "", "mkdir", "build").Cover(), "no network") ||
+		strings.Contains(ungraded.Cover(), "no network") {
+		t.Errorf("Cover() = %q; want the note on code only", grant.Cover())
+	}
+	otherBinary := graded(60, "make", "test")
+	otherBinary.SHA256 = "ff"
+	otherDir := grant
+	otherDir.Dir = "sub"
+	stdin := graded(60, "make", "test")
+	stdin.SetStdin("x")
+	mkdirGraded := graded(60, "mkdir", "build")
+	cases := []struct {
+		name  string
+		grant Template
+		call  Template
+		want  bool
+	}{
+		{"the same command, graded", grant, graded(60, "make", "test"), true},
+		{"a shorter timeout", grant, graded(30, "make", "test"), true},
+		{"the same command, ungraded", grant, ungraded, false},
+		{"a longer timeout", grant, graded(120, "make", "test"), false},
+		{"another target", grant, graded(60, "make", "install"), false},
+		{"an added option", grant, graded(60, "make", "-f", "evil.mk", "test"), false},
+		{"another binary", grant, otherBinary, false},
+		{"another folder", grant, otherDir, false},
+		{"with stdin", grant, stdin, false},
+		{"a command that does not run code", grant, mkdirGraded, false},
+		// A write grant made graded does not cover the write run ungraded;
+		// one made ungraded still covers it graded (narrower).
+		{"graded mkdir grant, ungraded call", mkdirGraded, tmpl(".", 60, "", "mkdir", "src"), false},
+		{"ungraded mkdir grant, graded call", tmpl(".", 60, "", "mkdir", "build"), graded(60, "mkdir", "src"), true},
+		{"graded mkdir grant, graded call", mkdirGraded, graded(60, "mkdir", "src"), true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			if got := c.grant.Covers(c.call, insideAll); got != c.want {
+				t.Errorf("grant %s covers %s = %v; want %v", c.grant, c.call, got, c.want)
+			}
+		})
 	}
 }
 
@@ -108,5 +170,30 @@ func TestTemplateString(t *testing.T) {
 	}
 	if got := tmpl(".", 60, "in", "sort").String(); got != "sort ‹with the same stdin›" {
 		t.Errorf("template with stdin = %q", got)
+	}
+}
+
+// TestTemplateFindExecIsExact: find -exec's command is part of the
+// template, shown on the card and compared word by word: a grant of one
+// command never covers another, nor the same words split differently.
+func TestTemplateFindExecIsExact(t *testing.T) {
+	grant := tmpl(".", 60, "", "find", ".", "-exec", "touch", "a b", ";")
+	grant.Graded = true
+	if s := grant.String(); s != `find . -exec touch "a b" ;` {
+		t.Errorf("String() = %q; want the -exec command shown", s)
+	}
+	for _, c := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{".", "-exec", "touch", "a b", ";"}, true},
+		{[]string{".", "-exec", "touch", "a", "b", ";"}, false},
+		{[]string{".", "-exec", "rm", "a b", ";"}, false},
+	} {
+		call := tmpl(".", 60, "", "find", c.args...)
+		call.Graded = true
+		if got := grant.Covers(call, insideAll); got != c.want {
+			t.Errorf("grant %s covers find %q = %v; want %v", grant, c.args, got, c.want)
+		}
 	}
 }

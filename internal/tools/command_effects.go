@@ -27,6 +27,13 @@ func (c settler) hide(root, path string) ([]string, error) { return c.gate.Hide(
 // ("the command").
 func (c settler) settle(ctx context.Context, what, rootName string, changes *os.File, since time.Time, argv []string, expected []string, runsCode bool, lock *workspace.RootLock) (text string, effects []string) {
 	caller, _ := tool.CallerFrom(ctx)
+	// The limit is the mode's alone, with nothing approved above it
+	// (approvedCritical false): however the call was let run — a
+	// one-time approval, a session grant of a command that runs code, an
+	// operator rule, autopilot — a change graded above what the mode
+	// applies unasked (a hook, a protected path, a repository's shape) is
+	// held for apply_changes, whose card the owner answers once. A grant
+	// decides the call, never its effects.
 	out := c.gate.Settle(ctx, changeset.Proposal{Root: rootName, Writer: argv, Since: since,
 		Expected: expected, RunsCode: runsCode, Limit: changeset.Limit(caller.Mode, false), Lock: lock, Run: caller.Run}, changes)
 	return settledText(what, out)

@@ -220,8 +220,8 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	// the operator lists its exact path.
 	// A program inside a root is whatever the model wrote there (a copy
 	// of python3 renamed "notes", a binary it just built): it runs as code
-	// — on an overlay, graded, one-time approvals only — whatever the
-	// catalog would call a program of that name.
+	// — on an overlay, graded, approved once or for the session — whatever
+	// the catalog would call a program of that name.
 	if root := t.rootHolding(path, real); root != "" {
 		v = policy.CommandVerdict{Class: policy.ClassRunsCode, Risk: max(v.Risk, policy.RiskMedium)}
 	}
@@ -299,10 +299,19 @@ func (t *RunCommand) Prepare(ctx context.Context, p RunCommandParams) (tool.Plan
 	if v.Class == policy.ClassRunsCode {
 		tm.RunsCode = true
 	}
-	if tm.Grantable() {
+	// Graded is decided here, from the view and the backend this Plan's
+	// body records (both hashed, and checked again by Run), never from the
+	// arguments: a command that runs code may be granted for the session
+	// only when whatever it changes reaches the root through the gate, in
+	// a sandbox with no network.
+	tm.Graded = gradedView(backend.Name(), mode)
+	switch {
+	case tm.Grantable() && tm.RunsCode:
+		display += "\n  a session approval covers: " + tm.Cover()
+	case tm.Grantable():
 		display += "\n  a session or always approval covers: " + tm.String()
-	} else {
-		display += "\n  runs code: only a one-time approval can run it"
+	default:
+		display += "\n  runs code outside a graded sandbox: only a one-time approval can run it"
 	}
 	preview := "argv, one argument per line:\n" + argvPreview(append([]string{path}, args...)) +
 		fmt.Sprintf("working folder: %s\nview: %s (sandbox %s)\ntimeout: %s\n", cwd.Target(), view, backend.Name(), timeout)
@@ -441,6 +450,18 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 		}
 	}
 	return tool.Result{Text: out.String(), IsError: res.ExitCode != 0 || res.TimedOut, Untrusted: true, Effects: effects}, nil
+}
+
+// gradedView reports whether a command run by backend in mode is graded
+// (policy.Template.Graded): an overlay, whose change set the gate grades
+// before anything reaches the root, in a backend that confines the
+// command and gives it no network (bwrap and landlock: new network
+// namespaces with only a loopback). The host backend confines nothing and
+// writes directly; a read-only view keeps nothing to grade. Named, not
+// "anything but host", so a backend added later is not graded until it
+// says what it holds.
+func gradedView(backend string, mode sandbox.Mode) bool {
+	return mode == sandbox.ModeOverlay && (backend == "bwrap" || backend == "landlock")
 }
 
 // commandView chooses the sandbox view for a classified command: a read

@@ -371,6 +371,9 @@ func (m *Model) answerCard(k string) {
 	}
 	if !c.entry.card.Allows(choice) {
 		c.entry.hint = "This card can only be approved once (o) or denied (d)."
+		if c.entry.card.Allows(channel.Session) {
+			c.entry.hint = "This command runs code: approve it once (o), for this session (s), or deny it (d)."
+		}
 		c.entry.dirty()
 		m.refresh()
 		return

@@ -502,6 +502,34 @@ func TestOnceOnlyCardTakesOnlyOnceOrDeny(t *testing.T) {
 	}
 }
 
+// TestNoAlwaysCardTakesSessionNotAlways: a card the approval service takes
+// once or for the session but not always (a command that runs code in the
+// graded sandbox) offers once, session and deny and says what a session
+// would cover; a shows a hint and keeps the card open; s then answers it.
+// The twin is TestOnceOnlyCardTakesOnlyOnceOrDeny.
+func TestNoAlwaysCardTakesSessionNotAlways(t *testing.T) {
+	got := make(chan channel.Choice, 1)
+	rt := &fakeRuntime{turn: approvalTurnOf(func(c *channel.Card) {
+		c.Risk, c.NoAlways, c.Covers = "medium", true, "commands like make test (this session only)"
+	}, got)}
+	tm, _ := start(t, rt, "chat", nil)
+	typeLine(tm, "run the tests")
+	waitFor(t, tm, "[o]nce · [s]ession · [d]eny · Esc leave pending", "session would cover: commands like make test")
+	typeText(tm, "a")
+	waitFor(t, tm, "This command runs code: approve it once (o), for this session (s)")
+	typeText(tm, "s")
+	// Had a been taken, Ask would have returned it first.
+	if c := <-got; c != channel.Session {
+		t.Fatalf("Ask returned %q; want session (a refused in place)", c)
+	}
+	waitFor(t, tm, "answer after session", idle)
+	typeLine(tm, "/exit")
+	_, v := finalView(t, tm)
+	if strings.Contains(v, "[a]lways") || strings.Contains(v, "approved always") {
+		t.Errorf("a no-always card offered or took always:\n%s", v)
+	}
+}
+
 // TestCardShowsThePreview: a card shows what the call does below its
 // plan — a diff's lines, control characters and bidi controls in the
 // content as inert escapes — at most cardPreviewLines of it, then how many

@@ -144,6 +144,11 @@ func cardLines(e *entry, width int) []string {
 		body = append(body, styleBold.Render(fit("critical: [o]nce · [d]eny · Esc leave pending", inner)))
 	case !c.Allows(channel.Session):
 		body = append(body, styleBold.Render(fit("[o]nce · [d]eny · Esc leave pending", inner)))
+	case !c.Allows(channel.Always):
+		if c.Covers != "" && !c.CoversShown() {
+			body = append(body, hang(styleDim.Render("session would cover: "), clean(c.Covers), inner)...)
+		}
+		body = append(body, styleBold.Render(fit("[o]nce · [s]ession · [d]eny · Esc leave pending", inner)))
 	default:
 		if c.Covers != "" && !c.CoversShown() {
 			body = append(body, hang(styleDim.Render("session/always would cover: "), clean(c.Covers), inner)...)

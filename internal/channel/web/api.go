@@ -202,6 +202,9 @@ type approvalJSON struct {
 	PreviewFull    *string `json:"preview_full,omitempty"`
 	// OnceOnly: only once or deny (channel.Card.OnceOnly).
 	OnceOnly bool `json:"once_only"`
+	// NoAlways: not always (channel.Card.NoAlways: a command that runs
+	// code is granted for the session at most).
+	NoAlways bool `json:"no_always"`
 	// Covers is what a session or always answer would let run without
 	// asking; "" when only once or deny may be chosen.
 	Covers string `json:"covers"`
@@ -211,7 +214,7 @@ func approvalOut(a channel.Approval) approvalJSON {
 	return approvalJSON{ID: a.ID, Tool: a.Tool, Status: a.Status, Risk: a.Risk, Session: a.Session, Plan: a.Plan,
 		PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt.UTC(), ExpiresAt: a.ExpiresAt.UTC(),
 		Preview: a.Preview, PreviewOmitted: a.PreviewOmitted, PreviewKind: wire.PreviewKind(a.Preview, a.PreviewDiff),
-		OnceOnly: a.OnceOnly, Covers: a.Covers}
+		OnceOnly: a.OnceOnly, NoAlways: a.NoAlways, Covers: a.Covers}
 }
 
 // approval is one approval with its whole preview.

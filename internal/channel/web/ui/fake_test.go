@@ -39,6 +39,7 @@ type fakeApproval struct {
 	CreatedAt string `json:"created_at"`
 	ExpiresAt string `json:"expires_at"`
 	OnceOnly  bool   `json:"once_only"`
+	NoAlways  bool   `json:"no_always"`
 
 	decided chan string // gets the new status once, whoever decides
 }
@@ -77,7 +78,8 @@ type fakeServer struct {
 	history    map[string][]map[string]string // GET /api/sessions/{id}/messages
 	deleted    []string
 	nextApprov int
-	onceOnly   bool              // the cards ask makes take only once or deny (a command that runs code)
+	onceOnly   bool              // the cards ask makes take only once or deny (a command that runs code, ungraded)
+	noAlways   bool              // the cards ask makes take once, session or deny (a command that runs code, graded)
 	titles     map[string]string // session id → title in GET /api/sessions
 	refuse     map[string]string // session id → the 409 message DELETE answers
 	dropped    []string          // sessions DELETE removed
@@ -318,14 +320,14 @@ func (f *fakeServer) ask(s *stream, tool, risk, plan string) *fakeApproval {
 		ID: fmt.Sprintf("ap-%d", f.nextApprov), Tool: tool, Status: "pending", Risk: risk, Session: s.session,
 		Plan: plan, PlanHash: "sha256:3f2a9c1b7d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff",
 		Reason: "runs a program", CreatedAt: now.Format(time.RFC3339), ExpiresAt: now.Add(5 * time.Minute).Format(time.RFC3339),
-		OnceOnly: f.onceOnly, decided: make(chan string, 1),
+		OnceOnly: f.onceOnly, NoAlways: f.noAlways, decided: make(chan string, 1),
 	}
 	f.approvals[a.ID] = a
 	f.mu.Unlock()
 	ev := map[string]any{
 		"approval_id": a.ID, "tool": a.Tool, "plan": a.Plan, "plan_hash": a.PlanHash, "risk": a.Risk,
 		"reason": a.Reason, "expires_at": a.ExpiresAt, "session": a.Session, "covers": "commands like ls ‹path in notes/›",
-		"once_only": a.OnceOnly,
+		"once_only": a.OnceOnly, "no_always": a.NoAlways,
 	}
 	s.send("approval", ev)
 	f.broadcast("approval", ev)

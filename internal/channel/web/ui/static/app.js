@@ -244,7 +244,7 @@
     const who = (state.info && state.info.owner ? state.info.owner + ", " : "") + "the model in session " + (d.session || "?");
     fact("Asked by", who, "who");
     if (d.reason) fact("Why", d.reason, "reason");
-    if (d.covers && d.risk !== "critical" && !d.once_only) fact("Session or always would cover", d.covers, "covers");
+    if (d.covers && d.risk !== "critical" && !d.once_only) fact(d.no_always ? "Session would cover" : "Session or always would cover", d.covers, "covers");
     const exp = fact("Expires", "", "expires");
     exp.setAttribute("data-expires", d.expires_at || "");
     tickOne(exp);
@@ -252,8 +252,10 @@
     const actions = el("div", "actions");
     // A critical or once-only card (the approval service's rule: a command
     // that runs code, a call a scheduled task's run or a paired client
-    // asked) may only be approved once; the server refuses the others.
-    const choices = d.risk === "critical" || d.once_only ? ["once", "deny"] : ["once", "session", "always", "deny"];
+    // asked) may only be approved once, and a command that runs code in
+    // the graded sandbox (no_always) for the session at most; the server
+    // refuses the others.
+    const choices = d.risk === "critical" || d.once_only ? ["once", "deny"] : d.no_always ? ["once", "session", "deny"] : ["once", "session", "always", "deny"];
     for (const ch of choices) {
       const b = button(choiceLabels[ch], function () { answer(id, ch); }, ch === "deny" ? "deny" : "approve");
       b.setAttribute("data-choice", ch);
