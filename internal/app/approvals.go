@@ -99,6 +99,10 @@ type ApprovalJSON struct {
 	// asking; empty when only once or deny may be chosen (a critical
 	// plan, a scheduled task's call) or the approval is not pending.
 	Covers string `json:"covers"`
+	// OnceOnly: only once or deny may answer it; NoAlways: not always
+	// (a graded code command: once, session or deny).
+	OnceOnly bool `json:"once_only"`
+	NoAlways bool `json:"no_always"`
 }
 
 // NewApprovalJSON turns an approval into its JSON object.
@@ -115,6 +119,7 @@ func NewApprovalJSON(a Approval) ApprovalJSON {
 	if a.Template != nil {
 		out.Template = a.Template.String()
 	}
+	out.OnceOnly, out.NoAlways = a.OnceOnly(), a.NoAlways()
 	if a.Status == approval.Pending && !a.OnceOnly() {
 		out.Covers = a.Covers()
 	}

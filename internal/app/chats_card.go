@@ -122,6 +122,7 @@ const (
 	pressRefused  = "This button is not for you."
 	pressAnswered = "This card was already answered or has expired."
 	pressOnceOnly = "This card can only be approved once or denied; it is still waiting."
+	pressNoAlways = "This card can be approved once or for this session, not always; it is still waiting."
 	pressFailed   = "homard could not record that answer; try `homard approval` on the computer."
 )
 
@@ -201,7 +202,12 @@ func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 	switch {
 	case errors.Is(err, approval.ErrScopeNotAllowed):
 		c.finish(ctx, row, inboxHandled, "scope not allowed")
-		ack(pressOnceOnly) // the card stays open: once or deny still work
+		// The card stays open: the answers it offers still work.
+		if a, gerr := c.r.ApprovalGet(ctx, id); gerr == nil && !a.OnceOnly() && a.NoAlways() {
+			ack(pressNoAlways)
+		} else {
+			ack(pressOnceOnly)
+		}
 		return
 	case errors.Is(err, approval.ErrAlreadyDecided), errors.Is(err, approval.ErrExpired):
 		c.finish(ctx, row, inboxHandled, "card already answered")

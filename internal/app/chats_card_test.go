@@ -249,3 +249,37 @@ func TestChatsOnceOnlyCard(t *testing.T) {
 		t.Errorf("deny press ack %q; want Denied", n)
 	}
 }
+
+// TestChatsNoAlwaysCard: a graded code command's card (bwrap: a copy, no
+// network, changes through the gate) offers once, this session and deny;
+// a press for "Always" is refused with what the card does take, and the
+// card stays open, the call waiting. The twin is TestChatsOnceOnlyCard
+// (the same command on the host: once and deny only).
+func TestChatsNoAlwaysCard(t *testing.T) {
+	rig := newChatRig(t,
+		openAI(toolCall("c1", "run_command", findExec)),
+		openAI(llmtest.Turn{Text: []string{"not run"}}),
+	)
+	rig.r.Config.Sandbox.Backend = "bwrap" // graded: CI installs bubblewrap
+	pairOwner(t, rig.r, "100")
+	rig.push(dm("1", "100", "find things"))
+	card := sentCard(t, rig.fake, "100")
+	var labels []string
+	for _, b := range card.Out.Buttons {
+		labels = append(labels, b.Label)
+	}
+	if strings.Join(labels, ",") != "Approve once,This session,Deny" {
+		t.Fatalf("graded code card buttons %q; want once, this session and deny", labels)
+	}
+	id, h12, _, _ := parseButton(card.Out.Buttons[0].Data)
+	rig.push(press("p1", "100", "100", card.ID, "a:"+id+":"+h12+":a", true))
+	waitFor(t, "ack of the always press", func() bool { _, ok := rig.fake.ackFor("cb-p1"); return ok })
+	if n, _ := rig.fake.ackFor("cb-p1"); n != pressNoAlways {
+		t.Errorf("always press ack %q; want %q", n, pressNoAlways)
+	}
+	if a, _ := rig.r.ApprovalGet(context.Background(), id); a.Status != approval.Pending {
+		t.Fatalf("after an always press the approval is %s; want pending", a.Status)
+	}
+	rig.push(press("p2", "100", "100", card.ID, card.Out.Buttons[2].Data, true))
+	waitFor(t, "the reply", func() bool { return containsText(rig.fake.sentTexts("100"), "not run") })
+}
