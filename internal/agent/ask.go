@@ -4,29 +4,39 @@ import (
 	"context"
 
 	"github.com/homard/homard/internal/arbiter"
-	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm"
+)
+
+// Answer is what became of a call the owner was asked about, as the loop
+// needs it: whether to propose the call again and what to tell the model.
+// The owner's choices themselves (once, this session, always) belong to
+// the channels and the approval service; the composition root maps them.
+type Answer int
+
+// Answers.
+const (
+	// Left: the approval stays pending and the model is told the call
+	// waits, exactly as when no one was asked. The zero Answer.
+	Left Answer = iota
+	// Approved: an approval of exactly this call was recorded (through the
+	// approval service, bound to the Plan's hash), by the Asker or by
+	// someone else; the agent proposes the same call again, so it runs
+	// only if the arbiter finds and consumes a real approval.
+	Approved
+	// Denied: the owner refused the call; the Asker has recorded it.
+	Denied
+	// Lapsed: no answer came while the turn waited. The approval stays
+	// pending (the owner may still approve it later); the model is told
+	// the call was not approved while the turn waited.
+	Lapsed
 )
 
 // Asker asks the owner, while the turn waits, about one call the arbiter
 // left pending. out is the pending Outcome: ApprovalID, Plan (the exact
 // display), PlanHash and Risk are set. The Asker records the owner's
-// choice itself and returns it; the agent never approves anything:
-//
-//   - channel.Once, Session or Always: an approval of exactly this call is
-//     recorded (through the approval service, bound to the Plan's hash);
-//     the agent proposes the same call again and the arbiter consumes it.
-//   - channel.Recorded: someone else recorded an approval; the agent
-//     proposes the call again too, so it runs only if one really exists.
-//   - channel.Deny: the owner refused the call; the Asker has recorded it.
-//   - channel.Lapsed: no answer came while the turn waited. The approval
-//     stays pending (the owner may still approve it later); the model is
-//     told the call was not approved while the turn waited.
-//   - channel.Leave (or anything else): the approval stays pending and
-//     the model is told the call waits, exactly as when no one was asked.
-//
-// An error other than ctx's ends the turn.
-type Asker func(ctx context.Context, call llm.ToolCall, out arbiter.Outcome) (channel.Choice, error)
+// answer itself and says what became of the call; the agent never
+// approves anything. An error other than ctx's ends the turn.
+type Asker func(ctx context.Context, call llm.ToolCall, out arbiter.Outcome) (Answer, error)
 
 // ask gives a pending outcome to the Asker and returns the outcome the
 // model should see: the re-proposed call's when approved, a denial when
@@ -43,7 +53,7 @@ func (t *turn) ask(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (ar
 		return out, err
 	}
 	switch ans {
-	case channel.Once, channel.Session, channel.Always, channel.Recorded:
+	case Approved:
 		// The same raw arguments give the same Plan, so the arbiter finds
 		// the approval just recorded; a Plan that changed meanwhile (a file
 		// edited under it) is a new card, and the model is told it waits.
@@ -53,13 +63,13 @@ func (t *turn) ask(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (ar
 		}
 		t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &again})
 		return again, nil
-	case channel.Deny:
+	case Denied:
 		denied := out
 		denied.Decision = arbiter.Denied
 		denied.Reason = "the owner denied this call (approval " + out.ApprovalID + ")"
 		t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &denied})
 		return denied, nil
-	case channel.Lapsed:
+	case Lapsed:
 		lapsed := out
 		lapsed.Reason = "not approved while the turn waited; " + out.Reason
 		t.onEvent(Event{Kind: EventToolResult, Call: c, Outcome: &lapsed})

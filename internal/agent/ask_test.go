@@ -3,6 +3,7 @@ package agent_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
-	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/policy"
@@ -32,12 +32,12 @@ func TestAskApprovedRunsTheCallInTheSameTurn(t *testing.T) {
 	f := newFixture(t, policy.ModeSmart)
 	m := llmtest.NewScripted(call("w1", "write_file", `{"path":"out.txt","content":"hi"}`), llmtest.Answer("Written."))
 	var asked []arbiter.Outcome
-	ask := func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (channel.Choice, error) {
+	ask := func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (agent.Answer, error) {
 		asked = append(asked, out)
 		if _, err := f.appr.Approve(ctx, out.ApprovalID, "me", approval.ScopeOnce); err != nil {
-			return channel.Leave, err
+			return agent.Left, err
 		}
-		return channel.Once, nil
+		return agent.Approved, nil
 	}
 	res, err := f.askingAgent(m, ask).Turn(context.Background(), nil, "write hi to out.txt", nil)
 	if err != nil {
@@ -67,11 +67,11 @@ func TestAskApprovedRunsTheCallInTheSameTurn(t *testing.T) {
 func TestAskDeniedWritesNothing(t *testing.T) {
 	f := newFixture(t, policy.ModeSmart)
 	m := llmtest.NewScripted(call("w1", "write_file", `{"path":"out.txt","content":"hi"}`), llmtest.Answer("Not written."))
-	ask := func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (channel.Choice, error) {
+	ask := func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (agent.Answer, error) {
 		if _, err := f.appr.Deny(ctx, out.ApprovalID, "me"); err != nil {
-			return channel.Leave, err
+			return agent.Left, err
 		}
-		return channel.Deny, nil
+		return agent.Denied, nil
 	}
 	res, err := f.askingAgent(m, ask).Turn(context.Background(), nil, "write hi to out.txt", nil)
 	if err != nil {
@@ -91,7 +91,7 @@ func TestAskDeniedWritesNothing(t *testing.T) {
 func TestAskApprovedButNotRecorded(t *testing.T) {
 	f := newFixture(t, policy.ModeSmart)
 	m := llmtest.NewScripted(call("w1", "write_file", `{"path":"out.txt","content":"hi"}`), llmtest.Answer("Waiting."))
-	ask := func(context.Context, llm.ToolCall, arbiter.Outcome) (channel.Choice, error) { return channel.Once, nil }
+	ask := func(context.Context, llm.ToolCall, arbiter.Outcome) (agent.Answer, error) { return agent.Approved, nil }
 	res, err := f.askingAgent(m, ask).Turn(context.Background(), nil, "write hi to out.txt", nil)
 	if err != nil {
 		t.Fatal(err)
@@ -109,8 +109,8 @@ func TestAskApprovedButNotRecorded(t *testing.T) {
 func TestAskUnansweredAndFailing(t *testing.T) {
 	f := newFixture(t, policy.ModeSmart)
 	m := llmtest.NewScripted(call("w1", "write_file", `{"path":"out.txt","content":"hi"}`), llmtest.Answer("Waiting."))
-	unanswered := func(context.Context, llm.ToolCall, arbiter.Outcome) (channel.Choice, error) {
-		return channel.Leave, nil
+	unanswered := func(context.Context, llm.ToolCall, arbiter.Outcome) (agent.Answer, error) {
+		return agent.Left, nil
 	}
 	res, err := f.askingAgent(m, unanswered).Turn(context.Background(), nil, "write", nil)
 	if err != nil || len(res.Pending) != 1 {
@@ -119,8 +119,8 @@ func TestAskUnansweredAndFailing(t *testing.T) {
 
 	m = llmtest.NewScripted(call("w1", "write_file", `{"path":"out.txt","content":"hi"}`), llmtest.Answer("never"))
 	boom := errors.New("terminal closed")
-	failing := func(context.Context, llm.ToolCall, arbiter.Outcome) (channel.Choice, error) {
-		return channel.Leave, boom
+	failing := func(context.Context, llm.ToolCall, arbiter.Outcome) (agent.Answer, error) {
+		return agent.Left, boom
 	}
 	if _, err := f.askingAgent(m, failing).Turn(context.Background(), nil, "write", nil); !errors.Is(err, boom) {
 		t.Fatalf("Turn error = %v; want the Asker's error", err)
@@ -134,28 +134,25 @@ func TestAskUnansweredAndFailing(t *testing.T) {
 // approves anything itself.
 func TestAskEveryChoice(t *testing.T) {
 	for _, tc := range []struct {
-		choice  channel.Choice
+		choice  agent.Answer
 		results int    // EventToolResult events of the call
 		prefix  string // the tool message the model reads starts so
 		holds   string // and holds this
 		pending int
 	}{
-		{channel.Once, 2, "decision: pending", "", 1},
-		{channel.Session, 2, "decision: pending", "", 1},
-		{channel.Always, 2, "decision: pending", "", 1},
-		{channel.Recorded, 2, "decision: pending", "", 1},
-		{channel.Deny, 2, "decision: denied", "the owner denied this call", 0},
-		{channel.Lapsed, 2, "decision: pending", "not approved while the turn waited", 1},
-		{channel.Leave, 1, "decision: pending", "", 1},
-		{"maybe", 1, "decision: pending", "", 1},
+		{agent.Approved, 2, "decision: pending", "", 1},
+		{agent.Denied, 2, "decision: denied", "the owner denied this call", 0},
+		{agent.Lapsed, 2, "decision: pending", "not approved while the turn waited", 1},
+		{agent.Left, 1, "decision: pending", "", 1},
+		{agent.Answer(99), 1, "decision: pending", "", 1},
 	} {
-		t.Run(string(tc.choice), func(t *testing.T) {
+		t.Run(fmt.Sprint(tc.choice), func(t *testing.T) {
 			f := newFixture(t, policy.ModeSmart)
 			m := llmtest.NewScripted(call("w1", "write_file", `{"path":"out.txt","content":"hi"}`), llmtest.Answer("ok"))
-			ask := func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (channel.Choice, error) {
-				if tc.choice == channel.Deny {
+			ask := func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (agent.Answer, error) {
+				if tc.choice == agent.Denied {
 					if _, err := f.appr.Deny(ctx, out.ApprovalID, "me"); err != nil {
-						return channel.Leave, err
+						return agent.Left, err
 					}
 				}
 				return tc.choice, nil
@@ -170,14 +167,14 @@ func TestAskEveryChoice(t *testing.T) {
 				t.Fatal(err)
 			}
 			if _, err := os.Stat(filepath.Join(f.root, "out.txt")); !errors.Is(err, os.ErrNotExist) {
-				t.Errorf("answer %q: out.txt written with no approval recorded (stat: %v)", tc.choice, err)
+				t.Errorf("answer %d: out.txt written with no approval recorded (stat: %v)", tc.choice, err)
 			}
 			content := toolMessages(m.Requests()[1])[0].Content
 			if !strings.HasPrefix(content, tc.prefix) || !strings.Contains(content, tc.holds) {
-				t.Errorf("answer %q: tool message %q; want it to start %q and hold %q", tc.choice, content, tc.prefix, tc.holds)
+				t.Errorf("answer %d: tool message %q; want it to start %q and hold %q", tc.choice, content, tc.prefix, tc.holds)
 			}
 			if results != tc.results || len(res.Pending) != tc.pending {
-				t.Errorf("answer %q: %d result events, pending %v; want %d events and %d pending", tc.choice, results, res.Pending, tc.results, tc.pending)
+				t.Errorf("answer %d: %d result events, pending %v; want %d events and %d pending", tc.choice, results, res.Pending, tc.results, tc.pending)
 			}
 		})
 	}

@@ -328,6 +328,31 @@ func (r *Runtime) asker(ask func(context.Context, channel.Card) (channel.Choice,
 	if ask == nil {
 		return nil
 	}
+	choose := r.chooser(ask)
+	return func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (agent.Answer, error) {
+		ch, err := choose(ctx, c, out)
+		return answerOf(ch), err
+	}
+}
+
+// answerOf is what the agent needs of a channel's choice: whether the call
+// was approved (by this answer or one recorded elsewhere), denied, lapsed,
+// or left pending.
+func answerOf(ch channel.Choice) agent.Answer {
+	switch ch {
+	case channel.Once, channel.Session, channel.Always, channel.Recorded:
+		return agent.Approved
+	case channel.Deny:
+		return agent.Denied
+	case channel.Lapsed:
+		return agent.Lapsed
+	}
+	return agent.Left
+}
+
+// chooser shows the card of a pending outcome through ask, records the
+// owner's answer and returns it (asker's doc).
+func (r *Runtime) chooser(ask func(context.Context, channel.Card) (channel.Choice, error)) func(context.Context, llm.ToolCall, arbiter.Outcome) (channel.Choice, error) {
 	return func(ctx context.Context, c llm.ToolCall, out arbiter.Outcome) (channel.Choice, error) {
 		card := r.card(ctx, c.Name, out)
 		choice, err := ask(ctx, card)

@@ -38,7 +38,7 @@ var allowed = map[string][]string{
 	"internal/history":      {}, // recent sessions' decoded messages: generic, stdlib only
 	"internal/memtrim":      {}, // gives back start-up memory (madvise)
 	"internal/memory":       {"internal/store"},
-	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory", "internal/channel"}, // channel.Choice: the owner's answer
+	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory"},
 	"internal/channel":      {},
 	"internal/channel/chat": {}, // the chat-platform adapter contract: plain types
 	"internal/channel/tui":  {"internal/channel", "internal/termtext"},
