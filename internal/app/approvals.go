@@ -9,6 +9,7 @@ import (
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -25,6 +26,22 @@ func ClipPreview(preview string) (shown string, omitted int) {
 // IsDiff reports whether a preview is a unified diff, whose "+", "-" and
 // "@@" lines a surface may colour.
 func IsDiff(preview string) bool { return tool.IsDiff(preview) }
+
+// awaitAnswer waits, through the one approval waiter (approval.Service's
+// Wait), until approval id is answered anywhere (channel.Recorded) or
+// within passes or it expires (channel.Lapsed). It records nothing. Chat
+// cards, task runs, `mcp serve` and the web gateway all wait here; poll
+// zero reads every approval.DefaultPoll.
+func (r *Runtime) awaitAnswer(ctx context.Context, id string, within, poll time.Duration) (channel.Choice, error) {
+	_, w, err := r.Approvals.Wait(ctx, id, within, poll)
+	switch {
+	case err != nil:
+		return channel.Leave, err
+	case w == approval.Answered:
+		return channel.Recorded, nil
+	}
+	return channel.Lapsed, nil
+}
 
 // GrantList returns the owner's grants, newest first: only the active
 // ones unless all is set.

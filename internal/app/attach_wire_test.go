@@ -19,7 +19,7 @@ import (
 // every field set, and a channel.Admin that takes any answer: the gateway
 // around it is the real one.
 type scriptedTurns struct {
-	channel.Admin // only Approval, Answer and VerifyToken are called
+	channel.Admin // only Approval, Answer, Await and VerifyToken are called
 	text          []string
 	tools         []channel.ToolEvent
 	card          channel.Card
@@ -30,6 +30,9 @@ type scriptedTurns struct {
 	mu   sync.Mutex     // guards fail and got: the turn runs on the gateway's goroutine
 	fail string         // when set, the turn fails with it
 	got  channel.Choice // what the turn's Ask returned
+
+	answered   chan struct{} // closed by the first Answer
+	answerOnce sync.Once
 }
 
 func (s *scriptedTurns) Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
@@ -68,7 +71,20 @@ func (s *scriptedTurns) Answer(_ context.Context, id string, c channel.Choice) (
 	if !c.Approves() && c != channel.Deny {
 		return channel.Approval{}, channel.ErrBadChoice
 	}
+	s.answerOnce.Do(func() { close(s.answered) })
 	return channel.Approval{ID: id, Status: "approved"}, nil
+}
+
+// Await holds until Answer was called: the one approval waiter's contract.
+func (s *scriptedTurns) Await(ctx context.Context, id string, within time.Duration) (channel.Choice, error) {
+	select {
+	case <-s.answered:
+		return channel.Recorded, nil
+	case <-ctx.Done():
+		return channel.Leave, ctx.Err()
+	case <-time.After(within):
+		return channel.Lapsed, nil
+	}
 }
 func (s *scriptedTurns) VerifyToken(context.Context, string) (bool, error) { return false, nil }
 
@@ -80,7 +96,7 @@ func (s *scriptedTurns) VerifyToken(context.Context, string) (bool, error) { ret
 // goes back and wakes the turn.
 func TestAttachDecodesEveryGatewayEvent(t *testing.T) {
 	at := time.Date(2026, 12, 1, 19, 30, 0, 0, time.UTC)
-	s := &scriptedTurns{
+	s := &scriptedTurns{answered: make(chan struct{}),
 		text: []string{"Let me ", "write it."},
 		tools: []channel.ToolEvent{
 			{ID: "call_1", Name: "write_file", Args: `{"path":"a.md"}`, Status: channel.Pending, Plan: "write a.md",

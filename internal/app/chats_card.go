@@ -98,22 +98,7 @@ func (c *Chats) ask(platform, chatID string) func(context.Context, channel.Card)
 		if err != nil {
 			return channel.Leave, err
 		}
-		deadline := c.r.now().Add(c.o.ApprovalWait)
-		for {
-			a, err := c.r.ApprovalGet(ctx, card.ApprovalID)
-			if err != nil {
-				return channel.Leave, err
-			}
-			if a.Status != approval.Pending {
-				return channel.Recorded, nil
-			}
-			if !c.r.now().Before(deadline) || !c.r.now().Before(a.ExpiresAt) {
-				return channel.Lapsed, nil
-			}
-			if !sleepCtx(ctx, c.o.Poll/4+1) {
-				return channel.Leave, ctx.Err()
-			}
-		}
+		return c.r.awaitAnswer(ctx, card.ApprovalID, c.o.ApprovalWait, c.o.Poll/4+1)
 	}
 }
 

@@ -128,6 +128,10 @@ func (a adminRuntime) Approval(ctx context.Context, id string) (channel.Approval
 	return shownApproval(x), nil
 }
 
+func (a adminRuntime) Await(ctx context.Context, id string, within time.Duration) (channel.Choice, error) {
+	return a.r.awaitAnswer(ctx, id, within, 0)
+}
+
 func (a adminRuntime) Answer(ctx context.Context, id string, c channel.Choice) (channel.Approval, error) {
 	if _, err := a.Approval(ctx, id); err != nil {
 		return channel.Approval{}, err

@@ -62,7 +62,7 @@ func startGateway(t *testing.T, r *Runtime) *gw {
 	ready := make(chan struct{})
 	go func() {
 		g.done <- r.Serve(ctx, ServeOptions{
-			Listener: ln, Out: g.log, Log: g.log, Grace: 2 * time.Second, PollInterval: 20 * time.Millisecond,
+			Listener: ln, Out: g.log, Log: g.log, Grace: 2 * time.Second,
 			OnListen: func(base, login string) { g.base, g.login = base, login; close(ready) },
 		})
 	}()

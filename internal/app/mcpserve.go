@@ -7,7 +7,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/approval"
@@ -64,7 +63,7 @@ func (r *Runtime) pairedCall(ctx context.Context, session, tool string, args jso
 	}
 	if out.Decision == arbiter.Pending && out.ApprovalID != "" {
 		r.pairedCard(ctx, tool, out)
-		choice, err := r.waitApproval(ctx, out.ApprovalID, r.Config.Gateway.ApprovalWait.Std())
+		choice, err := r.awaitAnswer(ctx, out.ApprovalID, r.Config.Gateway.ApprovalWait.Std(), 0)
 		if err != nil {
 			return mcp.ServedResult{}, err
 		}
@@ -100,27 +99,6 @@ func pairedResult(out arbiter.Outcome) mcp.ServedResult {
 	}
 	isErr := out.Decision != arbiter.Ran || (out.Result != nil && out.Result.IsError)
 	return mcp.ServedResult{Text: strings.TrimRight(b.String(), "\n"), IsError: isErr}
-}
-
-// waitApproval waits until approval id is answered anywhere (Recorded) or
-// wait passes or it expires (Lapsed). It records nothing.
-func (r *Runtime) waitApproval(ctx context.Context, id string, wait time.Duration) (channel.Choice, error) {
-	deadline := r.now().Add(wait)
-	for {
-		a, err := r.ApprovalGet(ctx, id)
-		if err != nil {
-			return channel.Leave, err
-		}
-		if a.Status != approval.Pending {
-			return channel.Recorded, nil
-		}
-		if !r.now().Before(deadline) || !r.now().Before(a.ExpiresAt) {
-			return channel.Lapsed, nil
-		}
-		if !sleepCtx(ctx, 200*time.Millisecond) {
-			return channel.Leave, ctx.Err()
-		}
-	}
 }
 
 // pairedCard sends the card of a paired client's pending call to the

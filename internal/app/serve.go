@@ -60,9 +60,6 @@ type ServeOptions struct {
 	// OnListen, when set, is called once the server accepts requests,
 	// with its base URL and the one-time login URL.
 	OnListen func(base, login string)
-	// PollInterval is how often a waiting turn reads its approval row.
-	// Zero means 250ms.
-	PollInterval time.Duration
 	// ChatAdapters are the chat channels to run beside the web UI. Nil
 	// means every channel the config enables (ChatAdapters), tokens from
 	// the vault.
@@ -184,7 +181,7 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 		LocalKey: local.Key, Base: base,
 		Runtime: r.Channel(), Admin: r.Admin(), Addr: addr, PublicOrigin: o.PublicOrigin, TLS: useTLS,
 		UI: o.UI, Log: log, ApprovalWait: g.ApprovalWait.Std(), PingInterval: g.PingInterval.Std(),
-		PollInterval: o.PollInterval, Now: r.now, Callbacks: callbacks,
+		Now: r.now, Callbacks: callbacks,
 	})
 	if err != nil {
 		return err

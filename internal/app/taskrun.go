@@ -391,7 +391,7 @@ func (r *Runtime) taskAsk(b task.Body) func(context.Context, channel.Card) (chan
 				r.logger().Warn("task approval card", "task", b.ID, "platform", b.Deliver, "err", err)
 			}
 		}
-		return r.waitApproval(ctx, card.ApprovalID, r.Config.Automation.ApprovalWait.Std())
+		return r.awaitAnswer(ctx, card.ApprovalID, r.Config.Automation.ApprovalWait.Std(), 0)
 	}
 }
 

@@ -42,6 +42,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/policy"
@@ -156,6 +157,10 @@ type Service struct {
 	sessionTTL time.Duration
 	alwaysTTL  time.Duration
 	maxPending int
+
+	// waiters are the Waits of this process, by approval id (wait.go).
+	waitMu  sync.Mutex
+	waiters map[string][]chan struct{}
 }
 
 // New returns a Service over st.
@@ -372,6 +377,7 @@ func (s *Service) decide(ctx context.Context, op, id, approver string, to Status
 	if err != nil {
 		return Approval{}, fmt.Errorf("%s %s: %w", op, id, err)
 	}
+	s.wake(id)
 	return fromRow(out, now), nil
 }
 
@@ -442,6 +448,7 @@ func (s *Service) Lapse(ctx context.Context, ids []string, since time.Time) (int
 	if err != nil {
 		return 0, fmt.Errorf("lapse approvals: %w", err)
 	}
+	s.wake(ids...)
 	return n, nil
 }
 

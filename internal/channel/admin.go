@@ -31,6 +31,10 @@ type Admin interface {
 	// used or expired; ErrBadChoice for another choice or a scope the
 	// card does not take (a critical card takes only Once or Deny).
 	Answer(ctx context.Context, id string, c Choice) (Approval, error)
+	// Await holds until approval id is no longer pending — answered in
+	// this process (at once) or another (at the next read): Recorded; or
+	// until within passes or it expires: Lapsed. It records nothing.
+	Await(ctx context.Context, id string, within time.Duration) (Choice, error)
 	// Audit returns a page of records, filtered: after q.After, oldest
 	// first; or, with q.Newest, before q.Before (0: from the last), newest
 	// first.

@@ -312,7 +312,6 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	s.wakeAnswer(a.ID)
 	s.hub.publish(newEvent("approval_decided", map[string]string{"approval_id": a.ID, "status": a.Status}))
 	writeJSON(w, http.StatusOK, approvalOut(a))
 }

@@ -174,72 +174,23 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *turn) {
 
 // await holds a turn at an approval card until the card is no longer
 // pending — answered through this server, in another tab, or with
-// `homard approval approve` — or until the approval wait lapses. It never
-// records an answer: whoever answered did.
+// `homard approval approve` — or until the approval wait lapses, through
+// the one approval waiter (Admin.Await). It never records an answer:
+// whoever answered did.
 func (s *Server) await(ctx context.Context, t *turn, c channel.Card) (channel.Choice, error) {
 	card := wire.NewCard(c, t.session)
-	answered := s.waitAnswer(c.ApprovalID)
-	defer s.stopWaiting(c.ApprovalID)
 	t.emit(newEvent(wire.EventApproval, card), false)
 	s.hub.publish(newEvent(wire.EventApproval, card))
-
-	lapse := time.NewTimer(s.o.ApprovalWait)
-	defer lapse.Stop()
-	poll := time.NewTicker(s.o.PollInterval)
-	defer poll.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return channel.Leave, ctx.Err()
-		case <-answered:
-			return channel.Recorded, nil
-		case <-lapse.C:
-			return channel.Lapsed, nil
-		case <-poll.C:
-			a, err := s.admin.Approval(ctx, c.ApprovalID)
-			if err != nil {
-				if ctx.Err() != nil {
-					return channel.Leave, ctx.Err()
-				}
-				s.log.Error("read approval", "approval", c.ApprovalID, "err", err)
-				continue
-			}
-			if a.Status != "pending" {
-				// Answered elsewhere (the CLI): tell the other tabs.
-				s.hub.publish(newEvent("approval_decided", map[string]string{"approval_id": a.ID, "status": a.Status}))
-				return channel.Recorded, nil
-			}
-		}
+	choice, err := s.admin.Await(ctx, c.ApprovalID, s.o.ApprovalWait)
+	if err != nil || choice != channel.Recorded {
+		return choice, err
 	}
-}
-
-// waitAnswer returns a channel closed when this server records an answer
-// to approval id.
-func (s *Server) waitAnswer(id string) <-chan struct{} {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	ch, ok := s.answered[id]
-	if !ok {
-		ch = make(chan struct{})
-		s.answered[id] = ch
+	// Tell the other tabs (an answer given here was told already, and
+	// telling twice is harmless).
+	if a, err := s.admin.Approval(ctx, c.ApprovalID); err == nil {
+		s.hub.publish(newEvent("approval_decided", map[string]string{"approval_id": a.ID, "status": a.Status}))
 	}
-	return ch
-}
-
-func (s *Server) stopWaiting(id string) {
-	s.mu.Lock()
-	delete(s.answered, id)
-	s.mu.Unlock()
-}
-
-// wakeAnswer tells a turn waiting on approval id that it was answered.
-func (s *Server) wakeAnswer(id string) {
-	s.mu.Lock()
-	if ch, ok := s.answered[id]; ok {
-		close(ch)
-		delete(s.answered, id)
-	}
-	s.mu.Unlock()
+	return choice, nil
 }
 
 // cancelTurn cancels session's running turn; false when none runs.

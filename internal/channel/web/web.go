@@ -62,9 +62,6 @@ type Options struct {
 	// PingInterval is how often an open event stream gets ": ping". Zero
 	// means 15 seconds.
 	PingInterval time.Duration
-	// PollInterval is how often a waiting turn reads its approval's row,
-	// to notice an answer given elsewhere (the CLI). Zero means 250ms.
-	PollInterval time.Duration
 	// Now is the clock. Nil means time.Now.
 	Now func() time.Time
 	// LocalKey, when set, is accepted as a bearer token besides the
@@ -107,7 +104,6 @@ type Server struct {
 	deleting map[string]bool      // sessions being deleted: no turn starts
 	logins   map[string]time.Time // SHA-256 of unused login tokens → expiry
 	cookies  map[string]time.Time // SHA-256 of session cookies → expiry
-	answered map[string]chan struct{}
 	stopping bool
 }
 
@@ -122,9 +118,6 @@ func New(o Options) (*Server, error) {
 	}
 	if o.PingInterval <= 0 {
 		o.PingInterval = 15 * time.Second
-	}
-	if o.PollInterval <= 0 {
-		o.PollInterval = 250 * time.Millisecond
 	}
 	if o.Now == nil {
 		o.Now = time.Now
@@ -146,7 +139,7 @@ func New(o Options) (*Server, error) {
 		o: o, rt: o.Runtime, admin: o.Admin, log: o.Log,
 		hosts: map[string]bool{}, origins: map[string]bool{}, hub: newHub(),
 		quit: make(chan struct{}), turns: map[string]*turn{}, logins: map[string]time.Time{},
-		cookies: map[string]time.Time{}, answered: map[string]chan struct{}{}, deleting: map[string]bool{},
+		cookies: map[string]time.Time{}, deleting: map[string]bool{},
 		secure: o.TLS,
 	}
 	for p := range o.Callbacks {
