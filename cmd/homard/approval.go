@@ -47,7 +47,7 @@ func (c *cli) approvalListCmd() *cobra.Command {
 			if all {
 				status = ""
 			}
-			list, err := r.ApprovalList(cmd.Context(), status)
+			list, err := r.Owner.Approvals(cmd.Context(), status)
 			if err != nil {
 				return err
 			}
@@ -83,7 +83,7 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 		Short: "Show one approval card: the exact plan, what it does (a diff, an argv), its hash, who asked, when it expires",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			a, err := r.ApprovalGet(cmd.Context(), args[0])
+			a, err := r.Owner.Approval(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -130,7 +130,7 @@ func (c *cli) approvalGrantsCmd() *cobra.Command {
 without asking until it expires. End one with: homard approval revoke ID`,
 		Args: cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.GrantList(cmd.Context(), all)
+			list, err := r.Owner.Grants(cmd.Context(), all)
 			if err != nil {
 				return err
 			}
@@ -187,7 +187,7 @@ func (c *cli) approvalRevokeCmd() *cobra.Command {
   homard approval revoke gr_1a2b3c4d5e6f7a8b`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			g, err := r.GrantRevoke(cmd.Context(), args[0])
+			g, err := r.Owner.RevokeGrant(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -206,7 +206,7 @@ func (c *cli) approvalApproveCmd() *cobra.Command {
   homard approval approve ap_1a2b3c4d5e6f7a8b --scope session`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			a, err := r.ApprovalApprove(cmd.Context(), args[0], scope)
+			a, err := r.Owner.Approve(cmd.Context(), args[0], scope)
 			if err != nil {
 				return err
 			}
@@ -228,7 +228,7 @@ func (c *cli) approvalDenyCmd() *cobra.Command {
 		Short: "Deny a pending call",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.ApprovalDeny(cmd.Context(), args[0]); err != nil {
+			if err := r.Owner.Deny(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "denied %s\n", termtext.Line(args[0]))

@@ -30,14 +30,14 @@ broken record.`,
 			}
 			defer r.Close()
 			if verify {
-				n, err := r.AuditVerify(ctx)
+				n, err := r.Owner.AuditVerify(ctx)
 				if err != nil {
 					return &exitError{code: exitFailure, err: fmt.Errorf("audit chain broken: %w", err)}
 				}
 				fmt.Fprintf(c.stdout, "audit chain intact: %d records\n", n)
 				return nil
 			}
-			recs, err := r.AuditTail(ctx, limit)
+			recs, err := r.Owner.AuditTail(ctx, limit)
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,7 @@ broken record.`,
 					return nil
 				case <-time.After(500 * time.Millisecond):
 				}
-				recs, err := r.AuditAfter(ctx, last, 1000)
+				recs, err := r.Owner.AuditAfter(ctx, last, 1000)
 				if err != nil {
 					return err
 				}

@@ -77,7 +77,7 @@ func (c *cli) checkpointRollbackCmd() *cobra.Command {
 		Short: "Preview a rollback; with --hash, restore the saved content",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			pv, err := r.CheckpointRollbackPreview(args[0])
+			pv, err := r.Owner.RollbackPreview(args[0])
 			if err != nil {
 				return err
 			}
@@ -88,7 +88,7 @@ func (c *cli) checkpointRollbackCmd() *cobra.Command {
 				fmt.Fprintf(c.stdout, "\nto restore, run: homard checkpoint rollback %s --hash %s\n", termtext.Line(args[0]), pv.SavedSHA256()[:12])
 				return nil
 			}
-			if _, err := r.CheckpointRollback(cmd.Context(), args[0], hash); err != nil {
+			if _, err := r.Owner.Rollback(cmd.Context(), args[0], hash); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "restored %s from checkpoint %s\n", termtext.Line(pv.Checkpoint.Target), termtext.Line(args[0]))

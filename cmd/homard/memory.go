@@ -62,7 +62,7 @@ func (c *cli) memoryListCmd() *cobra.Command {
   homard memory list --json | jq -r '.[] | select(.kind == "task") | .text'`,
 		Args: cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			units, problems, err := r.MemoryList(cmd.Context())
+			units, problems, err := r.Owner.MemoryList(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -72,20 +72,20 @@ func (c *cli) memoryListCmd() *cobra.Command {
 				for _, p := range problems {
 					fmt.Fprintf(c.stderr, "homard: memory.md: unreadable (kept, not searchable): %s\n", termtext.Line(p.String()))
 				}
-				return c.printUnitsJSON(units, r.MemoryNow())
+				return c.printUnitsJSON(units, r.Owner.Now())
 			}
 			if len(units) == 0 && len(problems) == 0 {
 				fmt.Fprintln(c.stdout, "no memory yet")
 				return nil
 			}
-			if err := c.printUnits(units, r.MemoryNow()); err != nil {
+			if err := c.printUnits(units, r.Owner.Now()); err != nil {
 				return err
 			}
 			for _, p := range problems {
 				fmt.Fprintf(c.stdout, "unreadable: %s\n", termtext.Line(p.String()))
 			}
 			if len(problems) > 0 {
-				path, _ := r.MemoryPath()
+				path, _ := r.Owner.MemoryPath()
 				fmt.Fprintf(c.stdout, "fix the sections above in %s; they are kept but not searchable\n", termtext.Line(path))
 			}
 			return nil
@@ -139,18 +139,18 @@ func (c *cli) memorySearchCmd() *cobra.Command {
 		Example: "  homard memory search oolong\n  homard memory search 乌龙",
 		Args:    cobra.MinimumNArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			units, err := r.MemorySearch(cmd.Context(), strings.Join(args, " "), limit)
+			units, err := r.Owner.MemorySearch(cmd.Context(), strings.Join(args, " "), limit)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return c.printUnitsJSON(units, r.MemoryNow())
+				return c.printUnitsJSON(units, r.Owner.Now())
 			}
 			if len(units) == 0 {
 				fmt.Fprintln(c.stdout, "no match")
 				return nil
 			}
-			return c.printUnits(units, r.MemoryNow())
+			return c.printUnits(units, r.Owner.Now())
 		}),
 	}
 	cmd.Flags().IntVar(&limit, "limit", 10, "most units to show (1 to 20)")
@@ -170,7 +170,7 @@ func (c *cli) memoryAddCmd() *cobra.Command {
 			if ttlDays < 0 {
 				return usageErr("--ttl-days must not be negative")
 			}
-			u, err := r.MemoryAdd(cmd.Context(), strings.Join(args, " "), kind, time.Duration(ttlDays)*24*time.Hour)
+			u, err := r.Owner.MemoryAdd(cmd.Context(), strings.Join(args, " "), kind, time.Duration(ttlDays)*24*time.Hour)
 			switch {
 			case errors.Is(err, app.ErrBadRequest) || errors.Is(err, app.ErrMemoryText):
 				return usageErr("%v", err)
@@ -194,7 +194,7 @@ func (c *cli) memoryForgetCmd() *cobra.Command {
 		Short: "Remove one unit from memory.md and from the index",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			u, err := r.MemoryForget(cmd.Context(), args[0])
+			u, err := r.Owner.MemoryForget(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -210,7 +210,7 @@ func (c *cli) memoryRebuildCmd() *cobra.Command {
 		Short: "Recreate the search index from memory.md (safe to repeat)",
 		Args:  cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			st, err := r.MemoryRebuild(cmd.Context())
+			st, err := r.Owner.MemoryRebuild(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -245,7 +245,7 @@ holding a secret is never proposed, stored or shown.
   homard memory review dismiss ID           drop it; it is not proposed again`,
 		Args: cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.MemoryReview(cmd.Context())
+			list, err := r.Owner.MemoryReview(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -278,7 +278,7 @@ func (c *cli) memoryAcceptCmd() *cobra.Command {
 		Example: "  homard memory review accept c_3f9a2c1d7e4b\n  homard memory review accept c_3f9a2c1d7e4b --replace m_0a1b2c3d4e5f",
 		Args:    cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			k, err := r.MemoryAccept(cmd.Context(), args[0], replace)
+			k, err := r.Owner.MemoryAccept(cmd.Context(), args[0], replace)
 			if err != nil {
 				return reviewErr(err)
 			}
@@ -300,7 +300,7 @@ func (c *cli) memoryDismissCmd() *cobra.Command {
 		Short: "Drop a proposed note; it is not proposed again",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			k, err := r.MemoryDismiss(cmd.Context(), args[0])
+			k, err := r.Owner.MemoryDismiss(cmd.Context(), args[0])
 			if err != nil {
 				return reviewErr(err)
 			}

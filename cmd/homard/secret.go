@@ -47,7 +47,7 @@ func (c *cli) secretSetCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := r.SecretSet(s, value); err != nil {
+			if err := r.Owner.SecretSet(s, value); err != nil {
 				return err
 			}
 			over := ""
@@ -100,7 +100,7 @@ func (c *cli) secretListCmd() *cobra.Command {
 		Short: "List secret names and the hosts they are bound to (never values)",
 		Args:  cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list := r.SecretList()
+			list := r.Owner.SecretList()
 			if asJSON {
 				out := make([]secretJSON, 0, len(list))
 				for _, s := range list {
@@ -139,7 +139,7 @@ func (c *cli) secretRmCmd() *cobra.Command {
 		Short: "Delete a secret",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.SecretRemove(args[0]); err != nil {
+			if err := r.Owner.SecretRemove(args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "removed %s\n", termtext.Line(args[0]))

@@ -36,7 +36,7 @@ func (c *cli) sessionListCmd() *cobra.Command {
 		Example: `  homard session list
   homard session list --json | jq -r '.[] | select(.private_since == null) | .id'`,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.SessionList(cmd.Context())
+			list, err := r.Owner.Sessions(cmd.Context())
 			if err != nil {
 				return err
 			}

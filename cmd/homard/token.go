@@ -36,7 +36,7 @@ func (c *cli) tokenCreateCmd() *cobra.Command {
 		Example: `  TOKEN=$(homard token create --name laptop)
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8787/api/info`,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			tok, t, err := r.TokenCreate(cmd.Context(), name)
+			tok, t, err := r.Owner.TokenCreate(cmd.Context(), name)
 			if err != nil {
 				return err
 			}
@@ -56,7 +56,7 @@ func (c *cli) tokenListCmd() *cobra.Command {
 		Short: "List tokens (never their secrets)",
 		Args:  cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.TokenList(cmd.Context())
+			list, err := r.Owner.TokenList(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -99,7 +99,7 @@ func (c *cli) tokenRevokeCmd() *cobra.Command {
 		Short: "Revoke a token at once",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.TokenRevoke(cmd.Context(), args[0]); err != nil {
+			if err := r.Owner.TokenRevoke(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "token %s revoked\n", args[0])

@@ -25,6 +25,7 @@ import (
 	"github.com/homard/homard/internal/integrity"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/memory"
+	"github.com/homard/homard/internal/owner"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
@@ -54,8 +55,12 @@ type Runtime struct {
 	// check of homard's own records (recovery.go; doctor reports it).
 	Start     StartReport
 	Approvals *approval.Service
-	Arbiter   *arbiter.Arbiter
-	Registry  *tool.Registry
+	// Owner is the one facade for what the owner does by hand (approvals,
+	// grants, audit, memory, sessions, tokens, secrets, rollbacks): the
+	// CLI calls it, the gateway reaches it through Admin.
+	Owner    *owner.Actions
+	Arbiter  *arbiter.Arbiter
+	Registry *tool.Registry
 	// offer is the tool list owner turns are offered, fixed at Open.
 	offer     toolOffer
 	Vault     *secrets.Vault
@@ -285,6 +290,10 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		TTL:        cfg.Permissions.ApprovalTTL.Std(),
 		SessionTTL: cfg.Permissions.SessionGrantTTL.Std(),
 		AlwaysTTL:  cfg.Permissions.AlwaysGrantTTL.Std(),
+	})
+	r.Owner = owner.New(owner.Deps{
+		Owner: cfg.Owner, Store: st, Approvals: r.Approvals, Memory: r.Memory, Vault: r.Vault, Gate: gate,
+		Now: r.now, Redact: r.redactor.Redact, LockSession: r.lockSessionOf, ChannelOfSecret: r.channelOfSecret,
 	})
 
 	mode, err := policy.ParseMode(cfg.Permissions.Mode)

@@ -2,14 +2,13 @@ package app
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"slices"
 	"time"
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/owner"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -27,67 +26,13 @@ func ClipPreview(preview string) (shown string, omitted int) {
 // "@@" lines a surface may colour.
 func IsDiff(preview string) bool { return tool.IsDiff(preview) }
 
-// awaitAnswer waits, through the one approval waiter (approval.Service's
-// Wait), until approval id is answered anywhere (channel.Recorded) or
-// within passes or it expires (channel.Lapsed). It records nothing. Chat
-// cards, task runs, `mcp serve` and the web gateway all wait here; poll
-// zero reads every approval.DefaultPoll.
+// awaitAnswer is the owner facade's Await: the one approval waiter.
 func (r *Runtime) awaitAnswer(ctx context.Context, id string, within, poll time.Duration) (channel.Choice, error) {
-	_, w, err := r.Approvals.Wait(ctx, id, within, poll)
-	switch {
-	case err != nil:
-		return channel.Leave, err
-	case w == approval.Answered:
-		return channel.Recorded, nil
-	}
-	return channel.Lapsed, nil
-}
-
-// GrantList returns the owner's grants, newest first: only the active
-// ones unless all is set.
-func (r *Runtime) GrantList(ctx context.Context, all bool) ([]Grant, error) {
-	list, err := r.Approvals.Grants(ctx, r.Config.Owner)
-	if err != nil {
-		return nil, err
-	}
-	if all {
-		return list, nil
-	}
-	now := time.Now()
-	out := list[:0]
-	for _, g := range list {
-		if g.Active(now) {
-			out = append(out, g)
-		}
-	}
-	return out, nil
+	return r.Owner.Await(ctx, id, within, poll)
 }
 
 // ErrGrantNotFound is a grant id that is not one of the owner's grants.
-var ErrGrantNotFound = errors.New("no such grant")
-
-// GrantRevoke ends one of the owner's grants now: a call it covered asks
-// again. Revoking a revoked grant succeeds; another owner's grant is
-// ErrGrantNotFound, like an unknown id.
-func (r *Runtime) GrantRevoke(ctx context.Context, id string) (Grant, error) {
-	list, err := r.Approvals.Grants(ctx, r.Config.Owner)
-	if err != nil {
-		return Grant{}, err
-	}
-	for _, g := range list {
-		if g.ID != id {
-			continue
-		}
-		if err := r.Approvals.RevokeGrant(ctx, id); err != nil {
-			return Grant{}, err
-		}
-		if g.RevokedAt.IsZero() {
-			g.RevokedAt = time.Now()
-		}
-		return g, nil
-	}
-	return Grant{}, fmt.Errorf("revoke grant %s: %w (list them with `homard approval grants`)", id, ErrGrantNotFound)
-}
+var ErrGrantNotFound = owner.ErrGrantNotFound
 
 // ApprovalJSON is an approval as `--json` prints it (docs/JSON.md): snake
 // case keys, risk as a word, times RFC 3339 UTC, the plan as text and the

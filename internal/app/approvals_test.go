@@ -40,27 +40,27 @@ func TestGrantRevokeOnlyTheOwnersGrants(t *testing.T) {
 	}
 	mine, theirs := grant(r.Config.Owner, "s-mine"), grant("mallory", "s-theirs")
 
-	list, err := r.GrantList(ctx, false)
+	list, err := r.Owner.Grants(ctx, false)
 	if err != nil || len(list) != 1 || list[0].ID != mine {
 		t.Fatalf("GrantList = %v, %v; want only %s", list, err, mine)
 	}
-	if _, err := r.GrantRevoke(ctx, theirs); !errors.Is(err, ErrGrantNotFound) {
+	if _, err := r.Owner.RevokeGrant(ctx, theirs); !errors.Is(err, ErrGrantNotFound) {
 		t.Errorf("revoke another owner's grant: %v; want ErrGrantNotFound", err)
 	}
 	if gs, _ := r.Approvals.Grants(ctx, "mallory"); len(gs) != 1 || !gs[0].RevokedAt.IsZero() {
 		t.Errorf("the other owner's grant after a refused revoke: %+v; want it active", gs)
 	}
-	g, err := r.GrantRevoke(ctx, mine)
+	g, err := r.Owner.RevokeGrant(ctx, mine)
 	if err != nil || g.ID != mine || g.RevokedAt.IsZero() {
 		t.Fatalf("revoke own grant = %+v, %v; want it revoked", g, err)
 	}
-	if list, _ := r.GrantList(ctx, false); len(list) != 0 {
+	if list, _ := r.Owner.Grants(ctx, false); len(list) != 0 {
 		t.Errorf("active grants after revoke: %v; want none", list)
 	}
-	if list, _ := r.GrantList(ctx, true); len(list) != 1 || list[0].RevokedAt.IsZero() {
+	if list, _ := r.Owner.Grants(ctx, true); len(list) != 1 || list[0].RevokedAt.IsZero() {
 		t.Errorf("all grants after revoke: %v; want the revoked one", list)
 	}
-	if _, err := r.GrantRevoke(ctx, mine); err != nil {
+	if _, err := r.Owner.RevokeGrant(ctx, mine); err != nil {
 		t.Errorf("revoking twice: %v; want success", err)
 	}
 }
@@ -99,7 +99,7 @@ func TestRecordAnswerMapsEveryChoice(t *testing.T) {
 			if tc.bad != errors.Is(err, channel.ErrBadChoice) || (!tc.bad && err != nil) {
 				t.Fatalf("recordAnswer(%q) = %v; want ErrBadChoice: %v", tc.choice, err, tc.bad)
 			}
-			got, err := r.ApprovalGet(ctx, a.ID)
+			got, err := r.Owner.Approval(ctx, a.ID)
 			if err != nil || got.Status != tc.status || got.Scope != tc.scope {
 				t.Errorf("after recordAnswer(%q): status %s, scope %q (%v); want %s, %q", tc.choice, got.Status, got.Scope, err, tc.status, tc.scope)
 			}

@@ -325,7 +325,7 @@ func TestBrowserAgainstRealServe(t *testing.T) {
 	card := `#transcript .card[data-status="pending"]`
 	p.waitFor("the approval card", `document.querySelector('`+card+`')`)
 	id := e2eEval[string](p, `document.querySelector('`+card+`').dataset.approvalId`)
-	ap, err := r.ApprovalGet(context.Background(), id)
+	ap, err := r.Owner.Approval(context.Background(), id)
 	if err != nil {
 		t.Fatalf("the card's approval %q: %v", id, err)
 	}
@@ -369,7 +369,7 @@ func TestBrowserAgainstRealServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	if _, err := cli.ApprovalApprove(context.Background(), id2, "once"); err != nil {
+	if _, err := cli.Owner.Approve(context.Background(), id2, "once"); err != nil {
 		t.Fatalf("approve %s on the command line: %v", id2, err)
 	}
 	p.waitFor("the card to show the decision", `["approved", "consumed"].includes(document.querySelector('`+card2+`').dataset.status)`)

@@ -113,7 +113,7 @@ func TestBrowserCardShowsTheDiff(t *testing.T) {
 	p.screenshot("#view-approvals", "e2e-grants.png")
 	p.do(chromedp.Click(chromedp.CSS(`#grants-list li.grant button`)))
 	p.waitFor("the grant to go", `!document.querySelector("#grants-list li.grant") && document.getElementById("grants-list").textContent.includes("No standing approvals.")`)
-	if list, err := r.GrantList(context.Background(), false); err != nil || len(list) != 0 {
+	if list, err := r.Owner.Grants(context.Background(), false); err != nil || len(list) != 0 {
 		t.Errorf("active grants after Revoke: %v, %v; want none", list, err)
 	}
 }

@@ -3,15 +3,15 @@ package app
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 
 	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/owner"
 	"github.com/homard/homard/internal/policy"
 )
 
 // ErrBadRequest marks a request a person got wrong (a bad flag value).
-var ErrBadRequest = errors.New("bad request")
+var ErrBadRequest = owner.ErrBadRequest
 
 // CallRequest is one tool call proposed from outside a model turn (the
 // `homard tool call` command), exactly as a model would propose it.

@@ -119,7 +119,7 @@ func TestCaptureBatches(t *testing.T) {
 	}
 
 	// The note came twice in one answer: buffered once, not remembered.
-	list, err := r.MemoryReview(ctx)
+	list, err := r.Owner.MemoryReview(ctx)
 	if err != nil || len(list) != 1 || list[0].Status != memory.Buffered {
 		t.Fatalf("MemoryReview = %+v, %v; want the note buffered once", list, err)
 	}

@@ -45,7 +45,7 @@ func TestCardOffersOnlyWhatItCanGrant(t *testing.T) {
 	if len(cards) != 2 || !cards[0].OnceOnly || cards[0].Allows(channel.Session) || cards[0].Allows(channel.Always) || !cards[0].Allows(channel.Once) {
 		t.Fatalf("cards = %+v; want one once-only card asked twice", cards)
 	}
-	if a, _ := r.ApprovalGet(ctx, cards[0].ApprovalID); a.Status != approval.Denied {
+	if a, _ := r.Owner.Approval(ctx, cards[0].ApprovalID); a.Status != approval.Denied {
 		t.Errorf("the run_command approval is %s; want denied", a.Status)
 	}
 	// The web page and `homard approval` read the same rule.
@@ -61,7 +61,7 @@ func TestCardOffersOnlyWhatItCanGrant(t *testing.T) {
 	if len(cards) != 1 || cards[0].OnceOnly || !cards[0].Allows(channel.Session) {
 		t.Fatalf("cards = %+v; want one card offering session", cards)
 	}
-	if a, _ := r.ApprovalGet(ctx, cards[0].ApprovalID); a.Status != approval.Consumed || a.Scope != approval.ScopeSession {
+	if a, _ := r.Owner.Approval(ctx, cards[0].ApprovalID); a.Status != approval.Consumed || a.Scope != approval.ScopeSession {
 		t.Errorf("the write's approval is %s %s; want consumed, scope session", a.Status, a.Scope)
 	}
 }
@@ -86,11 +86,11 @@ func TestFailedTurnLapsesItsCards(t *testing.T) {
 	if !errors.Is(err, gone) {
 		t.Fatalf("Run = %v; want the channel's error", err)
 	}
-	a, err := r.ApprovalGet(ctx, id)
+	a, err := r.Owner.Approval(ctx, id)
 	if err != nil || a.Status != approval.Expired || !a.Lapsed {
 		t.Fatalf("the failed turn's approval = %s lapsed %v, %v; want expired, lapsed", a.Status, a.Lapsed, err)
 	}
-	if _, err := r.ApprovalApprove(ctx, id, "once"); !errors.Is(err, approval.ErrExpired) {
+	if _, err := r.Owner.Approve(ctx, id, "once"); !errors.Is(err, approval.ErrExpired) {
 		t.Errorf("approve the lapsed card = %v; want ErrExpired", err)
 	}
 
@@ -100,7 +100,7 @@ func TestFailedTurnLapsesItsCards(t *testing.T) {
 	if err != nil || len(res.Pending) != 1 {
 		t.Fatalf("Run (left pending) = %+v, %v; want one pending approval", res, err)
 	}
-	if a, _ := r.ApprovalGet(ctx, res.Pending[0]); a.Status != approval.Pending || a.Lapsed {
+	if a, _ := r.Owner.Approval(ctx, res.Pending[0]); a.Status != approval.Pending || a.Lapsed {
 		t.Errorf("the finished turn's card = %s lapsed %v; want pending", a.Status, a.Lapsed)
 	}
 }

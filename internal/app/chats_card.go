@@ -188,7 +188,7 @@ func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 	case errors.Is(err, approval.ErrScopeNotAllowed):
 		c.finish(ctx, row, inboxHandled, "scope not allowed")
 		// The card stays open: the answers it offers still work.
-		if a, gerr := c.r.ApprovalGet(ctx, id); gerr == nil && !a.OnceOnly() && a.NoAlways() {
+		if a, gerr := c.r.Approvals.Get(ctx, id); gerr == nil && !a.OnceOnly() && a.NoAlways() {
 			ack(pressNoAlways)
 		} else {
 			ack(pressOnceOnly)
@@ -279,7 +279,7 @@ func (c *Chats) checkCards(ctx context.Context, a chat.Adapter) {
 		if card.MessageID == "" {
 			continue // not sent yet
 		}
-		ap, err := c.r.ApprovalGet(ctx, card.ApprovalID)
+		ap, err := c.r.Approvals.Get(ctx, card.ApprovalID)
 		if err != nil {
 			continue
 		}

@@ -93,7 +93,7 @@ func TestChatsApprovalCard(t *testing.T) {
 			t.Errorf("%s: ack %q; want %q", b.name, n, pressRefused)
 		}
 	}
-	if a, _ := rig.r.ApprovalGet(context.Background(), id); a.Status != approval.Pending {
+	if a, _ := rig.r.Owner.Approval(context.Background(), id); a.Status != approval.Pending {
 		t.Fatalf("after refused presses the approval is %s; want pending", a.Status)
 	}
 	if n := countOf(auditRules(t, rig.r), "chat.press-refused"); n != len(bad) {
@@ -136,7 +136,7 @@ func TestChatsCardAnsweredElsewhere(t *testing.T) {
 	rig.push(dm("1", "100", "write b"))
 	card := sentCard(t, rig.fake, "100")
 	id, _, _, _ := parseButton(card.Out.Buttons[0].Data)
-	if _, err := rig.r.ApprovalApprove(context.Background(), id, "once"); err != nil {
+	if _, err := rig.r.Owner.Approve(context.Background(), id, "once"); err != nil {
 		t.Fatal(err)
 	}
 	waitFor(t, "the card edited", func() bool { _, edits, _, _, _ := rig.fake.snapshot(); return len(edits) == 1 })
@@ -237,7 +237,7 @@ func TestChatsOnceOnlyCard(t *testing.T) {
 	if n, _ := rig.fake.ackFor("cb-p1"); n != pressOnceOnly {
 		t.Errorf("session press ack %q; want %q", n, pressOnceOnly)
 	}
-	if a, _ := rig.r.ApprovalGet(context.Background(), id); a.Status != approval.Pending {
+	if a, _ := rig.r.Owner.Approval(context.Background(), id); a.Status != approval.Pending {
 		t.Fatalf("after a session press the approval is %s; want pending", a.Status)
 	}
 	if _, edits, _, _, _ := rig.fake.snapshot(); len(edits) != 0 {
@@ -277,7 +277,7 @@ func TestChatsNoAlwaysCard(t *testing.T) {
 	if n, _ := rig.fake.ackFor("cb-p1"); n != pressNoAlways {
 		t.Errorf("always press ack %q; want %q", n, pressNoAlways)
 	}
-	if a, _ := rig.r.ApprovalGet(context.Background(), id); a.Status != approval.Pending {
+	if a, _ := rig.r.Owner.Approval(context.Background(), id); a.Status != approval.Pending {
 		t.Fatalf("after an always press the approval is %s; want pending", a.Status)
 	}
 	rig.push(press("p2", "100", "100", card.ID, card.Out.Buttons[2].Data, true))

@@ -44,7 +44,7 @@ func TestChatsDoctor(t *testing.T) {
 			f.WriteString("\n[channels.telegram]\nenabled = true\ntoken_secret = \"tg\"\n")
 			f.Close()
 			if tt.token {
-				if err := r.SecretSet(Secret{Name: "tg", Channel: chat.Telegram}, []byte("123456:ABCdefGHIjklMNOpqrSTUvwxYZ0123")); err != nil {
+				if err := r.Owner.SecretSet(Secret{Name: "tg", Channel: chat.Telegram}, []byte("123456:ABCdefGHIjklMNOpqrSTUvwxYZ0123")); err != nil {
 					t.Fatal(err)
 				}
 			}

@@ -38,7 +38,7 @@ func feishuCallbackConfig(t *testing.T, r *Runtime) *feishutest.Server {
 	fake.SetChatMode(fsOwnerChat, "p2p")
 	configureChannel(t, r, chat.Feishu, config.Channel{TokenSecret: "feishu", AppID: fake.AppID, APIBase: fake.URL(),
 		Mode: config.ModeCallback, EncryptKeySecret: "feishu-encrypt"}, fake.AppSecret)
-	if err := r.SecretSet(Secret{Name: "feishu-encrypt", Channel: chat.Feishu}, []byte(fsEncryptKey)); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "feishu-encrypt", Channel: chat.Feishu}, []byte(fsEncryptKey)); err != nil {
 		t.Fatal(err)
 	}
 	return fake

@@ -43,7 +43,7 @@ func TestChatsHostileButtonText(t *testing.T) {
 	})
 	waitFor(t, "replies sent", func() bool { return containsText(rig.fake.sentTexts("100"), "ok") })
 	rig.stop()
-	if a, _ := rig.r.ApprovalGet(context.Background(), id); a.Status != approval.Pending {
+	if a, _ := rig.r.Owner.Approval(context.Background(), id); a.Status != approval.Pending {
 		t.Errorf("approval is %s after button text was written; want pending", a.Status)
 	}
 	for _, s := range rig.fake.sent() {
@@ -61,10 +61,10 @@ func TestChatsHostileButtonText(t *testing.T) {
 // secret, is still planned.
 func TestChatsChannelTokenNotForTools(t *testing.T) {
 	r := newTestRuntime(t, "smart")
-	if err := r.SecretSet(Secret{Name: "tg", Channel: chat.Telegram}, []byte("123456:ABCdefGHIjklMNOpqrSTUvwxYZ0123456789")); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "tg", Channel: chat.Telegram}, []byte("123456:ABCdefGHIjklMNOpqrSTUvwxYZ0123456789")); err != nil {
 		t.Fatal(err)
 	}
-	if err := r.SecretSet(Secret{Name: "api", Hosts: []string{"api.example.com"}}, []byte("key-0123456789abcdefghij")); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "api", Hosts: []string{"api.example.com"}}, []byte("key-0123456789abcdefghij")); err != nil {
 		t.Fatal(err)
 	}
 	tests := []struct {

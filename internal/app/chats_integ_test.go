@@ -33,7 +33,7 @@ func configureChannel(t *testing.T, r *Runtime, platform string, cfg config.Chan
 	t.Helper()
 	cfg.Enabled = true
 	*r.Config.Channels.ByName()[platform] = cfg
-	if err := r.SecretSet(Secret{Name: cfg.TokenSecret, Channel: platform}, []byte(token)); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: cfg.TokenSecret, Channel: platform}, []byte(token)); err != nil {
 		t.Fatalf("store the %s token: %v", platform, err)
 	}
 }

@@ -4,13 +4,14 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/homard/homard/internal/channel/chat"
 	"io"
 	"net/http"
 	"os"
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/homard/homard/internal/channel/chat"
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"

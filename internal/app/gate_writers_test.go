@@ -313,7 +313,7 @@ func TestGateSessionGrantIsNotAFolderGrant(t *testing.T) {
 	if card.Covers != "docs/**" || !strings.Contains(cardText(card), "also lets run without asking: docs/**") {
 		t.Errorf("card Covers = %q, text:\n%s\nwant docs/** named", card.Covers, cardText(card))
 	}
-	if _, err := r.ApprovalApprove(t.Context(), out.ApprovalID, "session"); err != nil {
+	if _, err := r.Owner.Approve(t.Context(), out.ApprovalID, "session"); err != nil {
 		t.Fatal(err)
 	}
 	wantApplied(t, r, w("docs/notes.md", "notes\n"), "docs/notes.md")
@@ -329,11 +329,11 @@ func TestGateSessionGrantIsNotAFolderGrant(t *testing.T) {
 	if card := r.card(t.Context(), "write_file", out); card.Allows(channel.Session) || strings.Contains(cardText(card), "also lets run") {
 		t.Errorf("critical card offers a session cover:\n%s", cardText(card))
 	}
-	if a, err := r.ApprovalGet(t.Context(), out.ApprovalID); err != nil || NewApprovalJSON(a).Covers != "" {
+	if a, err := r.Owner.Approval(t.Context(), out.ApprovalID); err != nil || NewApprovalJSON(a).Covers != "" {
 		t.Errorf("critical approval JSON covers = %q (%v); want empty", NewApprovalJSON(a).Covers, err)
 	}
 	// A session answer is not accepted for a critical card.
-	if _, err := r.ApprovalApprove(t.Context(), out.ApprovalID, "session"); err == nil {
+	if _, err := r.Owner.Approve(t.Context(), out.ApprovalID, "session"); err == nil {
 		t.Error("a critical card accepted a session approval")
 	}
 }
@@ -393,7 +393,7 @@ func TestGateCommandGrantDestinationIsNarrow(t *testing.T) {
 		strings.Count(cardText(card), "cp ‹path in ./› ‹new name in ./›") != 1 {
 		t.Errorf("card Covers = %q; want the template with its new-name slot, once in the card text:\n%s", card.Covers, cardText(card))
 	}
-	if _, err := r.ApprovalApprove(t.Context(), out.ApprovalID, "session"); err != nil {
+	if _, err := r.Owner.Approve(t.Context(), out.ApprovalID, "session"); err != nil {
 		t.Fatal(err)
 	}
 	wantDecision(t, cp("backup.txt"), "ran", "approval.once")

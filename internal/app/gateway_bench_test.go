@@ -20,7 +20,7 @@ import (
 // HTTP request and SSE framing, the guard chain and the turn registry.
 func BenchmarkGatewayTimeToFirstByte(b *testing.B) {
 	r := benchRuntime(b)
-	tok, _, err := r.TokenCreate(context.Background(), "bench")
+	tok, _, err := r.Owner.TokenCreate(context.Background(), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,7 +94,7 @@ func BenchmarkGatewayTimeToFirstByte(b *testing.B) {
 // it) and with a login cookie (an in-memory lookup).
 func BenchmarkGatewayRoundTrip(b *testing.B) {
 	r := newTestRuntime(b, "smart")
-	tok, _, err := r.TokenCreate(context.Background(), "bench")
+	tok, _, err := r.Owner.TokenCreate(context.Background(), "bench")
 	if err != nil {
 		b.Fatal(err)
 	}

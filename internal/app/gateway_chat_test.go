@@ -178,7 +178,7 @@ func TestGatewayApprovalAnsweredOnTheCommandLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cli.Close()
-	if _, err := cli.ApprovalApprove(context.Background(), card.ApprovalID, "once"); err != nil {
+	if _, err := cli.Owner.Approve(context.Background(), card.ApprovalID, "once"); err != nil {
 		t.Fatal(err)
 	}
 	done, _ := s.until("done")

@@ -17,7 +17,7 @@ func TestGatewayMemoryReview(t *testing.T) {
 	r := newTestRuntime(t, "smart")
 	ctx := context.Background()
 	owner := r.Config.Owner
-	old, err := r.MemoryAdd(ctx, "I prefer oolong tea", "preference", 0)
+	old, err := r.Owner.MemoryAdd(ctx, "I prefer oolong tea", "preference", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestGatewayMemoryReview(t *testing.T) {
 	if resp, body := g.do(g.req("POST", "/api/memory/review/"+buffered.ID, `{"action":"dismiss"}`, g.token)); resp.StatusCode != 200 {
 		t.Fatalf("dismiss = %d %s", resp.StatusCode, body)
 	}
-	units, _, err := r.MemoryList(ctx)
+	units, _, err := r.Owner.MemoryList(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}

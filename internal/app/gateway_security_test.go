@@ -23,11 +23,11 @@ func TestGatewayRefusesWhatItMust(t *testing.T) {
 	runServer(t, r, openAI(llmtest.Turn{Text: []string{"never reached"}}))
 	g := startGateway(t, r)
 	_, port, _ := strings.Cut(g.host, ":")
-	revoked, tok, err := r.TokenCreate(context.Background(), "old")
+	revoked, tok, err := r.Owner.TokenCreate(context.Background(), "old")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := r.TokenRevoke(context.Background(), tok.ID); err != nil {
+	if err := r.Owner.TokenRevoke(context.Background(), tok.ID); err != nil {
 		t.Fatal(err)
 	}
 	chat := `{"session":"s1","message":"hello"}`

@@ -42,7 +42,7 @@ func TestGatewaySessionTitleAndDelete(t *testing.T) {
 	if want := "What colour is the kettle in the kitchen,…"; titles["kitchen"] != want || titles["asks"] != "" {
 		t.Fatalf("titles = %q; want kitchen %q and asks empty (no stored turn)", titles, want)
 	}
-	auditBefore, err := r.AuditVerify(ctx)
+	auditBefore, err := r.Owner.AuditVerify(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,12 +72,12 @@ func TestGatewaySessionTitleAndDelete(t *testing.T) {
 	if len(msgs) != 0 {
 		t.Errorf("history of the deleted session = %v; want none", msgs)
 	}
-	if n, err := r.AuditVerify(ctx); err != nil || n != auditBefore {
+	if n, err := r.Owner.AuditVerify(ctx); err != nil || n != auditBefore {
 		t.Errorf("audit after delete: %d records, %v; want the same %d, intact", n, err, auditBefore)
 	}
 
 	// The twin: once its card is denied, the session can go.
-	if err := r.ApprovalDeny(ctx, out.ApprovalID); err != nil {
+	if err := r.Owner.Deny(ctx, out.ApprovalID); err != nil {
 		t.Fatal(err)
 	}
 	if resp, body := g.do(g.req("DELETE", "/api/sessions/asks", "{}", g.token)); resp.StatusCode != http.StatusOK {

@@ -52,7 +52,7 @@ func startGateway(t *testing.T, r *Runtime) *gw {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tok, _, err := r.TokenCreate(context.Background(), "test")
+	tok, _, err := r.Owner.TokenCreate(context.Background(), "test")
 	if err != nil {
 		t.Fatal(err)
 	}

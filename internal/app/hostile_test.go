@@ -86,7 +86,7 @@ func TestHostileArgumentsAreRefusedAndAudited(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, ".git/hooks/pre-commit")); err == nil {
 		t.Fatal("a git hook was written")
 	}
-	if n, err := r.AuditVerify(context.Background()); err != nil || n != len(cases) {
+	if n, err := r.Owner.AuditVerify(context.Background()); err != nil || n != len(cases) {
 		t.Fatalf("AuditVerify = %d, %v; want %d records, intact", n, err, len(cases))
 	}
 }
@@ -122,7 +122,7 @@ func TestApprovalBindsTheExactPlan(t *testing.T) {
 	if _, err := r.Approvals.Approve(ctx, id, "mallory", approval.ScopeOnce); !errors.Is(err, approval.ErrForeignOwner) {
 		t.Fatalf("foreign approve: err = %v; want ErrForeignOwner", err)
 	}
-	if _, err := r.ApprovalApprove(ctx, id, "once"); err != nil {
+	if _, err := r.Owner.Approve(ctx, id, "once"); err != nil {
 		t.Fatal(err)
 	}
 	// Approve one Plan, run another: B is a new plan and waits.
@@ -142,7 +142,7 @@ func TestApprovalBindsTheExactPlan(t *testing.T) {
 	}
 	wantDecision(t, call(t, r, planA), "pending", "mode.smart")
 	// Replaying the consumed approval is refused.
-	if _, err := r.ApprovalApprove(ctx, id, "once"); !errors.Is(err, approval.ErrAlreadyDecided) {
+	if _, err := r.Owner.Approve(ctx, id, "once"); !errors.Is(err, approval.ErrAlreadyDecided) {
 		t.Fatalf("replayed approve: err = %v; want ErrAlreadyDecided", err)
 	}
 }
@@ -154,7 +154,7 @@ func TestScopedGrants(t *testing.T) {
 		return call(t, r, CallRequest{Tool: "write_file", Args: `{"path":"` + path + `","content":"x"}`, Session: session})
 	}
 	out := write("s1", "notes/a.md")
-	if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "session"); err != nil {
+	if _, err := r.Owner.Approve(ctx, out.ApprovalID, "session"); err != nil {
 		t.Fatal(err)
 	}
 	wantDecision(t, write("s1", "notes/a.md"), "ran", "approval.once")
@@ -164,7 +164,7 @@ func TestScopedGrants(t *testing.T) {
 	wantDecision(t, write("s2", "notes/b.md"), "pending", "mode.smart")
 
 	out = write("s3", "journal/2026.md")
-	if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "always"); err != nil {
+	if _, err := r.Owner.Approve(ctx, out.ApprovalID, "always"); err != nil {
 		t.Fatal(err)
 	}
 	wantDecision(t, write("s4", "journal/2027.md"), "ran", "grant.")
@@ -218,10 +218,10 @@ func TestPendingAndConsumedSurviveRestart(t *testing.T) {
 	r.Close()
 
 	r = open()
-	if a, err := r.ApprovalGet(ctx, id); err != nil || a.Status != approval.Pending {
+	if a, err := r.Owner.Approval(ctx, id); err != nil || a.Status != approval.Pending {
 		t.Fatalf("after restart: %+v, %v; want pending", a, err)
 	}
-	if _, err := r.ApprovalApprove(ctx, id, "once"); err != nil {
+	if _, err := r.Owner.Approve(ctx, id, "once"); err != nil {
 		t.Fatal(err)
 	}
 	wantDecision(t, call(t, r, req), "ran", "approval.once")
@@ -229,7 +229,7 @@ func TestPendingAndConsumedSurviveRestart(t *testing.T) {
 
 	r = open()
 	defer r.Close()
-	if a, _ := r.ApprovalGet(ctx, id); a.Status != approval.Consumed {
+	if a, _ := r.Owner.Approval(ctx, id); a.Status != approval.Consumed {
 		t.Fatalf("after restart: status %s; want consumed", a.Status)
 	}
 	wantDecision(t, call(t, r, req), "pending", "mode.smart")
@@ -243,7 +243,7 @@ func TestConcurrentApproversOneWins(t *testing.T) {
 	wins := 0
 	for range 16 {
 		wg.Go(func() {
-			if _, err := r.ApprovalApprove(context.Background(), id, "once"); err == nil {
+			if _, err := r.Owner.Approve(context.Background(), id, "once"); err == nil {
 				mu.Lock()
 				wins++
 				mu.Unlock()

@@ -129,7 +129,7 @@ func TestMCPEverything(t *testing.T) {
 	const envSecret, vaultSecret = "env-s3cret-9f1c2e", "vault-s3cret-4b7d0a"
 	t.Setenv("HOMARD_EVERYTHING_SECRET", envSecret)
 	_, r := newEverythingHome(t)
-	if err := r.SecretSet(Secret{Name: "everything-api", Hosts: []string{"api.example.com"}}, []byte(vaultSecret)); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "everything-api", Hosts: []string{"api.example.com"}}, []byte(vaultSecret)); err != nil {
 		t.Fatal(err)
 	}
 
@@ -140,7 +140,7 @@ func TestMCPEverything(t *testing.T) {
 		if out.Decision != arbiter.Pending {
 			t.Fatalf("echo in smart mode: %s (%s); want pending", out.Decision, out.Reason)
 		}
-		if _, err := r.ApprovalApprove(context.Background(), out.ApprovalID, "once"); err != nil {
+		if _, err := r.Owner.Approve(context.Background(), out.ApprovalID, "once"); err != nil {
 			t.Fatal(err)
 		}
 		out = mcpCall(t, r, "", "mcp__everything__echo", `{"message":"hi"}`)

@@ -144,7 +144,7 @@ func TestMCPTrustOnFirstUse(t *testing.T) {
 	if out.Decision != arbiter.Pending {
 		t.Fatalf("echo in smart mode: %s (%s); want pending", out.Decision, out.Reason)
 	}
-	if _, err := r.ApprovalApprove(context.Background(), out.ApprovalID, "once"); err != nil {
+	if _, err := r.Owner.Approve(context.Background(), out.ApprovalID, "once"); err != nil {
 		t.Fatal(err)
 	}
 	out = mcpCall(t, r, "", "mcp__fake__echo", `{"text":"hi"}`)

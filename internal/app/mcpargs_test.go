@@ -120,7 +120,7 @@ func TestMCPCardShowsArguments(t *testing.T) {
 	if out.Decision != arbiter.Pending {
 		t.Fatalf("args in smart mode: %s (%s: %s); want pending", out.Decision, out.Rule, out.Reason)
 	}
-	a, err := r.ApprovalGet(ctx, out.ApprovalID)
+	a, err := r.Owner.Approval(ctx, out.ApprovalID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +150,7 @@ func TestMCPCardShowsArguments(t *testing.T) {
 	if out.Decision != arbiter.Pending {
 		t.Fatalf("args in smart mode: %s (%s: %s); want pending", out.Decision, out.Rule, out.Reason)
 	}
-	if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "once"); err != nil {
+	if _, err := r.Owner.Approve(ctx, out.ApprovalID, "once"); err != nil {
 		t.Fatal(err)
 	}
 	if other := mcpCall(t, r, "s1", "mcp__fake__args", `{"count":8,"text":"hi"}`); other.Decision != arbiter.Pending || other.ApprovalID == out.ApprovalID {
@@ -170,7 +170,7 @@ func TestMCPCardShowsArguments(t *testing.T) {
 	if out.Decision != arbiter.Pending {
 		t.Fatalf("args with a long text: %s (%s: %s); want pending", out.Decision, out.Rule, out.Reason)
 	}
-	a, err = r.ApprovalGet(ctx, out.ApprovalID)
+	a, err = r.Owner.Approval(ctx, out.ApprovalID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,7 +52,7 @@ func TestMCPHTTPThroughEgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	if err := r.SecretSet(Secret{Name: "webtok", Hosts: []string{u.Host}, AllowHTTP: true}, []byte(token)); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "webtok", Hosts: []string{u.Host}, AllowHTTP: true}, []byte(token)); err != nil {
 		t.Fatal(err)
 	}
 

@@ -67,7 +67,7 @@ func TestMCPServerUsesSecretThroughProxy(t *testing.T) {
 		return r
 	}
 	r := open()
-	if err := r.SecretSet(Secret{Name: "api", Hosts: []string{host}}, []byte(value)); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "api", Hosts: []string{host}}, []byte(value)); err != nil {
 		t.Fatal(err)
 	}
 	h.trust(t, r)

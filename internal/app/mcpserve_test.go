@@ -107,10 +107,10 @@ func TestMCPServeIsGuarded(t *testing.T) {
 	if err != nil || len(list) != 1 || list[0].Session != "mcp-editor" {
 		t.Fatalf("pending approvals = %+v, %v; want the write, in session mcp-editor", list, err)
 	}
-	if _, err := r.ApprovalApprove(ctx, list[0].ID, "session"); !errors.Is(err, approval.ErrScopeNotAllowed) {
+	if _, err := r.Owner.Approve(ctx, list[0].ID, "session"); !errors.Is(err, approval.ErrScopeNotAllowed) {
 		t.Fatalf("approve a paired call for the session: %v; want ErrScopeNotAllowed", err)
 	}
-	if _, err := r.ApprovalApprove(ctx, list[0].ID, "once"); err != nil {
+	if _, err := r.Owner.Approve(ctx, list[0].ID, "once"); err != nil {
 		t.Fatal(err)
 	}
 	res, err = s.Call(ctx, "write_file", []byte(`{"path":"out.txt","content":"hi\n"}`))

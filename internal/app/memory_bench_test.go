@@ -46,7 +46,7 @@ func BenchmarkInjection10k(b *testing.B) {
 		}
 		fmt.Fprintf(&md, "## m_%012x\n- kind: fact\n- created: %s\n- updated: %s\n- source: owner\n\n%s\n\n", i, t0, t0, strings.TrimSpace(text.String()))
 	}
-	p, err := r.MemoryPath()
+	p, err := r.Owner.MemoryPath()
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func BenchmarkInjection10k(b *testing.B) {
 	if err := os.Chtimes(p, old, old); err != nil {
 		b.Fatal(err)
 	}
-	if st, err := r.MemoryRebuild(ctx); err != nil || st.Indexed != 10000 {
+	if st, err := r.Owner.MemoryRebuild(ctx); err != nil || st.Indexed != 10000 {
 		b.Fatalf("rebuild = %+v, %v", st, err)
 	}
 	for _, msg := range []struct{ name, text string }{

@@ -14,7 +14,7 @@ import (
 
 func remembered(t *testing.T, r *Runtime) string {
 	t.Helper()
-	p, err := r.MemoryPath()
+	p, err := r.Owner.MemoryPath()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func TestRememberRefusesSecrets(t *testing.T) {
 		if strings.Contains(out.Reason, c.secret) {
 			t.Errorf("%s: the reason quotes the secret: %s", c.name, out.Reason)
 		}
-		if _, err := r.MemoryAdd(context.Background(), c.text, "", 0); err == nil {
+		if _, err := r.Owner.MemoryAdd(context.Background(), c.text, "", 0); err == nil {
 			t.Errorf("%s: memory add accepted it", c.name)
 		}
 	}
@@ -120,7 +120,7 @@ func TestMemoryIsOwnerOnly(t *testing.T) {
 
 func TestMemoryToolsAskInSafeMode(t *testing.T) {
 	r := newTestRuntime(t, "safe")
-	u, err := r.MemoryAdd(context.Background(), "I prefer oolong tea", "preference", 0)
+	u, err := r.Owner.MemoryAdd(context.Background(), "I prefer oolong tea", "preference", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

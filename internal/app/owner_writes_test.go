@@ -26,7 +26,7 @@ func TestOwnerRollbackPassesTheGate(t *testing.T) {
 	}{{".envrc", "owner's tools execute"}, {"notes.md", ""}} {
 		out := call(t, r, CallRequest{Tool: "write_file", Args: `{"path":"` + tc.rel + `","content":"changed\n"}`})
 		if out.Decision == "pending" {
-			if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "once"); err != nil {
+			if _, err := r.Owner.Approve(ctx, out.ApprovalID, "once"); err != nil {
 				t.Fatal(err)
 			}
 			out = call(t, r, CallRequest{Tool: "write_file", Args: `{"path":"` + tc.rel + `","content":"changed\n"}`})
@@ -35,7 +35,7 @@ func TestOwnerRollbackPassesTheGate(t *testing.T) {
 		if out.Decision != "ran" || id == nil {
 			t.Fatalf("%s: %s %q; want a write with a checkpoint", tc.rel, out.Decision, resultText(out))
 		}
-		pv, err := r.CheckpointRollbackPreview(id[1])
+		pv, err := r.Owner.RollbackPreview(id[1])
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -43,7 +43,7 @@ func TestOwnerRollbackPassesTheGate(t *testing.T) {
 			t.Errorf("%s: rollback preview %q; want finding %q", tc.rel, got, tc.finding)
 		}
 		before := lastAuditSeq(t, r)
-		if _, err := r.CheckpointRollback(ctx, id[1], pv.SavedSHA256()); err != nil {
+		if _, err := r.Owner.Rollback(ctx, id[1], pv.SavedSHA256()); err != nil {
 			t.Fatal(err)
 		}
 		if b, _ := os.ReadFile(filepath.Join(root, tc.rel)); strings.Contains(string(b), "changed") {
@@ -62,11 +62,11 @@ func TestOwnerMemoryEditsAreAudited(t *testing.T) {
 	ctx := context.Background()
 	r := newTestRuntime(t, "autopilot")
 	before := lastAuditSeq(t, r)
-	u, err := r.MemoryAdd(ctx, "the owner likes tea", "", 0)
+	u, err := r.Owner.MemoryAdd(ctx, "the owner likes tea", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.MemoryForget(ctx, u.ID); err != nil {
+	if _, err := r.Owner.MemoryForget(ctx, u.ID); err != nil {
 		t.Fatal(err)
 	}
 	recs := auditSince(t, r, before)
@@ -76,7 +76,7 @@ func TestOwnerMemoryEditsAreAudited(t *testing.T) {
 	if strings.Contains(recs[0].Args, "tea") {
 		t.Errorf("the audit holds the memory's text: %q", recs[0].Args)
 	}
-	if _, err := r.AuditVerify(ctx); err != nil {
+	if _, err := r.Owner.AuditVerify(ctx); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -108,7 +108,7 @@ func TestOwnerRollbackEveryKind(t *testing.T) {
 				args := fmt.Sprintf(`{"path":%q,"content":%q}`, c.rel, gatePayload)
 				out := call(t, r, CallRequest{Tool: "write_file", Args: args})
 				if out.Decision == "pending" {
-					if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "once"); err != nil {
+					if _, err := r.Owner.Approve(ctx, out.ApprovalID, "once"); err != nil {
 						t.Fatal(err)
 					}
 					out = call(t, r, CallRequest{Tool: "write_file", Args: args})
@@ -117,14 +117,14 @@ func TestOwnerRollbackEveryKind(t *testing.T) {
 				if id == nil {
 					t.Fatalf("%s: %s %q; want a write with a checkpoint", c.rel, out.Decision, resultText(out))
 				}
-				pv, err := r.CheckpointRollbackPreview(id[1])
+				pv, err := r.Owner.RollbackPreview(id[1])
 				if err != nil {
 					t.Fatal(err)
 				}
 				if got := pv.Graded != nil && pv.Graded.Grade.String() == "critical"; got != c.critical {
 					t.Errorf("%s: rollback preview critical = %v; want %v:\n%s", c.rel, got, c.critical, pv)
 				}
-				if _, err := r.CheckpointRollback(ctx, id[1], pv.SavedSHA256()); err != nil {
+				if _, err := r.Owner.Rollback(ctx, id[1], pv.SavedSHA256()); err != nil {
 					t.Fatal(err)
 				}
 				if b, _ := os.ReadFile(filepath.Join(r.Config.Workspace.Roots[0].Path, c.rel)); string(b) != gatePlaceholder {

@@ -80,7 +80,7 @@ func TestModelKeyFromVault(t *testing.T) {
 		!strings.Contains(err.Error(), "homard secret set llm --host "+host) {
 		t.Fatalf("missing secret: %v; want ErrNoKey with the command that fixes it", err)
 	}
-	if err := r.SecretSet(Secret{Name: "llm", Hosts: []string{"api.openai.com"}}, []byte(vaultKey)); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "llm", Hosts: []string{"api.openai.com"}}, []byte(vaultKey)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.ProviderTest(context.Background()); !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "not bound to host") {
@@ -89,7 +89,7 @@ func TestModelKeyFromVault(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 {
 		t.Fatalf("%d requests reached the endpoint without a released key", n)
 	}
-	if err := r.SecretSet(Secret{Name: "llm", Hosts: []string{host}}, []byte(vaultKey)); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "llm", Hosts: []string{host}}, []byte(vaultKey)); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.ProviderTest(context.Background()); !errors.Is(err, ErrNoKey) || !errors.Is(err, secrets.ErrPlainHTTP) ||
@@ -99,7 +99,7 @@ func TestModelKeyFromVault(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 {
 		t.Fatalf("%d requests reached the plain-http endpoint with an https-only secret", n)
 	}
-	if err := r.SecretSet(Secret{Name: "llm", Hosts: []string{host}, AllowHTTP: true}, []byte(vaultKey)); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "llm", Hosts: []string{host}, AllowHTTP: true}, []byte(vaultKey)); err != nil {
 		t.Fatal(err)
 	}
 	if rep, err := r.ProviderTest(context.Background()); err != nil || rep.Reply != "OK" {

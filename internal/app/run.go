@@ -376,7 +376,7 @@ func (r *Runtime) chooser(ask func(context.Context, channel.Card) (channel.Choic
 			// Read what was recorded; record nothing. Proposing again is
 			// safe whatever the row says: the arbiter consumes only a real
 			// approval of exactly this plan, else the call stays pending.
-			a, err := r.ApprovalGet(ctx, out.ApprovalID)
+			a, err := r.Approvals.Get(ctx, out.ApprovalID)
 			if err != nil {
 				return channel.Leave, err
 			}
@@ -397,33 +397,10 @@ func (r *Runtime) chooser(ask func(context.Context, channel.Card) (channel.Choic
 	}
 }
 
-// approvalScope is how far the owner's answer reaches when it approves:
-// the one mapping from an answer to an approval.Scope. ok is false for an
-// answer that approves nothing (Deny, Leave, Recorded, Lapsed).
-func approvalScope(c channel.Choice) (scope approval.Scope, ok bool) {
-	switch c {
-	case channel.Once:
-		return approval.ScopeOnce, true
-	case channel.Session:
-		return approval.ScopeSession, true
-	case channel.Always:
-		return approval.ScopeAlways, true
-	}
-	return "", false
-}
-
-// recordAnswer records the owner's answer c to pending approval id as the
-// configured owner: Deny denies it, Once, Session or Always approve it
-// with that scope; any other answer records nothing (channel.ErrBadChoice).
+// recordAnswer records the owner's answer c to pending approval id
+// through the owner facade (owner.Actions.Answer).
 func (r *Runtime) recordAnswer(ctx context.Context, id string, c channel.Choice) (Approval, error) {
-	if c == channel.Deny {
-		return r.Approvals.Deny(ctx, id, r.Config.Owner)
-	}
-	scope, ok := approvalScope(c)
-	if !ok {
-		return Approval{}, fmt.Errorf("%w: %q (want once, session, always or deny)", channel.ErrBadChoice, c)
-	}
-	return r.Approvals.Approve(ctx, id, r.Config.Owner, scope)
+	return r.Owner.Answer(ctx, id, c)
 }
 
 // card shows a pending outcome of tool to the owner: the exact plan, its
@@ -438,7 +415,7 @@ func (r *Runtime) card(ctx context.Context, tool string, o arbiter.Outcome) chan
 	// run's or a paired client's session, a command that runs code), so a
 	// card offers only the answers Approve takes; unread, it offers once.
 	c.OnceOnly = true
-	if a, err := r.ApprovalGet(ctx, o.ApprovalID); err == nil {
+	if a, err := r.Approvals.Get(ctx, o.ApprovalID); err == nil {
 		c.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
 		c.OnceOnly, c.NoAlways = a.OnceOnly(), a.NoAlways()
 		c.Covers = a.Covers()

@@ -61,7 +61,7 @@ func TestRunOffersToolsByTrust(t *testing.T) {
 			t.Errorf("%s is offered %q; want %s", tt.who, got, tt.what)
 		}
 	}
-	recs, err := r.AuditTail(ctx, 100)
+	recs, err := r.Owner.AuditTail(ctx, 100)
 	if err != nil {
 		t.Fatal(err)
 	}

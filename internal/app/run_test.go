@@ -213,7 +213,7 @@ func TestRunResumesAfterApproval(t *testing.T) {
 	if err != nil || len(res.Pending) != 1 {
 		t.Fatalf("first Run = %+v, %v; want one pending approval", res, err)
 	}
-	if _, err := r.ApprovalApprove(ctx, res.Pending[0], "once"); err != nil {
+	if _, err := r.Owner.Approve(ctx, res.Pending[0], "once"); err != nil {
 		t.Fatal(err)
 	}
 	res, err = r.Run(ctx, channel.TurnRequest{Text: "Approved, go ahead.", Session: "work"})
@@ -302,7 +302,7 @@ func TestRunCancelStopsTheRunningTool(t *testing.T) {
 	if err != nil || len(stored) != 0 {
 		t.Fatalf("stored %d messages, %v; a cancelled turn must store nothing", len(stored), err)
 	}
-	recs, err := r.AuditTail(context.Background(), 5)
+	recs, err := r.Owner.AuditTail(context.Background(), 5)
 	if err != nil {
 		t.Fatal(err)
 	}

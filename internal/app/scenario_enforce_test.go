@@ -205,7 +205,7 @@ func TestScenarioCommandGrantIsATemplate(t *testing.T) {
 	if !strings.Contains(out.Plan, "‹") {
 		t.Errorf("the card does not show the template: %q", out.Plan)
 	}
-	if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "session"); err != nil {
+	if _, err := r.Owner.Approve(ctx, out.ApprovalID, "session"); err != nil {
 		t.Fatal(err)
 	}
 	out = call(t, r, mk(`["build/a"]`))
@@ -481,7 +481,7 @@ func TestScenarioApprovedGitCommit(t *testing.T) {
 		req := CallRequest{Tool: "run_command", Args: `{"program":"git","args":` + args + `,"cwd":"repo"}`, Session: "g"}
 		out := call(t, r, req)
 		wantDecision(t, out, "pending", "mode.smart")
-		if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "once"); err != nil {
+		if _, err := r.Owner.Approve(ctx, out.ApprovalID, "once"); err != nil {
 			t.Fatal(err)
 		}
 		out = call(t, r, req)

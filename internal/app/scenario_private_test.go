@@ -120,7 +120,7 @@ func wantExfilStopped(t *testing.T, r *Runtime, attacker *recorder, res channel.
 		t.Errorf("channel.TurnResult.Pending = %v; want it to hold %s", res.Pending, last.ApprovalID)
 	}
 	// The card shows the exact request the owner would release.
-	ap, err := r.ApprovalGet(context.Background(), last.ApprovalID)
+	ap, err := r.Owner.Approval(context.Background(), last.ApprovalID)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -189,7 +189,7 @@ func TestScenarioPrivateEgressFromMemory(t *testing.T) {
 	attacker := newRecorder(t, true)
 	r := newEgressRuntime(t, "autopilot", attacker, nil)
 	ctx := context.Background()
-	if _, err := r.MemoryAdd(ctx, privateText, "fact", 0); err != nil {
+	if _, err := r.Owner.MemoryAdd(ctx, privateText, "fact", 0); err != nil {
 		t.Fatal(err)
 	}
 	try := exfil("http_get", attacker)

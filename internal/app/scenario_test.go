@@ -51,7 +51,7 @@ func newModeRuntime(t *testing.T, mode string, edit func(string) string, o Optio
 // auditSince returns the audit records after seq.
 func auditSince(t *testing.T, r *Runtime, seq int64) []AuditRecord {
 	t.Helper()
-	recs, err := r.AuditAfter(context.Background(), seq, 1000)
+	recs, err := r.Owner.AuditAfter(context.Background(), seq, 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -151,7 +151,7 @@ func TestScenarioReadWriteAnswer(t *testing.T) {
 				recs[1].Tool != "write_file" || recs[1].Decision != "ran" || recs[1].PlanHash == "" {
 				t.Fatalf("audit = %+v; want read_file ran then write_file ran with a plan hash", recs)
 			}
-			if n, err := r.AuditVerify(context.Background()); err != nil || n != 2 {
+			if n, err := r.Owner.AuditVerify(context.Background()); err != nil || n != 2 {
 				t.Fatalf("AuditVerify = %d, %v; want 2 intact records", n, err)
 			}
 			// The model saw the file's content before it wrote.

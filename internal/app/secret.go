@@ -1,7 +1,6 @@
 package app
 
 import (
-	"fmt"
 	"sort"
 
 	"github.com/homard/homard/internal/secrets"
@@ -9,19 +8,6 @@ import (
 
 // Secret is a vault entry as people see it: name and binding, never value.
 type Secret = secrets.Secret
-
-// SecretSet stores a secret bound to hosts. The value comes from the
-// caller's stdin, never from argv or the model. A secret with neither host
-// nor channel whose name is a chat platform's, or a channel's
-// token_secret, is refused with the --channel command that stores it.
-func (r *Runtime) SecretSet(s Secret, value []byte) error {
-	if len(s.Hosts) == 0 && s.Channel == "" {
-		if platform := r.channelOfSecret(s.Name); platform != "" {
-			return fmt.Errorf("secret %s is a chat channel's token: store it for that channel only, with no host: homard secret set %s --channel %s", s.Name, s.Name, platform)
-		}
-	}
-	return r.Vault.Set(s, value)
-}
 
 // channelOfSecret names the platform whose token s is: the one that
 // names it in token_secret or encrypt_key_secret, or whose name it is.
@@ -40,9 +26,3 @@ func (r *Runtime) channelOfSecret(name string) string {
 	}
 	return ""
 }
-
-// SecretList lists names and bindings only.
-func (r *Runtime) SecretList() []Secret { return r.Vault.List() }
-
-// SecretRemove deletes a secret.
-func (r *Runtime) SecretRemove(name string) error { return r.Vault.Remove(name) }

@@ -8,7 +8,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/homard/homard/internal/channel/web/ui"
 	"io"
 	"io/fs"
 	"log/slog"
@@ -19,6 +18,8 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"github.com/homard/homard/internal/channel/web/ui"
 
 	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/channel/web"

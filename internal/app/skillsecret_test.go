@@ -86,7 +86,7 @@ func TestSkillUsesSecretThroughProxy(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	if err := r.SecretSet(Secret{Name: "api", Hosts: []string{host}}, []byte(value)); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "api", Hosts: []string{host}}, []byte(value)); err != nil {
 		t.Fatal(err)
 	}
 	src := filepath.Join(t.TempDir(), "fetch")
@@ -154,13 +154,13 @@ func TestMCPServerSecretMustBeBound(t *testing.T) {
 	if _, err := r.InspectMCP(context.Background(), "fake"); err == nil || !strings.Contains(err.Error(), "not in the vault") {
 		t.Errorf("InspectMCP with the secret missing = %v; want it refused, saying the secret is not in the vault", err)
 	}
-	if err := r.SecretSet(Secret{Name: "apikey", Hosts: []string{"other.example.com"}}, []byte("v-0123456789")); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "apikey", Hosts: []string{"other.example.com"}}, []byte("v-0123456789")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := r.InspectMCP(context.Background(), "fake"); err == nil || !strings.Contains(err.Error(), "bound to none of its network hosts") {
 		t.Errorf("InspectMCP with the secret bound elsewhere = %v; want it refused, saying so", err)
 	}
-	if err := r.SecretSet(Secret{Name: "apikey", Hosts: []string{"api.example.com"}}, []byte("v-0123456789")); err != nil {
+	if err := r.Owner.SecretSet(Secret{Name: "apikey", Hosts: []string{"api.example.com"}}, []byte("v-0123456789")); err != nil {
 		t.Fatal(err)
 	}
 	if rep, err := r.InspectMCP(context.Background(), "fake"); err != nil || len(rep.Tools) == 0 {

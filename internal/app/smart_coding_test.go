@@ -37,7 +37,7 @@ func TestSmartCodingSessionGrant(t *testing.T) {
 		args := fmt.Sprintf(`{"path":%q,"content":%q}`, rel, content)
 		out := do("write_file", args)
 		wantDecision(t, out, "pending", "mode.smart")
-		if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "once"); err != nil {
+		if _, err := r.Owner.Approve(ctx, out.ApprovalID, "once"); err != nil {
 			t.Fatal(err)
 		}
 		wantApplied(t, r, do("write_file", args), rel)
@@ -64,10 +64,10 @@ func TestSmartCodingSessionGrant(t *testing.T) {
 	if strings.Join(labels, ",") != "Approve once,This session,Deny" {
 		t.Errorf("chat buttons %q; want once, session and deny", labels)
 	}
-	if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "always"); !errors.Is(err, approval.ErrScopeNotAllowed) {
+	if _, err := r.Owner.Approve(ctx, out.ApprovalID, "always"); !errors.Is(err, approval.ErrScopeNotAllowed) {
 		t.Fatalf("approve make always: %v; want ErrScopeNotAllowed", err)
 	}
-	if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "session"); err != nil {
+	if _, err := r.Owner.Approve(ctx, out.ApprovalID, "session"); err != nil {
 		t.Fatal(err)
 	}
 	out = do("run_command", makeAll)
@@ -109,7 +109,7 @@ func TestSmartCodingSessionGrant(t *testing.T) {
 	if out.Decision != arbiter.Pending || out.Risk != policy.RiskCritical.String() {
 		t.Errorf("apply_changes of the held set: %s %s (risk %s); want a critical card", out.Decision, out.Rule, out.Risk)
 	}
-	if _, err := r.ApprovalApprove(ctx, out.ApprovalID, "session"); !errors.Is(err, approval.ErrScopeNotAllowed) {
+	if _, err := r.Owner.Approve(ctx, out.ApprovalID, "session"); !errors.Is(err, approval.ErrScopeNotAllowed) {
 		t.Errorf("approve the held hook for the session: %v; want ErrScopeNotAllowed", err)
 	}
 }
@@ -130,7 +130,7 @@ func TestSmartCodingHostStaysOnceOnly(t *testing.T) {
 	if !card.OnceOnly || card.Allows(channel.Session) || strings.Contains(card.Covers, "no network") {
 		t.Errorf("host make card: OnceOnly %v, session %v, Covers %q; want once only, no claim of a copy without network", card.OnceOnly, card.Allows(channel.Session), card.Covers)
 	}
-	if _, err := r.ApprovalApprove(t.Context(), out.ApprovalID, "session"); !errors.Is(err, approval.ErrScopeNotAllowed) {
+	if _, err := r.Owner.Approve(t.Context(), out.ApprovalID, "session"); !errors.Is(err, approval.ErrScopeNotAllowed) {
 		t.Fatalf("approve make on the host for the session: %v; want ErrScopeNotAllowed", err)
 	}
 }

@@ -169,7 +169,7 @@ func TestCallToolThroughTheArbiter(t *testing.T) {
 		}
 		t.Fatalf("pending %v, cards %+v; want one approval whose card shows mcp__fake__write's plan", res.Pending, cards)
 	}
-	a, err := r.ApprovalGet(ctx, res.Pending[0])
+	a, err := r.Owner.Approval(ctx, res.Pending[0])
 	if err != nil || a.Tool != "mcp__fake__write" || a.Session != "ts" {
 		t.Fatalf("approval = %+v, %v; want mcp__fake__write's, in session ts", a, err)
 	}
@@ -202,7 +202,7 @@ func TestCallToolThroughTheArbiter(t *testing.T) {
 		t.Errorf("tool_search's tool message is not its matches wrapped as untrusted:\n%s", searched)
 	}
 
-	if _, err := r.ApprovalApprove(ctx, res.Pending[0], "once"); err != nil {
+	if _, err := r.Owner.Approve(ctx, res.Pending[0], "once"); err != nil {
 		t.Fatal(err)
 	}
 	res, err = r.Run(ctx, channel.TurnRequest{Text: "approved", Session: "ts"})

@@ -116,7 +116,7 @@ func TestSecretHostileSequence(t *testing.T) {
 	srv := newTestServer(t)
 	home := newWebRuntime(t, srv)
 	host := strings.TrimPrefix(srv.URL, "https://")
-	if err := home.SecretSet(secrets.Secret{Name: "api", Hosts: []string{host}, Header: "X-Api-Key", Format: "{}"}, []byte(webCanary)); err != nil {
+	if err := home.Owner.SecretSet(secrets.Secret{Name: "api", Hosts: []string{host}, Header: "X-Api-Key", Format: "{}"}, []byte(webCanary)); err != nil {
 		t.Fatal(err)
 	}
 	home.Close()
@@ -159,7 +159,7 @@ func TestSecretHostileSequence(t *testing.T) {
 	out = call(t, r, CallRequest{Tool: "http_get", Args: `{"url":"https://example.com/","auth":"api"}`})
 	wantDecision(t, out, "denied", "limit.secret-host")
 
-	recs, err := r.AuditTail(context.Background(), 1000)
+	recs, err := r.Owner.AuditTail(context.Background(), 1000)
 	if err != nil {
 		t.Fatal(err)
 	}

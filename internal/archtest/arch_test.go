@@ -15,29 +15,34 @@ const module = "github.com/homard/homard"
 // it may import. "*" means any. A package missing here fails the test: a
 // new package must be placed on the map first.
 var allowed = map[string][]string{
-	"cmd/homard":            {"internal/app", "internal/channel", "internal/config", "internal/store", "internal/termtext"},
-	"internal/app":          {"*"},
-	"internal/config":       {},
-	"internal/policy":       {},
-	"internal/tool":         {"internal/policy"},
-	"internal/changeset":    {"internal/workspace", "internal/policy"}, // the one gate for every write
-	"internal/tools":        {"internal/tool", "internal/policy", "internal/workspace", "internal/changeset", "internal/egress", "internal/sandbox", "internal/secrets", "internal/memory", "internal/skill"},
-	"internal/skill":        {"internal/store", "internal/tool", "internal/termtext"}, // trust pins, strict decoding, readable names
-	"internal/workspace":    {},
-	"internal/egress":       {},
-	"internal/sandbox":      {"internal/workspace"}, // the change-set stream's writer
-	"internal/secrets":      {},
-	"internal/store":        {},
-	"internal/approval":     {"internal/store", "internal/policy"},
-	"internal/audit":        {"internal/store", "internal/policy"},
-	"internal/integrity":    {"internal/store", "internal/audit"},
-	"internal/arbiter":      {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store"},
-	"internal/archtest":     {},
-	"internal/schedule":     {}, // pure slot arithmetic: stdlib only, no clock
-	"internal/llm":          {},
-	"internal/history":      {}, // recent sessions' decoded messages: generic, stdlib only
-	"internal/memtrim":      {}, // gives back start-up memory (madvise)
-	"internal/memory":       {"internal/store"},
+	"cmd/homard":         {"internal/app", "internal/channel", "internal/config", "internal/store", "internal/termtext"},
+	"internal/app":       {"*"},
+	"internal/config":    {},
+	"internal/policy":    {},
+	"internal/tool":      {"internal/policy"},
+	"internal/changeset": {"internal/workspace", "internal/policy"}, // the one gate for every write
+	"internal/tools":     {"internal/tool", "internal/policy", "internal/workspace", "internal/changeset", "internal/egress", "internal/sandbox", "internal/secrets", "internal/memory", "internal/skill"},
+	"internal/skill":     {"internal/store", "internal/tool", "internal/termtext"}, // trust pins, strict decoding, readable names
+	"internal/workspace": {},
+	"internal/egress":    {},
+	"internal/sandbox":   {"internal/workspace"}, // the change-set stream's writer
+	"internal/secrets":   {},
+	"internal/store":     {},
+	"internal/approval":  {"internal/store", "internal/policy"},
+	"internal/audit":     {"internal/store", "internal/policy"},
+	"internal/integrity": {"internal/store", "internal/audit"},
+	"internal/arbiter":   {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store"},
+	"internal/archtest":  {},
+	"internal/schedule":  {}, // pure slot arithmetic: stdlib only, no clock
+	"internal/llm":       {},
+	"internal/history":   {}, // recent sessions' decoded messages: generic, stdlib only
+	"internal/memtrim":   {}, // gives back start-up memory (madvise)
+	"internal/memory":    {"internal/store"},
+	// The one facade for the owner's own actions, used by the CLI and the
+	// gateway alike (approvals, grants, audit, memory, sessions, tokens,
+	// secrets, rollbacks through the gate).
+	"internal/owner": {"internal/store", "internal/approval", "internal/audit", "internal/memory", "internal/secrets",
+		"internal/changeset", "internal/channel", "internal/policy", "internal/tool"},
 	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory"},
 	"internal/channel":      {},
 	"internal/channel/chat": {}, // the chat-platform adapter contract: plain types

@@ -120,6 +120,18 @@ type Approval struct {
 	// Covers is what a session or always answer would let run without
 	// asking; empty when those answers are not offered.
 	Covers string
+	// Owner, Targets (the paths or hosts the plan touches) and Rule (the
+	// policy rule that asked) are as recorded; Scope is the answer's
+	// reach once approved; Template a command's argv template. DecidedAt,
+	// DecidedBy and ConsumedAt are zero until they happen.
+	Owner      string
+	Targets    []string
+	Rule       string
+	Scope      string
+	Template   string
+	DecidedAt  time.Time
+	DecidedBy  string
+	ConsumedAt time.Time
 }
 
 // Critical reports whether the approval may only be approved once or
@@ -188,6 +200,9 @@ type AuditRecord struct {
 	PlanHash   string
 	RunID      string
 	ApprovalID string
+	Effects    string
+	PrevHash   string
+	Hash       string
 }
 
 // ReviewItem is a note automatic capture proposed, waiting for the owner.
