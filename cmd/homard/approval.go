@@ -54,7 +54,7 @@ func (c *cli) approvalListCmd() *cobra.Command {
 			if asJSON {
 				out := make([]app.ApprovalJSON, 0, len(list))
 				for _, a := range list {
-					out = append(out, app.NewApprovalJSON(a))
+					out = append(out, app.NewApprovalJSON(a, false))
 				}
 				return writeJSON(c.stdout, out)
 			}
@@ -88,7 +88,7 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 				return err
 			}
 			if asJSON {
-				return writeJSON(c.stdout, app.NewApprovalJSON(a))
+				return writeJSON(c.stdout, app.NewApprovalJSON(a, true))
 			}
 			// Every field may hold text the model chose (the tool name, the
 			// plan, a reason quoting it): each goes through the one printer.
@@ -100,7 +100,7 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 			if a.Reason != "" {
 				fmt.Fprintf(c.stdout, "why       %s (%s)\n", line(a.Reason), line(a.Rule))
 			}
-			if cov := app.NewApprovalJSON(a).Covers; cov != "" {
+			if cov := app.NewApprovalJSON(a, false).Covers; cov != "" {
 				fmt.Fprintf(c.stdout, "session   or always would also let run unasked: %s\n", line(cov))
 			}
 			fmt.Fprintf(c.stdout, "asked     %s\n", a.CreatedAt.Local().Format(time.RFC3339))

@@ -46,7 +46,7 @@ broken record.`,
 				for _, rec := range rs {
 					last = rec.Seq
 					if asJSON {
-						if err := writeJSONLine(c.stdout, auditOut(rec)); err != nil {
+						if err := writeJSONLine(c.stdout, app.NewAuditJSON(rec)); err != nil {
 							return err
 						}
 						continue

@@ -24,7 +24,7 @@ var jsonObjects = map[string]any{
 	"secret":     secretJSON{},
 	"checkpoint": checkpointJSON{},
 	"session":    sessionJSON{},
-	"audit":      auditJSON{},
+	"audit":      app.AuditJSON{},
 	"approval":   app.ApprovalJSON{},
 	"grant":      app.GrantJSON{},
 	"channel":    app.ChannelStatus{},
@@ -230,12 +230,12 @@ func TestListJSON(t *testing.T) {
 		out := homardIn(t, home, "", "audit", "--json")
 		lines := strings.Split(strings.TrimSpace(out), "\n")
 		for i, l := range lines {
-			rec := decodeStrict[auditJSON](t, "audit line", []byte(l))
+			rec := decodeStrict[app.AuditJSON](t, "audit line", []byte(l))
 			if rec.Seq != int64(i+1) || rec.Time.Location().String() != "UTC" {
 				t.Errorf("audit line %d: seq %d, time %v; want seq %d in UTC", i, rec.Seq, rec.Time, i+1)
 			}
 		}
-		last := decodeStrict[auditJSON](t, "audit line", []byte(lines[len(lines)-1]))
+		last := decodeStrict[app.AuditJSON](t, "audit line", []byte(lines[len(lines)-1]))
 		if last.Tool != "write_file" || last.Decision != "ran" || last.Session != "writer" || last.Hash == "" {
 			t.Errorf("last audit record = %+v; want write_file ran in session writer, with its hash", last)
 		}

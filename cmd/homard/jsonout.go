@@ -110,32 +110,6 @@ func sessionOut(s app.SessionSummary) sessionJSON {
 		PrivateSince: timeOrNull(s.PrivateSince)}
 }
 
-// auditJSON is one record of `homard audit --json` (one object per line).
-type auditJSON struct {
-	Seq        int64     `json:"seq"`
-	Time       time.Time `json:"time"`
-	Owner      string    `json:"owner"`
-	Session    string    `json:"session"`
-	Trust      string    `json:"trust"`
-	Tool       string    `json:"tool"`
-	Decision   string    `json:"decision"`
-	Rule       string    `json:"rule"`
-	Reason     string    `json:"reason"`
-	Args       string    `json:"args"`
-	PlanHash   string    `json:"plan_hash"`
-	RunID      string    `json:"run_id"`
-	ApprovalID string    `json:"approval_id"`
-	Effects    string    `json:"effects"`
-	PrevHash   string    `json:"prev_hash"`
-	Hash       string    `json:"hash"`
-}
-
-func auditOut(r app.AuditRecord) auditJSON {
-	return auditJSON{Seq: r.Seq, Time: r.Time.UTC(), Owner: r.Owner, Session: r.Session, Trust: string(r.Trust), Tool: r.Tool,
-		Decision: string(r.Decision), Rule: r.Rule, Reason: r.Reason, Args: r.Args, PlanHash: r.PlanHash, RunID: r.RunID,
-		ApprovalID: r.ApprovalID, Effects: r.Effects, PrevHash: r.PrevHash, Hash: r.Hash}
-}
-
 // timeOrNull is nil for the zero time, else t in UTC.
 func timeOrNull(t time.Time) *time.Time {
 	if t.IsZero() {

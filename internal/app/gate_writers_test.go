@@ -329,8 +329,8 @@ func TestGateSessionGrantIsNotAFolderGrant(t *testing.T) {
 	if card := r.card(t.Context(), "write_file", out); card.Allows(channel.Session) || strings.Contains(cardText(card), "also lets run") {
 		t.Errorf("critical card offers a session cover:\n%s", cardText(card))
 	}
-	if a, err := r.Owner.Approval(t.Context(), out.ApprovalID); err != nil || NewApprovalJSON(a).Covers != "" {
-		t.Errorf("critical approval JSON covers = %q (%v); want empty", NewApprovalJSON(a).Covers, err)
+	if a, err := r.Owner.Approval(t.Context(), out.ApprovalID); err != nil || NewApprovalJSON(a, false).Covers != "" {
+		t.Errorf("critical approval JSON covers = %q (%v); want empty", NewApprovalJSON(a, false).Covers, err)
 	}
 	// A session answer is not accepted for a critical card.
 	if _, err := r.Owner.Approve(t.Context(), out.ApprovalID, "session"); err == nil {

@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -34,8 +36,56 @@ func TestGatewayCardShowsThePreview(t *testing.T) {
 	if len(list) != 1 || list[0]["preview"] != full.Preview || list[0]["preview_kind"] != "diff" {
 		t.Errorf("approval list %v; want the card with its preview", list)
 	}
-	if _, ok := list[0]["preview_full"]; ok {
-		t.Errorf("the list carries preview_full; only GET /api/approvals/{id} does")
+	if v, ok := list[0]["preview_full"]; !ok || v != nil {
+		t.Errorf("the list's preview_full = %v (present %v); want null: only GET /api/approvals/{id} fills it", v, ok)
+	}
+}
+
+// TestApprovalOneShape: GET /api/approvals/{id} and `homard approval show
+// --json` (NewApprovalJSON) are one shape with the same values: the
+// gateway's body decodes strictly into ApprovalJSON and equals what the
+// CLI prints for the same approval; so do the list and the audit page.
+func TestApprovalOneShape(t *testing.T) {
+	r, g, _, _, card := approvalTurn(t, "shape")
+	strict := func(path string, v any) {
+		t.Helper()
+		resp, body := g.do(g.req("GET", path, "", g.token))
+		if resp.StatusCode != 200 {
+			t.Fatalf("GET %s: %d %s", path, resp.StatusCode, body)
+		}
+		dec := json.NewDecoder(strings.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(v); err != nil {
+			t.Fatalf("GET %s does not decode into the CLI's shape: %v\n%s", path, err, body)
+		}
+	}
+	a, err := r.Owner.Approval(t.Context(), card.ApprovalID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var one ApprovalJSON
+	strict("/api/approvals/"+card.ApprovalID, &one)
+	if want := NewApprovalJSON(a, true); !reflect.DeepEqual(one, want) {
+		t.Errorf("GET /api/approvals/{id} = %+v\nthe CLI prints %+v", one, want)
+	}
+	var list []ApprovalJSON
+	strict("/api/approvals?status=pending", &list)
+	if want := NewApprovalJSON(a, false); len(list) != 1 || !reflect.DeepEqual(list[0], want) {
+		t.Errorf("GET /api/approvals = %+v\nthe CLI lists %+v", list, want)
+	}
+	var page struct {
+		Records []AuditJSON `json:"records"`
+		Next    int64       `json:"next"`
+	}
+	strict("/api/audit", &page)
+	recs, err := r.Owner.AuditAfter(t.Context(), 0, 100)
+	if err != nil || len(recs) == 0 || len(page.Records) != len(recs) {
+		t.Fatalf("audit: API %d records, CLI %d (%v)", len(page.Records), len(recs), err)
+	}
+	for i := range recs {
+		if want := NewAuditJSON(recs[i]); !reflect.DeepEqual(page.Records[i], want) {
+			t.Errorf("audit record %d: API %+v\nCLI %+v", i, page.Records[i], want)
+		}
 	}
 }
 

@@ -180,43 +180,6 @@ func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusAccepted, map[string]string{"session": id})
 }
 
-type approvalJSON struct {
-	ID        string    `json:"id"`
-	Tool      string    `json:"tool"`
-	Status    string    `json:"status"`
-	Risk      string    `json:"risk"`
-	Session   string    `json:"session"`
-	Plan      string    `json:"plan"`
-	PlanHash  string    `json:"plan_hash"`
-	Reason    string    `json:"reason"`
-	CreatedAt time.Time `json:"created_at"`
-	ExpiresAt time.Time `json:"expires_at"`
-	// Preview is what the call does, computed by homard from the plan (a
-	// write's unified diff, a command's argv), cut to 200 lines / 16 KiB;
-	// PreviewOmitted counts the lines left out, and PreviewFull, only on
-	// GET /api/approvals/{id}, is the whole preview. PreviewKind is
-	// "diff" (colour "+", "-" and "@@" lines), "text", or "" when none.
-	Preview        string  `json:"preview"`
-	PreviewOmitted int     `json:"preview_omitted_lines"`
-	PreviewKind    string  `json:"preview_kind"`
-	PreviewFull    *string `json:"preview_full,omitempty"`
-	// OnceOnly: only once or deny (channel.Card.OnceOnly).
-	OnceOnly bool `json:"once_only"`
-	// NoAlways: not always (channel.Card.NoAlways: a command that runs
-	// code is granted for the session at most).
-	NoAlways bool `json:"no_always"`
-	// Covers is what a session or always answer would let run without
-	// asking; "" when only once or deny may be chosen.
-	Covers string `json:"covers"`
-}
-
-func approvalOut(a channel.Approval) approvalJSON {
-	return approvalJSON{ID: a.ID, Tool: a.Tool, Status: a.Status, Risk: a.Risk, Session: a.Session, Plan: a.Plan,
-		PlanHash: a.PlanHash, Reason: a.Reason, CreatedAt: a.CreatedAt.UTC(), ExpiresAt: a.ExpiresAt.UTC(),
-		Preview: a.Preview, PreviewOmitted: a.PreviewOmitted, PreviewKind: wire.PreviewKind(a.Preview, a.PreviewDiff),
-		OnceOnly: a.OnceOnly, NoAlways: a.NoAlways, Covers: a.Covers}
-}
-
 // approval is one approval with its whole preview.
 func (s *Server) approval(w http.ResponseWriter, r *http.Request) {
 	a, err := s.admin.Approval(r.Context(), r.PathValue("id"))
@@ -224,38 +187,7 @@ func (s *Server) approval(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	out := approvalOut(a)
-	out.PreviewFull = &a.PreviewFull
-	writeJSON(w, http.StatusOK, out)
-}
-
-type grantJSON struct {
-	ID         string     `json:"id"`
-	Tool       string     `json:"tool"`
-	Scope      string     `json:"scope"`
-	Session    string     `json:"session"`
-	Patterns   []string   `json:"patterns"`
-	Template   string     `json:"template,omitempty"`
-	MaxRisk    string     `json:"max_risk"`
-	ApprovalID string     `json:"approval_id"`
-	Active     bool       `json:"active"`
-	CreatedAt  time.Time  `json:"created_at"`
-	ExpiresAt  time.Time  `json:"expires_at"`
-	RevokedAt  *time.Time `json:"revoked_at"`
-}
-
-func (s *Server) grantOut(g channel.Grant) grantJSON {
-	out := grantJSON{ID: g.ID, Tool: g.Tool, Scope: g.Scope, Session: g.Session, Patterns: g.Patterns, Template: g.Template,
-		MaxRisk: g.MaxRisk, ApprovalID: g.ApprovalID, CreatedAt: g.CreatedAt.UTC(), ExpiresAt: g.ExpiresAt.UTC(),
-		Active: g.RevokedAt.IsZero() && s.o.Now().Before(g.ExpiresAt)}
-	if out.Patterns == nil {
-		out.Patterns = []string{}
-	}
-	if !g.RevokedAt.IsZero() {
-		t := g.RevokedAt.UTC()
-		out.RevokedAt = &t
-	}
-	return out
+	writeJSON(w, http.StatusOK, wire.NewApproval(a, true))
 }
 
 // grants lists the owner's active grants.
@@ -265,9 +197,9 @@ func (s *Server) grants(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	out := make([]grantJSON, 0, len(list))
+	out := make([]wire.Grant, 0, len(list))
 	for _, g := range list {
-		out = append(out, s.grantOut(g))
+		out = append(out, wire.NewGrant(g, s.o.Now()))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -281,7 +213,7 @@ func (s *Server) revokeGrant(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.hub.publish(newEvent("grant_revoked", map[string]string{"grant_id": g.ID}))
-	writeJSON(w, http.StatusOK, s.grantOut(g))
+	writeJSON(w, http.StatusOK, wire.NewGrant(g, s.o.Now()))
 }
 
 func (s *Server) approvals(w http.ResponseWriter, r *http.Request) {
@@ -290,9 +222,9 @@ func (s *Server) approvals(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	out := make([]approvalJSON, 0, len(list))
+	out := make([]wire.Approval, 0, len(list))
 	for _, a := range list {
-		out = append(out, approvalOut(a))
+		out = append(out, wire.NewApproval(a, false))
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -313,23 +245,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	s.hub.publish(newEvent("approval_decided", map[string]string{"approval_id": a.ID, "status": a.Status}))
-	writeJSON(w, http.StatusOK, approvalOut(a))
-}
-
-type auditJSON struct {
-	Seq        int64     `json:"seq"`
-	Time       time.Time `json:"time"`
-	Owner      string    `json:"owner"`
-	Session    string    `json:"session"`
-	Trust      string    `json:"trust"`
-	Tool       string    `json:"tool"`
-	Decision   string    `json:"decision"`
-	Rule       string    `json:"rule"`
-	Reason     string    `json:"reason"`
-	Args       string    `json:"args"`
-	PlanHash   string    `json:"plan_hash"`
-	RunID      string    `json:"run_id"`
-	ApprovalID string    `json:"approval_id"`
+	writeJSON(w, http.StatusOK, wire.NewApproval(a, false))
 }
 
 func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
@@ -368,11 +284,9 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	recs := make([]auditJSON, 0, len(page.Records))
+	recs := make([]wire.AuditRecord, 0, len(page.Records))
 	for _, x := range page.Records {
-		recs = append(recs, auditJSON{Seq: x.Seq, Time: x.Time.UTC(), Owner: x.Owner, Session: x.Session, Trust: x.Trust,
-			Tool: x.Tool, Decision: x.Decision, Rule: x.Rule, Reason: x.Reason, Args: x.Args, PlanHash: x.PlanHash,
-			RunID: x.RunID, ApprovalID: x.ApprovalID})
+		recs = append(recs, wire.NewAuditRecord(x))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"records": recs, "next": page.Next})
 }
