@@ -58,7 +58,7 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 		add("root", err, detail)
 	}
 	if _, err := os.Stat(paths.DBFile); err != nil {
-		add("database", fmt.Errorf("%w; run `homard init --force` to recreate the home", err), "")
+		add("database", fmt.Errorf("%w; homard creates an empty one at its next start (`homard setup` keeps your config and vault and checks the model); if you moved the home, pass --home DIR", err), "")
 		return out
 	}
 	r, err := Open(ctx, paths, Options{inspect: true})
