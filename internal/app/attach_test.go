@@ -103,3 +103,40 @@ func TestRunAttachesToServe(t *testing.T) {
 		t.Errorf("local Turn in a free session = %+v, %v; want Here.", res, err)
 	}
 }
+
+// TestAttachedRunTakesALongTask: a task piped to `homard run -` (up to
+// 8 MiB) that serve takes over reaches the model, cut in its middle to
+// fit the window as a local run would, not refused by the gateway's
+// body limit; a message past 8 MiB is refused with what to do (the twin
+// at the boundary).
+func TestAttachedRunTakesALongTask(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	srv := runServer(t, r, openAI(llmtest.Turn{Text: []string{"Read."}}))
+	startGateway(t, r)
+	cli, err := Open(context.Background(), r.Paths, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cli.Close()
+	rt, _, ok := cli.TurnRuntime()
+	if !ok {
+		t.Fatal("TurnRuntime() is not attached to the running serve")
+	}
+	task := "HEAD-OF-TASK " + strings.Repeat("<lorem> ipsum ", 3<<20/14) + " END-OF-TASK" // 3 MiB, escaped in JSON
+	res, err := rt.Turn(context.Background(), channel.TurnRequest{Text: task, Session: "long"})
+	if err != nil || res.Text != "Read." {
+		t.Fatalf("a 3 MiB task through the serve = %+v, %v; want the answer", res, err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d model requests; want 1", len(reqs))
+	}
+	body := string(reqs[0].Body)
+	if !strings.Contains(body, "HEAD-OF-TASK") || !strings.Contains(body, "END-OF-TASK") || !strings.Contains(body, "omitted from this copy") {
+		t.Errorf("the model's request lacks the task's ends or the cut marker: %.200q", body)
+	}
+	_, err = rt.Turn(context.Background(), channel.TurnRequest{Text: strings.Repeat("x", 8<<20+1), Session: "too-long"})
+	if err == nil || !strings.Contains(err.Error(), "more than 8 MiB") {
+		t.Errorf("a message past 8 MiB = %v; want refused, saying the limit", err)
+	}
+}

@@ -58,9 +58,24 @@ func (s *Server) routes() http.Handler {
 // maxBody caps a request body.
 const maxBody = 1 << 20
 
+// MaxMessage caps the owner's message of POST /api/chat, in bytes of
+// text: what `homard run -` reads from stdin, so a task piped to a run
+// that serve takes over fits too. A longer message is refused (400);
+// the turn cuts its middle to fit the model's window, as it says.
+const MaxMessage = 8 << 20
+
+// maxChatBody caps POST /api/chat's body: MaxMessage of text as JSON
+// escapes it at worst (six bytes a character: \u0000), and the rest.
+const maxChatBody = 6*MaxMessage + 64<<10
+
 // readJSON decodes a JSON body strictly into v, or answers 400.
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxBody))
+	return readJSONMax(w, r, v, maxBody)
+}
+
+// readJSONMax is readJSON with a body of up to limit bytes.
+func readJSONMax(w http.ResponseWriter, r *http.Request, v any, limit int64) bool {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())

@@ -57,11 +57,15 @@ func validSession(id string) bool {
 // leaves; the turn goes on either way.
 func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	var req wire.ChatRequest
-	if !readJSON(w, r, &req) {
+	if !readJSONMax(w, r, &req, maxChatBody) {
 		return
 	}
 	if strings.TrimSpace(req.Message) == "" {
 		writeError(w, http.StatusBadRequest, "message is empty")
+		return
+	}
+	if len(req.Message) > MaxMessage {
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("message: %d bytes, more than %d MiB; send less", len(req.Message), MaxMessage>>20))
 		return
 	}
 	if req.Session == "" {
