@@ -29,6 +29,9 @@ type runTool struct {
 	Reason     string         `json:"reason"`
 	ApprovalID string         `json:"approval_id,omitempty"`
 	Step       int            `json:"step"`
+	// ElapsedMS is how long the call took, from its proposal until it was
+	// settled (an approval wait included), in milliseconds.
+	ElapsedMS int64 `json:"elapsed_ms"`
 
 	id      string
 	pending bool      // a pending event was seen: the owner was or will be asked
@@ -100,6 +103,7 @@ func (l *toolLog) flush() {
 	c.Decision = decisionOf(*c)
 	if !c.start.IsZero() {
 		c.took = l.clock().Sub(c.start)
+		c.ElapsedMS = c.took.Milliseconds()
 	}
 	l.calls = append(l.calls, *c)
 	l.print(toolLine(*c))

@@ -117,6 +117,9 @@ func TestToolLogTalks(t *testing.T) {
 	if strings.Contains(out.String(), `\x0a`) {
 		t.Errorf("a plan's newline is shown escaped:\n%s", out.String())
 	}
+	if len(l.calls) != 1 || l.calls[0].ElapsedMS != 61500 {
+		t.Errorf("--json's elapsed_ms = %+v; want 61500", l.calls)
+	}
 	for _, tt := range []struct {
 		d    time.Duration
 		want string
