@@ -32,7 +32,7 @@ func TestChatsGuestTokenBudget(t *testing.T) {
 	if rig.r.Config.Agent.GuestMaxTokens != 20000 || rig.r.Config.Agent.MaxTokens != 0 {
 		t.Fatalf("agent config = %+v; want the defaults (guest 20000 tokens, owner no limit)", rig.r.Config.Agent)
 	}
-	rig.r.Config.Channels.Telegram.Groups = []string{"-5"}
+	rig.r.Config.Channels.Of("telegram").Groups = []string{"-5"}
 	pairOwner(t, rig.r, "100")
 
 	rig.push(groupMsg("1", "-5", "300", "@homard_bot list the files", true))

@@ -17,7 +17,7 @@ const FeishuCallbackPath = "/callbacks/feishu"
 // loopback (--allow-remote) and over TLS, its own (--tls-cert) or a
 // proxy's (--behind-proxy).
 func (r *Runtime) chatCallbacks(adapters []chat.Adapter, o ServeOptions, useTLS bool) (map[string]http.Handler, error) {
-	fs := r.Config.Channels.Feishu
+	fs := *r.Config.Channels.Of(chat.Feishu)
 	if !fs.Enabled || !fs.Callback() {
 		return nil, nil
 	}

@@ -105,7 +105,7 @@ func TestChatsGuest(t *testing.T) {
 	if _, err := rig.r.Memory.Remember(ctx, rig.r.Config.Owner, memory.Note{Text: "my cat is called Marmalade"}); err != nil {
 		t.Fatal(err)
 	}
-	rig.r.Config.Channels.Telegram.Groups = []string{"-5"}
+	rig.r.Config.Channels.Of("telegram").Groups = []string{"-5"}
 	pairOwner(t, rig.r, "100")
 	rig.push(groupMsg("1", "-5", "300", "@homard_bot what is the cat called? write it to g.txt", true))
 	waitFor(t, "the guest reply", func() bool { return containsText(rig.fake.sentTexts("-5"), "I cannot.") })
@@ -144,7 +144,7 @@ func TestChatsGuest(t *testing.T) {
 func TestChatsGuestMessageCapped(t *testing.T) {
 	long := strings.Repeat("a", guestMaxChars) + "TAIL-OF-A-LONG-PASTE"
 	rig := newChatRig(t, openAI(llmtest.Turn{Text: []string{"guest ok"}}), openAI(llmtest.Turn{Text: []string{"owner ok"}}))
-	rig.r.Config.Channels.Telegram.Groups = []string{"-5"}
+	rig.r.Config.Channels.Of("telegram").Groups = []string{"-5"}
 	pairOwner(t, rig.r, "100")
 	rig.push(groupMsg("1", "-5", "300", long, true))
 	waitFor(t, "the guest reply", func() bool { return containsText(rig.fake.sentTexts("-5"), "guest ok") })

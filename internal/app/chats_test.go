@@ -117,7 +117,7 @@ func TestChatsIgnored(t *testing.T) {
 	fromBot := dm("2", "100", "beep")
 	fromBot.Sender.Bot = true
 	rig := newChatRig(t)
-	rig.r.Config.Channels.Telegram.Groups = []string{"-5"}
+	rig.r.Config.Channels.Of("telegram").Groups = []string{"-5"}
 	pairOwner(t, rig.r, "100")
 	for _, in := range []chat.Inbound{edited, fromBot, groupMsg("3", "-5", "300", "no mention here", false)} {
 		rig.push(in)
@@ -162,7 +162,7 @@ func TestChatsGroupNotAllowed(t *testing.T) {
 // notice posted in the channel.
 func TestChatsGroupHoldsChats(t *testing.T) {
 	rig := newChatRig(t, openAI(llmtest.Turn{Text: []string{"guest answer"}}))
-	rig.r.Config.Channels.Telegram.Groups = []string{"g7"}
+	rig.r.Config.Channels.Of("telegram").Groups = []string{"g7"}
 	in := groupMsg("1", "c7", "300", "@homard_bot hi", true)
 	in.Chat.Group = "g7"
 	rig.push(in)
@@ -170,7 +170,7 @@ func TestChatsGroupHoldsChats(t *testing.T) {
 
 	other := groupMsg("2", "c8", "300", "@homard_bot hi", true)
 	other.Chat.Group = "g8"
-	rig.r.Config.Channels.Telegram.Groups = []string{"g7", "c8"}
+	rig.r.Config.Channels.Of("telegram").Groups = []string{"g7", "c8"}
 	rig.push(other)
 	waitFor(t, "the other guild ignored", func() bool { return inboxState(t, rig.r, "2") == inboxIgnored })
 	rig.stop()

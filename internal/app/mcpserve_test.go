@@ -128,8 +128,8 @@ func TestMCPServeIsGuarded(t *testing.T) {
 func TestMCPServeCardReachesTheOwnersChat(t *testing.T) {
 	r := newTestRuntime(t, "smart")
 	r.Config.Gateway.ApprovalWait = 0
-	r.Config.Channels.Telegram.Enabled = true
-	r.Config.Channels.Telegram.TokenSecret = "tg"
+	r.Config.Channels.Of("telegram").Enabled = true
+	r.Config.Channels.Of("telegram").TokenSecret = "tg"
 	err := r.Store.Write(context.Background(), func(tx *store.Tx) error {
 		return tx.AddChatOwner(store.ChatOwner{Platform: "telegram", UserID: "42", Name: "me", ChatID: "4242", PairedAt: time.Now()})
 	})

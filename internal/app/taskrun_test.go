@@ -356,8 +356,8 @@ func TestRunMayFinishAfterItsBudget(t *testing.T) {
 // row's state; with no owner paired it falls back to the web and says so.
 func TestRunDeliversToTheOwnersChat(t *testing.T) {
 	r := newTestRuntime(t, "smart")
-	r.Config.Channels.Telegram.Enabled = true
-	r.Config.Channels.Telegram.TokenSecret = "tg"
+	r.Config.Channels.Of("telegram").Enabled = true
+	r.Config.Channels.Of("telegram").TokenSecret = "tg"
 	runServer(t, r,
 		openAI(toolCall("c1", "complete_task", `{"summary":"no owner yet"}`)),
 		openAI(toolCall("c2", "complete_task", `{"summary":"hello owner"}`)),

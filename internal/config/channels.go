@@ -4,19 +4,76 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 )
 
-// Channels configures the chat channels `homard serve` runs beside the web
-// UI (docs/CHANNELS.md). Each platform has the same shape; a missing table
-// is a channel that is off.
-type Channels struct {
-	Telegram Channel `toml:"telegram"`
-	Discord  Channel `toml:"discord"`
-	Feishu   Channel `toml:"feishu"`
+// Platform is one chat platform homard has an adapter for. Platforms is
+// the one table of them: config validation, `homard pair`, `channel
+// list`, `--deliver`, `secret set --channel` and docs/CHANNELS.md derive
+// from it; app adds each one's constructor (a test holds the two equal).
+type Platform struct {
+	// Name is the platform's key: [channels.NAME], `homard pair NAME`,
+	// `--deliver NAME`, the chat.Adapter's Platform().
+	Name string
+	// Title is how people write it.
+	Title string
+	// DefaultBase is its public API's base URL (api_base's default).
+	DefaultBase string
+	// AppID: the bot is an app with an id besides its secret (Feishu's
+	// app_id); other platforms must leave app_id empty.
+	AppID bool
+	// Callback: it may deliver events through HTTP callbacks on the
+	// gateway (mode = "callback", encrypt_key_secret) instead of the
+	// connection homard opens; CallbackPath is where.
+	Callback     bool
+	CallbackPath string
 }
+
+// Platforms are the chat platforms, in the order homard lists them.
+var Platforms = []Platform{
+	{Name: "telegram", Title: "Telegram", DefaultBase: "https://api.telegram.org"},
+	{Name: "discord", Title: "Discord", DefaultBase: "https://discord.com/api/v10"},
+	{Name: "feishu", Title: "Feishu / Lark", DefaultBase: "https://open.feishu.cn", AppID: true, Callback: true,
+		CallbackPath: "/callbacks/feishu"},
+}
+
+// PlatformNames lists the platforms' names, in order.
+func PlatformNames() []string {
+	out := make([]string, len(Platforms))
+	for i, p := range Platforms {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// PlatformOf returns the platform named name.
+func PlatformOf(name string) (Platform, bool) {
+	for _, p := range Platforms {
+		if p.Name == name {
+			return p, true
+		}
+	}
+	return Platform{}, false
+}
+
+// PlatformList is the platforms' names for a message: "telegram, discord
+// or feishu".
+func PlatformList(or string) string {
+	names := PlatformNames()
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " " + or + " " + names[len(names)-1]
+}
+
+// Channels configures the chat channels `homard serve` runs beside the web
+// UI (docs/CHANNELS.md): one [channels.NAME] table per platform of
+// Platforms, each of the same shape; a missing table is a channel that is
+// off. After Load every platform has an entry.
+type Channels map[string]*Channel
 
 // Channel is one chat platform's bot. Its token lives in the vault only,
 // tagged for the channel (`homard secret set NAME --channel PLATFORM`), never
@@ -89,18 +146,22 @@ const (
 // Callback reports whether the channel receives through HTTP callbacks.
 func (ch Channel) Callback() bool { return ch.Mode == ModeCallback }
 
-// DefaultAPIBase is each platform's public API base, api_base's default.
-var DefaultAPIBase = map[string]string{
-	"telegram": "https://api.telegram.org",
-	"discord":  "https://discord.com/api/v10",
-	"feishu":   "https://open.feishu.cn",
+// ByName returns the configuration of each platform, by name, with an
+// entry (off) for every platform the file leaves out.
+func (c *Channels) ByName() map[string]*Channel {
+	if *c == nil {
+		*c = Channels{}
+	}
+	for _, p := range Platforms {
+		if (*c)[p.Name] == nil {
+			(*c)[p.Name] = &Channel{}
+		}
+	}
+	return *c
 }
 
-// ByName returns the configuration of each platform, by name (the
-// chat.Telegram, chat.Discord and chat.Feishu strings).
-func (c *Channels) ByName() map[string]*Channel {
-	return map[string]*Channel{"telegram": &c.Telegram, "discord": &c.Discord, "feishu": &c.Feishu}
-}
+// Of returns platform's configuration (off when the file has none).
+func (c *Channels) Of(platform string) *Channel { return c.ByName()[platform] }
 
 // chatIDRE is what a chat or channel id looks like on every platform:
 // Telegram's signed integers, Discord's snowflakes, Feishu's oc_… ids.
@@ -112,12 +173,23 @@ func (ch Channel) Base(platform string) string {
 	if ch.APIBase != "" {
 		return strings.TrimRight(ch.APIBase, "/")
 	}
-	return DefaultAPIBase[platform]
+	p, _ := PlatformOf(platform)
+	return p.DefaultBase
 }
 
 func validateChannels(c *Channels, ps *problems) {
-	for _, name := range []string{"telegram", "discord", "feishu"} {
-		ch := c.ByName()[name]
+	names := make([]string, 0, len(*c))
+	for name := range *c {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if _, ok := PlatformOf(name); !ok {
+			ps.add("channels.%s: homard has no %q chat platform; want %s", name, name, PlatformList("or"))
+		}
+	}
+	for _, p := range Platforms {
+		name, ch := p.Name, c.Of(p.Name)
 		key := "channels." + name
 		if ch.TokenSecret != "" && !secretNameRE().MatchString(ch.TokenSecret) {
 			ps.add("%s.token_secret: want the name of a vault secret (a-z, 0-9, _ and -), not the token itself; store it with `homard secret set %s --channel %s`", key, name, name)
@@ -126,16 +198,16 @@ func validateChannels(c *Channels, ps *problems) {
 			ps.add("%s.token_secret is missing: name the vault secret holding the bot token, stored with `homard secret set %s --channel %s`", key, name, name)
 		}
 		switch {
-		case name == "feishu" && ch.Enabled && ch.AppID == "":
-			ps.add("%s.app_id is missing: copy the app id (cli_…) from the Feishu developer console", key)
-		case name != "feishu" && ch.AppID != "":
-			ps.add("%s.app_id: only Feishu has an app id; remove it", key)
+		case p.AppID && ch.Enabled && ch.AppID == "":
+			ps.add("%s.app_id is missing: copy the app id (cli_…) from the %s developer console", key, p.Title)
+		case !p.AppID && ch.AppID != "":
+			ps.add("%s.app_id: %s bots have no app id; remove it", key, p.Title)
 		}
 		switch {
-		case name != "feishu" && (ch.Mode != "" || ch.EncryptKeySecret != ""):
-			ps.add("%s: mode and encrypt_key_secret are Feishu's; remove them", key)
+		case !p.Callback && (ch.Mode != "" || ch.EncryptKeySecret != ""):
+			ps.add("%s: mode and encrypt_key_secret are for platforms that call back (%s); remove them", key, callbackNames())
 		case ch.Mode != "" && ch.Mode != ModeLong && ch.Mode != ModeCallback:
-			ps.add("%s.mode = %q: want \"long\" (the default: homard connects out) or \"callback\" (Feishu POSTs to /callbacks/feishu)", key, ch.Mode)
+			ps.add("%s.mode = %q: want \"long\" (the default: homard connects out) or \"callback\" (%s POSTs to %s)", key, ch.Mode, p.Title, p.CallbackPath)
 		case ch.EncryptKeySecret != "" && !secretNameRE().MatchString(ch.EncryptKeySecret):
 			ps.add("%s.encrypt_key_secret: want the name of a vault secret (a-z, 0-9, _ and -), not the key itself; store it with `homard secret set %s-encrypt --channel %s`", key, name, name)
 		case ch.Callback() && ch.EncryptKeySecret == "":
@@ -181,8 +253,8 @@ func validateChannelBase(key, s string, ps *problems) {
 // renderChannels writes each channel that differs from its defaults as a
 // [channels.<platform>] table (docs/CHANNELS.md explains them).
 func renderChannels(w func(string, ...any), c *Channels) {
-	for _, name := range []string{"telegram", "discord", "feishu"} {
-		ch := c.ByName()[name]
+	for _, p := range Platforms {
+		name, ch := p.Name, c.Of(p.Name)
 		if !ch.Enabled && ch.TokenSecret == "" && ch.AppID == "" && ch.APIBase == "" && ch.Groups == nil && ch.Mode == "" && ch.EncryptKeySecret == "" {
 			continue
 		}
@@ -203,4 +275,15 @@ func renderChannels(w func(string, ...any), c *Channels) {
 			w("encrypt_key_secret = %s\n", quote(ch.EncryptKeySecret))
 		}
 	}
+}
+
+// callbackNames names the platforms that may call back.
+func callbackNames() string {
+	var out []string
+	for _, p := range Platforms {
+		if p.Callback {
+			out = append(out, p.Title)
+		}
+	}
+	return strings.Join(out, ", ")
 }

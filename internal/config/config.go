@@ -87,8 +87,8 @@ type Config struct {
 	// Automation bounds scheduled tasks (homard task): defaults of a
 	// task's budgets and the ceilings no task can pass (automation.go).
 	Automation Automation `toml:"automation"`
-	// Channels are the chat channels (Telegram, Discord, Feishu) serve
-	// runs; every one is off unless enabled (channels.go).
+	// Channels are the chat channels serve runs, one per platform of
+	// Platforms; every one is off unless enabled (channels.go).
 	Channels Channels `toml:"channels"`
 	// MCP lists the MCP servers whose tools are offered once trusted
 	// (mcp.go). Missing means none.
@@ -451,6 +451,7 @@ func Default(p Paths) *Config {
 		},
 	}
 	applyDefaults(c)
+	c.Channels.ByName()
 	return c
 }
 

@@ -81,6 +81,7 @@ func parse(name, dir string, data []byte, getenv func(string) string) (*Config, 
 		return nil, errors.Join(errs...)
 	}
 	applyModelDefaults(&c.Model)
+	c.Channels.ByName() // an entry (off) for every platform left out
 
 	var ps problems
 	resolveRoots(c, dir, getenv, &ps)
@@ -152,6 +153,14 @@ func unknownKeys(name string, md toml.MetaData) []error {
 func firstUnknown(k toml.Key) (table toml.Key, allowed []string, ok bool) {
 	t := reflect.TypeFor[Config]()
 	for i, seg := range k {
+		if t.Kind() == reflect.Map {
+			// A table of named entries ([channels.NAME]): the name is
+			// validate's to check; the entry's keys are the element's.
+			if t = t.Elem(); t.Kind() == reflect.Pointer {
+				t = t.Elem()
+			}
+			continue
+		}
 		if t.Kind() != reflect.Struct {
 			return nil, nil, false
 		}

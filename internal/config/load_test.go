@@ -99,7 +99,8 @@ func TestLoadBase(t *testing.T) {
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
 		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
-		Rules: []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
+		Channels: channels(),
+		Rules:    []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(baseConfig) =\n%+v\nwant\n%+v", got, want)
@@ -129,6 +130,7 @@ roots = [{ name = "main", path = "/ws" }]
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
 		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
+		Channels: channels(),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Load(minimal) =\n%+v\nwant\n%+v", got, want)

@@ -74,10 +74,10 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Automation: Automation{MaxMode: "autopilot", Mode: "smart", TZ: "Europe/Paris", ApprovalWait: Duration(time.Minute), MinInterval: Duration(10 * time.Minute),
 			MaxRunsPerDay: 3, DailyTokens: 5000, CatchUpWindow: Duration(2 * time.Hour), Expiry: Duration(48 * time.Hour), WarnBefore: Duration(3 * time.Hour),
 			MaxCalls: 2, MaxTurns: 3, MaxTokens: 4000, MaxRuntime: Duration(90 * time.Second)},
-		Channels: Channels{
-			Telegram: Channel{Enabled: true, TokenSecret: "tg-bot", APIBase: "http://127.0.0.1:8081", Groups: []string{"-1001234567890"}},
-			Feishu:   Channel{Enabled: true, TokenSecret: "feishu", AppID: "cli_a1b2", Mode: ModeCallback, EncryptKeySecret: "feishu-encrypt"},
-		},
+		Channels: channels(
+			"telegram", Channel{Enabled: true, TokenSecret: "tg-bot", APIBase: "http://127.0.0.1:8081", Groups: []string{"-1001234567890"}},
+			"feishu", Channel{Enabled: true, TokenSecret: "feishu", AppID: "cli_a1b2", Mode: ModeCallback, EncryptKeySecret: "feishu-encrypt"},
+		),
 		Rules: []Rule{
 			{ID: "a.b:c-d_e", Tool: "write_file", Path: "notes/**/*.md", Effect: "ask"},
 			{ID: "no-path", Tool: "run", Effect: "deny"},
