@@ -92,6 +92,8 @@ type Runtime struct {
 	lockOnce sync.Once
 	lockFile *os.File
 	lockErr  error
+	// models keeps the model client Model hands out (provider.go).
+	models modelCache
 	// mcp holds the MCP servers Open connected (mcp.go).
 	mcp mcpHub
 }
@@ -374,6 +376,9 @@ func (r *Runtime) Close() error {
 	if r.bgCancel != nil {
 		r.bgCancel()
 	}
+	r.models.mu.Lock()
+	r.models.close()
+	r.models.mu.Unlock()
 	errs := []error{r.closeMCP()}
 	if r.Workspace != nil {
 		errs = append(errs, r.Workspace.Close())

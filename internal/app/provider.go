@@ -6,9 +6,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/homard/homard/internal/agent"
@@ -19,16 +21,54 @@ import (
 	"github.com/homard/homard/internal/secrets"
 )
 
-// Model builds the configured model client. The API key is read at call
+// Model returns the configured model client. The API key is read at call
 // time from the vault secret model.api_key_secret names (released only if
 // bound to base_url's host) or else from the environment variable
 // model.api_key_env names; it is never stored in config, printed or logged.
+// The client is kept while the settings and the key stay the same, so
+// every turn of this runtime reuses the provider's connections: one TCP
+// and TLS handshake for a serve's life, not one a turn, and no idle
+// connection left behind per turn.
 func (r *Runtime) Model() (llm.Model, error) {
 	key, err := modelKey(r.Config.Model, os.Getenv, r.Vault)
 	if err != nil {
 		return nil, err
 	}
-	return newModel(r.Config.Model, key)
+	return r.models.get(r.Config.Model, key)
+}
+
+// modelCache holds the one model client Model hands out, built for cfg
+// and key; a change of either builds a new one and closes the old one's
+// idle connections. Clients are safe for concurrent turns.
+type modelCache struct {
+	mu  sync.Mutex
+	cfg config.Model
+	key string
+	hc  *http.Client
+	m   llm.Model
+}
+
+func (c *modelCache) get(cfg config.Model, key string) (llm.Model, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m != nil && c.cfg == cfg && c.key == key {
+		return c.m, nil
+	}
+	hc := llm.HTTPClient(cfg.ConnectTimeout.Std(), "model.connect_timeout")
+	m, err := newModelWith(cfg, key, hc)
+	if err != nil {
+		return nil, err
+	}
+	c.close()
+	c.cfg, c.key, c.hc, c.m = cfg, key, hc, m
+	return m, nil
+}
+
+// close closes the kept client's idle connections.
+func (c *modelCache) close() {
+	if c.hc != nil {
+		c.hc.CloseIdleConnections()
+	}
 }
 
 // keySource is what modelKey needs from the vault.
@@ -91,7 +131,12 @@ func keyOrigin(m config.Model) string {
 // mid-answer or trickles without end ends the turn with a message naming
 // the setting instead of hanging it.
 func newModel(m config.Model, key string) (llm.Model, error) {
-	c, err := newClient(m, key)
+	return newModelWith(m, key, llm.HTTPClient(m.ConnectTimeout.Std(), "model.connect_timeout"))
+}
+
+// newModelWith is newModel over the HTTP client hc.
+func newModelWith(m config.Model, key string, hc *http.Client) (llm.Model, error) {
+	c, err := newClient(m, key, hc)
 	if err != nil {
 		return nil, err
 	}
@@ -100,8 +145,7 @@ func newModel(m config.Model, key string) (llm.Model, error) {
 		FirstSetting: "model.first_event_timeout", IdleSetting: "model.idle_timeout", TotalSetting: "model.request_timeout"}), nil
 }
 
-func newClient(m config.Model, key string) (llm.Model, error) {
-	hc := llm.HTTPClient(m.ConnectTimeout.Std(), "model.connect_timeout")
+func newClient(m config.Model, key string, hc *http.Client) (llm.Model, error) {
 	switch m.Wire() {
 	case config.ProviderOpenAI:
 		return openai.New(openai.Options{BaseURL: m.BaseURL, APIKey: key, HTTPClient: hc}), nil

@@ -30,6 +30,8 @@ type Recorded struct {
 	Path   string
 	Header http.Header
 	Body   []byte
+	// Remote is the client's address: requests on one connection share it.
+	Remote string
 }
 
 // Server is an httptest server that answers request i with Replies[i]. A
@@ -73,7 +75,7 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	s.mu.Lock()
 	n := len(s.requests)
-	s.requests = append(s.requests, Recorded{Path: r.URL.Path, Header: r.Header.Clone(), Body: body})
+	s.requests = append(s.requests, Recorded{Path: r.URL.Path, Header: r.Header.Clone(), Body: body, Remote: r.RemoteAddr})
 	reply := Reply{Status: http.StatusInternalServerError, Body: "llmtest: no scripted reply"}
 	if n < len(s.replies) {
 		reply = s.replies[n]
