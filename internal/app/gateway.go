@@ -17,10 +17,14 @@ import (
 // Admin returns r as the channel.Admin contract the HTTP gateway talks
 // to: the configured owner's sessions, approvals, audit and memory, and
 // API token checks.
-func (r *Runtime) Admin() channel.Admin { return adminRuntime{r} }
+func (r *Runtime) Admin() channel.Admin { return adminRuntime{r, r.Tasks.Admin()} }
 
-// adminRuntime adapts Runtime to channel.Admin.
-type adminRuntime struct{ r *Runtime }
+// adminRuntime adapts Runtime to channel.Admin; the task service serves
+// its tasks.
+type adminRuntime struct {
+	r *Runtime
+	channel.TaskAdmin
+}
 
 var _ channel.Admin = adminRuntime{}
 
