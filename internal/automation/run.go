@@ -64,6 +64,8 @@ type taskRun struct {
 	summary atomic.Pointer[string]
 }
 
+var _ agent.Decider = (*taskRun)(nil)
+
 // runTaskSlot runs claimed run runID of task t, slot slot, to its end and
 // records how it ended: it checks the seal, the expiry and this config's
 // rules first (a refused run never calls the model), then lets the model
