@@ -97,7 +97,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// An error may quote a path, a tool name or a provider's reply.
 	fmt.Fprintln(stderr, "homard:", termtext.Visible(err.Error()))
-	if isUsage(err) || errors.Is(err, app.ErrBadRequest) {
+	if isUsage(err) || errors.Is(err, app.ErrBadRequest) || errors.Is(err, app.ErrTaskInvalid) {
 		return exitUsage
 	}
 	return exitFailure

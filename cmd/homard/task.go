@@ -19,7 +19,7 @@ import (
 
 // The `homard task` commands: add, list, show, approve, renew, pause,
 // resume, rm, runs, run-now and tick --dry-run (this file and taskview.go). They parse
-// flags and print; every rule lives in internal/app (tasks.go, taskrun.go).
+// flags and print; every rule lives in internal/automation (tasks.go, run.go).
 
 func (c *cli) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{
@@ -51,8 +51,8 @@ that is enabled (telegram, discord, feishu), through its outbox.
 Try a task once in the foreground with 'homard task run-now ID'.`,
 	}
 	cmd.AddCommand(c.taskAddCmd(), c.taskListCmd(), c.taskShowCmd(), c.taskApproveCmd(), c.taskRenewCmd(),
-		c.taskStatusCmd("pause", "Stop a task's runs (a run in progress stops before its next tool call)", (*app.Runtime).PauseTask),
-		c.taskStatusCmd("resume", "Run a paused task again from its next slot (missed slots are not caught up)", (*app.Runtime).ResumeTask),
+		c.taskStatusCmd("pause", "Stop a task's runs (a run in progress stops before its next tool call)", (*app.TaskService).Pause),
+		c.taskStatusCmd("resume", "Run a paused task again from its next slot (missed slots are not caught up)", (*app.TaskService).Resume),
 		c.taskRmCmd(), c.taskRunsCmd(), c.taskRunNowCmd(), c.taskTickCmd())
 	return cmd
 }
@@ -65,7 +65,7 @@ func taskErr(err error, id string) error {
 	switch {
 	case err == nil:
 		return nil
-	case errors.Is(err, app.ErrBadRequest):
+	case errors.Is(err, app.ErrBadRequest), errors.Is(err, app.ErrTaskInvalid):
 		return &exitError{code: exitUsage, err: err}
 	case errors.Is(err, store.ErrNotFound):
 		return fmt.Errorf("no task %s; homard task list shows them", id)
@@ -120,7 +120,7 @@ is part of the body you approve; changing any of it needs a new task.`,
 			if s.Expires, err = parseSpan("--expires", expires); err != nil {
 				return err
 			}
-			in, err := r.AddTask(cmd.Context(), s)
+			in, err := r.Tasks.Add(cmd.Context(), s)
 			if err != nil {
 				return taskErr(err, "")
 			}
@@ -245,7 +245,7 @@ Without a terminal, pass --yes (after reading 'homard task show ID').`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			id := args[0]
-			in, err := r.TaskInfo(cmd.Context(), id)
+			in, err := r.Tasks.Info(cmd.Context(), id)
 			if err != nil {
 				return taskErr(err, id)
 			}
@@ -267,7 +267,7 @@ Without a terminal, pass --yes (after reading 'homard task show ID').`,
 					return err
 				}
 			}
-			in, err = r.ApproveTask(cmd.Context(), id, in.Hash)
+			in, err = r.Tasks.Approve(cmd.Context(), id, in.Hash)
 			if err != nil {
 				return taskErr(err, id)
 			}
@@ -304,7 +304,7 @@ that changed is refused; review it with 'homard task show ID'.`,
 			if err != nil {
 				return err
 			}
-			in, err := r.TaskInfo(cmd.Context(), id)
+			in, err := r.Tasks.Info(cmd.Context(), id)
 			if err != nil {
 				return taskErr(err, id)
 			}
@@ -324,7 +324,7 @@ that changed is refused; review it with 'homard task show ID'.`,
 					return err
 				}
 			}
-			in, err = r.RenewTask(cmd.Context(), id, d)
+			in, err = r.Tasks.Renew(cmd.Context(), id, d)
 			if err != nil {
 				return taskErr(err, id)
 			}
@@ -342,14 +342,14 @@ that changed is refused; review it with 'homard task show ID'.`,
 }
 
 // taskStatusCmd is pause or resume.
-func (c *cli) taskStatusCmd(verb, short string, do func(*app.Runtime, context.Context, string) (app.TaskInfo, error)) *cobra.Command {
+func (c *cli) taskStatusCmd(verb, short string, do func(*app.TaskService, context.Context, string) (app.TaskInfo, error)) *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   verb + " ID",
 		Short: short,
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			in, err := do(r, cmd.Context(), args[0])
+			in, err := do(r.Tasks, cmd.Context(), args[0])
 			if err != nil {
 				return taskErr(err, args[0])
 			}
@@ -378,7 +378,7 @@ func (c *cli) taskRmCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			id := args[0]
-			in, err := r.TaskInfo(cmd.Context(), id)
+			in, err := r.Tasks.Info(cmd.Context(), id)
 			if err != nil {
 				return taskErr(err, id)
 			}
@@ -391,7 +391,7 @@ func (c *cli) taskRmCmd() *cobra.Command {
 					return err
 				}
 			}
-			in, err = r.RemoveTask(cmd.Context(), id)
+			in, err = r.Tasks.Remove(cmd.Context(), id)
 			if err != nil {
 				return taskErr(err, id)
 			}

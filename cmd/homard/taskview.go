@@ -120,7 +120,7 @@ func (c *cli) taskListCmd() *cobra.Command {
 		Short: "List your tasks (not removed ones): status, schedule, next run, last run, problem",
 		Args:  cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.Tasks(cmd.Context())
+			list, err := r.Tasks.List(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -167,7 +167,7 @@ func (c *cli) taskShowCmd() *cobra.Command {
 		Short: "Show a task: its body, hash, seal, next 3 runs, problem and last run",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			in, err := r.TaskInfo(cmd.Context(), args[0])
+			in, err := r.Tasks.Info(cmd.Context(), args[0])
 			if err != nil {
 				return taskErr(err, args[0])
 			}
@@ -248,7 +248,7 @@ func (c *cli) taskRunsCmd() *cobra.Command {
 			if n < 1 || n > 1000 {
 				return usageErr("-n %d: want 1 to 1000 runs", n)
 			}
-			runs, err := r.TaskRuns(cmd.Context(), args[0], n)
+			runs, err := r.Tasks.Runs(cmd.Context(), args[0], n)
 			if err != nil {
 				return taskErr(err, args[0])
 			}
@@ -301,7 +301,7 @@ Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
 			if !asJSON {
 				tools.w = c.stderr
 			}
-			run, err := r.RunTaskNow(cmd.Context(), args[0], tools.event)
+			run, err := r.Tasks.RunNow(cmd.Context(), args[0], tools.event)
 			tools.flush()
 			if err != nil {
 				return taskErr(err, args[0])
@@ -360,7 +360,7 @@ A task not due yet is not listed; 'homard task list' shows the next runs.`,
 			if !dryRun {
 				return &exitError{code: exitUsage, err: errors.New("task tick only plans: add --dry-run (homard serve runs the tasks)")}
 			}
-			plan, err := r.PlanTasks(cmd.Context())
+			plan, err := r.Tasks.Plan(cmd.Context())
 			if err != nil {
 				return err
 			}

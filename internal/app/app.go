@@ -18,6 +18,7 @@ import (
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/automation"
 	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/egress"
@@ -72,6 +73,10 @@ type Runtime struct {
 	// history keeps recent sessions' decoded messages (conversation).
 	history *history.Cache[llm.Message]
 
+	// Tasks is the scheduled tasks: add, approve, run now, and serve's
+	// scheduler (internal/automation).
+	Tasks *automation.Service
+
 	// Background work (memory capture, capture.go): bg counts running
 	// goroutines; bgCtx ends when Close gives up waiting. bgMu guards
 	// bgCtx, bgCancel, closing and capturing (the sessions a capture runs
@@ -82,10 +87,8 @@ type Runtime struct {
 	bgCancel  context.CancelFunc
 	closing   bool
 	capturing map[string]bool
-	// schedWake is serve's scheduler's Wake (taskrun.go); log is serve's
-	// logger for background work (nil: slog.Default).
-	schedWake atomic.Pointer[func()]
-	log       atomic.Pointer[slog.Logger]
+	// log is serve's logger for background work (nil: slog.Default).
+	log atomic.Pointer[slog.Logger]
 	// egress is the web tools' client; extensions' proxies use it too.
 	egress *egress.Client
 	// lockOnce opens lockFile (data/sessions.lock) for LockSession.
@@ -330,6 +333,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	// Runs a process that has since died left running are marked and
 	// audited before anything else runs. Not fatal: doctor reports it.
 	r.Start.Interrupted, r.Start.InterruptErr = r.Arbiter.RecoverInterrupted(ctx)
+	r.Tasks = r.newTasks()
 	return nil
 }
 

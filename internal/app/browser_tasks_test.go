@@ -55,7 +55,7 @@ func TestBrowserTasksPage(t *testing.T) {
 
 	p.do(chromedp.Click(chromedp.CSS(detail + ` button[data-action="approve"]`)))
 	p.waitFor("the task to be active", `(document.querySelector('#task-detail') || {}).dataset.status === "active"`)
-	now, err := r.TaskInfo(context.Background(), in.ID)
+	now, err := r.Tasks.Info(context.Background(), in.ID)
 	if err != nil || now.Status != store.TaskActive || now.Seal != in.SealIfApproved || now.Problem != "" {
 		t.Fatalf("after Approve the task is %+v (%v); want active, sealed %s", now, err, in.SealIfApproved)
 	}

@@ -10,14 +10,16 @@ import (
 
 // Admin returns r as the channel.Admin contract the HTTP gateway talks
 // to: the owner facade's channel view (sessions, approvals, audit, memory,
-// API token checks), and scheduled tasks.
-func (r *Runtime) Admin() channel.Admin { return adminRuntime{Admin: r.Owner.Admin(), r: r} }
+// API token checks) and the task service's (scheduled tasks).
+func (r *Runtime) Admin() channel.Admin {
+	return adminRuntime{Admin: r.Owner.Admin(), TaskAdmin: r.Tasks.Admin()}
+}
 
-// adminRuntime is channel.Admin: the owner facade's view, and the
-// scheduled tasks' methods (gateway_tasks.go).
+// adminRuntime is channel.Admin: the owner facade's view and the task
+// service's.
 type adminRuntime struct {
 	owner.Admin
-	r *Runtime
+	channel.TaskAdmin
 }
 
 var _ channel.Admin = adminRuntime{}

@@ -15,7 +15,7 @@ import (
 // addPending adds a task waiting for approval.
 func addPending(t *testing.T, r *Runtime, name, prompt string) TaskInfo {
 	t.Helper()
-	in, err := r.AddTask(context.Background(), TaskSpec{Name: name, Prompt: prompt, Every: "1h", Tools: []string{"read_file"}})
+	in, err := r.Tasks.Add(context.Background(), TaskSpec{Name: name, Prompt: prompt, Every: "1h", Tools: []string{"read_file"}})
 	if err != nil {
 		t.Fatalf("AddTask %s: %v", name, err)
 	}
@@ -126,7 +126,7 @@ func TestGatewayTasksListShowApprove(t *testing.T) {
 			if resp.StatusCode != tc.want {
 				t.Errorf("POST %s %s = %d %s; want %d", tc.path, tc.body, resp.StatusCode, body, tc.want)
 			}
-			if got, err := r.TaskInfo(context.Background(), in.ID); err != nil || got.Status != store.TaskPending {
+			if got, err := r.Tasks.Info(context.Background(), in.ID); err != nil || got.Status != store.TaskPending {
 				t.Errorf("after a refused approval the task is %q (%v); want pending", got.Status, err)
 			}
 		})
@@ -198,7 +198,7 @@ func TestGatewayTaskActions(t *testing.T) {
 		if code != 200 && !strings.Contains(text, `"error"`) {
 			t.Errorf("%s: refusal %s has no error message", step.name, text)
 		}
-		if now, err := r.TaskInfo(context.Background(), in.ID); err != nil || now.Status != step.status {
+		if now, err := r.Tasks.Info(context.Background(), in.ID); err != nil || now.Status != step.status {
 			t.Errorf("%s: the task is %q (%v); want %s", step.name, now.Status, err, step.status)
 		}
 		if step.name == "renew" && (got.ExpiresAt == nil || got.ExpiresAt.Sub(later).Abs() > time.Minute) {
@@ -243,7 +243,7 @@ func TestGatewayApproveRefusesABodyEditedAfterShowing(t *testing.T) {
 	if code != 409 || !strings.Contains(text, "changed since it was shown") {
 		t.Fatalf("approve with the hash shown before the edit = %d %s; want 409, the task changed", code, text)
 	}
-	if now, err := r.TaskInfo(context.Background(), in.ID); err != nil || now.Status != store.TaskPending || now.Seal != "" {
+	if now, err := r.Tasks.Info(context.Background(), in.ID); err != nil || now.Status != store.TaskPending || now.Seal != "" {
 		t.Fatalf("after the refused approval the task is %+v (%v); want pending, unsealed", now, err)
 	}
 

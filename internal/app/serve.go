@@ -236,8 +236,7 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	// Scheduled tasks run with serve; a run still going when it stops is
 	// recorded as interrupted and never re-run.
 	r.log.Store(log)
-	sched := r.newTaskScheduler(log)
-	r.setSchedulerWake(sched.Wake)
+	sched := r.Tasks.Scheduler(log)
 	schedDone := make(chan struct{})
 	go func() {
 		defer close(schedDone)

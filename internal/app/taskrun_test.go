@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/automation"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/store"
@@ -21,11 +22,41 @@ import (
 // itself (a run that fails is a result, not an error).
 func runNow(t *testing.T, r *Runtime, id string) store.TaskRun {
 	t.Helper()
-	run, err := r.RunTaskNow(context.Background(), id, nil)
+	run, err := r.Tasks.RunNow(context.Background(), id, nil)
 	if err != nil {
 		t.Fatalf("RunTaskNow: %v", err)
 	}
 	return run
+}
+
+// scheduledRun runs serve's scheduler until task id has a run it
+// started, and returns that run once the scheduler stopped.
+func scheduledRun(t *testing.T, r *Runtime, id string) store.TaskRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Tasks.Scheduler(nil).Run(ctx) }()
+	var run *store.TaskRun
+	for deadline := time.Now().Add(time.Minute); run == nil && time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		runs, err := r.Store.RecentRuns(context.Background(), id, 10)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range runs {
+			if !strings.HasPrefix(runs[i].SlotKey, "run-now ") && !runs[i].EndedAt.IsZero() {
+				run = &runs[i]
+				break
+			}
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatalf("scheduler: %v", err)
+	}
+	if run == nil {
+		t.Fatal("the scheduler started no run of the task within a minute")
+	}
+	return *run
 }
 
 func hasAudit(t *testing.T, r *Runtime, want string) bool {
@@ -75,7 +106,7 @@ func TestRunCannotLeaveItsProfile(t *testing.T) {
 	if _, err := readWorkspaceFile(r, "b.txt"); err == nil {
 		t.Error("b.txt exists: a tool outside the profile ran")
 	}
-	if ts, _ := r.Tasks(context.Background()); len(ts) != 1 {
+	if ts, _ := r.Tasks.List(context.Background()); len(ts) != 1 {
 		t.Errorf("%d tasks after the run; want 1 (a run cannot create tasks)", len(ts))
 	}
 	// Only the profile and complete_task are offered to the model.
@@ -143,7 +174,7 @@ func TestRunMustCompleteAndStayInBudget(t *testing.T) {
 func TestRunRefusedWhenTheBodyChanges(t *testing.T) {
 	r := newTestRuntime(t, "smart")
 	srv := runServer(t, r, openAI(toolCall("c1", "complete_task", `{"summary":"fine"}`)))
-	in := addApproved(t, r, TaskSpec{Name: "t", Prompt: "p", Every: "1h", Tools: []string{"read_file"}})
+	in := addApproved(t, r, TaskSpec{Name: "t", Prompt: "p", Every: "1h", CatchUp: "once", Tools: []string{"read_file"}})
 	if run := runNow(t, r, in.ID); run.Status != store.TaskRunSucceeded {
 		t.Fatalf("unchanged task: run = %+v; want succeeded", run)
 	}
@@ -160,26 +191,18 @@ func TestRunRefusedWhenTheBodyChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := len(srv.Requests())
-	// The scheduler's path: a claimed slot that fails the check.
-	row, err := r.Store.Task(context.Background(), in.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var runID int64
-	err = r.Store.Write(context.Background(), func(tx *store.Tx) error {
-		runID, _, err = tx.ClaimSlot(in.ID, "slot-2", time.Now(), time.Now())
-		return err
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	end := r.runTaskSlot(context.Background(), row, runID, time.Now())
+	// The scheduler's path: its slot is due (catch-up once runs the slot
+	// at the task's anchor, however slow this machine), is claimed, and
+	// fails the check.
+	editTaskRow(t, r, `UPDATE tasks SET next_run_at = ? WHERE id = ?`, in.Next[0].Add(-time.Hour).UnixNano(), in.ID)
+	end := scheduledRun(t, r, in.ID)
 	if end.Status != store.TaskRunRefused || !strings.Contains(end.Error, "changed") {
 		t.Fatalf("run of a changed body = %+v; want refused as changed", end)
 	}
 	if len(srv.Requests()) != before {
 		t.Error("the model was called for a refused run")
 	}
+	runID := end.ID
 	got, _ := r.Store.TaskRun(context.Background(), runID)
 	if got.Delivery != "web" {
 		t.Errorf("refused run delivery = %q; want the notice on the web", got.Delivery)
@@ -187,11 +210,11 @@ func TestRunRefusedWhenTheBodyChanges(t *testing.T) {
 	if !hasAudit(t, r, "task denied task.refused") {
 		t.Errorf("audit lacks task.refused: %q", taskAudit(t, r))
 	}
-	info, _ := r.TaskInfo(context.Background(), in.ID)
+	info, _ := r.Tasks.Info(context.Background(), in.ID)
 	if !info.NextRunAt.IsZero() || !strings.Contains(info.Problem, "changed") {
 		t.Errorf("after a refusal: next run %v, problem %q; want none, and 'changed'", info.NextRunAt, info.Problem)
 	}
-	if _, err := r.RunTaskNow(context.Background(), in.ID, nil); err == nil {
+	if _, err := r.Tasks.RunNow(context.Background(), in.ID, nil); err == nil {
 		t.Error("run-now of a changed task: nil error")
 	}
 	// run-now's refusal is audited too, as the scheduler's is.
@@ -205,7 +228,7 @@ func TestRunRefusedWhenTheBodyChanges(t *testing.T) {
 		t.Errorf("%d task.refused records after the scheduler's and run-now's refusals; want 2: %q", n, taskAudit(t, r))
 	}
 	// Renewing does not launder a changed body.
-	if _, err := r.RenewTask(context.Background(), in.ID, 0); err == nil {
+	if _, err := r.Tasks.Renew(context.Background(), in.ID, 0); err == nil {
 		t.Error("renew of a changed task: nil error")
 	}
 }
@@ -223,7 +246,7 @@ func TestRunWaitsForApprovalFromAnotherChannel(t *testing.T) {
 	in := addApproved(t, r, TaskSpec{Name: "w", Prompt: "write the report", Every: "1h", Tools: []string{"write_file"}})
 	ctx := context.Background()
 	done := make(chan store.TaskRun, 1)
-	go func() { run, _ := r.RunTaskNow(ctx, in.ID, nil); done <- run }()
+	go func() { run, _ := r.Tasks.RunNow(ctx, in.ID, nil); done <- run }()
 	var pending Approval
 	for pending.ID == "" {
 		list, err := r.Approvals.List(ctx, approval.Pending)
@@ -296,7 +319,7 @@ func TestRunStopsWhenPaused(t *testing.T) {
 	)
 	srv.OnRequest(func(n int) {
 		if n == 2 {
-			if _, err := r.PauseTask(context.Background(), in.ID); err != nil {
+			if _, err := r.Tasks.Pause(context.Background(), in.ID); err != nil {
 				t.Error(err)
 			}
 		}
@@ -383,7 +406,7 @@ func TestRunDeliversToTheOwnersChat(t *testing.T) {
 	if err := r.Store.Write(context.Background(), func(tx *store.Tx) error { return tx.OutboxFailed(rows[0].ID, "bot was blocked by the user") }); err != nil {
 		t.Fatal(err)
 	}
-	runs, _ := r.TaskRuns(context.Background(), in.ID, 1)
+	runs, _ := r.Tasks.Runs(context.Background(), in.ID, 1)
 	if runs[0].DeliveryState != "failed" || runs[0].DeliveryError != "bot was blocked by the user" {
 		t.Errorf("run after a failed send = %+v; want the failure visible", runs[0])
 	}
@@ -397,8 +420,8 @@ func TestPlanTasksSaysARunWouldBeRefused(t *testing.T) {
 	in := addApproved(t, r, TaskSpec{Name: "t", Prompt: "p", Every: "1h", Tools: []string{"read_file"}})
 	later := in.NextRunAt.Add(time.Second)
 	r.now = func() time.Time { return later }
-	plan, err := r.PlanTasks(context.Background())
-	if err != nil || len(plan) != 1 || plan[0].Action != PlanRun {
+	plan, err := r.Tasks.Plan(context.Background())
+	if err != nil || len(plan) != 1 || plan[0].Action != automation.PlanRun {
 		t.Fatalf("plan of an unchanged due task = %+v, %v; want run", plan, err)
 	}
 	db, err := sql.Open("sqlite", r.Paths.DBFile)
@@ -410,11 +433,11 @@ func TestPlanTasksSaysARunWouldBeRefused(t *testing.T) {
 	if _, err := db.Exec(`UPDATE tasks SET body = ? WHERE id = ?`, widened, in.ID); err != nil {
 		t.Fatal(err)
 	}
-	plan, err = r.PlanTasks(context.Background())
-	if err != nil || len(plan) != 1 || plan[0].Action != PlanRefuse || !strings.Contains(plan[0].Why, "changed") {
+	plan, err = r.Tasks.Plan(context.Background())
+	if err != nil || len(plan) != 1 || plan[0].Action != automation.PlanRefuse || !strings.Contains(plan[0].Why, "changed") {
 		t.Fatalf("plan of a changed due task = %+v, %v; want refuse, naming the change", plan, err)
 	}
-	if runs, _ := r.TaskRuns(context.Background(), in.ID, 5); len(runs) != 0 {
+	if runs, _ := r.Tasks.Runs(context.Background(), in.ID, 5); len(runs) != 0 {
 		t.Errorf("a dry run wrote %d runs", len(runs))
 	}
 }

@@ -2,610 +2,132 @@ package app
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"fmt"
-	"slices"
-	"strconv"
-	"strings"
 	"time"
 
-	"github.com/homard/homard/internal/audit"
-	"github.com/homard/homard/internal/config"
-	"github.com/homard/homard/internal/policy"
-	"github.com/homard/homard/internal/schedule"
+	"github.com/homard/homard/internal/agent"
+	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/automation"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/store"
-	"github.com/homard/homard/internal/task"
 )
 
-// Errors of the task service, besides ErrBadRequest (a task that breaks a
-// rule) and store.ErrNotFound.
+// The scheduled tasks live in internal/automation; Runtime.Tasks is its
+// service. These names are what cmd/homard uses of it.
+type (
+	// TaskService is the task service's type (Runtime.Tasks).
+	TaskService = automation.Service
+	// TaskSpec is what `homard task add` asks for.
+	TaskSpec = automation.TaskSpec
+	// TaskInfo is a task as the CLI and the web UI show it.
+	TaskInfo = automation.TaskInfo
+)
+
+// ErrTaskInvalid marks a task, or a request about one, that breaks a rule
+// (the task service's ErrBadRequest).
+var ErrTaskInvalid = automation.ErrInvalid
+
+// taskForbiddenTools are the memory tools, which neither a task nor a
+// client of `homard mcp serve` may use.
+var taskForbiddenTools = automation.ForbiddenTools
+
+// newTasks builds the task service over this runtime's store, vault,
+// registry, arbiter and model; its runs' turns, chat messages and
+// approval waits go through taskWiring.
+func (r *Runtime) newTasks() *automation.Service {
+	w := taskWiring{r}
+	return automation.New(automation.Options{
+		Store: r.Store, Config: r.Config, Keys: r.Vault, Tools: r.Registry, Arbiter: r.Arbiter,
+		Redactor: r.redactor, Model: r.Model, Turns: w, Outbox: w, Answers: w, Log: r.logger,
+		// Read at each use: the task service keeps the runtime's clock,
+		// which tests move after Open.
+		Now: func() time.Time { return r.now() },
+	})
+}
+
+// taskWiring is what the task service needs of the runtime: agent turns
+// (automation.Turns), the chat core's outbox (automation.Outbox) and the
+// one approval waiter (automation.Answers).
+type taskWiring struct{ r *Runtime }
+
 var (
-	// ErrTaskChanged: the body the owner was shown is not the stored one.
-	ErrTaskChanged = errors.New("the task changed since it was shown; show it again and approve what you read")
-	// ErrTaskState: the action does not apply to the task as it is (a
-	// removed task, renewing a task never approved).
-	ErrTaskState = errors.New("not possible for the task as it is")
+	_ automation.Turns   = taskWiring{}
+	_ automation.Outbox  = taskWiring{}
+	_ automation.Answers = taskWiring{}
 )
 
-// Memory tools: no task may use them (runs neither recall nor capture
-// memory, whatever a profile says).
-var taskForbiddenTools = []string{"remember", "recall", "forget"}
-
-// CompleteTaskTool is the tool a run ends with; homard offers it to every
-// run and handles it itself (taskrun.go). It is not in the registry, so
-// no turn but a task's can call it, and no profile needs to name it.
-const CompleteTaskTool = "complete_task"
-
-// TaskSpec is what `homard task add` asks for. Zero values mean the
-// [automation] defaults.
-type TaskSpec struct {
-	Name   string
-	Prompt string
-	// Exactly one of At, Every and Cron.
-	At    string // RFC 3339, or a local "YYYY-MM-DDTHH:MM" in TZ
-	Every string // "90m", "1d"; slots count from when the task is added
-	Cron  string // 5 fields, in TZ
-	TZ    string // IANA zone; "" means automation.tz
-	// CatchUp is "skip" (the default) or "once".
-	CatchUp string
-	// Tools is the tool profile; nil means the read-only tools.
-	Tools      []string
-	Mode       string
-	MaxCalls   int64
-	MaxTurns   int64
-	MaxTokens  int64
-	MaxRuntime time.Duration
-	// Deliver is "web" (the default) or an enabled chat channel.
-	Deliver string
-	// Expires is how long the approval lasts; 0 means automation.expiry.
-	Expires time.Duration
-}
-
-// TaskInfo is a task as the CLI and the web UI show it. Body is what the
-// owner approves; every other field is derived or bookkeeping.
-type TaskInfo struct {
-	ID, Owner, Name, Status string
-	Body                    task.Body
-	// Canonical is the exact sealed text; Hash its SHA-256 (hex).
-	Canonical string
-	Hash      string
-	// Seal is the first 16 hex digits of the stored seal ("" until
-	// approved); SealIfApproved is what approving now would store, for
-	// the owner to compare before approving.
-	Seal           string
-	SealIfApproved string
-	Schedule       string // the schedule for a person
-	ApprovedAt     time.Time
-	ExpiresAt      time.Time
-	NextRunAt      time.Time
-	Next           []time.Time // the next 3 slots (none unless active)
-	// Problem says why the task will not run as things are ("" when it
-	// will): not approved, paused, changed since approval, expired.
-	Problem string
-	LastRun *store.TaskRun
-}
-
-// sealPrefix is how much of a seal people see.
-const sealPrefix = 16
-
-func (r *Runtime) taskKey() ([]byte, error) {
-	return r.Vault.DerivedKey(task.KeyPurpose)
-}
-
-// defaultTaskTools is the profile of a task added without --tools: the
-// registry's read-only tools but memory.
-func (r *Runtime) defaultTaskTools() []string {
-	var out []string
-	for _, s := range r.Registry.Specs() {
-		if s.ReadOnly && !slices.Contains(taskForbiddenTools, s.Name) {
-			out = append(out, s.Name)
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
-// checkTaskRules holds a body to the rules of this homard's config, at
-// add, approval and before every run: the mode within automation.max_mode,
-// tools that exist and may be used by tasks, a delivery target that
-// exists, a schedule that parses and is not denser than
-// automation.min_interval.
-func (r *Runtime) checkTaskRules(b task.Body) error {
-	a := r.Config.Automation
-	bad := func(format string, args ...any) error {
-		return fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
-	}
-	if err := b.Validate(); err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	if config.ModeRank(string(b.Mode)) > config.ModeRank(a.MaxMode) {
-		return bad("mode %s is above automation.max_mode (%s): choose --mode %s or lower, or raise the ceiling in config.toml", b.Mode, a.MaxMode, a.MaxMode)
-	}
-	known := map[string]bool{}
-	for _, s := range r.Registry.Specs() {
-		known[s.Name] = true
-	}
-	for _, name := range b.Tools {
-		switch {
-		case slices.Contains(taskForbiddenTools, name):
-			return bad("tool %s: scheduled runs never use memory (remember, recall, forget)", name)
-		case name == CompleteTaskTool:
-			return bad("tool %s is always offered to a run; leave it out of --tools", name)
-		case !known[name]:
-			return bad("tool %q does not exist; `homard tool list` shows the tools", name)
-		}
-	}
-	if b.Deliver != "web" {
-		ch, ok := r.Config.Channels.ByName()[b.Deliver]
-		if !ok {
-			return bad("deliver %q: want web, telegram, discord or feishu", b.Deliver)
-		}
-		if !ch.Enabled {
-			return bad("deliver %s: the %s channel is not enabled (docs/CHANNELS.md), so results could not reach you", b.Deliver, b.Deliver)
-		}
-	}
-	spec, err := b.Spec()
-	if err != nil {
-		return fmt.Errorf("%w: %w", ErrBadRequest, err)
-	}
-	if gap := schedule.MinInterval(spec, r.now()); gap > 0 && gap < a.MinInterval.Std() {
-		return bad("the schedule runs %v apart at its closest; automation.min_interval is %v", gap, a.MinInterval.Std())
-	}
-	return nil
-}
-
-// taskBody builds the body of a new task from spec.
-func (r *Runtime) taskBody(s TaskSpec, id string, now time.Time) (task.Body, error) {
-	a := r.Config.Automation
-	bad := func(format string, args ...any) (task.Body, error) {
-		return task.Body{}, fmt.Errorf("%w: %s", ErrBadRequest, fmt.Sprintf(format, args...))
-	}
-	n := 0
-	for _, x := range []string{s.At, s.Every, s.Cron} {
-		if x != "" {
-			n++
-		}
-	}
-	if n != 1 {
-		return bad("say when the task runs with exactly one of --at, --every or --cron")
-	}
-	tz := s.TZ
-	if tz == "" {
-		tz = a.TZ
-	}
-	var loc *time.Location
-	if tz != "" {
-		l, err := schedule.LoadZone(tz)
-		if err != nil {
-			return bad("%v", err)
-		}
-		loc = l
-	}
-	var sched task.Schedule
-	switch {
-	case s.At != "":
-		t, err := schedule.ParseAt(s.At, loc)
-		if err != nil {
-			return bad("%v", err)
-		}
-		if !t.After(now) {
-			return bad("--at %s is in the past", s.At)
-		}
-		sched = task.Schedule{Kind: task.KindAt, Expr: task.AtExpr(t)}
-	case s.Every != "":
-		d, err := schedule.ParseEvery(s.Every)
-		if err != nil {
-			return bad("%v", err)
-		}
-		sched = task.Schedule{Kind: task.KindEvery, Expr: task.EveryExpr(d, now)}
-	default:
-		if loc == nil {
-			return bad("--cron needs a time zone: add --tz Europe/Paris (an IANA name), or set automation.tz in config.toml")
-		}
-		e, err := schedule.ParseCron(s.Cron)
-		if err != nil {
-			return bad("%v", err)
-		}
-		sched = task.Schedule{Kind: task.KindCron, Expr: e.String(), TZ: tz}
-	}
-	catchUp := s.CatchUp
-	if catchUp == "" {
-		catchUp = task.CatchUpSkip
-	}
-	tools := s.Tools
-	if tools == nil {
-		tools = r.defaultTaskTools()
-	}
-	mode := s.Mode
-	if mode == "" {
-		mode = a.Mode
-	}
-	m, err := policy.ParseMode(mode)
-	if err != nil {
-		return bad("%v", err)
-	}
-	deliver := s.Deliver
-	if deliver == "" {
-		deliver = "web"
-	}
-	expires := s.Expires
-	if expires == 0 {
-		expires = a.Expiry.Std()
-	}
-	if expires < time.Hour || expires > 366*24*time.Hour {
-		return bad("--expires %v: want between 1h and 366 days", expires)
-	}
-	b := task.Body{
-		ID: id, Owner: r.Config.Owner, Name: s.Name, Prompt: s.Prompt,
-		Sched: sched, CatchUp: catchUp, Tools: tools, Mode: m,
-		Budgets: task.Budgets{
-			MaxCalls: orDefault(s.MaxCalls, int64(a.MaxCalls)), MaxTurns: orDefault(s.MaxTurns, int64(a.MaxTurns)),
-			MaxTokens: orDefault(s.MaxTokens, int64(a.MaxTokens)), MaxRuntime: orDefault(s.MaxRuntime, a.MaxRuntime.Std()),
-		},
-		Deliver: deliver, Expires: now.Add(expires).UTC().Truncate(time.Second),
-	}
-	// Canonical form, as Decode would give it back: the profile sorted
-	// without repeats, never nil (the expiry is UTC already).
-	b.Tools = slices.Compact(slices.Sorted(slices.Values(b.Tools)))
-	if b.Tools == nil {
-		b.Tools = []string{}
-	}
-	return b, r.checkTaskRules(b)
-}
-
-func orDefault[T int64 | time.Duration](v, d T) T {
-	if v == 0 {
-		return d
-	}
-	return v
-}
-
-// AddTask stores a new task, pending the owner's approval. Nothing runs
-// until `task approve`.
-func (r *Runtime) AddTask(ctx context.Context, s TaskSpec) (TaskInfo, error) {
-	if !validTaskName(s.Name) {
-		return TaskInfo{}, fmt.Errorf("%w: task name %q: use 1 to 64 letters, digits, '-', '_' or '.'", ErrBadRequest, s.Name)
-	}
-	now := r.now()
-	id := task.NewID()
-	b, err := r.taskBody(s, id, now)
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	c, err := b.Canonical()
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	row := store.Task{ID: id, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now}
-	err = r.Store.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.InsertTask(row); err != nil {
-			return err
-		}
-		return r.auditTask(tx, b.Owner, id, policy.RuleTaskAdded, "added, waiting for approval", "")
+// RunTurn runs a task run's turn with the runtime's asker (cards shown,
+// answers recorded as the owner's), reports its calls as channel events,
+// lapses the approvals it left pending, and keeps its conversation in its
+// session, so `homard session show task-ID` shows what runs did.
+func (w taskWiring) RunTurn(ctx context.Context, t automation.Turn) (agent.TurnResult, error) {
+	r := w.r
+	orphans := r.pendingOf(r.now())
+	defer orphans.lapse(ctx)
+	a := agent.New(agent.Options{
+		Model: t.Model, ModelName: r.Config.Model.Name, Decider: t.Decider, Tools: t.Tools, System: t.System,
+		Caller: t.Caller, Ask: r.asker(t.Ask),
+		Context: agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
+		Budget:  t.Budget, EndTool: t.EndTool,
 	})
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	// The row just written: no need to read it back, nor its runs.
-	return r.describeTask(row, b, nil)
-}
-
-func validTaskName(s string) bool {
-	if s == "" || len(s) > 64 {
-		return false
-	}
-	for _, c := range s {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_' || c == '.') {
-			return false
+	onEvent := func(ev agent.Event) {
+		if ev.Kind == agent.EventToolResult {
+			orphans.add(ev.Outcome)
 		}
-	}
-	return true
-}
-
-// auditTask appends a record of a task's life (Tool "task", decision ran)
-// or of a refused run (denied, with why).
-func (r *Runtime) auditTask(tx *store.Tx, owner, id, rule, reason, why string) error {
-	d := audit.Ran
-	if why != "" {
-		d = audit.Denied
-		reason = why
-	}
-	_, err := audit.Append(tx, audit.Record{
-		Time: r.now(), Owner: owner, Session: "task-" + id, Trust: policy.TrustOwner,
-		Tool: "task", Decision: d, Rule: rule, Reason: r.redactor.Redact(reason),
-		Args: `{"task":` + strconv.Quote(id) + `}`,
-	})
-	return err
-}
-
-// taskOf reads task id of this owner; another owner's is not found.
-func (r *Runtime) taskOf(ctx context.Context, id string) (store.Task, error) {
-	t, err := r.Store.Task(ctx, id)
-	if err == nil && t.Owner != r.Config.Owner {
-		err = fmt.Errorf("get task %s: %w", id, store.ErrNotFound)
-	}
-	return t, err
-}
-
-// TaskInfo returns one task as people see it.
-func (r *Runtime) TaskInfo(ctx context.Context, id string) (TaskInfo, error) {
-	t, err := r.taskOf(ctx, id)
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	return r.taskInfo(ctx, t)
-}
-
-func (r *Runtime) taskInfo(ctx context.Context, t store.Task) (TaskInfo, error) {
-	runs, err := r.Store.RecentRuns(ctx, t.ID, 1)
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	var last *store.TaskRun
-	if len(runs) > 0 {
-		last = &runs[0]
-	}
-	b, err := task.Decode(t.Body)
-	if err != nil {
-		in := TaskInfo{ID: t.ID, Owner: t.Owner, Name: t.Name, Status: t.Status, Canonical: string(t.Body),
-			ApprovedAt: t.ApprovedAt, ExpiresAt: t.ExpiresAt, NextRunAt: t.NextRunAt, LastRun: last,
-			Problem: "its stored body does not decode: it changed since it was added"}
-		if len(t.MAC) >= sealPrefix {
-			in.Seal = t.MAC[:sealPrefix]
+		if t.OnTool == nil {
+			return
 		}
-		return in, nil
-	}
-	return r.describeTask(t, b, last)
-}
-
-// describeTask is TaskInfo of row t whose stored body decoded to b.
-func (r *Runtime) describeTask(t store.Task, b task.Body, last *store.TaskRun) (TaskInfo, error) {
-	in := TaskInfo{ID: t.ID, Owner: t.Owner, Name: t.Name, Status: t.Status, Canonical: string(t.Body), Body: b,
-		ApprovedAt: t.ApprovedAt, ExpiresAt: t.ExpiresAt, NextRunAt: t.NextRunAt, LastRun: last}
-	if len(t.MAC) >= sealPrefix {
-		in.Seal = t.MAC[:sealPrefix]
-	}
-	var err error
-	if in.Hash, err = task.Hash(b); err != nil {
-		return TaskInfo{}, err
-	}
-	if spec, err := b.Spec(); err == nil {
-		in.Schedule = spec.String()
-		if t.Status == store.TaskActive && !t.NextRunAt.IsZero() {
-			in.Next = append([]time.Time{t.NextRunAt}, schedule.Upcoming(spec, t.NextRunAt, 2)...)
-		}
-	}
-	key, err := r.taskKey()
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	if s, err := task.Seal(key, b); err == nil {
-		in.SealIfApproved = s[:sealPrefix]
-	}
-	in.Problem = taskProblem(key, t, r.now())
-	return in, nil
-}
-
-// taskProblem says why t will not run now, or "".
-func taskProblem(key []byte, t store.Task, now time.Time) string {
-	switch t.Status {
-	case store.TaskPending:
-		return "waiting for approval: homard task approve " + t.ID
-	case store.TaskRemoved:
-		return "removed"
-	}
-	_, err := task.Check(key, t, now)
-	switch {
-	case errors.Is(err, task.ErrExpired):
-		return "its approval expired: homard task renew " + t.ID
-	case errors.Is(err, task.ErrBodyChanged):
-		return "it changed since it was approved: homard task show " + t.ID + ", then approve it again"
-	case err != nil:
-		return err.Error()
-	case t.Status == store.TaskPaused:
-		return "paused: homard task resume " + t.ID
-	case t.NextRunAt.IsZero():
-		return "no slot left to run"
-	}
-	return ""
-}
-
-// Tasks lists the owner's tasks that are not removed, oldest first.
-func (r *Runtime) Tasks(ctx context.Context) ([]TaskInfo, error) {
-	ts, err := r.Store.Tasks(ctx, r.Config.Owner)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]TaskInfo, 0, len(ts))
-	for _, t := range ts {
-		in, err := r.taskInfo(ctx, t)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, in)
-	}
-	return out, nil
-}
-
-// ApproveTask seals task id's stored body: from now on its runs are held
-// to exactly it. shownHash, when set, is the body hash (or a prefix of at
-// least 12 digits) the owner was shown; a body that differs is refused
-// (ErrTaskChanged). The body is checked again against this config. Only
-// the CLI and the web UI call this: no tool can.
-func (r *Runtime) ApproveTask(ctx context.Context, id, shownHash string) (TaskInfo, error) {
-	t, err := r.taskOf(ctx, id)
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	if t.Status == store.TaskRemoved {
-		return TaskInfo{}, fmt.Errorf("approve task %s: %w: it was removed", id, ErrTaskState)
-	}
-	b, err := task.Decode(t.Body)
-	if err != nil {
-		return TaskInfo{}, fmt.Errorf("approve task %s: %w", id, err)
-	}
-	hash, err := task.Hash(b)
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	if shownHash != "" && (len(shownHash) < 12 || !strings.HasPrefix(hash, strings.ToLower(shownHash))) {
-		return TaskInfo{}, fmt.Errorf("approve task %s: %w (its hash is %s)", id, ErrTaskChanged, hash[:12])
-	}
-	now := r.now()
-	if !now.Before(b.Expires) {
-		return TaskInfo{}, fmt.Errorf("approve task %s: %w: its approval would end on %s, already past; renew it instead: homard task renew %s", id, ErrTaskState, b.Expires.Format(time.RFC3339), id)
-	}
-	return r.seal(ctx, t, b, now, policy.RuleTaskApproved, "approved body "+hash[:12])
-}
-
-// seal stores b sealed for t and sets its next run.
-func (r *Runtime) seal(ctx context.Context, t store.Task, b task.Body, now time.Time, rule, reason string) (TaskInfo, error) {
-	if err := r.checkTaskRules(b); err != nil {
-		return TaskInfo{}, err
-	}
-	key, err := r.taskKey()
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	mac, err := task.Seal(key, b)
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	c, err := b.Canonical()
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	next, err := nextSlot(b, now)
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	err = r.Store.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.ApproveTask(t.ID, c, mac, now, b.Expires); err != nil {
-			return err
-		}
-		if err := tx.SetNextRun(t.ID, next); err != nil {
-			return err
-		}
-		return r.auditTask(tx, t.Owner, t.ID, rule, reason, "")
-	})
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	r.wakeScheduler()
-	return r.TaskInfo(ctx, t.ID)
-}
-
-// nextSlot is the first slot of b after now (zero when none is left).
-func nextSlot(b task.Body, now time.Time) (time.Time, error) {
-	spec, err := b.Spec()
-	if err != nil {
-		return time.Time{}, err
-	}
-	next, _ := schedule.Next(spec, now)
-	return next, nil
-}
-
-// RenewTask re-approves an unchanged task for d more (0 means
-// automation.expiry): the stored body must still carry its seal, expired
-// or not; only its expiry changes.
-func (r *Runtime) RenewTask(ctx context.Context, id string, d time.Duration) (TaskInfo, error) {
-	t, err := r.taskOf(ctx, id)
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	if t.Status == store.TaskPending || t.Status == store.TaskRemoved {
-		return TaskInfo{}, fmt.Errorf("renew task %s: %w: it is %s; only an approved task is renewed", id, ErrTaskState, t.Status)
-	}
-	key, err := r.taskKey()
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	// The seal must hold at the sealed expiry's eve: renewing never
-	// launders a changed body.
-	b, err := task.Decode(t.Body)
-	if err == nil {
-		_, err = task.Check(key, t, b.Expires.Add(-time.Second))
-	}
-	if err != nil {
-		return TaskInfo{}, fmt.Errorf("renew task %s: %w", id, err)
-	}
-	if d == 0 {
-		d = r.Config.Automation.Expiry.Std()
-	}
-	if d < time.Hour || d > 366*24*time.Hour {
-		return TaskInfo{}, fmt.Errorf("%w: --expires %v: want between 1h and 366 days", ErrBadRequest, d)
-	}
-	now := r.now()
-	b.Expires = now.Add(d).UTC().Truncate(time.Second)
-	return r.seal(ctx, t, b, now, policy.RuleTaskRenewed, "renewed until "+b.Expires.Format(time.RFC3339))
-}
-
-// PauseTask stops a task's slots; a run in progress stops before its
-// next tool call.
-func (r *Runtime) PauseTask(ctx context.Context, id string) (TaskInfo, error) {
-	return r.setTaskStatus(ctx, id, store.TaskPaused, policy.RuleTaskPaused)
-}
-
-// ResumeTask makes a paused task active again, from its next slot after
-// now (slots missed while paused are not caught up).
-func (r *Runtime) ResumeTask(ctx context.Context, id string) (TaskInfo, error) {
-	return r.setTaskStatus(ctx, id, store.TaskActive, policy.RuleTaskResumed)
-}
-
-// RemoveTask ends a task for good; its runs stay readable.
-func (r *Runtime) RemoveTask(ctx context.Context, id string) (TaskInfo, error) {
-	return r.setTaskStatus(ctx, id, store.TaskRemoved, policy.RuleTaskRemoved)
-}
-
-func (r *Runtime) setTaskStatus(ctx context.Context, id, status, rule string) (TaskInfo, error) {
-	t, err := r.taskOf(ctx, id)
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	if status == store.TaskActive && t.Status != store.TaskPaused {
-		return TaskInfo{}, fmt.Errorf("resume task %s: %w: it is %s, not paused", id, ErrTaskState, t.Status)
-	}
-	if status == store.TaskPaused && t.Status != store.TaskActive {
-		return TaskInfo{}, fmt.Errorf("pause task %s: %w: it is %s, not active", id, ErrTaskState, t.Status)
-	}
-	var next time.Time
-	if status == store.TaskActive {
-		if b, err := task.Decode(t.Body); err == nil {
-			next, _ = nextSlot(b, r.now())
-		}
-	}
-	err = r.Store.Write(ctx, func(tx *store.Tx) error {
-		if err := tx.SetTaskStatus(id, status); err != nil {
-			return err
-		}
-		if status == store.TaskActive {
-			if err := tx.SetNextRun(id, next); err != nil {
-				return err
+		switch ev.Kind {
+		case agent.EventToolCall:
+			t.OnTool(r.toolEvent(ev.Call, nil, ev.Step))
+		case agent.EventToolResult:
+			out := ev.Outcome
+			if out == nil || out.Decision == "" {
+				out = &Outcome{Decision: arbiter.Denied, Reason: ev.Text}
 			}
+			t.OnTool(r.toolEvent(ev.Call, out, ev.Step))
 		}
-		return r.auditTask(tx, t.Owner, id, rule, status, "")
-	})
+	}
+	res, err := a.Continue(ctx, agent.Conversation{}, t.User, onEvent)
 	if err != nil {
-		if errors.Is(err, store.ErrTaskStatus) {
-			return TaskInfo{}, fmt.Errorf("%w: %w", ErrTaskState, err)
-		}
-		return TaskInfo{}, err
+		return res, explainProviderError(r.Config.Model, err)
 	}
-	r.wakeScheduler()
-	return r.TaskInfo(ctx, id)
+	r.storeTaskTurn(ctx, t.Caller.Session, t.Caller.Owner, res)
+	return res, nil
 }
 
-// TaskRuns returns task id's last n runs, newest first.
-func (r *Runtime) TaskRuns(ctx context.Context, id string, n int) ([]store.TaskRun, error) {
-	if _, err := r.taskOf(ctx, id); err != nil {
-		return nil, err
+// storeTaskTurn keeps the run's conversation in its task's session. A
+// failure is logged: the audit already holds every call.
+func (r *Runtime) storeTaskTurn(ctx context.Context, session, owner string, res agent.TurnResult) {
+	rows, err := r.messageRows(res.Messages, nil)
+	if err == nil {
+		usage := store.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached}
+		err = r.Store.Write(context.WithoutCancel(ctx), func(tx *store.Tx) error {
+			_, err := tx.AppendTurn(session, owner, rows, usage, res.Stopped, r.now())
+			return err
+		})
 	}
-	return r.Store.RecentRuns(ctx, id, n)
+	if err != nil {
+		r.logger().Warn("store task run conversation", "session", session, "err", err)
+	}
 }
 
-// usageJSON is a run's usage as stored.
-func usageJSON(input, output, cached int) []byte {
-	b, _ := json.Marshal(map[string]int{"input": input, "output": output, "cached": cached})
-	return b
+// OwnerChats are the direct chats of the owners paired on platform.
+func (w taskWiring) OwnerChats(ctx context.Context, platform string) ([]string, error) {
+	return w.r.ownerChats(ctx, platform)
+}
+
+// Queue queues text to chat through the chat core's outbox.
+func (w taskWiring) Queue(tx *store.Tx, platform, chat, text string) (int64, error) {
+	id, _, err := queueChat(tx, platform, chat, text, "", nil, 0, w.r.now())
+	return id, err
+}
+
+// Card queues a run's approval card (queueTaskCard).
+func (w taskWiring) Card(ctx context.Context, platform string, card channel.Card) error {
+	return w.r.queueTaskCard(ctx, platform, card)
+}
+
+// Await waits through the one approval waiter (awaitAnswer).
+func (w taskWiring) Await(ctx context.Context, id string, within time.Duration) (channel.Choice, error) {
+	return w.r.awaitAnswer(ctx, id, within, 0)
 }

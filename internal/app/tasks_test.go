@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/automation"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/task"
 )
@@ -16,14 +17,14 @@ import (
 func addApproved(t *testing.T, r *Runtime, s TaskSpec) TaskInfo {
 	t.Helper()
 	ctx := context.Background()
-	in, err := r.AddTask(ctx, s)
+	in, err := r.Tasks.Add(ctx, s)
 	if err != nil {
 		t.Fatalf("AddTask(%+v): %v", s, err)
 	}
 	if in.Status != store.TaskPending || in.Problem == "" || in.Seal != "" {
 		t.Fatalf("added task = %+v; want pending, unsealed, with a problem", in)
 	}
-	out, err := r.ApproveTask(ctx, in.ID, in.Hash)
+	out, err := r.Tasks.Approve(ctx, in.ID, in.Hash)
 	if err != nil {
 		t.Fatalf("ApproveTask: %v", err)
 	}
@@ -57,7 +58,7 @@ func TestRunNowReadsAFileAndCompletes(t *testing.T) {
 		openAI(toolCall("c2", "complete_task", `{"summary":"The inbox holds two letters."}`)),
 	)
 	in := addApproved(t, r, TaskSpec{Name: "digest", Prompt: "Summarise inbox.txt", Every: "1h", Tools: []string{"read_file"}})
-	run, err := r.RunTaskNow(context.Background(), in.ID, nil)
+	run, err := r.Tasks.RunNow(context.Background(), in.ID, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,32 +81,32 @@ func TestRunNowReadsAFileAndCompletes(t *testing.T) {
 func TestRunNowRefusedUntilApproved(t *testing.T) {
 	r := newTestRuntime(t, "smart")
 	ctx := context.Background()
-	in, err := r.AddTask(ctx, TaskSpec{Name: "d", Prompt: "p", Every: "1h"})
+	in, err := r.Tasks.Add(ctx, TaskSpec{Name: "d", Prompt: "p", Every: "1h"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.RunTaskNow(ctx, in.ID, nil); !errors.Is(err, task.ErrNotApproved) {
+	if _, err := r.Tasks.RunNow(ctx, in.ID, nil); !errors.Is(err, task.ErrNotApproved) {
 		t.Fatalf("run-now of a pending task: %v; want ErrNotApproved", err)
 	}
-	if _, err := r.ApproveTask(ctx, in.ID, "0000000000000000"); !errors.Is(err, ErrTaskChanged) {
+	if _, err := r.Tasks.Approve(ctx, in.ID, "0000000000000000"); !errors.Is(err, automation.ErrTaskChanged) {
 		t.Fatalf("approve with another hash: %v; want ErrTaskChanged", err)
 	}
-	if _, err := r.ApproveTask(ctx, in.ID, in.Hash[:12]); err != nil {
+	if _, err := r.Tasks.Approve(ctx, in.ID, in.Hash[:12]); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Now()
 	r.now = func() time.Time { return now.Add(11 * 24 * time.Hour) }
-	if _, err := r.RunTaskNow(ctx, in.ID, nil); !errors.Is(err, task.ErrExpired) {
+	if _, err := r.Tasks.RunNow(ctx, in.ID, nil); !errors.Is(err, task.ErrExpired) {
 		t.Fatalf("run-now after the expiry: %v; want ErrExpired", err)
 	}
-	if runs, _ := r.TaskRuns(ctx, in.ID, 10); len(runs) != 0 {
+	if runs, _ := r.Tasks.Runs(ctx, in.ID, 10); len(runs) != 0 {
 		t.Errorf("refused run-now recorded %d runs; want none", len(runs))
 	}
-	if _, err := r.RenewTask(ctx, in.ID, 0); err != nil {
+	if _, err := r.Tasks.Renew(ctx, in.ID, 0); err != nil {
 		t.Fatalf("renew: %v", err)
 	}
 	runServer(t, r, openAI(toolCall("c1", "complete_task", `{"summary":"ok"}`)))
-	run, err := r.RunTaskNow(ctx, in.ID, nil)
+	run, err := r.Tasks.RunNow(ctx, in.ID, nil)
 	if err != nil || run.Status != store.TaskRunSucceeded {
 		t.Fatalf("run-now after renewing = %+v, %v; want succeeded", run, err)
 	}

@@ -72,6 +72,18 @@ var allowed = map[string][]string{
 	// the schedule they seal (Body.Spec).
 	"internal/task": {"internal/store", "internal/tool", "internal/policy", "internal/schedule"},
 
+	// Scheduled tasks: the task service, the runner and the scheduler.
+	// Beyond the design's agent, arbiter, store, llm, task and schedule:
+	// config (the [automation] limits, the channels a run may deliver to),
+	// policy and tool (modes, rule ids, the complete_task spec), audit (a
+	// task's life is audited), channel (run-now's tool events, approval
+	// cards, the web's channel.TaskAdmin), approval (the task session's
+	// prefix, which no session grant covers) and sandbox (a run that may
+	// run commands is refused without a confining backend). It reaches
+	// app's turns, outbox and approval waiter through its own interfaces.
+	"internal/automation": {"internal/agent", "internal/arbiter", "internal/store", "internal/llm", "internal/task", "internal/schedule",
+		"internal/config", "internal/policy", "internal/tool", "internal/audit", "internal/channel", "internal/approval", "internal/sandbox"},
+
 	// The MCP client: the only importer of the go-sdk (see exclusive).
 	"internal/mcp": {"internal/tool", "internal/policy"},
 	// A hand-written stdio MCP server for tests outside internal/mcp.

@@ -3,6 +3,7 @@ package llm
 import (
 	"context"
 	"io"
+	"time"
 )
 
 // Decoder turns one server-sent event's data into stream events. end
@@ -27,9 +28,10 @@ type FrameStream struct {
 	provider string
 	dec      Decoder
 
-	pending []Event
-	ended   bool
-	err     error
+	pending  []Event
+	ended    bool
+	finished bool // the body is being drained and released (finish)
+	err      error
 }
 
 var _ Stream = (*FrameStream)(nil)
@@ -46,7 +48,32 @@ func NewFrameStream(ctx context.Context, body io.ReadCloser, provider string, de
 // Close releases the response body.
 func (s *FrameStream) Close() error {
 	s.stop()
+	if s.finished {
+		return nil // finish releases it
+	}
 	return s.body.Close()
+}
+
+// drainLimit and drainWait bound what finish reads after the end marker.
+const (
+	drainLimit = 64 << 10
+	drainWait  = 100 * time.Millisecond
+)
+
+// finish releases the body of a stream that ended with its end marker:
+// what the server still sends (the close of the chunked body, sent with
+// the marker or right after it) is read, at most drainLimit bytes for at
+// most drainWait, so the connection goes back to the pool for the next
+// request instead of being closed — a new TCP and TLS handshake each
+// time. A server that keeps the stream open past its end marker costs
+// drainWait once, then the connection is closed.
+func (s *FrameStream) finish() {
+	s.stop()
+	s.finished = true
+	t := time.AfterFunc(drainWait, func() { s.body.Close() })
+	_, _ = io.CopyN(io.Discard, s.body, drainLimit)
+	t.Stop()
+	s.body.Close()
 }
 
 func (s *FrameStream) fail(err error) (Event, error) {
@@ -83,7 +110,7 @@ func (s *FrameStream) Next() (Event, error) {
 		s.pending = append(s.pending, events...)
 		if end {
 			s.ended = true
-			s.Close()
+			s.finish()
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package automation
 
 import (
 	"context"
@@ -11,9 +11,15 @@ import (
 	"github.com/homard/homard/internal/task"
 )
 
-// The scheduled tasks of channel.TaskAdmin: the web UI's tasks page. It
+// Admin is the service as channel.TaskAdmin: the web UI's tasks page. It
 // shows, approves (bound to the hash the page showed), pauses, resumes,
 // renews and removes; adding a task stays in the CLI.
+func (s *Service) Admin() channel.TaskAdmin { return taskAdmin{s} }
+
+// taskAdmin adapts Service to channel.TaskAdmin.
+type taskAdmin struct{ s *Service }
+
+var _ channel.TaskAdmin = taskAdmin{}
 
 // taskErr is err with mark added for errors.Is, its message unchanged:
 // the gateway picks the status from mark and shows err's own words.
@@ -30,7 +36,7 @@ func shownTaskErr(err error) error {
 		return nil
 	case errors.Is(err, store.ErrNotFound):
 		return taskErr{err, channel.ErrNotFound}
-	case errors.Is(err, ErrBadRequest):
+	case errors.Is(err, ErrInvalid):
 		return taskErr{err, channel.ErrInvalid}
 	case errors.Is(err, ErrTaskChanged), errors.Is(err, ErrTaskState), errors.Is(err, task.ErrBodyChanged),
 		errors.Is(err, task.ErrExpired), errors.Is(err, task.ErrNotApproved), errors.Is(err, task.ErrInvalid):
@@ -56,8 +62,8 @@ func shownTaskRun(r store.TaskRun) channel.TaskRun {
 		Delivery: r.Delivery, DeliveryState: r.DeliveryState, DeliveryError: r.DeliveryError}
 }
 
-func (a adminRuntime) Tasks(ctx context.Context) ([]channel.Task, error) {
-	list, err := a.r.Tasks(ctx)
+func (a taskAdmin) Tasks(ctx context.Context) ([]channel.Task, error) {
+	list, err := a.s.List(ctx)
 	if err != nil {
 		return nil, err
 	}
@@ -76,12 +82,12 @@ func shownTaskResult(in TaskInfo, err error) (channel.Task, error) {
 	return shownTask(in), nil
 }
 
-func (a adminRuntime) Task(ctx context.Context, id string) (channel.Task, error) {
-	return shownTaskResult(a.r.TaskInfo(ctx, id))
+func (a taskAdmin) Task(ctx context.Context, id string) (channel.Task, error) {
+	return shownTaskResult(a.s.Info(ctx, id))
 }
 
-func (a adminRuntime) TaskRuns(ctx context.Context, id string, n int) ([]channel.TaskRun, error) {
-	runs, err := a.r.TaskRuns(ctx, id, n)
+func (a taskAdmin) TaskRuns(ctx context.Context, id string, n int) ([]channel.TaskRun, error) {
+	runs, err := a.s.Runs(ctx, id, n)
 	if err != nil {
 		return nil, shownTaskErr(err)
 	}
@@ -92,27 +98,27 @@ func (a adminRuntime) TaskRuns(ctx context.Context, id string, n int) ([]channel
 	return out, nil
 }
 
-func (a adminRuntime) ApproveTask(ctx context.Context, id, hash string) (channel.Task, error) {
+func (a taskAdmin) ApproveTask(ctx context.Context, id, hash string) (channel.Task, error) {
 	if hash == "" {
 		// The page always sends what it showed; an empty hash would
 		// approve whatever is stored.
 		return channel.Task{}, fmt.Errorf("approve task %s: %w: say which body you approve: hash is required", id, channel.ErrInvalid)
 	}
-	return shownTaskResult(a.r.ApproveTask(ctx, id, hash))
+	return shownTaskResult(a.s.Approve(ctx, id, hash))
 }
 
-func (a adminRuntime) PauseTask(ctx context.Context, id string) (channel.Task, error) {
-	return shownTaskResult(a.r.PauseTask(ctx, id))
+func (a taskAdmin) PauseTask(ctx context.Context, id string) (channel.Task, error) {
+	return shownTaskResult(a.s.Pause(ctx, id))
 }
 
-func (a adminRuntime) ResumeTask(ctx context.Context, id string) (channel.Task, error) {
-	return shownTaskResult(a.r.ResumeTask(ctx, id))
+func (a taskAdmin) ResumeTask(ctx context.Context, id string) (channel.Task, error) {
+	return shownTaskResult(a.s.Resume(ctx, id))
 }
 
-func (a adminRuntime) RemoveTask(ctx context.Context, id string) (channel.Task, error) {
-	return shownTaskResult(a.r.RemoveTask(ctx, id))
+func (a taskAdmin) RemoveTask(ctx context.Context, id string) (channel.Task, error) {
+	return shownTaskResult(a.s.Remove(ctx, id))
 }
 
-func (a adminRuntime) RenewTask(ctx context.Context, id string, d time.Duration) (channel.Task, error) {
-	return shownTaskResult(a.r.RenewTask(ctx, id, d))
+func (a taskAdmin) RenewTask(ctx context.Context, id string, d time.Duration) (channel.Task, error) {
+	return shownTaskResult(a.s.Renew(ctx, id, d))
 }

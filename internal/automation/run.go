@@ -1,10 +1,9 @@
-package app
+package automation
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -52,20 +51,9 @@ var (
 	errTaskTimeout = errors.New("the run's wall-clock budget is spent")
 )
 
-// wakeScheduler tells the scheduler of this process, if any, that tasks
-// changed (an approval, a resume from the web UI).
-func (r *Runtime) wakeScheduler() {
-	if f := r.schedWake.Load(); f != nil {
-		(*f)()
-	}
-}
-
-// setSchedulerWake is how serve's scheduler registers its Wake.
-func (r *Runtime) setSchedulerWake(f func()) { r.schedWake.Store(&f) }
-
 // taskRun is one run in progress.
 type taskRun struct {
-	r      *Runtime
+	s      *Service
 	row    store.Task
 	body   task.Body
 	runID  int64
@@ -76,28 +64,30 @@ type taskRun struct {
 	summary atomic.Pointer[string]
 }
 
+var _ agent.Decider = (*taskRun)(nil)
+
 // runTaskSlot runs claimed run runID of task t, slot slot, to its end and
 // records how it ended: it checks the seal, the expiry and this config's
 // rules first (a refused run never calls the model), then lets the model
 // work within the task's profile, mode and budgets until complete_task,
 // and delivers the result. It is what the scheduler and `task run-now`
 // call.
-func (r *Runtime) runTaskSlot(ctx context.Context, t store.Task, runID int64, slot time.Time) store.TaskRunEnd {
-	return r.runTaskSlotWith(ctx, t, runID, slot, nil)
+func (s *Service) runTaskSlot(ctx context.Context, t store.Task, runID int64, slot time.Time) store.TaskRunEnd {
+	return s.runTaskSlotWith(ctx, t, runID, slot, nil)
 }
 
 // runTaskSlotWith is runTaskSlot telling onTool, when set, about each tool
 // call as it is proposed and decided (`task run-now` prints them).
-func (r *Runtime) runTaskSlotWith(ctx context.Context, t store.Task, runID int64, slot time.Time, onTool func(channel.ToolEvent)) store.TaskRunEnd {
-	end, b, refused := r.executeTask(ctx, t, runID, onTool)
-	end.EndedAt = r.now()
+func (s *Service) runTaskSlotWith(ctx context.Context, t store.Task, runID int64, slot time.Time, onTool func(channel.ToolEvent)) store.TaskRunEnd {
+	end, b, refused := s.executeTask(ctx, t, runID, onTool)
+	end.EndedAt = s.now()
 	deliverTo := "web"
 	if b.Deliver != "" {
 		deliverTo = b.Deliver
 	}
 	text := taskDeliveryText(t, end, refused)
 	wctx := context.WithoutCancel(ctx)
-	err := r.Store.Write(wctx, func(tx *store.Tx) error {
+	err := s.o.Store.Write(wctx, func(tx *store.Tx) error {
 		if err := tx.FinishRun(runID, end); err != nil {
 			return err
 		}
@@ -112,13 +102,13 @@ func (r *Runtime) runTaskSlotWith(ctx context.Context, t store.Task, runID int64
 		case end.Status != store.TaskRunSucceeded:
 			rule, why = policy.RuleTaskFailed, end.Error
 		}
-		if err := r.auditTask(tx, t.Owner, t.ID, rule, "run "+fmt.Sprint(runID)+" of slot "+slot.UTC().Format(time.RFC3339)+" ended", why); err != nil {
+		if err := s.auditTask(tx, t.Owner, t.ID, rule, "run "+fmt.Sprint(runID)+" of slot "+slot.UTC().Format(time.RFC3339)+" ended", why); err != nil {
 			return err
 		}
-		return r.deliverTask(wctx, tx, runID, deliverTo, text)
+		return s.deliverTask(wctx, tx, runID, deliverTo, text)
 	})
 	if err != nil {
-		r.logger().Warn("record task run", "task", t.ID, "run", runID, "err", err)
+		s.logger().Warn("record task run", "task", t.ID, "run", runID, "err", err)
 	}
 	return end
 }
@@ -136,32 +126,32 @@ func taskDeliveryText(t store.Task, end store.TaskRunEnd, refused bool) string {
 }
 
 // executeTask does the run: refused is true when it never started.
-func (r *Runtime) executeTask(ctx context.Context, t store.Task, runID int64, onTool func(channel.ToolEvent)) (end store.TaskRunEnd, b task.Body, refused bool) {
+func (s *Service) executeTask(ctx context.Context, t store.Task, runID int64, onTool func(channel.ToolEvent)) (end store.TaskRunEnd, b task.Body, refused bool) {
 	refuse := func(err error) (store.TaskRunEnd, task.Body, bool) {
 		return store.TaskRunEnd{Status: store.TaskRunRefused, Error: err.Error()}, b, true
 	}
 	// The row as it is now, not as the scheduler read it.
-	row, err := r.Store.Task(ctx, t.ID)
+	row, err := s.o.Store.Task(ctx, t.ID)
 	if err != nil {
 		return refuse(err)
 	}
 	if d, err := task.Decode(row.Body); err == nil && d.Deliver != "" {
 		b.Deliver = d.Deliver // where to say it did not run, even if it fails the check
 	}
-	key, err := r.taskKey()
+	key, err := s.taskKey()
 	if err != nil {
 		return refuse(err)
 	}
-	checked, err := task.Check(key, row, r.now())
+	checked, err := task.Check(key, row, s.now())
 	if err != nil {
 		return refuse(err)
 	}
 	b = checked
-	if err := r.checkTaskRules(b); err != nil {
+	if err := s.checkTaskRules(b); err != nil {
 		return refuse(fmt.Errorf("the task breaks this homard's rules now: %w", err))
 	}
 	if slices.Contains(b.Tools, "run_command") {
-		sb, err := sandbox.Select(r.Config.Sandbox.Backend)
+		sb, err := sandbox.Select(s.o.Config.Sandbox.Backend)
 		if err == nil && sb.Name() == "host" {
 			err = errors.New("sandbox.backend is \"host\"")
 		}
@@ -169,52 +159,49 @@ func (r *Runtime) executeTask(ctx context.Context, t store.Task, runID int64, on
 			return refuse(fmt.Errorf("the sandbox is missing (%v): a scheduled run never runs commands unconfined", err))
 		}
 	}
-	if err := r.Store.Write(ctx, func(tx *store.Tx) error { return tx.StartRun(runID) }); err != nil {
+	if err := s.o.Store.Write(ctx, func(tx *store.Tx) error { return tx.StartRun(runID) }); err != nil {
 		return refuse(err)
 	}
-	return r.work(ctx, row, b, runID, onTool), b, false
+	return s.work(ctx, row, b, runID, onTool), b, false
 }
 
 // work runs the model for a started run.
-func (r *Runtime) work(ctx context.Context, row store.Task, b task.Body, runID int64, onTool func(channel.ToolEvent)) store.TaskRunEnd {
+func (s *Service) work(ctx context.Context, row store.Task, b task.Body, runID int64, onTool func(channel.ToolEvent)) store.TaskRunEnd {
 	failed := func(why string, tokens int64) store.TaskRunEnd {
 		return store.TaskRunEnd{Status: store.TaskRunFailed, Error: why, Tokens: tokens}
 	}
-	model, err := r.Model()
+	model, err := s.o.Model()
 	if err != nil {
 		return failed(err.Error(), 0)
 	}
-	user, err := r.taskMessage(ctx, b, runID)
+	user, err := s.taskMessage(ctx, b, runID)
 	if err != nil {
 		return failed(err.Error(), 0)
 	}
 	runtime := b.Budgets.MaxRuntime
 	if runtime <= 0 {
-		runtime = r.Config.Automation.MaxRuntime.Std()
+		runtime = s.o.Config.Automation.MaxRuntime.Std()
 	}
 	rctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	rctx, stop := context.WithTimeoutCause(rctx, runtime, errTaskTimeout)
 	defer stop()
-	tr := &taskRun{r: r, row: row, body: b, runID: runID, cancel: cancel}
-	session := approval.TaskSessionPrefix + row.ID
-	// Whatever way the run ends, the cards it left pending have no run to
-	// use them (a run's approvals cover one call of that run).
-	orphans := r.pendingOf(r.now())
-	defer orphans.lapse(ctx)
+	tr := &taskRun{s: s, row: row, body: b, runID: runID, cancel: cancel}
 	var specs []tool.Spec
-	for _, s := range r.Registry.Specs() {
-		if slices.Contains(b.Tools, s.Name) {
-			specs = append(specs, s)
+	for _, t := range s.o.Tools.Specs() {
+		if slices.Contains(b.Tools, t.Name) {
+			specs = append(specs, t)
 		}
 	}
 	specs = append(specs, completeTaskSpec)
 	calls := int(b.Budgets.MaxCalls)
-	a := agent.New(agent.Options{
-		Model: model, ModelName: r.Config.Model.Name, Decider: tr, Tools: specs, System: taskSystemPrompt,
-		Caller:  arbiter.Caller{Owner: row.Owner, Trust: policy.TrustOwner, Session: session},
-		Ask:     r.asker(r.taskAsk(b)),
-		Context: agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
+	// Whatever way the run ends, the cards it left pending have no run to
+	// use them (a run's approvals cover one call of that run): RunTurn
+	// lapses them.
+	res, err := s.o.Turns.RunTurn(rctx, Turn{
+		Model: model, Decider: tr, Tools: specs, System: taskSystemPrompt, User: user,
+		Caller: arbiter.Caller{Owner: row.Owner, Trust: policy.TrustOwner, Session: approval.TaskSessionPrefix + row.ID},
+		Ask:    s.taskAsk(b),
 		// Two calls more than the task's own: one the decider refuses
 		// past the task's budget (telling the model to finish), and
 		// complete_task after it.
@@ -222,31 +209,10 @@ func (r *Runtime) work(ctx context.Context, row store.Task, b task.Body, runID i
 			MaxTokens: int(b.Budgets.MaxTokens), TokensSetting: "the task's --max-tokens",
 			MaxSteps: int(b.Budgets.MaxTurns), StepsSetting: "the task's --max-turns"},
 		EndTool: CompleteTaskTool,
+		OnTool:  onTool,
 	})
-	onEvent := func(ev agent.Event) {
-		if ev.Kind == agent.EventToolResult {
-			orphans.add(ev.Outcome)
-		}
-		if onTool == nil {
-			return
-		}
-		switch ev.Kind {
-		case agent.EventToolCall:
-			onTool(r.toolEvent(ev.Call, nil, ev.Step))
-		case agent.EventToolResult:
-			out := ev.Outcome
-			if out == nil || out.Decision == "" {
-				out = &Outcome{Decision: arbiter.Denied, Reason: ev.Text}
-			}
-			onTool(r.toolEvent(ev.Call, out, ev.Step))
-		}
-	}
-	res, err := a.Continue(rctx, agent.Conversation{}, user, onEvent)
 	tokens := int64(res.Usage.Input + res.Usage.Output)
 	end := store.TaskRunEnd{Tokens: tokens, Usage: usageJSON(res.Usage.Input, res.Usage.Output, res.Usage.Cached)}
-	if err == nil {
-		r.storeTaskTurn(ctx, session, row.Owner, res)
-	}
 	switch cause := context.Cause(rctx); {
 	case err != nil && errors.Is(cause, errTaskStopped):
 		end.Status, end.Error = store.TaskRunFailed, errTaskStopped.Error()
@@ -255,9 +221,9 @@ func (r *Runtime) work(ctx context.Context, row store.Task, b task.Body, runID i
 	case err != nil && ctx.Err() != nil:
 		end.Status, end.Error = store.TaskRunInterrupted, "homard stopped during the run"
 	case err != nil:
-		end.Status, end.Error = store.TaskRunFailed, explainProviderError(r.Config.Model, err).Error()
+		end.Status, end.Error = store.TaskRunFailed, err.Error()
 	case res.Ended && tr.summary.Load() != nil:
-		end.Status, end.Summary = store.TaskRunSucceeded, r.redactor.Redact(*tr.summary.Load())
+		end.Status, end.Summary = store.TaskRunSucceeded, s.o.Redactor.Redact(*tr.summary.Load())
 	case res.Stopped != "":
 		end.Status, end.Error = store.TaskRunFailed, "stopped without complete_task: "+res.Stopped
 	default:
@@ -266,27 +232,10 @@ func (r *Runtime) work(ctx context.Context, row store.Task, b task.Body, runID i
 	return end
 }
 
-// storeTaskTurn keeps the run's conversation in its task's session, so
-// `homard session show task-ID` shows what runs did. A failure is logged:
-// the audit already holds every call.
-func (r *Runtime) storeTaskTurn(ctx context.Context, session, owner string, res agent.TurnResult) {
-	rows, err := r.messageRows(res.Messages, nil)
-	if err == nil {
-		usage := store.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached}
-		err = r.Store.Write(context.WithoutCancel(ctx), func(tx *store.Tx) error {
-			_, err := tx.AppendTurn(session, owner, rows, usage, res.Stopped, r.now())
-			return err
-		})
-	}
-	if err != nil {
-		r.logger().Warn("store task run conversation", "session", session, "err", err)
-	}
-}
-
 // taskMessage is the run's one user message: the sealed prompt, then the
 // summaries of the task's last runs as untrusted data.
-func (r *Runtime) taskMessage(ctx context.Context, b task.Body, runID int64) (string, error) {
-	runs, err := r.Store.RecentRuns(ctx, b.ID, historySummaries+1)
+func (s *Service) taskMessage(ctx context.Context, b task.Body, runID int64) (string, error) {
+	runs, err := s.o.Store.RecentRuns(ctx, b.ID, historySummaries+1)
 	if err != nil {
 		return "", err
 	}
@@ -320,15 +269,15 @@ func (r *Runtime) taskMessage(ctx context.Context, b task.Body, runID int64) (st
 // It can only refuse or pass on: nothing here lets a call run that the
 // arbiter would not run.
 func (tr *taskRun) Decide(ctx context.Context, p arbiter.Proposal) (arbiter.Outcome, error) {
-	r := tr.r
+	s := tr.s
 	if p.Refuse != nil { // the agent's own refusal: recorded as it is
-		return r.Arbiter.Decide(ctx, p)
+		return s.o.Arbiter.Decide(ctx, p)
 	}
 	refuse := func(rule, why string) (arbiter.Outcome, error) {
 		p.Refuse = &tool.Refusal{Rule: rule, Reason: "not run: " + why}
-		return r.Arbiter.Decide(ctx, p)
+		return s.o.Arbiter.Decide(ctx, p)
 	}
-	cur, err := r.Store.Task(ctx, tr.row.ID)
+	cur, err := s.o.Store.Task(ctx, tr.row.ID)
 	if err != nil {
 		return arbiter.Outcome{}, err
 	}
@@ -348,7 +297,7 @@ func (tr *taskRun) Decide(ctx context.Context, p arbiter.Proposal) (arbiter.Outc
 	}
 	tr.calls++
 	p.Mode = tr.body.Mode
-	return r.Arbiter.Decide(ctx, p)
+	return s.o.Arbiter.Decide(ctx, p)
 }
 
 // complete handles complete_task: strict arguments, a summary of bounded
@@ -369,8 +318,8 @@ func (tr *taskRun) complete(ctx context.Context, p arbiter.Proposal) (arbiter.Ou
 	}
 	s := args.Summary
 	tr.summary.Store(&s)
-	err = tr.r.Store.Write(ctx, func(tx *store.Tx) error {
-		return tr.r.auditTask(tx, tr.row.Owner, tr.row.ID, policy.RuleTaskCompleted, fmt.Sprintf("run %d called complete_task", tr.runID), "")
+	err = tr.s.o.Store.Write(ctx, func(tx *store.Tx) error {
+		return tr.s.auditTask(tx, tr.row.Owner, tr.row.ID, policy.RuleTaskCompleted, fmt.Sprintf("run %d called complete_task", tr.runID), "")
 	})
 	if err != nil {
 		return arbiter.Outcome{}, err
@@ -383,42 +332,31 @@ func (tr *taskRun) complete(ctx context.Context, p arbiter.Proposal) (arbiter.Ou
 // pending approval anyway), and the run waits until the approval is
 // answered anywhere or automation.approval_wait passes. It records
 // nothing itself.
-func (r *Runtime) taskAsk(b task.Body) func(context.Context, channel.Card) (channel.Choice, error) {
+func (s *Service) taskAsk(b task.Body) func(context.Context, channel.Card) (channel.Choice, error) {
 	return func(ctx context.Context, card channel.Card) (channel.Choice, error) {
 		card.OnceOnly = true
 		if b.Deliver != "web" {
-			if err := r.queueTaskCard(ctx, b.Deliver, card); err != nil {
-				r.logger().Warn("task approval card", "task", b.ID, "platform", b.Deliver, "err", err)
+			if err := s.o.Outbox.Card(ctx, b.Deliver, card); err != nil {
+				s.logger().Warn("task approval card", "task", b.ID, "platform", b.Deliver, "err", err)
 			}
 		}
-		return r.awaitAnswer(ctx, card.ApprovalID, r.Config.Automation.ApprovalWait.Std(), 0)
+		return s.o.Answers.Await(ctx, card.ApprovalID, s.o.Config.Automation.ApprovalWait.Std())
 	}
 }
 
-// newTaskScheduler is serve's scheduler over this runtime's ledger.
-func (r *Runtime) newTaskScheduler(log *slog.Logger) *sqliteScheduler {
-	return newScheduler(schedulerDeps{
-		Store: r.Store, Auto: r.Config.Automation, Log: log,
-		Run: func(ctx context.Context, t store.Task, runID int64, slot time.Time) {
-			r.runTaskSlot(ctx, t, runID, slot)
-		},
-		Refuse: r.refuseBrokenTask, Notify: r.notifyTask,
-	})
-}
-
-// PlanTasks is `homard task tick --dry-run`: what a tick of the scheduler
+// Plan is `homard task tick --dry-run`: what a tick of the scheduler
 // would do now, and why, writing nothing. Runs in progress in a running
 // serve are not known here; a slot they hold shows as already taken.
 //
 // A slot the scheduler would run is checked as the run will check it
 // (seal, expiry, this config's rules): one that would be refused says so.
-func (r *Runtime) PlanTasks(ctx context.Context) ([]SlotPlan, error) {
-	now := r.now()
-	plan, err := r.newTaskScheduler(nil).Plan(ctx, now)
+func (s *Service) Plan(ctx context.Context) ([]SlotPlan, error) {
+	now := s.now()
+	plan, err := s.taskScheduler(nil).Plan(ctx, now)
 	if err != nil {
 		return nil, err
 	}
-	key, err := r.taskKey()
+	key, err := s.taskKey()
 	if err != nil {
 		return nil, err
 	}
@@ -426,13 +364,13 @@ func (r *Runtime) PlanTasks(ctx context.Context) ([]SlotPlan, error) {
 		if p.Action != PlanRun {
 			continue
 		}
-		t, err := r.Store.Task(ctx, p.TaskID)
+		t, err := s.o.Store.Task(ctx, p.TaskID)
 		if err != nil {
 			return nil, err
 		}
 		b, err := task.Check(key, t, now)
 		if err == nil {
-			err = r.checkTaskRules(b)
+			err = s.checkTaskRules(b)
 		}
 		if err != nil {
 			plan[i].Action, plan[i].Why = PlanRefuse, "due, but the run would be refused: "+err.Error()
@@ -441,28 +379,28 @@ func (r *Runtime) PlanTasks(ctx context.Context) ([]SlotPlan, error) {
 	return plan, nil
 }
 
-// RunTaskNow runs one slot of task id now, in the foreground (`homard
+// RunNow runs one slot of task id now, in the foreground (`homard
 // task run-now`), telling onTool (when set) about each tool call:
 // refused, and nothing recorded, unless the task is
 // approved, unchanged and unexpired. The run is recorded and delivered as
 // a scheduled one; its slot is named "run-now" and the time.
-func (r *Runtime) RunTaskNow(ctx context.Context, id string, onTool func(channel.ToolEvent)) (store.TaskRun, error) {
-	t, err := r.taskOf(ctx, id)
+func (s *Service) RunNow(ctx context.Context, id string, onTool func(channel.ToolEvent)) (store.TaskRun, error) {
+	t, err := s.taskOf(ctx, id)
 	if err != nil {
 		return store.TaskRun{}, err
 	}
-	key, err := r.taskKey()
+	key, err := s.taskKey()
 	if err != nil {
 		return store.TaskRun{}, err
 	}
-	now := r.now()
+	now := s.now()
 	if _, err := task.Check(key, t, now); err != nil {
 		// A task never approved is only not ready; an approved one that
 		// fails its check (changed, expired) is refused as a scheduled
 		// slot is: why goes to the audit, whoever asked for the run.
 		if !errors.Is(err, task.ErrNotApproved) {
-			if aerr := r.Store.Write(ctx, func(tx *store.Tx) error {
-				return r.auditTask(tx, t.Owner, t.ID, policy.RuleTaskRefused, "run-now refused", err.Error())
+			if aerr := s.o.Store.Write(ctx, func(tx *store.Tx) error {
+				return s.auditTask(tx, t.Owner, t.ID, policy.RuleTaskRefused, "run-now refused", err.Error())
 			}); aerr != nil {
 				return store.TaskRun{}, errors.Join(err, aerr)
 			}
@@ -470,7 +408,7 @@ func (r *Runtime) RunTaskNow(ctx context.Context, id string, onTool func(channel
 		return store.TaskRun{}, err
 	}
 	var runID int64
-	err = r.Store.Write(ctx, func(tx *store.Tx) error {
+	err = s.o.Store.Write(ctx, func(tx *store.Tx) error {
 		var claimed bool
 		runID, claimed, err = tx.ClaimSlot(id, "run-now "+now.UTC().Format(time.RFC3339Nano), now, now)
 		if err == nil && !claimed {
@@ -481,18 +419,18 @@ func (r *Runtime) RunTaskNow(ctx context.Context, id string, onTool func(channel
 	if err != nil {
 		return store.TaskRun{}, err
 	}
-	r.runTaskSlotWith(ctx, t, runID, now, onTool)
-	return r.Store.TaskRun(context.WithoutCancel(ctx), runID)
+	s.runTaskSlotWith(ctx, t, runID, now, onTool)
+	return s.o.Store.TaskRun(context.WithoutCancel(ctx), runID)
 }
 
 // refuseBrokenTask is the scheduler's answer to a due task whose stored
 // body does not even decode: its slot is claimed and refused like any
 // run that fails the check (audited, the owner told, no slot until it is
 // approved again).
-func (r *Runtime) refuseBrokenTask(ctx context.Context, t store.Task, why error) {
-	now := r.now()
+func (s *Service) refuseBrokenTask(ctx context.Context, t store.Task, why error) {
+	now := s.now()
 	var runID int64
-	err := r.Store.Write(ctx, func(tx *store.Tx) error {
+	err := s.o.Store.Write(ctx, func(tx *store.Tx) error {
 		var claimed bool
 		var err error
 		runID, claimed, err = tx.ClaimSlot(t.ID, "refused "+t.NextRunAt.UTC().Format(time.RFC3339Nano), t.NextRunAt, now)
@@ -503,33 +441,9 @@ func (r *Runtime) refuseBrokenTask(ctx context.Context, t store.Task, why error)
 	})
 	if err != nil || runID == 0 {
 		if err != nil {
-			r.logger().Warn("refuse task", "task", t.ID, "why", why, "err", err)
+			s.logger().Warn("refuse task", "task", t.ID, "why", why, "err", err)
 		}
 		return
 	}
-	r.runTaskSlot(ctx, t, runID, t.NextRunAt)
-}
-
-// notifyTask tells the owner text about task t on its delivery platform;
-// for the web there is no push: the tasks page and `homard task list`
-// show the same state, and the log has the line.
-func (r *Runtime) notifyTask(ctx context.Context, t store.Task, b task.Body, text string) {
-	r.logger().Info("task notice", "task", t.ID, "text", text)
-	if b.Deliver == "" || b.Deliver == "web" {
-		return
-	}
-	chats, err := r.ownerChats(ctx, b.Deliver)
-	if err == nil {
-		err = r.Store.Write(ctx, func(tx *store.Tx) error {
-			for _, c := range chats {
-				if _, _, err := queueChat(tx, b.Deliver, c, text, "", nil, 0, r.now()); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-	}
-	if err != nil {
-		r.logger().Warn("task notice", "task", t.ID, "err", err)
-	}
+	s.runTaskSlot(ctx, t, runID, t.NextRunAt)
 }
