@@ -61,7 +61,7 @@ func (c *cli) mcpListCmd() *cobra.Command {
 		Short: "Start each configured server and say whether its tools are offered",
 		Args:  cobra.NoArgs,
 		RunE: c.withRuntime(func(_ *cobra.Command, r *app.Runtime, _ []string) error {
-			reps := r.MCPServers()
+			reps := r.Extensions.MCPServers()
 			if asJSON {
 				out := make([]mcpJSON, 0, len(reps))
 				for _, rep := range reps {
@@ -97,7 +97,7 @@ func (c *cli) mcpTestCmd() *cobra.Command {
 				return err
 			}
 			defer r.Close()
-			rep, err := r.InspectMCP(cmd.Context(), args[0])
+			rep, err := r.Extensions.InspectMCP(cmd.Context(), args[0])
 			if asJSON && rep.Name != "" {
 				if jerr := writeJSON(c.stdout, mcpOut(rep)); jerr != nil {
 					return jerr
@@ -142,7 +142,7 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 				return err
 			}
 			defer r.Close()
-			rep, err := r.InspectMCP(cmd.Context(), args[0])
+			rep, err := r.Extensions.InspectMCP(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -166,11 +166,11 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 					return nil
 				}
 			}
-			if err := r.TrustMCP(cmd.Context(), rep); err != nil {
+			if err := r.Extensions.TrustMCP(cmd.Context(), rep); err != nil {
 				return err
 			}
 			if asJSON {
-				trusted, _ := r.InspectMCP(cmd.Context(), args[0])
+				trusted, _ := r.Extensions.InspectMCP(cmd.Context(), args[0])
 				return writeJSON(c.stdout, mcpOut(trusted))
 			}
 			fmt.Fprintf(c.stdout, "trusted %s (%s); its tools are offered from homard's next start (restart homard serve)\n", termtext.Line(rep.Name), rep.Fingerprint)

@@ -30,7 +30,7 @@ or commands reach the client between untrusted markers. The calls are in the
 audit log under session mcp-CLIENT.`,
 		Args: cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			return r.MCPServe(cmd.Context(), io.NopCloser(c.stdin), nopWriteCloser{c.stdout}, client)
+			return r.Extensions.MCPServe(cmd.Context(), io.NopCloser(c.stdin), nopWriteCloser{c.stdout}, client)
 		}),
 	}
 	cmd.Flags().StringVar(&client, "client", "client", "the client's name: its calls run in session mcp-NAME (lowercase letters, digits, '-')")

@@ -58,7 +58,7 @@ homard's home exactly as shown (never linked to PATH).`,
   homard skill add ./weather --yes --json    # in a script, after reviewing it`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			rv, err := r.SkillInspect(cmd.Context(), args[0])
+			rv, err := r.Extensions.SkillInspect(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -74,7 +74,7 @@ homard's home exactly as shown (never linked to PATH).`,
 					return usageErr("not installed")
 				}
 			}
-			s, err := r.SkillInstall(cmd.Context(), rv)
+			s, err := r.Extensions.SkillInstall(cmd.Context(), rv)
 			if err != nil {
 				return err
 			}
@@ -97,7 +97,7 @@ func (c *cli) skillListCmd() *cobra.Command {
 		Short: "List installed skills and their trust (trusted, changed: needs trust, …)",
 		Args:  cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.SkillList(cmd.Context())
+			list, err := r.Extensions.SkillList(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -127,7 +127,7 @@ func (c *cli) skillShowCmd() *cobra.Command {
 		Short: "Show an installed skill: SKILL.md, program, permissions, hash and red flags",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			rv, err := r.SkillShow(cmd.Context(), args[0])
+			rv, err := r.Extensions.SkillShow(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -154,7 +154,7 @@ they change while you read, trust refuses and you run it again.`,
   homard skill trust weather --yes    # in a script, after reviewing it`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			rv, err := r.SkillShow(cmd.Context(), args[0])
+			rv, err := r.Extensions.SkillShow(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
@@ -173,11 +173,11 @@ they change while you read, trust refuses and you run it again.`,
 					return usageErr("not trusted")
 				}
 			}
-			if err := r.SkillTrust(cmd.Context(), rv.Name, rv.Hash); err != nil {
+			if err := r.Extensions.SkillTrust(cmd.Context(), rv.Name, rv.Hash); err != nil {
 				return err
 			}
 			if asJSON {
-				s, err := r.SkillShowJSON(cmd.Context(), rv.Name)
+				s, err := r.Extensions.SkillShowJSON(cmd.Context(), rv.Name)
 				if err != nil {
 					return err
 				}
@@ -198,7 +198,7 @@ func (c *cli) skillRmCmd() *cobra.Command {
 		Short: "Delete an installed skill and its trust",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.SkillRemove(cmd.Context(), args[0]); err != nil {
+			if err := r.Extensions.SkillRemove(cmd.Context(), args[0]); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "removed %s\n", termtext.Line(args[0]))

@@ -22,6 +22,7 @@ import (
 	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/egress"
+	"github.com/homard/homard/internal/extensions"
 	"github.com/homard/homard/internal/history"
 	"github.com/homard/homard/internal/integrity"
 	"github.com/homard/homard/internal/llm"
@@ -30,7 +31,6 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
-	"github.com/homard/homard/internal/skill"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
@@ -97,8 +97,9 @@ type Runtime struct {
 	lockErr  error
 	// models keeps the model client Model hands out (provider.go).
 	models modelCache
-	// mcp holds the MCP servers Open connected (mcp.go).
-	mcp mcpHub
+	// Extensions are the MCP servers Open connected, the skill library,
+	// and serving homard's tools to a paired MCP client (extensions.go).
+	Extensions *extensions.Service
 }
 
 // Options adjust Open; the zero value is right for real use.
@@ -257,22 +258,20 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		return fmt.Errorf("%s: egress: %w", r.Paths.ConfigFile, err)
 	}
 	r.egress = client
+	r.Extensions = r.newExtensions(client)
 	all = append(all, tools.NewWebTools(client, r.Vault, cfg.Egress.SearchURL)...)
 	all = append(all, tools.NewReadArtifact(artifactSource{st: st}))
 	all = append(all, tools.MemoryTools(r.Memory)...)
 	if !o.inspect && !o.SkipMCP {
 		// The trusted servers' tools; a server that fails is left out
-		// (MCPServers and doctor say why).
-		all = append(all, r.startMCP(ctx)...)
+		// (Extensions.MCPServers and doctor say why).
+		all = append(all, r.Extensions.StartMCP(ctx)...)
 	}
 	// Skills cost the model's prompt only when there is one to use: the
 	// two tools, with the trusted skills' menu, are offered when at least
 	// one skill is trusted (the tool list is fixed for the runtime, so a
 	// skill trusted later shows from the next start).
-	if entries, err := r.Skills().Menu(ctx); err == nil && len(entries) > 0 {
-		all = append(all, tools.SkillTools(r.Skills(), r.skillEnv, skillRunner{r: r, client: client}, skill.MenuText(entries),
-			gate)...)
-	}
+	all = append(all, r.Extensions.SkillTools(ctx, gate)...)
 	// The tools offered are fixed here for the runtime's life (offer.go):
 	// extension tools past agent.extension_tool_budget are reached through
 	// tool_search, registered only then, and call_tool.
@@ -383,7 +382,7 @@ func (r *Runtime) Close() error {
 	r.models.mu.Lock()
 	r.models.close()
 	r.models.mu.Unlock()
-	errs := []error{r.closeMCP()}
+	errs := []error{r.Extensions.Close()}
 	if r.Workspace != nil {
 		errs = append(errs, r.Workspace.Close())
 	}

@@ -85,8 +85,8 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 	add("mode", nil, cfg.Permissions.Mode)
 	out = append(out, toolchainCheck(os.Getenv("PATH"), tools.CommandPath(), cfg.Commands.Path, cfg.Workspace.Roots))
 	out = append(out, egressChecks(cfg)...)
-	out = append(out, mcpChecks(ctx, r)...)
-	out = append(out, skillChecks(ctx, r)...)
+	out = append(out, extensionChecks(r.Extensions.MCPChecks(ctx))...)
+	out = append(out, extensionChecks(r.Extensions.SkillChecks(ctx))...)
 	out = append(out, gitSafetyCheck(ctx, nil))
 	out = append(out, scanChecks(r)...)
 	for _, st := range sandbox.Report() {

@@ -97,12 +97,12 @@ func newEverythingHome(t *testing.T) (config.Paths, *Runtime) {
 		t.Fatal(err)
 	}
 	for _, name := range []string{"everything", "slow"} {
-		rep, err := r.InspectMCP(context.Background(), name)
+		rep, err := r.Extensions.InspectMCP(context.Background(), name)
 		if err != nil {
 			r.Close()
 			t.Fatalf("InspectMCP(%s): %v", name, err)
 		}
-		if err := r.TrustMCP(context.Background(), rep); err != nil {
+		if err := r.Extensions.TrustMCP(context.Background(), rep); err != nil {
 			r.Close()
 			t.Fatalf("TrustMCP(%s): %v", name, err)
 		}
@@ -233,7 +233,7 @@ func everythingListed(t *testing.T, r *Runtime) {
 		"simulate-research-query", "toggle-simulated-logging", "toggle-subscriber-updates",
 		"trigger-long-running-operation",
 	}
-	reps := r.MCPServers()
+	reps := r.Extensions.MCPServers()
 	if len(reps) != 3 {
 		t.Fatalf("MCPServers = %+v; want three servers", reps)
 	}

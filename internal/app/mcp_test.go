@@ -74,11 +74,11 @@ func (h mcpHome) open(t *testing.T) *Runtime {
 // trust inspects and trusts the fake server in r, then closes r.
 func (h mcpHome) trust(t *testing.T, r *Runtime) {
 	t.Helper()
-	rep, err := r.InspectMCP(context.Background(), "fake")
+	rep, err := r.Extensions.InspectMCP(context.Background(), "fake")
 	if err != nil {
 		t.Fatalf("InspectMCP: %v", err)
 	}
-	if err := r.TrustMCP(context.Background(), rep); err != nil {
+	if err := r.Extensions.TrustMCP(context.Background(), rep); err != nil {
 		t.Fatalf("TrustMCP: %v", err)
 	}
 	r.Close()
@@ -86,7 +86,7 @@ func (h mcpHome) trust(t *testing.T, r *Runtime) {
 
 func mcpStatus(t *testing.T, r *Runtime) MCPServerReport {
 	t.Helper()
-	reps := r.MCPServers()
+	reps := r.Extensions.MCPServers()
 	if len(reps) != 1 {
 		t.Fatalf("MCPServers = %+v; want one server", reps)
 	}
@@ -375,9 +375,9 @@ func BenchmarkOpenMCP(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				rep, err := r.InspectMCP(context.Background(), "fake")
+				rep, err := r.Extensions.InspectMCP(context.Background(), "fake")
 				if err == nil {
-					err = r.TrustMCP(context.Background(), rep)
+					err = r.Extensions.TrustMCP(context.Background(), rep)
 				}
 				r.Close()
 				if err != nil {

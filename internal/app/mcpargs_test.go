@@ -198,7 +198,7 @@ func TestMCPArgumentsCheckedAgainstPinnedSchema(t *testing.T) {
 	}
 	writeSpec(t, h.spec, spec)
 	// The server lists the wider schema now.
-	rep, err := r.InspectMCP(context.Background(), "fake")
+	rep, err := r.Extensions.InspectMCP(context.Background(), "fake")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -61,7 +61,7 @@ func TestMCPHTTPThroughEgress(t *testing.T) {
 	if st := mcpStatus(t, r); st.Status != MCPFailed || !strings.Contains(st.Error, hint) {
 		t.Errorf("a loopback url server not in egress.allow: status %s, error %q; want failed with %q", st.Status, st.Error, hint)
 	}
-	if _, err := r.InspectMCP(context.Background(), "web"); err == nil || !strings.Contains(err.Error(), hint) {
+	if _, err := r.Extensions.InspectMCP(context.Background(), "web"); err == nil || !strings.Contains(err.Error(), hint) {
 		t.Errorf("InspectMCP(web) = %v; want a refusal naming %q", err, hint)
 	}
 	if a := fake.Authorizations(); len(a) != 0 {
@@ -74,7 +74,7 @@ func TestMCPHTTPThroughEgress(t *testing.T) {
 		i := strings.Index(cfg, "[egress]")
 		return cfg[:i] + strings.Replace(cfg[i:], "allow = []", fmt.Sprintf("allow = [%q]", srv.URL), 1)
 	})
-	rep, err := r.InspectMCP(context.Background(), "web")
+	rep, err := r.Extensions.InspectMCP(context.Background(), "web")
 	if err != nil || rep.Status != MCPNew || len(rep.Tools) == 0 {
 		t.Fatalf("InspectMCP(web) with it in egress.allow = %+v, %v; want a new server listing its tools", rep, err)
 	}
@@ -87,7 +87,7 @@ func TestMCPHTTPThroughEgress(t *testing.T) {
 			t.Errorf("request %d to the server had Authorization %q; want the vault's token", i, a)
 		}
 	}
-	if err := r.TrustMCP(context.Background(), rep); err != nil {
+	if err := r.Extensions.TrustMCP(context.Background(), rep); err != nil {
 		t.Fatal(err)
 	}
 	r.Close()

@@ -52,7 +52,7 @@ func mcpClient(t *testing.T, r *Runtime) (*mcp.Server, mcp.Listing) {
 	t.Cleanup(func() { cancel(); <-done })
 	l := pipeLauncher{serve: func(in io.ReadCloser, out io.WriteCloser) {
 		defer close(done)
-		if err := r.MCPServe(ctx, in, out, "editor"); err != nil && ctx.Err() == nil {
+		if err := r.Extensions.MCPServe(ctx, in, out, "editor"); err != nil && ctx.Err() == nil {
 			t.Errorf("MCPServe: %v", err)
 		}
 	}}

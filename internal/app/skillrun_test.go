@@ -84,11 +84,11 @@ func installSkill(t *testing.T, r *Runtime, src string, files map[string]string)
 			t.Fatal(err)
 		}
 	}
-	rv, err := r.SkillInspect(context.Background(), src)
+	rv, err := r.Extensions.SkillInspect(context.Background(), src)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.SkillInstall(context.Background(), rv); err != nil {
+	if _, err := r.Extensions.SkillInstall(context.Background(), rv); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -151,19 +151,19 @@ func TestSkillUsesSecretThroughProxy(t *testing.T) {
 func TestMCPServerSecretMustBeBound(t *testing.T) {
 	h := newMCPHome(t, "smart", `network = ["api.example.com"]`+"\n"+`secrets = ["apikey"]`)
 	r := h.open(t)
-	if _, err := r.InspectMCP(context.Background(), "fake"); err == nil || !strings.Contains(err.Error(), "not in the vault") {
+	if _, err := r.Extensions.InspectMCP(context.Background(), "fake"); err == nil || !strings.Contains(err.Error(), "not in the vault") {
 		t.Errorf("InspectMCP with the secret missing = %v; want it refused, saying the secret is not in the vault", err)
 	}
 	if err := r.Owner.SecretSet(Secret{Name: "apikey", Hosts: []string{"other.example.com"}}, []byte("v-0123456789")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.InspectMCP(context.Background(), "fake"); err == nil || !strings.Contains(err.Error(), "bound to none of its network hosts") {
+	if _, err := r.Extensions.InspectMCP(context.Background(), "fake"); err == nil || !strings.Contains(err.Error(), "bound to none of its network hosts") {
 		t.Errorf("InspectMCP with the secret bound elsewhere = %v; want it refused, saying so", err)
 	}
 	if err := r.Owner.SecretSet(Secret{Name: "apikey", Hosts: []string{"api.example.com"}}, []byte("v-0123456789")); err != nil {
 		t.Fatal(err)
 	}
-	if rep, err := r.InspectMCP(context.Background(), "fake"); err != nil || len(rep.Tools) == 0 {
+	if rep, err := r.Extensions.InspectMCP(context.Background(), "fake"); err != nil || len(rep.Tools) == 0 {
 		t.Errorf("InspectMCP with the secret bound to its host = %+v, %v; want it started, listing its tools", rep, err)
 	}
 }

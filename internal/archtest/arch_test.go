@@ -88,6 +88,19 @@ var allowed = map[string][]string{
 	"internal/mcp": {"internal/tool", "internal/policy"},
 	// A hand-written stdio MCP server for tests outside internal/mcp.
 	"internal/mcp/mcptest": {},
+
+	// The glue between the extension adapters and the rest of homard: the
+	// MCP servers homard uses (mcp, started with sandbox, url servers and
+	// proxies through egress, tokens and proxy credentials from secrets,
+	// trust pins in store, a changed listing audited with audit and
+	// policy's rule), homard serving its tools to a paired client (each
+	// call an arbiter proposal in a paired session of approval's,
+	// untrusted results wrapped as the agent wraps them), and skills
+	// (skill's library, tools' run_skill over changeset's gate). Its
+	// config is config's; termtext makes names shown to doctor readable.
+	"internal/extensions": {"internal/agent", "internal/approval", "internal/arbiter", "internal/audit", "internal/changeset",
+		"internal/config", "internal/egress", "internal/mcp", "internal/policy", "internal/sandbox", "internal/secrets",
+		"internal/skill", "internal/store", "internal/termtext", "internal/tool", "internal/tools"},
 }
 
 // exclusive names third-party import prefixes only one package may use.

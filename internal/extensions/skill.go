@@ -1,4 +1,4 @@
-package app
+package extensions
 
 import (
 	"context"
@@ -12,8 +12,8 @@ import (
 
 // Skills is this home's skill library: skills/ in the data folder, trust
 // pinned in the database. It never reads the current directory.
-func (r *Runtime) Skills() *skill.Library {
-	return skill.NewLibrary(skill.Folder(r.Paths.DataDir), r.Store, r.now)
+func (s *Service) Skills() *skill.Library {
+	return skill.NewLibrary(skill.Folder(s.o.Paths.DataDir), s.o.Store, s.now)
 }
 
 // SkillJSON is a skill as `homard skill … --json` prints it (docs/JSON.md).
@@ -64,12 +64,12 @@ func nonNil[T any](s []T) []T {
 
 // SkillInspect reads the skill folder at path for `homard skill add`; a
 // skill of the same name already installed is refused before the review.
-func (r *Runtime) SkillInspect(ctx context.Context, path string) (SkillReview, error) {
+func (s *Service) SkillInspect(ctx context.Context, path string) (SkillReview, error) {
 	c, err := skill.Inspect(path)
 	if err != nil {
 		return SkillReview{}, err
 	}
-	if _, err := r.Skills().Status(ctx, c.Manifest.Name); err == nil {
+	if _, err := s.Skills().Status(ctx, c.Manifest.Name); err == nil {
 		return SkillReview{}, fmt.Errorf("skill %s: %w", c.Manifest.Name, skill.ErrExists)
 	}
 	j := skillJSON(c.Manifest.Name, "new", "", c.Tree.Hash, "", c.Manifest, c.Tree, c.Flags)
@@ -77,93 +77,93 @@ func (r *Runtime) SkillInspect(ctx context.Context, path string) (SkillReview, e
 }
 
 // SkillInstall copies a reviewed skill into the library and trusts it.
-func (r *Runtime) SkillInstall(ctx context.Context, rv SkillReview) (SkillJSON, error) {
-	if err := r.Skills().Install(ctx, rv.candidate); err != nil {
+func (s *Service) SkillInstall(ctx context.Context, rv SkillReview) (SkillJSON, error) {
+	if err := s.Skills().Install(ctx, rv.candidate); err != nil {
 		return SkillJSON{}, err
 	}
-	return r.SkillShowJSON(ctx, rv.Name)
+	return s.SkillShowJSON(ctx, rv.Name)
 }
 
 // SkillList returns every installed skill.
-func (r *Runtime) SkillList(ctx context.Context) ([]SkillJSON, error) {
-	list, err := r.Skills().List(ctx)
+func (s *Service) SkillList(ctx context.Context) ([]SkillJSON, error) {
+	list, err := s.Skills().List(ctx)
 	if err != nil {
 		return nil, err
 	}
 	out := make([]SkillJSON, 0, len(list))
-	for _, s := range list {
-		out = append(out, skillJSON(s.Name, s.State, s.Problem, s.Hash, s.Trusted, s.Manifest, s.Tree, skill.Scan(s.Tree)))
+	for _, sk := range list {
+		out = append(out, skillJSON(sk.Name, sk.State, sk.Problem, sk.Hash, sk.Trusted, sk.Manifest, sk.Tree, skill.Scan(sk.Tree)))
 	}
 	return out, nil
 }
 
 // SkillShow reads one installed skill, with its red flags and SKILL.md.
-func (r *Runtime) SkillShow(ctx context.Context, name string) (SkillReview, error) {
-	s, err := r.Skills().Status(ctx, name)
+func (s *Service) SkillShow(ctx context.Context, name string) (SkillReview, error) {
+	sk, err := s.Skills().Status(ctx, name)
 	if err != nil {
 		return SkillReview{}, err
 	}
-	j := skillJSON(s.Name, s.State, s.Problem, s.Hash, s.Trusted, s.Manifest, s.Tree, skill.Scan(s.Tree))
-	return SkillReview{SkillJSON: j, Doc: s.Manifest.Doc}, nil
+	j := skillJSON(sk.Name, sk.State, sk.Problem, sk.Hash, sk.Trusted, sk.Manifest, sk.Tree, skill.Scan(sk.Tree))
+	return SkillReview{SkillJSON: j, Doc: sk.Manifest.Doc}, nil
 }
 
 // SkillShowJSON is SkillShow without the SKILL.md.
-func (r *Runtime) SkillShowJSON(ctx context.Context, name string) (SkillJSON, error) {
-	rv, err := r.SkillShow(ctx, name)
+func (s *Service) SkillShowJSON(ctx context.Context, name string) (SkillJSON, error) {
+	rv, err := s.SkillShow(ctx, name)
 	return rv.SkillJSON, err
 }
 
 // SkillTrust pins the skill's tree, which must still have the hash shown.
-func (r *Runtime) SkillTrust(ctx context.Context, name, hash string) error {
-	return r.Skills().Trust(ctx, name, hash)
+func (s *Service) SkillTrust(ctx context.Context, name, hash string) error {
+	return s.Skills().Trust(ctx, name, hash)
 }
 
 // SkillRemove deletes an installed skill and its pin.
-func (r *Runtime) SkillRemove(ctx context.Context, name string) error {
-	return r.Skills().Remove(ctx, name)
+func (s *Service) SkillRemove(ctx context.Context, name string) error {
+	return s.Skills().Remove(ctx, name)
 }
 
 // SkillMenu is the trusted skills' one-line descriptions, one
 // "- name: description" line each, for a tool description or the system
 // prompt ("" when there are none).
-func (r *Runtime) SkillMenu(ctx context.Context) (string, error) {
-	entries, err := r.Skills().Menu(ctx)
+func (s *Service) SkillMenu(ctx context.Context) (string, error) {
+	entries, err := s.Skills().Menu(ctx)
 	if err != nil {
 		return "", err
 	}
 	return skill.MenuText(entries), nil
 }
 
-// skillChecks is doctor's line for each installed skill — trusted, or why
+// SkillChecks is doctor's line for each installed skill — trusted, or why
 // the model does not see it — and, when one is trusted, whether the
 // configured sandbox can run skills at all (only bwrap starts a service).
-func skillChecks(ctx context.Context, r *Runtime) []Check {
-	list, err := r.Skills().List(ctx)
+func (s *Service) SkillChecks(ctx context.Context) []Check {
+	list, err := s.Skills().List(ctx)
 	if err != nil {
 		return []Check{{Name: "skill", Detail: "read the installed skills: " + err.Error()}}
 	}
 	var out []Check
 	trusted := 0
-	for _, s := range list {
-		name := termtext.Line(s.Name)
+	for _, sk := range list {
+		name := termtext.Line(sk.Name)
 		c := Check{Name: "skill", Info: true}
-		switch s.State {
+		switch sk.State {
 		case skill.StateTrusted:
 			trusted++
-			c = Check{Name: "skill", OK: true, Detail: fmt.Sprintf("%s: trusted (files %s)", name, shortHash(s.Hash))}
+			c = Check{Name: "skill", OK: true, Detail: fmt.Sprintf("%s: trusted (files %s)", name, shortHash(sk.Hash))}
 		case skill.StateChanged:
 			c.Detail = fmt.Sprintf("%s: changed: needs trust; its files changed since you trusted them, so the model does not see it: review it with homard skill show %s, then homard skill trust %s", name, name, name)
 		case skill.StateUntrusted:
 			c.Detail = fmt.Sprintf("%s: untrusted: needs trust; the model does not see it until you review it with homard skill show %s and run homard skill trust %s", name, name, name)
 		default:
-			c.Detail = fmt.Sprintf("%s: broken, so the model does not see it: %s (homard skill rm %s removes it)", name, termtext.Line(s.Problem), name)
+			c.Detail = fmt.Sprintf("%s: broken, so the model does not see it: %s (homard skill rm %s removes it)", name, termtext.Line(sk.Problem), name)
 		}
 		out = append(out, c)
 	}
 	if trusted == 0 {
 		return out
 	}
-	b, err := sandbox.Select(r.Config.Sandbox.Backend)
+	b, err := sandbox.Select(s.o.Config.Sandbox.Backend)
 	switch {
 	case err != nil:
 		out = append(out, Check{Name: "skill", Detail: "skills cannot run: " + err.Error()})

@@ -1,17 +1,16 @@
-package app
+package extensions
 
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 
 	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
-	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/mcp"
 	"github.com/homard/homard/internal/policy"
 )
@@ -24,21 +23,29 @@ import (
 // own channels (the web UI, `homard approval`, a chat card); nothing
 // offered to the client can answer it, and it can only be approved once.
 // client names the client's session ("mcp-<client>").
-func (r *Runtime) MCPServe(ctx context.Context, in io.ReadCloser, out io.WriteCloser, client string) error {
+func (s *Service) MCPServe(ctx context.Context, in io.ReadCloser, out io.WriteCloser, client string) error {
 	if !validClientName(client) {
-		return fmt.Errorf("%w: client name %q: use 1 to 32 lowercase letters, digits or '-'", ErrBadRequest, client)
+		return s.badRequest(fmt.Sprintf("client name %q: use 1 to 32 lowercase letters, digits or '-'", client))
+	}
+	if s.o.Host == nil {
+		return errors.New("mcp serve: this homard was opened without a host to decide calls")
 	}
 	session := approval.PairedSessionPrefix + client
 	var tools []mcp.ServedTool
-	for _, s := range r.Registry.Specs() {
-		if slices.Contains(taskForbiddenTools, s.Name) {
-			continue // the owner's memory is not the client's
-		}
-		tools = append(tools, mcp.ServedTool{Name: s.Name, Description: s.Description, InputSchema: s.Schema, ReadOnly: s.ReadOnly})
+	for _, sp := range s.o.Host.PairedTools() {
+		tools = append(tools, mcp.ServedTool{Name: sp.Name, Description: sp.Description, InputSchema: sp.Schema, ReadOnly: sp.ReadOnly})
 	}
-	return mcp.Serve(ctx, in, out, Build().Version, tools, func(ctx context.Context, tool string, args json.RawMessage) (mcp.ServedResult, error) {
-		return r.pairedCall(ctx, session, tool, args)
+	return mcp.Serve(ctx, in, out, s.o.Version, tools, func(ctx context.Context, tool string, args json.RawMessage) (mcp.ServedResult, error) {
+		return s.pairedCall(ctx, session, tool, args)
 	})
+}
+
+// badRequest is msg as a person's mistake (Options.BadRequest).
+func (s *Service) badRequest(msg string) error {
+	if s.o.BadRequest == nil {
+		return errors.New(msg)
+	}
+	return fmt.Errorf("%w: %s", s.o.BadRequest, msg)
 }
 
 func validClientName(s string) bool {
@@ -55,22 +62,25 @@ func validClientName(s string) bool {
 
 // pairedCall proposes one call of an MCP client, waits for the owner when
 // it is pending, and renders what the client reads.
-func (r *Runtime) pairedCall(ctx context.Context, session, tool string, args json.RawMessage) (mcp.ServedResult, error) {
-	p := arbiter.Proposal{Tool: tool, Args: args, Caller: arbiter.Caller{Owner: r.Config.Owner, Trust: policy.TrustPaired, Session: session}}
-	out, err := r.Arbiter.Decide(ctx, p)
+func (s *Service) pairedCall(ctx context.Context, session, tool string, args json.RawMessage) (mcp.ServedResult, error) {
+	h := s.o.Host
+	p := arbiter.Proposal{Tool: tool, Args: args, Caller: arbiter.Caller{Owner: s.o.Config.Owner, Trust: policy.TrustPaired, Session: session}}
+	out, err := h.Decide(ctx, p)
 	if err != nil {
 		return mcp.ServedResult{}, err
 	}
 	if out.Decision == arbiter.Pending && out.ApprovalID != "" {
-		r.pairedCard(ctx, tool, out)
-		choice, err := r.awaitAnswer(ctx, out.ApprovalID, r.Config.Gateway.ApprovalWait.Std(), 0)
+		// The card goes to the owner's chats (once and deny only); the web
+		// UI and `homard approval` list it anyway.
+		h.Notify(ctx, tool, out)
+		answered, err := h.Await(ctx, out.ApprovalID, s.o.Config.Gateway.ApprovalWait.Std())
 		if err != nil {
 			return mcp.ServedResult{}, err
 		}
-		if choice == channel.Recorded {
+		if answered {
 			// Whatever was recorded, proposing again runs the call only if
 			// an approval of exactly this plan exists.
-			if out, err = r.Arbiter.Decide(ctx, p); err != nil {
+			if out, err = h.Decide(ctx, p); err != nil {
 				return mcp.ServedResult{}, err
 			}
 		}
@@ -99,21 +109,4 @@ func pairedResult(out arbiter.Outcome) mcp.ServedResult {
 	}
 	isErr := out.Decision != arbiter.Ran || (out.Result != nil && out.Result.IsError)
 	return mcp.ServedResult{Text: strings.TrimRight(b.String(), "\n"), IsError: isErr}
-}
-
-// pairedCard sends the card of a paired client's pending call to the
-// owner's chat on every enabled chat channel (once and deny only); the
-// web UI and `homard approval` list it anyway. A failure is logged: the
-// call still waits for an answer from any of the owner's channels.
-func (r *Runtime) pairedCard(ctx context.Context, tool string, out arbiter.Outcome) {
-	card := r.card(ctx, tool, out)
-	card.OnceOnly = true
-	for name, ch := range r.Config.Channels.ByName() {
-		if !ch.Enabled {
-			continue
-		}
-		if err := r.queueTaskCard(ctx, name, card); err != nil {
-			r.logger().Warn("mcp serve approval card", "platform", name, "err", err)
-		}
-	}
 }

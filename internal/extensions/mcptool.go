@@ -1,4 +1,4 @@
-package app
+package extensions
 
 import (
 	"context"
@@ -40,11 +40,8 @@ type mcpTool struct {
 	now    func() time.Time
 	// redactor hides secrets in the arguments the card shows (the
 	// arbiter redacts a card's preview, not its Display).
-	redactor redactor
+	redactor Redactor
 }
-
-// redactor is the one method of secrets.Redactor an MCP call's Display needs.
-type redactor interface{ Redact(s string) string }
 
 var _ tool.Tool = (*mcpTool)(nil)
 
@@ -136,7 +133,7 @@ const (
 // server and each argument as `"name": value` in canonical JSON, redacted
 // before it is cut (a secret cut in two would no longer be recognised),
 // its hidden characters shown as escapes (termtext.Line).
-func mcpDisplay(t mcp.Tool, args json.RawMessage, red redactor) string {
+func mcpDisplay(t mcp.Tool, args json.RawMessage, red Redactor) string {
 	head := fmt.Sprintf("call %s on MCP server %s", termtext.Line(t.Name), t.Server)
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(args, &obj); err != nil || len(obj) == 0 {

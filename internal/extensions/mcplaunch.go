@@ -1,4 +1,4 @@
-package app
+package extensions
 
 import (
 	"context"
@@ -19,7 +19,7 @@ import (
 // environment exactly as configured, no network but the listed hosts
 // through egress's proxy; Stop kills its whole process tree.
 type sandboxLauncher struct {
-	r       *Runtime
+	s       *Service
 	client  *egress.Client
 	name    string
 	mounts  []string
@@ -48,7 +48,7 @@ func (l sandboxLauncher) Start(ctx context.Context, argv, env []string) (io.Read
 	if p, err := filepath.EvalSymlinks(prog); err == nil {
 		prog = p
 	}
-	b, err := sandbox.Select(l.r.Config.Sandbox.Backend)
+	b, err := sandbox.Select(l.s.o.Config.Sandbox.Backend)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -56,16 +56,16 @@ func (l sandboxLauncher) Start(ctx context.Context, argv, env []string) (io.Read
 		Argv:   append([]string{prog}, argv[1:]...),
 		Env:    append([]string{"HOME=" + sandbox.ServiceHome}, env...),
 		Mounts: l.mounts,
-		Hide:   []string{l.r.Paths.DataDir, filepath.Dir(l.r.Paths.ConfigFile)},
+		Hide:   []string{l.s.o.Paths.DataDir, filepath.Dir(l.s.o.Paths.ConfigFile)},
 		// The operator's explicit opt-in; config refuses it with hosts.
 		HostNetwork: l.hostNetwork,
 		Limits:      serviceLimits,
 	}
 	if len(l.hosts) > 0 {
-		if err := l.r.checkExtensionSecrets("mcp server "+l.name, l.hosts, l.secrets); err != nil {
+		if err := l.s.checkExtensionSecrets("mcp server "+l.name, l.hosts, l.secrets); err != nil {
 			return nil, nil, err
 		}
-		p, err := l.r.extensionProxy(l.client, "mcp server "+l.name, l.hosts, l.secrets)
+		p, err := l.s.extensionProxy(l.client, "mcp server "+l.name, l.hosts, l.secrets)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,4 +1,4 @@
-package app
+package extensions
 
 import (
 	"bytes"
@@ -9,9 +9,11 @@ import (
 	"path/filepath"
 	"sync"
 
+	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/egress"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/skill"
+	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
 )
 
@@ -22,15 +24,15 @@ import (
 // network but the declared hosts through egress's proxy, an environment
 // of its own (nothing of homard's), a wall-clock limit and capped output.
 type skillRunner struct {
-	r      *Runtime
+	s      *Service
 	client *egress.Client
 }
 
 // skillOutputCap bounds what a skill run's stdout and stderr keep each.
 const skillOutputCap = 64 << 10
 
-func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation, roots []tools.SkillRoot) (tools.SkillOutput, error) {
-	cfg := s.r.Config
+func (sr skillRunner) RunSkill(ctx context.Context, inv skill.Invocation, roots []tools.SkillRoot) (tools.SkillOutput, error) {
+	cfg := sr.s.o.Config
 	b, err := sandbox.Select(cfg.Sandbox.Backend)
 	if err != nil {
 		return tools.SkillOutput{}, err
@@ -39,7 +41,7 @@ func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation, roots [
 		Argv:   append([]string{filepath.Join(inv.Dir, filepath.FromSlash(inv.Argv[0]))}, inv.Argv[1:]...),
 		Env:    []string{"HOME=" + sandbox.ServiceHome, "PATH=/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8"},
 		Mounts: []string{inv.Dir},
-		Hide:   []string{s.r.Paths.DataDir, filepath.Dir(s.r.Paths.ConfigFile)},
+		Hide:   []string{sr.s.o.Paths.DataDir, filepath.Dir(sr.s.o.Paths.ConfigFile)},
 		Dir:    inv.Dir,
 		Limits: serviceLimits,
 	}
@@ -52,7 +54,7 @@ func (s skillRunner) RunSkill(ctx context.Context, inv skill.Invocation, roots [
 		// A declared secret is added by the proxy to requests for the
 		// hosts it is bound to (Grant checked the binding); the skill
 		// never receives its value.
-		p, err := s.r.extensionProxy(s.client, "skill "+inv.Skill, inv.Hosts, inv.Secrets)
+		p, err := sr.s.extensionProxy(sr.client, "skill "+inv.Skill, inv.Hosts, inv.Secrets)
 		if err != nil {
 			return tools.SkillOutput{}, err
 		}
@@ -120,13 +122,25 @@ func (c *capped) String() string {
 
 // skillEnv is what this homard can grant a skill now: its workspace roots
 // (name → writable) and the vault's secrets (name → hosts).
-func (r *Runtime) skillEnv() skill.Env {
+func (s *Service) skillEnv() skill.Env {
 	env := skill.Env{Roots: map[string]bool{}, Secrets: map[string][]string{}}
-	for _, root := range r.Config.Workspace.Roots {
+	for _, root := range s.o.Config.Workspace.Roots {
 		env.Roots[root.Name] = !root.ReadOnly()
 	}
-	for _, s := range r.Vault.List() {
-		env.Secrets[s.Name] = s.Hosts
+	for _, sec := range s.o.Vault.List() {
+		env.Secrets[sec.Name] = sec.Hosts
 	}
 	return env
+}
+
+// SkillTools are read_skill and run_skill, with the trusted skills' menu,
+// when at least one skill is trusted; none otherwise, so skills cost the
+// model's prompt only when there is one to use. The menu is read now: a
+// skill trusted later shows from the next start. Writes go through gate.
+func (s *Service) SkillTools(ctx context.Context, gate *changeset.Gate) []tool.Tool {
+	entries, err := s.Skills().Menu(ctx)
+	if err != nil || len(entries) == 0 {
+		return nil
+	}
+	return tools.SkillTools(s.Skills(), s.skillEnv, skillRunner{s: s, client: s.o.Egress}, skill.MenuText(entries), gate)
 }

@@ -1,4 +1,4 @@
-package app
+package extensions
 
 import (
 	"context"
@@ -68,7 +68,7 @@ type MCPTool struct {
 	Refused string `json:"refused,omitempty"`
 }
 
-// mcpHub holds the servers Open connected; Close closes them.
+// mcpHub holds the servers StartMCP connected; Close closes them.
 type mcpHub struct {
 	// mu guards servers and reports.
 	mu      sync.Mutex
@@ -76,49 +76,49 @@ type mcpHub struct {
 	reports []MCPServerReport
 }
 
-// MCPServers reports the configured servers as Open found them (their
-// status, and the tools of the ones it offers). With Options.SkipMCP or
-// in doctor every server is MCPOff.
-func (r *Runtime) MCPServers() []MCPServerReport {
-	r.mcp.mu.Lock()
-	defer r.mcp.mu.Unlock()
-	if r.mcp.reports == nil {
-		out := make([]MCPServerReport, 0, len(r.Config.MCP.Servers))
-		for _, sc := range r.Config.MCP.Servers {
+// MCPServers reports the configured servers as StartMCP found them (their
+// status, and the tools of the ones it offers). Before StartMCP (app's
+// Options.SkipMCP, or doctor) every server is MCPOff.
+func (s *Service) MCPServers() []MCPServerReport {
+	s.mcp.mu.Lock()
+	defer s.mcp.mu.Unlock()
+	if s.mcp.reports == nil {
+		out := make([]MCPServerReport, 0, len(s.o.Config.MCP.Servers))
+		for _, sc := range s.o.Config.MCP.Servers {
 			out = append(out, MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPOff, NetworkAll: sc.Network.All, Tools: []MCPTool{}})
 		}
 		return out
 	}
-	return append([]MCPServerReport(nil), r.mcp.reports...)
+	return append([]MCPServerReport(nil), s.mcp.reports...)
 }
 
 // mcpLauncher is how a stdio server's process is started: in the
 // sandbox's service profile (mcplaunch.go), with the machine's network
 // only when the operator opted in with network = true (doctor flags it).
-func (r *Runtime) mcpLauncher(sc config.MCPServer) mcp.Launcher {
-	return sandboxLauncher{r: r, client: r.egress, name: sc.Name, mounts: sc.Mounts, hosts: sc.Network.Hosts,
+func (s *Service) mcpLauncher(sc config.MCPServer) mcp.Launcher {
+	return sandboxLauncher{s: s, client: s.o.Egress, name: sc.Name, mounts: sc.Mounts, hosts: sc.Network.Hosts,
 		secrets: sc.Secrets, hostNetwork: sc.Network.All}
 }
 
 // mcpConfig resolves one [[mcp.servers]] entry. A url server is reached
-// through egress (r.egress.Transport): the SSRF rules apply, so a private
+// through egress (Options.Egress's Transport): the SSRF rules apply, so a private
 // or loopback url, plain http or a port other than 443 is refused unless
 // [egress] allow lists its exact endpoint — checked here first, before
 // the token is released — and names are checked again when dialled. The
 // token comes from the vault, released only to the url's host.
-func (r *Runtime) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
+func (s *Service) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
 	cfg := mcp.ServerConfig{
 		Name: sc.Name, Command: sc.Command, Env: sc.Env, URL: sc.URL, ReadOnly: sc.ReadOnly,
 		StartTimeout: sc.StartTimeout.Std(), CallTimeout: sc.CallTimeout.Std(),
 	}
 	if sc.URL != "" {
-		if r.egress == nil {
+		if s.o.Egress == nil {
 			return cfg, fmt.Errorf("mcp server %s: no egress client to reach %s through", sc.Name, sc.URL)
 		}
-		if err := r.egress.Check(sc.URL); err != nil {
+		if err := s.o.Egress.Check(sc.URL); err != nil {
 			return cfg, fmt.Errorf("mcp server %s: url %s: %w", sc.Name, sc.URL, err)
 		}
-		cfg.Transport = r.egress.Transport()
+		cfg.Transport = s.o.Egress.Transport()
 	}
 	if sc.TokenSecret != "" {
 		u, err := url.Parse(sc.URL)
@@ -126,7 +126,7 @@ func (r *Runtime) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
 			return cfg, fmt.Errorf("mcp server %s: url %q has no host to release secret %q to", sc.Name, sc.URL, sc.TokenSecret)
 		}
 		host := strings.ToLower(u.Host)
-		tok, err := r.Vault.ReleaseValue(sc.TokenSecret, u.Scheme, host)
+		tok, err := s.o.Vault.ReleaseValue(sc.TokenSecret, u.Scheme, host)
 		if err != nil {
 			return cfg, fmt.Errorf("mcp server %s: token_secret %s: %w (store it with homard secret set %s --host %s)", sc.Name, sc.TokenSecret, err, sc.TokenSecret, host)
 		}
@@ -137,16 +137,16 @@ func (r *Runtime) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
 
 // connectMCP starts one server and compares its listing with the trusted
 // one. srv is nil when the server failed.
-func (r *Runtime) connectMCP(ctx context.Context, sc config.MCPServer) (*mcp.Server, mcp.Listing, MCPServerReport) {
+func (s *Service) connectMCP(ctx context.Context, sc config.MCPServer) (*mcp.Server, mcp.Listing, MCPServerReport) {
 	rep := MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPFailed, NetworkAll: sc.Network.All, Tools: []MCPTool{}}
-	cfg, err := r.mcpConfig(sc)
+	cfg, err := s.mcpConfig(sc)
 	if err != nil {
 		rep.Error = err.Error()
 		return nil, mcp.Listing{}, rep
 	}
 	var launcher mcp.Launcher
 	if sc.URL == "" {
-		launcher = r.mcpLauncher(sc)
+		launcher = s.mcpLauncher(sc)
 	}
 	start := time.Now()
 	srv, err := mcp.Connect(ctx, cfg, launcher)
@@ -165,7 +165,7 @@ func (r *Runtime) connectMCP(ctx context.Context, sc config.MCPServer) (*mcp.Ser
 	for _, t := range listing.Tools {
 		rep.Tools = append(rep.Tools, MCPTool{Name: t.Name, Mapped: t.Mapped, Description: t.Description, InputSchema: t.InputSchema, ReadOnly: t.ReadOnly, Refused: t.Refused})
 	}
-	trust, err := r.Store.MCPTrust(ctx, sc.Name)
+	trust, err := s.o.Store.MCPTrust(ctx, sc.Name)
 	switch {
 	case errors.Is(err, store.ErrNotFound):
 		rep.Status = MCPNew
@@ -181,11 +181,12 @@ func (r *Runtime) connectMCP(ctx context.Context, sc config.MCPServer) (*mcp.Ser
 	return srv, listing, rep
 }
 
-// startMCP connects every configured server at once and returns the tools
+// StartMCP connects every configured server at once and returns the tools
 // of the trusted ones, in configuration order. A server that fails, is new
-// or changed offers nothing and is closed; homard starts anyway.
-func (r *Runtime) startMCP(ctx context.Context) []tool.Tool {
-	servers := r.Config.MCP.Servers
+// or changed offers nothing and is closed; homard starts anyway. Close
+// closes the servers it keeps.
+func (s *Service) StartMCP(ctx context.Context) []tool.Tool {
+	servers := s.o.Config.MCP.Servers
 	type result struct {
 		srv     *mcp.Server
 		listing mcp.Listing
@@ -195,22 +196,22 @@ func (r *Runtime) startMCP(ctx context.Context) []tool.Tool {
 	var wg sync.WaitGroup
 	for i, sc := range servers {
 		wg.Go(func() {
-			srv, l, rep := r.connectMCP(ctx, sc)
+			srv, l, rep := s.connectMCP(ctx, sc)
 			results[i] = result{srv, l, rep}
 		})
 	}
 	wg.Wait()
 
 	var out []tool.Tool
-	r.mcp.mu.Lock()
-	defer r.mcp.mu.Unlock()
-	r.mcp.reports = make([]MCPServerReport, 0, len(servers))
+	s.mcp.mu.Lock()
+	defer s.mcp.mu.Unlock()
+	s.mcp.reports = make([]MCPServerReport, 0, len(servers))
 	for i, res := range results {
 		sc := servers[i]
 		switch res.rep.Status {
 		case MCPTrusted:
 			res.srv.Pin(res.listing.Fingerprint)
-			r.mcp.servers = append(r.mcp.servers, res.srv)
+			s.mcp.servers = append(s.mcp.servers, res.srv)
 			action := mcpAction(sc)
 			// The listing's fingerprint is the pinned one, so its schemas
 			// are the ones the owner trusted: each tool checks its calls
@@ -218,35 +219,35 @@ func (r *Runtime) startMCP(ctx context.Context) []tool.Tool {
 			for _, t := range res.listing.Offered() {
 				schema, err := mcp.CompileSchema(t.InputSchema)
 				if err != nil { // Offered leaves such a tool out already
-					r.logger().Warn("mcp tool's input schema cannot be checked; the tool is left out", "server", sc.Name, "tool", t.Name, "err", err)
+					s.logger().Warn("mcp tool's input schema cannot be checked; the tool is left out", "server", sc.Name, "tool", t.Name, "err", err)
 					continue
 				}
-				out = append(out, &mcpTool{srv: res.srv, t: t, schema: schema, action: action, st: r.Store, now: r.now, redactor: r.redactor})
+				out = append(out, &mcpTool{srv: res.srv, t: t, schema: schema, action: action, st: s.o.Store, now: s.now, redactor: s.o.Redactor})
 			}
 		case MCPChanged:
-			r.logger().Warn("mcp server's tools changed since they were trusted; its tools are withdrawn until trusted again",
+			s.logger().Warn("mcp server's tools changed since they were trusted; its tools are withdrawn until trusted again",
 				"server", sc.Name, "trusted", res.rep.TrustedFingerprint, "now", res.rep.Fingerprint, "next", "homard mcp trust "+sc.Name)
-			r.auditMCPChanged(ctx, sc.Name, res.rep)
+			s.auditMCPChanged(ctx, sc.Name, res.rep)
 			_ = res.srv.Close()
 		case MCPNew:
 			_ = res.srv.Close()
 		case MCPFailed:
-			r.logger().Warn("mcp server did not start; its tools are absent", "server", sc.Name, "err", res.rep.Error)
+			s.logger().Warn("mcp server did not start; its tools are absent", "server", sc.Name, "err", res.rep.Error)
 		}
-		r.mcp.reports = append(r.mcp.reports, res.rep)
+		s.mcp.reports = append(s.mcp.reports, res.rep)
 	}
 	return out
 }
 
-// closeMCP closes every server Open connected.
-func (r *Runtime) closeMCP() error {
-	r.mcp.mu.Lock()
-	servers := r.mcp.servers
-	r.mcp.servers = nil
-	r.mcp.mu.Unlock()
+// closeMCP closes every server StartMCP connected.
+func (s *Service) closeMCP() error {
+	s.mcp.mu.Lock()
+	servers := s.mcp.servers
+	s.mcp.servers = nil
+	s.mcp.mu.Unlock()
 	var errs []error
-	for _, s := range servers {
-		errs = append(errs, s.Close())
+	for _, srv := range servers {
+		errs = append(errs, srv.Close())
 	}
 	return errors.Join(errs...)
 }
@@ -254,12 +255,12 @@ func (r *Runtime) closeMCP() error {
 // InspectMCP starts the configured server name on its own, lists its
 // tools and stops it: what `homard mcp test` and `trust` show. The report
 // says whether its listing is the trusted one; nothing is trusted here.
-func (r *Runtime) InspectMCP(ctx context.Context, name string) (MCPServerReport, error) {
-	sc, ok := r.Config.MCPServerNamed(name)
+func (s *Service) InspectMCP(ctx context.Context, name string) (MCPServerReport, error) {
+	sc, ok := s.o.Config.MCPServerNamed(name)
 	if !ok {
-		return MCPServerReport{}, fmt.Errorf("no MCP server named %q in %s: add a [[mcp.servers]] table (docs/CONFIG.md)", name, r.Paths.ConfigFile)
+		return MCPServerReport{}, fmt.Errorf("no MCP server named %q in %s: add a [[mcp.servers]] table (docs/CONFIG.md)", name, s.o.Paths.ConfigFile)
 	}
-	srv, _, rep := r.connectMCP(ctx, sc)
+	srv, _, rep := s.connectMCP(ctx, sc)
 	if srv != nil {
 		_ = srv.Close()
 	}
@@ -272,9 +273,9 @@ func (r *Runtime) InspectMCP(ctx context.Context, name string) (MCPServerReport,
 // TrustMCP records rep (a report InspectMCP returned and the owner saw) as
 // the trusted listing of its server. The tools are offered from the next
 // start of homard (a running serve keeps the list it started with).
-func (r *Runtime) TrustMCP(ctx context.Context, rep MCPServerReport) error {
-	if _, ok := r.Config.MCPServerNamed(rep.Name); !ok {
-		return fmt.Errorf("no MCP server named %q in %s", rep.Name, r.Paths.ConfigFile)
+func (s *Service) TrustMCP(ctx context.Context, rep MCPServerReport) error {
+	if _, ok := s.o.Config.MCPServerNamed(rep.Name); !ok {
+		return fmt.Errorf("no MCP server named %q in %s", rep.Name, s.o.Paths.ConfigFile)
 	}
 	if rep.Status == MCPFailed || rep.Fingerprint == "" {
 		return fmt.Errorf("mcp server %s: nothing to trust: it did not list its tools (homard mcp test %s says why)", rep.Name, rep.Name)
@@ -283,8 +284,8 @@ func (r *Runtime) TrustMCP(ctx context.Context, rep MCPServerReport) error {
 	if err != nil {
 		return fmt.Errorf("trust mcp server %s: %w", rep.Name, err)
 	}
-	return r.Store.Write(ctx, func(tx *store.Tx) error {
-		return tx.TrustMCP(store.MCPTrust{Server: rep.Name, Fingerprint: rep.Fingerprint, ToolsJSON: string(tools), Instructions: rep.Instructions, TrustedAt: r.now()})
+	return s.o.Store.Write(ctx, func(tx *store.Tx) error {
+		return tx.TrustMCP(store.MCPTrust{Server: rep.Name, Fingerprint: rep.Fingerprint, ToolsJSON: string(tools), Instructions: rep.Instructions, TrustedAt: s.now()})
 	})
 }
 
@@ -295,14 +296,14 @@ func transportOf(sc config.MCPServer) string {
 	return "stdio"
 }
 
-// mcpChecks are doctor's lines for the configured servers: each is
-// started and listed on its own (Open does not start them for doctor).
-// A server that fails, is new or changed is information, not a failed
-// home: homard runs without its tools. network = true is flagged.
-func mcpChecks(ctx context.Context, r *Runtime) []Check {
+// MCPChecks are doctor's lines for the configured servers: each is
+// started and listed on its own (doctor does not StartMCP). A server that
+// fails, is new or changed is information, not a failed home: homard runs
+// without its tools. network = true is flagged.
+func (s *Service) MCPChecks(ctx context.Context) []Check {
 	var out []Check
-	for _, sc := range r.Config.MCP.Servers {
-		srv, _, rep := r.connectMCP(ctx, sc)
+	for _, sc := range s.o.Config.MCP.Servers {
+		srv, _, rep := s.connectMCP(ctx, sc)
 		if srv != nil {
 			_ = srv.Close()
 		}
@@ -328,14 +329,14 @@ func mcpChecks(ctx context.Context, r *Runtime) []Check {
 // auditMCPChanged appends one denied audit record the first time a
 // server's listing is found changed since it was trusted (a rug pull): its
 // tools are withdrawn. Later starts with the same listing add nothing.
-func (r *Runtime) auditMCPChanged(ctx context.Context, server string, rep MCPServerReport) {
-	err := r.Store.Write(ctx, func(tx *store.Tx) error {
+func (s *Service) auditMCPChanged(ctx context.Context, server string, rep MCPServerReport) {
+	err := s.o.Store.Write(ctx, func(tx *store.Tx) error {
 		first, err := tx.MarkMCPChanged(server, rep.Fingerprint)
 		if err != nil || !first {
 			return err
 		}
 		_, err = audit.Append(tx, audit.Record{
-			Time: r.now(), Owner: r.Config.Owner, Session: "mcp", Trust: policy.TrustOwner,
+			Time: s.now(), Owner: s.o.Config.Owner, Session: "mcp", Trust: policy.TrustOwner,
 			Tool: "mcp__" + server, Decision: audit.Denied, Rule: policy.RuleMCPChanged,
 			Reason: "the server's tools changed since they were trusted (" + rep.TrustedFingerprint + " → " + rep.Fingerprint + "); its tools are withdrawn until homard mcp trust " + server,
 			Args:   `{"server":` + strconv.Quote(server) + `}`,
@@ -343,6 +344,6 @@ func (r *Runtime) auditMCPChanged(ctx context.Context, server string, rep MCPSer
 		return err
 	})
 	if err != nil {
-		r.logger().Warn("audit a changed mcp server", "server", server, "err", err)
+		s.logger().Warn("audit a changed mcp server", "server", server, "err", err)
 	}
 }

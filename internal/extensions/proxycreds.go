@@ -1,4 +1,4 @@
-package app
+package extensions
 
 import (
 	"fmt"
@@ -18,31 +18,31 @@ import (
 // response). When two declared secrets are bound to one host, the first
 // declared is used. Each request is logged with its host and whether a
 // credential was added, never the value.
-func (r *Runtime) extensionProxy(client *egress.Client, what string, hosts, secretNames []string) (*egress.Proxy, error) {
+func (s *Service) extensionProxy(client *egress.Client, what string, hosts, secretNames []string) (*egress.Proxy, error) {
 	byHost := map[string]string{} // host as bound → secret name
 	for _, name := range secretNames {
-		for _, s := range r.Vault.List() {
-			if s.Name != name {
+		for _, sec := range s.o.Vault.List() {
+			if sec.Name != name {
 				continue
 			}
-			for _, h := range s.Hosts {
+			for _, h := range sec.Hosts {
 				if _, taken := byHost[h]; !taken && slices.Contains(hosts, h) {
 					byHost[h] = name
 				}
 			}
 		}
 	}
-	log := r.logger()
+	log := s.logger()
 	return client.NewProxyWith(hosts, egress.ProxyOptions{
 		Credential: func(host string) (egress.Credential, bool) {
 			name, ok := byHost[host]
 			if !ok {
 				return egress.Credential{}, false
 			}
-			header, value, err := r.Vault.Release(name, "https", host)
+			header, value, err := s.o.Vault.Release(name, "https", host)
 			var bare string
 			if err == nil {
-				bare, err = r.Vault.ReleaseValue(name, "https", host)
+				bare, err = s.o.Vault.ReleaseValue(name, "https", host)
 			}
 			if err != nil {
 				log.Warn("egress proxy: secret not released", "extension", what, "secret", name, "host", host, "err", err)
@@ -62,10 +62,10 @@ func (r *Runtime) extensionProxy(client *egress.Client, what string, hosts, secr
 // checkExtensionSecrets refuses a secret that is not in the vault or is
 // bound to none of hosts, saying how to fix it (skills have the same check
 // in skill.Grant).
-func (r *Runtime) checkExtensionSecrets(what string, hosts, secretNames []string) error {
-	list := r.Vault.List()
+func (s *Service) checkExtensionSecrets(what string, hosts, secretNames []string) error {
+	list := s.o.Vault.List()
 	for _, name := range secretNames {
-		i := slices.IndexFunc(list, func(s secrets.Secret) bool { return s.Name == name })
+		i := slices.IndexFunc(list, func(sec secrets.Secret) bool { return sec.Name == name })
 		if i < 0 {
 			return fmt.Errorf("%s: secret %q is not in the vault; add it with `homard secret set %s --host HOST`", what, name, name)
 		}
