@@ -19,6 +19,7 @@ import (
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/changeset"
+	"github.com/homard/homard/internal/chats"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/egress"
 	"github.com/homard/homard/internal/history"
@@ -55,6 +56,7 @@ type Runtime struct {
 	Start     StartReport
 	Approvals *approval.Service
 	Arbiter   *arbiter.Arbiter
+	Chats     *chats.Service // the chat channels' core (internal/chats)
 	Registry  *tool.Registry
 	// offer is the tool list owner turns are offered, fixed at Open.
 	offer     toolOffer
@@ -286,6 +288,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		SessionTTL: cfg.Permissions.SessionGrantTTL.Std(),
 		AlwaysTTL:  cfg.Permissions.AlwaysGrantTTL.Std(),
 	})
+	r.Chats = r.newChats()
 
 	mode, err := policy.ParseMode(cfg.Permissions.Mode)
 	if err != nil {

@@ -112,7 +112,7 @@ func (r *Runtime) pairedCard(ctx context.Context, tool string, out arbiter.Outco
 		if !ch.Enabled {
 			continue
 		}
-		if err := r.queueTaskCard(ctx, name, card); err != nil {
+		if err := r.Chats.QueueCard(ctx, name, card); err != nil {
 			r.logger().Warn("mcp serve approval card", "platform", name, "err", err)
 		}
 	}

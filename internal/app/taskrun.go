@@ -387,7 +387,7 @@ func (r *Runtime) taskAsk(b task.Body) func(context.Context, channel.Card) (chan
 	return func(ctx context.Context, card channel.Card) (channel.Choice, error) {
 		card.OnceOnly = true
 		if b.Deliver != "web" {
-			if err := r.queueTaskCard(ctx, b.Deliver, card); err != nil {
+			if err := r.Chats.QueueCard(ctx, b.Deliver, card); err != nil {
 				r.logger().Warn("task approval card", "task", b.ID, "platform", b.Deliver, "err", err)
 			}
 		}
@@ -522,7 +522,7 @@ func (r *Runtime) notifyTask(ctx context.Context, t store.Task, b task.Body, tex
 	if err == nil {
 		err = r.Store.Write(ctx, func(tx *store.Tx) error {
 			for _, c := range chats {
-				if _, _, err := queueChat(tx, b.Deliver, c, text, "", nil, 0, r.now()); err != nil {
+				if _, err := r.Chats.Queue(tx, b.Deliver, c, text); err != nil {
 					return err
 				}
 			}

@@ -71,6 +71,13 @@ var allowed = map[string][]string{
 	"internal/mcp": {"internal/tool", "internal/policy"},
 	// A hand-written stdio MCP server for tests outside internal/mcp.
 	"internal/mcp/mcptest": {},
+
+	// The chat core (app implements its Turner and Approvals): config for
+	// the channels' sections, audit and policy for a refused delivery's
+	// record in the delivery's own transaction, secrets for ErrNoSecret of
+	// a missing bot token.
+	"internal/chats": {"internal/store", "internal/approval", "internal/channel", "internal/channel/chat",
+		"internal/config", "internal/audit", "internal/policy", "internal/secrets"},
 }
 
 // exclusive names third-party import prefixes only one package may use.
