@@ -34,7 +34,7 @@ func (c *cli) channelListCmd() *cobra.Command {
 		Short: "Show each chat channel: enabled, bot, owners, groups, state and last error",
 		Args:  cobra.NoArgs,
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.ChannelList(cmd.Context())
+			list, err := r.Chats.List(cmd.Context())
 			if err != nil {
 				return err
 			}
@@ -75,7 +75,7 @@ func (c *cli) channelAllowCmd(allow bool) *cobra.Command {
 		Example: "  homard channel " + use + " telegram -1001234567890",
 		Args:    cobra.ExactArgs(2),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.ChannelAllow(cmd.Context(), args[0], args[1], allow); err != nil {
+			if err := r.Chats.Allow(cmd.Context(), args[0], args[1], allow); err != nil {
 				return err
 			}
 			fmt.Fprintf(c.stdout, "%s group %s: %s\n", args[0], termtext.Line(args[1]), done)
@@ -111,7 +111,7 @@ becomes an owner. 'homard serve' must be running the channel.`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			ctx := cmd.Context()
-			pc, err := r.PairStart(ctx, args[0])
+			pc, err := r.Chats.PairStart(ctx, args[0])
 			if err != nil {
 				return err
 			}
@@ -127,7 +127,7 @@ becomes an owner. 'homard serve' must be running the channel.`,
 			}
 			wctx, cancel := context.WithTimeout(ctx, timeout)
 			defer cancel()
-			use, err := r.PairWait(wctx, pc.ID, 500*time.Millisecond)
+			use, err := r.Chats.PairWait(wctx, pc.ID, 500*time.Millisecond)
 			if err := pairWaitErr(err, ctx, wctx, timeout, args[0]); err != nil {
 				return err
 			}
@@ -138,7 +138,7 @@ becomes an owner. 'homard serve' must be running the channel.`,
 				line, _ := bufio.NewReader(c.stdin).ReadString('\n')
 				accept = strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
 			}
-			if err := r.PairConfirm(context.WithoutCancel(ctx), pc.ID, accept); err != nil {
+			if err := r.Chats.PairConfirm(context.WithoutCancel(ctx), pc.ID, accept); err != nil {
 				return err
 			}
 			if !accept {

@@ -5,9 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/homard/homard/internal/service"
 	"github.com/spf13/cobra"
-
-	"github.com/homard/homard/internal/app"
 )
 
 // serviceCmd manages the systemd unit that runs `homard serve`.
@@ -40,7 +39,7 @@ serve prints its one-time login URL into the journal when it starts
 }
 
 func (c *cli) serviceInstallCmd() *cobra.Command {
-	var o app.ServiceOptions
+	var o service.Options
 	var print bool
 	cmd := &cobra.Command{
 		Use:   "install",
@@ -57,13 +56,13 @@ func (c *cli) serviceInstallCmd() *cobra.Command {
 			if o.System && o.RunAs == "" {
 				o.RunAs = os.Getenv("SUDO_USER")
 			}
-			o.SetuidBwrap = app.BwrapSetuid()
+			o.SetuidBwrap = service.BwrapSetuid()
 			if print {
-				unit, err := app.ServiceUnit(p, o)
+				unit, err := service.Unit(p, o)
 				if err != nil {
 					return err
 				}
-				if path, err := app.ServiceUnitPath(o); err == nil {
+				if path, err := service.UnitPath(o); err == nil {
 					fmt.Fprintf(c.stderr, "homard: would write %s:\n", path)
 				}
 				fmt.Fprint(c.stdout, unit)
@@ -72,7 +71,7 @@ func (c *cli) serviceInstallCmd() *cobra.Command {
 			if o.System && os.Geteuid() != 0 {
 				return fmt.Errorf("a system service is written to /etc/systemd/system: run it as root (sudo %s service install --system ...), or use --print", o.Binary)
 			}
-			res, err := app.InstallService(cmd.Context(), p, o)
+			res, err := service.Install(cmd.Context(), p, o)
 			if err != nil {
 				return err
 			}
@@ -106,13 +105,13 @@ func (c *cli) serviceInstallCmd() *cobra.Command {
 }
 
 func (c *cli) serviceUninstallCmd() *cobra.Command {
-	var o app.ServiceOptions
+	var o service.Options
 	cmd := &cobra.Command{
 		Use:   "uninstall",
 		Short: "Stop and disable the unit, and remove its file",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := app.UninstallService(cmd.Context(), o)
+			res, err := service.Uninstall(cmd.Context(), o)
 			if err != nil {
 				return err
 			}
@@ -132,19 +131,19 @@ func (c *cli) serviceUninstallCmd() *cobra.Command {
 }
 
 func (c *cli) serviceStatusCmd() *cobra.Command {
-	var o app.ServiceOptions
+	var o service.Options
 	cmd := &cobra.Command{
 		Use:   "status",
 		Short: "Show systemctl status homard",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if path, err := app.ServiceUnitPath(o); err == nil {
+			if path, err := service.UnitPath(o); err == nil {
 				if _, err := os.Stat(path); err != nil {
 					fmt.Fprintf(c.stdout, "no unit at %s: install one with homard service install\n", path)
 					return &exitError{code: exitFailure}
 				}
 			}
-			out, err := app.ServiceStatus(cmd.Context(), o)
+			out, err := service.Status(cmd.Context(), o)
 			fmt.Fprint(c.stdout, out)
 			if err != nil {
 				return fmt.Errorf("homard.service is not running, or systemctl failed (%w)", err)

@@ -20,6 +20,7 @@ import (
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/automation"
 	"github.com/homard/homard/internal/changeset"
+	"github.com/homard/homard/internal/chats"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/egress"
 	"github.com/homard/homard/internal/extensions"
@@ -61,6 +62,7 @@ type Runtime struct {
 	// CLI calls it, the gateway reaches it through Admin.
 	Owner    *owner.Actions
 	Arbiter  *arbiter.Arbiter
+	Chats    *chats.Service // the chat channels' core (internal/chats)
 	Registry *tool.Registry
 	// offer is the tool list owner turns are offered, fixed at Open.
 	offer     toolOffer
@@ -299,6 +301,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		Owner: cfg.Owner, Store: st, Approvals: r.Approvals, Memory: r.Memory, Vault: r.Vault, Gate: gate,
 		Now: r.now, Redact: r.redactor.Redact, LockSession: r.lockSessionOf, ChannelOfSecret: r.channelOfSecret,
 	})
+	r.Chats = r.newChats()
 
 	mode, err := policy.ParseMode(cfg.Permissions.Mode)
 	if err != nil {

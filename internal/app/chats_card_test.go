@@ -147,31 +147,6 @@ func TestChatsCardAnsweredElsewhere(t *testing.T) {
 	}
 }
 
-// TestChatsCardButtons: a critical plan offers only once and deny; data
-// fits every platform.
-func TestChatsCardButtons(t *testing.T) {
-	tests := []struct {
-		risk string
-		want []string
-	}{
-		{"high", []string{"Approve once", "This session", "Always", "Deny"}},
-		{"critical", []string{"Approve once", "Deny"}},
-	}
-	for _, tt := range tests {
-		c := channel.Card{ApprovalID: "ap_0123456789abcdef0123", PlanHash: "sha256:" + strings.Repeat("ab", 32), Risk: tt.risk}
-		var got []string
-		for _, b := range cardButtons(c) {
-			got = append(got, b.Label)
-			if len(b.Data) > chat.MaxButtonData {
-				t.Errorf("%s: data %q is %d bytes; want at most %d", tt.risk, b.Data, len(b.Data), chat.MaxButtonData)
-			}
-		}
-		if strings.Join(got, ",") != strings.Join(tt.want, ",") {
-			t.Errorf("cardButtons(risk %s) = %q; want %q", tt.risk, got, tt.want)
-		}
-	}
-}
-
 // TestChatsPressBeforeTheCardIsRecorded: the owner presses a card the
 // platform already shows while homard has not yet recorded its message id
 // (the send has not returned): the press waits for the id and approves,

@@ -52,7 +52,7 @@ func serveDiscord(t *testing.T, r *Runtime, fake *discordtest.Server) *discordSe
 		t.Fatalf("%v\nserve log:\n%s", err, sc.log)
 	}
 	waitFor(t, "the channel running", func() bool {
-		list, err := r.ChannelList(context.Background())
+		list, err := r.Chats.List(context.Background())
 		return err == nil && list[1].Channel == chat.Discord && list[1].State == "running"
 	})
 	return &discordServed{servedChannel: sc, fake: fake}

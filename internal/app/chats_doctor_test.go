@@ -100,7 +100,7 @@ func TestChatsServe(t *testing.T) {
 		t.Fatal(err)
 	}
 	waitFor(t, "the reply", func() bool { return containsText(fake.sentTexts("100"), "served") })
-	list, err := r.ChannelList(ctx)
+	list, err := r.Chats.List(ctx)
 	if err != nil || list[0].Channel != chat.Telegram || list[0].State != "running" || list[0].Bot != "homard_bot" || list[0].Owners != 1 {
 		t.Errorf("ChannelList = %+v, %v; want telegram running as homard_bot with 1 owner", list, err)
 	}
@@ -108,7 +108,7 @@ func TestChatsServe(t *testing.T) {
 	if err := <-served; err != nil {
 		t.Errorf("Serve = %v", err)
 	}
-	list, _ = r.ChannelList(context.Background())
+	list, _ = r.Chats.List(context.Background())
 	if list[0].State != "stopped" {
 		t.Errorf("state after serve stopped = %q; want stopped", list[0].State)
 	}

@@ -24,6 +24,7 @@ import (
 
 	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/channel/feishu/feishutest"
+	"github.com/homard/homard/internal/chats"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
 )
@@ -99,10 +100,10 @@ func serveFeishuCallbacks(t *testing.T, r *Runtime, certFile, keyFile string, po
 		t.Fatalf("Serve: %v", err)
 	}
 	waitFor(t, "the feishu channel running", func() bool {
-		list, err := r.ChannelList(context.Background())
+		list, err := r.Chats.List(context.Background())
 		return err == nil && list[2].State == "running"
 	})
-	return sc, feishuCallbacks{t: t, url: u + FeishuCallbackPath,
+	return sc, feishuCallbacks{t: t, url: u + chats.FeishuCallbackPath,
 		http: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 20 * time.Second}}
 }
 

@@ -17,7 +17,7 @@ import (
 func TestChatsCrashAfterReceive(t *testing.T) {
 	r1 := newTestRuntime(t, "smart")
 	pairOwner(t, r1, "100")
-	c1 := r1.NewChats(testChatsOptions(newFake())) // never runs: the process dies
+	c1 := r1.Chats.NewRunner(testChatsOptions(newFake())) // never runs: the process dies
 	if err := c1.Receive(context.Background(), dm("1", "100", "hello")); err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/chats"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/store"
 )
@@ -157,12 +158,12 @@ type chatRig struct {
 	r    *Runtime
 	srv  *llmtest.Server
 	fake *fakeAdapter
-	c    *Chats
+	c    *chats.Runner
 	stop func()
 }
 
-func testChatsOptions(f *fakeAdapter) ChatsOptions {
-	return ChatsOptions{Adapters: []chat.Adapter{f}, Poll: 10 * time.Millisecond, ApprovalWait: time.Minute,
+func testChatsOptions(f *fakeAdapter) chats.Options {
+	return chats.Options{Adapters: []chat.Adapter{f}, Poll: 10 * time.Millisecond, ApprovalWait: time.Minute,
 		Backoff: func(int) time.Duration { return 5 * time.Millisecond }, TypingEvery: time.Hour}
 }
 
@@ -178,8 +179,8 @@ func newChatRig(t *testing.T, replies ...llmtest.Reply) *chatRig {
 }
 
 // start runs Chats on rig.r with o until the test ends or stop is called.
-func (rig *chatRig) start(o ChatsOptions) {
-	rig.c = rig.r.NewChats(o)
+func (rig *chatRig) start(o chats.Options) {
+	rig.c = rig.r.Chats.NewRunner(o)
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = rig.c.Run(ctx) }()
@@ -274,3 +275,51 @@ func containsText(list []string, sub string) bool {
 }
 
 func chatAuditQuery() channel.AuditQuery { return channel.AuditQuery{Limit: 500} }
+
+// What the chat core (internal/chats) writes and records, as the owner
+// and the database see it. These tests drive it through the whole
+// Runtime (a real turn, a real approval), so they name its words and its
+// stored states, not its identifiers; its own tests use those.
+const (
+	inboxReceived    = "received"
+	inboxRunning     = "running"
+	inboxHandled     = "handled"
+	inboxIgnored     = "ignored"
+	inboxInterrupted = "interrupted"
+
+	trustGuest    = "guest"
+	guestMaxChars = 4000 // what a guest's message puts before the model
+
+	privateNotice     = "This bot is private: it answers its owner only."
+	leaveNotice       = "This bot answers only in chats its owner allowed, so it is leaving."
+	newSession        = "Started a new conversation."
+	interruptedNotice = "A message of yours was interrupted by a restart of homard and was not run again; its tools may have acted. `homard audit` on the computer shows what ran."
+
+	pressRefused  = "This button is not for you."
+	pressAnswered = "This card was already answered or has expired."
+	pressOnceOnly = "This card can only be approved once or denied; it is still waiting."
+	pressNoAlways = "This card can be approved once or for this session, not always; it is still waiting."
+)
+
+// parseButton reads a card button's data, "a:<approval id>:<hash12>:<o|s|a|d>".
+func parseButton(data string) (id, h12 string, c channel.Choice, ok bool) {
+	f := strings.Split(data, ":")
+	if len(f) != 4 || f[0] != "a" || f[1] == "" || len(f[2]) != 12 {
+		return "", "", "", false
+	}
+	c, ok = map[string]channel.Choice{"o": channel.Once, "s": channel.Session, "a": channel.Always, "d": channel.Deny}[f[3]]
+	return f[1], f[2], c, ok
+}
+
+// answeredText is what a press on a card is acknowledged with.
+func answeredText(c channel.Choice) string {
+	switch c {
+	case channel.Once:
+		return "Approved once"
+	case channel.Session:
+		return "Approved for this session"
+	case channel.Always:
+		return "Approved always"
+	}
+	return "Denied"
+}

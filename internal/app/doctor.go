@@ -72,7 +72,9 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 	out = append(out, recoveryChecks(ctx, r)...)
 	out = append(out, memoryCheck(ctx, r))
 	out = append(out, approvalsCheck(ctx, r))
-	out = append(out, channelChecks(ctx, r, o)...)
+	for _, c := range r.Chats.Checks(ctx, o.Offline, o.chatAdapters) {
+		out = append(out, Check{Name: c.Name, OK: c.OK, Detail: c.Detail})
+	}
 	if n, size, oldest, err := r.Store.ArtifactStats(ctx); err != nil {
 		add("artifacts", err, "")
 	} else {

@@ -79,7 +79,7 @@ func (h pairedHost) Notify(ctx context.Context, tool string, out arbiter.Outcome
 		if !ch.Enabled {
 			continue
 		}
-		if err := r.queueTaskCard(ctx, name, card); err != nil {
+		if err := r.Chats.QueueCard(ctx, name, card); err != nil {
 			r.logger().Warn("mcp serve approval card", "platform", name, "err", err)
 		}
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/chats"
 	"github.com/homard/homard/internal/policy"
 )
 
@@ -310,8 +311,8 @@ func TestGateSessionGrantIsNotAFolderGrant(t *testing.T) {
 	wantDecision(t, out, "pending", "mode.smart")
 	// Every card says what a session answer would cover: here the folder.
 	card := r.card(t.Context(), "write_file", out)
-	if card.Covers != "docs/**" || !strings.Contains(cardText(card), "also lets run without asking: docs/**") {
-		t.Errorf("card Covers = %q, text:\n%s\nwant docs/** named", card.Covers, cardText(card))
+	if card.Covers != "docs/**" || !strings.Contains(chats.CardText(card), "also lets run without asking: docs/**") {
+		t.Errorf("card Covers = %q, text:\n%s\nwant docs/** named", card.Covers, chats.CardText(card))
 	}
 	if _, err := r.Owner.Approve(t.Context(), out.ApprovalID, "session"); err != nil {
 		t.Fatal(err)
@@ -326,8 +327,8 @@ func TestGateSessionGrantIsNotAFolderGrant(t *testing.T) {
 		t.Fatal("HEAD completed the repository under a session grant")
 	}
 	// A critical card offers no session answer and names no cover.
-	if card := r.card(t.Context(), "write_file", out); card.Allows(channel.Session) || strings.Contains(cardText(card), "also lets run") {
-		t.Errorf("critical card offers a session cover:\n%s", cardText(card))
+	if card := r.card(t.Context(), "write_file", out); card.Allows(channel.Session) || strings.Contains(chats.CardText(card), "also lets run") {
+		t.Errorf("critical card offers a session cover:\n%s", chats.CardText(card))
 	}
 	if a, err := r.Owner.Approval(t.Context(), out.ApprovalID); err != nil || NewApprovalJSON(a, false).Covers != "" {
 		t.Errorf("critical approval JSON covers = %q (%v); want empty", NewApprovalJSON(a, false).Covers, err)
@@ -390,8 +391,8 @@ func TestGateCommandGrantDestinationIsNarrow(t *testing.T) {
 		t.Errorf("card %q does not say the grant covers only new names", out.Plan)
 	}
 	if card := r.card(t.Context(), "run_command", out); card.Covers != "commands like cp ‹path in ./› ‹new name in ./›" ||
-		strings.Count(cardText(card), "cp ‹path in ./› ‹new name in ./›") != 1 {
-		t.Errorf("card Covers = %q; want the template with its new-name slot, once in the card text:\n%s", card.Covers, cardText(card))
+		strings.Count(chats.CardText(card), "cp ‹path in ./› ‹new name in ./›") != 1 {
+		t.Errorf("card Covers = %q; want the template with its new-name slot, once in the card text:\n%s", card.Covers, chats.CardText(card))
 	}
 	if _, err := r.Owner.Approve(t.Context(), out.ApprovalID, "session"); err != nil {
 		t.Fatal(err)

@@ -39,7 +39,7 @@ func recordRun(t *testing.T, r *Runtime, id, slot, summary, target, failErr stri
 		if target == "web" {
 			return tx.SetRunDelivery(run, "web", 0)
 		}
-		ob, _, err := queueChat(tx, target, "4242", summary, "", nil, 0, now)
+		ob, err := r.Chats.Queue(tx, target, "4242", summary)
 		if err != nil {
 			return err
 		}

@@ -23,6 +23,7 @@ import (
 
 	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/channel/web"
+	"github.com/homard/homard/internal/chats"
 	"github.com/homard/homard/internal/memtrim"
 )
 
@@ -62,7 +63,7 @@ type ServeOptions struct {
 	// with its base URL and the one-time login URL.
 	OnListen func(base, login string)
 	// ChatAdapters are the chat channels to run beside the web UI. Nil
-	// means every channel the config enables (ChatAdapters), tokens from
+	// means every channel the config enables (Chats.Adapters), tokens from
 	// the vault.
 	ChatAdapters []chat.Adapter
 }
@@ -148,11 +149,11 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	adapters := o.ChatAdapters
 	if adapters == nil {
 		var err error
-		if adapters, err = r.ChatAdapters(); err != nil {
+		if adapters, err = r.Chats.Adapters(); err != nil {
 			return err
 		}
 	}
-	callbacks, err := r.chatCallbacks(adapters, o, useTLS)
+	callbacks, err := r.Chats.Callbacks(adapters, chats.Exposure{AllowRemote: o.AllowRemote, TLS: useTLS, BehindProxy: o.BehindProxy})
 	if err != nil {
 		return err
 	}
@@ -229,7 +230,7 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	go func() {
 		defer close(chatsDone)
 		if len(adapters) > 0 {
-			_ = r.NewChats(ChatsOptions{Adapters: adapters, Log: log, ApprovalWait: g.ApprovalWait.Std()}).Run(pruneCtx)
+			_ = r.Chats.NewRunner(chats.Options{Adapters: adapters, Log: log, ApprovalWait: g.ApprovalWait.Std()}).Run(pruneCtx)
 		}
 	}()
 	defer func() { stopPrune(); <-chatsDone }()

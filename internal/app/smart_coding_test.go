@@ -12,6 +12,7 @@ import (
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/chats"
 	"github.com/homard/homard/internal/policy"
 )
 
@@ -58,7 +59,7 @@ func TestSmartCodingSessionGrant(t *testing.T) {
 		t.Errorf("card Covers = %q, plan %q; want the command, no network and what is still held", card.Covers, out.Plan)
 	}
 	var labels []string
-	for _, b := range cardButtons(card) {
+	for _, b := range chats.CardButtons(card) {
 		labels = append(labels, b.Label)
 	}
 	if strings.Join(labels, ",") != "Approve once,This session,Deny" {

@@ -113,18 +113,17 @@ func (r *Runtime) storeTaskTurn(ctx context.Context, session, owner string, res 
 
 // OwnerChats are the direct chats of the owners paired on platform.
 func (w taskWiring) OwnerChats(ctx context.Context, platform string) ([]string, error) {
-	return w.r.ownerChats(ctx, platform)
+	return w.r.Chats.OwnerChats(ctx, platform)
 }
 
 // Queue queues text to chat through the chat core's outbox.
 func (w taskWiring) Queue(tx *store.Tx, platform, chat, text string) (int64, error) {
-	id, _, err := queueChat(tx, platform, chat, text, "", nil, 0, w.r.now())
-	return id, err
+	return w.r.Chats.Queue(tx, platform, chat, text)
 }
 
-// Card queues a run's approval card (queueTaskCard).
+// Card queues a run's approval card to the owner's chat.
 func (w taskWiring) Card(ctx context.Context, platform string, card channel.Card) error {
-	return w.r.queueTaskCard(ctx, platform, card)
+	return w.r.Chats.QueueCard(ctx, platform, card)
 }
 
 // Await waits through the one approval waiter (awaitAnswer).

@@ -15,9 +15,11 @@ const module = "github.com/homard/homard"
 // it may import. "*" means any. A package missing here fails the test: a
 // new package must be placed on the map first.
 var allowed = map[string][]string{
-	"cmd/homard":         {"internal/app", "internal/channel", "internal/config", "internal/store", "internal/termtext"},
-	"internal/app":       {"*"},
-	"internal/config":    {},
+	"cmd/homard":      {"internal/app", "internal/channel", "internal/config", "internal/service", "internal/store", "internal/termtext"},
+	"internal/app":    {"*"},
+	"internal/config": {},
+	// `homard service`: the systemd unit that runs serve (the bubblewrap check from sandbox).
+	"internal/service":   {"internal/config", "internal/sandbox"},
 	"internal/policy":    {},
 	"internal/tool":      {"internal/policy"},
 	"internal/changeset": {"internal/workspace", "internal/policy"}, // the one gate for every write
@@ -101,6 +103,12 @@ var allowed = map[string][]string{
 	"internal/extensions": {"internal/agent", "internal/approval", "internal/arbiter", "internal/audit", "internal/changeset",
 		"internal/config", "internal/egress", "internal/mcp", "internal/policy", "internal/sandbox", "internal/secrets",
 		"internal/skill", "internal/store", "internal/termtext", "internal/tool", "internal/tools"},
+	// The chat core (app implements its Turner and Approvals): config for
+	// the channels' sections, audit and policy for a refused delivery's
+	// record in the delivery's own transaction, secrets for ErrNoSecret of
+	// a missing bot token.
+	"internal/chats": {"internal/store", "internal/approval", "internal/channel", "internal/channel/chat",
+		"internal/config", "internal/audit", "internal/policy", "internal/secrets"},
 }
 
 // exclusive names third-party import prefixes only one package may use.

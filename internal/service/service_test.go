@@ -1,4 +1,4 @@
-package app
+package service
 
 import (
 	"context"
@@ -21,34 +21,34 @@ func TestServiceUnit(t *testing.T) {
 	for _, tc := range []struct {
 		name    string
 		p       config.Paths
-		o       ServiceOptions
+		o       Options
 		want    []string // lines the unit must hold
 		notWant []string
 		err     string
 	}{
-		{name: "user unit", p: home, o: ServiceOptions{Binary: "/usr/local/bin/homard"},
+		{name: "user unit", p: home, o: Options{Binary: "/usr/local/bin/homard"},
 			want:    []string{"ExecStart=/usr/local/bin/homard serve --home /srv/homard", "Restart=on-failure", "NoNewPrivileges=yes", "WantedBy=default.target", serviceMarker},
 			notWant: []string{"User="}},
-		{name: "system unit", p: home, o: ServiceOptions{Binary: "/usr/local/bin/homard", System: true, RunAs: "alice"},
+		{name: "system unit", p: home, o: Options{Binary: "/usr/local/bin/homard", System: true, RunAs: "alice"},
 			want: []string{"User=alice", "WantedBy=multi-user.target", "ExecStart=/usr/local/bin/homard serve --home /srv/homard"}},
-		{name: "setuid bwrap", p: home, o: ServiceOptions{Binary: "/usr/bin/homard", SetuidBwrap: true},
+		{name: "setuid bwrap", p: home, o: Options{Binary: "/usr/bin/homard", SetuidBwrap: true},
 			notWant: []string{"NoNewPrivileges=yes"}},
-		{name: "quoting", p: config.Paths{Home: "/home/a b/h%o$me"}, o: ServiceOptions{Binary: "/opt/my bin/homard"},
+		{name: "quoting", p: config.Paths{Home: "/home/a b/h%o$me"}, o: Options{Binary: "/opt/my bin/homard"},
 			want: []string{`ExecStart="/opt/my bin/homard" serve --home "/home/a b/h%%o$$me"`}},
 		{name: "xdg layout keeps the shell's folders", p: config.Paths{},
-			o:       ServiceOptions{Binary: "/usr/bin/homard", Getenv: env(map[string]string{"XDG_CONFIG_HOME": "/c f", "XDG_DATA_HOME": "/d"})},
+			o:       Options{Binary: "/usr/bin/homard", Getenv: env(map[string]string{"XDG_CONFIG_HOME": "/c f", "XDG_DATA_HOME": "/d"})},
 			want:    []string{"ExecStart=/usr/bin/homard serve", `Environment="XDG_CONFIG_HOME=/c f"`, "Environment=XDG_DATA_HOME=/d"},
 			notWant: []string{"--home"}},
-		{name: "system without user", p: home, o: ServiceOptions{Binary: "/usr/bin/homard", System: true}, err: "--run-as"},
-		{name: "system without home", p: config.Paths{}, o: ServiceOptions{Binary: "/usr/bin/homard", System: true, RunAs: "alice"}, err: "--home"},
-		{name: "relative binary", p: home, o: ServiceOptions{Binary: "homard"}, err: "not absolute"},
-		{name: "newline in home", p: config.Paths{Home: "/a\nExecStartPre=/bin/evil"}, o: ServiceOptions{Binary: "/usr/bin/homard"}, err: "newline"},
+		{name: "system without user", p: home, o: Options{Binary: "/usr/bin/homard", System: true}, err: "--run-as"},
+		{name: "system without home", p: config.Paths{}, o: Options{Binary: "/usr/bin/homard", System: true, RunAs: "alice"}, err: "--home"},
+		{name: "relative binary", p: home, o: Options{Binary: "homard"}, err: "not absolute"},
+		{name: "newline in home", p: config.Paths{Home: "/a\nExecStartPre=/bin/evil"}, o: Options{Binary: "/usr/bin/homard"}, err: "newline"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			unit, err := ServiceUnit(tc.p, tc.o)
+			unit, err := Unit(tc.p, tc.o)
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) {
-					t.Fatalf("ServiceUnit = %v; want an error naming %q", err, tc.err)
+					t.Fatalf("Unit = %v; want an error naming %q", err, tc.err)
 				}
 				return
 			}
@@ -84,9 +84,9 @@ func TestServiceUnitPath(t *testing.T) {
 		{map[string]string{}, false, ""},
 		{map[string]string{"XDG_CONFIG_HOME": "rel"}, false, ""},
 	} {
-		got, err := ServiceUnitPath(ServiceOptions{System: tc.system, Getenv: func(k string) string { return tc.env[k] }})
+		got, err := UnitPath(Options{System: tc.system, Getenv: func(k string) string { return tc.env[k] }})
 		if got != tc.want || (err != nil) != (tc.want == "") {
-			t.Errorf("ServiceUnitPath(%v, system=%v) = %q, %v; want %q", tc.env, tc.system, got, err, tc.want)
+			t.Errorf("UnitPath(%v, system=%v) = %q, %v; want %q", tc.env, tc.system, got, err, tc.want)
 		}
 	}
 }
@@ -119,7 +119,7 @@ func TestInstallService(t *testing.T) {
 	getenv := func(k string) string { return map[string]string{"XDG_CONFIG_HOME": xdg}[k] }
 	unitPath := filepath.Join(xdg, "systemd", "user", "homard.service")
 	sc := &fakeSystemctl{}
-	opts := func(o ServiceOptions) ServiceOptions {
+	opts := func(o Options) Options {
 		o.Getenv, o.Systemctl = getenv, sc.run
 		if o.Binary == "" {
 			o.Binary = "/usr/local/bin/homard"
@@ -128,7 +128,7 @@ func TestInstallService(t *testing.T) {
 	}
 	ctx := context.Background()
 
-	if _, err := InstallService(ctx, p, opts(ServiceOptions{})); err == nil || !strings.Contains(err.Error(), "homard setup") {
+	if _, err := Install(ctx, p, opts(Options{})); err == nil || !strings.Contains(err.Error(), "homard setup") {
 		t.Fatalf("install without a config = %v; want a hint to run homard init", err)
 	}
 	if err := os.MkdirAll(p.Home, 0o700); err != nil {
@@ -138,12 +138,12 @@ func TestInstallService(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	step := func(name string, o ServiceOptions, wantErr error, wantChanged bool, wantCalls ...string) {
+	step := func(name string, o Options, wantErr error, wantChanged bool, wantCalls ...string) {
 		t.Helper()
 		sc.calls = nil
-		res, err := InstallService(ctx, p, opts(o))
+		res, err := Install(ctx, p, opts(o))
 		if !errors.Is(err, wantErr) {
-			t.Fatalf("%s: InstallService = %v; want %v", name, err, wantErr)
+			t.Fatalf("%s: Install = %v; want %v", name, err, wantErr)
 		}
 		if res.Path != unitPath || res.Changed != wantChanged {
 			t.Errorf("%s: result %+v; want path %s, changed %v", name, res, unitPath, wantChanged)
@@ -153,25 +153,25 @@ func TestInstallService(t *testing.T) {
 		}
 	}
 	reload, enable, restart := "--user daemon-reload", "--user enable --now homard.service", "--user try-restart homard.service"
-	step("first install", ServiceOptions{}, nil, true, reload, enable)
+	step("first install", Options{}, nil, true, reload, enable)
 	first, err := os.ReadFile(unitPath)
 	if err != nil || !strings.Contains(string(first), "ExecStart=/usr/local/bin/homard serve --home "+p.Home) {
 		t.Fatalf("unit file = %q, %v", first, err)
 	}
-	step("same again", ServiceOptions{}, nil, false, reload, enable)
-	step("a different binary", ServiceOptions{Binary: "/opt/homard"}, ErrServiceExists, false)
+	step("same again", Options{}, nil, false, reload, enable)
+	step("a different binary", Options{Binary: "/opt/homard"}, ErrExists, false)
 	if now, _ := os.ReadFile(unitPath); string(now) != string(first) {
 		t.Errorf("a refused install changed the unit:\n%s", now)
 	}
-	step("forced", ServiceOptions{Binary: "/opt/homard", Force: true}, nil, true, reload, enable, restart)
+	step("forced", Options{Binary: "/opt/homard", Force: true}, nil, true, reload, enable, restart)
 	if now, _ := os.ReadFile(unitPath); !strings.Contains(string(now), "ExecStart=/opt/homard serve") {
 		t.Errorf("forced install did not replace the unit:\n%s", now)
 	}
-	step("no start", ServiceOptions{Binary: "/usr/bin/homard", Force: true, NoStart: true}, nil, true)
+	step("no start", Options{Binary: "/usr/bin/homard", Force: true, NoStart: true}, nil, true)
 
 	sc.fail = "enable"
 	sc.calls = nil
-	_, err = InstallService(ctx, p, opts(ServiceOptions{Binary: "/usr/bin/homard"}))
+	_, err = Install(ctx, p, opts(Options{Binary: "/usr/bin/homard"}))
 	if err == nil || !strings.Contains(err.Error(), unitPath) || !strings.Contains(err.Error(), "Failed to connect to bus") {
 		t.Errorf("install with a failing systemctl = %v; want the unit's path and systemctl's words", err)
 	}
@@ -180,7 +180,7 @@ func TestInstallService(t *testing.T) {
 	// The system unit goes to SystemDir and talks to the system manager.
 	sys := filepath.Join(dir, "etc-systemd")
 	sc.calls = nil
-	res, err := InstallService(ctx, p, opts(ServiceOptions{System: true, RunAs: "alice", SystemDir: sys}))
+	res, err := Install(ctx, p, opts(Options{System: true, RunAs: "alice", SystemDir: sys}))
 	if err != nil || res.Path != filepath.Join(sys, "homard.service") {
 		t.Fatalf("system install = %+v, %v", res, err)
 	}
@@ -199,10 +199,10 @@ func TestUninstallService(t *testing.T) {
 	xdg := t.TempDir()
 	unitPath := filepath.Join(xdg, "systemd", "user", "homard.service")
 	sc := &fakeSystemctl{}
-	o := ServiceOptions{Getenv: func(k string) string { return map[string]string{"XDG_CONFIG_HOME": xdg}[k] }, Systemctl: sc.run}
+	o := Options{Getenv: func(k string) string { return map[string]string{"XDG_CONFIG_HOME": xdg}[k] }, Systemctl: sc.run}
 	ctx := context.Background()
 
-	res, err := UninstallService(ctx, o)
+	res, err := Uninstall(ctx, o)
 	if err != nil || res.Changed || len(sc.calls) != 0 {
 		t.Fatalf("uninstall with no unit = %+v, %v, calls %q; want nothing done", res, err, sc.calls)
 	}
@@ -212,13 +212,13 @@ func TestUninstallService(t *testing.T) {
 	if err := os.WriteFile(unitPath, []byte("[Service]\nExecStart=/usr/bin/other\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := UninstallService(ctx, o); err == nil || !strings.Contains(err.Error(), "not written by homard") {
+	if _, err := Uninstall(ctx, o); err == nil || !strings.Contains(err.Error(), "not written by homard") {
 		t.Errorf("uninstall of a foreign unit = %v; want a refusal", err)
 	}
 	if _, err := os.Stat(unitPath); err != nil {
 		t.Errorf("the refused uninstall removed the unit: %v", err)
 	}
-	unit, err := ServiceUnit(config.Paths{Home: "/h"}, ServiceOptions{Binary: "/usr/bin/homard"})
+	unit, err := Unit(config.Paths{Home: "/h"}, Options{Binary: "/usr/bin/homard"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestUninstallService(t *testing.T) {
 		t.Fatal(err)
 	}
 	sc.calls = nil
-	res, err = UninstallService(ctx, o)
+	res, err = Uninstall(ctx, o)
 	if err != nil || !res.Changed {
 		t.Fatalf("uninstall = %+v, %v", res, err)
 	}
@@ -236,7 +236,7 @@ func TestUninstallService(t *testing.T) {
 	if want := []string{"--user disable --now homard.service", "--user daemon-reload"}; !slices.Equal(sc.calls, want) {
 		t.Errorf("uninstall calls %q; want %q", sc.calls, want)
 	}
-	if out, err := ServiceStatus(ctx, o); err != nil || out != "ok" || sc.calls[len(sc.calls)-1] != "--user status --no-pager homard.service" {
-		t.Errorf("ServiceStatus = %q, %v, last call %q", out, err, sc.calls[len(sc.calls)-1])
+	if out, err := Status(ctx, o); err != nil || out != "ok" || sc.calls[len(sc.calls)-1] != "--user status --no-pager homard.service" {
+		t.Errorf("Status = %q, %v, last call %q", out, err, sc.calls[len(sc.calls)-1])
 	}
 }

@@ -1,4 +1,4 @@
-package app
+package chats
 
 import (
 	"context"
@@ -16,7 +16,7 @@ import (
 func TestChatsPairing(t *testing.T) {
 	rig := newChatRig(t)
 	ctx := context.Background()
-	pc, err := rig.r.PairStart(ctx, chat.Telegram)
+	pc, err := rig.s.PairStart(ctx, chat.Telegram)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,33 +27,33 @@ func TestChatsPairing(t *testing.T) {
 	notChat := dm("1", "100", "/pair "+pc.Code)
 	notChat.Sender.IsChat = false
 	rig.push(notChat)
-	waitFor(t, "ignored", func() bool { return inboxState(t, rig.r, "1") == inboxIgnored })
+	waitFor(t, "ignored", func() bool { return rig.inboxState("1") == inboxIgnored })
 
 	rig.push(dm("2", "100", "/pair "+pc.Code))
-	use, err := rig.r.PairWait(ctx, pc.ID, 5*time.Millisecond)
+	use, err := rig.s.PairWait(ctx, pc.ID, 5*time.Millisecond)
 	if err != nil || use.UserID != "100" || use.Name != "Ann" || use.ChatID != "100" {
 		t.Fatalf("PairWait = %+v, %v; want user 100 (Ann)", use, err)
 	}
-	if ok, _ := rig.r.Store.IsChatOwner(ctx, chat.Telegram, "100"); ok {
+	if ok, _ := rig.st.IsChatOwner(ctx, chat.Telegram, "100"); ok {
 		t.Fatal("owner before the confirmation")
 	}
-	if err := rig.r.PairConfirm(ctx, pc.ID, true); err != nil {
+	if err := rig.s.PairConfirm(ctx, pc.ID, true); err != nil {
 		t.Fatal(err)
 	}
-	if ok, _ := rig.r.Store.IsChatOwner(ctx, chat.Telegram, "100"); !ok {
+	if ok, _ := rig.st.IsChatOwner(ctx, chat.Telegram, "100"); !ok {
 		t.Fatal("not an owner after the confirmation")
 	}
 	waitFor(t, "the paired notice", func() bool { return containsText(rig.fake.sentTexts("100"), pairDone) })
 	// Single use: the same code again is not a pairing in progress.
-	if err := rig.r.PairConfirm(ctx, pc.ID, true); err == nil {
+	if err := rig.s.PairConfirm(ctx, pc.ID, true); err == nil {
 		t.Error("PairConfirm twice succeeded")
 	}
 	rig.push(dm("3", "200", "/pair "+pc.Code))
-	waitFor(t, "reused code ignored", func() bool { return inboxState(t, rig.r, "3") == inboxIgnored })
-	if ok, _ := rig.r.Store.IsChatOwner(ctx, chat.Telegram, "200"); ok {
+	waitFor(t, "reused code ignored", func() bool { return rig.inboxState("3") == inboxIgnored })
+	if ok, _ := rig.st.IsChatOwner(ctx, chat.Telegram, "200"); ok {
 		t.Error("a used code made a second owner")
 	}
-	if n := len(rig.srv.Requests()); n != 0 {
+	if n := rig.turns.count(); n != 0 {
 		t.Errorf("model requests = %d; want none during pairing", n)
 	}
 }
@@ -65,25 +65,25 @@ func TestChatsPairingLimits(t *testing.T) {
 		rig := newChatRig(t)
 		rig.stop()
 		ctx := context.Background()
-		pc, err := rig.r.PairStart(ctx, chat.Telegram)
+		pc, err := rig.s.PairStart(ctx, chat.Telegram)
 		if err != nil {
 			t.Fatal(err)
 		}
 		later := time.Now().Add(pairTTL + time.Second)
-		rig.r.now = func() time.Time { return later }
-		if _, err := rig.r.PairWait(ctx, pc.ID, time.Millisecond); !errors.Is(err, ErrPairExpired) {
+		rig.setNow(later)
+		if _, err := rig.s.PairWait(ctx, pc.ID, time.Millisecond); !errors.Is(err, ErrPairExpired) {
 			t.Errorf("PairWait after 10 minutes = %v; want ErrPairExpired", err)
 		}
-		rig.start(testChatsOptions(rig.fake))
+		rig.start()
 		rig.push(dm("1", "100", "/pair "+pc.Code))
-		waitFor(t, "the expired code ignored", func() bool { return inboxState(t, rig.r, "1") == inboxIgnored })
-		if ok, _ := rig.r.Store.IsChatOwner(ctx, chat.Telegram, "100"); ok {
+		waitFor(t, "the expired code ignored", func() bool { return rig.inboxState("1") == inboxIgnored })
+		if ok, _ := rig.st.IsChatOwner(ctx, chat.Telegram, "100"); ok {
 			t.Error("an expired code paired")
 		}
 	})
 	t.Run("platform", func(t *testing.T) {
-		r := newTestRuntime(t, "smart")
-		if _, err := r.PairStart(context.Background(), "slack"); !errors.Is(err, ErrPairPlatform) {
+		rig := newChatRig(t)
+		if _, err := rig.s.PairStart(context.Background(), "slack"); !errors.Is(err, ErrPairPlatform) {
 			t.Errorf("PairStart(slack) = %v; want ErrPairPlatform", err)
 		}
 	})
@@ -99,11 +99,11 @@ func TestChatsPairingWrongCodes(t *testing.T) {
 	handled := func(t *testing.T, rig *chatRig, in chat.Inbound, want string) {
 		t.Helper()
 		rig.push(in)
-		waitFor(t, in.DeliveryID+" "+want, func() bool { return inboxState(t, rig.r, in.DeliveryID) == want })
+		waitFor(t, in.DeliveryID+" "+want, func() bool { return rig.inboxState(in.DeliveryID) == want })
 	}
 	pairState := func(t *testing.T, rig *chatRig, id int64) string {
 		t.Helper()
-		p, err := rig.r.Store.Pairing(ctx, id)
+		p, err := rig.st.Pairing(ctx, id)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestChatsPairingWrongCodes(t *testing.T) {
 
 	t.Run("stranger cannot spend the owner's code", func(t *testing.T) {
 		rig := newChatRig(t)
-		pc, err := rig.r.PairStart(ctx, chat.Telegram)
+		pc, err := rig.s.PairStart(ctx, chat.Telegram)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -130,7 +130,7 @@ func TestChatsPairingWrongCodes(t *testing.T) {
 		}
 		// The lockout is kept in the database: it survives a restart.
 		rig.stop()
-		rig.start(testChatsOptions(rig.fake))
+		rig.start()
 		// The stranger goes on, then even sends the right code (it leaked,
 		// or he guessed): none of it is checked or answered.
 		for i := range 3 {
@@ -145,11 +145,11 @@ func TestChatsPairingWrongCodes(t *testing.T) {
 		}
 		// The owner, from another account, still pairs with the code.
 		handled(t, rig, dm("owner", "100", "/pair "+pc.Code), inboxHandled)
-		use, err := rig.r.PairWait(ctx, pc.ID, 5*time.Millisecond)
+		use, err := rig.s.PairWait(ctx, pc.ID, 5*time.Millisecond)
 		if err != nil || use.UserID != "100" {
 			t.Fatalf("PairWait = %+v, %v; want the owner's account 100", use, err)
 		}
-		rules := auditRules(t, rig.r)
+		rules := rig.auditRules()
 		if n := countOf(rules, "chat.pair-wrong"); n != pairSenderTries {
 			t.Errorf("%d chat.pair-wrong audit records; want %d", n, pairSenderTries)
 		}
@@ -160,7 +160,7 @@ func TestChatsPairingWrongCodes(t *testing.T) {
 
 	t.Run("twin: the owner's mistypes below the limit", func(t *testing.T) {
 		rig := newChatRig(t)
-		pc, err := rig.r.PairStart(ctx, chat.Telegram)
+		pc, err := rig.s.PairStart(ctx, chat.Telegram)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,30 +168,30 @@ func TestChatsPairingWrongCodes(t *testing.T) {
 			handled(t, rig, dm(fmt.Sprintf("m%d", i), "100", "/pair MISTYPED01"), inboxHandled)
 		}
 		handled(t, rig, dm("right", "100", "/pair "+pc.Code), inboxHandled)
-		if use, err := rig.r.PairWait(ctx, pc.ID, 5*time.Millisecond); err != nil || use.UserID != "100" {
+		if use, err := rig.s.PairWait(ctx, pc.ID, 5*time.Millisecond); err != nil || use.UserID != "100" {
 			t.Fatalf("PairWait after %d mistypes = %+v, %v; want account 100", pairSenderTries-1, use, err)
 		}
 	})
 
 	t.Run("twin: the owner's right code on the first try", func(t *testing.T) {
 		rig := newChatRig(t)
-		pc, err := rig.r.PairStart(ctx, chat.Telegram)
+		pc, err := rig.s.PairStart(ctx, chat.Telegram)
 		if err != nil {
 			t.Fatal(err)
 		}
 		handled(t, rig, dm("1", "100", "/pair "+pc.Code), inboxHandled)
-		if use, err := rig.r.PairWait(ctx, pc.ID, 5*time.Millisecond); err != nil || use.UserID != "100" {
+		if use, err := rig.s.PairWait(ctx, pc.ID, 5*time.Millisecond); err != nil || use.UserID != "100" {
 			t.Fatalf("PairWait = %+v, %v; want account 100", use, err)
 		}
 		waitFor(t, "the accepted reply", func() bool { return containsText(rig.fake.sentTexts("100"), pairAccepted) })
-		if n := countOf(auditRules(t, rig.r), "chat.pair-wrong"); n != 0 {
+		if n := countOf(rig.auditRules(), "chat.pair-wrong"); n != 0 {
 			t.Errorf("%d chat.pair-wrong audit records; want none", n)
 		}
 	})
 
 	t.Run("rate limit refuses without spending", func(t *testing.T) {
 		rig := newChatRig(t)
-		pc, err := rig.r.PairStart(ctx, chat.Telegram)
+		pc, err := rig.s.PairStart(ctx, chat.Telegram)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,17 +208,17 @@ func TestChatsPairingWrongCodes(t *testing.T) {
 		if st := pairState(t, rig, pc.ID); st != "open" {
 			t.Fatalf("the pairing is %q during the rate limit; want open", st)
 		}
-		if n := countOf(auditRules(t, rig.r), "chat.pair-limited"); n != 1 {
+		if n := countOf(rig.auditRules(), "chat.pair-limited"); n != 1 {
 			t.Errorf("%d chat.pair-limited audit records; want 1", n)
 		}
 		// A minute later (the code lives 10) the rate has dropped and the
 		// same code pairs.
 		rig.stop()
 		later := time.Now().Add(pairRateWindow + time.Second)
-		rig.r.now = func() time.Time { return later }
-		rig.start(testChatsOptions(rig.fake))
+		rig.setNow(later)
+		rig.start()
 		handled(t, rig, dm("owner2", "100", "/pair "+pc.Code), inboxHandled)
-		if use, err := rig.r.PairWait(ctx, pc.ID, 5*time.Millisecond); err != nil || use.UserID != "100" {
+		if use, err := rig.s.PairWait(ctx, pc.ID, 5*time.Millisecond); err != nil || use.UserID != "100" {
 			t.Fatalf("PairWait after the rate dropped = %+v, %v; want account 100", use, err)
 		}
 	})

@@ -1,4 +1,4 @@
-package app
+package chats
 
 import (
 	"context"
@@ -37,9 +37,9 @@ func hashPrefix(planHash string) string {
 	return h
 }
 
-// cardText is a card as plain chat text: the exact plan, the hash prefix,
+// CardText is a card as plain chat text: the exact plan, the hash prefix,
 // the risk and why homard asks.
-func cardText(c channel.Card) string {
+func CardText(c channel.Card) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Approval needed: %s\n\n%s\n\nrisk: %s\nwhy: %s\nplan hash: %s\n", c.Tool, c.Plan, c.Risk, c.Reason, hashPrefix(c.PlanHash))
 	if p := strings.TrimSpace(c.Preview); p != "" {
@@ -61,9 +61,9 @@ func cardText(c channel.Card) string {
 	return b.String()
 }
 
-// cardButtons are the card's answers: what c.Allows (a critical or
+// CardButtons are the card's answers: what c.Allows (a critical or
 // once-only card offers only once and deny). Data is "a:<approval id>:<hash12>:<o|s|a|d>".
-func cardButtons(c channel.Card) []chat.Button {
+func CardButtons(c channel.Card) []chat.Button {
 	labels := []struct{ label, code string }{{"Approve once", "o"}, {"This session", "s"}, {"Always", "a"}, {"Deny", "d"}}
 	var out []chat.Button
 	for _, l := range labels {
@@ -79,27 +79,74 @@ func cardButtons(c channel.Card) []chat.Button {
 // chat (the chat of the turn), records it, and waits until the approval
 // is no longer pending (a press, the web UI, the CLI) or ApprovalWait
 // passed. It records nothing itself: the press path records the answer.
-func (c *Chats) ask(platform, chatID string) func(context.Context, channel.Card) (channel.Choice, error) {
+func (c *Runner) ask(platform, chatID string) func(context.Context, channel.Card) (channel.Choice, error) {
 	return func(ctx context.Context, card channel.Card) (channel.Choice, error) {
-		buttons := cardButtons(card)
+		buttons := CardButtons(card)
 		for _, b := range buttons {
 			if len(b.Data) > chat.MaxButtonData {
 				return channel.Leave, fmt.Errorf("approval card: button data of %d bytes", len(b.Data))
 			}
 		}
-		err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
-			id, err := c.queue(tx, platform, chatID, cardText(card), "", buttons)
+		err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error {
+			id, err := c.queue(tx, platform, chatID, CardText(card), "", buttons)
 			if err != nil {
 				return err
 			}
 			return tx.InsertChatCard(store.ChatCard{ApprovalID: card.ApprovalID, Platform: platform, ChatID: chatID,
-				OutboxID: id, HashPrefix: hashPrefix(card.PlanHash), CreatedAt: c.r.now()})
+				OutboxID: id, HashPrefix: hashPrefix(card.PlanHash), CreatedAt: c.s.d.Now()})
 		})
 		if err != nil {
 			return channel.Leave, err
 		}
-		return c.r.awaitAnswer(ctx, card.ApprovalID, c.o.ApprovalWait, c.o.Poll/4+1)
+		return c.s.d.Approvals.Await(ctx, card.ApprovalID, c.o.ApprovalWait, c.o.Poll/4+1)
 	}
+}
+
+// OwnerChats are the direct chats of the owners paired on platform.
+func (s *Service) OwnerChats(ctx context.Context, platform string) ([]string, error) {
+	owners, err := s.d.Store.ChatOwners(ctx, platform)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, o := range owners {
+		c, err := s.d.Store.OwnerChat(ctx, o)
+		if err != nil {
+			return nil, err
+		}
+		if c != "" {
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// QueueCard queues an approval card outside a chat turn (a task run's,
+// a paired MCP client's) to the first owner chat on platform (a card is
+// one message: chat_cards has one row per approval), and records it, so
+// a press there is checked exactly as in an owner's own turn. Its
+// buttons offer what the card allows. No paired owner chat: nothing is
+// queued.
+func (s *Service) QueueCard(ctx context.Context, platform string, card channel.Card) error {
+	chats, err := s.OwnerChats(ctx, platform)
+	if err != nil || len(chats) == 0 {
+		return err
+	}
+	buttons := CardButtons(card)
+	for _, b := range buttons {
+		if len(b.Data) > chat.MaxButtonData {
+			return fmt.Errorf("approval card: button data of %d bytes", len(b.Data))
+		}
+	}
+	c := chats[0]
+	return s.d.Store.Write(ctx, func(tx *store.Tx) error {
+		_, id, err := queueChat(tx, platform, c, CardText(card), "", buttons, 0, s.d.Now())
+		if err != nil {
+			return err
+		}
+		return tx.InsertChatCard(store.ChatCard{ApprovalID: card.ApprovalID, Platform: platform, ChatID: c,
+			OutboxID: id, HashPrefix: hashPrefix(card.PlanHash), CreatedAt: s.d.Now()})
+	})
 }
 
 // Notices answered to button presses.
@@ -116,7 +163,7 @@ const (
 // paired owner who is the chat, in their own direct chat, on the exact
 // message homard recorded for that approval, with its hash prefix, and
 // the approval is still pending. Anything else is refused and audited.
-func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
+func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
 	if in.Press == nil {
 		c.finish(ctx, row, inboxIgnored, "press without data")
 		return
@@ -129,7 +176,7 @@ func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 	}
 	id, h12, choice, parsed := parseButton(p.Data)
 	refuse := func(why string) {
-		err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
+		err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error {
 			if err := c.auditChat(tx, in, "chat.press-refused", why, id); err != nil {
 				return err
 			}
@@ -145,7 +192,7 @@ func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 		refuse("the button data is not a homard card's")
 		return
 	}
-	owner, err := c.r.Store.IsChatOwner(ctx, row.Platform, in.Sender.ID)
+	owner, err := c.s.d.Store.IsChatOwner(ctx, row.Platform, in.Sender.ID)
 	if err != nil {
 		return // stays received
 	}
@@ -153,7 +200,7 @@ func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 		refuse("the presser is not a paired owner in their own direct chat")
 		return
 	}
-	card, err := c.r.Store.ChatCardOf(ctx, id)
+	card, err := c.s.d.Store.ChatCardOf(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
 		refuse("no card was sent for this approval")
 		return
@@ -170,7 +217,7 @@ func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 		if !sleepCtx(ctx, 100*time.Millisecond) {
 			return
 		}
-		if card, err = c.r.Store.ChatCardOf(ctx, id); err != nil {
+		if card, err = c.s.d.Store.ChatCardOf(ctx, id); err != nil {
 			return
 		}
 	}
@@ -183,12 +230,12 @@ func (c *Chats) press(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 		ack(pressAnswered)
 		return
 	}
-	_, err = c.r.recordAnswer(ctx, id, choice)
+	_, err = c.s.d.Approvals.Answer(ctx, id, choice)
 	switch {
 	case errors.Is(err, approval.ErrScopeNotAllowed):
 		c.finish(ctx, row, inboxHandled, "scope not allowed")
 		// The card stays open: the answers it offers still work.
-		if a, gerr := c.r.Approvals.Get(ctx, id); gerr == nil && !a.OnceOnly() && a.NoAlways() {
+		if a, gerr := c.s.d.Approvals.Get(ctx, id); gerr == nil && !a.OnceOnly() && a.NoAlways() {
 			ack(pressNoAlways)
 		} else {
 			ack(pressOnceOnly)
@@ -234,15 +281,15 @@ func answeredText(c channel.Choice) string {
 	return "Denied"
 }
 
-func (c *Chats) setCard(ctx context.Context, id, state string) (ok bool, err error) {
-	err = c.r.Store.Write(ctx, func(tx *store.Tx) error { ok, err = tx.SetChatCardState(id, state); return err })
+func (c *Runner) setCard(ctx context.Context, id, state string) (ok bool, err error) {
+	err = c.s.d.Store.Write(ctx, func(tx *store.Tx) error { ok, err = tx.SetChatCardState(id, state); return err })
 	return ok, err
 }
 
 // editCard replaces the card's message with its text and a last line,
 // without buttons.
-func (c *Chats) editCard(ctx context.Context, a chat.Adapter, card store.ChatCard, line string) {
-	row, err := c.r.Store.Outbox(ctx, card.OutboxID)
+func (c *Runner) editCard(ctx context.Context, a chat.Adapter, card store.ChatCard, line string) {
+	row, err := c.s.d.Store.Outbox(ctx, card.OutboxID)
 	if err != nil {
 		return
 	}
@@ -257,7 +304,7 @@ func (c *Chats) editCard(ctx context.Context, a chat.Adapter, card store.ChatCar
 
 // closeCard marks an open card closed and edits it to say how its
 // approval ended (line, or one made from the approval's status).
-func (c *Chats) closeCard(ctx context.Context, a chat.Adapter, card store.ChatCard, line string) {
+func (c *Runner) closeCard(ctx context.Context, a chat.Adapter, card store.ChatCard, line string) {
 	ok, err := c.setCard(ctx, card.ApprovalID, cardClosed)
 	if err != nil || !ok {
 		return
@@ -270,8 +317,8 @@ func (c *Chats) closeCard(ctx context.Context, a chat.Adapter, card store.ChatCa
 
 // checkCards edits the sent cards of a's platform whose approval was
 // answered elsewhere (web UI, CLI) or expired.
-func (c *Chats) checkCards(ctx context.Context, a chat.Adapter) {
-	cards, err := c.r.Store.OpenChatCards(ctx, a.Platform())
+func (c *Runner) checkCards(ctx context.Context, a chat.Adapter) {
+	cards, err := c.s.d.Store.OpenChatCards(ctx, a.Platform())
 	if err != nil {
 		return
 	}
@@ -279,13 +326,13 @@ func (c *Chats) checkCards(ctx context.Context, a chat.Adapter) {
 		if card.MessageID == "" {
 			continue // not sent yet
 		}
-		ap, err := c.r.Approvals.Get(ctx, card.ApprovalID)
+		ap, err := c.s.d.Approvals.Get(ctx, card.ApprovalID)
 		if err != nil {
 			continue
 		}
 		var line string
 		switch {
-		case ap.Status == approval.Pending && c.r.now().Before(ap.ExpiresAt):
+		case ap.Status == approval.Pending && c.s.d.Now().Before(ap.ExpiresAt):
 			continue
 		case ap.Status == approval.Pending, ap.Status == approval.Expired:
 			line = "This card has expired."

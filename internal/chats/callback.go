@@ -1,4 +1,4 @@
-package app
+package chats
 
 import (
 	"fmt"
@@ -11,20 +11,26 @@ import (
 // callbacks in callback mode (channels.feishu.mode = "callback").
 const FeishuCallbackPath = "/callbacks/feishu"
 
-// chatCallbacks returns the HTTP callbacks the enabled channels need (Feishu
+// Exposure is how `homard serve` is reached: beyond loopback
+// (--allow-remote), over its own TLS (--tls-cert), or behind a TLS proxy
+// (--behind-proxy).
+type Exposure struct {
+	AllowRemote, TLS, BehindProxy bool
+}
+
+// Callbacks returns the HTTP callbacks the enabled channels need (Feishu
 // in callback mode), by path, for the gateway. It refuses callback mode
 // unless serve is exposed the only way Feishu may reach it: beyond
-// loopback (--allow-remote) and over TLS, its own (--tls-cert) or a
-// proxy's (--behind-proxy).
-func (r *Runtime) chatCallbacks(adapters []chat.Adapter, o ServeOptions, useTLS bool) (map[string]http.Handler, error) {
-	fs := *r.Config.Channels.Of(chat.Feishu)
+// loopback and over TLS, its own or a proxy's.
+func (s *Service) Callbacks(adapters []chat.Adapter, e Exposure) (map[string]http.Handler, error) {
+	fs := *s.d.Config.Channels.Of(chat.Feishu)
 	if !fs.Enabled || !fs.Callback() {
 		return nil, nil
 	}
-	if !o.AllowRemote || (!useTLS && !o.BehindProxy) {
+	if !e.AllowRemote || (!e.TLS && !e.BehindProxy) {
 		return nil, fmt.Errorf("%w: channels.feishu.mode = \"callback\" needs Feishu to reach this server over HTTPS at %s: "+
 			"run `homard serve --allow-remote` with --tls-cert and --tls-key, or with --behind-proxy --public-origin https://HOST behind a TLS proxy; "+
-			"or set mode = \"long\" (the default), which needs no public address", ErrBadRequest, FeishuCallbackPath)
+			"or set mode = \"long\" (the default), which needs no public address", s.d.BadRequest, FeishuCallbackPath)
 	}
 	for _, a := range adapters {
 		if a.Platform() != chat.Feishu {

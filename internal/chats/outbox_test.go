@@ -1,4 +1,4 @@
-package app
+package chats
 
 import (
 	"context"
@@ -18,10 +18,10 @@ func TestChatsPrune(t *testing.T) {
 	rig.stop() // prune is called directly below, on a fake clock
 	ctx := context.Background()
 	now := time.Unix(1_800_000_000, 0).UTC()
-	rig.r.now = func() time.Time { return now }
+	rig.setNow(now)
 	old := now.Add(-40 * 24 * time.Hour)
 	var sent, queued, stale, live int64
-	err := rig.r.Store.Write(ctx, func(tx *store.Tx) error {
+	err := rig.st.Write(ctx, func(tx *store.Tx) error {
 		var err error
 		if sent, err = tx.InsertOutbox(store.OutboxRow{Platform: chat.Telegram, ChatID: "100", Text: "old", CreatedAt: old}); err != nil {
 			return err
@@ -47,10 +47,10 @@ func TestChatsPrune(t *testing.T) {
 		err  error
 		gone bool
 	}{
-		{"old sent part", outboxErr(rig.r, sent), true},
-		{"old queued part", outboxErr(rig.r, queued), false},
-		{"expired pairing", pairingErr(rig.r, stale), true},
-		{"live pairing", pairingErr(rig.r, live), false},
+		{"old sent part", outboxErr(rig.st, sent), true},
+		{"old queued part", outboxErr(rig.st, queued), false},
+		{"expired pairing", pairingErr(rig.st, stale), true},
+		{"live pairing", pairingErr(rig.st, live), false},
 	} {
 		if gone := errors.Is(tc.err, store.ErrNotFound); gone != tc.gone || (!gone && tc.err != nil) {
 			t.Errorf("%s after prune: err %v; want deleted %v", tc.what, tc.err, tc.gone)
@@ -58,12 +58,12 @@ func TestChatsPrune(t *testing.T) {
 	}
 }
 
-func outboxErr(r *Runtime, id int64) error {
-	_, err := r.Store.Outbox(context.Background(), id)
+func outboxErr(st *store.Store, id int64) error {
+	_, err := st.Outbox(context.Background(), id)
 	return err
 }
 
-func pairingErr(r *Runtime, id int64) error {
-	_, err := r.Store.Pairing(context.Background(), id)
+func pairingErr(st *store.Store, id int64) error {
+	_, err := st.Pairing(context.Background(), id)
 	return err
 }

@@ -1,4 +1,10 @@
-package app
+// Package service writes, removes and reads the systemd unit that runs
+// `homard serve` for the owner (`homard service install|uninstall|status`):
+// a user unit by default, a system unit for another user on request; the
+// unit's words are quoted for systemd, never interpolated, and a unit the
+// owner wrote by hand is never replaced or removed unless forced. It needs
+// no opened home: only the paths and the binary.
+package service
 
 import (
 	"bytes"
@@ -14,15 +20,18 @@ import (
 	"github.com/homard/homard/internal/sandbox"
 )
 
-// ServiceName is the systemd unit `homard service` manages.
-const ServiceName = "homard.service"
+// ErrBadOption wraps an option the owner gave wrong (the CLI exits 2).
+var ErrBadOption = errors.New("bad request")
+
+// Name is the systemd unit `homard service` manages.
+const Name = "homard.service"
 
 // serviceMarker is in every unit homard writes; uninstall refuses a unit
 // without it (one the owner wrote by hand) unless forced.
 const serviceMarker = "# Written by `homard service install`."
 
-// ServiceOptions says which systemd unit `homard service` writes or reads.
-type ServiceOptions struct {
+// Options says which systemd unit `homard service` writes or reads.
+type Options struct {
 	// System writes a system unit (SystemDir, run as RunAs) instead of the
 	// owner's user unit ($XDG_CONFIG_HOME/systemd/user).
 	System bool
@@ -48,7 +57,7 @@ type ServiceOptions struct {
 	Systemctl func(ctx context.Context, args ...string) (string, error)
 }
 
-func (o *ServiceOptions) defaults() {
+func (o *Options) defaults() {
 	if o.Getenv == nil {
 		o.Getenv = os.Getenv
 	}
@@ -64,7 +73,7 @@ func (o *ServiceOptions) defaults() {
 }
 
 // systemctl runs systemctl for the user or the system manager.
-func (o *ServiceOptions) systemctl(ctx context.Context, args ...string) (string, error) {
+func (o *Options) systemctl(ctx context.Context, args ...string) (string, error) {
 	if !o.System {
 		args = append([]string{"--user"}, args...)
 	}
@@ -75,11 +84,11 @@ func (o *ServiceOptions) systemctl(ctx context.Context, args ...string) (string,
 	return out, nil
 }
 
-// ServiceUnitPath is where the unit goes.
-func ServiceUnitPath(o ServiceOptions) (string, error) {
+// UnitPath is where the unit goes.
+func UnitPath(o Options) (string, error) {
 	o.defaults()
 	if o.System {
-		return filepath.Join(o.SystemDir, ServiceName), nil
+		return filepath.Join(o.SystemDir, Name), nil
 	}
 	dir := o.Getenv("XDG_CONFIG_HOME")
 	if dir == "" {
@@ -92,20 +101,20 @@ func ServiceUnitPath(o ServiceOptions) (string, error) {
 	if !filepath.IsAbs(dir) {
 		return "", fmt.Errorf("service: XDG_CONFIG_HOME %q is not an absolute path", dir)
 	}
-	return filepath.Join(dir, "systemd", "user", ServiceName), nil
+	return filepath.Join(dir, "systemd", "user", Name), nil
 }
 
-// ServiceUnit is the unit text for home p.
-func ServiceUnit(p config.Paths, o ServiceOptions) (string, error) {
+// Unit is the unit text for home p.
+func Unit(p config.Paths, o Options) (string, error) {
 	o.defaults()
 	if !filepath.IsAbs(o.Binary) {
 		return "", fmt.Errorf("service: the homard binary path %q is not absolute", o.Binary)
 	}
 	if o.System && o.RunAs == "" {
-		return "", fmt.Errorf("%w: a system service needs the account it runs as: --run-as USER", ErrBadRequest)
+		return "", fmt.Errorf("%w: a system service needs the account it runs as: --run-as USER", ErrBadOption)
 	}
 	if o.System && p.Home == "" {
-		return "", fmt.Errorf("%w: a system service needs an explicit home: --home DIR (or HOMARD_HOME), the folder `homard setup` made", ErrBadRequest)
+		return "", fmt.Errorf("%w: a system service needs an explicit home: --home DIR (or HOMARD_HOME), the folder `homard setup` made", ErrBadOption)
 	}
 	argv := []string{o.Binary, "serve"}
 	if p.Home != "" {
@@ -196,8 +205,8 @@ func systemdWord(a string, dollar bool) (string, error) {
 	return a, nil
 }
 
-// ServiceResult says what install or uninstall did, for the CLI to print.
-type ServiceResult struct {
+// Result says what install or uninstall did, for the CLI to print.
+type Result struct {
 	// Path is the unit file.
 	Path string
 	// Changed reports that the file was written or removed.
@@ -207,33 +216,33 @@ type ServiceResult struct {
 	Started bool
 }
 
-// ErrServiceExists is returned by InstallService when a different unit is
+// ErrExists is returned by Install when a different unit is
 // already installed and Force is not set.
-var ErrServiceExists = errors.New("a different homard.service is already installed")
+var ErrExists = errors.New("a different homard.service is already installed")
 
-// InstallService writes the unit for home p and, unless NoStart, runs
+// Install writes the unit for home p and, unless NoStart, runs
 // systemctl daemon-reload and enable --now. An existing identical unit is
 // left as it is; a different one is replaced only with Force.
-func InstallService(ctx context.Context, p config.Paths, o ServiceOptions) (ServiceResult, error) {
+func Install(ctx context.Context, p config.Paths, o Options) (Result, error) {
 	o.defaults()
-	unit, err := ServiceUnit(p, o)
+	unit, err := Unit(p, o)
 	if err != nil {
-		return ServiceResult{}, err
+		return Result{}, err
 	}
-	path, err := ServiceUnitPath(o)
+	path, err := UnitPath(o)
 	if err != nil {
-		return ServiceResult{}, err
+		return Result{}, err
 	}
 	if _, err := os.Stat(p.ConfigFile); err != nil {
-		return ServiceResult{}, fmt.Errorf("service: no config at %s: run `homard setup` first (with the same --home)", p.ConfigFile)
+		return Result{}, fmt.Errorf("service: no config at %s: run `homard setup` first (with the same --home)", p.ConfigFile)
 	}
-	res := ServiceResult{Path: path}
+	res := Result{Path: path}
 	old, err := os.ReadFile(path)
 	replaced := err == nil && !bytes.Equal(old, []byte(unit))
 	switch {
 	case err == nil && !replaced:
 	case replaced && !o.Force:
-		return res, fmt.Errorf("%w at %s: see the new one with --print, then replace it with --force", ErrServiceExists, path)
+		return res, fmt.Errorf("%w at %s: see the new one with --print, then replace it with --force", ErrExists, path)
 	case err != nil && !errors.Is(err, os.ErrNotExist):
 		return res, fmt.Errorf("service: read %s: %w", path, err)
 	default:
@@ -248,12 +257,12 @@ func InstallService(ctx context.Context, p config.Paths, o ServiceOptions) (Serv
 	if _, err := o.systemctl(ctx, "daemon-reload"); err != nil {
 		return res, fmt.Errorf("the unit is written at %s, but %w", path, err)
 	}
-	if _, err := o.systemctl(ctx, "enable", "--now", ServiceName); err != nil {
+	if _, err := o.systemctl(ctx, "enable", "--now", Name); err != nil {
 		return res, fmt.Errorf("the unit is written at %s, but %w", path, err)
 	}
 	if replaced {
 		// A running service runs the old unit until it restarts.
-		if _, err := o.systemctl(ctx, "try-restart", ServiceName); err != nil {
+		if _, err := o.systemctl(ctx, "try-restart", Name); err != nil {
 			return res, err
 		}
 	}
@@ -261,16 +270,16 @@ func InstallService(ctx context.Context, p config.Paths, o ServiceOptions) (Serv
 	return res, nil
 }
 
-// UninstallService stops and disables the unit (unless NoStart), removes
+// Uninstall stops and disables the unit (unless NoStart), removes
 // its file and reloads systemd. A unit homard did not write is removed
 // only with Force; a missing unit is not an error.
-func UninstallService(ctx context.Context, o ServiceOptions) (ServiceResult, error) {
+func Uninstall(ctx context.Context, o Options) (Result, error) {
 	o.defaults()
-	path, err := ServiceUnitPath(o)
+	path, err := UnitPath(o)
 	if err != nil {
-		return ServiceResult{}, err
+		return Result{}, err
 	}
-	res := ServiceResult{Path: path}
+	res := Result{Path: path}
 	old, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return res, nil
@@ -282,7 +291,7 @@ func UninstallService(ctx context.Context, o ServiceOptions) (ServiceResult, err
 		return res, fmt.Errorf("service: %s was not written by homard; remove it yourself, or pass --force", path)
 	}
 	if !o.NoStart {
-		if _, err := o.systemctl(ctx, "disable", "--now", ServiceName); err != nil {
+		if _, err := o.systemctl(ctx, "disable", "--now", Name); err != nil {
 			return res, err
 		}
 		res.Started = true
@@ -299,11 +308,11 @@ func UninstallService(ctx context.Context, o ServiceOptions) (ServiceResult, err
 	return res, nil
 }
 
-// ServiceStatus returns `systemctl status homard.service`'s output; the
+// Status returns `systemctl status homard.service`'s output; the
 // error is systemctl's (it exits non-zero for a stopped unit).
-func ServiceStatus(ctx context.Context, o ServiceOptions) (string, error) {
+func Status(ctx context.Context, o Options) (string, error) {
 	o.defaults()
-	args := []string{"status", "--no-pager", ServiceName}
+	args := []string{"status", "--no-pager", Name}
 	if !o.System {
 		args = append([]string{"--user"}, args...)
 	}
@@ -336,5 +345,5 @@ func writeFileAtomic(path string, data []byte) error {
 }
 
 // BwrapSetuid reports whether this machine's bubblewrap is setuid (see
-// ServiceOptions.SetuidBwrap).
+// Options.SetuidBwrap).
 func BwrapSetuid() bool { return sandbox.BwrapSetuid() }

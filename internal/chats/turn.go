@@ -1,4 +1,4 @@
-package app
+package chats
 
 import (
 	"context"
@@ -10,7 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/channel/chat"
@@ -42,7 +41,7 @@ var pairRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^
 //	ignored  bots, edits and other events, group messages without a mention
 //	unknown  anyone else in a direct chat: a rate-limited notice, no model
 //	not allowed group  one notice, then the bot leaves
-func (c *Chats) handle(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
+func (c *Runner) handle(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
 	switch {
 	case in.Kind == chat.KindOther:
 		c.finish(ctx, row, inboxIgnored, "not a new message")
@@ -69,7 +68,7 @@ func (c *Chats) handle(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 		c.pairAttempt(ctx, row, in, m[1])
 		return
 	}
-	owner, err := c.r.Store.IsChatOwner(ctx, row.Platform, in.Sender.ID)
+	owner, err := c.s.d.Store.IsChatOwner(ctx, row.Platform, in.Sender.ID)
 	if err != nil {
 		c.log.Warn("read chat owners", "err", err)
 		return // stays received; the next scan tries again
@@ -86,7 +85,7 @@ func (c *Chats) handle(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 }
 
 // group handles a message (or the bot's arrival) in a group chat.
-func (c *Chats) group(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, message bool) {
+func (c *Runner) group(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, message bool) {
 	ok, err := c.allowedGroup(ctx, row.Platform, groupOf(in.Chat))
 	if err != nil {
 		c.log.Warn("read chat", "err", err)
@@ -113,10 +112,10 @@ func groupOf(c chat.Chat) string {
 
 // leave posts one notice in a group that is not allowed and leaves it,
 // once per chat; later deliveries from it are ignored.
-func (c *Chats) leave(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
+func (c *Runner) leave(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
 	var first bool
-	err := c.r.Store.Write(ctx, func(tx *store.Tx) (err error) {
-		first, err = tx.MarkChatLeft(row.Platform, groupOf(in.Chat), c.r.now())
+	err := c.s.d.Store.Write(ctx, func(tx *store.Tx) (err error) {
+		first, err = tx.MarkChatLeft(row.Platform, groupOf(in.Chat), c.s.d.Now())
 		if err != nil {
 			return err
 		}
@@ -136,9 +135,9 @@ func (c *Chats) leave(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 
 // stranger answers an unknown sender of a direct message: no model call,
 // one short notice per chat per NoticeEvery, an audit record.
-func (c *Chats) stranger(ctx context.Context, row store.InboxRow, in chat.Inbound) {
-	err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
-		due, err := tx.NoticeDue(row.Platform, in.Chat.ID, c.r.now(), c.o.NoticeEvery)
+func (c *Runner) stranger(ctx context.Context, row store.InboxRow, in chat.Inbound) {
+	err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error {
+		due, err := tx.NoticeDue(row.Platform, in.Chat.ID, c.s.d.Now(), c.o.NoticeEvery)
 		if err != nil {
 			return err
 		}
@@ -159,20 +158,20 @@ func (c *Chats) stranger(ctx context.Context, row store.InboxRow, in chat.Inboun
 
 // auditChat appends a denied record about a chat delivery: who (platform
 // ids, never text) and why.
-func (c *Chats) auditChat(tx *store.Tx, in chat.Inbound, rule, reason, approvalID string) error {
+func (c *Runner) auditChat(tx *store.Tx, in chat.Inbound, rule, reason, approvalID string) error {
 	args := fmt.Sprintf(`{"platform":%s,"chat":%s,"sender":%s}`, strconv.Quote(in.Platform), strconv.Quote(in.Chat.ID), strconv.Quote(in.Sender.ID))
 	_, err := audit.Append(tx, audit.Record{
-		Time: c.r.now(), Owner: in.Platform + ":" + in.Sender.ID, Trust: policy.TrustUnknown,
+		Time: c.s.d.Now(), Owner: in.Platform + ":" + in.Sender.ID, Trust: policy.TrustUnknown,
 		Tool: "chat." + in.Platform, Decision: audit.Denied, Rule: rule, Reason: reason,
-		Args: c.r.redactor.Redact(args), ApprovalID: approvalID,
+		Args: c.s.d.Redactor.Redact(args), ApprovalID: approvalID,
 	})
 	return err
 }
 
 // session is the session a chat's turns run in: the one /new last made,
 // else "<platform>-<chat>" (guests: "<platform>-group-<chat>").
-func (c *Chats) session(ctx context.Context, platform, chatID, trust string) (string, error) {
-	s, err := c.r.Store.ChatSession(ctx, platform, chatID)
+func (c *Runner) session(ctx context.Context, platform, chatID, trust string) (string, error) {
+	s, err := c.s.d.Store.ChatSession(ctx, platform, chatID)
 	if err != nil || s != "" {
 		return s, err
 	}
@@ -182,9 +181,9 @@ func (c *Chats) session(ctx context.Context, platform, chatID, trust string) (st
 	return platform + "-" + chatID, nil
 }
 
-func (c *Chats) newSession(ctx context.Context, row store.InboxRow, in chat.Inbound) {
-	id := fmt.Sprintf("%s-%s-%d", row.Platform, in.Chat.ID, c.r.now().UnixNano())
-	err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
+func (c *Runner) newSession(ctx context.Context, row store.InboxRow, in chat.Inbound) {
+	id := fmt.Sprintf("%s-%s-%d", row.Platform, in.Chat.ID, c.s.d.Now().UnixNano())
+	err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.SetChatSession(row.Platform, in.Chat.ID, id); err != nil {
 			return err
 		}
@@ -199,31 +198,31 @@ func (c *Chats) newSession(ctx context.Context, row store.InboxRow, in chat.Inbo
 }
 
 // turnText is what the model reads for a delivery: the sender's own text,
-// and forwarded or quoted text only between untrusted markers, never as
-// the sender's words.
-func turnText(in chat.Inbound) string {
+// and forwarded or quoted text only between untrusted markers (wrap puts
+// them), never as the sender's words.
+func turnText(in chat.Inbound, wrap func(string) string) string {
 	var b strings.Builder
 	if in.Forwarded {
 		b.WriteString("(The sender forwarded a message written by someone else:)\n")
-		b.WriteString(agent.WrapUntrusted(in.Text))
+		b.WriteString(wrap(in.Text))
 	} else {
 		b.WriteString(in.Text)
 	}
 	if strings.TrimSpace(in.Quoted) != "" {
 		b.WriteString("\n\n(Attached quoted or preview text, not written by the sender:)\n")
-		b.WriteString(agent.WrapUntrusted(in.Quoted))
+		b.WriteString(wrap(in.Quoted))
 	}
 	return b.String()
 }
 
 // startTurn claims the row (running) and runs its turn on its own
 // goroutine; the chat's later deliveries wait until it ends.
-func (c *Chats) startTurn(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, trust string) {
+func (c *Runner) startTurn(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, trust string) {
 	if strings.TrimSpace(in.Text) == "" && strings.TrimSpace(in.Quoted) == "" {
 		c.finish(ctx, row, inboxIgnored, "no text")
 		return
 	}
-	err := c.r.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetInboxState(row.ID, inboxReceived, inboxRunning, trust) })
+	err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetInboxState(row.ID, inboxReceived, inboxRunning, trust) })
 	if err != nil {
 		return
 	}
@@ -245,7 +244,7 @@ func (c *Chats) startTurn(ctx context.Context, a chat.Adapter, row store.InboxRo
 // turn runs one chat turn and queues its reply in the same transaction
 // that marks the delivery handled. When ctx ends first the row stays
 // running: the next start reports it interrupted.
-func (c *Chats) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, trust string) {
+func (c *Runner) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, trust string) {
 	session, err := c.session(ctx, row.Platform, in.Chat.ID, trust)
 	if err != nil {
 		c.log.Warn("chat session", "err", err)
@@ -254,7 +253,7 @@ func (c *Chats) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, in
 	typingCtx, stopTyping := context.WithCancel(ctx)
 	typed := make(chan struct{})
 	go func() { defer close(typed); c.typing(typingCtx, a, in.Chat.ID) }()
-	text := turnText(in)
+	text := turnText(in, c.s.d.Untrusted)
 	if r := []rune(text); trust == trustGuest && len(r) > guestMaxChars {
 		text = string(r[:guestMaxChars]) + "\n(cut: a guest's message is limited)"
 	}
@@ -262,7 +261,7 @@ func (c *Chats) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, in
 	if trust == trustOwner {
 		req.Ask = c.ask(row.Platform, in.Chat.ID)
 	}
-	res, err := c.r.Channel().Turn(ctx, req)
+	res, err := c.s.d.Turns.Turn(ctx, req)
 	stopTyping()
 	<-typed
 	if ctx.Err() != nil {
@@ -282,12 +281,12 @@ func (c *Chats) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, in
 		// A guest's call that needs approval is refused: no card, and no
 		// one else may approve it (approvals are bound to their owner).
 		for _, id := range res.Pending {
-			if _, err := c.r.Approvals.Deny(ctx, id, trustGuest); err != nil {
+			if _, err := c.s.d.Approvals.Deny(ctx, id, trustGuest); err != nil {
 				c.log.Warn("deny guest approval", "approval", id, "err", err)
 			}
 		}
 	}
-	err = c.r.Store.Write(context.WithoutCancel(ctx), func(tx *store.Tx) error {
+	err = c.s.d.Store.Write(context.WithoutCancel(ctx), func(tx *store.Tx) error {
 		if _, err := c.queue(tx, row.Platform, in.Chat.ID, reply, in.MessageID, nil); err != nil {
 			return err
 		}
@@ -299,7 +298,7 @@ func (c *Chats) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, in
 }
 
 // typing shows the typing indicator until ctx ends.
-func (c *Chats) typing(ctx context.Context, a chat.Adapter, chatID string) {
+func (c *Runner) typing(ctx context.Context, a chat.Adapter, chatID string) {
 	for {
 		if err := a.Typing(ctx, chatID); err != nil && ctx.Err() == nil {
 			c.log.Debug("typing", "err", err)

@@ -1,4 +1,4 @@
-package app
+package chats
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"encoding/base32"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -31,12 +30,6 @@ const (
 	pairSenderTries    = 5
 	pairWrongPerMinute = 20
 	pairRateWindow     = time.Minute
-)
-
-// Pairing errors.
-var (
-	ErrPairExpired  = errors.New("the pairing code expired before it was used; run `homard pair` again")
-	ErrPairPlatform = errors.New("unknown chat platform (want telegram, discord or feishu)")
 )
 
 // Replies to /pair in a direct chat.
@@ -69,17 +62,17 @@ func knownPlatform(p string) bool {
 }
 
 // PairStart makes a one-time pairing code for platform.
-func (r *Runtime) PairStart(ctx context.Context, platform string) (PairCode, error) {
+func (s *Service) PairStart(ctx context.Context, platform string) (PairCode, error) {
 	if !knownPlatform(platform) {
 		return PairCode{}, fmt.Errorf("pair %q: %w", platform, ErrPairPlatform)
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
 	code := base32.StdEncoding.EncodeToString(b[:])[:pairCodeLen]
-	now := r.now()
+	now := s.d.Now()
 	pc := PairCode{Platform: platform, Code: code, ExpiresAt: now.Add(pairTTL)}
 	h := sha256.Sum256([]byte(code))
-	err := r.Store.Write(ctx, func(tx *store.Tx) (err error) {
+	err := s.d.Store.Write(ctx, func(tx *store.Tx) (err error) {
 		pc.ID, err = tx.InsertPairing(store.Pairing{Platform: platform, CodeHash: h[:], CreatedAt: now, ExpiresAt: pc.ExpiresAt})
 		return err
 	})
@@ -90,16 +83,16 @@ func (r *Runtime) PairStart(ctx context.Context, platform string) (PairCode, err
 // (reading the database every poll: `homard serve` runs the channel), and
 // returns who used it. It fails when the code expires (wrong codes never
 // spend it), or when ctx ends.
-func (r *Runtime) PairWait(ctx context.Context, id int64, poll time.Duration) (PairUse, error) {
+func (s *Service) PairWait(ctx context.Context, id int64, poll time.Duration) (PairUse, error) {
 	for {
-		p, err := r.Store.Pairing(ctx, id)
+		p, err := s.d.Store.Pairing(ctx, id)
 		if err != nil {
 			return PairUse{}, err
 		}
 		switch {
 		case p.State == "used":
 			return PairUse{UserID: p.UsedBy, Name: p.UsedName, ChatID: p.UsedChat}, nil
-		case p.State != "open" || !r.now().Before(p.ExpiresAt):
+		case p.State != "open" || !s.d.Now().Before(p.ExpiresAt):
 			return PairUse{}, ErrPairExpired
 		}
 		if !sleepCtx(ctx, poll) {
@@ -111,16 +104,16 @@ func (r *Runtime) PairWait(ctx context.Context, id int64, poll time.Duration) (P
 // PairConfirm ends a used pairing: accepted, the account becomes an
 // owner on the platform; either way the account is told in its chat (the
 // running channel sends it).
-func (r *Runtime) PairConfirm(ctx context.Context, id int64, accept bool) error {
-	p, err := r.Store.Pairing(ctx, id)
+func (s *Service) PairConfirm(ctx context.Context, id int64, accept bool) error {
+	p, err := s.d.Store.Pairing(ctx, id)
 	if err != nil {
 		return err
 	}
 	if p.State != "used" {
 		return fmt.Errorf("confirm pairing: the code was not used (%s)", p.State)
 	}
-	now := r.now()
-	return r.Store.Write(ctx, func(tx *store.Tx) error {
+	now := s.d.Now()
+	return s.d.Store.Write(ctx, func(tx *store.Tx) error {
 		p.State = "refused"
 		text := pairDeclined
 		if accept {
@@ -143,11 +136,11 @@ func (r *Runtime) PairConfirm(ctx context.Context, id int64, accept bool) error 
 // past pairWrongPerMinute wrong codes on the platform in the last minute
 // the code is refused unchecked; a right code marks its pairing used (the
 // CLI then asks to confirm); a wrong one is recorded against its sender.
-func (c *Chats) pairAttempt(ctx context.Context, row store.InboxRow, in chat.Inbound, code string) {
+func (c *Runner) pairAttempt(ctx context.Context, row store.InboxRow, in chat.Inbound, code string) {
 	code = strings.ToUpper(strings.ReplaceAll(code, "-", ""))
 	h := sha256.Sum256([]byte(code))
-	now := c.r.now()
-	err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
+	now := c.s.d.Now()
+	err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error {
 		open, err := tx.OpenPairings(row.Platform, now)
 		if err != nil {
 			return err

@@ -1,4 +1,4 @@
-package app
+package chats
 
 import (
 	"context"
@@ -14,35 +14,19 @@ import (
 	"github.com/homard/homard/internal/store"
 )
 
-// adapterConstructors builds each platform's adapter from its
-// configuration and its secrets (from the vault). An adapter package
-// is added here when it is built into homard; a platform missing here
-// cannot be enabled (serve and doctor say so).
-var adapterConstructors = map[string]func(cfg config.Channel, s adapterSecrets) (chat.Adapter, error){}
-
-// adapterSecrets are the vault values an adapter is built with, each
-// stored with --channel for its platform.
-type adapterSecrets struct {
-	Token      string // the bot token (Feishu: the app secret)
-	EncryptKey string // Feishu's Encrypt Key, in callback mode only
-}
-
-// ErrAdapterMissing: the platform's adapter is not built into this homard.
-var ErrAdapterMissing = errors.New("this homard has no adapter for the platform; update homard or disable the channel")
-
 // platforms is every chat platform, in the order people see them.
 var platforms = []string{chat.Telegram, chat.Discord, chat.Feishu}
 
-// ChatAdapters builds the adapter of every enabled channel, its token
-// taken from the vault (a secret stored with --channel for it).
-func (r *Runtime) ChatAdapters() ([]chat.Adapter, error) {
+// Adapters builds the adapter of every enabled channel, its token taken
+// from the vault (a secret stored with --channel for it).
+func (s *Service) Adapters() ([]chat.Adapter, error) {
 	var out []chat.Adapter
 	for _, p := range platforms {
-		cfg := r.Config.Channels.ByName()[p]
+		cfg := s.d.Config.Channels.ByName()[p]
 		if !cfg.Enabled {
 			continue
 		}
-		a, err := r.chatAdapter(p, *cfg)
+		a, err := s.adapter(p, *cfg)
 		if err != nil {
 			return nil, err
 		}
@@ -51,17 +35,17 @@ func (r *Runtime) ChatAdapters() ([]chat.Adapter, error) {
 	return out, nil
 }
 
-func (r *Runtime) chatAdapter(p string, cfg config.Channel) (chat.Adapter, error) {
-	token, err := r.Vault.ChannelToken(cfg.TokenSecret, p)
+func (s *Service) adapter(p string, cfg config.Channel) (chat.Adapter, error) {
+	token, err := s.d.Tokens.ChannelToken(cfg.TokenSecret, p)
 	if errors.Is(err, secrets.ErrNoSecret) {
 		return nil, fmt.Errorf("channel %s: no bot token: store it with `homard secret set %s --channel %s`", p, cfg.TokenSecret, p)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: token: %w", p, err)
 	}
-	vals := adapterSecrets{Token: token}
+	vals := Secrets{Token: token}
 	if cfg.Callback() {
-		key, err := r.Vault.ChannelToken(cfg.EncryptKeySecret, p)
+		key, err := s.d.Tokens.ChannelToken(cfg.EncryptKeySecret, p)
 		if errors.Is(err, secrets.ErrNoSecret) {
 			return nil, fmt.Errorf("channel %s: callback mode needs the Encrypt Key: store it with `homard secret set %s --channel %s`", p, cfg.EncryptKeySecret, p)
 		}
@@ -70,7 +54,7 @@ func (r *Runtime) chatAdapter(p string, cfg config.Channel) (chat.Adapter, error
 		}
 		vals.EncryptKey = key
 	}
-	mk := adapterConstructors[p]
+	mk := s.d.Adapters[p]
 	if mk == nil {
 		return nil, fmt.Errorf("channel %s: %w", p, ErrAdapterMissing)
 	}
@@ -96,21 +80,21 @@ type ChannelStatus struct {
 	UpdatedAt *time.Time `json:"updated_at"`
 }
 
-// ChannelList returns every chat channel with its state as the running
-// (or last) `homard serve` recorded it.
-func (r *Runtime) ChannelList(ctx context.Context) ([]ChannelStatus, error) {
-	states, err := r.Store.ChannelStates(ctx)
+// List returns every chat channel with its state as the running (or
+// last) `homard serve` recorded it.
+func (s *Service) List(ctx context.Context) ([]ChannelStatus, error) {
+	states, err := s.d.Store.ChannelStates(ctx)
 	if err != nil {
 		return nil, err
 	}
 	var out []ChannelStatus
 	for _, p := range platforms {
-		cfg := r.Config.Channels.ByName()[p]
-		owners, err := r.Store.ChatOwners(ctx, p)
+		cfg := s.d.Config.Channels.ByName()[p]
+		owners, err := s.d.Store.ChatOwners(ctx, p)
 		if err != nil {
 			return nil, err
 		}
-		allowed, err := r.Store.AllowedChats(ctx, p)
+		allowed, err := s.d.Store.AllowedChats(ctx, p)
 		if err != nil {
 			return nil, err
 		}
@@ -132,45 +116,54 @@ func (r *Runtime) ChannelList(ctx context.Context) ([]ChannelStatus, error) {
 	return out, nil
 }
 
-// ChannelAllow allows (allow) or stops allowing a group chat on platform:
+// Allow allows (allow) or stops allowing a group chat on platform:
 // the bot answers mentions there as a guest. A group listed in the
 // config stays allowed until it is removed from the config.
-func (r *Runtime) ChannelAllow(ctx context.Context, platform, chatID string, allow bool) error {
+func (s *Service) Allow(ctx context.Context, platform, chatID string, allow bool) error {
 	if !knownPlatform(platform) {
 		return fmt.Errorf("%w: %q", ErrPairPlatform, platform)
 	}
 	if chatID == "" || len(chatID) > 64 || strings.ContainsFunc(chatID, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
-		return fmt.Errorf("%w: chat id %q: want the group's id as `homard channel list` or the platform shows it", ErrBadRequest, chatID)
+		return fmt.Errorf("%w: chat id %q: want the group's id as `homard channel list` or the platform shows it", s.d.BadRequest, chatID)
 	}
-	if !allow && slices.Contains(r.Config.Channels.ByName()[platform].Groups, chatID) {
-		return fmt.Errorf("%w: %s is listed in channels.%s.groups in %s; remove it there", ErrBadRequest, chatID, platform, r.Paths.ConfigFile)
+	if !allow && slices.Contains(s.d.Config.Channels.ByName()[platform].Groups, chatID) {
+		return fmt.Errorf("%w: %s is listed in channels.%s.groups in %s; remove it there", s.d.BadRequest, chatID, platform, s.d.ConfigFile)
 	}
-	return r.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetChatAllowed(platform, chatID, allow) })
+	return s.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetChatAllowed(platform, chatID, allow) })
 }
 
-// channelChecks are doctor's lines for each enabled channel: the token in
-// the vault, the adapter, the bot answering (unless offline), an owner
-// paired, and no second poller seen by serve.
-func channelChecks(ctx context.Context, r *Runtime, o DoctorOptions) []Check {
+// Check is one line of doctor's report: what was checked, whether it is
+// right, and what was found or what to do.
+type Check struct {
+	Name   string
+	OK     bool
+	Detail string
+}
+
+// Checks are doctor's lines for each enabled channel: the token in the
+// vault, the adapter, the bot answering (unless offline), an owner
+// paired, and no second poller seen by serve. stand, when set, stands in
+// for the channels' adapters (tests) once their token was found.
+func (s *Service) Checks(ctx context.Context, offline bool, stand []chat.Adapter) []Check {
 	var out []Check
-	states, _ := r.Store.ChannelStates(ctx)
+	states, _ := s.d.Store.ChannelStates(ctx)
 	for _, p := range platforms {
-		cfg := r.Config.Channels.ByName()[p]
+		cfg := s.d.Config.Channels.ByName()[p]
 		if !cfg.Enabled {
 			continue
 		}
 		name := "channel " + p
-		a, err := r.chatAdapter(p, *cfg)
-		fake := slices.IndexFunc(o.chatAdapters, func(f chat.Adapter) bool { return f.Platform() == p })
+		a, err := s.adapter(p, *cfg)
+		fake := slices.IndexFunc(stand, func(f chat.Adapter) bool { return f.Platform() == p })
 		if fake >= 0 && (err == nil || errors.Is(err, ErrAdapterMissing)) {
-			a, err = o.chatAdapters[fake], nil // the token was found; the adapter is the test's
+			a, err = stand[fake], nil // the token was found; the adapter is the test's
 		}
 		if err != nil {
 			out = append(out, Check{Name: name, Detail: err.Error()})
 			continue
 		}
 		detail := "token in the vault"
-		if !o.Offline {
+		if !offline {
 			ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			info, err := a.Info(ictx)
 			cancel()
@@ -188,7 +181,7 @@ func channelChecks(ctx context.Context, r *Runtime, o DoctorOptions) []Check {
 			out = append(out, Check{Name: name, Detail: "a second poller: " + chat.ErrConflict.Error() + "; stop the other homard (or program) using this bot token, then restart `homard serve`"})
 			continue
 		}
-		owners, err := r.Store.ChatOwners(ctx, p)
+		owners, err := s.d.Store.ChatOwners(ctx, p)
 		switch {
 		case err != nil:
 			out = append(out, Check{Name: name, Detail: err.Error()})

@@ -1,4 +1,4 @@
-package app
+package chats
 
 import (
 	"context"
@@ -14,18 +14,18 @@ import (
 // outboxLoop sends a's queued parts, oldest first and one chat in order
 // (a part waits for the one before it), and checks open cards, until ctx
 // ends. Every Poll it also prunes old inbox rows.
-func (c *Chats) outboxLoop(ctx context.Context, a chat.Adapter) {
+func (c *Runner) outboxLoop(ctx context.Context, a chat.Adapter) {
 	lastPrune := time.Time{}
 	for {
 		next := c.sendDue(ctx, a)
 		c.checkCards(ctx, a)
-		if now := c.r.now(); now.Sub(lastPrune) > time.Hour {
+		if now := c.s.d.Now(); now.Sub(lastPrune) > time.Hour {
 			lastPrune = now
 			c.prune(ctx)
 		}
 		wait := c.o.Poll
 		if !next.IsZero() {
-			wait = min(wait, max(next.Sub(c.r.now()), time.Millisecond))
+			wait = min(wait, max(next.Sub(c.s.d.Now()), time.Millisecond))
 		}
 		t := time.NewTimer(wait)
 		select {
@@ -42,8 +42,8 @@ func (c *Chats) outboxLoop(ctx context.Context, a chat.Adapter) {
 // sendDue sends the first unsent part of each chat that is due, and
 // returns when the earliest part that is not yet due will be (zero:
 // none).
-func (c *Chats) sendDue(ctx context.Context, a chat.Adapter) (next time.Time) {
-	rows, err := c.r.Store.OutboxUnsent(ctx, a.Platform())
+func (c *Runner) sendDue(ctx context.Context, a chat.Adapter) (next time.Time) {
+	rows, err := c.s.d.Store.OutboxUnsent(ctx, a.Platform())
 	if err != nil {
 		return time.Time{}
 	}
@@ -56,7 +56,7 @@ func (c *Chats) sendDue(ctx context.Context, a chat.Adapter) (next time.Time) {
 			continue
 		}
 		seen[row.ChatID] = true
-		if now := c.r.now(); row.NextAt.After(now) {
+		if now := c.s.d.Now(); row.NextAt.After(now) {
 			if next.IsZero() || row.NextAt.Before(next) {
 				next = row.NextAt
 			}
@@ -72,8 +72,8 @@ func (c *Chats) sendDue(ctx context.Context, a chat.Adapter) (next time.Time) {
 // send tries one part; it returns when to try again (zero: sent or given
 // up). A row left sending by a crash comes here again with the same Key:
 // platforms with a duplicate-send guard drop the second copy.
-func (c *Chats) send(ctx context.Context, a chat.Adapter, row store.OutboxRow) time.Time {
-	if err := c.r.Store.Write(ctx, func(tx *store.Tx) error { return tx.OutboxSending(row.ID) }); err != nil {
+func (c *Runner) send(ctx context.Context, a chat.Adapter, row store.OutboxRow) time.Time {
+	if err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.OutboxSending(row.ID) }); err != nil {
 		return time.Time{}
 	}
 	attempt := row.Attempts + 1
@@ -86,7 +86,7 @@ func (c *Chats) send(ctx context.Context, a chat.Adapter, row store.OutboxRow) t
 	}
 	bg := context.WithoutCancel(ctx)
 	if err == nil {
-		if err := c.r.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxSent(row.ID, msgID, c.r.now()) }); err != nil {
+		if err := c.s.d.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxSent(row.ID, msgID, c.s.d.Now()) }); err != nil {
 			c.log.Warn("record sent part", "outbox", row.ID, "err", err)
 		}
 		return time.Time{}
@@ -94,16 +94,16 @@ func (c *Chats) send(ctx context.Context, a chat.Adapter, row store.OutboxRow) t
 	var retry *chat.RetryError
 	if attempt >= c.o.MaxAttempts {
 		c.log.Warn("chat part given up", "platform", row.Platform, "outbox", row.ID, "attempts", attempt, "err", err)
-		_ = c.r.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxFailed(row.ID, errText(err)) })
+		_ = c.s.d.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxFailed(row.ID, errText(err)) })
 		return time.Time{}
 	}
 	wait := c.o.Backoff(attempt)
 	if errors.As(err, &retry) && retry.After > 0 {
 		wait = retry.After
 	}
-	at := c.r.now().Add(wait)
+	at := c.s.d.Now().Add(wait)
 	c.log.Info("chat part retried", "platform", row.Platform, "outbox", row.ID, "attempt", attempt, "wait", wait, "err", err)
-	if err := c.r.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxRetry(row.ID, at, errText(err)) }); err != nil {
+	if err := c.s.d.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxRetry(row.ID, at, errText(err)) }); err != nil {
 		return time.Time{}
 	}
 	return at
@@ -121,9 +121,9 @@ const (
 
 // prune forgets handled deliveries older than inboxKeep and the finished
 // chat state older than its keep time (store.PruneChatState).
-func (c *Chats) prune(ctx context.Context) {
-	now := c.r.now()
-	err := c.r.Store.Write(ctx, func(tx *store.Tx) error {
+func (c *Runner) prune(ctx context.Context) {
+	now := c.s.d.Now()
+	err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error {
 		if _, err := tx.PruneInbox(now.Add(-inboxKeep)); err != nil {
 			return err
 		}

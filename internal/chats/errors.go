@@ -1,0 +1,12 @@
+package chats
+
+import "errors"
+
+// Errors of the chat service.
+var (
+	// ErrAdapterMissing: the platform's adapter is not built into this homard.
+	ErrAdapterMissing = errors.New("this homard has no adapter for the platform; update homard or disable the channel")
+	// Pairing errors.
+	ErrPairExpired  = errors.New("the pairing code expired before it was used; run `homard pair` again")
+	ErrPairPlatform = errors.New("unknown chat platform (want telegram, discord or feishu)")
+)

@@ -1,0 +1,103 @@
+package chats
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/store"
+)
+
+// Turner runs one turn of the owner's conversation: the front-end
+// contract every channel uses (channel.Runtime's Turn).
+type Turner interface {
+	Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error)
+}
+
+// Approvals is what the chat core asks of homard's approvals: read one,
+// record the owner's answer to a card (as the web UI and the CLI do),
+// deny a guest's call, and wait, through the one approval waiter, until
+// one is answered anywhere.
+type Approvals interface {
+	// Get returns one approval.
+	Get(ctx context.Context, id string) (approval.Approval, error)
+	// Answer records the configured owner's answer c.
+	Answer(ctx context.Context, id string, c channel.Choice) (approval.Approval, error)
+	// Deny denies a pending approval as approver.
+	Deny(ctx context.Context, id, approver string) (approval.Approval, error)
+	// Await waits until approval id is answered anywhere
+	// (channel.Recorded) or within passes or it expires
+	// (channel.Lapsed); it records nothing.
+	Await(ctx context.Context, id string, within, poll time.Duration) (channel.Choice, error)
+}
+
+// Redactor hides known secrets and secret patterns in text.
+type Redactor interface{ Redact(s string) string }
+
+// Tokens releases a channel's secrets from the vault: the value of the
+// secret name, stored with --channel for platform (secrets.ErrNoSecret
+// when there is none).
+type Tokens interface {
+	ChannelToken(name, platform string) (string, error)
+}
+
+// Secrets are the vault values an adapter is built with, each stored
+// with --channel for its platform.
+type Secrets struct {
+	Token      string // the bot token (Feishu: the app secret)
+	EncryptKey string // Feishu's Encrypt Key, in callback mode only
+}
+
+// Constructor builds a platform's adapter from its configuration and
+// its secrets.
+type Constructor func(cfg config.Channel, s Secrets) (chat.Adapter, error)
+
+// Deps are what the chat core is built on. Every field must be set but
+// BadRequest.
+type Deps struct {
+	Store *store.Store
+	// Config is homard's configuration, read at each use: the channels'
+	// sections and gateway.approval_wait.
+	Config *config.Config
+	// ConfigFile is the config's path, named where an error sends the
+	// owner there.
+	ConfigFile string
+	Turns      Turner
+	Approvals  Approvals
+	// Redactor redacts a delivery's text before it is saved, and the
+	// ids of an audit record.
+	Redactor Redactor
+	Tokens   Tokens
+	// Adapters are the adapters built into homard, by platform; a
+	// platform missing here cannot be enabled (serve and doctor say so).
+	Adapters map[string]Constructor
+	// Untrusted wraps text from outside the sender's control (a
+	// forwarded or quoted message) in untrusted markers for the model
+	// (agent.WrapUntrusted).
+	Untrusted func(string) string
+	// BadRequest is the error a person's mistake wraps (app's
+	// ErrBadRequest: the CLI exits with its usage code). Nil means a
+	// plain "bad request".
+	BadRequest error
+	// Now is the clock.
+	Now func() time.Time
+}
+
+// Service is the chat channels of one homard: it builds their adapters
+// and runners, pairs owners, lists the channels and allows groups, and
+// queues messages and cards for the running channel to send.
+type Service struct {
+	d Deps
+}
+
+// New returns the chat service over d.
+func New(d Deps) *Service {
+	if d.BadRequest == nil {
+		d.BadRequest = errors.New("bad request")
+	}
+	return &Service{d: d}
+}
