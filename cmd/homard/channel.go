@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -99,7 +100,7 @@ func (c *cli) pairCmd() *cobra.Command {
 	var asJSON, yes bool
 	var timeout time.Duration
 	cmd := &cobra.Command{
-		Use:   "pair telegram|discord|feishu",
+		Use:   "pair " + strings.Join(config.PlatformNames(), "|"),
 		Short: "Pair your chat account as this homard's owner with a one-time code",
 		Long: `pair prints a one-time code (valid 10 minutes, single use; wrong codes
 never spend it: an account that sends 5 wrong ones is no longer heard for

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -66,7 +67,7 @@ func (c *cli) secretSetCmd() *cobra.Command {
 	f.StringSliceVar(&s.Hosts, "host", nil, "host `NAME` the secret may be sent to (repeat for more; exact, no wildcards)")
 	f.StringVar(&s.Header, "header", "Authorization", "HTTP header the value goes into")
 	f.StringVar(&s.Format, "format", "Bearer {}", "header value; {} is replaced by the secret")
-	f.StringVar(&s.Channel, "channel", "", "a chat channel's bot token (`telegram`, discord or feishu): no host; never released to a tool")
+	f.StringVar(&s.Channel, "channel", "", "a chat channel's bot token (`platform`: "+config.PlatformList("or")+"): no host; never released to a tool")
 	f.BoolVar(&s.AllowHTTP, "allow-http", false, "also send it over plain http:// (in clear text: only for a service on your own network without TLS)")
 	return cmd
 }

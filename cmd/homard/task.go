@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/termtext"
 )
@@ -46,7 +47,7 @@ never above automation.max_mode), within its budgets; it ends only by
 calling complete_task with a summary. A call that needs approval waits for
 you on any channel (automation.approval_wait). Results go to --deliver:
 "web" (the web UI's tasks page and 'homard task runs ID') or a chat channel
-that is enabled (telegram, discord, feishu), through its outbox.
+that is enabled (` + config.PlatformList("or") + `), through its outbox.
 
 Try a task once in the foreground with 'homard task run-now ID'.`,
 	}
@@ -146,7 +147,7 @@ is part of the body you approve; changing any of it needs a new task.`,
 	f.Int64Var(&s.MaxTurns, "max-turns", 0, "model calls per run (default automation.max_turns)")
 	f.Int64Var(&s.MaxTokens, "max-tokens", 0, "model tokens per run (default automation.max_tokens)")
 	f.StringVar(&maxRuntime, "max-runtime", "", "wall clock per run, `D` such as 10m (default automation.max_runtime)")
-	f.StringVar(&s.Deliver, "deliver", "", "where results go: web (default), telegram, discord or feishu")
+	f.StringVar(&s.Deliver, "deliver", "", "where results go: web (default), "+config.PlatformList("or"))
 	f.StringVar(&s.CatchUp, "catch-up", "", "a slot missed while homard was down: skip (default) or once")
 	f.StringVar(&expires, "expires", "", "how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)")
 	f.BoolVar(&asJSON, "json", false, "print the task as JSON (docs/JSON.md, \"task\")")

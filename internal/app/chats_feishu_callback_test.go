@@ -24,7 +24,6 @@ import (
 
 	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/channel/feishu/feishutest"
-	"github.com/homard/homard/internal/chats"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
 )
@@ -103,7 +102,7 @@ func serveFeishuCallbacks(t *testing.T, r *Runtime, certFile, keyFile string, po
 		list, err := r.Chats.List(context.Background())
 		return err == nil && list[2].State == "running"
 	})
-	return sc, feishuCallbacks{t: t, url: u + chats.FeishuCallbackPath,
+	return sc, feishuCallbacks{t: t, url: u + feishuCallbackPath(),
 		http: &http.Client{Transport: &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}, Timeout: 20 * time.Second}}
 }
 
@@ -222,4 +221,10 @@ func TestFeishuCallbackExposure(t *testing.T) {
 			}
 		})
 	}
+}
+
+// feishuCallbackPath is where the platform table says Feishu calls back.
+func feishuCallbackPath() string {
+	p, _ := config.PlatformOf("feishu")
+	return p.CallbackPath
 }

@@ -130,7 +130,7 @@ func (s *Service) checkTaskRules(b task.Body) error {
 	if b.Deliver != "web" {
 		ch, ok := s.o.Config.Channels.ByName()[b.Deliver]
 		if !ok {
-			return bad("deliver %q: want web, telegram, discord or feishu", b.Deliver)
+			return bad("deliver %q: want web, %s", b.Deliver, config.PlatformList("or"))
 		}
 		if !ch.Enabled {
 			return bad("deliver %s: the %s channel is not enabled (docs/CHANNELS.md), so results could not reach you", b.Deliver, b.Deliver)

@@ -14,8 +14,9 @@ import (
 	"github.com/homard/homard/internal/store"
 )
 
-// platforms is every chat platform, in the order people see them.
-var platforms = []string{chat.Telegram, chat.Discord, chat.Feishu}
+// platforms is every chat platform, in the order people see them: the
+// one platform table's (config.Platforms).
+var platforms = config.PlatformNames()
 
 // Adapters builds the adapter of every enabled channel, its token taken
 // from the vault (a secret stored with --channel for it).

@@ -1,6 +1,10 @@
 package chats
 
-import "errors"
+import (
+	"errors"
+
+	"github.com/homard/homard/internal/config"
+)
 
 // Errors of the chat service.
 var (
@@ -8,5 +12,5 @@ var (
 	ErrAdapterMissing = errors.New("this homard has no adapter for the platform; update homard or disable the channel")
 	// Pairing errors.
 	ErrPairExpired  = errors.New("the pairing code expired before it was used; run `homard pair` again")
-	ErrPairPlatform = errors.New("unknown chat platform (want telegram, discord or feishu)")
+	ErrPairPlatform = errors.New("unknown chat platform (want " + config.PlatformList("or") + ")")
 )

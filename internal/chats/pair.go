@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/store"
 )
 
@@ -58,7 +59,8 @@ type PairUse struct {
 }
 
 func knownPlatform(p string) bool {
-	return p == chat.Telegram || p == chat.Discord || p == chat.Feishu
+	_, ok := config.PlatformOf(p)
+	return ok
 }
 
 // PairStart makes a one-time pairing code for platform.
