@@ -42,8 +42,8 @@ type Caches struct {
 
 	mu      sync.Mutex // guards the fields below
 	closed  bool
-	queued  map[string]*Warmup    // per cache folder: the refresh to run after the current one
-	running map[string]bool       // per cache folder: a background refresh is running
+	queued  map[string]*Warmup     // per cache folder: the refresh to run after the current one
+	running map[string]bool        // per cache folder: a background refresh is running
 	serial  map[string]*sync.Mutex // per cache folder: one Refresh at a time
 }
 
