@@ -153,12 +153,26 @@ var warmupArgs = [][]string{
 // -overlay, no -mod=mod); -buildvcs=false runs no git. GOWORK=off ignores
 // a go.work; GOTOOLCHAIN=local keeps this go whatever go.mod's toolchain
 // line says; GOPROXY=off downloads nothing; GOENV=off reads no go env
-// file; CGO_ENABLED=0 runs no C compiler (and no CC, CGO_*FLAGS or
-// pkg-config a root could reach).
+// file.
+//
+// cgo: CC, CXX and PKG_CONFIG are /bin/false, so no C compiler or
+// pkg-config ever runs and a package with C code fails to compile (it is
+// not warmed). CGO_ENABLED is what a command's go picks by itself (1 when
+// gcc is on the fixed system path): it is part of every test binary's
+// and command's build information, so a different value would leave
+// their main package cold.
 func warmupEnv(goBin string) []string {
+	cgo := "0"
+	for _, d := range []string{"/usr/local/bin", "/usr/bin", "/bin"} {
+		if fi, err := os.Stat(filepath.Join(d, "gcc")); err == nil && fi.Mode().IsRegular() {
+			cgo = "1"
+			break
+		}
+	}
 	return []string{
 		"PATH=" + filepath.Dir(goBin) + ":/usr/local/bin:/usr/bin:/bin", "LANG=C.UTF-8",
-		"GOFLAGS=-buildvcs=false", "GOWORK=off", "CGO_ENABLED=0",
+		"GOFLAGS=-buildvcs=false", "GOWORK=off", "CGO_ENABLED=" + cgo,
+		"CC=/bin/false", "CXX=/bin/false", "PKG_CONFIG=/bin/false",
 	}
 }
 

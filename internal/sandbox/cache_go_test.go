@@ -1,0 +1,161 @@
+//go:build linux
+
+package sandbox
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// requireGo returns the go command of the toolchain running the tests
+// and the program folders a sandbox must show for it. Without one the
+// test is skipped locally but fails when CI is set (see requireBwrap).
+func requireGo(t testing.TB) (goBin string, programDirs []string) {
+	t.Helper()
+	out, err := exec.Command("go", "env", "GOROOT").Output()
+	goroot := strings.TrimSpace(string(out))
+	if err == nil && goroot != "" {
+		goroot, err = filepath.EvalSymlinks(goroot)
+	}
+	if err == nil {
+		goBin = filepath.Join(goroot, "bin", "go")
+		_, err = os.Stat(goBin)
+	}
+	if err != nil {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("no go toolchain in CI: %v", err)
+		}
+		t.Skipf("no go toolchain (set CI=1 to make this fatal): %v", err)
+	}
+	// /usr is in every view; a GOROOT elsewhere is shown read-only.
+	if !strings.HasPrefix(goroot, "/usr/") {
+		programDirs = []string{goroot}
+	}
+	return goBin, programDirs
+}
+
+// smallModule writes a one-function package and its test into root.
+func smallModule(t testing.TB, root string) {
+	t.Helper()
+	writeFile(t, filepath.Join(root, "go.mod"), "module example.com/small\n\ngo 1.21\n")
+	writeFile(t, filepath.Join(root, "small.go"), "package small\n\nfunc Add(a, b int) int { return a + b }\n")
+	writeFile(t, filepath.Join(root, "small_test.go"), `package small
+
+import "testing"
+
+func TestAdd(t *testing.T) {
+	if got := Add(2, 3); got != 5 {
+		t.Errorf("Add(2, 3) = %d; want 5", got)
+	}
+}
+`)
+}
+
+// compiles counts the compiler runs in `go test -x` output.
+func compiles(out string) int {
+	n := 0
+	for _, line := range strings.Split(out, "\n") {
+		if strings.Contains(line, "/pkg/tool/") && strings.Contains(line, "/compile ") {
+			n++
+		}
+	}
+	return n
+}
+
+// countFiles counts the regular files under dir.
+func countFiles(t testing.TB, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.Walk(dir, func(_ string, fi os.FileInfo, err error) error {
+		if err == nil && fi.Mode().IsRegular() {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+func goSpec(goBin string, dirs []string, root, cache string, args ...string) Spec {
+	return Spec{Path: goBin, Args: args, Dir: root, Root: root, Mode: ModeOverlay, Cache: cache,
+		ProgramDirs: dirs, Env: []string{"PATH=" + filepath.Dir(goBin) + ":/usr/bin:/bin", "LANG=C.UTF-8"},
+		Timeout: 5 * time.Minute, MaxOutput: 1 << 20}
+}
+
+// TestCacheRefreshWarmsGoTest is the legitimate path: a sandboxed
+// `go test` compiles everything (a cold cache; and nothing it compiled
+// reaches the persistent cache), homard's refresh fills the persistent
+// go-build folder, and the same `go test` run again compiles nothing.
+func TestCacheRefreshWarmsGoTest(t *testing.T) {
+	b := requireBwrap(t)
+	goBin, dirs := requireGo(t)
+	root := workspace(t)
+	smallModule(t, root)
+	c := NewCaches(filepath.Join(workspace(t), "cache"), 10*time.Minute)
+	defer c.Close()
+	dir, err := c.Dir(root)
+	if err != nil || dir == "" {
+		t.Fatalf("Dir = %q, %v", dir, err)
+	}
+	gobuild := filepath.Join(dir, cacheGoBuild)
+
+	res := run(t, b, goSpec(goBin, dirs, root, dir, "test", "-x", "-count=1", "."))
+	if res.Changes != nil {
+		res.Changes.Close()
+	}
+	if res.ExitCode != 0 || compiles(string(res.Output)) == 0 {
+		t.Fatalf("cold go test: exit %d, %d compiles; want 0 and some:\n%s", res.ExitCode, compiles(string(res.Output)), tail(res.Output))
+	}
+	if n := countFiles(t, gobuild); n != 0 {
+		t.Fatalf("after a command's go test the persistent go-build holds %d files; want 0", n)
+	}
+
+	if err := c.Refresh(context.Background(), Warmup{Backend: b, Go: goBin, Root: root, Dir: root, ProgramDirs: dirs}); err != nil {
+		t.Fatalf("Refresh: %v", err)
+	}
+	if n := countFiles(t, gobuild); n < 10 {
+		t.Fatalf("after the refresh the persistent go-build holds %d files; want the compiled packages", n)
+	}
+
+	res = run(t, b, goSpec(goBin, dirs, root, dir, "test", "-x", "-count=1", "."))
+	if res.Changes != nil {
+		res.Changes.Close()
+	}
+	out := string(res.Output)
+	if res.ExitCode != 0 || !strings.Contains(out, "ok  \texample.com/small") {
+		t.Fatalf("warm go test: exit %d; want 0 and ok:\n%s", res.ExitCode, tail(res.Output))
+	}
+	if n := compiles(out); n != 0 {
+		t.Errorf("warm go test ran the compiler %d times; want 0 (every package from the refreshed cache):\n%s", n, compileLines(out))
+	}
+}
+
+// compileLines are the compiler runs in `go test -x` output, and the line
+// before each (the package's folder).
+func compileLines(out string) string {
+	var keep []string
+	lines := strings.Split(out, "\n")
+	for i, line := range lines {
+		if strings.Contains(line, "/pkg/tool/") && strings.Contains(line, "/compile ") {
+			if i > 0 {
+				keep = append(keep, lines[i-1])
+			}
+			keep = append(keep, line)
+		}
+	}
+	return strings.Join(keep, "\n")
+}
+
+func tail(b []byte) string {
+	if len(b) > 4000 {
+		b = b[len(b)-4000:]
+	}
+	return string(b)
+}
