@@ -159,3 +159,80 @@ func tail(b []byte) string {
 	}
 	return string(b)
 }
+
+// TestCacheRefreshRunsNothing: homard's refresh compiles a hostile root
+// without running any of it and without anything the root (or homard's
+// own environment) says about how to build: a TestMain, a package init
+// and a command's init that would each plant a marker in the cache they
+// can write are compiled, never run; a go.work naming a missing folder
+// is ignored (GOWORK=off: the rest still compiles); go.mod's toolchain
+// line does not switch Go (GOTOOLCHAIN=local); a go.env in the root
+// means nothing to go; homard's GOFLAGS never reaches the sandbox; and a
+// hidden file that a package embeds is not compiled into the cache.
+func TestCacheRefreshRunsNothing(t *testing.T) {
+	b := requireBwrap(t)
+	goBin, dirs := requireGo(t)
+	t.Setenv("GOFLAGS", "-toolexec=/usr/bin/touch")
+	root := workspace(t)
+	const secret = "s3cr3t-never-in-the-cache"
+	plant := func(name string) string {
+		return `os.WriteFile(os.Getenv("GOCACHE")+"/marker-` + name + `", []byte("ran"), 0o644)`
+	}
+	files := map[string]string{
+		"go.mod":  "module example.com/hostile\n\ngo 1.21\n\ntoolchain go1.99.0\n",
+		"go.work": "go 1.21\n\nuse ./nowhere\n",
+		"go.env":  "GOFLAGS=-toolexec=/usr/bin/touch\n",
+		"hostile.go": "package hostile\n\nimport \"os\"\n\nfunc init() { " + plant("init") + " }\n\n" +
+			"func Add(a, b int) int { return a + b }\n",
+		"hostile_test.go": "package hostile\n\nimport (\n\t\"os\"\n\t\"testing\"\n)\n\n" +
+			"func TestMain(m *testing.M) { " + plant("testmain") + "; os.Exit(m.Run()) }\n\n" +
+			"func TestAdd(t *testing.T) {}\n",
+		"cmd/tool/main.go":    "package main\n\nimport \"os\"\n\nfunc init() { " + plant("main") + " }\n\nfunc main() {}\n",
+		"embedder/embed.go":   "package embedder\n\nimport _ \"embed\"\n\n//go:embed secret.txt\nvar Secret string\n",
+		"embedder/secret.txt": secret,
+	}
+	for name, content := range files {
+		writeFile(t, filepath.Join(root, name), content)
+	}
+	c := NewCaches(filepath.Join(workspace(t), "cache"), 10*time.Minute)
+	defer c.Close()
+	dir, err := c.Dir(root)
+	if err != nil || dir == "" {
+		t.Fatalf("Dir = %q, %v", dir, err)
+	}
+	held := false
+	hold := func(context.Context) ([]string, func(), error) {
+		held = true
+		return []string{filepath.Join(root, "embedder", "secret.txt")}, func() {}, nil
+	}
+	if err := c.Refresh(context.Background(), Warmup{Backend: b, Go: goBin, Root: root, Dir: root, ProgramDirs: dirs, Hold: hold}); err != nil {
+		t.Fatalf("Refresh: %v", err)
+	}
+	if !held {
+		t.Errorf("Refresh did not take the root's lock (Warmup.Hold)")
+	}
+	gobuild := filepath.Join(dir, cacheGoBuild)
+	if n := countFiles(t, gobuild); n < 10 {
+		t.Fatalf("after the refresh the persistent go-build holds %d files; want the compiled packages (was the go.work or the toolchain line obeyed?)", n)
+	}
+	err = filepath.Walk(dir, func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.Contains(fi.Name(), "marker") {
+			t.Errorf("the refresh ran the root's code: %s exists", p)
+		}
+		if fi.Mode().IsRegular() {
+			if b, err := os.ReadFile(p); err == nil && strings.Contains(string(b), secret) {
+				t.Errorf("the hidden file's content is in the cache: %s", p)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "nowhere")); err == nil {
+		t.Errorf("the refresh wrote into the root")
+	}
+}
