@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -235,4 +236,100 @@ func TestCacheRefreshRunsNothing(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(root, "nowhere")); err == nil {
 		t.Errorf("the refresh wrote into the root")
 	}
+}
+
+// benchGo is the state BenchmarkGoTestWarm shares across its -count
+// repetitions: warming a cache compiles the standard library once.
+var benchGo struct {
+	once        sync.Once
+	err         error
+	base        string // removed by TestMain
+	root        string
+	cache       string // the root's persistent cache, warmed by Refresh
+	hostCache   string // the host run's GOCACHE, a copy of the warmed go-build
+	goBin       string
+	programDirs []string
+}
+
+func removeBenchState() {
+	if benchGo.base != "" {
+		os.RemoveAll(benchGo.base)
+	}
+}
+
+// BenchmarkGoTestWarm: a second `go test -count=1` of a one-function
+// package, its build cache warm: on the host backend with a GOCACHE of
+// its own, and sandboxed (overlay view, as run_command runs it) with the
+// root's cache warmed by homard's refresh. -count=1 runs the test every
+// time (a sandboxed run never finds a cached test result: the refresh
+// writes none and the command's own die with it).
+func BenchmarkGoTestWarm(b *testing.B) {
+	be := requireBwrap(b)
+	goBin, dirs := requireGo(b)
+	benchGo.once.Do(func() { benchGo.err = warmBench(be, goBin, dirs) })
+	if benchGo.err != nil {
+		b.Fatal(benchGo.err)
+	}
+	backends := []Backend{NewHost(), be}
+	if l := NewLandlock(); l.Available() == nil {
+		backends = append(backends, l)
+	}
+	for _, x := range backends {
+		b.Run(x.Name(), func(b *testing.B) {
+			spec := goSpec(goBin, dirs, benchGo.root, benchGo.cache, "test", "-count=1", ".")
+			if x.Name() == "host" {
+				home := b.TempDir()
+				spec.Mode, spec.Cache = ModeWritable, ""
+				spec.Env = cleanEnv(spec.Env, home, false)
+				for i, e := range spec.Env {
+					if strings.HasPrefix(e, "GOCACHE=") {
+						spec.Env[i] = "GOCACHE=" + benchGo.hostCache
+					}
+				}
+			}
+			for b.Loop() {
+				res, err := x.Run(context.Background(), spec)
+				if res.Changes != nil {
+					res.Changes.Close()
+				}
+				if err != nil || res.ExitCode != 0 {
+					b.Fatalf("go test: exit %d, %v:\n%s", res.ExitCode, err, tail(res.Output))
+				}
+			}
+		})
+	}
+}
+
+func warmBench(be Backend, goBin string, dirs []string) error {
+	base, err := os.MkdirTemp("", "homard-bench-go-")
+	if err != nil {
+		return err
+	}
+	if base, err = filepath.EvalSymlinks(base); err != nil {
+		return err
+	}
+	benchGo.base = base
+	benchGo.root = filepath.Join(base, "small")
+	if err := os.Mkdir(benchGo.root, 0o755); err != nil {
+		return err
+	}
+	for name, content := range map[string]string{
+		"go.mod":        "module example.com/small\n\ngo 1.21\n",
+		"small.go":      "package small\n\nfunc Add(a, b int) int { return a + b }\n",
+		"small_test.go": "package small\n\nimport \"testing\"\n\nfunc TestAdd(t *testing.T) {\n\tif Add(2, 3) != 5 {\n\t\tt.Error(\"Add\")\n\t}\n}\n",
+	} {
+		if err := os.WriteFile(filepath.Join(benchGo.root, name), []byte(content), 0o644); err != nil {
+			return err
+		}
+	}
+	c := NewCaches(filepath.Join(base, "cache"), 30*time.Minute)
+	defer c.Close()
+	if benchGo.cache, err = c.Dir(benchGo.root); err != nil {
+		return err
+	}
+	if err := c.Refresh(context.Background(), Warmup{Backend: be, Go: goBin, Root: benchGo.root, Dir: benchGo.root, ProgramDirs: dirs}); err != nil {
+		return err
+	}
+	benchGo.hostCache = filepath.Join(base, "host-go-build")
+	return os.CopyFS(benchGo.hostCache, os.DirFS(filepath.Join(benchGo.cache, cacheGoBuild)))
 }
