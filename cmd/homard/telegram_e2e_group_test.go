@@ -100,6 +100,8 @@ func TestTelegramGroups(t *testing.T) {
 			t.Errorf("a message in a group not allowed is %s; want ignored", state)
 		}
 	}
+	// The delivery is marked ignored first; the notice and the leave follow.
+	rig.waitUntil("the bot to leave the group not allowed", func() bool { return rig.tg.Left(other.ID) })
 	if msgs := rig.tg.Messages(other.ID); len(msgs) != 1 || !strings.Contains(msgs[0].Text, "leaving") {
 		t.Errorf("the group not allowed got %+v; want one notice", msgs)
 	}
@@ -110,6 +112,7 @@ func TestTelegramGroups(t *testing.T) {
 	if state := rig.settled(rig.tg.Join(added, tgStranger)); state != "ignored" {
 		t.Errorf("being added to a group not allowed is %s; want ignored", state)
 	}
+	rig.waitUntil("the bot to leave the group it was added to", func() bool { return rig.tg.Left(added.ID) })
 	if msgs := rig.tg.Messages(added.ID); len(msgs) != 1 || !rig.tg.Left(added.ID) {
 		t.Errorf("the group the bot was added to got %+v (left: %v); want one notice and leaving", msgs, rig.tg.Left(added.ID))
 	}

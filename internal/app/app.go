@@ -93,6 +93,9 @@ type Runtime struct {
 	log atomic.Pointer[slog.Logger]
 	// egress is the web tools' client; extensions' proxies use it too.
 	egress *egress.Client
+	// caches are run_command's warm build caches (nil when
+	// commands.warm_cache is off); Close ends their refreshes.
+	caches *sandbox.Caches
 	// lockOnce opens lockFile (data/sessions.lock) for LockSession.
 	lockOnce sync.Once
 	lockFile *os.File
@@ -249,11 +252,14 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 			env = append(env, name+"="+v)
 		}
 	}
+	if cfg.Commands.Warm() {
+		r.caches = sandbox.NewCaches(filepath.Join(r.Paths.DataDir, "cache"), 0)
+	}
 	all := append(tools.FileTools(gate, r.now), tools.NewRunCommand(gate, tools.CommandOptions{
 		Backend: func() (sandbox.Backend, error) { return sandbox.Select(cfg.Sandbox.Backend) },
 		Allow:   cfg.Commands.Allow, Env: env,
 		Timeout: cfg.Commands.Timeout.Std(), MaxOutput: cfg.Commands.MaxOutputBytes,
-		Path: cfg.Commands.Path, Recipes: recipes(cfg.Commands.Recipes),
+		Path: cfg.Commands.Path, Recipes: recipes(cfg.Commands.Recipes), Caches: r.caches,
 	}), tools.NewApplyChanges(gate))
 	client, err := egress.New(egress.Options{Allow: cfg.Egress.Allow, TLSConfig: r.egressTLS})
 	if err != nil {
@@ -386,6 +392,7 @@ func (r *Runtime) Close() error {
 	r.models.close()
 	r.models.mu.Unlock()
 	errs := []error{r.Extensions.Close()}
+	r.caches.Close() // its refreshes hold workspace root locks
 	if r.Workspace != nil {
 		errs = append(errs, r.Workspace.Close())
 	}

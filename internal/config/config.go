@@ -225,7 +225,18 @@ type Commands struct {
 	// Recipes are commands the model may run by alias (see Recipe).
 	// Missing or empty means none, and run_command lists no menu.
 	Recipes []Recipe `toml:"recipes"`
+	// WarmCache keeps a build cache per workspace root (Go build and
+	// module caches, npm's, pip's) under the data folder: a sandboxed
+	// command reads it but nothing it writes there is kept, and homard
+	// refreshes the Go build cache itself after a Go build or test with a
+	// fixed compile-only command. Off: every command starts cold. The
+	// host backend never uses it. Missing means true (after Load it is
+	// never nil).
+	WarmCache *bool `toml:"warm_cache"`
 }
+
+// Warm reports commands.warm_cache (true when missing).
+func (c Commands) Warm() bool { return c.WarmCache == nil || *c.WarmCache }
 
 // Egress configures the web tools' network access.
 type Egress struct {
@@ -549,6 +560,10 @@ func applyDefaults(c *Config) {
 	}
 	if c.Commands.Env == nil {
 		c.Commands.Env = []string{}
+	}
+	if c.Commands.WarmCache == nil {
+		on := true
+		c.Commands.WarmCache = &on
 	}
 	if c.Commands.Path == nil {
 		c.Commands.Path = []string{}

@@ -159,6 +159,12 @@ max_output_bytes = %d
 # PATH and shown to them read-only. Each must exist and lie outside every
 # "rw" root. [] means none.
 path = %s
+# Keep a build cache per root (Go build and module caches, npm's, pip's) in
+# homard's data folder: sandboxed commands read it but nothing they write
+# there is kept; homard refreshes the Go build cache itself after a Go build
+# or test, compiling without running anything. false: every command starts
+# with empty caches.
+warm_cache = %t
 %s
 [egress]
 # Exact "scheme://host:port" endpoints the web tools may reach although they
@@ -226,7 +232,7 @@ extension_tool_budget = %d
 		mib(c.Workspace.MaxCheckpointBytes), c.Workspace.MaxCheckpointBytes,
 		quoteList(c.Files.Sensitive), quoteList(c.Files.AllowSensitive),
 		quote(c.Sandbox.Backend),
-		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.HostTools), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes, quoteList(c.Commands.Path), renderRecipes(c.Commands.Recipes),
+		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.HostTools), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes, quoteList(c.Commands.Path), c.Commands.Warm(), renderRecipes(c.Commands.Recipes),
 		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture), c.Memory.CaptureEvery, quote(c.Memory.CaptureIdle.String()),
 		quote(c.Artifacts.Keep.String()),
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()),

@@ -65,7 +65,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Files:   Files{Sensitive: []string{"*.token", "deploy/prod.yaml"}, AllowSensitive: []string{"fixtures/.env", "odd-1:keys"}},
 		Sandbox: Sandbox{Backend: "bwrap"},
 		Commands: Commands{Allow: []string{"python3", "/usr/local/bin/my-tool"}, Unknown: "ask", HostTools: []string{"tools/run-on-open.sh", ".zed/"}, Env: []string{"GOPATH"},
-			Timeout: Duration(5 * time.Minute), MaxOutputBytes: 1000, Path: []string{bin}},
+			Timeout: Duration(5 * time.Minute), MaxOutputBytes: 1000, Path: []string{bin}, WarmCache: ptrTo(false)},
 		Egress:    Egress{Allow: []string{"http://127.0.0.1:3900"}, SearchURL: "https://search.example/rss?q={query}"},
 		Memory:    Memory{Capture: "off", CaptureEvery: 7, CaptureIdle: Duration(3 * time.Minute)},
 		Artifacts: Artifacts{Keep: Duration(36 * time.Hour)},

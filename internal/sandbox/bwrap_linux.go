@@ -27,10 +27,6 @@ var etcFiles = []string{
 var systemDirs = []string{"/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"}
 
 func runBwrap(ctx context.Context, bin string, spec Spec) (Result, error) {
-	args, err := bwrapArgs(spec)
-	if err != nil {
-		return Result{}, err
-	}
 	// The child's uid maps to homard's own uid outside the namespace.
 	limits, cg := splitLimits(spec.Limits, os.Getuid(), spec.Mode)
 	if spec.Mode != ModeWritable {
@@ -39,7 +35,15 @@ func runBwrap(ctx context.Context, bin string, spec Spec) (Result, error) {
 			return Result{}, err
 		}
 		defer done()
+		args, err := bwrapArgs(spec, scratch)
+		if err != nil {
+			return Result{}, err
+		}
 		return runStaged(ctx, spec, scratch, stageFor{next: "bwrap", nextArgv: append([]string{bin}, args...), limits: limits}, cg)
+	}
+	args, err := bwrapArgs(spec, "")
+	if err != nil {
+		return Result{}, err
 	}
 	filter, err := seccompFile() // bwrap's fd 3 (bwrapSeccompFD)
 	if err != nil {
@@ -100,7 +104,9 @@ func bwrapSystemArgs() ([]string, error) {
 	return a, nil
 }
 
-func bwrapArgs(spec Spec) ([]string, error) {
+// scratch is the mount stage's scratch folder (empty in ModeWritable,
+// which has no stage): its cache view is bound at /tmp's.
+func bwrapArgs(spec Spec, scratch string) ([]string, error) {
 	// The root is bound by path; a symlink anywhere in it would make the
 	// sandbox show a different directory than the one that was checked.
 	if real, err := filepath.EvalSymlinks(spec.Root); err != nil || real != spec.Root {
@@ -122,17 +128,26 @@ func bwrapArgs(spec Spec) ([]string, error) {
 		// right before bwrap execs it.
 		"--add-seccomp-fd", strconv.Itoa(bwrapSeccompFD))
 	env := spec.Env
+	cache := spec.Cache != "" && spec.Mode != ModeWritable
+	if cache {
+		// The mount stage's cache view (mountCacheView): the persistent
+		// caches beneath a writable layer that dies with the run. It is a
+		// mount of the stage's namespace, so binding it read-write changes
+		// nothing underneath.
+		view := "/tmp/" + cacheView
+		a = append(a, "--bind", filepath.Join(scratch, scratchHome, cacheView), view)
+	}
 	switch spec.Mode {
 	case ModeReadOnly:
 		// The mount stage already made the root read-only and hid
 		// Spec.Hide; --ro-bind keeps it so (the flag is locked anyway).
 		a = append(a, "--ro-bind", spec.Root, spec.Root)
-		env = cleanEnv(env, "/tmp")
+		env = cleanEnv(env, "/tmp", cache)
 	case ModeOverlay:
 		// The root is the mount stage's overlay: writes land on its upper
 		// layer, which is graded before anything is applied.
 		a = append(a, "--bind", spec.Root, spec.Root)
-		env = cleanEnv(env, "/tmp")
+		env = cleanEnv(env, "/tmp", cache)
 	default:
 		a = append(a, "--bind", spec.Root, spec.Root)
 		// Every .git — the root's and nested repositories' — is read-only.

@@ -49,7 +49,12 @@
 // the command stage: the landlock helper in a nested user, mount and pid
 // namespace as an ordinary uid (the mounts are locked), or bubblewrap.
 // HOME, TMPDIR, XDG_* and tool caches point at a fresh folder outside every
-// root; GOTOOLCHAIN=local, GOENV=off, GOPROXY=off.
+// root; GOTOOLCHAIN=local, GOENV=off, GOPROXY=off. With Spec.Cache the
+// build caches (Go's build and module caches, npm's, pip's) point instead
+// at the root's persistent cache, mounted as an overlay's lower layer
+// beneath a writable layer on the scratch tmpfs: read by the command,
+// never written by it. Only Caches.Refresh — homard's fixed, compile-only
+// warm-up, with the root read-only — writes its go-build folder.
 //
 // Backends:
 //

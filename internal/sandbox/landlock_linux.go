@@ -74,7 +74,7 @@ func runLandlock(ctx context.Context, spec Spec) (Result, error) {
 		}
 		defer done()
 		home := filepath.Join(scratch, scratchHome)
-		req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: cleanEnv(spec.Env, home),
+		req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: cleanEnv(spec.Env, home, spec.Cache != ""),
 			Root: spec.Root, Limits: limits, Mode: spec.Mode, Home: home, ProgramDirs: spec.ProgramDirs})
 		if err != nil {
 			return Result{}, fmt.Errorf("encode helper request: %w", err)

@@ -31,7 +31,9 @@ func TestMain(m *testing.M) {
 	if p := os.Getenv(probeEnv); p != "" {
 		os.Exit(runProbe(p))
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	removeBenchState()
+	os.Exit(code)
 }
 
 func runProbe(p string) int {

@@ -70,6 +70,10 @@ type mountRequest struct {
 	// Relay: mountRelayFD holds a service's relay socket, which the bwrap
 	// stage gets as its relayCtlFD.
 	Relay bool `json:"relay,omitempty"`
+	// Cache is Spec.Cache: mounted at the command's cache view (see
+	// mountCacheView). CacheWritable is Spec.cacheRefresh.
+	Cache         string `json:"cache,omitempty"`
+	CacheWritable bool   `json:"cache_writable,omitempty"`
 }
 
 // extraRoot is a read-only folder of a staged service besides Root.
@@ -86,6 +90,9 @@ const (
 	scratchHome  = "home" // the command's HOME, TMPDIR and caches (landlock)
 	scratchMaskF = "mask-file"
 	scratchMaskD = "mask-dir"
+	// The cache view's writable layer (see mountCacheView).
+	scratchCacheUpper = "cache-upper"
+	scratchCacheWork  = "cache-work"
 )
 
 // runMountStage is the mount stage's main. It returns the exit status to
@@ -199,6 +206,9 @@ func prepareView(req mountRequest) error {
 		return fmt.Errorf("%w: mount stage for mode %d", ErrInvalidSpec, req.Mode)
 	}
 	if err := hidePaths(req.Root, req.Hide, req.Scratch); err != nil {
+		return err
+	}
+	if err := mountCacheView(req); err != nil {
 		return err
 	}
 	if err := sanitizeGitConfigs(req.Root, req.GitConfigs, req.Scratch, "git-config"); err != nil {

@@ -64,6 +64,20 @@ type Spec struct {
 	// ScratchFiles caps its inodes (files created, changed or deleted).
 	// Zero means DefaultScratchFiles.
 	ScratchFiles int64
+	// Cache is a root's persistent build-cache folder (Caches.Dir: go-build,
+	// gomod, npm and pip inside), absolute, clean and outside Root. In the
+	// read-only and overlay views it is shown beneath a throw-away writable
+	// layer on the run's scratch tmpfs, and GOCACHE, GOMODCACHE,
+	// npm_config_cache and PIP_CACHE_DIR point into that view: the command
+	// reads what is there, and nothing it writes reaches the folder. Empty
+	// means cold caches in the command's fresh home. ModeWritable and the
+	// host backend ignore it.
+	Cache string
+
+	// cacheRefresh makes Cache's go-build folder writable in the view. Only
+	// Caches.Refresh sets it, for homard's own fixed warm-up command: no
+	// caller outside this package can give a command a writable cache.
+	cacheRefresh bool
 }
 
 // Mode is what a command may do to its workspace root.
@@ -308,6 +322,17 @@ func normalize(spec Spec) (Spec, error) {
 		if d == spec.Root || strings.HasPrefix(d, spec.Root+"/") || strings.HasPrefix(spec.Root, d+"/") {
 			return bad("program folder %q overlaps the workspace root %q", d, spec.Root)
 		}
+	}
+	if c := spec.Cache; c != "" {
+		if !filepath.IsAbs(c) || filepath.Clean(c) != c || c == "/" || strings.ContainsAny(c, ",:\\") {
+			return bad("cache folder %q must be an absolute, clean folder other than / without , : or \\ (an overlay cannot name it)", c)
+		}
+		if c == spec.Root || strings.HasPrefix(c, spec.Root+"/") || strings.HasPrefix(spec.Root, c+"/") {
+			return bad("cache folder %q overlaps the workspace root %q", c, spec.Root)
+		}
+	}
+	if spec.cacheRefresh && (spec.Cache == "" || spec.Mode != ModeReadOnly) {
+		return bad("a cache refresh needs a cache folder and a read-only root")
 	}
 	if spec.Mode < ModeReadOnly || spec.Mode > ModeWritable {
 		return bad("unknown mode %d", spec.Mode)

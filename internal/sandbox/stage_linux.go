@@ -37,6 +37,7 @@ func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, cg c
 		Mode: spec.Mode, Root: spec.Root, Dir: spec.Dir, Hide: spec.Hide, GitConfigs: gitConfigs,
 		Scratch: scratch, ScratchBytes: spec.ScratchBytes, ScratchFiles: spec.ScratchFiles,
 		Next: st.next, NextArgv: st.nextArgv, Limits: st.limits,
+		Cache: spec.Cache, CacheWritable: spec.cacheRefresh,
 	})
 	if err != nil {
 		return Result{}, fmt.Errorf("encode mount request: %w", err)
@@ -160,34 +161,45 @@ func newScratch() (string, func(), error) {
 // temporary folder or a per-user configuration or cache, followed by
 // homard's own: they all point at home, a fresh folder on the run's tmpfs
 // outside every root, so no tool reads configuration planted in the
-// workspace (or the owner's) and no cache outlives the run. Toolchains are
-// pinned: GOTOOLCHAIN=local (no download of another Go), GOENV=off (no go
-// env file), GOFLAGS=-mod=mod is not set, GOPROXY=off (there is no network).
-func cleanEnv(env []string, home string) []string {
+// workspace (or the owner's) and nothing written there outlives the run.
+// With cache, the Go build and module caches, npm's and pip's point into
+// the cache view (home/.build-cache, see mountCacheView) instead: warm,
+// and as throw-away as the rest. Toolchains are pinned: GOTOOLCHAIN=local
+// (no download of another Go), GOENV=off (no go env file), GOPROXY=off
+// (there is no network); GOFLAGS is dropped.
+func cleanEnv(env []string, home string, cache bool) []string {
 	drop := func(k string) bool {
 		switch k {
 		case "HOME", "TMPDIR", "TMP", "TEMP", "GOCACHE", "GOPATH", "GOMODCACHE", "GOENV", "GOTOOLCHAIN",
 			"GOFLAGS", "GOPROXY", "npm_config_userconfig", "NPM_CONFIG_USERCONFIG", "npm_config_cache",
-			"PIP_CONFIG_FILE", "PYTHONUSERBASE", "PYTHONSTARTUP", "CARGO_HOME", "RUSTUP_HOME":
+			"NPM_CONFIG_CACHE", "PIP_CACHE_DIR", "PIP_CONFIG_FILE", "PYTHONUSERBASE", "PYTHONSTARTUP",
+			"CARGO_HOME", "RUSTUP_HOME":
 			return true
 		}
 		return strings.HasPrefix(k, "XDG_")
 	}
-	out := make([]string, 0, len(env)+16)
+	out := make([]string, 0, len(env)+18)
 	for _, e := range env {
 		k, _, _ := strings.Cut(e, "=")
 		if !drop(k) {
 			out = append(out, e)
 		}
 	}
-	return append(out,
+	caches := []string{"GOCACHE=" + home + "/.cache/go-build", "npm_config_cache=" + home + "/.npm"}
+	if cache {
+		view := home + "/" + cacheView
+		caches = []string{"GOCACHE=" + view + "/" + cacheGoBuild, "GOMODCACHE=" + view + "/" + cacheGoMod,
+			"npm_config_cache=" + view + "/" + cacheNPM, "PIP_CACHE_DIR=" + view + "/" + cachePip}
+	}
+	out = append(out,
 		"HOME="+home, "TMPDIR="+home,
 		"XDG_CONFIG_HOME="+home+"/.config", "XDG_CACHE_HOME="+home+"/.cache",
 		"XDG_DATA_HOME="+home+"/.local/share", "XDG_STATE_HOME="+home+"/.local/state",
-		"GOCACHE="+home+"/.cache/go-build", "GOPATH="+home+"/go",
+		"GOPATH="+home+"/go",
 		"GOTOOLCHAIN=local", "GOENV=off", "GOPROXY=off",
-		"npm_config_userconfig=/dev/null", "npm_config_cache="+home+"/.npm",
+		"npm_config_userconfig=/dev/null",
 		"PIP_CONFIG_FILE=/dev/null", "PYTHONDONTWRITEBYTECODE=1",
 		"CARGO_HOME="+home+"/.cargo",
 	)
+	return append(out, caches...)
 }

@@ -74,6 +74,13 @@ type CommandOptions struct {
 	// A recipe is decided exactly like its argv typed by the model. Nil
 	// means none, and no menu.
 	Recipes []Recipe
+	// Caches are the roots' warm build caches (config
+	// commands.warm_cache): a sandboxed command is shown its root's
+	// read-only beneath a layer that dies with the run, and after a Go
+	// build, test, vet, run or install homard refreshes the root's Go build
+	// cache in the background (sandbox.Caches.Schedule). Nil means cold
+	// caches in each command's fresh home.
+	Caches *sandbox.Caches
 }
 
 // Recipe is an operator-defined argv runnable by alias.
@@ -416,11 +423,20 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 	// ignores it) the sandbox enforces the same cap with a pids cgroup, or
 	// refuses to run the command at all.
 	limits.Processes = 512
+	var cache string
+	if backend.Name() != "host" {
+		// A folder that cannot be made leaves the command cold, as
+		// without warm caches; it never stops the command.
+		cache, _ = t.o.Caches.Dir(root)
+	}
 	res, err := backend.Run(ctx, sandbox.Spec{
 		Path: b.Path, Args: b.Args, Dir: dir, Root: root, Env: env, Stdin: stdin,
 		Timeout: timeout, MaxOutput: t.o.MaxOutput, Limits: limits, Mode: mode, Hide: hide,
-		ProgramDirs: programDirsOutside(b.ProgramDirs, root),
+		ProgramDirs: programDirsOutside(b.ProgramDirs, root), Cache: cache,
 	})
+	if err == nil && cache != "" && warmsGoCache(b.RealPath, b.Args) && t.rootHolding(b.Path, b.RealPath) == "" {
+		t.refreshLater(backend, b, cwd.Root, root, dir)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return tool.Result{}, ctx.Err()
@@ -450,6 +466,45 @@ func (t *RunCommand) Run(ctx context.Context, plan tool.Plan) (tool.Result, erro
 		}
 	}
 	return tool.Result{Text: out.String(), IsError: res.ExitCode != 0 || res.TimedOut, Untrusted: true, Effects: effects}, nil
+}
+
+// warmsGoCache reports whether a command is a Go build after which the
+// root's Go build cache is worth refreshing: the go command (by its
+// resolved name) with build, test, vet, run or install.
+func warmsGoCache(real string, args []string) bool {
+	if filepath.Base(real) != "go" || len(args) == 0 {
+		return false
+	}
+	switch args[0] {
+	case "build", "test", "vet", "run", "install":
+		return true
+	}
+	return false
+}
+
+// refreshLater schedules homard's own warm-up of the root's Go build
+// cache (sandbox.Caches.Refresh) with the go the command ran — never one
+// inside a writable root (the caller checks), as the model could have
+// written it — and returns at once. The warm-up waits for the root's
+// lock, so no change lands while it compiles, and hides what a command
+// would not see.
+func (t *RunCommand) refreshLater(backend sandbox.Backend, b runCommandBody, rootName, root, dir string) {
+	t.o.Caches.Schedule(sandbox.Warmup{
+		Backend: backend, Go: b.RealPath, Root: root, Dir: dir,
+		ProgramDirs: programDirsOutside(b.ProgramDirs, root),
+		Hold: func(ctx context.Context) ([]string, func(), error) {
+			lock, err := t.ws.LockRoot(ctx, rootName)
+			if err != nil {
+				return nil, nil, err
+			}
+			hide, err := t.fx.hide(rootName, root)
+			if err != nil {
+				lock.Unlock()
+				return nil, nil, err
+			}
+			return hide, lock.Unlock, nil
+		},
+	})
 }
 
 // gradedView reports whether a command run by backend in mode is graded
