@@ -30,6 +30,7 @@ import (
 	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/owner"
 	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/provider"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
@@ -101,7 +102,7 @@ type Runtime struct {
 	lockFile *os.File
 	lockErr  error
 	// models keeps the model client Model hands out (provider.go).
-	models modelCache
+	models provider.Cache
 	// Extensions are the MCP servers Open connected, the skill library,
 	// and serving homard's tools to a paired MCP client (extensions.go).
 	Extensions *extensions.Service
@@ -206,7 +207,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	// Temp files a killed write left behind (old and unlocked only).
 	r.Start.Swept, r.Start.SweepErr = gate.Sweep(workspace.SweepOptions{})
 
-	r.Vault, err = secrets.OpenVault(vaultPath(r.Paths), vaultKeyPath(r.Paths))
+	r.Vault, err = secrets.OpenVault(r.Paths.VaultFile(), r.Paths.VaultKeyFile())
 	if err != nil {
 		return err
 	}
@@ -374,9 +375,7 @@ func (r *Runtime) logger() *slog.Logger {
 	return slog.Default()
 }
 
-func vaultPath(p config.Paths) string    { return filepath.Join(p.DataDir, "vault.json") }
-func vaultKeyPath(p config.Paths) string { return filepath.Join(p.DataDir, "vault.key") }
-func memoryDir(p config.Paths) string    { return filepath.Join(p.DataDir, "memory") }
+func memoryDir(p config.Paths) string { return filepath.Join(p.DataDir, "memory") }
 
 // Close waits for memory captures still running (at most captureGrace,
 // then cancels them), then releases the database and the workspace roots.
@@ -388,9 +387,7 @@ func (r *Runtime) Close() error {
 	if r.bgCancel != nil {
 		r.bgCancel()
 	}
-	r.models.mu.Lock()
-	r.models.close()
-	r.models.mu.Unlock()
+	r.models.Close()
 	errs := []error{r.Extensions.Close()}
 	r.caches.Close() // its refreshes hold workspace root locks
 	if r.Workspace != nil {

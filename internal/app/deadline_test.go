@@ -17,6 +17,7 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
+	"github.com/homard/homard/internal/provider"
 )
 
 // TestModelDeadlinesAreWired: the configured model is bounded by
@@ -28,7 +29,7 @@ func TestModelDeadlinesAreWired(t *testing.T) {
 		<-r.Context().Done()
 	}))
 	defer srv.Close()
-	m, err := newModel(config.Model{Provider: config.ProviderOpenAI, BaseURL: srv.URL, Name: "m",
+	m, err := provider.New(config.Model{Provider: config.ProviderOpenAI, BaseURL: srv.URL, Name: "m",
 		FirstEventTimeout: config.Duration(300 * time.Millisecond), IdleTimeout: config.Duration(time.Second)}, "key")
 	if err != nil {
 		t.Fatal(err)

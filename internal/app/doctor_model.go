@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/provider"
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
@@ -54,16 +55,16 @@ func modelKeyCheck(m config.Model, paths config.Paths, getenv func(string) strin
 	c := Check{Name: "model key"}
 	switch {
 	case m.APIKeySecret != "":
-		if _, err := os.Stat(vaultKeyPath(paths)); err != nil {
+		if _, err := os.Stat(paths.VaultKeyFile()); err != nil {
 			c.Detail = fmt.Sprintf("model.api_key_secret names %q but there is no vault here: run homard setup, or homard secret set %s --host HOST", m.APIKeySecret, m.APIKeySecret)
 			return "", c
 		}
-		v, err := secrets.OpenVault(vaultPath(paths), vaultKeyPath(paths))
+		v, err := secrets.OpenVault(paths.VaultFile(), paths.VaultKeyFile())
 		if err != nil {
 			c.Detail = err.Error()
 			return "", c
 		}
-		key, err := modelKey(m, getenv, v)
+		key, err := provider.Key(m, getenv, v)
 		if err != nil {
 			c.Detail = err.Error()
 			return "", c

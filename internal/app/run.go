@@ -12,6 +12,7 @@ import (
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/provider"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
 )
@@ -120,7 +121,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 		if ctx.Err() != nil {
 			return channel.TurnResult{}, ctx.Err()
 		}
-		return channel.TurnResult{}, explainProviderError(r.Config.Model, err)
+		return channel.TurnResult{}, provider.Explain(r.Config.Model, err)
 	}
 	rows, err := r.messageRows(res.Messages, ended)
 	if err != nil {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/provider"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/tools"
 )
@@ -210,7 +211,7 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 		if timeout == 0 {
 			timeout = 30 * time.Second
 		}
-		rep, err := probeModel(ctx, cfg.Model, key, timeout, fmt.Sprintf("homard setup --test-timeout %s", 2*timeout))
+		rep, err := provider.Probe(ctx, cfg.Model, key, timeout, fmt.Sprintf("homard setup --test-timeout %s", 2*timeout))
 		if err != nil {
 			return res, fmt.Errorf("%w: %s (nothing was written; fix it and run homard setup again, or pass --skip-test)",
 				ErrSetupTest, explainSetupError(cfg.Model, err))
@@ -242,7 +243,7 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 // storeSetup stores the key (when one was typed) and then the config.
 func storeSetup(paths config.Paths, secret secrets.Secret, key string, data []byte, res *SetupResult) error {
 	if secret.Name != "" {
-		v, err := secrets.OpenVault(vaultPath(paths), vaultKeyPath(paths))
+		v, err := secrets.OpenVault(paths.VaultFile(), paths.VaultKeyFile())
 		if err != nil {
 			return fmt.Errorf("setup: open the vault: %w", err)
 		}
@@ -310,14 +311,14 @@ func setupKey(m config.Model, typed string, homeExists bool, paths config.Paths,
 		return typed, "vault secret " + m.APIKeySecret, nil
 	case m.APIKeySecret != "":
 		from = "vault secret " + m.APIKeySecret
-		if _, err := os.Stat(vaultKeyPath(paths)); !homeExists || err != nil {
+		if _, err := os.Stat(paths.VaultKeyFile()); !homeExists || err != nil {
 			return "", from, fmt.Errorf("model.api_key_secret names %q but there is no vault here: type the key again", m.APIKeySecret)
 		}
-		v, err := secrets.OpenVault(vaultPath(paths), vaultKeyPath(paths))
+		v, err := secrets.OpenVault(paths.VaultFile(), paths.VaultKeyFile())
 		if err != nil {
 			return "", from, err
 		}
-		key, err := modelKey(m, getenv, v)
+		key, err := provider.Key(m, getenv, v)
 		return key, from, err
 	case m.APIKeyEnv == "":
 		return "", "no key (local server)", nil

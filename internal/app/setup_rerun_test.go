@@ -352,7 +352,7 @@ func TestSetupShortKeyWritesNothing(t *testing.T) {
 			if after, _ := os.ReadFile(paths.ConfigFile); string(after) != string(before) {
 				t.Errorf("Setup(short key, skip test %v) failed but changed config.toml", skip)
 			}
-			if _, err := os.Stat(vaultPath(paths)); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Stat(paths.VaultFile()); !errors.Is(err, fs.ErrNotExist) {
 				t.Errorf("Setup(short key, skip test %v) failed but wrote the vault (stat: %v)", skip, err)
 			}
 		}

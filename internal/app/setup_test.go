@@ -178,7 +178,7 @@ func TestSetupFailedTestWritesNothing(t *testing.T) {
 				if string(after) != string(before) {
 					t.Errorf("Setup(%s) failed but changed config.toml", tt.name)
 				}
-				if _, err := os.Stat(vaultPath(paths)); !errors.Is(err, fs.ErrNotExist) {
+				if _, err := os.Stat(paths.VaultFile()); !errors.Is(err, fs.ErrNotExist) {
 					t.Errorf("Setup(%s) failed but wrote the vault (stat: %v)", tt.name, err)
 				}
 			}

@@ -8,6 +8,7 @@ import (
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/automation"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/provider"
 	"github.com/homard/homard/internal/store"
 )
 
@@ -89,7 +90,7 @@ func (w taskWiring) RunTurn(ctx context.Context, t automation.Turn) (agent.TurnR
 	}
 	res, err := a.Continue(ctx, agent.Conversation{}, t.User, onEvent)
 	if err != nil {
-		return res, explainProviderError(r.Config.Model, err)
+		return res, provider.Explain(r.Config.Model, err)
 	}
 	r.storeTaskTurn(ctx, t.Caller.Session, t.Caller.Owner, res)
 	return res, nil

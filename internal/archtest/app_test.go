@@ -23,7 +23,7 @@ const (
 	// Runtime method per action.
 	maxRuntimeMethods = 30
 	// maxAppLines caps app's non-test Go lines.
-	maxAppLines = 4700
+	maxAppLines = 4500
 )
 
 // TestAppIsWiring fails when app.Runtime has more exported methods than

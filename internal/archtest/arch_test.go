@@ -37,9 +37,12 @@ var allowed = map[string][]string{
 	"internal/archtest":  {},
 	"internal/schedule":  {}, // pure slot arithmetic: stdlib only, no clock
 	"internal/llm":       {},
-	"internal/history":   {}, // recent sessions' decoded messages: generic, stdlib only
-	"internal/memtrim":   {}, // gives back start-up memory (madvise)
-	"internal/memory":    {"internal/store"},
+	// Reaching the configured model: the key (secrets), the wire clients,
+	// the deadlines; agent for the context error Explain passes through.
+	"internal/provider": {"internal/agent", "internal/config", "internal/llm", "internal/llm/openai", "internal/llm/anthropic", "internal/secrets"},
+	"internal/history":  {}, // recent sessions' decoded messages: generic, stdlib only
+	"internal/memtrim":  {}, // gives back start-up memory (madvise)
+	"internal/memory":   {"internal/store"},
 	// The one facade for the owner's own actions, used by the CLI and the
 	// gateway alike (approvals, grants, audit, memory, sessions, tokens,
 	// secrets, rollbacks through the gate).

@@ -43,6 +43,12 @@ type Paths struct {
 	CheckpointDir string
 }
 
+// VaultFile is the encrypted vault, inside DataDir.
+func (p Paths) VaultFile() string { return filepath.Join(p.DataDir, "vault.json") }
+
+// VaultKeyFile is the vault's key, inside DataDir.
+func (p Paths) VaultKeyFile() string { return filepath.Join(p.DataDir, "vault.key") }
+
 // ResolvePaths computes Paths. home is the --home flag; when it is empty the
 // HOMARD_HOME variable is used, and when that is empty too, XDG. A relative
 // home is taken relative to the current directory and a leading "~/" is
