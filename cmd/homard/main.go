@@ -18,6 +18,7 @@ import (
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/service"
+	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -98,7 +99,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	// An error may quote a path, a tool name or a provider's reply.
 	fmt.Fprintln(stderr, "homard:", termtext.Visible(err.Error()))
-	if isUsage(err) || errors.Is(err, app.ErrBadRequest) || errors.Is(err, app.ErrTaskInvalid) || errors.Is(err, service.ErrBadOption) {
+	if isUsage(err) || errors.Is(err, app.ErrBadRequest) || errors.Is(err, app.ErrTaskInvalid) || errors.Is(err, service.ErrBadOption) || errors.Is(err, setup.ErrBadOption) {
 		return exitUsage
 	}
 	return exitFailure

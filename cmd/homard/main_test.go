@@ -2,12 +2,13 @@ package main
 
 import (
 	"errors"
-	"github.com/homard/homard/internal/app"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/homard/homard/internal/app"
 
 	"github.com/rogpeppe/go-internal/testscript"
 

@@ -11,13 +11,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) setupCmd() *cobra.Command {
-	var o app.SetupOptions
+	var o setup.Options
 	var nonInteractive, keyStdin bool
 	cmd := &cobra.Command{
 		Use:   "setup",
@@ -70,7 +70,7 @@ first setup needs --provider.`,
 			if !o.SkipTest {
 				fmt.Fprintf(c.stdout, "testing %s...\n", termtext.Line(cmp.Or(o.Provider, "the configured provider")))
 			}
-			res, err := app.Setup(cmd.Context(), p, o)
+			res, err := setup.Run(cmd.Context(), p, o)
 			if err != nil {
 				return err
 			}
@@ -88,7 +88,7 @@ first setup needs --provider.`,
 	f.StringSliceVar(&o.Workspaces, "workspace", nil, "`DIR` tools may use (repeat for more; the first is root main; default: keep, or the home's workspace)")
 	f.StringSliceVar(&o.ReadOnly, "read-only", nil, "`DIR` tools may read but never change, e.g. your home (repeat for more; default: keep)")
 	f.BoolVar(&o.SkipTest, "skip-test", false, "write the config without testing the provider first")
-	f.StringVar(&o.OllamaURL, "ollama-url", app.DefaultOllamaURL, "where to look for Ollama (`URL`)")
+	f.StringVar(&o.OllamaURL, "ollama-url", setup.DefaultOllamaURL, "where to look for Ollama (`URL`)")
 	f.DurationVar(&o.TestTimeout, "test-timeout", 30*time.Second, "how long the provider test may take")
 	return cmd
 }
@@ -108,7 +108,7 @@ func readKeyLine(r io.Reader) (string, error) {
 
 // printSetup says what setup did and what to do next. The key is never
 // printed, only where it lives.
-func (c *cli) printSetup(res app.SetupResult) {
+func (c *cli) printSetup(res setup.Result) {
 	m := res.Config.Model
 	if res.Test != nil {
 		fmt.Fprintf(c.stdout, "ok in %s · reply \"%s\"\n", res.Test.Latency.Round(time.Millisecond), termtext.Line(firstLine(res.Test.Reply)))

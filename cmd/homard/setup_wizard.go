@@ -10,8 +10,8 @@ import (
 	"github.com/charmbracelet/huh"
 	"github.com/spf13/cobra"
 
-	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -19,13 +19,13 @@ import (
 // pre-filled from the flags or the existing config. It fills o; Setup
 // then tests and writes. Text from outside (Ollama's model names, the
 // config) is shown through termtext.
-func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOptions) error {
+func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *setup.Options) error {
 	ctx := cmd.Context()
 	var old *config.Config
 	if cfg, err := config.Load(p.ConfigFile); err == nil {
 		old = cfg
 	}
-	ollama, ollamaErr := app.DetectOllama(ctx, o.OllamaURL)
+	ollama, ollamaErr := setup.DetectOllama(ctx, o.OllamaURL)
 
 	// 1. Provider.
 	if o.Provider == "" {
@@ -131,7 +131,7 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *app.SetupOption
 		}
 	}
 	var mopts []huh.Option[string]
-	for _, m := range app.Modes() {
+	for _, m := range setup.Modes() {
 		mopts = append(mopts, huh.NewOption(fmt.Sprintf("%-9s %s", m.Name, m.Line), m.Name))
 	}
 	if err := c.ask("mode", huh.NewSelect[string]().Title("How much should homard ask before acting?").

@@ -33,6 +33,7 @@ import (
 	"github.com/homard/homard/internal/provider"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
@@ -402,17 +403,9 @@ func (r *Runtime) Close() error {
 	return errors.Join(errs...)
 }
 
-// Init creates a new home: config, data folder, workspace and database.
+// Init creates a new home (setup.Init).
 func Init(ctx context.Context, paths config.Paths, o config.InitOptions) (*config.Config, error) {
-	cfg, err := config.Init(paths, o)
-	if err != nil {
-		return nil, err
-	}
-	st, err := store.Open(ctx, paths.DBFile)
-	if err != nil {
-		return nil, fmt.Errorf("create database %s: %w", paths.DBFile, err)
-	}
-	return cfg, st.Close()
+	return setup.Init(ctx, paths, o)
 }
 
 // MaybeRunSandboxHelper must be the first call in main: when homard was

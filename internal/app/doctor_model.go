@@ -13,6 +13,7 @@ import (
 
 	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/provider"
+	"github.com/homard/homard/internal/setup"
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
@@ -69,7 +70,7 @@ func modelKeyCheck(m config.Model, paths config.Paths, getenv func(string) strin
 			c.Detail = err.Error()
 			return "", c
 		}
-		c.OK, c.Detail = true, "vault secret "+m.APIKeySecret+" (released to "+hostOf(m.BaseURL)+")"
+		c.OK, c.Detail = true, "vault secret "+m.APIKeySecret+" (released to "+setup.HostOf(m.BaseURL)+")"
 		return key, c
 	case m.APIKeyEnv == "":
 		c.OK, c.Detail = true, "no key needed (local server)"
@@ -79,9 +80,9 @@ func modelKeyCheck(m config.Model, paths config.Paths, getenv func(string) strin
 	switch {
 	case key != "":
 		c.OK, c.Detail = true, "$"+m.APIKeyEnv+" is set"
-	case m.Local() || loopbackURL(m.BaseURL):
+	case m.Local() || setup.LoopbackURL(m.BaseURL):
 		c.Info = true
-		c.Detail = fmt.Sprintf("%s not set: fine if the server at %s needs no key", m.APIKeyEnv, hostOf(m.BaseURL))
+		c.Detail = fmt.Sprintf("%s not set: fine if the server at %s needs no key", m.APIKeyEnv, setup.HostOf(m.BaseURL))
 	default:
 		c.Detail = fmt.Sprintf("%s not set: export %s=…, or run homard setup to keep the key in the encrypted vault", m.APIKeyEnv, m.APIKeyEnv)
 	}
@@ -92,7 +93,7 @@ func modelKeyCheck(m config.Model, paths config.Paths, getenv func(string) strin
 // tokens, and says whether it answered, took the key and knows model.name.
 func endpointCheck(ctx context.Context, m config.Model, key string) Check {
 	c := Check{Name: "model"}
-	host := hostOf(m.BaseURL)
+	host := setup.HostOf(m.BaseURL)
 	ctx, cancel := context.WithTimeout(ctx, modelEndpointDeadline)
 	defer cancel()
 	u := strings.TrimRight(m.BaseURL, "/") + "/models"
@@ -114,7 +115,7 @@ func endpointCheck(ctx context.Context, m config.Model, key string) Check {
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		c.Detail = explainSetupError(m, fmt.Errorf("%w: %s", llm.ErrUnreachable, llm.Scrub(err.Error(), key)))
+		c.Detail = setup.ExplainError(m, fmt.Errorf("%w: %s", llm.ErrUnreachable, llm.Scrub(err.Error(), key)))
 		return c
 	}
 	defer resp.Body.Close()
@@ -128,7 +129,7 @@ func endpointCheck(ctx context.Context, m config.Model, key string) Check {
 			c.Detail += fmt.Sprintf("; model %q is not in its list: check model.name (homard provider test tries it)", m.Name)
 		}
 	case llm.ErrAuth:
-		c.Detail = explainSetupError(m, llm.NewAPIError(m.Provider, resp.StatusCode, body, key))
+		c.Detail = setup.ExplainError(m, llm.NewAPIError(m.Provider, resp.StatusCode, body, key))
 	default:
 		// Not every server lists models; the endpoint did answer.
 		c.Info = true

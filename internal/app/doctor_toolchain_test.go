@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/tools"
 )
 
@@ -83,14 +84,14 @@ func TestSetupSuggestsToolchains(t *testing.T) {
 	// A toolchain program this machine's system folders lack (setup, like
 	// doctor, stays quiet about one run_command finds there anyway).
 	prog := ""
-	for _, p := range toolchainPrograms {
+	for _, p := range setup.ToolchainPrograms {
 		if tools.FindToolchain(p, tools.CommandPath()) == "" {
 			prog = p
 			break
 		}
 	}
 	if prog == "" {
-		t.Fatalf("every one of %v is in %v; this test needs one that is not", toolchainPrograms, tools.CommandPath())
+		t.Fatalf("every one of %v is in %v; this test needs one that is not", setup.ToolchainPrograms, tools.CommandPath())
 	}
 	if err := os.WriteFile(filepath.Join(dir, prog), []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
@@ -98,13 +99,13 @@ func TestSetupSuggestsToolchains(t *testing.T) {
 	for _, tt := range []struct {
 		path, want string
 	}{{dir, `path = ["` + dir + `"]`}, {"", ""}} {
-		o := SetupOptions{Provider: "vllm", Model: "m", SkipTest: true, Getenv: func(k string) string {
+		o := setup.Options{Provider: "vllm", Model: "m", SkipTest: true, Getenv: func(k string) string {
 			if k == "PATH" {
 				return tt.path
 			}
 			return ""
 		}}
-		res, err := Setup(context.Background(), setupPaths(t), o)
+		res, err := setup.Run(context.Background(), setupPaths(t), o)
 		if err != nil {
 			t.Fatalf("Setup: %v", err)
 		}

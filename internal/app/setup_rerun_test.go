@@ -15,6 +15,7 @@ import (
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
+	"github.com/homard/homard/internal/setup"
 )
 
 // TestSetupRerunKeepsComments: running setup on an existing home edits the
@@ -25,7 +26,7 @@ func TestSetupRerunKeepsComments(t *testing.T) {
 	ok := llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"OK"}})}
 	srv := llmtest.NewServer(ok, ok, ok)
 	defer srv.Close()
-	if _, err := Setup(context.Background(), paths, SetupOptions{
+	if _, err := setup.Run(context.Background(), paths, setup.Options{
 		Provider: "deepseek", BaseURL: srv.URL + "/v1", APIKey: setupKeyText, Getenv: noEnv,
 	}); err != nil {
 		t.Fatalf("first Setup: %v", err)
@@ -39,7 +40,7 @@ func TestSetupRerunKeepsComments(t *testing.T) {
 		t.Fatal(err)
 	}
 	extra := t.TempDir()
-	res, err := Setup(context.Background(), paths, SetupOptions{
+	res, err := setup.Run(context.Background(), paths, setup.Options{
 		Provider: "deepseek", BaseURL: srv.URL + "/v1", Model: "deepseek-reasoner", Mode: "autopilot",
 		Workspaces: []string{paths.WorkspaceDir, extra}, Getenv: noEnv,
 	})
@@ -78,7 +79,7 @@ func TestSetupReadOnlyRoots(t *testing.T) {
 	defer srv.Close()
 	ref := t.TempDir()
 	extra := t.TempDir()
-	access := func(res SetupResult) map[string]string {
+	access := func(res setup.Result) map[string]string {
 		got := map[string]string{}
 		for _, r := range res.Config.Workspace.Roots {
 			a := config.AccessReadWrite
@@ -91,22 +92,22 @@ func TestSetupReadOnlyRoots(t *testing.T) {
 	}
 	steps := []struct {
 		name string
-		o    SetupOptions
+		o    setup.Options
 		want map[string]string
 	}{
-		{"a read-only folder beside the default workspace", SetupOptions{ReadOnly: []string{ref}},
+		{"a read-only folder beside the default workspace", setup.Options{ReadOnly: []string{ref}},
 			map[string]string{paths.WorkspaceDir: "rw", ref: "ro"}},
-		{"only the mode changes: folders kept", SetupOptions{Mode: "safe"},
+		{"only the mode changes: folders kept", setup.Options{Mode: "safe"},
 			map[string]string{paths.WorkspaceDir: "rw", ref: "ro"}},
-		{"another writable folder: the read-only one stays read-only", SetupOptions{Workspaces: []string{paths.WorkspaceDir, extra}},
+		{"another writable folder: the read-only one stays read-only", setup.Options{Workspaces: []string{paths.WorkspaceDir, extra}},
 			map[string]string{paths.WorkspaceDir: "rw", extra: "rw", ref: "ro"}},
-		{"an empty read-only list removes it", SetupOptions{ReadOnly: []string{}},
+		{"an empty read-only list removes it", setup.Options{ReadOnly: []string{}},
 			map[string]string{paths.WorkspaceDir: "rw", extra: "rw"}},
 	}
 	for _, st := range steps {
 		o := st.o
 		o.Provider, o.BaseURL, o.APIKey, o.Getenv = "deepseek", srv.URL+"/v1", setupKeyText, noEnv
-		res, err := Setup(context.Background(), paths, o)
+		res, err := setup.Run(context.Background(), paths, o)
 		if err != nil {
 			t.Fatalf("%s: %v", st.name, err)
 		}
@@ -117,53 +118,6 @@ func TestSetupReadOnlyRoots(t *testing.T) {
 			t.Errorf("%s: config.toml does not load: %v", st.name, err)
 		}
 	}
-}
-
-// TestSetupKeyOverPlainHTTP: a typed key is sent over http only to
-// loopback; to another host over http setup refuses and says what to do.
-// The twin: the same over https or to 127.0.0.1 is accepted.
-func TestSetupKeyOverPlainHTTP(t *testing.T) {
-	tests := []struct {
-		url       string
-		allowHTTP bool
-		want      string // "" means accepted
-	}{
-		{"http://192.168.1.20:8000/v1", false, "the key would travel in clear text to 192.168.1.20:8000: use an https URL"},
-		{"https://192.168.1.20:8000/v1", false, ""},
-		{"http://127.0.0.1:8000/v1", true, ""},
-		{"http://localhost:8000/v1", true, ""},
-		{"http://[::1]:8000/v1", true, ""},
-	}
-	p, _ := config.LookupPreset("vllm")
-	for _, tt := range tests {
-		s, err := modelSecret(config.Model{Provider: "vllm", BaseURL: tt.url}, p)
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("modelSecret(%s) = %v; want accepted", tt.url, err)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-			t.Errorf("modelSecret(%s) = %v; want an error containing %q", tt.url, err, tt.want)
-		case err == nil && (s.Name != "model-vllm" || s.AllowHTTP != tt.allowHTTP):
-			t.Errorf("modelSecret(%s) = %+v; want model-vllm, allow http %v", tt.url, s, tt.allowHTTP)
-		}
-	}
-}
-
-// modelsServer answers GET /v1/models with status and body and counts
-// the requests.
-func modelsServer(t *testing.T, status int, body string) (*httptest.Server, *atomic.Int32) {
-	t.Helper()
-	var n atomic.Int32
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		n.Add(1)
-		if r.URL.Path != "/v1/models" {
-			http.NotFound(w, r)
-			return
-		}
-		w.WriteHeader(status)
-		w.Write([]byte(body))
-	}))
-	t.Cleanup(srv.Close)
-	return srv, &n
 }
 
 // TestDoctorModel: doctor says "not set" for an empty key variable (a
@@ -247,7 +201,7 @@ func TestDoctorModel(t *testing.T) {
 func TestDoctorModelVaultKey(t *testing.T) {
 	srv, _ := modelsServer(t, 200, `{"data":[{"id":"gpt-test"}]}`)
 	paths := setupPaths(t)
-	if _, err := Setup(context.Background(), paths, SetupOptions{
+	if _, err := setup.Run(context.Background(), paths, setup.Options{
 		Provider: "openai", BaseURL: srv.URL + "/v1", Model: "gpt-test", APIKey: setupKeyText, SkipTest: true, Getenv: noEnv,
 	}); err != nil {
 		t.Fatal(err)
@@ -274,7 +228,7 @@ func checkStatus(c Check) string {
 // mode policy knows, each with its line, most supervised first.
 func TestModesExplainEveryPolicyMode(t *testing.T) {
 	var names []string
-	for _, m := range Modes() {
+	for _, m := range setup.Modes() {
 		if m.Line == "" {
 			t.Errorf("mode %q has no one-line explanation in modeLines", m.Name)
 		}
@@ -284,7 +238,7 @@ func TestModesExplainEveryPolicyMode(t *testing.T) {
 		names = append(names, m.Name)
 	}
 	if got := strings.Join(names, ","); got != "safe,smart,autopilot,yolo" {
-		t.Errorf("Modes() = %s; want safe,smart,autopilot,yolo", got)
+		t.Errorf("setup.Modes() = %s; want safe,smart,autopilot,yolo", got)
 	}
 }
 
@@ -297,19 +251,19 @@ func TestSetupRerunKeepsWhatItIsNotTold(t *testing.T) {
 	ok := llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"OK"}})}
 	srv := llmtest.NewServer(ok, ok, ok)
 	defer srv.Close()
-	if _, err := Setup(context.Background(), paths, SetupOptions{Provider: "deepseek", BaseURL: srv.URL + "/v1", Model: "ds-test", APIKey: setupKeyText, Getenv: noEnv}); err != nil {
+	if _, err := setup.Run(context.Background(), paths, setup.Options{Provider: "deepseek", BaseURL: srv.URL + "/v1", Model: "ds-test", APIKey: setupKeyText, Getenv: noEnv}); err != nil {
 		t.Fatalf("first Setup: %v", err)
 	}
-	for _, o := range []SetupOptions{{Mode: "autopilot"}, {Provider: "deepseek", Mode: "autopilot"}} {
+	for _, o := range []setup.Options{{Mode: "autopilot"}, {Provider: "deepseek", Mode: "autopilot"}} {
 		o.Getenv = noEnv
-		res, err := Setup(context.Background(), paths, o)
+		res, err := setup.Run(context.Background(), paths, o)
 		if err != nil {
-			t.Fatalf("Setup(%+v) again: %v", o, err)
+			t.Fatalf("setup.Run(%+v) again: %v", o, err)
 		}
 		m := res.Config.Model
 		if m.Provider != "deepseek" || m.BaseURL != srv.URL+"/v1" || m.Name != "ds-test" || m.APIKeySecret != "model-deepseek" ||
 			res.Config.Permissions.Mode != "autopilot" || res.KeyFrom != "vault secret model-deepseek" {
-			t.Errorf("Setup(%+v) again = model %+v, mode %s, key from %q; want the first setup's model and key, mode autopilot", o, m, res.Config.Permissions.Mode, res.KeyFrom)
+			t.Errorf("setup.Run(%+v) again = model %+v, mode %s, key from %q; want the first setup's model and key, mode autopilot", o, m, res.Config.Permissions.Mode, res.KeyFrom)
 		}
 	}
 	for i, rq := range srv.Requests() {
@@ -317,8 +271,8 @@ func TestSetupRerunKeepsWhatItIsNotTold(t *testing.T) {
 			t.Errorf("test request %d carried Authorization %q; want the key kept in the vault", i, got)
 		}
 	}
-	if _, err := Setup(context.Background(), setupPaths(t), SetupOptions{Mode: "safe", Getenv: noEnv}); !errors.Is(err, ErrBadRequest) || !strings.Contains(err.Error(), "needs --provider") {
-		t.Errorf("Setup without a provider in a new home = %v; want ErrBadRequest asking for --provider", err)
+	if _, err := setup.Run(context.Background(), setupPaths(t), setup.Options{Mode: "safe", Getenv: noEnv}); !errors.Is(err, setup.ErrBadOption) || !strings.Contains(err.Error(), "needs --provider") {
+		t.Errorf("Setup without a provider in a new home = %v; want setup.ErrBadOption asking for --provider", err)
 	}
 }
 
@@ -339,22 +293,40 @@ func TestSetupShortKeyWritesNothing(t *testing.T) {
 				}
 				before, _ = os.ReadFile(paths.ConfigFile)
 			}
-			_, err := Setup(context.Background(), paths, SetupOptions{Provider: "openai", BaseURL: srv.URL + "/v1", Model: "gpt-test", APIKey: "abc", SkipTest: skip, Getenv: noEnv})
+			_, err := setup.Run(context.Background(), paths, setup.Options{Provider: "openai", BaseURL: srv.URL + "/v1", Model: "gpt-test", APIKey: "abc", SkipTest: skip, Getenv: noEnv})
 			if err == nil || !strings.Contains(err.Error(), "shorter than 6 bytes") || !strings.Contains(err.Error(), "nothing was written") {
-				t.Fatalf("Setup(short key, existing %v, skip test %v) = %v; want the key refused and nothing written", existing, skip, err)
+				t.Fatalf("setup.Run(short key, existing %v, skip test %v) = %v; want the key refused and nothing written", existing, skip, err)
 			}
 			if !existing {
 				if _, err := os.Stat(filepath.Dir(paths.ConfigFile)); !errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("Setup(short key, skip test %v) failed but created the home (stat: %v)", skip, err)
+					t.Errorf("setup.Run(short key, skip test %v) failed but created the home (stat: %v)", skip, err)
 				}
 				continue
 			}
 			if after, _ := os.ReadFile(paths.ConfigFile); string(after) != string(before) {
-				t.Errorf("Setup(short key, skip test %v) failed but changed config.toml", skip)
+				t.Errorf("setup.Run(short key, skip test %v) failed but changed config.toml", skip)
 			}
 			if _, err := os.Stat(paths.VaultFile()); !errors.Is(err, fs.ErrNotExist) {
-				t.Errorf("Setup(short key, skip test %v) failed but wrote the vault (stat: %v)", skip, err)
+				t.Errorf("setup.Run(short key, skip test %v) failed but wrote the vault (stat: %v)", skip, err)
 			}
 		}
 	}
+}
+
+// modelsServer answers GET /v1/models with status and body and counts
+// the requests.
+func modelsServer(t *testing.T, status int, body string) (*httptest.Server, *atomic.Int32) {
+	t.Helper()
+	var n atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		n.Add(1)
+		if r.URL.Path != "/v1/models" {
+			http.NotFound(w, r)
+			return
+		}
+		w.WriteHeader(status)
+		w.Write([]byte(body))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &n
 }

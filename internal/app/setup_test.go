@@ -14,6 +14,7 @@ import (
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
+	"github.com/homard/homard/internal/setup"
 )
 
 const setupKeyText = "sk-test-SETUPKEY-0123456789abcdef"
@@ -65,7 +66,7 @@ func TestSetupNonInteractiveThenATurn(t *testing.T) {
 		llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"Hello from the fake."}})},
 	)
 	defer srv.Close()
-	res, err := Setup(context.Background(), paths, SetupOptions{
+	res, err := setup.Run(context.Background(), paths, setup.Options{
 		Provider: "openai", BaseURL: srv.URL + "/v1", Model: "gpt-test", APIKey: setupKeyText,
 		Mode: "safe", Getenv: noEnv,
 	})
@@ -122,20 +123,20 @@ func TestSetupFailedTestWritesNothing(t *testing.T) {
 	tests := []struct {
 		name  string
 		reply llmtest.Reply
-		o     SetupOptions
+		o     setup.Options
 		want  []string
 	}{
 		{"key rejected", llmtest.Reply{Status: 401, Body: `{"error":{"message":"Incorrect API key provided: sk-te***"}}`},
-			SetupOptions{Provider: "openai", Model: "gpt-test", APIKey: setupKeyText},
+			setup.Options{Provider: "openai", Model: "gpt-test", APIKey: setupKeyText},
 			[]string{"provider test failed: key rejected by 127.0.0.1:", "(HTTP 401: Incorrect API key provided", "nothing was written"}},
 		{"model not found", llmtest.Reply{Status: 404, Body: `{"error":{"message":"The model 'gpt-nope' does not exist"}}`},
-			SetupOptions{Provider: "openai", Model: "gpt-nope", APIKey: setupKeyText},
+			setup.Options{Provider: "openai", Model: "gpt-nope", APIKey: setupKeyText},
 			[]string{`model not found: 127.0.0.1:`, `does not serve "gpt-nope" (HTTP 404: The model 'gpt-nope' does not exist)`}},
 		{"ollama not running", llmtest.Reply{},
-			SetupOptions{Provider: "ollama", Model: "qwen3:8b", BaseURL: refusedURL + "/v1"},
+			setup.Options{Provider: "ollama", Model: "qwen3:8b", BaseURL: refusedURL + "/v1"},
 			[]string{"cannot connect to " + strings.TrimPrefix(refusedURL, "http://") + ": is ollama running?"}},
 		{"no key at all", llmtest.Reply{},
-			SetupOptions{Provider: "deepseek"},
+			setup.Options{Provider: "deepseek"},
 			[]string{"DEEPSEEK_API_KEY not set: type the key when homard setup asks, pass it with --api-key-stdin"}},
 	}
 	for _, tt := range tests {
@@ -156,30 +157,30 @@ func TestSetupFailedTestWritesNothing(t *testing.T) {
 					}
 					before, _ = os.ReadFile(paths.ConfigFile)
 				}
-				_, err := Setup(context.Background(), paths, o)
-				if !errors.Is(err, ErrSetupTest) {
-					t.Fatalf("Setup(%s, existing home %v) = %v; want ErrSetupTest", tt.name, existing, err)
+				_, err := setup.Run(context.Background(), paths, o)
+				if !errors.Is(err, setup.ErrTest) {
+					t.Fatalf("setup.Run(%s, existing home %v) = %v; want setup.ErrTest", tt.name, existing, err)
 				}
 				for _, w := range tt.want {
 					if !strings.Contains(err.Error(), w) {
-						t.Errorf("Setup(%s) error = %q; want it to contain %q", tt.name, err, w)
+						t.Errorf("setup.Run(%s) error = %q; want it to contain %q", tt.name, err, w)
 					}
 				}
 				if strings.Contains(err.Error(), setupKeyText) {
-					t.Errorf("Setup(%s) error shows the key: %q", tt.name, err)
+					t.Errorf("setup.Run(%s) error shows the key: %q", tt.name, err)
 				}
 				if !existing {
 					if _, err := os.Stat(filepath.Dir(paths.ConfigFile)); !errors.Is(err, fs.ErrNotExist) {
-						t.Errorf("Setup(%s) failed but created the home (stat: %v)", tt.name, err)
+						t.Errorf("setup.Run(%s) failed but created the home (stat: %v)", tt.name, err)
 					}
 					continue
 				}
 				after, _ := os.ReadFile(paths.ConfigFile)
 				if string(after) != string(before) {
-					t.Errorf("Setup(%s) failed but changed config.toml", tt.name)
+					t.Errorf("setup.Run(%s) failed but changed config.toml", tt.name)
 				}
 				if _, err := os.Stat(paths.VaultFile()); !errors.Is(err, fs.ErrNotExist) {
-					t.Errorf("Setup(%s) failed but wrote the vault (stat: %v)", tt.name, err)
+					t.Errorf("setup.Run(%s) failed but wrote the vault (stat: %v)", tt.name, err)
 				}
 			}
 		})
@@ -217,28 +218,28 @@ func fakeOllama(t *testing.T, models []string, replies ...llmtest.Reply) (*httpt
 func TestSetupOllama(t *testing.T) {
 	srv, chat := fakeOllama(t, []string{"qwen3:8b", "llama3.2:3b"},
 		llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"OK"}})})
-	models, err := DetectOllama(context.Background(), srv.URL)
+	models, err := setup.DetectOllama(context.Background(), srv.URL)
 	if err != nil || strings.Join(models, ",") != "llama3.2:3b,qwen3:8b" {
 		t.Fatalf("DetectOllama = %v, %v; want both models, sorted", models, err)
 	}
 	paths := setupPaths(t)
-	_, err = Setup(context.Background(), paths, SetupOptions{Provider: "ollama", OllamaURL: srv.URL, Getenv: noEnv})
+	_, err = setup.Run(context.Background(), paths, setup.Options{Provider: "ollama", OllamaURL: srv.URL, Getenv: noEnv})
 	if err == nil || !strings.Contains(err.Error(), "pass --model NAME; ollama at "+strings.TrimPrefix(srv.URL, "http://")+" has llama3.2:3b, qwen3:8b") {
-		t.Fatalf("Setup(ollama, no model) = %v; want it to list the models", err)
+		t.Fatalf("setup.Run(ollama, no model) = %v; want it to list the models", err)
 	}
-	res, err := Setup(context.Background(), paths, SetupOptions{Provider: "ollama", Model: "qwen3:8b", OllamaURL: srv.URL, Getenv: noEnv})
+	res, err := setup.Run(context.Background(), paths, setup.Options{Provider: "ollama", Model: "qwen3:8b", OllamaURL: srv.URL, Getenv: noEnv})
 	if err != nil {
-		t.Fatalf("Setup(ollama, qwen3:8b): %v", err)
+		t.Fatalf("setup.Run(ollama, qwen3:8b): %v", err)
 	}
 	m := res.Config.Model
 	if m.BaseURL != srv.URL+"/v1" || m.Name != "qwen3:8b" || m.APIKeyEnv != "" || m.APIKeySecret != "" || res.KeyFrom != "no key (local server)" {
-		t.Errorf("Setup(ollama) model = %+v, key from %q; want the detected URL, no key", m, res.KeyFrom)
+		t.Errorf("setup.Run(ollama) model = %+v, key from %q; want the detected URL, no key", m, res.KeyFrom)
 	}
 	if reqs := chat.Requests(); len(reqs) != 1 || reqs[0].Header.Get("Authorization") != "" {
 		t.Errorf("the fake Ollama got %d chat requests (want 1, without Authorization)", len(reqs))
 	}
 
-	if _, err := DetectOllama(context.Background(), "http://127.0.0.1:1"); err == nil {
-		t.Error("DetectOllama(nothing listening) succeeded; want an error")
+	if _, err := setup.DetectOllama(context.Background(), "http://127.0.0.1:1"); err == nil {
+		t.Error("setup.DetectOllama(nothing listening) succeeded; want an error")
 	}
 }

@@ -23,7 +23,7 @@ const (
 	// Runtime method per action.
 	maxRuntimeMethods = 30
 	// maxAppLines caps app's non-test Go lines.
-	maxAppLines = 4500
+	maxAppLines = 4000
 )
 
 // TestAppIsWiring fails when app.Runtime has more exported methods than

@@ -1,4 +1,4 @@
-package app
+package setup
 
 import (
 	"context"
@@ -73,25 +73,25 @@ func missingModel(ctx context.Context, p config.Preset, ollamaURL string) error 
 	models, err := DetectOllama(ctx, ollamaURL)
 	switch {
 	case err != nil:
-		return fmt.Errorf("setup: cannot connect to %s: is ollama running? (start it with `ollama serve`, then pass --model NAME)", hostOf(ollamaURL))
+		return fmt.Errorf("setup: cannot connect to %s: is ollama running? (start it with `ollama serve`, then pass --model NAME)", HostOf(ollamaURL))
 	case len(models) == 0:
-		return fmt.Errorf("setup: ollama at %s has no models: run `ollama pull qwen3` (or another model with tool support), then pass --model NAME", hostOf(ollamaURL))
+		return fmt.Errorf("setup: ollama at %s has no models: run `ollama pull qwen3` (or another model with tool support), then pass --model NAME", HostOf(ollamaURL))
 	}
-	return fmt.Errorf("setup: pass --model NAME; ollama at %s has %s", hostOf(ollamaURL), strings.Join(models, ", "))
+	return fmt.Errorf("setup: pass --model NAME; ollama at %s has %s", HostOf(ollamaURL), strings.Join(models, ", "))
 }
 
-func hostOf(s string) string {
+func HostOf(s string) string {
 	if u, err := url.Parse(s); err == nil && u.Host != "" {
 		return u.Host
 	}
 	return s
 }
 
-// explainSetupError says what the provider test's failure means, in the
+// ExplainError says what the provider test's failure means, in the
 // words the owner needs: key rejected, model not found, cannot connect,
 // with the HTTP status and the provider's own message.
-func explainSetupError(m config.Model, err error) string {
-	host := hostOf(m.BaseURL)
+func ExplainError(m config.Model, err error) string {
+	host := HostOf(m.BaseURL)
 	var api *llm.APIError
 	detail := ""
 	if errors.As(err, &api) {
@@ -114,7 +114,7 @@ func explainSetupError(m config.Model, err error) string {
 		switch {
 		case m.Provider == "ollama":
 			return fmt.Sprintf("cannot connect to %s: is ollama running? (start it with `ollama serve`)", host)
-		case m.Local() || loopbackURL(m.BaseURL):
+		case m.Local() || LoopbackURL(m.BaseURL):
 			return fmt.Sprintf("cannot connect to %s: is the server running, and is the base URL %s right?", host, m.BaseURL)
 		}
 		return fmt.Sprintf("cannot connect to %s: check the base URL %s and your network", host, m.BaseURL)

@@ -1,4 +1,9 @@
-package app
+// Package setup makes and changes a homard home: `homard setup` (Run: the
+// model, its key in the vault, the mode and the workspace folders, tested
+// before anything is written; a failed setup writes nothing), `homard init`
+// (Init), the local-server probe (DetectOllama), and the toolchain check
+// setup and doctor share (Toolchains). It needs no opened runtime.
+package setup
 
 import (
 	"context"
@@ -18,13 +23,14 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/provider"
 	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tools"
 )
 
-// SetupOptions are the answers to `homard setup`'s questions, from the
+// Options are the answers to `homard setup`'s questions, from the
 // wizard or from flags. Empty fields keep what the config says, or take
 // the provider's default.
-type SetupOptions struct {
+type Options struct {
 	// Provider is a model.provider name (config.Presets). Empty keeps the
 	// config's; it is required when there is no config yet.
 	Provider string
@@ -65,8 +71,8 @@ type SetupOptions struct {
 	Getenv func(string) string
 }
 
-// SetupResult says what Setup did.
-type SetupResult struct {
+// Result says what Setup did.
+type Result struct {
 	ConfigFile string
 	// Created is true when Setup made the home (as `homard init` would).
 	Created bool
@@ -75,17 +81,20 @@ type SetupResult struct {
 	// model-deepseek", "$DEEPSEEK_API_KEY", "no key (local server)".
 	KeyFrom string
 	// Test is the provider test's report; nil when it was skipped.
-	Test *ProviderReport
+	Test *provider.Report
 	// Toolchains is doctor's suggestion when toolchains on the owner's
 	// $PATH are not where run_command looks (the commands.path line to
 	// add); empty when there is none.
 	Toolchains string
 }
 
-// ErrSetupTest wraps a failed provider test: nothing was written.
-var ErrSetupTest = errors.New("provider test failed")
+// ErrBadOption wraps an answer the owner gave wrong (the CLI exits 2).
+var ErrBadOption = errors.New("bad request")
 
-// Setup connects homard to a model in one step. It builds the config the
+// ErrTest wraps a failed provider test: nothing was written.
+var ErrTest = errors.New("provider test failed")
+
+// Run connects homard to a model in one step. It builds the config the
 // answers describe (a new home as `homard init` would, or the existing
 // config.toml edited in place with its comments kept), validates it, tests
 // the provider with the key, and only then creates the home, stores the
@@ -93,8 +102,8 @@ var ErrSetupTest = errors.New("provider test failed")
 // leave empty keeps the config's. A failed setup writes nothing: a key the
 // vault would refuse (too short) is refused before anything is written,
 // and so is a failed test unless o.SkipTest.
-func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult, error) {
-	res := SetupResult{ConfigFile: paths.ConfigFile}
+func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
+	res := Result{ConfigFile: paths.ConfigFile}
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
@@ -113,7 +122,7 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 	}
 	if o.Provider == "" {
 		if oldModel.Provider == "" {
-			return res, fmt.Errorf("%w: setup needs --provider (there is no config to keep it from): one of %s", ErrBadRequest, config.ProviderNames())
+			return res, fmt.Errorf("%w: setup needs --provider (there is no config to keep it from): one of %s", ErrBadOption, config.ProviderNames())
 		}
 		o.Provider = oldModel.Provider
 	}
@@ -156,7 +165,7 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 		// Refused here, before anything is written, if the vault would
 		// refuse it once the home exists.
 		if err := secrets.Check(s, []byte(o.APIKey)); err != nil {
-			return res, fmt.Errorf("%w: setup: the key: %w (nothing was written)", ErrBadRequest, err)
+			return res, fmt.Errorf("%w: setup: the key: %w (nothing was written)", ErrBadOption, err)
 		}
 		secret = s
 		m.APIKeySecret = s.Name
@@ -205,7 +214,7 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 	res.KeyFrom = from
 	if !o.SkipTest {
 		if err != nil {
-			return res, fmt.Errorf("%w: %w (nothing was written)", ErrSetupTest, err)
+			return res, fmt.Errorf("%w: %w (nothing was written)", ErrTest, err)
 		}
 		timeout := o.TestTimeout
 		if timeout == 0 {
@@ -214,7 +223,7 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 		rep, err := provider.Probe(ctx, cfg.Model, key, timeout, fmt.Sprintf("homard setup --test-timeout %s", 2*timeout))
 		if err != nil {
 			return res, fmt.Errorf("%w: %s (nothing was written; fix it and run homard setup again, or pass --skip-test)",
-				ErrSetupTest, explainSetupError(cfg.Model, err))
+				ErrTest, ExplainError(cfg.Model, err))
 		}
 		res.Test = &rep
 	}
@@ -234,14 +243,14 @@ func Setup(ctx context.Context, paths config.Paths, o SetupOptions) (SetupResult
 		}
 		return res, err
 	}
-	if c := toolchainCheck(getenv("PATH"), tools.CommandPath(), res.Config.Commands.Path, res.Config.Workspace.Roots); c.Info {
+	if c := Toolchains(getenv("PATH"), tools.CommandPath(), res.Config.Commands.Path, res.Config.Workspace.Roots); c.Info {
 		res.Toolchains = c.Detail
 	}
 	return res, nil
 }
 
 // storeSetup stores the key (when one was typed) and then the config.
-func storeSetup(paths config.Paths, secret secrets.Secret, key string, data []byte, res *SetupResult) error {
+func storeSetup(paths config.Paths, secret secrets.Secret, key string, data []byte, res *Result) error {
 	if secret.Name != "" {
 		v, err := secrets.OpenVault(paths.VaultFile(), paths.VaultKeyFile())
 		if err != nil {
@@ -325,13 +334,13 @@ func setupKey(m config.Model, typed string, homeExists bool, paths config.Paths,
 	}
 	from = "$" + m.APIKeyEnv
 	key = getenv(m.APIKeyEnv)
-	if key == "" && !m.Local() && !loopbackURL(m.BaseURL) {
+	if key == "" && !m.Local() && !LoopbackURL(m.BaseURL) {
 		return "", from, fmt.Errorf("%s not set: type the key when homard setup asks, pass it with --api-key-stdin (it goes to the encrypted vault), or export %s=…", m.APIKeyEnv, m.APIKeyEnv)
 	}
 	return key, from, nil
 }
 
-func loopbackURL(s string) bool {
+func LoopbackURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && isLoopback(u.Hostname())
 }
@@ -426,4 +435,17 @@ func Modes() []ModeInfo {
 		out[i] = ModeInfo{Name: string(m), Line: modeLines[m]}
 	}
 	return out
+}
+
+// Init creates a new home: config, data folder, workspace and database.
+func Init(ctx context.Context, paths config.Paths, o config.InitOptions) (*config.Config, error) {
+	cfg, err := config.Init(paths, o)
+	if err != nil {
+		return nil, err
+	}
+	st, err := store.Open(ctx, paths.DBFile)
+	if err != nil {
+		return nil, fmt.Errorf("create database %s: %w", paths.DBFile, err)
+	}
+	return cfg, st.Close()
 }
