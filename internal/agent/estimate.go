@@ -52,8 +52,29 @@ func isWide(r rune) bool {
 	return false
 }
 
+// estimates remembers the estimates of long messages: a session's
+// history is estimated again for every request of every turn, and counting
+// a long message costs more than looking it up.
+var estimates llm.Memo[int]
+
+// memoFrom is the size, in bytes of text, from which a message's estimate
+// is remembered rather than counted again.
+const memoFrom = 512
+
 // messageTokens estimates one message.
 func messageTokens(m llm.Message) int {
+	size := len(m.Content)
+	for _, c := range m.ToolCalls {
+		size += len(c.Args)
+	}
+	if size >= memoFrom {
+		return estimates.Get(m, countMessage)
+	}
+	return countMessage(m)
+}
+
+// countMessage counts one message's estimate.
+func countMessage(m llm.Message) int {
 	n := framing + EstimateTokens(m.Content) + EstimateTokens(m.ToolCallID)
 	for _, c := range m.ToolCalls {
 		n += framing + EstimateTokens(c.ID) + EstimateTokens(c.Name) + EstimateTokens(string(c.Args))

@@ -32,7 +32,7 @@ type SSEReader struct {
 // NewSSEReader reads events from r.
 func NewSSEReader(r io.Reader) *SSEReader {
 	sc := bufio.NewScanner(r)
-	sc.Buffer(make([]byte, 0, 64<<10), MaxSSELine)
+	sc.Buffer(make([]byte, 0, 4<<10), MaxSSELine) // grows as lines need
 	sc.Split(scanLines)
 	return &SSEReader{sc: sc}
 }

@@ -51,6 +51,17 @@ type Options struct {
 // Client is an llm.Model for one endpoint.
 type Client struct {
 	opts Options
+	// wire remembers each message's content blocks across the requests
+	// of a session (see llm.Memo).
+	wire llm.Memo[blocks]
+}
+
+// blocks is one message's role and content blocks as JSON, comma-joined
+// ("" when it has none), or why they could not be written.
+type blocks struct {
+	role string
+	json []byte
+	err  error
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -66,7 +77,7 @@ func New(opts Options) *Client {
 
 // Stream sends req and streams the answer.
 func (c *Client) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
-	body, err := json.Marshal(encodeRequest(req))
+	body, err := c.encode(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode request: %w", provider, err)
 	}
@@ -160,6 +171,86 @@ var ephemeral = &wireCache{Type: "ephemeral"}
 // cache after the first call. Two marks, not one: a call with the same
 // tools and another system prompt still reads the tools. The API allows
 // four.
+// encode writes req's body: the request without its messages, with the
+// messages spliced in, built from each message's blocks (written once per
+// session, see llm.Memo). Consecutive messages of one role share a wire
+// message, as the API wants. The bytes are those json.Marshal writes for
+// the whole request.
+func (c *Client) encode(req llm.Request) ([]byte, error) {
+	env, err := json.Marshal(encodeRequest(req))
+	if err != nil {
+		return nil, err
+	}
+	var msgs [][]byte
+	var cur []byte // the wire message being built, without its "]}"
+	empty := true  // cur has no block yet
+	role := ""
+	end := func() {
+		if cur == nil {
+			return
+		}
+		if empty { // as json.Marshal writes a nil Content
+			cur = append(cur[:len(cur)-1], "null}"...)
+		} else {
+			cur = append(cur, "]}"...)
+		}
+		msgs = append(msgs, cur)
+	}
+	for _, m := range req.Messages {
+		bl := c.wire.Get(m, encodeBlocks)
+		if bl.err != nil {
+			return nil, bl.err
+		}
+		if cur == nil || bl.role != role {
+			end()
+			role, empty = bl.role, true
+			cur = append([]byte(`{"role":"`+role+`","content":[`), bl.json...)
+		} else if len(bl.json) > 0 && !empty {
+			cur = append(append(cur, ','), bl.json...)
+		} else {
+			cur = append(cur, bl.json...)
+		}
+		empty = empty && len(bl.json) == 0
+	}
+	end()
+	return llm.SpliceMessages(env, msgs)
+}
+
+// encodeBlocks maps one message to its wire role and content blocks.
+func encodeBlocks(m llm.Message) blocks {
+	role := "user"
+	var bs []wireBlock
+	switch m.Role {
+	case llm.RoleTool:
+		bs = []wireBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}
+	case llm.RoleAssistant:
+		role = "assistant"
+		if m.Content != "" {
+			bs = append(bs, wireBlock{Type: "text", Text: m.Content})
+		}
+		for _, tc := range m.ToolCalls {
+			input := tc.Args
+			if !isObject(input) {
+				// The API needs an object; the model's broken argument
+				// text was already refused when it was proposed.
+				input = json.RawMessage(`{}`)
+			}
+			bs = append(bs, wireBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
+		}
+	default:
+		bs = []wireBlock{{Type: "text", Text: m.Content}}
+	}
+	if len(bs) == 0 {
+		return blocks{role: role}
+	}
+	b, err := json.Marshal(bs)
+	if err != nil {
+		return blocks{err: err}
+	}
+	return blocks{role: role, json: b[1 : len(b)-1]} // without the brackets
+}
+
+// encodeRequest maps req to the wire, all but its messages (see encode).
 func encodeRequest(req llm.Request) wireRequest {
 	w := wireRequest{Model: req.Model, MaxTokens: req.MaxTokens, Stream: true}
 	if req.System != "" {
@@ -167,35 +258,6 @@ func encodeRequest(req llm.Request) wireRequest {
 	}
 	if w.MaxTokens == 0 {
 		w.MaxTokens = DefaultMaxTokens
-	}
-	for _, m := range req.Messages {
-		role := "user"
-		var blocks []wireBlock
-		switch m.Role {
-		case llm.RoleTool:
-			blocks = []wireBlock{{Type: "tool_result", ToolUseID: m.ToolCallID, Content: m.Content}}
-		case llm.RoleAssistant:
-			role = "assistant"
-			if m.Content != "" {
-				blocks = append(blocks, wireBlock{Type: "text", Text: m.Content})
-			}
-			for _, tc := range m.ToolCalls {
-				input := tc.Args
-				if !isObject(input) {
-					// The API needs an object; the model's broken argument
-					// text was already refused when it was proposed.
-					input = json.RawMessage(`{}`)
-				}
-				blocks = append(blocks, wireBlock{Type: "tool_use", ID: tc.ID, Name: tc.Name, Input: input})
-			}
-		default:
-			blocks = []wireBlock{{Type: "text", Text: m.Content}}
-		}
-		if n := len(w.Messages); n > 0 && w.Messages[n-1].Role == role {
-			w.Messages[n-1].Content = append(w.Messages[n-1].Content, blocks...)
-			continue
-		}
-		w.Messages = append(w.Messages, wireMessage{Role: role, Content: blocks})
 	}
 	for _, t := range req.Tools {
 		schema := t.Schema

@@ -45,6 +45,15 @@ type Options struct {
 // Client is an llm.Model for one endpoint.
 type Client struct {
 	opts Options
+	// wire remembers each message's JSON across the requests of a
+	// session (see llm.Memo).
+	wire llm.Memo[encoded]
+}
+
+// encoded is one message's JSON, or why it could not be written.
+type encoded struct {
+	json []byte
+	err  error
 }
 
 var _ llm.Model = (*Client)(nil)
@@ -60,7 +69,7 @@ func New(opts Options) *Client {
 
 // Stream sends req and streams the answer.
 func (c *Client) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
-	body, err := json.Marshal(encodeRequest(req))
+	body, err := c.encode(req)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode request: %w", provider, err)
 	}
@@ -126,7 +135,46 @@ type wireToolFuncDef struct {
 	Parameters  json.RawMessage `json:"parameters,omitempty"`
 }
 
-// encodeRequest maps req to the wire. Tools keep their given order, so the
+// encode writes req's body: the request without its messages, with the
+// messages' JSON (each written once per session, see llm.Memo) spliced in.
+// The bytes are those json.Marshal writes for the whole request.
+func (c *Client) encode(req llm.Request) ([]byte, error) {
+	env, err := json.Marshal(encodeRequest(req))
+	if err != nil {
+		return nil, err
+	}
+	msgs := make([][]byte, 0, len(req.Messages)+1)
+	if req.System != "" {
+		msgs = append(msgs, c.wire.Get(llm.Message{Role: "system", Content: req.System}, encodeMessage).json)
+	}
+	for _, m := range req.Messages {
+		e := c.wire.Get(m, encodeMessage)
+		if e.err != nil {
+			return nil, e.err
+		}
+		msgs = append(msgs, e.json)
+	}
+	return llm.SpliceMessages(env, msgs)
+}
+
+// encodeMessage maps one message to the wire and encodes it.
+func encodeMessage(m llm.Message) encoded {
+	content := m.Content
+	wm := wireMessage{Role: string(m.Role), Content: &content, ToolCallID: m.ToolCallID}
+	if m.Role == llm.RoleAssistant && len(m.ToolCalls) > 0 {
+		if content == "" {
+			wm.Content = nil
+		}
+		for _, tc := range m.ToolCalls {
+			wm.ToolCalls = append(wm.ToolCalls, wireToolCall{ID: tc.ID, Type: "function",
+				Function: wireFunction{Name: tc.Name, Arguments: string(tc.Args)}})
+		}
+	}
+	b, err := json.Marshal(wm)
+	return encoded{b, err}
+}
+
+// encodeRequest maps req to the wire, all but its messages (see encode). Tools keep their given order, so the
 // prompt prefix stays byte-identical from turn to turn (provider caches).
 func encodeRequest(req llm.Request) wireRequest {
 	w := wireRequest{
@@ -134,24 +182,6 @@ func encodeRequest(req llm.Request) wireRequest {
 		MaxTokens:     req.MaxTokens,
 		Stream:        true,
 		StreamOptions: map[string]any{"include_usage": true},
-	}
-	if req.System != "" {
-		s := req.System
-		w.Messages = append(w.Messages, wireMessage{Role: "system", Content: &s})
-	}
-	for _, m := range req.Messages {
-		content := m.Content
-		wm := wireMessage{Role: string(m.Role), Content: &content, ToolCallID: m.ToolCallID}
-		if m.Role == llm.RoleAssistant && len(m.ToolCalls) > 0 {
-			if content == "" {
-				wm.Content = nil
-			}
-			for _, tc := range m.ToolCalls {
-				wm.ToolCalls = append(wm.ToolCalls, wireToolCall{ID: tc.ID, Type: "function",
-					Function: wireFunction{Name: tc.Name, Arguments: string(tc.Args)}})
-			}
-		}
-		w.Messages = append(w.Messages, wm)
 	}
 	for _, t := range req.Tools {
 		schema := t.Schema
