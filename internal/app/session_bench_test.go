@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"strconv"
 	"sync"
 	"testing"
@@ -87,6 +88,7 @@ func BenchmarkSessionGrowth(b *testing.B) {
 	writeWorkspaceFile(b, r, "notes.md", "hello\n")
 	ctx := context.Background()
 	var first, last, gapFirst, gapLast time.Duration
+	var allocFirst, allocLast uint64 // bytes allocated by the process during those turns
 	it := 0
 	for b.Loop() {
 		session := "growth" + strconv.Itoa(it)
@@ -96,12 +98,22 @@ func BenchmarkSessionGrowth(b *testing.B) {
 		srv.mu.Unlock()
 		turns := make([]time.Duration, sessionTurns)
 		for i := range turns {
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			before := ms.TotalAlloc
 			start := time.Now()
 			res, err := r.Run(ctx, channel.TurnRequest{Text: "read notes.md", Session: session})
 			if err != nil || res.Text != "It says hello." {
 				b.Fatalf("turn %d: %q, %v", i, res.Text, err)
 			}
 			turns[i] = time.Since(start)
+			runtime.ReadMemStats(&ms)
+			switch {
+			case i < sessionEdge:
+				allocFirst += ms.TotalAlloc - before
+			case i >= sessionTurns-sessionEdge:
+				allocLast += ms.TotalAlloc - before
+			}
 		}
 		srv.mu.Lock()
 		gaps := append([]time.Duration(nil), srv.gaps...)
@@ -124,4 +136,8 @@ func BenchmarkSessionGrowth(b *testing.B) {
 	b.ReportMetric(ms(gapFirst), "ms/gap-first5")
 	b.ReportMetric(ms(gapLast), "ms/gap-last5")
 	b.ReportMetric(100*(float64(gapLast)/float64(gapFirst)-1), "%gap-growth")
+	// Allocation does not depend on the machine's load: what a turn
+	// allocates growing with the session is work redone per old message.
+	b.ReportMetric(float64(allocFirst)/1024/n, "KB/turn-first5")
+	b.ReportMetric(float64(allocLast)/1024/n, "KB/turn-last5")
 }
