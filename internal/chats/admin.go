@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strings"
 	"time"
@@ -44,7 +45,7 @@ func (s *Service) adapter(p string, cfg config.Channel) (chat.Adapter, error) {
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: token: %w", p, err)
 	}
-	vals := Secrets{Token: token}
+	set := chat.Settings{APIBase: cfg.Base(p), AppID: cfg.AppID, Callback: cfg.Callback(), Token: token, Log: slog.Default()}
 	if cfg.Callback() {
 		key, err := s.d.Tokens.ChannelToken(cfg.EncryptKeySecret, p)
 		if errors.Is(err, secrets.ErrNoSecret) {
@@ -53,13 +54,13 @@ func (s *Service) adapter(p string, cfg config.Channel) (chat.Adapter, error) {
 		if err != nil {
 			return nil, fmt.Errorf("channel %s: encrypt key: %w", p, err)
 		}
-		vals.EncryptKey = key
+		set.EncryptKey = key
 	}
-	mk := s.d.Adapters[p]
-	if mk == nil {
+	row, ok := config.PlatformOf(p)
+	if !ok || row.New == nil {
 		return nil, fmt.Errorf("channel %s: %w", p, ErrAdapterMissing)
 	}
-	a, err := mk(cfg, vals)
+	a, err := row.New(set)
 	if err != nil {
 		return nil, fmt.Errorf("channel %s: %w", p, err)
 	}

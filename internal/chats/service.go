@@ -7,7 +7,6 @@ import (
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/channel"
-	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/store"
 )
@@ -45,17 +44,6 @@ type Tokens interface {
 	ChannelToken(name, platform string) (string, error)
 }
 
-// Secrets are the vault values an adapter is built with, each stored
-// with --channel for its platform.
-type Secrets struct {
-	Token      string // the bot token (Feishu: the app secret)
-	EncryptKey string // Feishu's Encrypt Key, in callback mode only
-}
-
-// Constructor builds a platform's adapter from its configuration and
-// its secrets.
-type Constructor func(cfg config.Channel, s Secrets) (chat.Adapter, error)
-
 // Deps are what the chat core is built on. Every field must be set but
 // BadRequest.
 type Deps struct {
@@ -72,9 +60,6 @@ type Deps struct {
 	// ids of an audit record.
 	Redactor Redactor
 	Tokens   Tokens
-	// Adapters are the adapters built into homard, by platform; a
-	// platform missing here cannot be enabled (serve and doctor say so).
-	Adapters map[string]Constructor
 	// Untrusted wraps text from outside the sender's control (a
 	// forwarded or quoted message) in untrusted markers for the model
 	// (agent.WrapUntrusted).

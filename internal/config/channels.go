@@ -8,37 +8,19 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/channel/platforms"
 )
 
-// Platform is one chat platform homard has an adapter for. Platforms is
-// the one table of them: config validation, `homard pair`, `channel
-// list`, `--deliver`, `secret set --channel` and docs/CHANNELS.md derive
-// from it; app adds each one's constructor (a test holds the two equal).
-type Platform struct {
-	// Name is the platform's key: [channels.NAME], `homard pair NAME`,
-	// `--deliver NAME`, the chat.Adapter's Platform().
-	Name string
-	// Title is how people write it.
-	Title string
-	// DefaultBase is its public API's base URL (api_base's default).
-	DefaultBase string
-	// AppID: the bot is an app with an id besides its secret (Feishu's
-	// app_id); other platforms must leave app_id empty.
-	AppID bool
-	// Callback: it may deliver events through HTTP callbacks on the
-	// gateway (mode = "callback", encrypt_key_secret) instead of the
-	// connection homard opens; CallbackPath is where.
-	Callback     bool
-	CallbackPath string
-}
+// Platform is one chat platform homard has an adapter for.
+type Platform = chat.Platform
 
-// Platforms are the chat platforms, in the order homard lists them.
-var Platforms = []Platform{
-	{Name: "telegram", Title: "Telegram", DefaultBase: "https://api.telegram.org"},
-	{Name: "discord", Title: "Discord", DefaultBase: "https://discord.com/api/v10"},
-	{Name: "feishu", Title: "Feishu / Lark", DefaultBase: "https://open.feishu.cn", AppID: true, Callback: true,
-		CallbackPath: "/callbacks/feishu"},
-}
+// Platforms are the chat platforms, in the order homard lists them: the
+// one platform table (internal/channel/platforms), which also builds each
+// one's adapter. Config validation, `homard pair`, `channel list`,
+// `--deliver`, `secret set --channel` and docs/CHANNELS.md derive from it.
+var Platforms = platforms.All()
 
 // PlatformNames lists the platforms' names, in order.
 func PlatformNames() []string {
