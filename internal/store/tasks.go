@@ -129,13 +129,7 @@ func (tx *Tx) taskChanged(res sql.Result, id, op string) error {
 // Task returns one task (removed ones included) or ErrNotFound.
 func (s *Store) Task(ctx context.Context, id string) (Task, error) {
 	t, err := scanTask(s.readRow(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Task{}, fmt.Errorf("get task %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Task{}, fmt.Errorf("get task %s: %w", id, err)
-	}
-	return t, nil
+	return one(t, err, "get task", id)
 }
 
 // Tasks returns owner's tasks that are not removed, oldest first; an
