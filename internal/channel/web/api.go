@@ -315,18 +315,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	ping := time.NewTicker(s.o.PingInterval)
 	defer ping.Stop()
 	for {
-		select {
-		case ev := <-ch:
-			if st.send(ev) != nil {
-				return
-			}
-		case <-ping.C:
-			if st.ping() != nil {
-				return
-			}
-		case <-r.Context().Done():
-			return
-		case <-s.quit:
+		ev, ok := next(s, r, st, ping, ch)
+		if !ok || st.send(ev) != nil {
 			return
 		}
 	}
