@@ -121,7 +121,7 @@ func (c *remote) Turn(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	if req.Text == "" {
 		return channel.TurnResult{}, fmt.Errorf("%w: the task is empty", ErrBadRequest)
 	}
-	trust, session, err := turnSession(req)
+	trust, session, err := entrySession(req.As, req.Session, "trust")
 	if err != nil {
 		return channel.TurnResult{}, err
 	}

@@ -25,13 +25,9 @@ type CallRequest struct {
 
 // Call proposes one tool call through the whole arbiter pipeline.
 func (r *Runtime) Call(ctx context.Context, req CallRequest) (arbiter.Outcome, error) {
-	trust := policy.TrustOwner
-	if req.As != "" {
-		t, err := policy.ParseTrust(req.As)
-		if err != nil {
-			return arbiter.Outcome{}, fmt.Errorf("%w: --as: %w", ErrBadRequest, err)
-		}
-		trust = t
+	trust, session, err := entrySession(req.As, req.Session, "--as")
+	if err != nil {
+		return arbiter.Outcome{}, err
 	}
 	var mode policy.Mode
 	if req.Mode != "" {
@@ -40,13 +36,6 @@ func (r *Runtime) Call(ctx context.Context, req CallRequest) (arbiter.Outcome, e
 			return arbiter.Outcome{}, fmt.Errorf("%w: --mode: %w", ErrBadRequest, err)
 		}
 		mode = m
-	}
-	session := req.Session
-	if session == "" {
-		session = "cli"
-		if trust != policy.TrustOwner {
-			session = "cli-" + string(trust)
-		}
 	}
 	owner := r.Config.Owner
 	if trust != policy.TrustOwner {

@@ -73,7 +73,7 @@ func (c chatRuntime) Info() channel.Info {
 // Turn runs req under the session's lock, so no other process (a second
 // `homard run`, a `homard chat`) runs a turn in the same session at once.
 func (c chatRuntime) Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
-	_, session, err := turnSession(req)
+	_, session, err := entrySession(req.As, req.Session, "trust")
 	if err != nil {
 		return channel.TurnResult{}, err
 	}

@@ -39,7 +39,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	if req.Text == "" {
 		return channel.TurnResult{}, fmt.Errorf("%w: the task is empty", ErrBadRequest)
 	}
-	trust, session, err := turnSession(req)
+	trust, session, err := entrySession(req.As, req.Session, "trust")
 	if err != nil {
 		return channel.TurnResult{}, err
 	}
@@ -165,19 +165,19 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	return out, nil
 }
 
-// turnSession returns the entry trust of req (empty As is the owner) and
-// the session its turn runs in (empty Session is "cli", or "cli-guest" /
+// entrySession returns the entry trust as names (empty is the owner; a
+// bad one is ErrBadRequest, its field named by what) and the session a
+// turn or call runs in (empty session is "cli", or "cli-guest" /
 // "cli-unknown" for a guest or a stranger).
-func turnSession(req channel.TurnRequest) (policy.Trust, string, error) {
+func entrySession(as, session, what string) (policy.Trust, string, error) {
 	trust := policy.TrustOwner
-	if req.As != "" {
-		t, err := policy.ParseTrust(req.As)
+	if as != "" {
+		t, err := policy.ParseTrust(as)
 		if err != nil {
-			return "", "", fmt.Errorf("%w: trust: %w", ErrBadRequest, err)
+			return "", "", fmt.Errorf("%w: %s: %w", ErrBadRequest, what, err)
 		}
 		trust = t
 	}
-	session := req.Session
 	if session == "" {
 		session = "cli"
 		if trust != policy.TrustOwner {

@@ -98,20 +98,11 @@ func (s *Service) MatchGrant(ctx context.Context, owner, session, tool string, t
 	if risk < policy.RiskLow || risk >= policy.RiskCritical || owner == "" || tool == "" {
 		return Grant{}, false, nil
 	}
-	now := s.now()
-	rows, err := s.st.ActiveGrants(ctx, owner, session, tool, int(risk), now)
+	grants, err := s.activeGrants(ctx, "match grant", owner, session, tool, risk)
 	if err != nil {
-		return Grant{}, false, fmt.Errorf("match grant for %s: %w", tool, err)
+		return Grant{}, false, err
 	}
-	for _, r := range rows {
-		g := grantFromRow(r)
-		// The store filtered on all but the patterns; check again here
-		// so a query mistake cannot widen a grant.
-		if g.Owner != owner || g.Tool != tool || !g.Active(now) ||
-			(g.Session != "" && g.Session != session) ||
-			g.MaxRisk < risk || g.MaxRisk >= policy.RiskCritical {
-			continue
-		}
+	for _, g := range grants {
 		if g.Template == nil && g.Covers(targets) {
 			return g, true, nil
 		}
@@ -135,16 +126,12 @@ func (s *Service) MatchCommandGrant(ctx context.Context, owner, session, tool st
 	if risk < policy.RiskLow || risk >= policy.RiskCritical || owner == "" || tool == "" || call.RunsCode && !call.Graded {
 		return Grant{}, false, nil
 	}
-	now := s.now()
-	rows, err := s.st.ActiveGrants(ctx, owner, session, tool, int(risk), now)
+	grants, err := s.activeGrants(ctx, "match command grant", owner, session, tool, risk)
 	if err != nil {
-		return Grant{}, false, fmt.Errorf("match command grant for %s: %w", tool, err)
+		return Grant{}, false, err
 	}
-	for _, r := range rows {
-		g := grantFromRow(r)
-		if g.Template == nil || g.Owner != owner || g.Tool != tool || !g.Active(now) ||
-			(g.Session != "" && g.Session != session) ||
-			g.MaxRisk < risk || g.MaxRisk >= policy.RiskCritical {
+	for _, g := range grants {
+		if g.Template == nil {
 			continue
 		}
 		if g.Template.RunsCode && (g.Scope != ScopeSession || g.Session == "") {
@@ -155,6 +142,29 @@ func (s *Service) MatchCommandGrant(ctx context.Context, owner, session, tool st
 		}
 	}
 	return Grant{}, false, nil
+}
+
+// activeGrants returns owner's grants for tool, active now, that apply to
+// session and may cover risk (below critical). The store filtered on all
+// but the patterns; each is checked again here so a query mistake cannot
+// widen a grant. op names the match in errors.
+func (s *Service) activeGrants(ctx context.Context, op, owner, session, tool string, risk policy.Risk) ([]Grant, error) {
+	now := s.now()
+	rows, err := s.st.ActiveGrants(ctx, owner, session, tool, int(risk), now)
+	if err != nil {
+		return nil, fmt.Errorf("%s for %s: %w", op, tool, err)
+	}
+	var out []Grant
+	for _, r := range rows {
+		g := grantFromRow(r)
+		if g.Owner != owner || g.Tool != tool || !g.Active(now) ||
+			(g.Session != "" && g.Session != session) ||
+			g.MaxRisk < risk || g.MaxRisk >= policy.RiskCritical {
+			continue
+		}
+		out = append(out, g)
+	}
+	return out, nil
 }
 
 // Grants lists every grant of owner, newest first, revoked and expired

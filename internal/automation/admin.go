@@ -64,14 +64,7 @@ func shownTaskRun(r store.TaskRun) channel.TaskRun {
 
 func (a taskAdmin) Tasks(ctx context.Context) ([]channel.Task, error) {
 	list, err := a.s.List(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]channel.Task, 0, len(list))
-	for _, in := range list {
-		out = append(out, shownTask(in))
-	}
-	return out, nil
+	return channel.Shown(list, err, shownTask)
 }
 
 // shownTaskResult is a task service answer as the gateway gets it.
@@ -88,14 +81,7 @@ func (a taskAdmin) Task(ctx context.Context, id string) (channel.Task, error) {
 
 func (a taskAdmin) TaskRuns(ctx context.Context, id string, n int) ([]channel.TaskRun, error) {
 	runs, err := a.s.Runs(ctx, id, n)
-	if err != nil {
-		return nil, shownTaskErr(err)
-	}
-	out := make([]channel.TaskRun, 0, len(runs))
-	for _, r := range runs {
-		out = append(out, shownTaskRun(r))
-	}
-	return out, nil
+	return channel.Shown(runs, shownTaskErr(err), shownTaskRun)
 }
 
 func (a taskAdmin) ApproveTask(ctx context.Context, id, hash string) (channel.Task, error) {

@@ -78,6 +78,20 @@ var (
 	ErrSessionBusy = errors.New("a turn is running in this session; wait for it to finish or cancel it")
 )
 
+// Shown is what an Admin answers for a listing: list with each item
+// turned by show into what front ends see ([] when empty, never nil), or
+// err, without a list, when the listing failed.
+func Shown[S, T any](list []S, err error, show func(S) T) ([]T, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]T, 0, len(list))
+	for _, x := range list {
+		out = append(out, show(x))
+	}
+	return out, nil
+}
+
 // SessionInfo is one of the owner's sessions.
 type SessionInfo struct {
 	ID        string

@@ -149,19 +149,7 @@ func (c *Runner) pairAttempt(ctx context.Context, row store.InboxRow, in chat.In
 		}
 		if len(open) == 0 {
 			// No pairing in progress: like any stranger's message.
-			due, err := tx.NoticeDue(row.Platform, in.Chat.ID, now, c.o.NoticeEvery)
-			if err != nil {
-				return err
-			}
-			if due {
-				if _, err := c.queue(tx, row.Platform, in.Chat.ID, privateNotice, "", nil); err != nil {
-					return err
-				}
-			}
-			if err := c.auditChat(tx, in, "chat.pair-none", "a pairing code was sent while no pairing was in progress", ""); err != nil {
-				return err
-			}
-			return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "pair: none open")
+			return c.turnAway(tx, row, in, now, "chat.pair-none", "a pairing code was sent while no pairing was in progress", "pair: none open")
 		}
 		// The pairings this sender may still try: the ones it has not sent
 		// pairSenderTries wrong codes to since they started.

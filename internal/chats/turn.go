@@ -137,23 +137,31 @@ func (c *Runner) leave(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 // one short notice per chat per NoticeEvery, an audit record.
 func (c *Runner) stranger(ctx context.Context, row store.InboxRow, in chat.Inbound) {
 	err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error {
-		due, err := tx.NoticeDue(row.Platform, in.Chat.ID, c.s.d.Now(), c.o.NoticeEvery)
-		if err != nil {
-			return err
-		}
-		if due {
-			if _, err := c.queue(tx, row.Platform, in.Chat.ID, privateNotice, "", nil); err != nil {
-				return err
-			}
-		}
-		if err := c.auditChat(tx, in, "chat.unknown-sender", "a direct message from a sender who is not a paired owner: no model call", ""); err != nil {
-			return err
-		}
-		return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "unknown sender")
+		return c.turnAway(tx, row, in, c.s.d.Now(), "chat.unknown-sender", "a direct message from a sender who is not a paired owner: no model call", "unknown sender")
 	})
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("chat stranger", "err", err)
 	}
+}
+
+// turnAway answers, in tx, a message nothing will act on: the private
+// notice, at most once per NoticeEvery in the chat (now is the time),
+// an audit record of rule and reason, and the inbox row ignored with
+// note.
+func (c *Runner) turnAway(tx *store.Tx, row store.InboxRow, in chat.Inbound, now time.Time, rule, reason, note string) error {
+	due, err := tx.NoticeDue(row.Platform, in.Chat.ID, now, c.o.NoticeEvery)
+	if err != nil {
+		return err
+	}
+	if due {
+		if _, err := c.queue(tx, row.Platform, in.Chat.ID, privateNotice, "", nil); err != nil {
+			return err
+		}
+	}
+	if err := c.auditChat(tx, in, rule, reason, ""); err != nil {
+		return err
+	}
+	return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, note)
 }
 
 // auditChat appends a denied record about a chat delivery: who (platform

@@ -71,45 +71,19 @@ const (
 )
 
 func applyAutomationDefaults(a *Automation) {
-	if a.MaxMode == "" {
-		a.MaxMode = DefaultAutomationMaxMode
-	}
-	if a.Mode == "" {
-		a.Mode = DefaultAutomationMode
-	}
-	if a.ApprovalWait == 0 {
-		a.ApprovalWait = Duration(DefaultAutomationApprovalWait)
-	}
-	if a.MinInterval == 0 {
-		a.MinInterval = Duration(DefaultAutomationMinInterval)
-	}
-	if a.MaxRunsPerDay == 0 {
-		a.MaxRunsPerDay = DefaultAutomationMaxRunsPerDay
-	}
-	if a.DailyTokens == 0 {
-		a.DailyTokens = DefaultAutomationDailyTokens
-	}
-	if a.CatchUpWindow == 0 {
-		a.CatchUpWindow = Duration(DefaultAutomationCatchUpWindow)
-	}
-	if a.Expiry == 0 {
-		a.Expiry = Duration(DefaultAutomationExpiry)
-	}
-	if a.WarnBefore == 0 {
-		a.WarnBefore = Duration(DefaultAutomationWarnBefore)
-	}
-	if a.MaxCalls == 0 {
-		a.MaxCalls = DefaultAutomationMaxCalls
-	}
-	if a.MaxTurns == 0 {
-		a.MaxTurns = DefaultAutomationMaxTurns
-	}
-	if a.MaxTokens == 0 {
-		a.MaxTokens = DefaultAutomationMaxTokens
-	}
-	if a.MaxRuntime == 0 {
-		a.MaxRuntime = Duration(DefaultAutomationMaxRuntime)
-	}
+	orDefault(&a.MaxMode, DefaultAutomationMaxMode)
+	orDefault(&a.Mode, DefaultAutomationMode)
+	orDefault(&a.ApprovalWait, Duration(DefaultAutomationApprovalWait))
+	orDefault(&a.MinInterval, Duration(DefaultAutomationMinInterval))
+	orDefault(&a.MaxRunsPerDay, DefaultAutomationMaxRunsPerDay)
+	orDefault(&a.DailyTokens, DefaultAutomationDailyTokens)
+	orDefault(&a.CatchUpWindow, Duration(DefaultAutomationCatchUpWindow))
+	orDefault(&a.Expiry, Duration(DefaultAutomationExpiry))
+	orDefault(&a.WarnBefore, Duration(DefaultAutomationWarnBefore))
+	orDefault(&a.MaxCalls, DefaultAutomationMaxCalls)
+	orDefault(&a.MaxTurns, DefaultAutomationMaxTurns)
+	orDefault(&a.MaxTokens, DefaultAutomationMaxTokens)
+	orDefault(&a.MaxRuntime, Duration(DefaultAutomationMaxRuntime))
 }
 
 // ModeRank orders the permission modes from the least to the most a

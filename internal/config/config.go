@@ -466,6 +466,21 @@ func Default(p Paths) *Config {
 	return c
 }
 
+// orDefault sets *p to def when *p is the zero value of its type.
+func orDefault[T comparable](p *T, def T) {
+	var zero T
+	if *p == zero {
+		*p = def
+	}
+}
+
+// orEmpty makes a nil list an empty one.
+func orEmpty(p *[]string) {
+	if *p == nil {
+		*p = []string{}
+	}
+}
+
 // applyModelDefaults fills the empty fields of m from its provider's
 // defaults. It runs after decoding because the defaults depend on the
 // provider the file chose.
@@ -475,15 +490,9 @@ func applyModelDefaults(m *Model) {
 		return
 	}
 	d := p.model()
-	if m.BaseURL == "" {
-		m.BaseURL = d.BaseURL
-	}
-	if m.Name == "" {
-		m.Name = d.Name
-	}
-	if m.APIKeyEnv == "" {
-		m.APIKeyEnv = d.APIKeyEnv
-	}
+	orDefault(&m.BaseURL, d.BaseURL)
+	orDefault(&m.Name, d.Name)
+	orDefault(&m.APIKeyEnv, d.APIKeyEnv)
 }
 
 // applyDefaults fills every zero field that has a provider-independent
@@ -491,137 +500,57 @@ func applyModelDefaults(m *Model) {
 // default while a key the file sets to zero stays zero and fails validation.
 // Roots have no default here: it depends on Paths, which Load does not know.
 func applyDefaults(c *Config) {
-	if c.Owner == "" {
-		c.Owner = "owner"
-	}
-	if c.Model.ContextTokens == 0 {
-		c.Model.ContextTokens = DefaultContextTokens
-	}
-	if c.Model.FirstEventTimeout == 0 {
-		c.Model.FirstEventTimeout = Duration(180 * time.Second)
-	}
-	if c.Model.IdleTimeout == 0 {
-		c.Model.IdleTimeout = Duration(90 * time.Second)
-	}
-	if c.Model.RequestTimeout == 0 {
-		c.Model.RequestTimeout = Duration(10 * time.Minute)
-	}
-	if c.Model.ConnectTimeout == 0 {
-		c.Model.ConnectTimeout = Duration(30 * time.Second)
-	}
+	orDefault(&c.Owner, "owner")
+	orDefault(&c.Model.ContextTokens, DefaultContextTokens)
+	orDefault(&c.Model.FirstEventTimeout, Duration(180*time.Second))
+	orDefault(&c.Model.IdleTimeout, Duration(90*time.Second))
+	orDefault(&c.Model.RequestTimeout, Duration(10*time.Minute))
+	orDefault(&c.Model.ConnectTimeout, Duration(30*time.Second))
 	p := &c.Permissions
-	if p.Mode == "" {
-		p.Mode = "smart"
-	}
-	if p.ApprovalTTL == 0 {
-		p.ApprovalTTL = Duration(30 * time.Minute)
-	}
-	if p.SessionGrantTTL == 0 {
-		p.SessionGrantTTL = Duration(12 * time.Hour)
-	}
-	if p.AlwaysGrantTTL == 0 {
-		p.AlwaysGrantTTL = Duration(720 * time.Hour)
-	}
+	orDefault(&p.Mode, "smart")
+	orDefault(&p.ApprovalTTL, Duration(30*time.Minute))
+	orDefault(&p.SessionGrantTTL, Duration(12*time.Hour))
+	orDefault(&p.AlwaysGrantTTL, Duration(720*time.Hour))
 	if p.GuestTools == nil {
 		p.GuestTools = []string{"current_time"}
 	}
-	if p.PrivateEgress == "" {
-		p.PrivateEgress = "ask"
-	}
-	if c.Sandbox.Backend == "" {
-		c.Sandbox.Backend = "auto"
-	}
-	if c.Memory.Capture == "" {
-		c.Memory.Capture = "on"
-	}
-	if c.Memory.CaptureEvery == 0 {
-		c.Memory.CaptureEvery = DefaultCaptureEvery
-	}
-	if c.Memory.CaptureIdle == 0 {
-		c.Memory.CaptureIdle = Duration(DefaultCaptureIdle)
-	}
-	if c.Artifacts.Keep == 0 {
-		c.Artifacts.Keep = Duration(720 * time.Hour)
-	}
-	if c.Commands.Timeout == 0 {
-		c.Commands.Timeout = Duration(60 * time.Second)
-	}
-	if c.Commands.MaxOutputBytes == 0 {
-		c.Commands.MaxOutputBytes = 64 << 10
-	}
-	if c.Commands.Allow == nil {
-		c.Commands.Allow = []string{}
-	}
-	if c.Commands.Unknown == "" {
-		c.Commands.Unknown = "sandbox"
-	}
-	if c.Commands.HostTools == nil {
-		c.Commands.HostTools = []string{}
-	}
-	if c.Commands.Env == nil {
-		c.Commands.Env = []string{}
-	}
+	orDefault(&p.PrivateEgress, "ask")
+	orDefault(&c.Sandbox.Backend, "auto")
+	orDefault(&c.Memory.Capture, "on")
+	orDefault(&c.Memory.CaptureEvery, DefaultCaptureEvery)
+	orDefault(&c.Memory.CaptureIdle, Duration(DefaultCaptureIdle))
+	orDefault(&c.Artifacts.Keep, Duration(720*time.Hour))
+	orDefault(&c.Commands.Timeout, Duration(60*time.Second))
+	orDefault(&c.Commands.MaxOutputBytes, 64<<10)
+	orEmpty(&c.Commands.Allow)
+	orDefault(&c.Commands.Unknown, "sandbox")
+	orEmpty(&c.Commands.HostTools)
+	orEmpty(&c.Commands.Env)
 	if c.Commands.WarmCache == nil {
 		on := true
 		c.Commands.WarmCache = &on
 	}
-	if c.Commands.Path == nil {
-		c.Commands.Path = []string{}
-	}
-	if c.Agent.MaxCalls == 0 {
-		c.Agent.MaxCalls = DefaultAgentMaxCalls
-	}
-	if c.Agent.MaxUnits == 0 {
-		c.Agent.MaxUnits = DefaultAgentMaxUnits
-	}
-	if c.Agent.ReserveUnits == 0 {
-		c.Agent.ReserveUnits = DefaultAgentReserveUnits
-	}
-	if c.Agent.GuestMaxTokens == 0 {
-		c.Agent.GuestMaxTokens = DefaultAgentGuestMaxTokens
-	}
-	if c.Agent.GuestMaxCalls == 0 {
-		c.Agent.GuestMaxCalls = DefaultAgentGuestMaxCalls
-	}
-	if c.Agent.ExtensionToolBudget == 0 {
-		c.Agent.ExtensionToolBudget = DefaultAgentExtensionToolBudget
-	}
-	if c.Egress.Allow == nil {
-		c.Egress.Allow = []string{}
-	}
-	if c.Files.Sensitive == nil {
-		c.Files.Sensitive = []string{}
-	}
-	if c.Files.AllowSensitive == nil {
-		c.Files.AllowSensitive = []string{}
-	}
+	orEmpty(&c.Commands.Path)
+	orDefault(&c.Agent.MaxCalls, DefaultAgentMaxCalls)
+	orDefault(&c.Agent.MaxUnits, DefaultAgentMaxUnits)
+	orDefault(&c.Agent.ReserveUnits, DefaultAgentReserveUnits)
+	orDefault(&c.Agent.GuestMaxTokens, DefaultAgentGuestMaxTokens)
+	orDefault(&c.Agent.GuestMaxCalls, DefaultAgentGuestMaxCalls)
+	orDefault(&c.Agent.ExtensionToolBudget, DefaultAgentExtensionToolBudget)
+	orEmpty(&c.Egress.Allow)
+	orEmpty(&c.Files.Sensitive)
+	orEmpty(&c.Files.AllowSensitive)
 	applyAutomationDefaults(&c.Automation)
 	g := &c.Gateway
-	if g.Addr == "" {
-		g.Addr = DefaultGatewayAddr
-	}
-	if g.ApprovalWait == 0 {
-		g.ApprovalWait = Duration(30 * time.Minute)
-	}
-	if g.PingInterval == 0 {
-		g.PingInterval = Duration(15 * time.Second)
-	}
-	if c.Egress.SearchURL == "" {
-		c.Egress.SearchURL = "https://www.bing.com/search?format=rss&q={query}"
-	}
+	orDefault(&g.Addr, DefaultGatewayAddr)
+	orDefault(&g.ApprovalWait, Duration(30*time.Minute))
+	orDefault(&g.PingInterval, Duration(15*time.Second))
+	orDefault(&c.Egress.SearchURL, "https://www.bing.com/search?format=rss&q={query}")
 	w := &c.Workspace
 	for i := range w.Roots {
-		if w.Roots[i].Access == "" {
-			w.Roots[i].Access = AccessReadWrite
-		}
+		orDefault(&w.Roots[i].Access, AccessReadWrite)
 	}
-	if w.MaxFileBytes == 0 {
-		w.MaxFileBytes = DefaultMaxFileBytes
-	}
-	if w.MaxCheckpoints == 0 {
-		w.MaxCheckpoints = DefaultMaxCheckpoints
-	}
-	if w.MaxCheckpointBytes == 0 {
-		w.MaxCheckpointBytes = DefaultMaxCheckpointBytes
-	}
+	orDefault(&w.MaxFileBytes, DefaultMaxFileBytes)
+	orDefault(&w.MaxCheckpoints, DefaultMaxCheckpoints)
+	orDefault(&w.MaxCheckpointBytes, DefaultMaxCheckpointBytes)
 }

@@ -79,21 +79,19 @@ type section struct {
 	problem *Problem
 }
 
-func (d *document) units() []Unit {
-	var out []Unit
-	for _, s := range d.sections {
-		if s.unit != nil {
-			out = append(out, *s.unit)
-		}
-	}
-	return out
-}
+func (d *document) units() []Unit { return pick(d, func(s section) *Unit { return s.unit }) }
 
 func (d *document) problems() []Problem {
-	var out []Problem
+	return pick(d, func(s section) *Problem { return s.problem })
+}
+
+// pick returns, in order, what get finds in each of d's sections (nil:
+// nothing).
+func pick[T any](d *document, get func(section) *T) []T {
+	var out []T
 	for _, s := range d.sections {
-		if s.problem != nil {
-			out = append(out, *s.problem)
+		if v := get(s); v != nil {
+			out = append(out, *v)
 		}
 	}
 	return out

@@ -172,17 +172,11 @@ func (m *Memory) add(ctx context.Context, owner string, n Note, replace string) 
 	if n.TTL < 0 {
 		return Unit{}, fmt.Errorf("%w: a negative time to live", ErrText)
 	}
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	unlock, err := m.lock(owner)
+	f, done, err := m.edit(owner)
 	if err != nil {
 		return Unit{}, err
 	}
-	defer unlock()
-	f, err := m.load(owner)
-	if err != nil {
-		return Unit{}, err
-	}
+	defer done()
 	if replace != "" {
 		kept := f.doc.sections[:0:0]
 		for _, s := range f.doc.sections {
@@ -218,17 +212,11 @@ func (m *Memory) add(ctx context.Context, owner string, n Note, replace string) 
 // Forget removes the unit id from owner's memory.md and from the index.
 // A section with that id that could not be parsed is removed too.
 func (m *Memory) Forget(ctx context.Context, owner, id string) (Unit, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
-	unlock, err := m.lock(owner)
+	f, done, err := m.edit(owner)
 	if err != nil {
 		return Unit{}, err
 	}
-	defer unlock()
-	f, err := m.load(owner)
-	if err != nil {
-		return Unit{}, err
-	}
+	defer done()
 	var gone *Unit
 	kept := f.doc.sections[:0:0]
 	for _, s := range f.doc.sections {
@@ -263,6 +251,23 @@ func (m *Memory) lock(owner string) (func(), error) {
 		return nil, err
 	}
 	return lockFile(filepath.Dir(p))
+}
+
+// edit takes m.mu and the cross-process lock on owner's folder and loads
+// owner's file, to change it; done releases both locks.
+func (m *Memory) edit(owner string) (f *file, done func(), err error) {
+	m.mu.Lock()
+	unlock, err := m.lock(owner)
+	if err != nil {
+		m.mu.Unlock()
+		return nil, nil, err
+	}
+	if f, err = m.load(owner); err != nil {
+		unlock()
+		m.mu.Unlock()
+		return nil, nil, err
+	}
+	return f, func() { unlock(); m.mu.Unlock() }, nil
 }
 
 // file is one owner's memory.md as read from disk.

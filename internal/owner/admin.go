@@ -57,15 +57,10 @@ func ShownGrant(g approval.Grant) channel.Grant {
 // (at most 1000).
 func (a Admin) Sessions(ctx context.Context) ([]channel.SessionInfo, error) {
 	rows, err := a.o.Sessions(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]channel.SessionInfo, 0, len(rows))
-	for _, s := range rows {
-		out = append(out, channel.SessionInfo{ID: s.ID, CreatedAt: s.CreatedAt, Turns: s.Turns, LastAt: s.LastAt,
-			PrivateSince: s.PrivateSince, Title: s.Title})
-	}
-	return out, nil
+	return channel.Shown(rows, err, func(s store.SessionSummary) channel.SessionInfo {
+		return channel.SessionInfo{ID: s.ID, CreatedAt: s.CreatedAt, Turns: s.Turns, LastAt: s.LastAt,
+			PrivateSince: s.PrivateSince, Title: s.Title}
+	})
 }
 
 // DeleteSession deletes one of the owner's sessions (Actions.DeleteSession).
@@ -74,14 +69,7 @@ func (a Admin) DeleteSession(ctx context.Context, id string) error { return a.o.
 // Grants lists the owner's active grants.
 func (a Admin) Grants(ctx context.Context) ([]channel.Grant, error) {
 	list, err := a.o.Grants(ctx, false)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]channel.Grant, 0, len(list))
-	for _, g := range list {
-		out = append(out, ShownGrant(g))
-	}
-	return out, nil
+	return channel.Shown(list, err, ShownGrant)
 }
 
 // RevokeGrant ends one of the owner's grants now.
@@ -167,14 +155,9 @@ func (a Admin) Memory(ctx context.Context, query string) ([]channel.MemoryUnit, 
 	} else {
 		units, err = a.o.MemorySearch(ctx, query, 50)
 	}
-	if err != nil {
-		return nil, err
-	}
-	out := make([]channel.MemoryUnit, 0, len(units))
-	for _, u := range units {
-		out = append(out, channel.MemoryUnit{ID: u.ID, Text: u.Text, Kind: string(u.Kind), Source: u.Source, Created: u.Created, Expires: u.Expires})
-	}
-	return out, nil
+	return channel.Shown(units, err, func(u memory.Unit) channel.MemoryUnit {
+		return channel.MemoryUnit{ID: u.ID, Text: u.Text, Kind: string(u.Kind), Source: u.Source, Created: u.Created, Expires: u.Expires}
+	})
 }
 
 // Forget removes one memory unit.
@@ -189,15 +172,10 @@ func (a Admin) Forget(ctx context.Context, id string) error {
 // Review lists the notes capture proposed that wait for the owner.
 func (a Admin) Review(ctx context.Context) ([]channel.ReviewItem, error) {
 	cs, err := a.o.MemoryReview(ctx)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]channel.ReviewItem, 0, len(cs))
-	for _, c := range cs {
-		out = append(out, channel.ReviewItem{ID: c.ID, Text: c.Text, Kind: string(c.Kind), Count: c.Seen, Status: c.Status,
-			ConflictsWith: c.ConflictsWith, Source: c.Source, FirstSeen: c.FirstSeen})
-	}
-	return out, nil
+	return channel.Shown(cs, err, func(c memory.Candidate) channel.ReviewItem {
+		return channel.ReviewItem{ID: c.ID, Text: c.Text, Kind: string(c.Kind), Count: c.Seen, Status: c.Status,
+			ConflictsWith: c.ConflictsWith, Source: c.Source, FirstSeen: c.FirstSeen}
+	})
 }
 
 // ReviewAnswer accepts or dismisses a waiting note.

@@ -246,16 +246,8 @@ func (ru *rule) matches(s string, fold foldHits, yield func(m []int) bool) {
 			if !keywordStart[s[i]] || keywordAt(s, i)&ru.keyword == 0 {
 				continue
 			}
-			m := ru.re.FindStringSubmatchIndex(s[i:])
+			m := ru.matchAt(s, i)
 			if m == nil {
-				continue
-			}
-			for k := range m {
-				if m[k] >= 0 {
-					m[k] += i
-				}
-			}
-			if !ru.ok(s, m) {
 				continue
 			}
 			if !yield(m) {
@@ -284,16 +276,8 @@ func (ru *rule) matches(s string, fold foldHits, yield func(m []int) bool) {
 					if !ru.at(s, i) {
 						continue
 					}
-					m := ru.re.FindStringSubmatchIndex(s[i:])
+					m := ru.matchAt(s, i)
 					if m == nil {
-						continue
-					}
-					for k := range m {
-						if m[k] >= 0 {
-							m[k] += i
-						}
-					}
-					if !ru.ok(s, m) {
 						continue
 					}
 					if !yield(m) {
@@ -318,6 +302,24 @@ func (ru *rule) matches(s string, fold foldHits, yield func(m []int) bool) {
 			return
 		}
 	}
+}
+
+// matchAt returns ru's first match in s[i:], as index pairs relative to
+// s, or nil when there is none or ok rejects it.
+func (ru *rule) matchAt(s string, i int) []int {
+	m := ru.re.FindStringSubmatchIndex(s[i:])
+	if m == nil {
+		return nil
+	}
+	for k := range m {
+		if m[k] >= 0 {
+			m[k] += i
+		}
+	}
+	if !ru.ok(s, m) {
+		return nil
+	}
+	return m
 }
 
 // ok reports whether match m holds a secret and accept agrees.

@@ -98,13 +98,7 @@ func (tx *Tx) InsertApproval(a Approval) error {
 // GetApproval reads one approval inside the transaction, or ErrNotFound.
 func (tx *Tx) GetApproval(id string) (Approval, error) {
 	a, err := scanApproval(tx.queryRow(`SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Approval{}, fmt.Errorf("get approval %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Approval{}, fmt.Errorf("get approval %s: %w", id, err)
-	}
-	return a, nil
+	return one(a, err, "get approval", id)
 }
 
 // PendingApproval returns the oldest pending approval with exactly this
@@ -162,13 +156,7 @@ func (tx *Tx) ConsumeApproval(tool, planHash, owner, session string, now time.Ti
 // GetApproval returns one approval or ErrNotFound.
 func (s *Store) GetApproval(ctx context.Context, id string) (Approval, error) {
 	a, err := scanApproval(s.readRow(ctx, `SELECT `+approvalColumns+` FROM approvals WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Approval{}, fmt.Errorf("get approval %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Approval{}, fmt.Errorf("get approval %s: %w", id, err)
-	}
-	return a, nil
+	return one(a, err, "get approval", id)
 }
 
 // ListApprovals returns approvals newest first, at most limit (≤ 0 means

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -48,11 +47,8 @@ func (s *Store) Artifact(ctx context.Context, id string) (Artifact, error) {
 	err := s.readRow(ctx, `SELECT id, owner, session, tool_run, tool, untrusted, created_at, text
 		FROM artifacts WHERE id = ?`, id).
 		Scan(&a.ID, &a.Owner, &a.Session, &run, &tool, &untrusted, &created, &text)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Artifact{}, fmt.Errorf("get artifact %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Artifact{}, fmt.Errorf("get artifact %s: %w", id, err)
+	if err = rowErr(err, "get artifact", id); err != nil {
+		return Artifact{}, err
 	}
 	a.ToolRun, a.Tool, a.Untrusted, a.Text = run.String, tool.String, untrusted.Bool, text.String
 	a.CreatedAt = fromNanos(created)

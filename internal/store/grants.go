@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -101,11 +100,5 @@ func (s *Store) ListGrants(ctx context.Context, owner string) ([]Grant, error) {
 // GetGrant returns one grant or ErrNotFound.
 func (s *Store) GetGrant(ctx context.Context, id string) (Grant, error) {
 	g, err := scanGrant(s.readRow(ctx, `SELECT `+grantColumns+` FROM grants WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Grant{}, fmt.Errorf("get grant %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Grant{}, fmt.Errorf("get grant %s: %w", id, err)
-	}
-	return g, nil
+	return one(g, err, "get grant", id)
 }

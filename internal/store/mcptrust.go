@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -52,11 +51,8 @@ func (s *Store) MCPTrust(ctx context.Context, server string) (MCPTrust, error) {
 	var at sql.NullInt64
 	err := s.readRow(ctx, `SELECT server, fingerprint, tools_json, instructions, trusted_at FROM mcp_trust WHERE server = ?`, server).
 		Scan(&t.Server, &t.Fingerprint, &t.ToolsJSON, &t.Instructions, &at)
-	if errors.Is(err, sql.ErrNoRows) {
-		return MCPTrust{}, fmt.Errorf("mcp trust of %s: %w", server, ErrNotFound)
-	}
-	if err != nil {
-		return MCPTrust{}, fmt.Errorf("mcp trust of %s: %w", server, err)
+	if err = rowErr(err, "mcp trust of", server); err != nil {
+		return MCPTrust{}, err
 	}
 	t.TrustedAt = fromNanos(at)
 	return t, nil

@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -209,11 +208,8 @@ func (s *Store) MemorySource(ctx context.Context, owner string) (MemorySource, e
 		return MemorySource{}, fmt.Errorf("memory source of %s: %w", owner, err)
 	}
 	err = st.QueryRowContext(ctx, owner).Scan(&src.Size, &mtime, &src.SHA256, &src.Units, &src.Problems, &indexed)
-	if errors.Is(err, sql.ErrNoRows) {
-		return MemorySource{}, fmt.Errorf("memory source of %s: %w", owner, ErrNotFound)
-	}
-	if err != nil {
-		return MemorySource{}, fmt.Errorf("memory source of %s: %w", owner, err)
+	if err = rowErr(err, "memory source of", owner); err != nil {
+		return MemorySource{}, err
 	}
 	if mtime != 0 {
 		src.ModTime = time.Unix(0, mtime).UTC()

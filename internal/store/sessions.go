@@ -64,11 +64,8 @@ func (s *Store) Session(ctx context.Context, id string) (Session, error) {
 	var created, private sql.NullInt64
 	err := s.readRow(ctx, `SELECT id, owner, created_at, private_since, deleted_at IS NOT NULL FROM sessions WHERE id = ?`, id).
 		Scan(&out.ID, &out.Owner, &created, &private, &out.Deleted)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Session{}, fmt.Errorf("get session %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Session{}, fmt.Errorf("get session %s: %w", id, err)
+	if err = rowErr(err, "get session", id); err != nil {
+		return Session{}, err
 	}
 	out.CreatedAt, out.PrivateSince = fromNanos(created), fromNanos(private)
 	return out, nil

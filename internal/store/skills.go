@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -48,13 +46,7 @@ func (tx *Tx) DeleteSkillTrust(name string) error {
 // SkillTrust returns a skill's trusted hash, or ErrNotFound.
 func (s *Store) SkillTrust(ctx context.Context, name string) (SkillTrust, error) {
 	t, err := scanSkillTrust(s.readRow(ctx, `SELECT name, hash, trusted_at FROM skill_trust WHERE name = ?`, name))
-	if errors.Is(err, sql.ErrNoRows) {
-		return SkillTrust{}, fmt.Errorf("get skill trust %s: %w", name, ErrNotFound)
-	}
-	if err != nil {
-		return SkillTrust{}, fmt.Errorf("get skill trust %s: %w", name, err)
-	}
-	return t, nil
+	return one(t, err, "get skill trust", name)
 }
 
 // SkillTrusts returns every trusted skill hash, by name.

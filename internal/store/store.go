@@ -84,17 +84,29 @@ func (s *Store) readRows(ctx context.Context, query string, args ...any) (*sql.R
 func (s *Store) readStmt(ctx context.Context, query string) (*sql.Stmt, error) {
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
-	if st, ok := s.readStmts[query]; ok {
+	return cachedStmt(ctx, &s.readStmts, 0, s.reader.PrepareContext, query)
+}
+
+// cachedStmt returns the statement for query kept in *cache, preparing it
+// with prepare and keeping it on first use. With limit > 0 and limit
+// statements kept already it returns nil (the caller then runs query
+// unprepared). The caller guards *cache.
+func cachedStmt(ctx context.Context, cache *map[string]*sql.Stmt, limit int,
+	prepare func(context.Context, string) (*sql.Stmt, error), query string) (*sql.Stmt, error) {
+	if st, ok := (*cache)[query]; ok {
 		return st, nil
 	}
-	st, err := s.reader.PrepareContext(ctx, query)
+	if limit > 0 && len(*cache) >= limit {
+		return nil, nil
+	}
+	st, err := prepare(ctx, query)
 	if err != nil {
 		return nil, err
 	}
-	if s.readStmts == nil {
-		s.readStmts = make(map[string]*sql.Stmt)
+	if *cache == nil {
+		*cache = make(map[string]*sql.Stmt)
 	}
-	s.readStmts[query] = st
+	(*cache)[query] = st
 	return st, nil
 }
 
@@ -337,21 +349,7 @@ func (s *Store) rollback() error {
 // preparing it on first use, or nil when the cache is full (the caller
 // then runs the query unprepared). The caller holds wmu.
 func (s *Store) wstmt(ctx context.Context, query string) (*sql.Stmt, error) {
-	if st, ok := s.wstmts[query]; ok {
-		return st, nil
-	}
-	if len(s.wstmts) >= maxWriterStmts {
-		return nil, nil
-	}
-	st, err := s.wconn.PrepareContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	if s.wstmts == nil {
-		s.wstmts = make(map[string]*sql.Stmt)
-	}
-	s.wstmts[query] = st
-	return st, nil
+	return cachedStmt(ctx, &s.wstmts, maxWriterStmts, s.wconn.PrepareContext, query)
 }
 
 // wexec runs one statement on the writer connection through the statement

@@ -49,11 +49,8 @@ func (s *Store) Summary(ctx context.Context, session string) (Summary, error) {
 	var updated sql.NullInt64
 	err := s.reader.QueryRowContext(ctx, `SELECT summary, through_turn, updated_at FROM session_summaries WHERE session_id = ?`,
 		session).Scan(&out.Text, &out.ThroughTurn, &updated)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Summary{}, fmt.Errorf("get summary of %s: %w", session, ErrNotFound)
-	}
-	if err != nil {
-		return Summary{}, fmt.Errorf("get summary of %s: %w", session, err)
+	if err = rowErr(err, "get summary of", session); err != nil {
+		return Summary{}, err
 	}
 	out.UpdatedAt = fromNanos(updated)
 	return out, nil

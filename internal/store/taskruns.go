@@ -145,18 +145,7 @@ func (tx *Tx) FinishRun(id int64, end TaskRunEnd) error {
 }
 
 func (tx *Tx) runChanged(res sql.Result, id int64, op string) error {
-	if n, err := res.RowsAffected(); err == nil && n > 0 {
-		return nil
-	}
-	var status string
-	err := tx.queryRow(`SELECT status FROM task_runs WHERE id = ?`, id).Scan(&status)
-	switch {
-	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("%s %d: %w", op, id, ErrNotFound)
-	case err != nil:
-		return fmt.Errorf("%s %d: %w", op, id, err)
-	}
-	return fmt.Errorf("%s %d: %w: it is %s", op, id, ErrTaskRunEnded, status)
+	return tx.changed(res, `SELECT status FROM task_runs WHERE id = ?`, id, op, ErrTaskRunEnded, "it")
 }
 
 // MarkInterrupted ends, as interrupted at now, every claimed or running

@@ -112,30 +112,32 @@ func (tx *Tx) SetNextRun(id string, at time.Time) error {
 // taskChanged turns an UPDATE guarded by status != 'removed' that changed
 // nothing into ErrNotFound or ErrTaskStatus.
 func (tx *Tx) taskChanged(res sql.Result, id, op string) error {
+	return tx.changed(res, `SELECT status FROM tasks WHERE id = ?`, id, op, ErrTaskStatus, "the task")
+}
+
+// changed explains a guarded UPDATE of row id that changed nothing, with
+// statusQuery reading the row's status: ErrNotFound when the row is gone,
+// else refused and what the status is ("op id: refused: subject is
+// status"). An UPDATE that changed a row gives nil.
+func (tx *Tx) changed(res sql.Result, statusQuery string, id any, op string, refused error, subject string) error {
 	if n, err := res.RowsAffected(); err == nil && n > 0 {
 		return nil
 	}
 	var status string
-	err := tx.queryRow(`SELECT status FROM tasks WHERE id = ?`, id).Scan(&status)
+	err := tx.queryRow(statusQuery, id).Scan(&status)
 	switch {
 	case errors.Is(err, sql.ErrNoRows):
-		return fmt.Errorf("%s %s: %w", op, id, ErrNotFound)
+		return fmt.Errorf("%s %v: %w", op, id, ErrNotFound)
 	case err != nil:
-		return fmt.Errorf("%s %s: %w", op, id, err)
+		return fmt.Errorf("%s %v: %w", op, id, err)
 	}
-	return fmt.Errorf("%s %s: %w: the task is %s", op, id, ErrTaskStatus, status)
+	return fmt.Errorf("%s %v: %w: %s is %s", op, id, refused, subject, status)
 }
 
 // Task returns one task (removed ones included) or ErrNotFound.
 func (s *Store) Task(ctx context.Context, id string) (Task, error) {
 	t, err := scanTask(s.readRow(ctx, `SELECT `+taskColumns+` FROM tasks WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return Task{}, fmt.Errorf("get task %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return Task{}, fmt.Errorf("get task %s: %w", id, err)
-	}
-	return t, nil
+	return one(t, err, "get task", id)
 }
 
 // Tasks returns owner's tasks that are not removed, oldest first; an

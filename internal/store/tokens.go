@@ -3,7 +3,6 @@ package store
 import (
 	"context"
 	"database/sql"
-	"errors"
 	"fmt"
 	"time"
 )
@@ -68,13 +67,7 @@ func (tx *Tx) TouchAPIToken(id string, now time.Time) error {
 // APIToken returns one token (revoked ones included) or ErrNotFound.
 func (s *Store) APIToken(ctx context.Context, id string) (APIToken, error) {
 	t, err := scanToken(s.readRow(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE id = ?`, id))
-	if errors.Is(err, sql.ErrNoRows) {
-		return APIToken{}, fmt.Errorf("get api token %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return APIToken{}, fmt.Errorf("get api token %s: %w", id, err)
-	}
-	return t, nil
+	return one(t, err, "get api token", id)
 }
 
 // APITokens returns every token, newest first.

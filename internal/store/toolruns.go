@@ -195,13 +195,7 @@ func scanToolRun(sc interface{ Scan(...any) error }) (ToolRun, error) {
 // GetToolRun returns one run or ErrNotFound.
 func (s *Store) GetToolRun(ctx context.Context, id string) (ToolRun, error) {
 	r, err := scanToolRun(s.readRow(ctx, `SELECT `+toolRunColumns+` FROM tool_runs WHERE `+runWhere, runKey(id)...))
-	if errors.Is(err, sql.ErrNoRows) {
-		return ToolRun{}, fmt.Errorf("get tool run %s: %w", id, ErrNotFound)
-	}
-	if err != nil {
-		return ToolRun{}, fmt.Errorf("get tool run %s: %w", id, err)
-	}
-	return r, nil
+	return one(r, err, "get tool run", id)
 }
 
 // ListToolRuns returns the newest runs first (insertion order: seq, so
@@ -214,6 +208,27 @@ func (s *Store) ListToolRuns(ctx context.Context, limit int) ([]ToolRun, error) 
 		return nil, fmt.Errorf("list tool runs: %w", err)
 	}
 	return collect(rows, scanToolRun, "list tool runs")
+}
+
+// rowErr is the error of op's one-row read of key: "op key: " and
+// ErrNotFound when there was no row, or err; nil when err is nil.
+func rowErr(err error, op, key string) error {
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, sql.ErrNoRows):
+		err = ErrNotFound
+	}
+	return fmt.Errorf("%s %s: %w", op, key, err)
+}
+
+// one returns v, scanned from op's one-row read of key, or rowErr's error.
+func one[T any](v T, err error, op, key string) (T, error) {
+	if err = rowErr(err, op, key); err != nil {
+		var zero T
+		return zero, err
+	}
+	return v, nil
 }
 
 // collect scans every row with scan and closes rows.

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"time"
 
 	"github.com/homard/homard/internal/channel/chat"
 )
@@ -122,20 +121,11 @@ func (a *Adapter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		callbackReply(w, http.StatusOK, struct{}{})
 		return
 	}
-	t := time.NewTimer(a.opt.AckWait - a.opt.Now().Sub(arrived))
-	defer t.Stop()
-	var text string
-	select {
-	case <-ctx.Done():
-		return
-	case text = <-notice:
-	case <-t.C:
-	}
-	if text == "" {
-		callbackReply(w, http.StatusOK, struct{}{})
+	answer, ok := a.pressAnswer(ctx, notice, arrived)
+	if !ok {
 		return
 	}
-	callbackReply(w, http.StatusOK, map[string]any{"toast": map[string]string{"type": "info", "content": text}})
+	callbackReply(w, http.StatusOK, answer)
 }
 
 // unsignedChallenge answers Feishu's url_verification, which it sends

@@ -294,23 +294,32 @@ func (s *session) data(ctx context.Context, f frame.Frame) {
 	go func() {
 		defer s.wg.Done()
 		defer s.a.dropAck(in.Press.ID)
-		t := time.NewTimer(s.a.opt.AckWait - s.a.opt.Now().Sub(arrived))
-		defer t.Stop()
-		var text string
-		select {
-		case <-ctx.Done():
+		answer, ok := s.a.pressAnswer(ctx, notice, arrived)
+		if !ok {
 			return
-		case text = <-notice:
-		case <-t.C:
 		}
-		var body []byte
-		if text != "" {
-			body, _ = json.Marshal(map[string]any{"toast": map[string]string{"type": "info", "content": text}})
-		} else {
-			body = []byte("{}")
-		}
+		body, _ := json.Marshal(answer)
 		s.ack(ctx, f, arrived, body)
 	}()
+}
+
+// pressAnswer waits, until the press that arrived then must be answered
+// (AckWait), for the notice its handler sends, and returns the answer: {}
+// or, with a notice, a toast showing it. ok is false when ctx ended first.
+func (a *Adapter) pressAnswer(ctx context.Context, notice <-chan string, arrived time.Time) (answer any, ok bool) {
+	t := time.NewTimer(a.opt.AckWait - a.opt.Now().Sub(arrived))
+	defer t.Stop()
+	var text string
+	select {
+	case <-ctx.Done():
+		return nil, false
+	case text = <-notice:
+	case <-t.C:
+	}
+	if text == "" {
+		return struct{}{}, true
+	}
+	return map[string]any{"toast": map[string]string{"type": "info", "content": text}}, true
 }
 
 // ack answers a data frame with the same frame carrying {"code":200} (and

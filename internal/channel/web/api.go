@@ -94,6 +94,16 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// jsonList is list with each item turned into its JSON object by conv;
+// an empty list is [] (never null).
+func jsonList[S, T any](list []S, conv func(S) T) []T {
+	out := make([]T, 0, len(list))
+	for _, x := range list {
+		out = append(out, conv(x))
+	}
+	return out
+}
+
 func writeError(w http.ResponseWriter, status int, msg string) {
 	writeJSON(w, status, wire.Error{Error: msg})
 }
@@ -164,11 +174,7 @@ func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, err.Error())
 		return
 	}
-	out := make([]wire.Message, 0, len(msgs))
-	for _, m := range msgs {
-		out = append(out, wire.NewMessage(m))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, jsonList(msgs, wire.NewMessage))
 }
 
 // follow streams a session's running turn from its start, as POST
@@ -212,11 +218,7 @@ func (s *Server) grants(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	out := make([]wire.Grant, 0, len(list))
-	for _, g := range list {
-		out = append(out, wire.NewGrant(g, s.o.Now()))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, jsonList(list, func(g channel.Grant) wire.Grant { return wire.NewGrant(g, s.o.Now()) }))
 }
 
 // revokeGrant ends a grant. Like every POST it needs Content-Type
@@ -237,11 +239,7 @@ func (s *Server) approvals(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	out := make([]wire.Approval, 0, len(list))
-	for _, a := range list {
-		out = append(out, wire.NewApproval(a, false))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, jsonList(list, func(a channel.Approval) wire.Approval { return wire.NewApproval(a, false) }))
 }
 
 func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
@@ -299,11 +297,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	recs := make([]wire.AuditRecord, 0, len(page.Records))
-	for _, x := range page.Records {
-		recs = append(recs, wire.NewAuditRecord(x))
-	}
-	writeJSON(w, http.StatusOK, map[string]any{"records": recs, "next": page.Next})
+	writeJSON(w, http.StatusOK, map[string]any{"records": jsonList(page.Records, wire.NewAuditRecord), "next": page.Next})
 }
 
 // events streams live updates across sessions until the client leaves or
@@ -315,18 +309,8 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	ping := time.NewTicker(s.o.PingInterval)
 	defer ping.Stop()
 	for {
-		select {
-		case ev := <-ch:
-			if st.send(ev) != nil {
-				return
-			}
-		case <-ping.C:
-			if st.ping() != nil {
-				return
-			}
-		case <-r.Context().Done():
-			return
-		case <-s.quit:
+		ev, ok := next(s, r, st, ping, ch)
+		if !ok || st.send(ev) != nil {
 			return
 		}
 	}

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"sync"
+	"time"
 )
 
 // event is one Server-Sent Event: its name and JSON data.
@@ -92,6 +93,27 @@ func (h *hub) publish(ev event) {
 		select {
 		case ch <- ev:
 		default: // full: this subscriber misses one update
+		}
+	}
+}
+
+// next waits for a value from ch, pinging st at each tick of ping; false
+// when a ping fails (the client left), r's client goes or the server
+// stops.
+func next[T any](s *Server, r *http.Request, st *stream, ping *time.Ticker, ch <-chan T) (T, bool) {
+	var zero T
+	for {
+		select {
+		case v := <-ch:
+			return v, true
+		case <-ping.C:
+			if st.ping() != nil {
+				return zero, false
+			}
+		case <-r.Context().Done():
+			return zero, false
+		case <-s.quit:
+			return zero, false
 		}
 	}
 }

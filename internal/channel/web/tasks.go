@@ -34,11 +34,7 @@ func (s *Server) tasks(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, err)
 		return
 	}
-	out := make([]wire.Task, 0, len(list))
-	for _, t := range list {
-		out = append(out, wire.NewTask(t))
-	}
-	writeJSON(w, http.StatusOK, out)
+	writeJSON(w, http.StatusOK, jsonList(list, wire.NewTask))
 }
 
 func (s *Server) task(w http.ResponseWriter, r *http.Request) {

@@ -162,15 +162,7 @@ func (s *Server) watch(w http.ResponseWriter, r *http.Request, t *turn) {
 		if done {
 			return
 		}
-		select {
-		case <-wake:
-		case <-ping.C:
-			if st.ping() != nil {
-				return
-			}
-		case <-r.Context().Done():
-			return
-		case <-s.quit:
+		if _, ok := next(s, r, st, ping, wake); !ok {
 			return
 		}
 	}

@@ -16,8 +16,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
-	"time"
 
 	"github.com/homard/homard/internal/llm"
 )
@@ -31,22 +29,10 @@ const Version = "2023-06-01"
 // the field).
 const DefaultMaxTokens = 4096
 
-// Options configure a Client.
-type Options struct {
-	// BaseURL is the API root without the version. Zero means
-	// "https://api.anthropic.com".
-	BaseURL string
-	// APIKey is sent in the x-api-key header.
-	APIKey string
-	// HTTPClient is used for requests. Nil means http.DefaultClient.
-	// Its Timeout, if any, bounds the whole stream; prefer ctx deadlines.
-	HTTPClient *http.Client
-	// MaxRetries after the first try on 429, 5xx (incl. 529 overloaded) or
-	// a connection error. Zero means 3; negative means none.
-	MaxRetries int
-	// RetryDelay is the first backoff, doubling each retry. Zero means 500ms.
-	RetryDelay time.Duration
-}
+// Options configure a Client. BaseURL is the API root without the version;
+// zero means "https://api.anthropic.com". APIKey is sent in the x-api-key
+// header.
+type Options = llm.Endpoint
 
 // Client is an llm.Model for one endpoint.
 type Client struct {
@@ -68,11 +54,7 @@ var _ llm.Model = (*Client)(nil)
 
 // New returns a client for opts.
 func New(opts Options) *Client {
-	if opts.BaseURL == "" {
-		opts.BaseURL = "https://api.anthropic.com"
-	}
-	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
-	return &Client{opts: opts} // retry defaults live in llm.Send
+	return &Client{opts: opts.WithBase("https://api.anthropic.com")}
 }
 
 // Stream sends req and streams the answer.
@@ -82,23 +64,11 @@ func (c *Client) Stream(ctx context.Context, req llm.Request) (llm.Stream, error
 		return nil, fmt.Errorf("%s: encode request: %w", provider, err)
 	}
 	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
 	h.Set("anthropic-version", Version)
 	if c.opts.APIKey != "" {
 		h.Set("x-api-key", c.opts.APIKey)
 	}
-	send := llm.Send{
-		Provider:   provider,
-		Client:     c.opts.HTTPClient,
-		URL:        c.opts.BaseURL + "/v1/messages",
-		Header:     h,
-		Body:       body,
-		Secret:     c.opts.APIKey,
-		MaxRetries: c.opts.MaxRetries,
-		BaseDelay:  c.opts.RetryDelay,
-	}
-	resp, err := send.Do(ctx)
+	resp, err := c.opts.Stream(ctx, provider, "/v1/messages", h, body)
 	if err != nil {
 		return nil, err
 	}

@@ -15,32 +15,17 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strings"
-	"time"
 
 	"github.com/homard/homard/internal/llm"
 )
 
 const provider = "openai"
 
-// Options configure a Client.
-type Options struct {
-	// BaseURL is the API root including the version, e.g.
-	// "https://api.openai.com/v1" or "http://localhost:11434/v1".
-	// Zero means "https://api.openai.com/v1".
-	BaseURL string
-	// APIKey is sent as a bearer token. Empty sends no Authorization
-	// header (local servers).
-	APIKey string
-	// HTTPClient is used for requests. Nil means http.DefaultClient.
-	// Its Timeout, if any, bounds the whole stream; prefer ctx deadlines.
-	HTTPClient *http.Client
-	// MaxRetries after the first try on 429, 5xx or a connection error.
-	// Zero means 3; negative means none.
-	MaxRetries int
-	// RetryDelay is the first backoff, doubling each retry. Zero means 500ms.
-	RetryDelay time.Duration
-}
+// Options configure a Client. BaseURL is the API root including the
+// version, e.g. "https://api.openai.com/v1" or "http://localhost:11434/v1";
+// zero means "https://api.openai.com/v1". APIKey is sent as a bearer token;
+// empty sends no Authorization header (local servers).
+type Options = llm.Endpoint
 
 // Client is an llm.Model for one endpoint.
 type Client struct {
@@ -60,11 +45,7 @@ var _ llm.Model = (*Client)(nil)
 
 // New returns a client for opts.
 func New(opts Options) *Client {
-	if opts.BaseURL == "" {
-		opts.BaseURL = "https://api.openai.com/v1"
-	}
-	opts.BaseURL = strings.TrimRight(opts.BaseURL, "/")
-	return &Client{opts: opts} // retry defaults live in llm.Send
+	return &Client{opts: opts.WithBase("https://api.openai.com/v1")}
 }
 
 // Stream sends req and streams the answer.
@@ -74,22 +55,10 @@ func (c *Client) Stream(ctx context.Context, req llm.Request) (llm.Stream, error
 		return nil, fmt.Errorf("%s: encode request: %w", provider, err)
 	}
 	h := http.Header{}
-	h.Set("Content-Type", "application/json")
-	h.Set("Accept", "text/event-stream")
 	if c.opts.APIKey != "" {
 		h.Set("Authorization", "Bearer "+c.opts.APIKey)
 	}
-	send := llm.Send{
-		Provider:   provider,
-		Client:     c.opts.HTTPClient,
-		URL:        c.opts.BaseURL + "/chat/completions",
-		Header:     h,
-		Body:       body,
-		Secret:     c.opts.APIKey,
-		MaxRetries: c.opts.MaxRetries,
-		BaseDelay:  c.opts.RetryDelay,
-	}
-	resp, err := send.Do(ctx)
+	resp, err := c.opts.Stream(ctx, provider, "/chat/completions", h, body)
 	if err != nil {
 		return nil, err
 	}

@@ -106,35 +106,37 @@ const (
 // Marshal encodes f in field order.
 func (f *Frame) Marshal() []byte {
 	var b []byte
-	b = protowire.AppendTag(b, fSeqID, protowire.VarintType)
-	b = protowire.AppendVarint(b, f.SeqID)
-	b = protowire.AppendTag(b, fLogID, protowire.VarintType)
-	b = protowire.AppendVarint(b, f.LogID)
+	b = appendVarint(b, fSeqID, f.SeqID)
+	b = appendVarint(b, fLogID, f.LogID)
 	// int32 fields are varints of their sign-extended 64-bit value.
-	b = protowire.AppendTag(b, fService, protowire.VarintType)
-	b = protowire.AppendVarint(b, uint64(int64(f.Service)))
-	b = protowire.AppendTag(b, fMethod, protowire.VarintType)
-	b = protowire.AppendVarint(b, uint64(int64(f.Method)))
+	b = appendVarint(b, fService, uint64(int64(f.Service)))
+	b = appendVarint(b, fMethod, uint64(int64(f.Method)))
 	for _, h := range f.Headers {
 		var hb []byte
-		hb = protowire.AppendTag(hb, hKey, protowire.BytesType)
-		hb = protowire.AppendString(hb, h.Key)
-		hb = protowire.AppendTag(hb, hValue, protowire.BytesType)
-		hb = protowire.AppendString(hb, h.Value)
-		b = protowire.AppendTag(b, fHeaders, protowire.BytesType)
-		b = protowire.AppendBytes(b, hb)
+		hb = appendBytes(hb, hKey, h.Key)
+		hb = appendBytes(hb, hValue, h.Value)
+		b = appendBytes(b, fHeaders, hb)
 	}
-	b = protowire.AppendTag(b, fEncoding, protowire.BytesType)
-	b = protowire.AppendString(b, f.PayloadEncoding)
-	b = protowire.AppendTag(b, fType, protowire.BytesType)
-	b = protowire.AppendString(b, f.PayloadType)
+	b = appendBytes(b, fEncoding, f.PayloadEncoding)
+	b = appendBytes(b, fType, f.PayloadType)
 	if f.Payload != nil {
-		b = protowire.AppendTag(b, fPayload, protowire.BytesType)
-		b = protowire.AppendBytes(b, f.Payload)
+		b = appendBytes(b, fPayload, f.Payload)
 	}
-	b = protowire.AppendTag(b, fLogIDNew, protowire.BytesType)
-	b = protowire.AppendString(b, f.LogIDNew)
+	b = appendBytes(b, fLogIDNew, f.LogIDNew)
 	return b
+}
+
+// appendVarint appends field num holding the varint v.
+func appendVarint(b []byte, num protowire.Number, v uint64) []byte {
+	return protowire.AppendVarint(protowire.AppendTag(b, num, protowire.VarintType), v)
+}
+
+// appendBytes appends the length-delimited field num holding v (as
+// protowire.AppendBytes and AppendString do).
+func appendBytes[T ~string | ~[]byte](b []byte, num protowire.Number, v T) []byte {
+	b = protowire.AppendTag(b, num, protowire.BytesType)
+	b = protowire.AppendVarint(b, uint64(len(v)))
+	return append(b, v...)
 }
 
 // ErrMalformed: the bytes are not a frame.

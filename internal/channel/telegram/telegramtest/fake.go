@@ -201,19 +201,7 @@ func (s *Server) callsLocked(methods []string) []Call {
 // WaitCalls waits until at least n calls of method were received, and
 // returns them all; it fails when ctx ends first.
 func (s *Server) WaitCalls(ctx context.Context, method string, n int) ([]Call, error) {
-	for {
-		s.mu.Lock()
-		got, changed := s.callsLocked([]string{method}), s.changed
-		s.mu.Unlock()
-		if len(got) >= n {
-			return got, nil
-		}
-		select {
-		case <-ctx.Done():
-			return got, ctx.Err()
-		case <-changed:
-		}
-	}
+	return waitFor(ctx, s, n, func() []Call { return s.Calls(method) })
 }
 
 // Pending returns the ids of updates not yet confirmed by an offset.
@@ -257,11 +245,18 @@ func (s *Server) Messages(chatID int64) []SentMessage {
 // WaitMessages waits until the bot sent at least n messages to chatID and
 // returns them (as Messages does); it fails when ctx ends first.
 func (s *Server) WaitMessages(ctx context.Context, chatID int64, n int) ([]SentMessage, error) {
+	return waitFor(ctx, s, n, func() []SentMessage { return s.Messages(chatID) })
+}
+
+// waitFor calls get (which takes s.mu itself) at once and at each change
+// of s until it returns at least n items, and returns them; it fails,
+// with what it last got, when ctx ends first.
+func waitFor[T any](ctx context.Context, s *Server, n int, get func() []T) ([]T, error) {
 	for {
 		s.mu.Lock()
 		changed := s.changed
 		s.mu.Unlock()
-		got := s.Messages(chatID)
+		got := get()
 		if len(got) >= n {
 			return got, nil
 		}

@@ -231,6 +231,17 @@ func chatID(raw json.RawMessage) (int64, bool) {
 	return 0, false
 }
 
+// chatParams decodes a method's JSON body into p and returns the chat
+// its chat_id (chatID, a field of p) names; a non-nil answer refuses the
+// call as Telegram does. s.mu is held.
+func (s *Server) chatParams(body []byte, p any, chatID *json.RawMessage) (Chat, *answer) {
+	if err := json.Unmarshal(body, p); err != nil {
+		a := refuse(http.StatusBadRequest, "Bad Request: can't parse JSON object")
+		return Chat{}, &a
+	}
+	return s.knownChat(*chatID)
+}
+
 // knownChat checks chat_id; s.mu is held.
 func (s *Server) knownChat(raw json.RawMessage) (Chat, *answer) {
 	id, good := chatID(raw)
@@ -299,10 +310,7 @@ func (s *Server) sendMessage(body []byte) answer {
 		} `json:"reply_parameters"`
 		ReplyMarkup json.RawMessage `json:"reply_markup"`
 	}
-	if err := json.Unmarshal(body, &p); err != nil {
-		return refuse(http.StatusBadRequest, "Bad Request: can't parse JSON object")
-	}
-	c, bad := s.knownChat(p.ChatID)
+	c, bad := s.chatParams(body, &p, &p.ChatID)
 	if bad != nil {
 		return *bad
 	}
@@ -339,10 +347,7 @@ func (s *Server) editMessageText(body []byte) answer {
 		Text        string          `json:"text"`
 		ReplyMarkup json.RawMessage `json:"reply_markup"`
 	}
-	if err := json.Unmarshal(body, &p); err != nil {
-		return refuse(http.StatusBadRequest, "Bad Request: can't parse JSON object")
-	}
-	c, bad := s.knownChat(p.ChatID)
+	c, bad := s.chatParams(body, &p, &p.ChatID)
 	if bad != nil {
 		return *bad
 	}
@@ -403,10 +408,7 @@ func (s *Server) chatCall(body []byte, leave bool) answer {
 		ChatID json.RawMessage `json:"chat_id"`
 		Action string          `json:"action"`
 	}
-	if err := json.Unmarshal(body, &p); err != nil {
-		return refuse(http.StatusBadRequest, "Bad Request: can't parse JSON object")
-	}
-	c, bad := s.knownChat(p.ChatID)
+	c, bad := s.chatParams(body, &p, &p.ChatID)
 	if bad != nil {
 		return *bad
 	}
