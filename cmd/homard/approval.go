@@ -2,8 +2,8 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,24 +51,20 @@ func (c *cli) approvalListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				out := make([]app.ApprovalJSON, 0, len(list))
-				for _, a := range list {
-					out = append(out, app.NewApprovalJSON(a, false))
-				}
-				return writeJSON(c.stdout, out)
+			// "no approvals " with --all, as Println spaced the empty word before.
+			empty := "no approvals pending"
+			if all {
+				empty = "no approvals "
 			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, "no approvals", map[bool]string{true: "", false: "pending"}[all])
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTATUS\tTOOL\tRISK\tSESSION\tHASH\tEXPIRES\tPLAN")
-			for _, a := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(a.ID), a.Status, termtext.Line(a.Tool), a.Risk, termtext.Line(a.Session),
-					a.PlanHash[:12], a.ExpiresAt.Local().Format(time.DateTime), termtext.Line(firstLine(a.Display)))
-			}
-			return tw.Flush()
+			return listing[app.Approval]{
+				json:   jsonEach(func(a app.Approval) app.ApprovalJSON { return app.NewApprovalJSON(a, false) }),
+				empty:  empty,
+				header: "ID\tSTATUS\tTOOL\tRISK\tSESSION\tHASH\tEXPIRES\tPLAN",
+				row: func(w io.Writer, a app.Approval) {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(a.ID), a.Status, termtext.Line(a.Tool), a.Risk, termtext.Line(a.Session),
+						a.PlanHash[:12], a.ExpiresAt.Local().Format(time.DateTime), termtext.Line(firstLine(a.Display)))
+				},
+			}.print(c, list, asJSON)
 		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include approved, denied, consumed and expired approvals")
@@ -135,43 +131,34 @@ without asking until it expires. End one with: homard approval revoke ID`,
 				return err
 			}
 			now := time.Now()
-			if asJSON {
-				out := make([]app.GrantJSON, 0, len(list))
-				for _, g := range list {
-					out = append(out, app.NewGrantJSON(g, now))
-				}
-				return writeJSON(c.stdout, out)
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, "no active grants; a session or always approval makes one")
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTOOL\tSCOPE\tCOVERS\tUP TO RISK\tCREATED\tEXPIRES\tSTATE")
-			for _, g := range list {
-				j := app.NewGrantJSON(g, now)
-				covers := strings.Join(j.Patterns, " ")
-				if j.Template != "" {
-					covers = j.Template
-				}
-				if covers == "" {
-					covers = "(calls without a path)"
-				}
-				scope := j.Scope
-				if j.Session != "" {
-					scope += " " + j.Session
-				}
-				state := "active"
-				switch {
-				case !g.RevokedAt.IsZero():
-					state = "revoked"
-				case !j.Active:
-					state = "expired"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(j.ID), termtext.Line(j.Tool), termtext.Line(scope),
-					termtext.Line(covers), j.MaxRisk, g.CreatedAt.Local().Format(time.DateTime), g.ExpiresAt.Local().Format(time.DateTime), state)
-			}
-			return tw.Flush()
+			return listing[app.Grant]{
+				json:   jsonEach(func(g app.Grant) app.GrantJSON { return app.NewGrantJSON(g, now) }),
+				empty:  "no active grants; a session or always approval makes one",
+				header: "ID\tTOOL\tSCOPE\tCOVERS\tUP TO RISK\tCREATED\tEXPIRES\tSTATE",
+				row: func(w io.Writer, g app.Grant) {
+					j := app.NewGrantJSON(g, now)
+					covers := strings.Join(j.Patterns, " ")
+					if j.Template != "" {
+						covers = j.Template
+					}
+					if covers == "" {
+						covers = "(calls without a path)"
+					}
+					scope := j.Scope
+					if j.Session != "" {
+						scope += " " + j.Session
+					}
+					state := "active"
+					switch {
+					case !g.RevokedAt.IsZero():
+						state = "revoked"
+					case !j.Active:
+						state = "expired"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(j.ID), termtext.Line(j.Tool), termtext.Line(scope),
+						termtext.Line(covers), j.MaxRisk, g.CreatedAt.Local().Format(time.DateTime), g.ExpiresAt.Local().Format(time.DateTime), state)
+				},
+			}.print(c, list, asJSON)
 		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include revoked and expired grants")

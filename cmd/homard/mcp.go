@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -55,34 +55,18 @@ func mcpStatusLine(rep app.MCPServerReport) string {
 }
 
 func (c *cli) mcpListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "Start each configured server and say whether its tools are offered",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(_ *cobra.Command, r *app.Runtime, _ []string) error {
-			reps := r.Extensions.MCPServers()
-			if asJSON {
-				out := make([]mcpJSON, 0, len(reps))
-				for _, rep := range reps {
-					out = append(out, mcpOut(rep))
-				}
-				return writeJSON(c.stdout, out)
-			}
-			if len(reps) == 0 {
-				fmt.Fprintln(c.stdout, "no MCP servers: add a [[mcp.servers]] table to the config (docs/CONFIG.md)")
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tTRANSPORT\tTOOLS\tSTATUS")
-			for _, rep := range reps {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools), termtext.Line(mcpStatusLine(rep)))
-			}
-			return tw.Flush()
-		}),
+	cmd := &cobra.Command{Use: "list", Short: "Start each configured server and say whether its tools are offered"}
+	load := func(_ context.Context, r *app.Runtime) ([]app.MCPServerReport, error) {
+		return r.Extensions.MCPServers(), nil
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the servers as JSON (docs/JSON.md, \"mcp\")")
-	return cmd
+	return listCmd(c, cmd, "print the servers as JSON (docs/JSON.md, \"mcp\")", load, listing[app.MCPServerReport]{
+		json:   jsonEach(mcpOut),
+		empty:  "no MCP servers: add a [[mcp.servers]] table to the config (docs/CONFIG.md)",
+		header: "NAME\tTRANSPORT\tTOOLS\tSTATUS",
+		row: func(w io.Writer, rep app.MCPServerReport) {
+			fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools), termtext.Line(mcpStatusLine(rep)))
+		},
+	})
 }
 
 func (c *cli) mcpTestCmd() *cobra.Command {

@@ -3,8 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -72,13 +72,13 @@ func (c *cli) memoryListCmd() *cobra.Command {
 				for _, p := range problems {
 					fmt.Fprintf(c.stderr, "homard: memory.md: unreadable (kept, not searchable): %s\n", termtext.Line(p.String()))
 				}
-				return c.printUnitsJSON(units, r.Owner.Now())
+				return unitListing(r.Owner.Now(), "").print(c, units, asJSON)
 			}
-			if len(units) == 0 && len(problems) == 0 {
-				fmt.Fprintln(c.stdout, "no memory yet")
-				return nil
+			empty := "no memory yet"
+			if len(problems) > 0 {
+				empty = "" // a table, even of no units, above what cannot be read
 			}
-			if err := c.printUnits(units, r.Owner.Now()); err != nil {
+			if err := unitListing(r.Owner.Now(), empty).print(c, units, asJSON); err != nil {
 				return err
 			}
 			for _, p := range problems {
@@ -95,29 +95,25 @@ func (c *cli) memoryListCmd() *cobra.Command {
 	return cmd
 }
 
-func (c *cli) printUnitsJSON(units []app.MemoryUnit, now time.Time) error {
-	out := make([]memoryJSON, 0, len(units))
-	for _, u := range units {
-		out = append(out, memoryOut(u, now))
-	}
-	return writeJSON(c.stdout, out)
-}
-
-func (c *cli) printUnits(units []app.MemoryUnit, now time.Time) error {
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tUPDATED\tEXPIRES\tSOURCE\tTEXT")
-	for _, u := range units {
-		exp := "-"
-		if !u.Expires.IsZero() {
-			exp = u.Expires.Format(time.DateOnly)
-			if u.Expired(now) {
-				exp += " (expired)"
+// unitListing prints memory units, judging their expiry at now; empty is
+// the line printed when there are none ("" prints the header alone).
+func unitListing(now time.Time, empty string) listing[app.MemoryUnit] {
+	return listing[app.MemoryUnit]{
+		json:   jsonEach(func(u app.MemoryUnit) memoryJSON { return memoryOut(u, now) }),
+		empty:  empty,
+		header: "ID\tKIND\tUPDATED\tEXPIRES\tSOURCE\tTEXT",
+		row: func(w io.Writer, u app.MemoryUnit) {
+			exp := "-"
+			if !u.Expires.IsZero() {
+				exp = u.Expires.Format(time.DateOnly)
+				if u.Expired(now) {
+					exp += " (expired)"
+				}
 			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(u.ID), u.Kind, u.Updated.Format(time.DateOnly), exp,
-			termtext.Line(u.Source), shorten(u.Text, 80))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(u.ID), u.Kind, u.Updated.Format(time.DateOnly), exp,
+				termtext.Line(u.Source), shorten(u.Text, 80))
+		},
 	}
-	return tw.Flush()
 }
 
 // shorten puts text on one line of at most n characters, as printed
@@ -143,14 +139,7 @@ func (c *cli) memorySearchCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return c.printUnitsJSON(units, r.Owner.Now())
-			}
-			if len(units) == 0 {
-				fmt.Fprintln(c.stdout, "no match")
-				return nil
-			}
-			return c.printUnits(units, r.Owner.Now())
+			return unitListing(r.Owner.Now(), "no match").print(c, units, asJSON)
 		}),
 	}
 	cmd.Flags().IntVar(&limit, "limit", 10, "most units to show (1 to 20)")
@@ -249,21 +238,18 @@ holding a secret is never proposed, stored or shown.
 			if err != nil {
 				return err
 			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, "no candidates")
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTATUS\tKIND\tSEEN\tLAST SEEN\tSOURCE\tTEXT")
-			for _, k := range list {
-				status := k.Status
-				if k.ConflictsWith != "" {
-					status += " (conflicts with " + k.ConflictsWith + ")"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", termtext.Line(k.ID), termtext.Line(status), k.Kind, k.Seen,
-					k.LastSeen.Format(time.DateOnly), termtext.Line(k.Source), shorten(k.Text, 80))
-			}
-			return tw.Flush()
+			return listing[app.MemoryCandidate]{
+				empty:  "no candidates",
+				header: "ID\tSTATUS\tKIND\tSEEN\tLAST SEEN\tSOURCE\tTEXT",
+				row: func(w io.Writer, k app.MemoryCandidate) {
+					status := k.Status
+					if k.ConflictsWith != "" {
+						status += " (conflicts with " + k.ConflictsWith + ")"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", termtext.Line(k.ID), termtext.Line(status), k.Kind, k.Seen,
+						k.LastSeen.Format(time.DateOnly), termtext.Line(k.Source), shorten(k.Text, 80))
+				},
+			}.print(c, list, false)
 		}),
 	}
 	cmd.AddCommand(c.memoryAcceptCmd(), c.memoryDismissCmd())

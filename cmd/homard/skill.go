@@ -1,10 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -91,33 +91,15 @@ homard's home exactly as shown (never linked to PATH).`,
 }
 
 func (c *cli) skillListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List installed skills and their trust (trusted, changed: needs trust, …)",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.Extensions.SkillList(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(c.stdout, list)
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, "no skills; add one with `homard skill add PATH`")
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tSTATE\tHASH\tFLAGS\tDESCRIPTION")
-			for _, s := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", termtext.Line(s.Name), s.State, shortHash(s.Hash), len(s.Flags), termtext.Line(s.Description))
-			}
-			return tw.Flush()
-		}),
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of skills (docs/JSON.md)")
-	return cmd
+	cmd := &cobra.Command{Use: "list", Short: "List installed skills and their trust (trusted, changed: needs trust, …)"}
+	load := func(ctx context.Context, r *app.Runtime) ([]app.SkillJSON, error) { return r.Extensions.SkillList(ctx) }
+	return listCmd(c, cmd, "print a JSON array of skills (docs/JSON.md)", load, listing[app.SkillJSON]{
+		empty:  "no skills; add one with `homard skill add PATH`",
+		header: "NAME\tSTATE\tHASH\tFLAGS\tDESCRIPTION",
+		row: func(w io.Writer, s app.SkillJSON) {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", termtext.Line(s.Name), s.State, shortHash(s.Hash), len(s.Flags), termtext.Line(s.Description))
+		},
+	})
 }
 
 func (c *cli) skillShowCmd() *cobra.Command {

@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -114,50 +114,29 @@ func (c *cli) printBody(w io.Writer, in app.TaskInfo) {
 }
 
 func (c *cli) taskListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List your tasks (not removed ones): status, schedule, next run, last run, problem",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.Tasks.List(cmd.Context())
-			if err != nil {
-				return err
+	cmd := &cobra.Command{Use: "list", Short: "List your tasks (not removed ones): status, schedule, next run, last run, problem"}
+	load := func(ctx context.Context, r *app.Runtime) ([]app.TaskInfo, error) { return r.Tasks.List(ctx) }
+	return listCmd(c, cmd, "print a JSON array (docs/JSON.md, \"task\")", load, listing[app.TaskInfo]{
+		json:   jsonEach(taskOut),
+		empty:  `no tasks; add one: homard task add NAME --every 1d "PROMPT"`,
+		header: "ID\tNAME\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM",
+		row: func(w io.Writer, in app.TaskInfo) {
+			last := "-"
+			if in.LastRun != nil {
+				last = in.LastRun.Status
 			}
-			if asJSON {
-				out := make([]taskJSON, 0, len(list))
-				for _, in := range list {
-					out = append(out, taskOut(in))
-				}
-				return writeJSON(c.stdout, out)
+			next := "-"
+			if len(in.Next) > 0 {
+				next = when(in.Next[0])
 			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, `no tasks; add one: homard task add NAME --every 1d "PROMPT"`)
-				return nil
+			problem := in.Problem
+			if problem == "" {
+				problem = "-"
 			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM")
-			for _, in := range list {
-				last := "-"
-				if in.LastRun != nil {
-					last = in.LastRun.Status
-				}
-				next := "-"
-				if len(in.Next) > 0 {
-					next = when(in.Next[0])
-				}
-				problem := in.Problem
-				if problem == "" {
-					problem = "-"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(in.ID), termtext.Line(in.Name), in.Status,
-					termtext.Line(in.Schedule), next, last, termtext.Line(problem))
-			}
-			return tw.Flush()
-		}),
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (docs/JSON.md, \"task\")")
-	return cmd
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(in.ID), termtext.Line(in.Name), in.Status,
+				termtext.Line(in.Schedule), next, last, termtext.Line(problem))
+		},
+	})
 }
 
 func (c *cli) taskShowCmd() *cobra.Command {
@@ -252,28 +231,19 @@ func (c *cli) taskRunsCmd() *cobra.Command {
 			if err != nil {
 				return taskErr(err, args[0])
 			}
-			if asJSON {
-				out := make([]taskRunJSON, 0, len(runs))
-				for _, run := range runs {
-					out = append(out, taskRunOut(run))
-				}
-				return writeJSON(c.stdout, out)
-			}
-			if len(runs) == 0 {
-				fmt.Fprintf(c.stdout, "no runs yet; try one now: homard task run-now %s\n", termtext.Line(args[0]))
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR")
-			for _, run := range runs {
-				dur := "-"
-				if !run.EndedAt.IsZero() && !run.StartedAt.IsZero() {
-					dur = run.EndedAt.Sub(run.StartedAt).Round(time.Second / 10).String()
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", run.ID, when(run.SlotAt), run.Status, when(run.StartedAt),
-					dur, run.Tokens, delivery(run), runResult(run, 80))
-			}
-			return tw.Flush()
+			return listing[store.TaskRun]{
+				json:   jsonEach(taskRunOut),
+				empty:  "no runs yet; try one now: homard task run-now " + termtext.Line(args[0]),
+				header: "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR",
+				row: func(w io.Writer, run store.TaskRun) {
+					dur := "-"
+					if !run.EndedAt.IsZero() && !run.StartedAt.IsZero() {
+						dur = run.EndedAt.Sub(run.StartedAt).Round(time.Second / 10).String()
+					}
+					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", run.ID, when(run.SlotAt), run.Status, when(run.StartedAt),
+						dur, run.Tokens, delivery(run), runResult(run, 80))
+				},
+			}.print(c, runs, asJSON)
 		}),
 	}
 	cmd.Flags().IntVarP(&n, "n", "n", 20, "how many runs, newest first")
@@ -379,8 +349,7 @@ A task not due yet is not listed; 'homard task list' shows the next runs.`,
 				fmt.Fprintln(c.stdout, "nothing is due now; homard task list shows the next runs")
 				return nil
 			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tACTION\tSLOT\tWHY")
+			tw := c.table("ID\tNAME\tACTION\tSLOT\tWHY")
 			for i, p := range plan {
 				slot := "-"
 				if !p.Slot.IsZero() {
