@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -167,21 +168,16 @@ without asking until it expires. End one with: homard approval revoke ID`,
 }
 
 func (c *cli) approvalRevokeCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "revoke ID",
 		Short: "End a grant now: the calls it covered ask again",
 		Example: `  homard approval grants
   homard approval revoke gr_1a2b3c4d5e6f7a8b`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			g, err := r.Owner.RevokeGrant(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "revoked %s (%s, %s); the calls it covered ask again\n", termtext.Line(g.ID), termtext.Line(g.Tool), g.Scope)
-			return nil
-		}),
 	}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
+		g, err := r.Owner.RevokeGrant(ctx, id)
+		return fmt.Sprintf("revoked %s (%s, %s); the calls it covered ask again", termtext.Line(g.ID), termtext.Line(g.Tool), g.Scope), err
+	})
 }
 
 func (c *cli) approvalApproveCmd() *cobra.Command {
@@ -210,18 +206,10 @@ func (c *cli) approvalApproveCmd() *cobra.Command {
 }
 
 func (c *cli) approvalDenyCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "deny ID",
-		Short: "Deny a pending call",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.Owner.Deny(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "denied %s\n", termtext.Line(args[0]))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "deny ID", Short: "Deny a pending call"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
+		return "denied " + termtext.Line(id), r.Owner.Deny(ctx, id)
+	})
 }
 
 func firstLine(s string) string {

@@ -89,3 +89,20 @@ func listCmd[T any](c *cli, cmd *cobra.Command, jsonUsage string, load func(ctx 
 	jsonFlag(cmd, &asJSON, jsonUsage)
 	return cmd
 }
+
+// argCmd completes cmd (its Use, Short and the like already set) as a
+// command on one argument, a NAME or an ID: do acts on it through the
+// runtime and says what it did, a line printed on stdout only when err is
+// nil. Whatever in done is not homard's own, do puts through termtext.
+func (c *cli) argCmd(cmd *cobra.Command, do func(ctx context.Context, r *app.Runtime, arg string) (done string, err error)) *cobra.Command {
+	cmd.Args = cobra.ExactArgs(1)
+	cmd.RunE = c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+		done, err := do(cmd.Context(), r, args[0])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, done)
+		return nil
+	})
+	return cmd
+}

@@ -140,15 +140,9 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 				fmt.Fprintf(c.stdout, "already trusted: %s lists exactly what was trusted on %s\n", termtext.Line(rep.Name), rep.TrustedAt.Local().Format(time.DateTime))
 				return nil
 			}
-			if !yes {
-				ok, err := c.confirm(fmt.Sprintf("Trust these %d tools of %s?", len(rep.Tools), termtext.Line(rep.Name)), "homard mcp trust")
-				if err != nil {
-					return err
-				}
-				if !ok {
-					fmt.Fprintln(c.stdout, "not trusted; the server offers no tools")
-					return nil
-				}
+			question := fmt.Sprintf("Trust these %d tools of %s?", len(rep.Tools), termtext.Line(rep.Name))
+			if ok, err := c.confirmed(yes, question, "homard mcp trust", "not trusted; the server offers no tools"); !ok {
+				return err
 			}
 			if err := r.Extensions.TrustMCP(cmd.Context(), rep); err != nil {
 				return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -178,19 +179,11 @@ func (c *cli) memoryAddCmd() *cobra.Command {
 }
 
 func (c *cli) memoryForgetCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "forget ID",
-		Short: "Remove one unit from memory.md and from the index",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			u, err := r.Owner.MemoryForget(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "forgot %s\n", termtext.Line(u.ID))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "forget ID", Short: "Remove one unit from memory.md and from the index"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
+		u, err := r.Owner.MemoryForget(ctx, id)
+		return "forgot " + termtext.Line(u.ID), err
+	})
 }
 
 func (c *cli) memoryRebuildCmd() *cobra.Command {
@@ -281,19 +274,11 @@ func (c *cli) memoryAcceptCmd() *cobra.Command {
 }
 
 func (c *cli) memoryDismissCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "dismiss ID",
-		Short: "Drop a proposed note; it is not proposed again",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			k, err := r.Owner.MemoryDismiss(cmd.Context(), args[0])
-			if err != nil {
-				return reviewErr(err)
-			}
-			fmt.Fprintf(c.stdout, "dismissed %s\n", termtext.Line(k.ID))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "dismiss ID", Short: "Drop a proposed note; it is not proposed again"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
+		k, err := r.Owner.MemoryDismiss(ctx, id)
+		return "dismissed " + termtext.Line(k.ID), reviewErr(err)
+	})
 }
 
 // reviewErr turns an unknown id into a usage error that says what to do.

@@ -117,16 +117,8 @@ func (c *cli) secretListCmd() *cobra.Command {
 }
 
 func (c *cli) secretRmCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "rm NAME",
-		Short: "Delete a secret",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.Owner.SecretRemove(args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "removed %s\n", termtext.Line(args[0]))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "rm NAME", Short: "Delete a secret"}
+	return c.argCmd(cmd, func(_ context.Context, r *app.Runtime, name string) (string, error) {
+		return "removed " + termtext.Line(name), r.Owner.SecretRemove(name)
+	})
 }

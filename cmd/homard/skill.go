@@ -175,18 +175,10 @@ they change while you read, trust refuses and you run it again.`,
 }
 
 func (c *cli) skillRmCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "rm NAME",
-		Short: "Delete an installed skill and its trust",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.Extensions.SkillRemove(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "removed %s\n", termtext.Line(args[0]))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "rm NAME", Short: "Delete an installed skill and its trust"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, name string) (string, error) {
+		return "removed " + termtext.Line(name), r.Extensions.SkillRemove(ctx, name)
+	})
 }
 
 // stderrOrStdout is where a review goes: stderr when stdout carries JSON.

@@ -228,6 +228,20 @@ func (c *cli) confirm(question, what string) (bool, error) {
 	return strings.EqualFold(line, "y") || strings.EqualFold(line, "yes"), nil
 }
 
+// confirmed says whether to go on: true with --yes (yes), else the
+// person's answer to question (see confirm). When they say no, it prints
+// declined on stdout: a no is an answer, not a failure.
+func (c *cli) confirmed(yes bool, question, what, declined string) (bool, error) {
+	if yes {
+		return true, nil
+	}
+	ok, err := c.confirm(question, what)
+	if err == nil && !ok {
+		fmt.Fprintln(c.stdout, declined)
+	}
+	return ok, err
+}
+
 func (c *cli) taskApproveCmd() *cobra.Command {
 	var yes, asJSON bool
 	cmd := &cobra.Command{
@@ -253,20 +267,11 @@ Without a terminal, pass --yes (after reading 'homard task show ID').`,
 			if in.Hash == "" {
 				return fmt.Errorf("task %s: %s", id, termtext.Line(in.Problem))
 			}
-			w := c.stdout
-			if asJSON {
-				w = c.stderr // stdout is the JSON document alone
-			}
+			w := c.stderrOrStdout(asJSON) // with --json, stdout is the JSON document alone
 			c.printBody(w, in)
 			fmt.Fprintf(w, "seal it will store (HMAC-SHA-256, prefix)  %s\n", in.SealIfApproved)
-			if !yes {
-				ok, err := c.confirm("Approve this task?", "approving")
-				if err != nil || !ok {
-					if err == nil {
-						fmt.Fprintln(c.stdout, "not approved")
-					}
-					return err
-				}
+			if ok, err := c.confirmed(yes, "Approve this task?", "approving", "not approved"); !ok {
+				return err
 			}
 			in, err = r.Tasks.Approve(cmd.Context(), id, in.Hash)
 			if err != nil {
@@ -309,21 +314,12 @@ that changed is refused; review it with 'homard task show ID'.`,
 			if err != nil {
 				return taskErr(err, id)
 			}
-			w := c.stdout
-			if asJSON {
-				w = c.stderr
-			}
+			w := c.stderrOrStdout(asJSON)
 			if in.Hash != "" {
 				c.printBody(w, in)
 			}
-			if !yes {
-				ok, err := c.confirm("Renew this task's approval?", "renewing")
-				if err != nil || !ok {
-					if err == nil {
-						fmt.Fprintln(c.stdout, "not renewed")
-					}
-					return err
-				}
+			if ok, err := c.confirmed(yes, "Renew this task's approval?", "renewing", "not renewed"); !ok {
+				return err
 			}
 			in, err = r.Tasks.Renew(cmd.Context(), id, d)
 			if err != nil {
@@ -383,14 +379,8 @@ func (c *cli) taskRmCmd() *cobra.Command {
 			if err != nil {
 				return taskErr(err, id)
 			}
-			if !yes {
-				ok, err := c.confirm(fmt.Sprintf("Remove task %s (%s)? It cannot be undone.", in.ID, termtext.Line(in.Name)), "removing a task")
-				if err != nil || !ok {
-					if err == nil {
-						fmt.Fprintln(c.stdout, "not removed")
-					}
-					return err
-				}
+			if ok, err := c.confirmed(yes, fmt.Sprintf("Remove task %s (%s)? It cannot be undone.", in.ID, termtext.Line(in.Name)), "removing a task", "not removed"); !ok {
+				return err
 			}
 			in, err = r.Tasks.Remove(cmd.Context(), id)
 			if err != nil {

@@ -74,16 +74,8 @@ func (c *cli) tokenListCmd() *cobra.Command {
 }
 
 func (c *cli) tokenRevokeCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "revoke ID",
-		Short: "Revoke a token at once",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.Owner.TokenRevoke(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "token %s revoked\n", args[0])
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "revoke ID", Short: "Revoke a token at once"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
+		return "token " + id + " revoked", r.Owner.TokenRevoke(ctx, id)
+	})
 }
