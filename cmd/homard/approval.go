@@ -74,47 +74,41 @@ func (c *cli) approvalListCmd() *cobra.Command {
 }
 
 func (c *cli) approvalShowCmd() *cobra.Command {
-	var full, asJSON bool
+	var full bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one approval card: the exact plan, what it does (a diff, an argv), its hash, who asked, when it expires",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			a, err := r.Owner.Approval(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(c.stdout, app.NewApprovalJSON(a, true))
-			}
-			// Every field may hold text the model chose (the tool name, the
-			// plan, a reason quoting it): each goes through the one printer.
-			line := termtext.Line
-			fmt.Fprintf(c.stdout, "approval %s  [%s]\n", line(a.ID), a.Status)
-			fmt.Fprintf(c.stdout, "tool      %s (risk %s)\n", line(a.Tool), a.Risk)
-			fmt.Fprintf(c.stdout, "owner     %s   session %s\n", line(a.Owner), line(a.Session))
-			fmt.Fprintf(c.stdout, "plan hash %s\n", line(a.PlanHash))
-			if a.Reason != "" {
-				fmt.Fprintf(c.stdout, "why       %s (%s)\n", line(a.Reason), line(a.Rule))
-			}
-			if cov := app.NewApprovalJSON(a, false).Covers; cov != "" {
-				fmt.Fprintf(c.stdout, "session   or always would also let run unasked: %s\n", line(cov))
-			}
-			fmt.Fprintf(c.stdout, "asked     %s\n", a.CreatedAt.Local().Format(time.RFC3339))
-			fmt.Fprintf(c.stdout, "expires   %s\n", a.ExpiresAt.Local().Format(time.RFC3339))
-			if a.DecidedBy != "" {
-				fmt.Fprintf(c.stdout, "decided   %s by %s (scope %s)\n", a.DecidedAt.Local().Format(time.RFC3339), line(a.DecidedBy), a.Scope)
-			}
-			fmt.Fprintf(c.stdout, "\n%s\n", termtext.Visible(a.Display))
-			if a.Preview != "" {
-				fmt.Fprintln(c.stdout, "\n─ what it does ─")
-				printPreview(c.stdout, a.Preview, previewOpts{colour: isTerminal(c.stdout), full: full, id: a.ID})
-			}
-			return nil
-		}),
 	}
+	load := func(ctx context.Context, r *app.Runtime, id string) (app.Approval, error) {
+		return r.Owner.Approval(ctx, id)
+	}
+	toJSON := func(a app.Approval) app.ApprovalJSON { return app.NewApprovalJSON(a, true) }
+	showCmd(c, cmd, "print JSON (docs/JSON.md), with the whole preview", load, toJSON, func(w io.Writer, a app.Approval) {
+		// Every field may hold text the model chose (the tool name, the
+		// plan, a reason quoting it): each goes through the one printer.
+		line := termtext.Line
+		fmt.Fprintf(w, "approval %s  [%s]\n", line(a.ID), a.Status)
+		fmt.Fprintf(w, "tool      %s (risk %s)\n", line(a.Tool), a.Risk)
+		fmt.Fprintf(w, "owner     %s   session %s\n", line(a.Owner), line(a.Session))
+		fmt.Fprintf(w, "plan hash %s\n", line(a.PlanHash))
+		if a.Reason != "" {
+			fmt.Fprintf(w, "why       %s (%s)\n", line(a.Reason), line(a.Rule))
+		}
+		if cov := app.NewApprovalJSON(a, false).Covers; cov != "" {
+			fmt.Fprintf(w, "session   or always would also let run unasked: %s\n", line(cov))
+		}
+		fmt.Fprintf(w, "asked     %s\n", a.CreatedAt.Local().Format(time.RFC3339))
+		fmt.Fprintf(w, "expires   %s\n", a.ExpiresAt.Local().Format(time.RFC3339))
+		if a.DecidedBy != "" {
+			fmt.Fprintf(w, "decided   %s by %s (scope %s)\n", a.DecidedAt.Local().Format(time.RFC3339), line(a.DecidedBy), a.Scope)
+		}
+		fmt.Fprintf(w, "\n%s\n", termtext.Visible(a.Display))
+		if a.Preview != "" {
+			fmt.Fprintln(w, "\n─ what it does ─")
+			printPreview(w, a.Preview, previewOpts{colour: isTerminal(w), full: full, id: a.ID})
+		}
+	})
 	cmd.Flags().BoolVar(&full, "full", false, "show the whole preview (a long diff is cut at 200 lines otherwise)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (docs/JSON.md), with the whole preview")
 	return cmd
 }
 

@@ -106,3 +106,25 @@ func (c *cli) argCmd(cmd *cobra.Command, do func(ctx context.Context, r *app.Run
 	})
 	return cmd
 }
+
+// showCmd completes cmd (its Use, Short and the like already set) as a
+// command on one argument: load finds the one T it names, which is printed
+// by print, or with --json (described by jsonUsage) as toJSON makes it.
+// print puts whatever in T is not homard's own through termtext.
+func showCmd[T, J any](c *cli, cmd *cobra.Command, jsonUsage string, load func(ctx context.Context, r *app.Runtime, arg string) (T, error), toJSON func(T) J, print func(w io.Writer, it T)) *cobra.Command {
+	var asJSON bool
+	cmd.Args = cobra.ExactArgs(1)
+	cmd.RunE = c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
+		it, err := load(cmd.Context(), r, args[0])
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return writeJSON(c.stdout, toJSON(it))
+		}
+		print(c.stdout, it)
+		return nil
+	})
+	jsonFlag(cmd, &asJSON, jsonUsage)
+	return cmd
+}

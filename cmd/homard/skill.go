@@ -62,17 +62,9 @@ homard's home exactly as shown (never linked to PATH).`,
 			if err != nil {
 				return err
 			}
-			if !asJSON || !yes {
-				c.printSkillReview(c.stderrOrStdout(asJSON), rv)
-			}
-			if !yes {
-				ok, err := c.confirm(fmt.Sprintf("install skill %s?", termtext.Line(rv.Name)), "skill add")
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return usageErr("not installed")
-				}
+			question := fmt.Sprintf("install skill %s?", termtext.Line(rv.Name))
+			if err := c.reviewSkill(rv, asJSON, yes, question, "skill add", "not installed"); err != nil {
+				return err
 			}
 			s, err := r.Extensions.SkillInstall(cmd.Context(), rv)
 			if err != nil {
@@ -103,25 +95,12 @@ func (c *cli) skillListCmd() *cobra.Command {
 }
 
 func (c *cli) skillShowCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "show NAME",
-		Short: "Show an installed skill: SKILL.md, program, permissions, hash and red flags",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			rv, err := r.Extensions.SkillShow(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(c.stdout, rv.SkillJSON)
-			}
-			c.printSkillReview(c.stdout, rv)
-			return nil
-		}),
+	cmd := &cobra.Command{Use: "show NAME", Short: "Show an installed skill: SKILL.md, program, permissions, hash and red flags"}
+	load := func(ctx context.Context, r *app.Runtime, name string) (app.SkillReview, error) {
+		return r.Extensions.SkillShow(ctx, name)
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skill as JSON (docs/JSON.md)")
-	return cmd
+	toJSON := func(rv app.SkillReview) app.SkillJSON { return rv.SkillJSON }
+	return showCmd(c, cmd, "print the skill as JSON (docs/JSON.md)", load, toJSON, c.printSkillReview)
 }
 
 func (c *cli) skillTrustCmd() *cobra.Command {
@@ -143,17 +122,9 @@ they change while you read, trust refuses and you run it again.`,
 			if rv.Problem != "" {
 				return fmt.Errorf("skill %s cannot be trusted: %s", termtext.Line(rv.Name), termtext.Line(rv.Problem))
 			}
-			if !asJSON || !yes {
-				c.printSkillReview(c.stderrOrStdout(asJSON), rv)
-			}
-			if !yes {
-				ok, err := c.confirm(fmt.Sprintf("trust skill %s with hash %s?", termtext.Line(rv.Name), shortHash(rv.Hash)), "skill trust")
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return usageErr("not trusted")
-				}
+			question := fmt.Sprintf("trust skill %s with hash %s?", termtext.Line(rv.Name), shortHash(rv.Hash))
+			if err := c.reviewSkill(rv, asJSON, yes, question, "skill trust", "not trusted"); err != nil {
+				return err
 			}
 			if err := r.Extensions.SkillTrust(cmd.Context(), rv.Name, rv.Hash); err != nil {
 				return err
@@ -179,6 +150,26 @@ func (c *cli) skillRmCmd() *cobra.Command {
 	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, name string) (string, error) {
 		return "removed " + termtext.Line(name), r.Extensions.SkillRemove(ctx, name)
 	})
+}
+
+// reviewSkill shows rv for review (on stderr when stdout carries JSON; not
+// at all with both --json and --yes) and, without --yes, asks question
+// (see confirm). A no is a usage error saying declined.
+func (c *cli) reviewSkill(rv app.SkillReview, asJSON, yes bool, question, what, declined string) error {
+	if !asJSON || !yes {
+		c.printSkillReview(c.stderrOrStdout(asJSON), rv)
+	}
+	if yes {
+		return nil
+	}
+	ok, err := c.confirm(question, what)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return usageErr("%s", declined)
+	}
+	return nil
 }
 
 // stderrOrStdout is where a review goes: stderr when stdout carries JSON.

@@ -260,9 +260,9 @@ Without a terminal, pass --yes (after reading 'homard task show ID').`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			id := args[0]
-			in, err := r.Tasks.Info(cmd.Context(), id)
+			in, err := taskInfo(cmd.Context(), r, id)
 			if err != nil {
-				return taskErr(err, id)
+				return err
 			}
 			if in.Hash == "" {
 				return fmt.Errorf("task %s: %s", id, termtext.Line(in.Problem))
@@ -310,9 +310,9 @@ that changed is refused; review it with 'homard task show ID'.`,
 			if err != nil {
 				return err
 			}
-			in, err := r.Tasks.Info(cmd.Context(), id)
+			in, err := taskInfo(cmd.Context(), r, id)
 			if err != nil {
-				return taskErr(err, id)
+				return err
 			}
 			w := c.stderrOrStdout(asJSON)
 			if in.Hash != "" {
@@ -340,31 +340,20 @@ that changed is refused; review it with 'homard task show ID'.`,
 
 // taskStatusCmd is pause or resume.
 func (c *cli) taskStatusCmd(verb, short string, do func(*app.TaskService, context.Context, string) (app.TaskInfo, error)) *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   verb + " ID",
-		Short: short,
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			in, err := do(r.Tasks, cmd.Context(), args[0])
-			if err != nil {
-				return taskErr(err, args[0])
-			}
-			if asJSON {
-				return writeJSON(c.stdout, taskOut(in))
-			}
-			fmt.Fprintf(c.stdout, "%s is %s\n", in.ID, in.Status)
-			if len(in.Next) > 0 {
-				fmt.Fprintf(c.stdout, "next run  %s\n", when(in.Next[0]))
-			}
-			if in.Problem != "" && in.Status != store.TaskPaused {
-				fmt.Fprintf(c.stdout, "problem   %s\n", termtext.Line(in.Problem))
-			}
-			return nil
-		}),
+	cmd := &cobra.Command{Use: verb + " ID", Short: short}
+	load := func(ctx context.Context, r *app.Runtime, id string) (app.TaskInfo, error) {
+		in, err := do(r.Tasks, ctx, id)
+		return in, taskErr(err, id)
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the task as JSON")
-	return cmd
+	return showCmd(c, cmd, "print the task as JSON", load, taskOut, func(w io.Writer, in app.TaskInfo) {
+		fmt.Fprintf(w, "%s is %s\n", in.ID, in.Status)
+		if len(in.Next) > 0 {
+			fmt.Fprintf(w, "next run  %s\n", when(in.Next[0]))
+		}
+		if in.Problem != "" && in.Status != store.TaskPaused {
+			fmt.Fprintf(w, "problem   %s\n", termtext.Line(in.Problem))
+		}
+	})
 }
 
 func (c *cli) taskRmCmd() *cobra.Command {
@@ -375,9 +364,9 @@ func (c *cli) taskRmCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			id := args[0]
-			in, err := r.Tasks.Info(cmd.Context(), id)
+			in, err := taskInfo(cmd.Context(), r, id)
 			if err != nil {
-				return taskErr(err, id)
+				return err
 			}
 			if ok, err := c.confirmed(yes, fmt.Sprintf("Remove task %s (%s)? It cannot be undone.", in.ID, termtext.Line(in.Name)), "removing a task", "not removed"); !ok {
 				return err

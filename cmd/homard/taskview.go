@@ -140,53 +140,47 @@ func (c *cli) taskListCmd() *cobra.Command {
 }
 
 func (c *cli) taskShowCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show a task: its body, hash, seal, next 3 runs, problem and last run",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			in, err := r.Tasks.Info(cmd.Context(), args[0])
-			if err != nil {
-				return taskErr(err, args[0])
-			}
-			if asJSON {
-				return writeJSON(c.stdout, taskOut(in))
-			}
-			line := termtext.Line
-			w := c.stdout
-			c.printBody(w, in)
-			fmt.Fprintf(w, "schedule  %s\n", line(in.Schedule))
-			b := in.Body
-			fmt.Fprintf(w, "tools     %s\n", toolList(b.Tools))
-			fmt.Fprintf(w, "mode      %s   deliver %s   catch-up %s\n", line(string(b.Mode)), line(b.Deliver), line(b.CatchUp))
-			fmt.Fprintf(w, "budgets   %d tool calls, %d model calls, %d tokens, %v per run\n",
-				b.Budgets.MaxCalls, b.Budgets.MaxTurns, b.Budgets.MaxTokens, b.Budgets.MaxRuntime)
-			seal := in.Seal
-			if seal == "" {
-				seal = "(not approved; approving would store " + in.SealIfApproved + ")"
-			}
-			fmt.Fprintf(w, "seal      %s\n", seal)
-			fmt.Fprintf(w, "approved  %s\n", when(in.ApprovedAt))
-			fmt.Fprintf(w, "expires   %s\n", when(b.Expires))
-			for i, t := range in.Next {
-				label := "          "
-				if i == 0 {
-					label = "next runs "
-				}
-				fmt.Fprintf(w, "%s%s\n", label, when(t))
-			}
-			if in.Problem != "" {
-				fmt.Fprintf(w, "problem   %s\n", line(in.Problem))
-			}
-			if lr := in.LastRun; lr != nil {
-				fmt.Fprintf(w, "last run  %d %s, started %s: %s\n", lr.ID, lr.Status, when(lr.StartedAt), runResult(*lr, 100))
-			}
-			return nil
-		}),
+	cmd := &cobra.Command{Use: "show ID", Short: "Show a task: its body, hash, seal, next 3 runs, problem and last run"}
+	return showCmd(c, cmd, "print the task as JSON (docs/JSON.md, \"task\")", taskInfo, taskOut, c.printTask)
+}
+
+// printTask shows a task in full: its body and hash (printBody), schedule,
+// tools, budgets, seal, next runs, problem and last run.
+func (c *cli) printTask(w io.Writer, in app.TaskInfo) {
+	line := termtext.Line
+	c.printBody(w, in)
+	fmt.Fprintf(w, "schedule  %s\n", line(in.Schedule))
+	b := in.Body
+	fmt.Fprintf(w, "tools     %s\n", toolList(b.Tools))
+	fmt.Fprintf(w, "mode      %s   deliver %s   catch-up %s\n", line(string(b.Mode)), line(b.Deliver), line(b.CatchUp))
+	fmt.Fprintf(w, "budgets   %d tool calls, %d model calls, %d tokens, %v per run\n",
+		b.Budgets.MaxCalls, b.Budgets.MaxTurns, b.Budgets.MaxTokens, b.Budgets.MaxRuntime)
+	seal := in.Seal
+	if seal == "" {
+		seal = "(not approved; approving would store " + in.SealIfApproved + ")"
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the task as JSON (docs/JSON.md, \"task\")")
-	return cmd
+	fmt.Fprintf(w, "seal      %s\n", seal)
+	fmt.Fprintf(w, "approved  %s\n", when(in.ApprovedAt))
+	fmt.Fprintf(w, "expires   %s\n", when(b.Expires))
+	for i, t := range in.Next {
+		label := "          "
+		if i == 0 {
+			label = "next runs "
+		}
+		fmt.Fprintf(w, "%s%s\n", label, when(t))
+	}
+	if in.Problem != "" {
+		fmt.Fprintf(w, "problem   %s\n", line(in.Problem))
+	}
+	if lr := in.LastRun; lr != nil {
+		fmt.Fprintf(w, "last run  %d %s, started %s: %s\n", lr.ID, lr.Status, when(lr.StartedAt), runResult(*lr, 100))
+	}
+}
+
+// taskInfo loads the task id, an error told as taskErr tells it.
+func taskInfo(ctx context.Context, r *app.Runtime, id string) (app.TaskInfo, error) {
+	in, err := r.Tasks.Info(ctx, id)
+	return in, taskErr(err, id)
 }
 
 // runResult is a run's summary, or its error, on one line of at most n
