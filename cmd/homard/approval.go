@@ -69,7 +69,7 @@ func (c *cli) approvalListCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include approved, denied, consumed and expired approvals")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	jsonFlag(cmd, &asJSON, "print JSON")
 	return cmd
 }
 
@@ -157,7 +157,7 @@ without asking until it expires. End one with: homard approval revoke ID`,
 		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include revoked and expired grants")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print JSON (docs/JSON.md)")
 	return cmd
 }
 

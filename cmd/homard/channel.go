@@ -136,7 +136,7 @@ becomes an owner. 'homard serve' must be running the channel.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, `print {"code","expires_at"} as the first line`)
+	jsonFlag(cmd, &asJSON, `print {"code","expires_at"} as the first line`)
 	f.BoolVar(&yes, "yes", false, "accept the account that used the code without asking")
 	f.DurationVar(&timeout, "timeout", 10*time.Minute, "how long to wait for the code (at most 10m)")
 	return cmd

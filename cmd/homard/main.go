@@ -181,7 +181,7 @@ func (c *cli) versionCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the build as JSON (version, revision, time, modified, go_version, platform)")
+	jsonFlag(cmd, &asJSON, "print the build as JSON (version, revision, time, modified, go_version, platform)")
 	return cmd
 }
 

@@ -97,7 +97,7 @@ func (c *cli) mcpTestCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the server as JSON (docs/JSON.md, \"mcp\")")
+	jsonFlag(cmd, &asJSON, "print the server as JSON (docs/JSON.md, \"mcp\")")
 	return cmd
 }
 
@@ -156,7 +156,7 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "trust without asking (scripts; read the listing first)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trusted server as JSON (docs/JSON.md, \"mcp\"); needs --yes")
+	jsonFlag(cmd, &asJSON, "print the trusted server as JSON (docs/JSON.md, \"mcp\"); needs --yes")
 	return cmd
 }
 

@@ -92,7 +92,7 @@ func (c *cli) memoryListCmd() *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print a JSON array (schema: docs/JSON.md)")
 	return cmd
 }
 
@@ -144,7 +144,7 @@ func (c *cli) memorySearchCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().IntVar(&limit, "limit", 10, "most units to show (1 to 20)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print a JSON array (schema: docs/JSON.md)")
 	return cmd
 }
 

@@ -78,7 +78,7 @@ homard's home exactly as shown (never linked to PATH).`,
 		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "install without asking (review it first: this trusts the skill)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the installed skill as JSON (docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print the installed skill as JSON (docs/JSON.md)")
 	return cmd
 }
 
@@ -141,7 +141,7 @@ they change while you read, trust refuses and you run it again.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "trust without asking (review it first)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trusted skill as JSON (docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print the trusted skill as JSON (docs/JSON.md)")
 	return cmd
 }
 

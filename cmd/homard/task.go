@@ -150,7 +150,7 @@ is part of the body you approve; changing any of it needs a new task.`,
 	f.StringVar(&s.Deliver, "deliver", "", "where results go: web (default), "+config.PlatformList("or"))
 	f.StringVar(&s.CatchUp, "catch-up", "", "a slot missed while homard was down: skip (default) or once")
 	f.StringVar(&expires, "expires", "", "how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)")
-	f.BoolVar(&asJSON, "json", false, "print the task as JSON (docs/JSON.md, \"task\")")
+	jsonFlag(cmd, &asJSON, "print the task as JSON (docs/JSON.md, \"task\")")
 	return cmd
 }
 
@@ -288,7 +288,7 @@ Without a terminal, pass --yes (after reading 'homard task show ID').`,
 		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "approve without asking (read the body first)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the approved task as JSON (the body and hash go to stderr)")
+	jsonFlag(cmd, &asJSON, "print the approved task as JSON (the body and hash go to stderr)")
 	return cmd
 }
 
@@ -334,7 +334,7 @@ that changed is refused; review it with 'homard task show ID'.`,
 	}
 	cmd.Flags().StringVar(&expires, "expires", "", "how long the new approval lasts, `D` such as 10d (default automation.expiry)")
 	cmd.Flags().BoolVar(&yes, "yes", false, "renew without asking")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the renewed task as JSON")
+	jsonFlag(cmd, &asJSON, "print the renewed task as JSON")
 	return cmd
 }
 
@@ -383,6 +383,6 @@ func (c *cli) taskRmCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the removed task as JSON")
+	jsonFlag(cmd, &asJSON, "print the removed task as JSON")
 	return cmd
 }

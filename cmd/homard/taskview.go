@@ -241,7 +241,7 @@ func (c *cli) taskRunsCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().IntVarP(&n, "n", "n", 20, "how many runs, newest first")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (docs/JSON.md, \"task run\"), summaries whole")
+	jsonFlag(cmd, &asJSON, "print a JSON array (docs/JSON.md, \"task run\"), summaries whole")
 	return cmd
 }
 
@@ -293,7 +293,7 @@ Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
 			return nil
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as JSON (docs/JSON.md, \"task run\")")
+	jsonFlag(cmd, &asJSON, "print the run as JSON (docs/JSON.md, \"task run\")")
 	return cmd
 }
 
@@ -355,6 +355,6 @@ A task not due yet is not listed; 'homard task list' shows the next runs.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only show the plan (required)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (docs/JSON.md, \"task plan\")")
+	jsonFlag(cmd, &asJSON, "print a JSON array (docs/JSON.md, \"task plan\")")
 	return cmd
 }
