@@ -24,7 +24,7 @@ broken record.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			r, err := c.open(ctx)
+			r, err := c.open(ctx, app.Options{})
 			if err != nil {
 				return err
 			}

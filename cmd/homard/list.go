@@ -13,8 +13,8 @@ import (
 
 // listing is how a command prints a list of T: a table, or with --json one
 // JSON array. The row function is where text from a model, a tool, a file
-// name or memory goes through termtext; listing itself prints only the
-// constant empty line and header it is given.
+// name or memory goes through termtext; listing prints the empty line and
+// the header as given, so whoever builds them does the same for theirs.
 type listing[T any] struct {
 	// json is the --json document for the items. Nil prints the items
 	// as they are (a nil slice as null).

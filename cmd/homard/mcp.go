@@ -33,16 +33,6 @@ offered to another MCP client through homard's arbiter.`,
 	return cmd
 }
 
-// openSkipMCP opens the home without starting its MCP servers: test and
-// trust start the one they look at.
-func (c *cli) openSkipMCP(ctx context.Context) (*app.Runtime, error) {
-	p, err := c.paths()
-	if err != nil {
-		return nil, err
-	}
-	return app.Open(ctx, p, app.Options{SkipMCP: true})
-}
-
 // mcpStatusLine is a report's status as `mcp list` prints it.
 func mcpStatusLine(rep app.MCPServerReport) string {
 	switch rep.Status {
@@ -76,7 +66,7 @@ func (c *cli) mcpTestCmd() *cobra.Command {
 		Short: "Start one server, list its tools and stop it, trusting nothing",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := c.openSkipMCP(cmd.Context())
+			r, err := c.open(cmd.Context(), app.Options{SkipMCP: true}) // it starts the one server it looks at
 			if err != nil {
 				return err
 			}
@@ -121,7 +111,7 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 			if asJSON && !yes {
 				return usageErr("--json prints no question: pass --yes with it")
 			}
-			r, err := c.openSkipMCP(cmd.Context())
+			r, err := c.open(cmd.Context(), app.Options{SkipMCP: true})
 			if err != nil {
 				return err
 			}

@@ -72,7 +72,7 @@ it runs once. A changed argument is a new plan and needs a new approval.`,
 				}
 				req.Args = string(b)
 			}
-			r, err := c.open(cmd.Context())
+			r, err := c.open(cmd.Context(), app.Options{})
 			if err != nil {
 				return err
 			}
