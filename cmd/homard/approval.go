@@ -1,9 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -51,73 +52,63 @@ func (c *cli) approvalListCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				out := make([]app.ApprovalJSON, 0, len(list))
-				for _, a := range list {
-					out = append(out, app.NewApprovalJSON(a, false))
-				}
-				return writeJSON(c.stdout, out)
+			// "no approvals " with --all, as Println spaced the empty word before.
+			empty := "no approvals pending"
+			if all {
+				empty = "no approvals "
 			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, "no approvals", map[bool]string{true: "", false: "pending"}[all])
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTATUS\tTOOL\tRISK\tSESSION\tHASH\tEXPIRES\tPLAN")
-			for _, a := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(a.ID), a.Status, termtext.Line(a.Tool), a.Risk, termtext.Line(a.Session),
-					a.PlanHash[:12], a.ExpiresAt.Local().Format(time.DateTime), termtext.Line(firstLine(a.Display)))
-			}
-			return tw.Flush()
+			return listing[app.Approval]{
+				json:   jsonEach(func(a app.Approval) app.ApprovalJSON { return app.NewApprovalJSON(a, false) }),
+				empty:  empty,
+				header: "ID\tSTATUS\tTOOL\tRISK\tSESSION\tHASH\tEXPIRES\tPLAN",
+				row: func(w io.Writer, a app.Approval) {
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(a.ID), a.Status, termtext.Line(a.Tool), a.Risk, termtext.Line(a.Session),
+						a.PlanHash[:12], a.ExpiresAt.Local().Format(time.DateTime), termtext.Line(firstLine(a.Display)))
+				},
+			}.print(c, list, asJSON)
 		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include approved, denied, consumed and expired approvals")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON")
+	jsonFlag(cmd, &asJSON, "print JSON")
 	return cmd
 }
 
 func (c *cli) approvalShowCmd() *cobra.Command {
-	var full, asJSON bool
+	var full bool
 	cmd := &cobra.Command{
 		Use:   "show ID",
 		Short: "Show one approval card: the exact plan, what it does (a diff, an argv), its hash, who asked, when it expires",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			a, err := r.Owner.Approval(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(c.stdout, app.NewApprovalJSON(a, true))
-			}
-			// Every field may hold text the model chose (the tool name, the
-			// plan, a reason quoting it): each goes through the one printer.
-			line := termtext.Line
-			fmt.Fprintf(c.stdout, "approval %s  [%s]\n", line(a.ID), a.Status)
-			fmt.Fprintf(c.stdout, "tool      %s (risk %s)\n", line(a.Tool), a.Risk)
-			fmt.Fprintf(c.stdout, "owner     %s   session %s\n", line(a.Owner), line(a.Session))
-			fmt.Fprintf(c.stdout, "plan hash %s\n", line(a.PlanHash))
-			if a.Reason != "" {
-				fmt.Fprintf(c.stdout, "why       %s (%s)\n", line(a.Reason), line(a.Rule))
-			}
-			if cov := app.NewApprovalJSON(a, false).Covers; cov != "" {
-				fmt.Fprintf(c.stdout, "session   or always would also let run unasked: %s\n", line(cov))
-			}
-			fmt.Fprintf(c.stdout, "asked     %s\n", a.CreatedAt.Local().Format(time.RFC3339))
-			fmt.Fprintf(c.stdout, "expires   %s\n", a.ExpiresAt.Local().Format(time.RFC3339))
-			if a.DecidedBy != "" {
-				fmt.Fprintf(c.stdout, "decided   %s by %s (scope %s)\n", a.DecidedAt.Local().Format(time.RFC3339), line(a.DecidedBy), a.Scope)
-			}
-			fmt.Fprintf(c.stdout, "\n%s\n", termtext.Visible(a.Display))
-			if a.Preview != "" {
-				fmt.Fprintln(c.stdout, "\n─ what it does ─")
-				printPreview(c.stdout, a.Preview, previewOpts{colour: isTerminal(c.stdout), full: full, id: a.ID})
-			}
-			return nil
-		}),
 	}
+	load := func(ctx context.Context, r *app.Runtime, id string) (app.Approval, error) {
+		return r.Owner.Approval(ctx, id)
+	}
+	toJSON := func(a app.Approval) app.ApprovalJSON { return app.NewApprovalJSON(a, true) }
+	showCmd(c, cmd, "print JSON (docs/JSON.md), with the whole preview", load, toJSON, func(w io.Writer, a app.Approval) {
+		// Every field may hold text the model chose (the tool name, the
+		// plan, a reason quoting it): each goes through the one printer.
+		line := termtext.Line
+		fmt.Fprintf(w, "approval %s  [%s]\n", line(a.ID), a.Status)
+		fmt.Fprintf(w, "tool      %s (risk %s)\n", line(a.Tool), a.Risk)
+		fmt.Fprintf(w, "owner     %s   session %s\n", line(a.Owner), line(a.Session))
+		fmt.Fprintf(w, "plan hash %s\n", line(a.PlanHash))
+		if a.Reason != "" {
+			fmt.Fprintf(w, "why       %s (%s)\n", line(a.Reason), line(a.Rule))
+		}
+		if cov := app.NewApprovalJSON(a, false).Covers; cov != "" {
+			fmt.Fprintf(w, "session   or always would also let run unasked: %s\n", line(cov))
+		}
+		fmt.Fprintf(w, "asked     %s\n", a.CreatedAt.Local().Format(time.RFC3339))
+		fmt.Fprintf(w, "expires   %s\n", a.ExpiresAt.Local().Format(time.RFC3339))
+		if a.DecidedBy != "" {
+			fmt.Fprintf(w, "decided   %s by %s (scope %s)\n", a.DecidedAt.Local().Format(time.RFC3339), line(a.DecidedBy), a.Scope)
+		}
+		fmt.Fprintf(w, "\n%s\n", termtext.Visible(a.Display))
+		if a.Preview != "" {
+			fmt.Fprintln(w, "\n─ what it does ─")
+			printPreview(w, a.Preview, previewOpts{colour: isTerminal(w), full: full, id: a.ID})
+		}
+	})
 	cmd.Flags().BoolVar(&full, "full", false, "show the whole preview (a long diff is cut at 200 lines otherwise)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (docs/JSON.md), with the whole preview")
 	return cmd
 }
 
@@ -135,66 +126,52 @@ without asking until it expires. End one with: homard approval revoke ID`,
 				return err
 			}
 			now := time.Now()
-			if asJSON {
-				out := make([]app.GrantJSON, 0, len(list))
-				for _, g := range list {
-					out = append(out, app.NewGrantJSON(g, now))
-				}
-				return writeJSON(c.stdout, out)
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, "no active grants; a session or always approval makes one")
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTOOL\tSCOPE\tCOVERS\tUP TO RISK\tCREATED\tEXPIRES\tSTATE")
-			for _, g := range list {
-				j := app.NewGrantJSON(g, now)
-				covers := strings.Join(j.Patterns, " ")
-				if j.Template != "" {
-					covers = j.Template
-				}
-				if covers == "" {
-					covers = "(calls without a path)"
-				}
-				scope := j.Scope
-				if j.Session != "" {
-					scope += " " + j.Session
-				}
-				state := "active"
-				switch {
-				case !g.RevokedAt.IsZero():
-					state = "revoked"
-				case !j.Active:
-					state = "expired"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(j.ID), termtext.Line(j.Tool), termtext.Line(scope),
-					termtext.Line(covers), j.MaxRisk, g.CreatedAt.Local().Format(time.DateTime), g.ExpiresAt.Local().Format(time.DateTime), state)
-			}
-			return tw.Flush()
+			return listing[app.Grant]{
+				json:   jsonEach(func(g app.Grant) app.GrantJSON { return app.NewGrantJSON(g, now) }),
+				empty:  "no active grants; a session or always approval makes one",
+				header: "ID\tTOOL\tSCOPE\tCOVERS\tUP TO RISK\tCREATED\tEXPIRES\tSTATE",
+				row: func(w io.Writer, g app.Grant) {
+					j := app.NewGrantJSON(g, now)
+					covers := strings.Join(j.Patterns, " ")
+					if j.Template != "" {
+						covers = j.Template
+					}
+					if covers == "" {
+						covers = "(calls without a path)"
+					}
+					scope := j.Scope
+					if j.Session != "" {
+						scope += " " + j.Session
+					}
+					state := "active"
+					switch {
+					case !g.RevokedAt.IsZero():
+						state = "revoked"
+					case !j.Active:
+						state = "expired"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(j.ID), termtext.Line(j.Tool), termtext.Line(scope),
+						termtext.Line(covers), j.MaxRisk, g.CreatedAt.Local().Format(time.DateTime), g.ExpiresAt.Local().Format(time.DateTime), state)
+				},
+			}.print(c, list, asJSON)
 		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include revoked and expired grants")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON (docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print JSON (docs/JSON.md)")
 	return cmd
 }
 
 func (c *cli) approvalRevokeCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "revoke ID",
 		Short: "End a grant now: the calls it covered ask again",
 		Example: `  homard approval grants
   homard approval revoke gr_1a2b3c4d5e6f7a8b`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			g, err := r.Owner.RevokeGrant(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "revoked %s (%s, %s); the calls it covered ask again\n", termtext.Line(g.ID), termtext.Line(g.Tool), g.Scope)
-			return nil
-		}),
 	}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
+		g, err := r.Owner.RevokeGrant(ctx, id)
+		return fmt.Sprintf("revoked %s (%s, %s); the calls it covered ask again", termtext.Line(g.ID), termtext.Line(g.Tool), g.Scope), err
+	})
 }
 
 func (c *cli) approvalApproveCmd() *cobra.Command {
@@ -223,18 +200,10 @@ func (c *cli) approvalApproveCmd() *cobra.Command {
 }
 
 func (c *cli) approvalDenyCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "deny ID",
-		Short: "Deny a pending call",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.Owner.Deny(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "denied %s\n", termtext.Line(args[0]))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "deny ID", Short: "Deny a pending call"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
+		return "denied " + termtext.Line(id), r.Owner.Deny(ctx, id)
+	})
 }
 
 func firstLine(s string) string {

@@ -24,7 +24,7 @@ broken record.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			r, err := c.open(ctx)
+			r, err := c.open(ctx, app.Options{})
 			if err != nil {
 				return err
 			}
@@ -87,7 +87,7 @@ broken record.`,
 		},
 	}
 	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, "print one JSON object per line, oldest first (schema: docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print one JSON object per line, oldest first (schema: docs/JSON.md)")
 	f.BoolVar(&follow, "follow", false, "keep printing new records until interrupted")
 	f.BoolVar(&verify, "verify", false, "recompute the hash chain and name the first broken record")
 	f.IntVar(&limit, "limit", 50, "show the last `N` records")

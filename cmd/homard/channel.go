@@ -4,8 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -29,40 +29,25 @@ groups list, and there only explicit mentions, as a guest.`,
 }
 
 func (c *cli) channelListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "Show each chat channel: enabled, bot, owners, groups, state and last error",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.Chats.List(cmd.Context())
-			if err != nil {
-				return err
+	cmd := &cobra.Command{Use: "list", Short: "Show each chat channel: enabled, bot, owners, groups, state and last error"}
+	load := func(ctx context.Context, r *app.Runtime) ([]app.ChannelStatus, error) { return r.Chats.List(ctx) }
+	return listCmd(c, cmd, "print a JSON array", load, listing[app.ChannelStatus]{
+		header: "CHANNEL\tENABLED\tBOT\tOWNERS\tGROUPS\tSTATE\tLAST ERROR",
+		row: func(w io.Writer, s app.ChannelStatus) {
+			bot, state, groups := "-", s.State, strings.Join(s.Groups, ",")
+			if groups == "" {
+				groups = "-"
 			}
-			if asJSON {
-				return writeJSON(c.stdout, list)
+			if s.Bot != "" {
+				bot = "@" + s.Bot
 			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "CHANNEL\tENABLED\tBOT\tOWNERS\tGROUPS\tSTATE\tLAST ERROR")
-			for _, s := range list {
-				bot, state, groups := "-", s.State, strings.Join(s.Groups, ",")
-				if groups == "" {
-					groups = "-"
-				}
-				if s.Bot != "" {
-					bot = "@" + s.Bot
-				}
-				if state == "" {
-					state = "-"
-				}
-				fmt.Fprintf(tw, "%s\t%t\t%s\t%d\t%s\t%s\t%s\n", s.Channel, s.Enabled, termtext.Line(bot), s.Owners,
-					termtext.Line(groups), state, termtext.Line(s.LastError))
+			if state == "" {
+				state = "-"
 			}
-			return tw.Flush()
-		}),
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array")
-	return cmd
+			fmt.Fprintf(w, "%s\t%t\t%s\t%d\t%s\t%s\t%s\n", s.Channel, s.Enabled, termtext.Line(bot), s.Owners,
+				termtext.Line(groups), state, termtext.Line(s.LastError))
+		},
+	})
 }
 
 func (c *cli) channelAllowCmd(allow bool) *cobra.Command {
@@ -151,7 +136,7 @@ becomes an owner. 'homard serve' must be running the channel.`,
 		}),
 	}
 	f := cmd.Flags()
-	f.BoolVar(&asJSON, "json", false, `print {"code","expires_at"} as the first line`)
+	jsonFlag(cmd, &asJSON, `print {"code","expires_at"} as the first line`)
 	f.BoolVar(&yes, "yes", false, "accept the account that used the code without asking")
 	f.DurationVar(&timeout, "timeout", 10*time.Minute, "how long to wait for the code (at most 10m)")
 	return cmd

@@ -1,9 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,46 +29,25 @@ rollback first shows a preview; to proceed, pass the saved content's hash
 }
 
 func (c *cli) checkpointListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List checkpoints, newest first",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			cps, err := r.Workspace.Checkpoints()
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				out := make([]checkpointJSON, 0, len(cps))
-				for _, cp := range cps {
-					out = append(out, checkpointOut(cp))
+	cmd := &cobra.Command{Use: "list", Short: "List checkpoints, newest first"}
+	load := func(_ context.Context, r *app.Runtime) ([]app.Checkpoint, error) { return r.Workspace.Checkpoints() }
+	return listCmd(c, cmd, "print a JSON array (schema: docs/JSON.md)", load, listing[app.Checkpoint]{
+		json:   jsonEach(checkpointOut),
+		empty:  "no checkpoints",
+		header: "ID\tTIME\tROOT\tPATH\tBYTES\tHASH",
+		row: func(w io.Writer, cp app.Checkpoint) {
+			// Rel is a path the model chose.
+			where := termtext.Line(cp.Rel)
+			if cp.Paths > 0 { // a change set: what made it, from its description
+				where = "(" + termtext.Line(strings.TrimPrefix(cp.Target, cp.Root+": ")) + ")"
+				if cp.Pinned {
+					where += " pinned"
 				}
-				return writeJSON(c.stdout, out)
 			}
-			if len(cps) == 0 {
-				fmt.Fprintln(c.stdout, "no checkpoints")
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tTIME\tROOT\tPATH\tBYTES\tHASH")
-			for _, cp := range cps {
-				// Rel is a path the model chose.
-				where := termtext.Line(cp.Rel)
-				if cp.Paths > 0 { // a change set: what made it, from its description
-					where = "(" + termtext.Line(strings.TrimPrefix(cp.Target, cp.Root+": ")) + ")"
-					if cp.Pinned {
-						where += " pinned"
-					}
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\n", termtext.Line(cp.ID), cp.Time.Local().Format(time.DateTime),
-					termtext.Line(cp.Root), where, cp.Size, termtext.Line(cp.SHA256[:12]))
-			}
-			return tw.Flush()
-		}),
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
-	return cmd
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%d\t%s\n", termtext.Line(cp.ID), cp.Time.Local().Format(time.DateTime),
+				termtext.Line(cp.Root), where, cp.Size, termtext.Line(cp.SHA256[:12]))
+		},
+	})
 }
 
 func (c *cli) checkpointRollbackCmd() *cobra.Command {

@@ -79,7 +79,7 @@ are and allow side effects again.`,
 		},
 	}
 	cmd.Flags().BoolVar(&offline, "offline", false, "skip the checks that use the network (the model endpoint)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}")
+	jsonFlag(cmd, &asJSON, "print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}")
 	cmd.Flags().BoolVar(&ack, "ack", false, "accept homard's records as they are after a problem doctor reported, and allow side effects again")
 	return cmd
 }

@@ -155,13 +155,14 @@ func (c *cli) paths() (config.Paths, error) {
 	return config.ResolvePaths(c.home, os.Getenv)
 }
 
-// open loads the runtime for commands that need it.
-func (c *cli) open(ctx context.Context) (*app.Runtime, error) {
+// open loads the runtime for commands that need it; o says what to leave
+// out (app.Options).
+func (c *cli) open(ctx context.Context, o app.Options) (*app.Runtime, error) {
 	p, err := c.paths()
 	if err != nil {
 		return nil, err
 	}
-	return app.Open(ctx, p, app.Options{})
+	return app.Open(ctx, p, o)
 }
 
 func (c *cli) versionCmd() *cobra.Command {
@@ -181,7 +182,7 @@ func (c *cli) versionCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the build as JSON (version, revision, time, modified, go_version, platform)")
+	jsonFlag(cmd, &asJSON, "print the build as JSON (version, revision, time, modified, go_version, platform)")
 	return cmd
 }
 
@@ -189,7 +190,7 @@ func (c *cli) versionCmd() *cobra.Command {
 // the home, runs fn and closes it.
 func (c *cli) withRuntime(fn func(cmd *cobra.Command, r *app.Runtime, args []string) error) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
-		r, err := c.open(cmd.Context())
+		r, err := c.open(cmd.Context(), app.Options{})
 		if err != nil {
 			return err
 		}

@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -33,16 +33,6 @@ offered to another MCP client through homard's arbiter.`,
 	return cmd
 }
 
-// openSkipMCP opens the home without starting its MCP servers: test and
-// trust start the one they look at.
-func (c *cli) openSkipMCP(ctx context.Context) (*app.Runtime, error) {
-	p, err := c.paths()
-	if err != nil {
-		return nil, err
-	}
-	return app.Open(ctx, p, app.Options{SkipMCP: true})
-}
-
 // mcpStatusLine is a report's status as `mcp list` prints it.
 func mcpStatusLine(rep app.MCPServerReport) string {
 	switch rep.Status {
@@ -55,34 +45,18 @@ func mcpStatusLine(rep app.MCPServerReport) string {
 }
 
 func (c *cli) mcpListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "Start each configured server and say whether its tools are offered",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(_ *cobra.Command, r *app.Runtime, _ []string) error {
-			reps := r.Extensions.MCPServers()
-			if asJSON {
-				out := make([]mcpJSON, 0, len(reps))
-				for _, rep := range reps {
-					out = append(out, mcpOut(rep))
-				}
-				return writeJSON(c.stdout, out)
-			}
-			if len(reps) == 0 {
-				fmt.Fprintln(c.stdout, "no MCP servers: add a [[mcp.servers]] table to the config (docs/CONFIG.md)")
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tTRANSPORT\tTOOLS\tSTATUS")
-			for _, rep := range reps {
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%s\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools), termtext.Line(mcpStatusLine(rep)))
-			}
-			return tw.Flush()
-		}),
+	cmd := &cobra.Command{Use: "list", Short: "Start each configured server and say whether its tools are offered"}
+	load := func(_ context.Context, r *app.Runtime) ([]app.MCPServerReport, error) {
+		return r.Extensions.MCPServers(), nil
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the servers as JSON (docs/JSON.md, \"mcp\")")
-	return cmd
+	return listCmd(c, cmd, "print the servers as JSON (docs/JSON.md, \"mcp\")", load, listing[app.MCPServerReport]{
+		json:   jsonEach(mcpOut),
+		empty:  "no MCP servers: add a [[mcp.servers]] table to the config (docs/CONFIG.md)",
+		header: "NAME\tTRANSPORT\tTOOLS\tSTATUS",
+		row: func(w io.Writer, rep app.MCPServerReport) {
+			fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools), termtext.Line(mcpStatusLine(rep)))
+		},
+	})
 }
 
 func (c *cli) mcpTestCmd() *cobra.Command {
@@ -92,7 +66,7 @@ func (c *cli) mcpTestCmd() *cobra.Command {
 		Short: "Start one server, list its tools and stop it, trusting nothing",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := c.openSkipMCP(cmd.Context())
+			r, err := c.open(cmd.Context(), app.Options{SkipMCP: true}) // it starts the one server it looks at
 			if err != nil {
 				return err
 			}
@@ -113,7 +87,7 @@ func (c *cli) mcpTestCmd() *cobra.Command {
 			return nil
 		},
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the server as JSON (docs/JSON.md, \"mcp\")")
+	jsonFlag(cmd, &asJSON, "print the server as JSON (docs/JSON.md, \"mcp\")")
 	return cmd
 }
 
@@ -137,7 +111,7 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 			if asJSON && !yes {
 				return usageErr("--json prints no question: pass --yes with it")
 			}
-			r, err := c.openSkipMCP(cmd.Context())
+			r, err := c.open(cmd.Context(), app.Options{SkipMCP: true})
 			if err != nil {
 				return err
 			}
@@ -156,15 +130,9 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 				fmt.Fprintf(c.stdout, "already trusted: %s lists exactly what was trusted on %s\n", termtext.Line(rep.Name), rep.TrustedAt.Local().Format(time.DateTime))
 				return nil
 			}
-			if !yes {
-				ok, err := c.confirm(fmt.Sprintf("Trust these %d tools of %s?", len(rep.Tools), termtext.Line(rep.Name)), "homard mcp trust")
-				if err != nil {
-					return err
-				}
-				if !ok {
-					fmt.Fprintln(c.stdout, "not trusted; the server offers no tools")
-					return nil
-				}
+			question := fmt.Sprintf("Trust these %d tools of %s?", len(rep.Tools), termtext.Line(rep.Name))
+			if ok, err := c.confirmed(yes, question, "homard mcp trust", "not trusted; the server offers no tools"); !ok {
+				return err
 			}
 			if err := r.Extensions.TrustMCP(cmd.Context(), rep); err != nil {
 				return err
@@ -178,7 +146,7 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "trust without asking (scripts; read the listing first)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trusted server as JSON (docs/JSON.md, \"mcp\"); needs --yes")
+	jsonFlag(cmd, &asJSON, "print the trusted server as JSON (docs/JSON.md, \"mcp\"); needs --yes")
 	return cmd
 }
 

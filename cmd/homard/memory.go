@@ -1,10 +1,11 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 
@@ -72,13 +73,13 @@ func (c *cli) memoryListCmd() *cobra.Command {
 				for _, p := range problems {
 					fmt.Fprintf(c.stderr, "homard: memory.md: unreadable (kept, not searchable): %s\n", termtext.Line(p.String()))
 				}
-				return c.printUnitsJSON(units, r.Owner.Now())
+				return unitListing(r.Owner.Now(), "").print(c, units, asJSON)
 			}
-			if len(units) == 0 && len(problems) == 0 {
-				fmt.Fprintln(c.stdout, "no memory yet")
-				return nil
+			empty := "no memory yet"
+			if len(problems) > 0 {
+				empty = "" // a table, even of no units, above what cannot be read
 			}
-			if err := c.printUnits(units, r.Owner.Now()); err != nil {
+			if err := unitListing(r.Owner.Now(), empty).print(c, units, asJSON); err != nil {
 				return err
 			}
 			for _, p := range problems {
@@ -91,33 +92,29 @@ func (c *cli) memoryListCmd() *cobra.Command {
 			return nil
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print a JSON array (schema: docs/JSON.md)")
 	return cmd
 }
 
-func (c *cli) printUnitsJSON(units []app.MemoryUnit, now time.Time) error {
-	out := make([]memoryJSON, 0, len(units))
-	for _, u := range units {
-		out = append(out, memoryOut(u, now))
-	}
-	return writeJSON(c.stdout, out)
-}
-
-func (c *cli) printUnits(units []app.MemoryUnit, now time.Time) error {
-	tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tUPDATED\tEXPIRES\tSOURCE\tTEXT")
-	for _, u := range units {
-		exp := "-"
-		if !u.Expires.IsZero() {
-			exp = u.Expires.Format(time.DateOnly)
-			if u.Expired(now) {
-				exp += " (expired)"
+// unitListing prints memory units, judging their expiry at now; empty is
+// the line printed when there are none ("" prints the header alone).
+func unitListing(now time.Time, empty string) listing[app.MemoryUnit] {
+	return listing[app.MemoryUnit]{
+		json:   jsonEach(func(u app.MemoryUnit) memoryJSON { return memoryOut(u, now) }),
+		empty:  empty,
+		header: "ID\tKIND\tUPDATED\tEXPIRES\tSOURCE\tTEXT",
+		row: func(w io.Writer, u app.MemoryUnit) {
+			exp := "-"
+			if !u.Expires.IsZero() {
+				exp = u.Expires.Format(time.DateOnly)
+				if u.Expired(now) {
+					exp += " (expired)"
+				}
 			}
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(u.ID), u.Kind, u.Updated.Format(time.DateOnly), exp,
-			termtext.Line(u.Source), shorten(u.Text, 80))
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(u.ID), u.Kind, u.Updated.Format(time.DateOnly), exp,
+				termtext.Line(u.Source), shorten(u.Text, 80))
+		},
 	}
-	return tw.Flush()
 }
 
 // shorten puts text on one line of at most n characters, as printed
@@ -143,18 +140,11 @@ func (c *cli) memorySearchCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if asJSON {
-				return c.printUnitsJSON(units, r.Owner.Now())
-			}
-			if len(units) == 0 {
-				fmt.Fprintln(c.stdout, "no match")
-				return nil
-			}
-			return c.printUnits(units, r.Owner.Now())
+			return unitListing(r.Owner.Now(), "no match").print(c, units, asJSON)
 		}),
 	}
 	cmd.Flags().IntVar(&limit, "limit", 10, "most units to show (1 to 20)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print a JSON array (schema: docs/JSON.md)")
 	return cmd
 }
 
@@ -189,19 +179,11 @@ func (c *cli) memoryAddCmd() *cobra.Command {
 }
 
 func (c *cli) memoryForgetCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "forget ID",
-		Short: "Remove one unit from memory.md and from the index",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			u, err := r.Owner.MemoryForget(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "forgot %s\n", termtext.Line(u.ID))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "forget ID", Short: "Remove one unit from memory.md and from the index"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
+		u, err := r.Owner.MemoryForget(ctx, id)
+		return "forgot " + termtext.Line(u.ID), err
+	})
 }
 
 func (c *cli) memoryRebuildCmd() *cobra.Command {
@@ -249,21 +231,18 @@ holding a secret is never proposed, stored or shown.
 			if err != nil {
 				return err
 			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, "no candidates")
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tSTATUS\tKIND\tSEEN\tLAST SEEN\tSOURCE\tTEXT")
-			for _, k := range list {
-				status := k.Status
-				if k.ConflictsWith != "" {
-					status += " (conflicts with " + k.ConflictsWith + ")"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", termtext.Line(k.ID), termtext.Line(status), k.Kind, k.Seen,
-					k.LastSeen.Format(time.DateOnly), termtext.Line(k.Source), shorten(k.Text, 80))
-			}
-			return tw.Flush()
+			return listing[app.MemoryCandidate]{
+				empty:  "no candidates",
+				header: "ID\tSTATUS\tKIND\tSEEN\tLAST SEEN\tSOURCE\tTEXT",
+				row: func(w io.Writer, k app.MemoryCandidate) {
+					status := k.Status
+					if k.ConflictsWith != "" {
+						status += " (conflicts with " + k.ConflictsWith + ")"
+					}
+					fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", termtext.Line(k.ID), termtext.Line(status), k.Kind, k.Seen,
+						k.LastSeen.Format(time.DateOnly), termtext.Line(k.Source), shorten(k.Text, 80))
+				},
+			}.print(c, list, false)
 		}),
 	}
 	cmd.AddCommand(c.memoryAcceptCmd(), c.memoryDismissCmd())
@@ -295,19 +274,11 @@ func (c *cli) memoryAcceptCmd() *cobra.Command {
 }
 
 func (c *cli) memoryDismissCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "dismiss ID",
-		Short: "Drop a proposed note; it is not proposed again",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			k, err := r.Owner.MemoryDismiss(cmd.Context(), args[0])
-			if err != nil {
-				return reviewErr(err)
-			}
-			fmt.Fprintf(c.stdout, "dismissed %s\n", termtext.Line(k.ID))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "dismiss ID", Short: "Drop a proposed note; it is not proposed again"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
+		k, err := r.Owner.MemoryDismiss(ctx, id)
+		return "dismissed " + termtext.Line(k.ID), reviewErr(err)
+	})
 }
 
 // reviewErr turns an unknown id into a usage error that says what to do.

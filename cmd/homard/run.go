@@ -202,7 +202,7 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 	}
 	f := cmd.Flags()
 	f.StringVar(&req.Session, "session", "", "conversation `ID` to continue (default cli)")
-	f.BoolVar(&asJSON, "json", false, "print one JSON object at the end instead of streaming")
+	jsonFlag(cmd, &asJSON, "print one JSON object at the end instead of streaming")
 	f.StringVar(&askMode, "ask", "auto", "ask about approvals inline: `auto` (on a terminal), always (read answers from stdin), never")
 	return cmd
 }

@@ -1,11 +1,11 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -95,56 +95,30 @@ func (c *cli) readSecret(name string) ([]byte, error) {
 }
 
 func (c *cli) secretListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List secret names and the hosts they are bound to (never values)",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list := r.Owner.SecretList()
-			if asJSON {
-				out := make([]secretJSON, 0, len(list))
-				for _, s := range list {
-					out = append(out, secretOut(s))
-				}
-				return writeJSON(c.stdout, out)
+	cmd := &cobra.Command{Use: "list", Short: "List secret names and the hosts they are bound to (never values)"}
+	load := func(_ context.Context, r *app.Runtime) ([]app.Secret, error) { return r.Owner.SecretList(), nil }
+	return listCmd(c, cmd, "print a JSON array (schema: docs/JSON.md)", load, listing[app.Secret]{
+		json:   jsonEach(secretOut),
+		empty:  "no secrets",
+		header: "NAME\tHOSTS\tSCHEMES\tHEADER\tFORMAT\tCREATED",
+		row: func(w io.Writer, s app.Secret) {
+			schemes := "https"
+			if s.AllowHTTP {
+				schemes = "https,http"
 			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, "no secrets")
-				return nil
+			hosts := strings.Join(s.Hosts, ",")
+			if s.Channel != "" {
+				hosts, schemes = "channel:"+s.Channel, "-"
 			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tHOSTS\tSCHEMES\tHEADER\tFORMAT\tCREATED")
-			for _, s := range list {
-				schemes := "https"
-				if s.AllowHTTP {
-					schemes = "https,http"
-				}
-				hosts := strings.Join(s.Hosts, ",")
-				if s.Channel != "" {
-					hosts, schemes = "channel:"+s.Channel, "-"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(s.Name), termtext.Line(hosts), schemes,
-					termtext.Line(s.Header), termtext.Line(s.Format), s.Created.Local().Format(time.DateTime))
-			}
-			return tw.Flush()
-		}),
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
-	return cmd
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(s.Name), termtext.Line(hosts), schemes,
+				termtext.Line(s.Header), termtext.Line(s.Format), s.Created.Local().Format(time.DateTime))
+		},
+	})
 }
 
 func (c *cli) secretRmCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "rm NAME",
-		Short: "Delete a secret",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.Owner.SecretRemove(args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "removed %s\n", termtext.Line(args[0]))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "rm NAME", Short: "Delete a secret"}
+	return c.argCmd(cmd, func(_ context.Context, r *app.Runtime, name string) (string, error) {
+		return "removed " + termtext.Line(name), r.Owner.SecretRemove(name)
+	})
 }

@@ -162,12 +162,7 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *setup.Options) 
 		Value(&answer).Validate(nonEmpty("a folder")), func() string { return answer }); err != nil {
 		return err
 	}
-	var dirs []string
-	for d := range strings.SplitSeq(answer, ",") {
-		if d = strings.TrimSpace(d); d != "" {
-			dirs = append(dirs, expandHome(d))
-		}
-	}
+	dirs := appendFolders(nil, answer)
 	o.Workspaces = nil
 	if !slices.Equal(dirs, current) {
 		o.Workspaces = dirs
@@ -188,12 +183,7 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *setup.Options) 
 	}); err != nil {
 		return err
 	}
-	ro := []string{} // empty, not nil: "none" removes the read-only roots
-	for d := range strings.SplitSeq(answerRO, ",") {
-		if d = strings.TrimSpace(d); d != "" {
-			ro = append(ro, expandHome(d))
-		}
-	}
+	ro := appendFolders([]string{}, answerRO) // empty, not nil: "none" removes the read-only roots
 	o.ReadOnly = nil
 	if !slices.Equal(ro, currentRO) {
 		o.ReadOnly = ro
@@ -232,6 +222,17 @@ func nonEmpty(what string) func(string) error {
 		}
 		return nil
 	}
+}
+
+// appendFolders appends to dst the folders of answer, which separates
+// them with commas: each trimmed, blanks left out, a leading "~/" expanded.
+func appendFolders(dst []string, answer string) []string {
+	for d := range strings.SplitSeq(answer, ",") {
+		if d = strings.TrimSpace(d); d != "" {
+			dst = append(dst, expandHome(d))
+		}
+	}
+	return dst
 }
 
 // expandHome turns a leading "~/" into $HOME.

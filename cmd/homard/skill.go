@@ -1,10 +1,10 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -62,17 +62,9 @@ homard's home exactly as shown (never linked to PATH).`,
 			if err != nil {
 				return err
 			}
-			if !asJSON || !yes {
-				c.printSkillReview(c.stderrOrStdout(asJSON), rv)
-			}
-			if !yes {
-				ok, err := c.confirm(fmt.Sprintf("install skill %s?", termtext.Line(rv.Name)), "skill add")
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return usageErr("not installed")
-				}
+			question := fmt.Sprintf("install skill %s?", termtext.Line(rv.Name))
+			if err := c.reviewSkill(rv, asJSON, yes, question, "skill add", "not installed"); err != nil {
+				return err
 			}
 			s, err := r.Extensions.SkillInstall(cmd.Context(), rv)
 			if err != nil {
@@ -86,60 +78,29 @@ homard's home exactly as shown (never linked to PATH).`,
 		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "install without asking (review it first: this trusts the skill)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the installed skill as JSON (docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print the installed skill as JSON (docs/JSON.md)")
 	return cmd
 }
 
 func (c *cli) skillListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List installed skills and their trust (trusted, changed: needs trust, …)",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.Extensions.SkillList(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(c.stdout, list)
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, "no skills; add one with `homard skill add PATH`")
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "NAME\tSTATE\tHASH\tFLAGS\tDESCRIPTION")
-			for _, s := range list {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\n", termtext.Line(s.Name), s.State, shortHash(s.Hash), len(s.Flags), termtext.Line(s.Description))
-			}
-			return tw.Flush()
-		}),
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array of skills (docs/JSON.md)")
-	return cmd
+	cmd := &cobra.Command{Use: "list", Short: "List installed skills and their trust (trusted, changed: needs trust, …)"}
+	load := func(ctx context.Context, r *app.Runtime) ([]app.SkillJSON, error) { return r.Extensions.SkillList(ctx) }
+	return listCmd(c, cmd, "print a JSON array of skills (docs/JSON.md)", load, listing[app.SkillJSON]{
+		empty:  "no skills; add one with `homard skill add PATH`",
+		header: "NAME\tSTATE\tHASH\tFLAGS\tDESCRIPTION",
+		row: func(w io.Writer, s app.SkillJSON) {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\n", termtext.Line(s.Name), s.State, shortHash(s.Hash), len(s.Flags), termtext.Line(s.Description))
+		},
+	})
 }
 
 func (c *cli) skillShowCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "show NAME",
-		Short: "Show an installed skill: SKILL.md, program, permissions, hash and red flags",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			rv, err := r.Extensions.SkillShow(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(c.stdout, rv.SkillJSON)
-			}
-			c.printSkillReview(c.stdout, rv)
-			return nil
-		}),
+	cmd := &cobra.Command{Use: "show NAME", Short: "Show an installed skill: SKILL.md, program, permissions, hash and red flags"}
+	load := func(ctx context.Context, r *app.Runtime, name string) (app.SkillReview, error) {
+		return r.Extensions.SkillShow(ctx, name)
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skill as JSON (docs/JSON.md)")
-	return cmd
+	toJSON := func(rv app.SkillReview) app.SkillJSON { return rv.SkillJSON }
+	return showCmd(c, cmd, "print the skill as JSON (docs/JSON.md)", load, toJSON, c.printSkillReview)
 }
 
 func (c *cli) skillTrustCmd() *cobra.Command {
@@ -161,17 +122,9 @@ they change while you read, trust refuses and you run it again.`,
 			if rv.Problem != "" {
 				return fmt.Errorf("skill %s cannot be trusted: %s", termtext.Line(rv.Name), termtext.Line(rv.Problem))
 			}
-			if !asJSON || !yes {
-				c.printSkillReview(c.stderrOrStdout(asJSON), rv)
-			}
-			if !yes {
-				ok, err := c.confirm(fmt.Sprintf("trust skill %s with hash %s?", termtext.Line(rv.Name), shortHash(rv.Hash)), "skill trust")
-				if err != nil {
-					return err
-				}
-				if !ok {
-					return usageErr("not trusted")
-				}
+			question := fmt.Sprintf("trust skill %s with hash %s?", termtext.Line(rv.Name), shortHash(rv.Hash))
+			if err := c.reviewSkill(rv, asJSON, yes, question, "skill trust", "not trusted"); err != nil {
+				return err
 			}
 			if err := r.Extensions.SkillTrust(cmd.Context(), rv.Name, rv.Hash); err != nil {
 				return err
@@ -188,23 +141,35 @@ they change while you read, trust refuses and you run it again.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "trust without asking (review it first)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the trusted skill as JSON (docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, "print the trusted skill as JSON (docs/JSON.md)")
 	return cmd
 }
 
 func (c *cli) skillRmCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "rm NAME",
-		Short: "Delete an installed skill and its trust",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.Extensions.SkillRemove(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "removed %s\n", termtext.Line(args[0]))
-			return nil
-		}),
+	cmd := &cobra.Command{Use: "rm NAME", Short: "Delete an installed skill and its trust"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, name string) (string, error) {
+		return "removed " + termtext.Line(name), r.Extensions.SkillRemove(ctx, name)
+	})
+}
+
+// reviewSkill shows rv for review (on stderr when stdout carries JSON; not
+// at all with both --json and --yes) and, without --yes, asks question
+// (see confirm). A no is a usage error saying declined.
+func (c *cli) reviewSkill(rv app.SkillReview, asJSON, yes bool, question, what, declined string) error {
+	if !asJSON || !yes {
+		c.printSkillReview(c.stderrOrStdout(asJSON), rv)
 	}
+	if yes {
+		return nil
+	}
+	ok, err := c.confirm(question, what)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return usageErr("%s", declined)
+	}
+	return nil
 }
 
 // stderrOrStdout is where a review goes: stderr when stdout carries JSON.

@@ -150,7 +150,7 @@ is part of the body you approve; changing any of it needs a new task.`,
 	f.StringVar(&s.Deliver, "deliver", "", "where results go: web (default), "+config.PlatformList("or"))
 	f.StringVar(&s.CatchUp, "catch-up", "", "a slot missed while homard was down: skip (default) or once")
 	f.StringVar(&expires, "expires", "", "how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)")
-	f.BoolVar(&asJSON, "json", false, "print the task as JSON (docs/JSON.md, \"task\")")
+	jsonFlag(cmd, &asJSON, "print the task as JSON (docs/JSON.md, \"task\")")
 	return cmd
 }
 
@@ -228,6 +228,20 @@ func (c *cli) confirm(question, what string) (bool, error) {
 	return strings.EqualFold(line, "y") || strings.EqualFold(line, "yes"), nil
 }
 
+// confirmed says whether to go on: true with --yes (yes), else the
+// person's answer to question (see confirm). When they say no, it prints
+// declined on stdout: a no is an answer, not a failure.
+func (c *cli) confirmed(yes bool, question, what, declined string) (bool, error) {
+	if yes {
+		return true, nil
+	}
+	ok, err := c.confirm(question, what)
+	if err == nil && !ok {
+		fmt.Fprintln(c.stdout, declined)
+	}
+	return ok, err
+}
+
 func (c *cli) taskApproveCmd() *cobra.Command {
 	var yes, asJSON bool
 	cmd := &cobra.Command{
@@ -246,27 +260,18 @@ Without a terminal, pass --yes (after reading 'homard task show ID').`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			id := args[0]
-			in, err := r.Tasks.Info(cmd.Context(), id)
+			in, err := taskInfo(cmd.Context(), r, id)
 			if err != nil {
-				return taskErr(err, id)
+				return err
 			}
 			if in.Hash == "" {
 				return fmt.Errorf("task %s: %s", id, termtext.Line(in.Problem))
 			}
-			w := c.stdout
-			if asJSON {
-				w = c.stderr // stdout is the JSON document alone
-			}
+			w := c.stderrOrStdout(asJSON) // with --json, stdout is the JSON document alone
 			c.printBody(w, in)
 			fmt.Fprintf(w, "seal it will store (HMAC-SHA-256, prefix)  %s\n", in.SealIfApproved)
-			if !yes {
-				ok, err := c.confirm("Approve this task?", "approving")
-				if err != nil || !ok {
-					if err == nil {
-						fmt.Fprintln(c.stdout, "not approved")
-					}
-					return err
-				}
+			if ok, err := c.confirmed(yes, "Approve this task?", "approving", "not approved"); !ok {
+				return err
 			}
 			in, err = r.Tasks.Approve(cmd.Context(), id, in.Hash)
 			if err != nil {
@@ -283,7 +288,7 @@ Without a terminal, pass --yes (after reading 'homard task show ID').`,
 		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "approve without asking (read the body first)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the approved task as JSON (the body and hash go to stderr)")
+	jsonFlag(cmd, &asJSON, "print the approved task as JSON (the body and hash go to stderr)")
 	return cmd
 }
 
@@ -305,25 +310,16 @@ that changed is refused; review it with 'homard task show ID'.`,
 			if err != nil {
 				return err
 			}
-			in, err := r.Tasks.Info(cmd.Context(), id)
+			in, err := taskInfo(cmd.Context(), r, id)
 			if err != nil {
-				return taskErr(err, id)
+				return err
 			}
-			w := c.stdout
-			if asJSON {
-				w = c.stderr
-			}
+			w := c.stderrOrStdout(asJSON)
 			if in.Hash != "" {
 				c.printBody(w, in)
 			}
-			if !yes {
-				ok, err := c.confirm("Renew this task's approval?", "renewing")
-				if err != nil || !ok {
-					if err == nil {
-						fmt.Fprintln(c.stdout, "not renewed")
-					}
-					return err
-				}
+			if ok, err := c.confirmed(yes, "Renew this task's approval?", "renewing", "not renewed"); !ok {
+				return err
 			}
 			in, err = r.Tasks.Renew(cmd.Context(), id, d)
 			if err != nil {
@@ -338,37 +334,26 @@ that changed is refused; review it with 'homard task show ID'.`,
 	}
 	cmd.Flags().StringVar(&expires, "expires", "", "how long the new approval lasts, `D` such as 10d (default automation.expiry)")
 	cmd.Flags().BoolVar(&yes, "yes", false, "renew without asking")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the renewed task as JSON")
+	jsonFlag(cmd, &asJSON, "print the renewed task as JSON")
 	return cmd
 }
 
 // taskStatusCmd is pause or resume.
 func (c *cli) taskStatusCmd(verb, short string, do func(*app.TaskService, context.Context, string) (app.TaskInfo, error)) *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   verb + " ID",
-		Short: short,
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			in, err := do(r.Tasks, cmd.Context(), args[0])
-			if err != nil {
-				return taskErr(err, args[0])
-			}
-			if asJSON {
-				return writeJSON(c.stdout, taskOut(in))
-			}
-			fmt.Fprintf(c.stdout, "%s is %s\n", in.ID, in.Status)
-			if len(in.Next) > 0 {
-				fmt.Fprintf(c.stdout, "next run  %s\n", when(in.Next[0]))
-			}
-			if in.Problem != "" && in.Status != store.TaskPaused {
-				fmt.Fprintf(c.stdout, "problem   %s\n", termtext.Line(in.Problem))
-			}
-			return nil
-		}),
+	cmd := &cobra.Command{Use: verb + " ID", Short: short}
+	load := func(ctx context.Context, r *app.Runtime, id string) (app.TaskInfo, error) {
+		in, err := do(r.Tasks, ctx, id)
+		return in, taskErr(err, id)
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the task as JSON")
-	return cmd
+	return showCmd(c, cmd, "print the task as JSON", load, taskOut, func(w io.Writer, in app.TaskInfo) {
+		fmt.Fprintf(w, "%s is %s\n", in.ID, in.Status)
+		if len(in.Next) > 0 {
+			fmt.Fprintf(w, "next run  %s\n", when(in.Next[0]))
+		}
+		if in.Problem != "" && in.Status != store.TaskPaused {
+			fmt.Fprintf(w, "problem   %s\n", termtext.Line(in.Problem))
+		}
+	})
 }
 
 func (c *cli) taskRmCmd() *cobra.Command {
@@ -379,18 +364,12 @@ func (c *cli) taskRmCmd() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			id := args[0]
-			in, err := r.Tasks.Info(cmd.Context(), id)
+			in, err := taskInfo(cmd.Context(), r, id)
 			if err != nil {
-				return taskErr(err, id)
+				return err
 			}
-			if !yes {
-				ok, err := c.confirm(fmt.Sprintf("Remove task %s (%s)? It cannot be undone.", in.ID, termtext.Line(in.Name)), "removing a task")
-				if err != nil || !ok {
-					if err == nil {
-						fmt.Fprintln(c.stdout, "not removed")
-					}
-					return err
-				}
+			if ok, err := c.confirmed(yes, fmt.Sprintf("Remove task %s (%s)? It cannot be undone.", in.ID, termtext.Line(in.Name)), "removing a task", "not removed"); !ok {
+				return err
 			}
 			in, err = r.Tasks.Remove(cmd.Context(), id)
 			if err != nil {
@@ -404,6 +383,6 @@ func (c *cli) taskRmCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the removed task as JSON")
+	jsonFlag(cmd, &asJSON, "print the removed task as JSON")
 	return cmd
 }

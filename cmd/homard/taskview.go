@@ -2,12 +2,12 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -114,100 +114,73 @@ func (c *cli) printBody(w io.Writer, in app.TaskInfo) {
 }
 
 func (c *cli) taskListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List your tasks (not removed ones): status, schedule, next run, last run, problem",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.Tasks.List(cmd.Context())
-			if err != nil {
-				return err
+	cmd := &cobra.Command{Use: "list", Short: "List your tasks (not removed ones): status, schedule, next run, last run, problem"}
+	load := func(ctx context.Context, r *app.Runtime) ([]app.TaskInfo, error) { return r.Tasks.List(ctx) }
+	return listCmd(c, cmd, "print a JSON array (docs/JSON.md, \"task\")", load, listing[app.TaskInfo]{
+		json:   jsonEach(taskOut),
+		empty:  `no tasks; add one: homard task add NAME --every 1d "PROMPT"`,
+		header: "ID\tNAME\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM",
+		row: func(w io.Writer, in app.TaskInfo) {
+			last := "-"
+			if in.LastRun != nil {
+				last = in.LastRun.Status
 			}
-			if asJSON {
-				out := make([]taskJSON, 0, len(list))
-				for _, in := range list {
-					out = append(out, taskOut(in))
-				}
-				return writeJSON(c.stdout, out)
+			next := "-"
+			if len(in.Next) > 0 {
+				next = when(in.Next[0])
 			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, `no tasks; add one: homard task add NAME --every 1d "PROMPT"`)
-				return nil
+			problem := in.Problem
+			if problem == "" {
+				problem = "-"
 			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM")
-			for _, in := range list {
-				last := "-"
-				if in.LastRun != nil {
-					last = in.LastRun.Status
-				}
-				next := "-"
-				if len(in.Next) > 0 {
-					next = when(in.Next[0])
-				}
-				problem := in.Problem
-				if problem == "" {
-					problem = "-"
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(in.ID), termtext.Line(in.Name), in.Status,
-					termtext.Line(in.Schedule), next, last, termtext.Line(problem))
-			}
-			return tw.Flush()
-		}),
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (docs/JSON.md, \"task\")")
-	return cmd
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(in.ID), termtext.Line(in.Name), in.Status,
+				termtext.Line(in.Schedule), next, last, termtext.Line(problem))
+		},
+	})
 }
 
 func (c *cli) taskShowCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show a task: its body, hash, seal, next 3 runs, problem and last run",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			in, err := r.Tasks.Info(cmd.Context(), args[0])
-			if err != nil {
-				return taskErr(err, args[0])
-			}
-			if asJSON {
-				return writeJSON(c.stdout, taskOut(in))
-			}
-			line := termtext.Line
-			w := c.stdout
-			c.printBody(w, in)
-			fmt.Fprintf(w, "schedule  %s\n", line(in.Schedule))
-			b := in.Body
-			fmt.Fprintf(w, "tools     %s\n", toolList(b.Tools))
-			fmt.Fprintf(w, "mode      %s   deliver %s   catch-up %s\n", line(string(b.Mode)), line(b.Deliver), line(b.CatchUp))
-			fmt.Fprintf(w, "budgets   %d tool calls, %d model calls, %d tokens, %v per run\n",
-				b.Budgets.MaxCalls, b.Budgets.MaxTurns, b.Budgets.MaxTokens, b.Budgets.MaxRuntime)
-			seal := in.Seal
-			if seal == "" {
-				seal = "(not approved; approving would store " + in.SealIfApproved + ")"
-			}
-			fmt.Fprintf(w, "seal      %s\n", seal)
-			fmt.Fprintf(w, "approved  %s\n", when(in.ApprovedAt))
-			fmt.Fprintf(w, "expires   %s\n", when(b.Expires))
-			for i, t := range in.Next {
-				label := "          "
-				if i == 0 {
-					label = "next runs "
-				}
-				fmt.Fprintf(w, "%s%s\n", label, when(t))
-			}
-			if in.Problem != "" {
-				fmt.Fprintf(w, "problem   %s\n", line(in.Problem))
-			}
-			if lr := in.LastRun; lr != nil {
-				fmt.Fprintf(w, "last run  %d %s, started %s: %s\n", lr.ID, lr.Status, when(lr.StartedAt), runResult(*lr, 100))
-			}
-			return nil
-		}),
+	cmd := &cobra.Command{Use: "show ID", Short: "Show a task: its body, hash, seal, next 3 runs, problem and last run"}
+	return showCmd(c, cmd, "print the task as JSON (docs/JSON.md, \"task\")", taskInfo, taskOut, c.printTask)
+}
+
+// printTask shows a task in full: its body and hash (printBody), schedule,
+// tools, budgets, seal, next runs, problem and last run.
+func (c *cli) printTask(w io.Writer, in app.TaskInfo) {
+	line := termtext.Line
+	c.printBody(w, in)
+	fmt.Fprintf(w, "schedule  %s\n", line(in.Schedule))
+	b := in.Body
+	fmt.Fprintf(w, "tools     %s\n", toolList(b.Tools))
+	fmt.Fprintf(w, "mode      %s   deliver %s   catch-up %s\n", line(string(b.Mode)), line(b.Deliver), line(b.CatchUp))
+	fmt.Fprintf(w, "budgets   %d tool calls, %d model calls, %d tokens, %v per run\n",
+		b.Budgets.MaxCalls, b.Budgets.MaxTurns, b.Budgets.MaxTokens, b.Budgets.MaxRuntime)
+	seal := in.Seal
+	if seal == "" {
+		seal = "(not approved; approving would store " + in.SealIfApproved + ")"
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the task as JSON (docs/JSON.md, \"task\")")
-	return cmd
+	fmt.Fprintf(w, "seal      %s\n", seal)
+	fmt.Fprintf(w, "approved  %s\n", when(in.ApprovedAt))
+	fmt.Fprintf(w, "expires   %s\n", when(b.Expires))
+	for i, t := range in.Next {
+		label := "          "
+		if i == 0 {
+			label = "next runs "
+		}
+		fmt.Fprintf(w, "%s%s\n", label, when(t))
+	}
+	if in.Problem != "" {
+		fmt.Fprintf(w, "problem   %s\n", line(in.Problem))
+	}
+	if lr := in.LastRun; lr != nil {
+		fmt.Fprintf(w, "last run  %d %s, started %s: %s\n", lr.ID, lr.Status, when(lr.StartedAt), runResult(*lr, 100))
+	}
+}
+
+// taskInfo loads the task id, an error told as taskErr tells it.
+func taskInfo(ctx context.Context, r *app.Runtime, id string) (app.TaskInfo, error) {
+	in, err := r.Tasks.Info(ctx, id)
+	return in, taskErr(err, id)
 }
 
 // runResult is a run's summary, or its error, on one line of at most n
@@ -252,32 +225,23 @@ func (c *cli) taskRunsCmd() *cobra.Command {
 			if err != nil {
 				return taskErr(err, args[0])
 			}
-			if asJSON {
-				out := make([]taskRunJSON, 0, len(runs))
-				for _, run := range runs {
-					out = append(out, taskRunOut(run))
-				}
-				return writeJSON(c.stdout, out)
-			}
-			if len(runs) == 0 {
-				fmt.Fprintf(c.stdout, "no runs yet; try one now: homard task run-now %s\n", termtext.Line(args[0]))
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR")
-			for _, run := range runs {
-				dur := "-"
-				if !run.EndedAt.IsZero() && !run.StartedAt.IsZero() {
-					dur = run.EndedAt.Sub(run.StartedAt).Round(time.Second / 10).String()
-				}
-				fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", run.ID, when(run.SlotAt), run.Status, when(run.StartedAt),
-					dur, run.Tokens, delivery(run), runResult(run, 80))
-			}
-			return tw.Flush()
+			return listing[store.TaskRun]{
+				json:   jsonEach(taskRunOut),
+				empty:  "no runs yet; try one now: homard task run-now " + termtext.Line(args[0]),
+				header: "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR",
+				row: func(w io.Writer, run store.TaskRun) {
+					dur := "-"
+					if !run.EndedAt.IsZero() && !run.StartedAt.IsZero() {
+						dur = run.EndedAt.Sub(run.StartedAt).Round(time.Second / 10).String()
+					}
+					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", run.ID, when(run.SlotAt), run.Status, when(run.StartedAt),
+						dur, run.Tokens, delivery(run), runResult(run, 80))
+				},
+			}.print(c, runs, asJSON)
 		}),
 	}
 	cmd.Flags().IntVarP(&n, "n", "n", 20, "how many runs, newest first")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (docs/JSON.md, \"task run\"), summaries whole")
+	jsonFlag(cmd, &asJSON, "print a JSON array (docs/JSON.md, \"task run\"), summaries whole")
 	return cmd
 }
 
@@ -329,7 +293,7 @@ Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
 			return nil
 		}),
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the run as JSON (docs/JSON.md, \"task run\")")
+	jsonFlag(cmd, &asJSON, "print the run as JSON (docs/JSON.md, \"task run\")")
 	return cmd
 }
 
@@ -379,8 +343,7 @@ A task not due yet is not listed; 'homard task list' shows the next runs.`,
 				fmt.Fprintln(c.stdout, "nothing is due now; homard task list shows the next runs")
 				return nil
 			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tACTION\tSLOT\tWHY")
+			tw := c.table("ID\tNAME\tACTION\tSLOT\tWHY")
 			for i, p := range plan {
 				slot := "-"
 				if !p.Slot.IsZero() {
@@ -392,6 +355,6 @@ A task not due yet is not listed; 'homard task list' shows the next runs.`,
 		}),
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only show the plan (required)")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (docs/JSON.md, \"task plan\")")
+	jsonFlag(cmd, &asJSON, "print a JSON array (docs/JSON.md, \"task plan\")")
 	return cmd
 }

@@ -1,8 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
-	"text/tabwriter"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,60 +51,31 @@ func (c *cli) tokenCreateCmd() *cobra.Command {
 }
 
 func (c *cli) tokenListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List tokens (never their secrets)",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.Owner.TokenList(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				out := make([]tokenJSON, 0, len(list))
-				for _, t := range list {
-					out = append(out, tokenOut(t))
-				}
-				return writeJSON(c.stdout, out)
-			}
-			if len(list) == 0 {
-				fmt.Fprintln(c.stdout, "no tokens; create one with: homard token create --name NAME")
-				return nil
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "ID\tNAME\tCREATED\tLAST USED\tSTATUS")
-			when := func(t time.Time) string {
-				if t.IsZero() {
-					return "-"
-				}
-				return t.Local().Format(time.DateTime)
-			}
-			for _, t := range list {
-				status := "valid"
-				if !t.RevokedAt.IsZero() {
-					status = "revoked " + when(t.RevokedAt)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.ID, termtext.Line(t.Name), when(t.CreatedAt), when(t.LastUsedAt), status)
-			}
-			return tw.Flush()
-		}),
+	cmd := &cobra.Command{Use: "list", Short: "List tokens (never their secrets)"}
+	load := func(ctx context.Context, r *app.Runtime) ([]app.APIToken, error) { return r.Owner.TokenList(ctx) }
+	when := func(t time.Time) string {
+		if t.IsZero() {
+			return "-"
+		}
+		return t.Local().Format(time.DateTime)
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print a JSON array (schema: docs/JSON.md)")
-	return cmd
+	return listCmd(c, cmd, "print a JSON array (schema: docs/JSON.md)", load, listing[app.APIToken]{
+		json:   jsonEach(tokenOut),
+		empty:  "no tokens; create one with: homard token create --name NAME",
+		header: "ID\tNAME\tCREATED\tLAST USED\tSTATUS",
+		row: func(w io.Writer, t app.APIToken) {
+			status := "valid"
+			if !t.RevokedAt.IsZero() {
+				status = "revoked " + when(t.RevokedAt)
+			}
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\n", t.ID, termtext.Line(t.Name), when(t.CreatedAt), when(t.LastUsedAt), status)
+		},
+	})
 }
 
 func (c *cli) tokenRevokeCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "revoke ID",
-		Short: "Revoke a token at once",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.Owner.TokenRevoke(cmd.Context(), args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "token %s revoked\n", args[0])
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "revoke ID", Short: "Revoke a token at once"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
+		return "token " + id + " revoked", r.Owner.TokenRevoke(ctx, id)
+	})
 }

@@ -2,10 +2,10 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"text/tabwriter"
 
 	"github.com/spf13/cobra"
 
@@ -23,26 +23,14 @@ func (c *cli) toolCmd() *cobra.Command {
 }
 
 func (c *cli) toolListCmd() *cobra.Command {
-	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List the tools with their action and risk class",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			tools := r.Tools()
-			if asJSON {
-				return writeJSON(c.stdout, tools)
-			}
-			tw := tabwriter.NewWriter(c.stdout, 0, 4, 2, ' ', 0)
-			fmt.Fprintln(tw, "TOOL\tACTION\tRISK\tREAD-ONLY")
-			for _, t := range tools {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%v\n", termtext.Line(t.Name), termtext.Line(t.Action), termtext.Line(t.Risk), t.ReadOnly)
-			}
-			return tw.Flush()
-		}),
-	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print descriptions and JSON schemas as JSON")
-	return cmd
+	cmd := &cobra.Command{Use: "list", Short: "List the tools with their action and risk class"}
+	load := func(_ context.Context, r *app.Runtime) ([]app.ToolInfo, error) { return r.Tools(), nil }
+	return listCmd(c, cmd, "print descriptions and JSON schemas as JSON", load, listing[app.ToolInfo]{
+		header: "TOOL\tACTION\tRISK\tREAD-ONLY",
+		row: func(w io.Writer, t app.ToolInfo) {
+			fmt.Fprintf(w, "%s\t%s\t%s\t%v\n", termtext.Line(t.Name), termtext.Line(t.Action), termtext.Line(t.Risk), t.ReadOnly)
+		},
+	})
 }
 
 func (c *cli) toolCallCmd() *cobra.Command {
@@ -84,7 +72,7 @@ it runs once. A changed argument is a new plan and needs a new approval.`,
 				}
 				req.Args = string(b)
 			}
-			r, err := c.open(cmd.Context())
+			r, err := c.open(cmd.Context(), app.Options{})
 			if err != nil {
 				return err
 			}
