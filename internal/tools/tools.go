@@ -281,11 +281,7 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + " … [line truncated]"
+	return s[:tool.RuneCut(s, n)] + " … [line truncated]"
 }
 
 func plural(n int, one, many string) string {
