@@ -77,26 +77,43 @@ func probeBwrap() (string, error) {
 	if truePath == "" {
 		return "", fmt.Errorf("%w: bwrap: cannot probe the sandbox: /usr/bin/true not found", ErrUnavailable)
 	}
-	dir, err := os.MkdirTemp("", "homard-bwrap-probe-")
+	failed, why, err := probeRun("bwrap", truePath, func(ctx context.Context, spec Spec) (Result, error) {
+		return runBwrap(ctx, bin, spec)
+	})
 	if err != nil {
-		return "", fmt.Errorf("%w: bwrap: create probe directory: %v", ErrUnavailable, err)
+		return "", err
+	}
+	if failed {
+		return "", fmt.Errorf("%w: bwrap: bubblewrap cannot create a sandbox on this machine (%s): enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces>0, or an AppArmor profile allowing bwrap), or set sandbox.backend",
+			ErrUnavailable, why)
+	}
+	return bin, nil
+}
+
+// probeRun runs truePath in a throw-away sandbox through run, the
+// backend's own, for its Available: a folder it cannot make is
+// ErrUnavailable naming the backend; a run that fails (an error or a
+// non-zero exit) is failed, with why: the error, else the output.
+func probeRun(backend, truePath string, run func(context.Context, Spec) (Result, error)) (failed bool, why string, err error) {
+	dir, err := os.MkdirTemp("", "homard-"+backend+"-probe-")
+	if err != nil {
+		return false, "", fmt.Errorf("%w: %s: create probe directory: %v", ErrUnavailable, backend, err)
 	}
 	defer os.RemoveAll(dir)
 	dir, err = filepath.EvalSymlinks(dir)
 	if err != nil {
-		return "", fmt.Errorf("%w: bwrap: resolve probe directory: %v", ErrUnavailable, err)
+		return false, "", fmt.Errorf("%w: %s: resolve probe directory: %v", ErrUnavailable, backend, err)
 	}
 	spec, _ := normalize(Spec{Path: truePath, Root: dir, Dir: dir, Timeout: 10 * time.Second, MaxOutput: 4096, Mode: ModeWritable})
-	res, err := runBwrap(context.Background(), bin, spec)
+	res, err := run(context.Background(), spec)
 	if err != nil || res.ExitCode != 0 {
 		why := strings.TrimSpace(string(res.Output))
 		if err != nil {
 			why = err.Error()
 		}
-		return "", fmt.Errorf("%w: bwrap: bubblewrap cannot create a sandbox on this machine (%s): enable unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, user.max_user_namespaces>0, or an AppArmor profile allowing bwrap), or set sandbox.backend",
-			ErrUnavailable, why)
+		return true, why, nil
 	}
-	return bin, nil
+	return false, "", nil
 }
 
 // Run implements Backend. It refuses to run when Available() fails.

@@ -30,16 +30,13 @@ func runBwrap(ctx context.Context, bin string, spec Spec) (Result, error) {
 	// The child's uid maps to homard's own uid outside the namespace.
 	limits, cg := splitLimits(spec.Limits, os.Getuid(), spec.Mode)
 	if spec.Mode != ModeWritable {
-		scratch, done, err := newScratch()
-		if err != nil {
-			return Result{}, err
-		}
-		defer done()
-		args, err := bwrapArgs(spec, scratch)
-		if err != nil {
-			return Result{}, err
-		}
-		return runStaged(ctx, spec, scratch, stageFor{next: "bwrap", nextArgv: append([]string{bin}, args...), limits: limits}, cg)
+		return runStaged(ctx, spec, cg, func(scratch string) (stageFor, error) {
+			args, err := bwrapArgs(spec, scratch)
+			if err != nil {
+				return stageFor{}, err
+			}
+			return stageFor{next: "bwrap", nextArgv: append([]string{bin}, args...), limits: limits}, nil
+		})
 	}
 	args, err := bwrapArgs(spec, "")
 	if err != nil {

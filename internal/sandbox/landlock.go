@@ -3,12 +3,9 @@ package sandbox
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // helperArg is argv[1] of a re-executed homard that must act as the
@@ -95,22 +92,11 @@ func probeLandlock() error {
 	if err := landlockSupported(); err != nil {
 		return err
 	}
-	dir, err := os.MkdirTemp("", "homard-landlock-probe-")
+	failed, why, err := probeRun("landlock", "/bin/true", runLandlock)
 	if err != nil {
-		return fmt.Errorf("%w: landlock: create probe directory: %v", ErrUnavailable, err)
+		return err
 	}
-	defer os.RemoveAll(dir)
-	dir, err = filepath.EvalSymlinks(dir)
-	if err != nil {
-		return fmt.Errorf("%w: landlock: resolve probe directory: %v", ErrUnavailable, err)
-	}
-	spec, _ := normalize(Spec{Path: "/bin/true", Root: dir, Dir: dir, Timeout: 10 * time.Second, MaxOutput: 4096, Mode: ModeWritable})
-	res, err := runLandlock(context.Background(), spec)
-	if err != nil || res.ExitCode != 0 {
-		why := strings.TrimSpace(string(res.Output))
-		if err != nil {
-			why = err.Error()
-		}
+	if failed {
 		return fmt.Errorf("%w: landlock: cannot create the sandbox on this machine (%s): it needs new user and network namespaces (sysctl user.max_user_namespaces>0, kernel.unprivileged_userns_clone=1, no seccomp profile forbidding them); or set sandbox.backend",
 			ErrUnavailable, why)
 	}

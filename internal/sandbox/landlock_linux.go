@@ -68,24 +68,17 @@ func runLandlock(ctx context.Context, spec Spec) (Result, error) {
 	// The child's uid maps to homard's own uid outside the namespace.
 	limits, cg := splitLimits(spec.Limits, os.Getuid(), spec.Mode)
 	if spec.Mode != ModeWritable {
-		scratch, done, err := newScratch()
-		if err != nil {
-			return Result{}, err
-		}
-		defer done()
-		home := filepath.Join(scratch, scratchHome)
-		req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: cleanEnv(spec.Env, home, spec.Cache != ""),
-			Root: spec.Root, Limits: limits, Mode: spec.Mode, Home: home, ProgramDirs: spec.ProgramDirs})
-		if err != nil {
-			return Result{}, fmt.Errorf("encode helper request: %w", err)
-		}
-		return runStaged(ctx, spec, scratch, stageFor{next: "landlock", nextReq: req}, cg)
+		return runStaged(ctx, spec, cg, func(scratch string) (stageFor, error) {
+			home := filepath.Join(scratch, scratchHome)
+			req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: cleanEnv(spec.Env, home, spec.Cache != ""),
+				Root: spec.Root, Limits: limits, Mode: spec.Mode, Home: home, ProgramDirs: spec.ProgramDirs})
+			if err != nil {
+				return stageFor{}, fmt.Errorf("encode helper request: %w", err)
+			}
+			return stageFor{next: "landlock", nextReq: req}, nil
+		})
 	}
-	req, err := json.Marshal(helperRequest{Path: spec.Path, Args: spec.Args, Env: spec.Env, Root: spec.Root, Limits: limits, Mode: ModeWritable, ProgramDirs: spec.ProgramDirs})
-	if err != nil {
-		return Result{}, fmt.Errorf("encode helper request: %w", err)
-	}
-	specFile, err := memfdWith(req)
+	specFile, err := memfdJSON("helper request", helperRequest{Path: spec.Path, Args: spec.Args, Env: spec.Env, Root: spec.Root, Limits: limits, Mode: ModeWritable, ProgramDirs: spec.ProgramDirs})
 	if err != nil {
 		return Result{}, err
 	}
@@ -120,6 +113,16 @@ func runLandlock(ctx context.Context, spec Spec) (Result, error) {
 		return res, fmt.Errorf("landlock sandbox setup failed: %s", msg)
 	}
 	return res, err
+}
+
+// memfdJSON is memfdWith of v encoded as JSON; what names v in an
+// encoding error ("encode helper request: ...").
+func memfdJSON(what string, v any) (*os.File, error) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return nil, fmt.Errorf("encode %s: %w", what, err)
+	}
+	return memfdWith(b)
 }
 
 // memfdWith returns an anonymous, sealed, read-only-from-now file holding b,

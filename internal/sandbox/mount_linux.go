@@ -245,14 +245,11 @@ func sanitizeGitConfigs(root string, configs []string, scratch, prefix string) e
 	}
 	defer unix.Close(rootFD)
 	for i, p := range configs {
-		rel, err := filepath.Rel(root, p)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			return fmt.Errorf("%w: git config %q is not inside %s", ErrInvalidSpec, p, root)
+		rel, err := relInside(root, p, "git config")
+		if err != nil {
+			return err
 		}
-		fd, err := unix.Openat2(rootFD, rel, &unix.OpenHow{
-			Flags:   unix.O_RDONLY | unix.O_NOFOLLOW | unix.O_CLOEXEC,
-			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-		})
+		fd, err := openBeneath(rootFD, rel, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 		if errors.Is(err, unix.ENOENT) || errors.Is(err, unix.ELOOP) || errors.Is(err, unix.EACCES) {
 			continue // gone, a symlink (git will not find a config there), or hidden
 		}
@@ -277,6 +274,27 @@ func sanitizeGitConfigs(root string, configs []string, scratch, prefix string) e
 		}
 	}
 	return nil
+}
+
+// relInside is p, an absolute path strictly inside root, relative to root;
+// what names p in the ErrInvalidSpec error of a path that is not.
+func relInside(root, p, what string) (string, error) {
+	rel, err := filepath.Rel(root, p)
+	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
+		return "", fmt.Errorf("%w: %s %q is not inside %s", ErrInvalidSpec, what, p, root)
+	}
+	return rel, nil
+}
+
+// openBeneath opens rel beneath the folder open at rootFD with flags,
+// following no symlink and no magic link on the way and never leaving
+// the folder (RESOLVE_BENEATH), so a path swapped for a symlink cannot
+// aim the open elsewhere.
+func openBeneath(rootFD int, rel string, flags uint64) (int, error) {
+	return unix.Openat2(rootFD, rel, &unix.OpenHow{
+		Flags:   flags,
+		Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
+	})
 }
 
 // setAttr applies mount attributes to path and every mount below it.
@@ -312,14 +330,11 @@ func hidePaths(root string, hide []string, scratch string) error {
 	}
 	defer unix.Close(rootFD)
 	for _, p := range hide {
-		rel, err := filepath.Rel(root, p)
-		if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-			return fmt.Errorf("%w: hidden path %q is not inside %s", ErrInvalidSpec, p, root)
+		rel, err := relInside(root, p, "hidden path")
+		if err != nil {
+			return err
 		}
-		fd, err := unix.Openat2(rootFD, rel, &unix.OpenHow{
-			Flags:   unix.O_PATH | unix.O_NOFOLLOW | unix.O_CLOEXEC,
-			Resolve: unix.RESOLVE_BENEATH | unix.RESOLVE_NO_SYMLINKS | unix.RESOLVE_NO_MAGICLINKS,
-		})
+		fd, err := openBeneath(rootFD, rel, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC)
 		if errors.Is(err, unix.ENOENT) {
 			continue // gone since homard looked: nothing to hide
 		}

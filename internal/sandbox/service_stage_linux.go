@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -74,11 +73,7 @@ func prepareServiceStage(spec ServiceSpec, bwrapArgv []string, relay bool) (*ser
 		}
 		req.Extra = append(req.Extra, x)
 	}
-	b, err := json.Marshal(req)
-	if err != nil {
-		return fail(fmt.Errorf("encode mount request: %w", err))
-	}
-	if st.req, err = memfdWith(b); err != nil {
+	if st.req, err = memfdJSON("mount request", req); err != nil {
 		return fail(err)
 	}
 	if mode == ModeOverlay {

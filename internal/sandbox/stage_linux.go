@@ -2,7 +2,6 @@ package sandbox
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -24,8 +23,18 @@ type stageFor struct {
 // runMountStage): homard re-executes itself in new user (mapped to
 // homard's own uid), mount and network namespaces; the stage builds the
 // read-only or overlay view of Root and hides Spec.Hide, then starts the
-// command stage. scratch is an empty folder made for this run.
-func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, cg cgroupLimits) (Result, error) {
+// command stage, which next builds for scratch, an empty folder made for
+// this run (newScratch) and removed after it.
+func runStaged(ctx context.Context, spec Spec, cg cgroupLimits, next func(scratch string) (stageFor, error)) (Result, error) {
+	scratch, done, err := newScratch()
+	if err != nil {
+		return Result{}, err
+	}
+	defer done()
+	st, err := next(scratch)
+	if err != nil {
+		return Result{}, err
+	}
 	if !helperHooked.Load() {
 		return Result{}, fmt.Errorf("%w: this binary does not call sandbox.MaybeRunHelper at startup, so it cannot build the command's read-only or overlay view", ErrUnavailable)
 	}
@@ -33,16 +42,12 @@ func runStaged(ctx context.Context, spec Spec, scratch string, st stageFor, cg c
 	if err != nil {
 		return Result{}, err
 	}
-	req, err := json.Marshal(mountRequest{
+	reqFile, err := memfdJSON("mount request", mountRequest{
 		Mode: spec.Mode, Root: spec.Root, Dir: spec.Dir, Hide: spec.Hide, GitConfigs: gitConfigs,
 		Scratch: scratch, ScratchBytes: spec.ScratchBytes, ScratchFiles: spec.ScratchFiles,
 		Next: st.next, NextArgv: st.nextArgv, Limits: st.limits,
 		Cache: spec.Cache, CacheWritable: spec.cacheRefresh,
 	})
-	if err != nil {
-		return Result{}, fmt.Errorf("encode mount request: %w", err)
-	}
-	reqFile, err := memfdWith(req)
 	if err != nil {
 		return Result{}, err
 	}

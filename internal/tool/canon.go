@@ -473,19 +473,14 @@ func validJSONNumber(n []byte) bool {
 	case i < len(n) && n[i] == '0':
 		i++
 	case i < len(n) && n[i] >= '1' && n[i] <= '9':
-		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
-			i++
-		}
+		i = skipDigits(n, i)
 	default:
 		return false
 	}
 	if i < len(n) && n[i] == '.' {
 		i++
 		d := i
-		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = skipDigits(n, i); i == d {
 			return false
 		}
 	}
@@ -495,14 +490,20 @@ func validJSONNumber(n []byte) bool {
 			i++
 		}
 		d := i
-		for i < len(n) && n[i] >= '0' && n[i] <= '9' {
-			i++
-		}
-		if i == d {
+		if i = skipDigits(n, i); i == d {
 			return false
 		}
 	}
 	return i == len(n)
+}
+
+// skipDigits returns the index of the first byte of n at or after i that
+// is not an ASCII digit (len(n) when there is none).
+func skipDigits(n []byte, i int) int {
+	for i < len(n) && n[i] >= '0' && n[i] <= '9' {
+		i++
+	}
+	return i
 }
 
 // appendES6 writes f (finite) as ECMAScript's Number.prototype.toString

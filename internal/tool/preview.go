@@ -66,11 +66,7 @@ func ClipPreview(preview string, lines, maxBytes int) (shown string, omitted int
 		return preview, 0
 	}
 	if n == 0 { // the first line alone is over maxBytes: show its start
-		cut := maxBytes
-		for cut > 0 && !utf8.RuneStart(preview[cut]) {
-			cut--
-		}
-		return preview[:cut] + " …", total
+		return preview[:RuneCut(preview, maxBytes)] + " …", total
 	}
 	return preview[:end-1], total - n
 }
@@ -85,10 +81,20 @@ func CapPreview(preview string) string {
 	if i := strings.LastIndexByte(preview[:cut], '\n'); i > 0 {
 		cut = i + 1
 	}
-	for cut > 0 && !utf8.RuneStart(preview[cut]) {
-		cut--
+	return preview[:RuneCut(preview, cut)] + "\n[homard: preview cut at 1 MiB]\n"
+}
+
+// RuneCut returns where to cut s to keep at most n bytes without
+// splitting a UTF-8 sequence: the largest i ≤ n at which a rune starts,
+// or len(s) when s is no longer than n.
+func RuneCut(s string, n int) int {
+	if n >= len(s) {
+		return len(s)
 	}
-	return preview[:cut] + "\n[homard: preview cut at 1 MiB]\n"
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return n
 }
 
 // BodyPreview is the preview of a Plan whose tool wrote none: its body,

@@ -143,3 +143,27 @@ func abs(n int) int {
 	}
 	return n
 }
+
+func TestRuneCut(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		s    string
+		n    int
+		want int
+	}{
+		{"shorter than n", "abc", 5, 3},
+		{"exactly n", "abc", 3, 3},
+		{"ascii", "abcdef", 4, 4},
+		{"zero", "abc", 0, 0},
+		{"inside a rune backs off", "a中b", 2, 1}, // 中 is bytes 1-3
+		{"at a rune start", "a中b", 1, 1},
+		{"after a rune", "a中b", 4, 4},
+		{"inside the first rune", "中", 2, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if got := RuneCut(tc.s, tc.n); got != tc.want {
+				t.Errorf("RuneCut(%q, %d) = %d; want %d", tc.s, tc.n, got, tc.want)
+			}
+		})
+	}
+}

@@ -46,14 +46,7 @@ func (t *EditFile) Spec() tool.Spec {
 }
 
 func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, error) {
-	wp, err := resolve(t.ws, p.Path)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	if err := checkWrite(t.ws, wp); err != nil {
-		return tool.Plan{}, err
-	}
-	targets, real, err := planned(t.ws, wp)
+	wp, targets, real, err := planWrite(t.ws, p.Path)
 	if err != nil {
 		return tool.Plan{}, err
 	}
@@ -77,12 +70,9 @@ func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, er
 
 func (t *EditFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b editFileBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	p, refused := reopen(t.ws, b.File)
-	if refused != nil {
-		return *refused, nil
+	p, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
+	if stop {
+		return res, err
 	}
 	name := t.ws.Display(p)
 	if b.OldText == "" {

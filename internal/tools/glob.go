@@ -67,15 +67,11 @@ func (t *Glob) Prepare(ctx context.Context, p GlobParams) (tool.Plan, error) {
 			return tool.Plan{}, tool.InvalidArgs("pattern %q: element %q is malformed (%v); check the [...] brackets", p.Pattern, e, err)
 		}
 	}
-	wp, err := resolveRead(t.ws, base)
+	wp, targets, real, err := planRead(t.ws, base)
 	if err != nil {
 		return tool.Plan{}, err
 	}
 	pattern := strings.Join(rest, "/")
-	targets, real, err := planned(t.ws, wp)
-	if err != nil {
-		return tool.Plan{}, err
-	}
 	return tool.NewPlan(tool.PlanSpec{
 		Tool: "glob", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
 		Display: fmt.Sprintf("find %q under %s", pattern, shown(wp, real)),
@@ -113,12 +109,9 @@ func splitPattern(pattern string) (base string, rest []string) {
 
 func (t *Glob) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b globBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	p, refused := reopen(t.ws, b.Base)
-	if refused != nil {
-		return *refused, nil
+	p, stop, res, err := openPlan(t.ws, plan, &b, &b.Base)
+	if stop {
+		return res, err
 	}
 	fsys, err := t.ws.FS(p.Root)
 	if err != nil {

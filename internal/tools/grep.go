@@ -54,11 +54,7 @@ func (t *Grep) Prepare(ctx context.Context, p GrepParams) (tool.Plan, error) {
 	if p.Path == "" {
 		p.Path = "."
 	}
-	wp, err := resolveRead(t.ws, p.Path)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	targets, real, err := planned(t.ws, wp)
+	wp, targets, real, err := planRead(t.ws, p.Path)
 	if err != nil {
 		return tool.Plan{}, err
 	}

@@ -41,11 +41,7 @@ func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, erro
 	if p.Path == "" {
 		p.Path = "."
 	}
-	wp, err := resolveRead(t.ws, p.Path)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	targets, real, err := planned(t.ws, wp)
+	wp, targets, real, err := planRead(t.ws, p.Path)
 	if err != nil {
 		return tool.Plan{}, err
 	}
@@ -59,12 +55,9 @@ func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, erro
 
 func (t *ListDir) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b listDirBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	p, refused := reopen(t.ws, b.Dir)
-	if refused != nil {
-		return *refused, nil
+	p, stop, res, err := openPlan(t.ws, plan, &b, &b.Dir)
+	if stop {
+		return res, err
 	}
 	name := t.ws.Display(p)
 	entries, err := t.ws.ReadDir(p)

@@ -52,15 +52,20 @@ func memoryOwner(ctx context.Context) (tool.Caller, error) {
 	return c, nil
 }
 
-// sameOwner re-checks at run time that the caller is the owner the Plan
-// was made for.
-func sameOwner(ctx context.Context, owner string) *tool.Result {
-	c, err := memoryOwner(ctx)
-	if err != nil || c.Owner != owner {
-		r := tool.Errorf("refused: this plan was made for another caller")
-		return &r
+// openOwned begins a memory tool's Run: it decodes plan's body into body
+// and re-checks that the caller is owner, the body's owner field: the
+// owner the Plan was made for. When Run must stop there, stop is true and
+// res and err are what it returns: a body that does not decode is a Go
+// error, another caller an error Result.
+func openOwned(ctx context.Context, plan tool.Plan, body any, owner *string) (stop bool, res tool.Result, err error) {
+	if err := plan.Decode(body); err != nil {
+		return true, tool.Result{}, err
 	}
-	return nil
+	c, err := memoryOwner(ctx)
+	if err != nil || c.Owner != *owner {
+		return true, tool.Errorf("refused: this plan was made for another caller"), nil
+	}
+	return false, tool.Result{}, nil
 }
 
 // RememberParams are remember's arguments.
@@ -120,11 +125,8 @@ func (t *Remember) Prepare(ctx context.Context, p RememberParams) (tool.Plan, er
 
 func (t *Remember) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b rememberBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if r := sameOwner(ctx, b.Owner); r != nil {
-		return *r, nil
+	if stop, res, err := openOwned(ctx, plan, &b, &b.Owner); stop {
+		return res, err
 	}
 	u, err := t.m.Remember(ctx, b.Owner, memory.Note{Text: b.Text, Kind: memory.Kind(b.Kind),
 		TTL: time.Duration(b.TTLDays) * 24 * time.Hour, Source: b.Source})
@@ -182,11 +184,8 @@ func (t *Recall) Prepare(ctx context.Context, p RecallParams) (tool.Plan, error)
 
 func (t *Recall) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b recallBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if r := sameOwner(ctx, b.Owner); r != nil {
-		return *r, nil
+	if stop, res, err := openOwned(ctx, plan, &b, &b.Owner); stop {
+		return res, err
 	}
 	units, err := t.m.Recall(ctx, b.Owner, b.Query, b.Limit)
 	if err != nil {
@@ -271,11 +270,8 @@ func (t *Forget) Prepare(ctx context.Context, p ForgetParams) (tool.Plan, error)
 
 func (t *Forget) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b forgetBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if r := sameOwner(ctx, b.Owner); r != nil {
-		return *r, nil
+	if stop, res, err := openOwned(ctx, plan, &b, &b.Owner); stop {
+		return res, err
 	}
 	if _, err := t.m.Forget(ctx, b.Owner, b.ID); errors.Is(err, memory.ErrNotFound) {
 		return tool.Errorf("%s was already forgotten", b.ID), nil

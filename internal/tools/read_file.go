@@ -48,11 +48,7 @@ func (t *ReadFile) Spec() tool.Spec {
 // Prepare resolves the path; offset and limit out of range are clamped
 // (offset below 1 to 1, limit outside 1..2000 to 2000).
 func (t *ReadFile) Prepare(ctx context.Context, p ReadFileParams) (tool.Plan, error) {
-	wp, err := resolveRead(t.ws, p.Path)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	targets, real, err := planned(t.ws, wp)
+	wp, targets, real, err := planRead(t.ws, p.Path)
 	if err != nil {
 		return tool.Plan{}, err
 	}
@@ -70,12 +66,9 @@ func (t *ReadFile) Prepare(ctx context.Context, p ReadFileParams) (tool.Plan, er
 
 func (t *ReadFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b readFileBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	p, refused := reopen(t.ws, b.File)
-	if refused != nil {
-		return *refused, nil
+	p, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
+	if stop {
+		return res, err
 	}
 	name := t.ws.Display(p)
 	data, err := t.ws.ReadFile(p)

@@ -8,7 +8,6 @@ import (
 	"os"
 	"slices"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/policy"
@@ -341,9 +340,6 @@ func capBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
+	cut := tool.RuneCut(s, n)
 	return s[:cut] + fmt.Sprintf("\n[homard: output cut at %d of %d bytes]", cut, len(s))
 }

@@ -117,6 +117,30 @@ func planned(ws *workspace.Workspace, wp workspace.Path) (targets []string, real
 	return targets, real, nil
 }
 
+// planRead resolves a model-sent path for a reading tool's Prepare:
+// resolveRead, then planned. It returns the path as written, the Plan's
+// targets and the real location, which the body holds.
+func planRead(ws *workspace.Workspace, p string) (wp workspace.Path, targets []string, real workspace.Path, err error) {
+	if wp, err = resolveRead(ws, p); err != nil {
+		return workspace.Path{}, nil, workspace.Path{}, err
+	}
+	targets, real, err = planned(ws, wp)
+	return wp, targets, real, err
+}
+
+// planWrite resolves a model-sent path for a writing tool's Prepare:
+// resolve, checkWrite, then planned. It returns what planRead returns.
+func planWrite(ws *workspace.Workspace, p string) (wp workspace.Path, targets []string, real workspace.Path, err error) {
+	if wp, err = resolve(ws, p); err != nil {
+		return workspace.Path{}, nil, workspace.Path{}, err
+	}
+	if err = checkWrite(ws, wp); err != nil {
+		return workspace.Path{}, nil, workspace.Path{}, err
+	}
+	targets, real, err = planned(ws, wp)
+	return wp, targets, real, err
+}
+
 // shown names a planned path on a card: "notes/x" or, through a symlink,
 // "notes/x (→ secrets/y)".
 func shown(wp, real workspace.Path) string {
@@ -218,6 +242,22 @@ func reopen(ws *workspace.Workspace, l location) (workspace.Path, *tool.Result) 
 	return p, nil
 }
 
+// openPlan begins a file tool's Run: it decodes plan's body into body and
+// reopens at, the body's location field. When Run must stop there, stop
+// is true and res and err are what it returns: a body that does not
+// decode is a Go error, a location refused now an error Result (see
+// reopen).
+func openPlan(ws *workspace.Workspace, plan tool.Plan, body any, at *location) (p workspace.Path, stop bool, res tool.Result, err error) {
+	if err := plan.Decode(body); err != nil {
+		return workspace.Path{}, true, tool.Result{}, err
+	}
+	p, refused := reopen(ws, *at)
+	if refused != nil {
+		return workspace.Path{}, true, *refused, nil
+	}
+	return p, false, tool.Result{}, nil
+}
+
 // isBinary reports content the text tools refuse: a NUL byte or invalid
 // UTF-8.
 func isBinary(b []byte) bool {
@@ -241,11 +281,7 @@ func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	cut := n
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + " … [line truncated]"
+	return s[:tool.RuneCut(s, n)] + " … [line truncated]"
 }
 
 func plural(n int, one, many string) string {

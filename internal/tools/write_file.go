@@ -40,14 +40,7 @@ func (t *WriteFile) Spec() tool.Spec {
 }
 
 func (t *WriteFile) Prepare(ctx context.Context, p WriteFileParams) (tool.Plan, error) {
-	wp, err := resolve(t.ws, p.Path)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	if err := checkWrite(t.ws, wp); err != nil {
-		return tool.Plan{}, err
-	}
-	targets, real, err := planned(t.ws, wp)
+	wp, targets, real, err := planWrite(t.ws, p.Path)
 	if err != nil {
 		return tool.Plan{}, err
 	}
@@ -83,12 +76,9 @@ func effect(ws *workspace.Workspace, p workspace.Path) string {
 
 func (t *WriteFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b writeFileBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	p, refused := reopen(t.ws, b.File)
-	if refused != nil {
-		return *refused, nil
+	p, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
+	if stop {
+		return res, err
 	}
 	return write(ctx, t.gate, plan, p, []byte(b.Content), fmt.Sprintf("wrote %d bytes to %s", len(b.Content), t.ws.Display(p))), nil
 }

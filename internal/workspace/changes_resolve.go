@@ -139,7 +139,7 @@ func (rs *resolver) entry(i int, e Entry) error {
 		case EntryDir:
 			if e.Opaque || parentOpaque {
 				rs.opaque[e.Rel] = true
-				if err := rs.deleteStale(e.Rel); err != nil {
+				if err := rs.deleteUnder(e.Rel, true); err != nil {
 					return err
 				}
 			}
@@ -176,16 +176,17 @@ func (rs *resolver) entry(i int, e Entry) error {
 	return rs.add(c)
 }
 
-// deleteStale deletes the real content of an opaque folder that the upper
-// does not list again.
-func (rs *resolver) deleteStale(dir string) error {
+// deleteUnder deletes (deleteTree) each entry of the real folder dir. With
+// stale it deletes only the entries the upper does not list again: the
+// stale content of an opaque folder.
+func (rs *resolver) deleteUnder(dir string, stale bool) error {
 	names, err := listBeneath(rs.dirfd, dir)
 	if err != nil {
 		return err
 	}
 	for _, n := range names {
 		rel := path.Join(dir, n)
-		if _, ok := rs.cs.byName[rel]; ok {
+		if _, ok := rs.cs.byName[rel]; stale && ok {
 			continue // the upper's entry decides
 		}
 		st, err := statBeneath(rs.dirfd, rel)
@@ -205,21 +206,8 @@ func (rs *resolver) deleteStale(dir string) error {
 // folder.
 func (rs *resolver) deleteTree(rel string, st *realStat) error {
 	if st.kind == EntryDir {
-		names, err := listBeneath(rs.dirfd, rel)
-		if err != nil {
+		if err := rs.deleteUnder(rel, false); err != nil {
 			return err
-		}
-		for _, n := range names {
-			child := path.Join(rel, n)
-			cst, err := statBeneath(rs.dirfd, child)
-			if err != nil {
-				return err
-			}
-			if cst != nil {
-				if err := rs.deleteTree(child, cst); err != nil {
-					return err
-				}
-			}
 		}
 	}
 	rs.gone[rel] = true

@@ -257,6 +257,19 @@ func (c *checkpoints) load(id string) (Checkpoint, error) {
 	return cp, nil
 }
 
+// loadSaved reads checkpoint id's metadata and, unless it is a change
+// set's (KindChanges, whose content is in its journal), its saved content,
+// both under c.mu.
+func (c *checkpoints) loadSaved(id string) (cp Checkpoint, saved []byte, err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	cp, err = c.load(id)
+	if err == nil && cp.Kind != KindChanges {
+		saved, err = c.content(cp)
+	}
+	return cp, saved, err
+}
+
 // content reads a checkpoint's saved content and verifies its hash.
 func (c *checkpoints) content(cp Checkpoint) ([]byte, error) {
 	data, err := os.ReadFile(filepath.Join(c.dir, cp.ID+".blob"))

@@ -67,12 +67,9 @@ func (w *Workspace) Resolve(p string) (Path, error) {
 // ResolveIn re-resolves a Path given by root name and relative path, as a
 // plan body stores it, applying every check Resolve applies.
 func (w *Workspace) ResolveIn(rootName, rel string) (Path, error) {
-	r, err := w.root(rootName)
+	r, err := w.rootRel(rootName, rel)
 	if err != nil {
 		return Path{}, err
-	}
-	if err := checkRel(rel); err != nil {
-		return Path{}, fmt.Errorf("path %q: %w", rel, err)
 	}
 	return w.resolved(r, rel, rel)
 }
@@ -84,14 +81,24 @@ func (w *Workspace) ResolveIn(rootName, rel string) (Path, error) {
 // moment) and the protected-path checks on the opened file: a second
 // check beforehand would only be older than the operation itself.
 func (w *Workspace) PathIn(rootName, rel string) (Path, error) {
-	r, err := w.root(rootName)
+	r, err := w.rootRel(rootName, rel)
 	if err != nil {
 		return Path{}, err
 	}
-	if err := checkRel(rel); err != nil {
-		return Path{}, fmt.Errorf("path %q: %w", rel, err)
-	}
 	return Path{Root: r.name, Rel: rel, inDefault: r == w.roots[0]}, nil
+}
+
+// rootRel is the lexical part of ResolveIn and PathIn: the root named
+// rootName, once rel has passed checkRel.
+func (w *Workspace) rootRel(rootName, rel string) (*root, error) {
+	r, err := w.root(rootName)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkRel(rel); err != nil {
+		return nil, fmt.Errorf("path %q: %w", rel, err)
+	}
+	return r, nil
 }
 
 // Display is the string a model should use to name p again: Rel in the

@@ -13,31 +13,29 @@ import (
 
 // Stat describes the file at p, following symlinks inside the root.
 // homard's own files are refused with ErrProtected.
-func (w *Workspace) Stat(p Path) (fs.FileInfo, error) {
-	r, err := w.check(p)
-	if err != nil {
-		return nil, err
-	}
-	if len(r.protected) == 0 {
-		fi, err := r.fs.Stat(p.Rel)
-		return fi, wrapAccess(p, err)
-	}
-	return r.stat(p, true)
-}
+func (w *Workspace) Stat(p Path) (fs.FileInfo, error) { return w.stat(p, true) }
 
 // Lstat describes the file at p without following a final symlink.
 // homard's own files are refused with ErrProtected, and so is a symlink
 // leading to them: describing it would confirm where it leads.
-func (w *Workspace) Lstat(p Path) (fs.FileInfo, error) {
+func (w *Workspace) Lstat(p Path) (fs.FileInfo, error) { return w.stat(p, false) }
+
+// stat is Stat (follow) or Lstat: through the os.Root when the root holds
+// no protected path, else with root.stat's checked walk.
+func (w *Workspace) stat(p Path, follow bool) (fs.FileInfo, error) {
 	r, err := w.check(p)
 	if err != nil {
 		return nil, err
 	}
 	if len(r.protected) == 0 {
-		fi, err := r.fs.Lstat(p.Rel)
+		stat := r.fs.Lstat
+		if follow {
+			stat = r.fs.Stat
+		}
+		fi, err := stat(p.Rel)
 		return fi, wrapAccess(p, err)
 	}
-	return r.stat(p, false)
+	return r.stat(p, follow)
 }
 
 // stat is Stat (follow) or Lstat in a root holding protected paths. Each

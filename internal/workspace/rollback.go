@@ -64,13 +64,7 @@ func (p Preview) String() string {
 
 // RollbackPreview shows what Rollback(id, ...) would change.
 func (w *Workspace) RollbackPreview(id string) (Preview, error) {
-	w.cps.mu.Lock()
-	cp, err := w.cps.load(id)
-	var saved []byte
-	if err == nil && cp.Kind != KindChanges {
-		saved, err = w.cps.content(cp)
-	}
-	w.cps.mu.Unlock()
+	cp, saved, err := w.cps.loadSaved(id)
 	if err != nil {
 		return Preview{}, err
 	}
@@ -112,13 +106,7 @@ func (w *Workspace) RollbackPreview(id string) (Preview, error) {
 // back; a path changed since is a conflict (ErrConflict), left alone and
 // named in the error.
 func (w *Workspace) RollbackCheckpoint(id, hash string) error {
-	w.cps.mu.Lock()
-	cp, err := w.cps.load(id)
-	var saved []byte
-	if err == nil && cp.Kind != KindChanges {
-		saved, err = w.cps.content(cp)
-	}
-	w.cps.mu.Unlock()
+	cp, saved, err := w.cps.loadSaved(id)
 	if err != nil {
 		return err
 	}
@@ -202,13 +190,7 @@ type Restored struct {
 // other write (folders, symlinks and removals are left out: they run no
 // code by their content). It changes nothing.
 func (w *Workspace) RollbackWrites(id string) (root string, files []Restored, err error) {
-	w.cps.mu.Lock()
-	cp, err := w.cps.load(id)
-	var saved []byte
-	if err == nil && cp.Kind != KindChanges {
-		saved, err = w.cps.content(cp)
-	}
-	w.cps.mu.Unlock()
+	cp, saved, err := w.cps.loadSaved(id)
 	if err != nil {
 		return "", nil, err
 	}
