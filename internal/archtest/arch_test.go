@@ -18,6 +18,9 @@ var allowed = map[string][]string{
 	"cmd/homard":   {"internal/app", "internal/channel", "internal/config", "internal/service", "internal/setup", "internal/store", "internal/termtext"},
 	"internal/app": {"*"},
 	// config validates [channels.NAME] against the platform table.
+	// Per-value taint: a session's private text, found again in outbound
+	// values (pure: no I/O, no clock).
+	"internal/taint":  {},
 	"internal/config": {"internal/channel/chat", "internal/channel/platforms"},
 	// `homard service`: the systemd unit that runs serve (the bubblewrap check from sandbox).
 	"internal/service": {"internal/config", "internal/sandbox"},
