@@ -334,14 +334,14 @@ func (t *turn) finish(ctx context.Context, stop string) error {
 // stream makes one model call and gathers its answer, passing text deltas
 // on. When ctx ends it returns ctx.Err(); the stream is always closed.
 func (t *turn) stream(ctx context.Context, final bool) (llm.Result, error) {
-	msgs, err := t.assemble(ctx)
+	msgs, size, err := t.assemble(ctx)
 	if err != nil {
 		return llm.Result{}, err
 	}
 	// The final answer keeps the same tools (a stable, cacheable prefix)
 	// but may not call them.
 	req := llm.Request{Model: t.a.name, System: t.a.system, Messages: msgs, Tools: t.a.specs, NoToolCalls: final}
-	t.sent = t.a.prefix + messagesTokens(msgs)
+	t.sent = t.a.prefix + size
 	s, err := t.a.model.Stream(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {

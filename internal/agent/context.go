@@ -65,8 +65,9 @@ type contextState struct {
 // assemble returns the messages of the next request: the summary block,
 // the history left and the turn's own messages. It first folds old turns
 // if the request would exceed the budget, then, if the turn's own messages
-// are still too big, shrinks a copy of them. It fails only when ctx ends.
-func (t *turn) assemble(ctx context.Context) ([]llm.Message, error) {
+// are still too big, shrinks a copy of them, and returns their estimate
+// with them. It fails only when ctx ends.
+func (t *turn) assemble(ctx context.Context) ([]llm.Message, int, error) {
 	b := t.window
 	if t.cs.sizes == nil {
 		t.cs.sizes = make([]int, len(t.cs.history))
@@ -74,7 +75,12 @@ func (t *turn) assemble(ctx context.Context) ([]llm.Message, error) {
 			t.cs.sizes[i] = messageTokens(m)
 		}
 	}
-	current := messagesTokens(t.res.Messages) + t.cs.memoryLen
+	own := make([]int, len(t.res.Messages))
+	current := t.cs.memoryLen
+	for i, m := range t.res.Messages {
+		own[i] = messageTokens(m)
+		current += own[i]
+	}
 	total := t.a.prefix + summaryBlockTokens(t.cs.summary) + sum(t.cs.sizes) + current
 	if total > b.MaxTokens && len(t.cs.history) > 0 {
 		// Plan with room for a summary at its cap, so that the new
@@ -82,20 +88,25 @@ func (t *turn) assemble(ctx context.Context) ([]llm.Message, error) {
 		fixed := t.a.prefix + summaryBlockTokens("") + b.SummaryTokens + current
 		if n := foldCount(t.cs.history, t.cs.sizes, fixed, b); n > 0 {
 			if err := t.fold(ctx, n); err != nil {
-				return nil, err
+				return nil, 0, err
 			}
 		}
 	}
-	msgs := make([]llm.Message, 0, 2+len(t.cs.history)+len(t.res.Messages))
+	// The estimates made above go to fit with their messages: a long
+	// history is not counted again for each request of the turn.
+	n := 2 + len(t.cs.history) + len(t.res.Messages)
+	msgs, sizes := make([]llm.Message, 0, n), make([]int, 0, n)
 	if t.cs.summary != "" {
 		msgs = append(msgs, summaryMessage(t.cs.summary))
+		sizes = append(sizes, summaryBlockTokens(t.cs.summary))
 	}
-	msgs = append(msgs, t.cs.history...)
+	msgs, sizes = append(msgs, t.cs.history...), append(sizes, t.cs.sizes...)
 	if t.cs.memory.Content != "" {
-		msgs = append(msgs, t.cs.memory)
+		msgs, sizes = append(msgs, t.cs.memory), append(sizes, t.cs.memoryLen)
 	}
-	msgs = append(msgs, t.res.Messages...)
-	return fit(msgs, b.MaxTokens-t.a.prefix), nil
+	msgs, sizes = append(msgs, t.res.Messages...), append(sizes, own...)
+	msgs, n = fitSized(msgs, sizes, b.MaxTokens-t.a.prefix)
+	return msgs, n, nil
 }
 
 // foldCount decides how many leading messages of history to fold: whole

@@ -19,13 +19,20 @@ const keepTokens = 256
 // even that is not enough, the copy is as small as it can get.
 func fit(msgs []llm.Message, room int) []llm.Message {
 	sizes := make([]int, len(msgs))
-	total := 0
 	for i, m := range msgs {
 		sizes[i] = messageTokens(m)
-		total += sizes[i]
 	}
+	out, _ := fitSized(msgs, sizes, room)
+	return out
+}
+
+// fitSized is fit given each message's estimate (sizes[i] is
+// messageTokens(msgs[i]); it may change sizes), and returns the estimate
+// of what it returns as well.
+func fitSized(msgs []llm.Message, sizes []int, room int) ([]llm.Message, int) {
+	total := sum(sizes)
 	if total <= room {
-		return msgs
+		return msgs, total
 	}
 	out := slices.Clone(msgs)
 	done := make([]bool, len(out)) // each message is cut at most once
@@ -43,7 +50,7 @@ func fit(msgs []llm.Message, room int) []llm.Message {
 			sizes[i] = n
 		}
 	}
-	return out
+	return out, total
 }
 
 // cutTokens is how many tokens fit cuts from a message of text tokens
