@@ -331,6 +331,8 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		// "allow" turns the private-egress check off; config rejects
 		// anything but "ask" and "allow".
 		AllowPrivateEgress: cfg.Permissions.PrivateEgress == "allow",
+		// Config accepts only "session" and "value".
+		TaintByValue: cfg.Permissions.Taint == "value",
 		// Config accepts only "sandbox" and "ask" (policy.UnknownSandbox,
 		// policy.UnknownAsk).
 		UnknownCommands:   cfg.Commands.Unknown,

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/approval"
@@ -14,6 +15,7 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/provider"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/taint"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -55,14 +57,8 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	caller := arbiter.Caller{Owner: owner, Trust: trust, Session: session}
 	if isOwner {
 		conv.Memory = r.memoryNotes(ctx, owner, req.Text)
-		if len(conv.Memory) > 0 {
-			// Memory is the owner's private data: once the model has seen
-			// it, an outbound request from this session could carry it.
-			// Marked before the model sees it; if that fails, the turn
-			// does not run.
-			if err := r.Arbiter.MarkPrivate(ctx, caller); err != nil {
-				return channel.TurnResult{}, err
-			}
+		if err := r.observe(ctx, caller, req.Text, conv.Memory); err != nil {
+			return channel.TurnResult{}, err
 		}
 	}
 	model, err := r.Model()
@@ -443,4 +439,25 @@ func offeredTools(specs []tool.Spec, trust policy.Trust, guest []string) []tool.
 		return out
 	}
 	return nil
+}
+
+// observe tells the arbiter what the model is about to be shown besides
+// tool results: the owner's message (with value taint, text the owner
+// typed is never counted as private) and recalled memory, the owner's
+// private data — once the model has seen it, an outbound request from
+// this session could carry it. Recorded before the model sees it; if
+// that fails, the turn does not run.
+func (r *Runtime) observe(ctx context.Context, c arbiter.Caller, text string, notes []agent.MemoryNote) error {
+	if err := r.Arbiter.Observe(ctx, c, taint.Source{Label: taint.Owner, What: "your message"}, text); err != nil {
+		return err
+	}
+	if len(notes) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	for _, n := range notes {
+		b.WriteString(n.Text)
+		b.WriteByte('\n')
+	}
+	return r.Arbiter.Observe(ctx, c, taint.Source{Label: taint.Private, What: "your memory"}, b.String())
 }

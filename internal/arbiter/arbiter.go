@@ -140,6 +140,10 @@ type Options struct {
 	// that a session holds private data. Sessions are still marked, so
 	// turning the check back on applies to what they have already read.
 	AllowPrivateEgress bool
+	// TaintByValue is permissions.taint = "value": an outbound Plan of a
+	// private session asks only when its own arguments carry private
+	// text the session was shown (taint.go); false asks for every one.
+	TaintByValue bool
 	// UnknownCommands is config commands.unknown: policy.UnknownSandbox
 	// lets autopilot run a command that runs code (in the sandbox, its
 	// changes checked before they apply); policy.UnknownAsk, or empty,
@@ -165,6 +169,8 @@ type Arbiter struct {
 	// go stale, while another process (a CLI call in the same session)
 	// may mark a session this one has seen public. A miss reads the store.
 	private sync.Map
+	// ledgers are the sessions' per-value taint ledgers (taint.go).
+	ledgers ledgers
 }
 
 // New builds an Arbiter.

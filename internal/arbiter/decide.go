@@ -26,6 +26,9 @@ type call struct {
 	// taint: the tool ran and its result may hold the owner's private
 	// data, so finish marks the session private with the result.
 	taint bool
+	// ran: the tool was run, and what it returned enters the model's
+	// context.
+	ran bool
 	// artifact is the whole result when it was too long for the model;
 	// finish stores it in the audit transaction.
 	artifact *store.Artifact
@@ -130,9 +133,14 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 	// 5 and 6. Policy and permission mode. Whether the session holds
 	// private data matters only on the way out, so only an outbound Plan
 	// pays for looking it up.
-	private := false
+	private, privateText := false, ""
 	if act := plan.Action(); (act == policy.ActionFetch || act == policy.ActionSend) && !a.o.AllowPrivateEgress {
-		if private, err = a.sessionPrivate(ctx, c.p.Caller.Session); err != nil {
+		if a.o.TaintByValue {
+			private, privateText, err = a.carries(ctx, c.p.Caller.Session, plan)
+		} else {
+			private, err = a.sessionPrivate(ctx, c.p.Caller.Session)
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -155,6 +163,7 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		Rules:           a.o.Rules,
 		Guest:           a.o.GuestTools,
 		Private:         private,
+		PrivateText:     privateText,
 	})
 	c.out.Rule, c.out.Reason = d.Rule, d.Reason
 	if d.Verdict != policy.Deny && !plan.ReadOnly() {
@@ -298,6 +307,7 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 	// the tool can only ever return public data. Fail closed: a tool says
 	// PublicResult explicitly, and a Plan can still say it is private.
 	c.taint = !c.tool.Spec().PublicResult || c.plan.PrivateResult()
+	c.ran = true
 	if c.runID != "" {
 		// The tool may keep the run's id with its effect (a change set's
 		// journal), so RecoverInterrupted can list that effect if this
@@ -442,6 +452,9 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 	// hot path issues no UPDATE. It runs only once the session is known to
 	// be the caller's (it exists and holds their run).
 	mark := func(tx *store.Tx) error {
+		if err := a.keepText(tx, c); err != nil {
+			return err
+		}
 		if !c.taint {
 			return nil
 		}

@@ -41,7 +41,7 @@ var allowed = map[string][]string{
 	"internal/approval":  {"internal/store", "internal/policy"},
 	"internal/audit":     {"internal/store", "internal/policy"},
 	"internal/integrity": {"internal/store", "internal/audit"},
-	"internal/arbiter":   {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store"},
+	"internal/arbiter":   {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint"},
 	"internal/archtest":  {},
 	"internal/schedule":  {}, // pure slot arithmetic: stdlib only, no clock
 	"internal/llm":       {},

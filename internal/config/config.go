@@ -336,6 +336,13 @@ type Permissions struct {
 	// autopilot too, unless an operator rule allows it. "allow" turns that
 	// check off. Missing means "ask".
 	PrivateEgress string `toml:"private_egress"`
+	// Taint is how private_egress = "ask" tells a request that could
+	// carry private data: "session" (every outbound request of a session
+	// that read private data) or "value" (a request whose own arguments
+	// carry 8 bytes or more of the private text the session read, as it
+	// is or URL-, base64- or hex-encoded; internal/taint). Missing means
+	// "session".
+	Taint string `toml:"taint"`
 }
 
 // Workspace configures confined file access.
@@ -515,6 +522,7 @@ func applyDefaults(c *Config) {
 		p.GuestTools = []string{"current_time"}
 	}
 	orDefault(&p.PrivateEgress, "ask")
+	orDefault(&p.Taint, "session")
 	orDefault(&c.Sandbox.Backend, "auto")
 	orDefault(&c.Memory.Capture, "on")
 	orDefault(&c.Memory.CaptureEvery, DefaultCaptureEvery)

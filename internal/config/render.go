@@ -85,6 +85,13 @@ guest_tools = %s
 #            anyway, smart unless a rule allows it; yolo never asks)
 #   "allow"  no such check: autopilot runs it unasked
 private_egress = %s
+# How "ask" tells such a request:
+#   "session"  every outbound request of a session that read private data
+#   "value"    a request whose own arguments carry 8 bytes or more of the
+#              private text the session read, as it is or URL-, base64-
+#              or hex-encoded; the card names where the text was read.
+#              A tripwire: a model can still paraphrase what it read
+taint = %s
 
 [workspace]
 # Folders tools may use; at least one. name is made of a-z, 0-9, _ and -
@@ -103,7 +110,7 @@ roots = [
 		quote(c.Permissions.SessionGrantTTL.String()),
 		quote(c.Permissions.AlwaysGrantTTL.String()),
 		quoteList(c.Permissions.GuestTools),
-		quote(c.Permissions.PrivateEgress))
+		quote(c.Permissions.PrivateEgress), quote(c.Permissions.Taint))
 	for _, r := range c.Workspace.Roots {
 		w("  { name = %s, path = %s, access = %s },\n", quote(r.Name), quote(r.Path), quote(r.Access))
 	}

@@ -201,6 +201,9 @@ func validatePermissions(p *Permissions, ps *problems) {
 	if p.PrivateEgress != "ask" && p.PrivateEgress != "allow" {
 		ps.add("permissions.private_egress = %q: want ask (an outbound request from a session that read private data asks) or allow (it does not)", p.PrivateEgress)
 	}
+	if p.Taint != "session" && p.Taint != "value" {
+		ps.add("permissions.taint = %q: want session (every outbound request of a session that read private data asks) or value (a request asks when it carries the private text itself)", p.Taint)
+	}
 	for i, t := range p.GuestTools {
 		if !toolNameRE().MatchString(t) {
 			ps.add("permissions.guest_tools[%d] = %q: want a tool name made of a-z, 0-9 and _", i, t)

@@ -66,6 +66,9 @@ func Decide(in Input) Decision {
 		if rule != nil && rule.Effect == Allow {
 			return Decision{Allow, "allowed by operator rule " + rule.ID + " although this session holds your private data", RuleOperator(rule.ID)}
 		}
+		if in.PrivateText != "" {
+			return Decision{Ask, "this request carries text read from " + in.PrivateText + "; it could carry your private data out, so it needs your approval", RuleTaintPrivateValue}
+		}
 		return Decision{Ask, "this session has read your private data (files, command output or memory); an outbound request could carry it out, so it needs your approval (a new session starts without that data)", RuleTaintPrivateEgress}
 	}
 	if in.Trust == TrustGuest {

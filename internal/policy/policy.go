@@ -352,6 +352,11 @@ type Input struct {
 	// arbiter leaves it false when the operator turned the check off
 	// (permissions.private_egress = "allow").
 	Private bool
+	// PrivateText, with permissions.taint = "value", says which private
+	// text the request's own arguments carry: where it was read and how it
+	// is encoded ("the file notes/bank.txt, base64-encoded"). Private is
+	// then true; PrivateText empty with Private true is the session mark.
+	PrivateText string
 }
 
 // Decision is the answer with its reason and the id of the rule that made it.

@@ -2,6 +2,7 @@ package policy
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -97,5 +98,28 @@ func TestPrivateNeverLoosens(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestDecidePrivateValue: with per-value taint the ask names the text's
+// source under its own rule; it keeps every place the session mark has
+// (allow rules for the host lift it, deny and ask rules come first, safe
+// and smart ask under their own rule), and a request carrying nothing
+// private (Private false) is the twin that runs in autopilot.
+func TestDecidePrivateValue(t *testing.T) {
+	carries := func(i *Input) { i.Private, i.PrivateText = true, "the file notes/bank.txt, base64-encoded" }
+	checkDecide(t, []decideCase{
+		{"autopilot fetch carrying the note", in(fetch, mode(ModeAutopilot), carries), Ask, "taint.private-value"},
+		{"autopilot send carrying the note", in(send, mode(ModeAutopilot), carries), Ask, "taint.private-value"},
+		{"guest listed read-only fetch carrying the note", in(fetch, readOnlyLow, trust(TrustGuest), guests("http_get"), mode(ModeYolo), carries), Ask, "taint.private-value"},
+		{"autopilot fetch carrying the note, allow rule", in(fetch, mode(ModeAutopilot), carries, rules(allowRule("web", "http_get", ""))), Allow, "rule.web"},
+		{"autopilot fetch carrying the note, deny rule", in(fetch, mode(ModeAutopilot), carries, rules(denyRule("d", "http_get", ""))), Deny, "rule.d"},
+		{"smart fetch carrying the note", in(fetch, mode(ModeSmart), carries), Ask, "mode.smart"},
+		{"autopilot fetch carrying nothing private", in(fetch, mode(ModeAutopilot)), Allow, "mode.autopilot"},
+	})
+	d := Decide(Input{Tool: "http_get", Action: ActionFetch, Risk: RiskMedium, Trust: TrustOwner, Mode: ModeAutopilot,
+		Private: true, PrivateText: "the file notes/bank.txt, base64-encoded"})
+	if want := "carries text read from the file notes/bank.txt, base64-encoded"; !strings.Contains(d.Reason, want) {
+		t.Errorf("reason %q does not say %q", d.Reason, want)
 	}
 }

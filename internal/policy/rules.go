@@ -111,6 +111,11 @@ const (
 	// RuleTaintPrivateEgress: an outbound request from a session that has
 	// read the owner's private data asks first (autopilot, guests).
 	RuleTaintPrivateEgress = "taint.private-egress"
+	// RuleTaintPrivateValue: with permissions.taint = "value", an
+	// outbound request whose arguments carry text the session read from
+	// the owner's private data (as it is or encoded) asks first
+	// (autopilot, guests), naming where the text came from.
+	RuleTaintPrivateValue = "taint.private-value"
 )
 
 // The permission mode's row ("mode.*"). The read-only row is built by

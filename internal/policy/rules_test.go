@@ -48,6 +48,7 @@ var ruleTable = []struct {
 	{"RuleRiskUnknown", RuleRiskUnknown, "risk.unknown"},
 	{"RuleRiskCritical", RuleRiskCritical, "risk.critical"},
 	{"RuleTaintPrivateEgress", RuleTaintPrivateEgress, "taint.private-egress"},
+	{"RuleTaintPrivateValue", RuleTaintPrivateValue, "taint.private-value"},
 	{"RuleModeUnknown", RuleModeUnknown, "mode.unknown"},
 	{"RuleModeSafe", RuleModeSafe, "mode.safe"},
 	{"RuleModeSmart", RuleModeSmart, "mode.smart"},

@@ -158,7 +158,8 @@ func TitleOf(first string) string {
 }
 
 // DeleteSession deletes owner's session id: its conversation (turns,
-// messages, summary, turns waiting for memory capture) goes, its session-scoped grants are revoked, and it
+// messages, summary, turns waiting for memory capture, the texts of its
+// taint ledger) goes, its session-scoped grants are revoked, and it
 // is no longer listed. Approvals, tool runs, artifacts and the audit trail
 // stay (the audit chain is append-only). It returns ErrNotFound when owner
 // has no such session (or it was deleted), and ErrSessionPending, deleting
@@ -185,6 +186,7 @@ func (tx *Tx) DeleteSession(id, owner string, now time.Time) error {
 		`DELETE FROM capture_queue WHERE session_id = ?`,     // refers to turns
 		`DELETE FROM messages WHERE session_id = ?`,          // refers to turns
 		`DELETE FROM turns WHERE session_id = ?`,
+		`DELETE FROM taint_texts WHERE session_id = ?`, // what its model was shown
 	} {
 		if _, err := tx.exec(q, id); err != nil {
 			return fmt.Errorf("delete session %s: %w", id, err)
