@@ -101,7 +101,9 @@ func (l *Ledger) Add(src Source, text string) {
 		if l.dropped == nil {
 			l.dropped = make(map[uint64]struct{})
 		}
-		eachGram(fold(text), func(g uint64) bool {
+		// Padded with spaces: a word at the text's edge is a word in the
+		// private text too, followed or preceded by a space there.
+		eachGram(" "+fold(text)+" ", func(g uint64) bool {
 			if len(l.dropped) < MaxGrams {
 				l.dropped[g] = struct{}{}
 			}
