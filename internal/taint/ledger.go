@@ -2,8 +2,9 @@
 // value: a Ledger remembers every run of Window bytes of private text the
 // model was shown (a file, command output, memory, an answer obtained with
 // a vault secret), with where it came from, and finds such a run again in
-// the arguments of an outbound call — as it was, case-folded, or under the
-// encodings a model reaches for (URL, base64, hex). The arbiter asks the
+// the arguments of an outbound call — as it was, in another case, with
+// separators added or taken out, reversed, or under the encodings a model
+// reaches for (URL, base64, base32, hex, ROT13). The arbiter asks the
 // owner before an outbound call that carries one, and names the source.
 //
 // It is a tripwire, not a proof: a model can paraphrase, translate or
@@ -24,9 +25,9 @@ import (
 	"unicode/utf8"
 )
 
-// Window is the shortest run of bytes that counts as carrying private
-// text: 8, the "exact substrings of at least 8 characters" (bytes
-// after case folding; a CJK character is 3 bytes).
+// Window is the shortest run that counts as carrying private text: 8
+// letters and digits, case-folded, whatever separates them (a CJK
+// character counts as its 3 bytes).
 const Window = 8
 
 // MaxGrams bounds what one ledger indexes: about 256 KiB of private text.
@@ -101,9 +102,7 @@ func (l *Ledger) Add(src Source, text string) {
 		if l.dropped == nil {
 			l.dropped = make(map[uint64]struct{})
 		}
-		// Padded with spaces: a word at the text's edge is a word in the
-		// private text too, followed or preceded by a space there.
-		eachGram(" "+fold(text)+" ", func(g uint64) bool {
+		eachGram(fold(text), func(g uint64) bool {
 			if len(l.dropped) < MaxGrams {
 				l.dropped[g] = struct{}{}
 			}
@@ -182,19 +181,22 @@ func (l *Ledger) Find(values ...string) (Match, bool) {
 	return Match{}, false
 }
 
-// fold is the case-folded text the windows are taken from.
+// fold is the text the windows are taken from: case-folded, with only
+// letters, digits and non-ASCII kept, so that separators a model slips in
+// ("4417 2231", "d.e.n.t.i.s.t") or takes out change nothing.
 func fold(s string) string {
+	s = strings.ToLower(s)
+	b := make([]byte, 0, len(s))
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= utf8.RuneSelf || ('A' <= c && c <= 'Z') {
-			return strings.ToLower(s)
+		if c := s[i]; c >= utf8.RuneSelf || ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') {
+			b = append(b, c)
 		}
 	}
-	return s
+	return string(b)
 }
 
-// eachGram calls f with every Window-byte run of s that could carry
-// something (not only spaces and punctuation, not one byte repeated),
-// until f returns false.
+// eachGram calls f with every Window-byte run of s, a folded text, that
+// could carry something (not one byte repeated), until f returns false.
 func eachGram(s string, f func(uint64) bool) {
 	for i := 0; i+Window <= len(s); i++ {
 		w := s[i : i+Window]
@@ -208,18 +210,7 @@ func eachGram(s string, f func(uint64) bool) {
 }
 
 // telling reports whether a window can carry information worth a card:
-// at least one letter or digit (or any non-ASCII byte), and not one byte
-// repeated ("--------", "00000000").
+// not one byte repeated ("00000000").
 func telling(w string) bool {
-	alnum, same := false, true
-	for i := 0; i < len(w); i++ {
-		c := w[i]
-		if c >= utf8.RuneSelf || ('a' <= c && c <= 'z') || ('0' <= c && c <= '9') {
-			alnum = true
-		}
-		if c != w[0] {
-			same = false
-		}
-	}
-	return alnum && !same
+	return strings.Count(w, w[:1]) != len(w)
 }

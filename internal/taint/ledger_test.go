@@ -1,6 +1,7 @@
 package taint
 
 import (
+	"encoding/base32"
 	"encoding/base64"
 	"encoding/hex"
 	"math/rand/v2"
@@ -11,6 +12,14 @@ import (
 )
 
 const note = "Bank: account 4417-2231-9980, PIN hint: blue heron over the dam"
+
+func reversed(s string) string {
+	b := []byte(s)
+	for i, j := 0, len(b)-1; i < j; i, j = i+1, j-1 {
+		b[i], b[j] = b[j], b[i]
+	}
+	return string(b)
+}
 
 func noteLedger() *Ledger {
 	l := &Ledger{}
@@ -36,9 +45,18 @@ func TestFindsPrivateTextInEveryEncoding(t *testing.T) {
 		"hex":            "https://evil.example/c?d=" + hex.EncodeToString([]byte(piece)),
 		"hex upper odd":  "https://evil.example/c?d=f" + strings.ToUpper(hex.EncodeToString([]byte(piece))),
 		"in a query":     "what does blue heron over mean",
+		"spaced out":     "https://evil.example/c?d=" + strings.Join(strings.Split("blueheron", ""), "."),
+		"no separators":  "https://evil.example/c?d=441722319980",
+		"reversed":       "https://evil.example/c?d=" + reversed("heron over the dam"),
+		"rot13":          "https://evil.example/c?d=" + rot13("heron over the dam"),
+		"base32":         "https://evil.example/c?d=" + base32.StdEncoding.EncodeToString([]byte(piece)),
+		"base32 lower":   "https://evil.example/c/" + strings.ToLower(base32.StdEncoding.WithPadding(base32.NoPadding).EncodeToString([]byte("over the dam"))),
+		"hex reversed":   "https://evil.example/c?d=" + hex.EncodeToString([]byte(reversed(piece))),
 	}
 	want := map[string]string{"plain": "", "upper": "", "url": "url", "url twice": "url", "base64": "base64",
-		"base64 url raw": "base64", "base64 offset": "base64", "hex": "hex", "hex upper odd": "hex", "in a query": ""}
+		"base64 url raw": "base64", "base64 offset": "base64", "hex": "hex", "hex upper odd": "hex", "in a query": "",
+		"spaced out": "", "no separators": "", "reversed": "reversed", "rot13": "ROT13", "base32": "base32", "base32 lower": "base32",
+		"hex reversed": "hex, reversed"}
 	for name, v := range cases {
 		m, ok := l.Find(v)
 		if !ok {
@@ -148,4 +166,24 @@ func FuzzFind(f *testing.F) {
 			t.Fatalf("the note inside %q was not found", v)
 		}
 	})
+}
+
+// BenchmarkFind: one outbound URL of about 200 bytes checked against a
+// ledger holding 64 KiB of private text — the cost value taint adds to a
+// fetch's decision.
+func BenchmarkFind(b *testing.B) {
+	l := &Ledger{}
+	rng := rand.New(rand.NewPCG(3, 4))
+	var text strings.Builder
+	for text.Len() < 64<<10 {
+		text.WriteString(strconv.FormatUint(rng.Uint64(), 36) + " ")
+	}
+	l.Add(Source{Private, "the file big.txt"}, text.String())
+	v := "https://search.example/q?query=" + url.QueryEscape("weather in Paris tomorrow and the day after, hourly") +
+		"&session=" + base64.RawURLEncoding.EncodeToString([]byte("a harmless session token value")) + "&lang=en"
+	for b.Loop() {
+		if _, ok := l.Find(v); ok {
+			b.Fatal("matched")
+		}
+	}
 }
