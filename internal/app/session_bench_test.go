@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"sync"
 	"testing"
@@ -102,7 +103,19 @@ func BenchmarkSessionGrowth(b *testing.B) {
 			runtime.ReadMemStats(&ms)
 			before := ms.TotalAlloc
 			start := time.Now()
-			res, err := r.Run(ctx, channel.TurnRequest{Text: "read notes.md", Session: session})
+			// Labelled for a CPU profile: -tagfocus=phase=first|mid|last
+			// splits the turn's own work by where it is in the session.
+			var res channel.TurnResult
+			var err error
+			phase := "mid"
+			if i < sessionEdge {
+				phase = "first"
+			} else if i >= sessionTurns-sessionEdge {
+				phase = "last"
+			}
+			pprof.Do(ctx, pprof.Labels("phase", phase), func(ctx context.Context) {
+				res, err = r.Run(ctx, channel.TurnRequest{Text: "read notes.md", Session: session})
+			})
 			if err != nil || res.Text != "It says hello." {
 				b.Fatalf("turn %d: %q, %v", i, res.Text, err)
 			}
