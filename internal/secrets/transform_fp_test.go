@@ -21,10 +21,15 @@ import (
 // base64, keys of the same shapes as the vault's, passphrases of the same
 // words), and tool arguments made of two pieces of repository text. The
 // vault values are random keys of the common shapes and passphrases of
-// words taken from the repository itself, in vaults of 20. It asserts
-// none, and logs the rate and the cost:
+// words taken from the repository itself, in vaults of 20. It asserts a
+// rate of at most maxFalsePositiveRate, and logs each one, the rate and
+// the cost:
 //
 //	go test -count=1 -run TestTransformFalsePositives -v ./internal/secrets
+// maxFalsePositiveRate bounds TestTransformFalsePositives' rate: one pair
+// in 100,000 (about 5 of the ~500,000 pairs).
+const maxFalsePositiveRate = 1e-5
+
 func TestTransformFalsePositives(t *testing.T) {
 	root := filepath.Join("..", "..")
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
@@ -146,7 +151,7 @@ func TestTransformFalsePositives(t *testing.T) {
 				wholes++
 			}
 			for _, sp := range r.tf.spans(tx.text) {
-				t.Errorf("false positive in %s: %q (vault %q)", tx.name, tx.text[sp[0]:sp[1]], vault)
+				t.Logf("false positive in %s: %q (vault %q)", tx.name, tx.text[sp[0]:sp[1]], vault)
 			}
 		}
 	}
@@ -155,6 +160,14 @@ func TestTransformFalsePositives(t *testing.T) {
 	t.Logf("vault values: %d (%v), in vaults of 20", values, modes)
 	t.Logf("false positives: %d of %d text-value pairs redacted (rate %.2g), %d refused as arguments",
 		fired, pairs, float64(fired)/float64(pairs), wholes)
+	// The bound is a rate, not zero: a passphrase is drawn from the
+	// repository's own words, and now and then two of its words stand
+	// side by side in a repository file ("…returns remember…" for
+	// "EturnsRemember…"): half of the value really is in the text, which
+	// the search is meant to find. Any edit of the repository redraws.
+	if rate := float64(fired) / float64(pairs); rate > maxFalsePositiveRate {
+		t.Errorf("false positive rate %.2g; want at most %.0g", rate, maxFalsePositiveRate)
+	}
 	t.Logf("cost: %.1f MB scanned in %v, %.0f MB/s, %.2f µs per KiB with 20 values",
 		float64(scanned)/1e6, spent.Round(time.Millisecond), float64(scanned)/1e6/spent.Seconds(),
 		spent.Seconds()*1e6/(float64(scanned)/1024))
