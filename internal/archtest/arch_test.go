@@ -20,7 +20,9 @@ var allowed = map[string][]string{
 	// config validates [channels.NAME] against the platform table.
 	// Per-value taint: a session's private text, found again in outbound
 	// values (pure: no I/O, no clock).
-	"internal/taint":  {},
+	"internal/taint": {},
+	// The owner's second factor: authenticators kept in the store.
+	"internal/totp":   {"internal/store"},
 	"internal/config": {"internal/channel/chat", "internal/channel/platforms"},
 	// `homard service`: the systemd unit that runs serve (the bubblewrap check from sandbox).
 	"internal/service": {"internal/config", "internal/sandbox"},
