@@ -17,12 +17,12 @@ const module = "github.com/homard/homard"
 var allowed = map[string][]string{
 	"cmd/homard":   {"internal/app", "internal/channel", "internal/config", "internal/service", "internal/setup", "internal/store", "internal/termtext"},
 	"internal/app": {"*"},
-	// config validates [channels.NAME] against the platform table.
 	// Per-value taint: a session's private text, found again in outbound
 	// values (pure: no I/O, no clock).
 	"internal/taint": {},
 	// The owner's second factor: authenticators kept in the store.
-	"internal/totp":   {"internal/store"},
+	"internal/totp": {"internal/store"},
+	// config validates [channels.NAME] against the platform table.
 	"internal/config": {"internal/channel/chat", "internal/channel/platforms"},
 	// `homard service`: the systemd unit that runs serve (the bubblewrap check from sandbox).
 	"internal/service": {"internal/config", "internal/sandbox"},
