@@ -1,7 +1,9 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -10,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -175,15 +178,26 @@ func (c *cli) approvalRevokeCmd() *cobra.Command {
 }
 
 func (c *cli) approvalApproveCmd() *cobra.Command {
-	var scope string
+	var scope, code string
 	cmd := &cobra.Command{
 		Use:   "approve ID",
 		Short: "Approve a pending call (once, for this session, or always)",
+		Long: `Approve a pending call (once, for this session, or always).
+
+With permissions.totp set, approving a card of that risk or higher needs a
+code from your authenticator app (homard totp setup): give it with --code,
+or type it when asked at a terminal. A code works once.`,
 		Example: `  homard approval approve ap_1a2b3c4d5e6f7a8b
-  homard approval approve ap_1a2b3c4d5e6f7a8b --scope session`,
+  homard approval approve ap_1a2b3c4d5e6f7a8b --scope session
+  homard approval approve ap_1a2b3c4d5e6f7a8b --code 492039`,
 		Args: cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			a, err := r.Owner.Approve(cmd.Context(), args[0], scope)
+			a, err := r.Owner.ApproveCode(cmd.Context(), args[0], scope, code)
+			if errors.Is(err, channel.ErrCodeNeeded) && code == "" && c.interactive() {
+				fmt.Fprint(c.stderr, "code from your authenticator app: ")
+				line, _ := bufio.NewReader(c.stdin).ReadString('\n')
+				a, err = r.Owner.ApproveCode(cmd.Context(), args[0], scope, strings.TrimSpace(line))
+			}
 			if err != nil {
 				return err
 			}
@@ -196,6 +210,7 @@ func (c *cli) approvalApproveCmd() *cobra.Command {
 		}),
 	}
 	cmd.Flags().StringVar(&scope, "scope", "once", "once, session or always")
+	cmd.Flags().StringVar(&code, "code", "", "a code from your authenticator app, for a card that needs one (permissions.totp)")
 	return cmd
 }
 

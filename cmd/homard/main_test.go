@@ -2,13 +2,18 @@ package main
 
 import (
 	"errors"
+	"net/url"
 	"os"
 	"os/exec"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/pquerna/otp"
+	"github.com/pquerna/otp/totp"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -53,6 +58,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":  exitcode,
 			"fakemodel": fakemodel,
+			"totpcode":  totpcode,
 		},
 	})
 }
@@ -96,4 +102,27 @@ func fakemodel(ts *testscript.TestScript, neg bool, args []string) {
 	srv := llmtest.NewServer(replies...)
 	ts.Defer(srv.Close)
 	ts.Setenv("MODEL_URL", srv.URL+"/v1")
+}
+
+// totpcode FILE OUT [SECONDS] reads the otpauth:// URI `homard totp setup`
+// printed into FILE and writes to OUT the code an authenticator app shows
+// SECONDS from now (default 0) — what the owner would type.
+func totpcode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 || len(args) > 3 {
+		ts.Fatalf("usage: totpcode FILE OUT [SECONDS]")
+	}
+	uri := regexp.MustCompile(`otpauth://\S+`).FindString(ts.ReadFile(args[0]))
+	u, err := url.Parse(uri)
+	if err != nil || uri == "" {
+		ts.Fatalf("no otpauth URI in %s", args[0])
+	}
+	at := time.Now()
+	if len(args) == 3 {
+		n, err := strconv.Atoi(args[2])
+		ts.Check(err)
+		at = at.Add(time.Duration(n) * time.Second)
+	}
+	code, err := totp.GenerateCodeCustom(u.Query().Get("secret"), at, totp.ValidateOpts{Period: 30, Digits: otp.DigitsSix, Algorithm: otp.AlgorithmSHA1})
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(code), 0o600))
 }

@@ -37,6 +37,7 @@ import (
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
+	"github.com/homard/homard/internal/totp"
 	"github.com/homard/homard/internal/workspace"
 )
 
@@ -305,9 +306,15 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		SessionTTL: cfg.Permissions.SessionGrantTTL.Std(),
 		AlwaysTTL:  cfg.Permissions.AlwaysGrantTTL.Std(),
 	})
+	codeFrom := policy.Risk(0) // permissions.totp = "off"; config accepts only off and risks
+	if cfg.Permissions.TOTP != "off" {
+		codeFrom, _ = policy.ParseRisk(cfg.Permissions.TOTP)
+	}
 	r.Owner = owner.New(owner.Deps{
 		Owner: cfg.Owner, Store: st, Approvals: r.Approvals, Memory: r.Memory, Vault: r.Vault, Gate: gate,
 		Now: r.now, Redact: r.redactor.Redact, LockSession: r.lockSessionOf, ChannelOfSecret: r.channelOfSecret,
+		TOTP:     &totp.Service{Store: st, Key: r.Vault.DerivedKey, Issuer: "homard", Now: r.now},
+		CodeFrom: codeFrom,
 	})
 	r.Chats = r.newChats()
 

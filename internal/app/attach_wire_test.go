@@ -67,7 +67,7 @@ func (s *scriptedTurns) Info() channel.Info { return s.info }
 func (s *scriptedTurns) Approval(_ context.Context, id string) (channel.Approval, error) {
 	return channel.Approval{ID: id, Status: "pending"}, nil
 }
-func (s *scriptedTurns) Answer(_ context.Context, id string, c channel.Choice) (channel.Approval, error) {
+func (s *scriptedTurns) Answer(_ context.Context, id string, c channel.Choice, _ string) (channel.Approval, error) {
 	if !c.Approves() && c != channel.Deny {
 		return channel.Approval{}, channel.ErrBadChoice
 	}

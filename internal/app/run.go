@@ -385,8 +385,10 @@ func (r *Runtime) chooser(ask func(context.Context, channel.Card) (channel.Choic
 			}
 			return channel.Recorded, nil
 		}
-		if _, err := r.recordAnswer(ctx, out.ApprovalID, choice); errors.Is(err, approval.ErrScopeNotAllowed) {
-			return channel.Leave, nil // the call waits; the card said what it takes
+		if _, err := r.recordAnswer(ctx, out.ApprovalID, choice); errors.Is(err, approval.ErrScopeNotAllowed) || errors.Is(err, channel.ErrCodeNeeded) {
+			// The call waits: the card said what it takes, and where a
+			// code can be typed.
+			return channel.Leave, nil
 		} else if err != nil {
 			return channel.Leave, err
 		}
@@ -414,7 +416,7 @@ func (r *Runtime) card(ctx context.Context, tool string, o arbiter.Outcome) chan
 	c.OnceOnly = true
 	if a, err := r.Approvals.Get(ctx, o.ApprovalID); err == nil {
 		c.ExpiresAt = a.ExpiresAt // only shown; the approval service enforces it
-		c.OnceOnly, c.NoAlways = a.OnceOnly(), a.NoAlways()
+		c.OnceOnly, c.NoAlways, c.NeedsCode = a.OnceOnly(), a.NoAlways(), r.Owner.NeedsCode(a)
 		c.Covers = a.Covers()
 	}
 	return c

@@ -29,8 +29,10 @@ type Admin interface {
 	// Answer records the owner's choice on a pending approval: Once,
 	// Session, Always or Deny. ErrNotPending when it was already decided,
 	// used or expired; ErrBadChoice for another choice or a scope the
-	// card does not take (a critical card takes only Once or Deny).
-	Answer(ctx context.Context, id string, c Choice) (Approval, error)
+	// card does not take (a critical card takes only Once or Deny);
+	// ErrCodeNeeded when approving it needs a code from the owner's
+	// authenticator (permissions.totp) and code is missing or wrong.
+	Answer(ctx context.Context, id string, c Choice, code string) (Approval, error)
 	// Await holds until approval id is no longer pending — answered in
 	// this process (at once) or another (at the next read): Recorded; or
 	// until within passes or it expires: Lapsed. It records nothing.
@@ -67,6 +69,10 @@ var (
 	ErrNotFound   = errors.New("not found")
 	ErrNotPending = errors.New("this approval is no longer pending")
 	ErrBadChoice  = errors.New("invalid choice for this approval")
+	// ErrCodeNeeded: approving this card needs a code from the owner's
+	// authenticator app (permissions.totp), and none was given or it
+	// was refused.
+	ErrCodeNeeded = errors.New("approving this needs a code from your authenticator app")
 	// ErrBadQuery: a list was asked for with a value it does not know
 	// (an approval status).
 	ErrBadQuery = errors.New("invalid query")

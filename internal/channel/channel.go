@@ -137,6 +137,11 @@ type Card struct {
 	// (approval.Approval.NoAlways: a command that runs code, which a
 	// session answer covers at most). Allows refuses Always for it.
 	NoAlways bool
+	// NeedsCode says approving the call needs a code from the owner's
+	// authenticator app (permissions.totp): a channel that cannot take
+	// one says where to approve (the web UI, `homard approval approve ID
+	// --code CODE`); Deny works everywhere.
+	NeedsCode bool
 	// Covers is what a session or always answer would let run without
 	// asking (approval.Approval.Covers): "docs/**", "commands like cp
 	// notes.txt ‹new name in ./›". Channels show it next to those choices.

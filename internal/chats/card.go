@@ -156,6 +156,7 @@ const (
 	pressOnceOnly = "This card can only be approved once or denied; it is still waiting."
 	pressNoAlways = "This card can be approved once or for this session, not always; it is still waiting."
 	pressFailed   = "homard could not record that answer; try `homard approval` on the computer."
+	pressCode     = "Approving this needs a code from your authenticator app: approve it in the web UI or with `homard approval approve ID --code CODE`; it is still waiting."
 )
 
 // press checks a button press and, only when everything holds, records
@@ -240,6 +241,12 @@ func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 		} else {
 			ack(pressOnceOnly)
 		}
+		return
+	case errors.Is(err, channel.ErrCodeNeeded):
+		// A button carries no code; the card stays open for Deny and the
+		// approval waits for an answer where a code can be typed.
+		c.finish(ctx, row, inboxHandled, "code needed")
+		ack(strings.Replace(pressCode, "ID", id, 1))
 		return
 	case errors.Is(err, approval.ErrAlreadyDecided), errors.Is(err, approval.ErrExpired):
 		c.finish(ctx, row, inboxHandled, "card already answered")

@@ -343,6 +343,12 @@ type Permissions struct {
 	// is or URL-, base64- or hex-encoded; internal/taint). Missing means
 	// "session".
 	Taint string `toml:"taint"`
+	// TOTP is the lowest risk whose approval needs a code from the
+	// owner's authenticator app (`homard totp setup`): "off" (none),
+	// "medium", "high" or "critical". Chat buttons and terminal cards
+	// cannot take a code: such a card is approved in the web UI or with
+	// `homard approval approve ID --code CODE`. Missing means "off".
+	TOTP string `toml:"totp"`
 }
 
 // Workspace configures confined file access.
@@ -523,6 +529,7 @@ func applyDefaults(c *Config) {
 	}
 	orDefault(&p.PrivateEgress, "ask")
 	orDefault(&p.Taint, "session")
+	orDefault(&p.TOTP, "off")
 	orDefault(&c.Sandbox.Backend, "auto")
 	orDefault(&c.Memory.Capture, "on")
 	orDefault(&c.Memory.CaptureEvery, DefaultCaptureEvery)

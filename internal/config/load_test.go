@@ -92,7 +92,7 @@ func TestLoadBase(t *testing.T) {
 		Model: Model{Provider: "openai", BaseURL: "https://api.openai.com/v1", Name: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY", ContextTokens: DefaultContextTokens, FirstEventTimeout: Duration(180 * time.Second), IdleTimeout: Duration(90 * time.Second), RequestTimeout: Duration(10 * time.Minute), ConnectTimeout: Duration(30 * time.Second)},
 		Permissions: Permissions{
 			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
-			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"}, PrivateEgress: "ask", Taint: "session",
+			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"}, PrivateEgress: "ask", Taint: "session", TOTP: "off",
 		},
 		Workspace: Workspace{
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main"), Access: AccessReadWrite}},
@@ -123,7 +123,7 @@ roots = [{ name = "main", path = "/ws" }]
 		Model: Model{Provider: "anthropic", BaseURL: "https://api.anthropic.com", Name: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY", ContextTokens: DefaultContextTokens, FirstEventTimeout: Duration(180 * time.Second), IdleTimeout: Duration(90 * time.Second), RequestTimeout: Duration(10 * time.Minute), ConnectTimeout: Duration(30 * time.Second)},
 		Permissions: Permissions{
 			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
-			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"}, PrivateEgress: "ask", Taint: "session",
+			AlwaysGrantTTL: Duration(720 * time.Hour), GuestTools: []string{"current_time"}, PrivateEgress: "ask", Taint: "session", TOTP: "off",
 		},
 		Workspace: Workspace{
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws"), Access: AccessReadWrite}},

@@ -92,6 +92,11 @@ private_egress = %s
 #              or hex-encoded; the card names where the text was read.
 #              A tripwire: a model can still paraphrase what it read
 taint = %s
+# Approvals of this risk or higher need a code from your authenticator app
+# (run "homard totp setup" first): "off", "medium", "high" or "critical".
+# Chat buttons cannot take a code: approve those in the web UI or with
+# "homard approval approve ID --code CODE".
+totp = %s
 
 [workspace]
 # Folders tools may use; at least one. name is made of a-z, 0-9, _ and -
@@ -110,7 +115,7 @@ roots = [
 		quote(c.Permissions.SessionGrantTTL.String()),
 		quote(c.Permissions.AlwaysGrantTTL.String()),
 		quoteList(c.Permissions.GuestTools),
-		quote(c.Permissions.PrivateEgress), quote(c.Permissions.Taint))
+		quote(c.Permissions.PrivateEgress), quote(c.Permissions.Taint), quote(c.Permissions.TOTP))
 	for _, r := range c.Workspace.Roots {
 		w("  { name = %s, path = %s, access = %s },\n", quote(r.Name), quote(r.Path), quote(r.Access))
 	}

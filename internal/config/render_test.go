@@ -53,7 +53,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Model: Model{Provider: "anthropic", BaseURL: "http://localhost:8080/proxy", Name: `we"ird\model`, APIKeyEnv: "MY_KEY_2", ContextTokens: 128000, FirstEventTimeout: Duration(10 * time.Minute), IdleTimeout: Duration(45 * time.Second), RequestTimeout: 0, ConnectTimeout: Duration(5 * time.Second)},
 		Permissions: Permissions{
 			Mode: "yolo", ApprovalTTL: Duration(90 * time.Second), SessionGrantTTL: Duration(90 * time.Minute),
-			AlwaysGrantTTL: Duration(1500 * time.Millisecond), GuestTools: []string{}, PrivateEgress: "allow", Taint: "value",
+			AlwaysGrantTTL: Duration(1500 * time.Millisecond), GuestTools: []string{}, PrivateEgress: "allow", Taint: "value", TOTP: "high",
 		},
 		Workspace: Workspace{
 			Roots: []Root{

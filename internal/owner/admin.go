@@ -124,11 +124,11 @@ func (a Admin) Await(ctx context.Context, id string, within time.Duration) (chan
 }
 
 // Answer records the owner's choice on a pending approval.
-func (a Admin) Answer(ctx context.Context, id string, c channel.Choice) (channel.Approval, error) {
+func (a Admin) Answer(ctx context.Context, id string, c channel.Choice, code string) (channel.Approval, error) {
 	if _, err := a.Approval(ctx, id); err != nil {
 		return channel.Approval{}, err
 	}
-	_, err := a.o.Answer(ctx, id, c)
+	_, err := a.o.AnswerCode(ctx, id, c, code)
 	switch {
 	case errors.Is(err, approval.ErrAlreadyDecided), errors.Is(err, approval.ErrExpired):
 		return channel.Approval{}, fmt.Errorf("%w: %w", channel.ErrNotPending, err)

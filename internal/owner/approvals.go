@@ -7,6 +7,7 @@ import (
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/totp"
 )
 
 // Approvals lists approvals in a status ("" for all), newest first.
@@ -22,10 +23,16 @@ func (o *Actions) Approval(ctx context.Context, id string) (approval.Approval, e
 // Approve approves a pending card; scope is once, session or always (the
 // answer's wire strings).
 func (o *Actions) Approve(ctx context.Context, id, scope string) (approval.Approval, error) {
+	return o.ApproveCode(ctx, id, scope, "")
+}
+
+// ApproveCode is Approve with a code from the owner's authenticator (see
+// AnswerCode).
+func (o *Actions) ApproveCode(ctx context.Context, id, scope, code string) (approval.Approval, error) {
 	if _, ok := Scope(channel.Choice(scope)); !ok {
 		return approval.Approval{}, fmt.Errorf("%w: --scope %q: %w", ErrBadRequest, scope, approval.ErrInvalidScope)
 	}
-	return o.Answer(ctx, id, channel.Choice(scope))
+	return o.AnswerCode(ctx, id, channel.Choice(scope), code)
 }
 
 // Deny denies a pending card.
@@ -39,6 +46,14 @@ func (o *Actions) Deny(ctx context.Context, id string) error {
 // records nothing (channel.ErrBadChoice). Every surface — the CLI, the web,
 // a chat button, a terminal card — records answers here.
 func (o *Actions) Answer(ctx context.Context, id string, c channel.Choice) (approval.Approval, error) {
+	return o.AnswerCode(ctx, id, c, "")
+}
+
+// AnswerCode is Answer with a code from the owner's authenticator, which
+// approving a card at or above permissions.totp's risk needs
+// (channel.ErrCodeNeeded when it is missing or refused; a code is
+// accepted once). Denying never needs one.
+func (o *Actions) AnswerCode(ctx context.Context, id string, c channel.Choice, code string) (approval.Approval, error) {
 	if c == channel.Deny {
 		return o.d.Approvals.Deny(ctx, id, o.d.Owner)
 	}
@@ -46,8 +61,43 @@ func (o *Actions) Answer(ctx context.Context, id string, c channel.Choice) (appr
 	if !ok {
 		return approval.Approval{}, fmt.Errorf("%w: %q (want once, session, always or deny)", channel.ErrBadChoice, c)
 	}
+	if o.d.CodeFrom != 0 {
+		a, err := o.d.Approvals.Get(ctx, id)
+		if err != nil {
+			return approval.Approval{}, err
+		}
+		if o.NeedsCode(a) {
+			if err := o.checkCode(ctx, id, code); err != nil {
+				return approval.Approval{}, err
+			}
+		}
+	}
 	return o.d.Approvals.Approve(ctx, id, o.d.Owner, scope)
 }
+
+// NeedsCode reports whether approving a needs a code from the owner's
+// authenticator.
+func (o *Actions) NeedsCode(a approval.Approval) bool {
+	return o.d.CodeFrom != 0 && a.Risk >= o.d.CodeFrom
+}
+
+// checkCode accepts code for approving id, or says why not.
+func (o *Actions) checkCode(ctx context.Context, id, code string) error {
+	if code == "" {
+		return fmt.Errorf("%w: approve it with `homard approval approve %s --code CODE` or in the web UI", channel.ErrCodeNeeded, id)
+	}
+	if o.d.TOTP == nil {
+		return fmt.Errorf("%w: %w", channel.ErrCodeNeeded, totp.ErrNotSetUp)
+	}
+	if err := o.d.TOTP.Verify(ctx, o.d.Owner, code); err != nil {
+		return fmt.Errorf("%w: %w", channel.ErrCodeNeeded, err)
+	}
+	return nil
+}
+
+// TOTP is the owner's authenticator (homard totp …); nil when homard
+// was opened without one.
+func (o *Actions) TOTP() *totp.Service { return o.d.TOTP }
 
 // Scope is how far the owner's answer reaches when it approves: the one
 // mapping from an answer to an approval.Scope. ok is false for an answer

@@ -16,8 +16,10 @@ import (
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/memory"
+	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/totp"
 )
 
 // Deps are what Actions works with; app builds them at Open.
@@ -43,6 +45,12 @@ type Deps struct {
 	// is, or "" (SecretSet refuses a host-less secret of a channel's name
 	// unless it is stored for that channel).
 	ChannelOfSecret func(name string) string
+	// TOTP keeps the owner's authenticator (homard totp …) and checks
+	// its codes. Nil: no authenticator, and no code is ever asked for.
+	TOTP *totp.Service
+	// CodeFrom is the lowest risk whose approval needs a code from the
+	// authenticator (permissions.totp); zero: none does.
+	CodeFrom policy.Risk
 }
 
 // Actions are the owner's actions. It is safe for concurrent use.

@@ -87,18 +87,18 @@ func TestAdminHidesAnotherOwnersApproval(t *testing.T) {
 	if _, err := adm.Approval(t.Context(), theirs.ID); !errors.Is(err, channel.ErrNotFound) {
 		t.Errorf("Approval(bob's) = %v; want ErrNotFound", err)
 	}
-	if _, err := adm.Answer(t.Context(), theirs.ID, channel.Once); !errors.Is(err, channel.ErrNotFound) {
+	if _, err := adm.Answer(t.Context(), theirs.ID, channel.Once, ""); !errors.Is(err, channel.ErrNotFound) {
 		t.Errorf("Answer(bob's) = %v; want ErrNotFound", err)
 	}
 	list, err := adm.Approvals(t.Context(), "pending")
 	if err != nil || len(list) != 1 || list[0].ID != mine.ID {
 		t.Errorf("Approvals = %+v, %v; want only alice's", list, err)
 	}
-	got, err := adm.Answer(t.Context(), mine.ID, channel.Once)
+	got, err := adm.Answer(t.Context(), mine.ID, channel.Once, "")
 	if err != nil || got.Status != "approved" || got.Owner != "alice" || got.DecidedBy != "alice" {
 		t.Fatalf("Answer(alice's) = %+v, %v; want approved by alice", got, err)
 	}
-	if _, err := adm.Answer(t.Context(), mine.ID, channel.Once); !errors.Is(err, channel.ErrNotPending) {
+	if _, err := adm.Answer(t.Context(), mine.ID, channel.Once, ""); !errors.Is(err, channel.ErrNotPending) {
 		t.Errorf("second Answer = %v; want ErrNotPending", err)
 	}
 }

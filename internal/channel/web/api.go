@@ -118,6 +118,8 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 		writeError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, channel.ErrBadChoice), errors.Is(err, channel.ErrBadQuery), errors.Is(err, channel.ErrInvalid):
 		writeError(w, http.StatusBadRequest, err.Error())
+	case errors.Is(err, channel.ErrCodeNeeded):
+		writeError(w, http.StatusForbidden, err.Error())
 	default:
 		s.log.Error("api", "err", err)
 		writeError(w, http.StatusInternalServerError, err.Error())
@@ -252,7 +254,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "choice: want once, session, always or deny")
 		return
 	}
-	a, err := s.admin.Answer(r.Context(), r.PathValue("id"), c)
+	a, err := s.admin.Answer(r.Context(), r.PathValue("id"), c, req.Code)
 	if err != nil {
 		s.fail(w, err)
 		return

@@ -41,6 +41,9 @@ type ChatRequest struct {
 // always or deny.
 type AnswerRequest struct {
 	Choice channel.Choice `json:"choice"`
+	// Code is a code from the owner's authenticator app, which approving
+	// a card at or above permissions.totp's risk needs.
+	Code string `json:"code,omitempty"`
 }
 
 // Session is the data of a session event.
