@@ -137,6 +137,9 @@ type Approval struct {
 	OnceOnly bool
 	// NoAlways: it may not be approved always, as Card.NoAlways.
 	NoAlways bool
+	// NeedsCode: approving it needs a code from the owner's
+	// authenticator, as Card.NeedsCode.
+	NeedsCode bool
 	// Covers is what a session or always answer would let run without
 	// asking; empty when those answers are not offered.
 	Covers string

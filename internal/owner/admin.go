@@ -22,6 +22,13 @@ type Admin struct{ o *Actions }
 // Admin returns the channel view of o.
 func (o *Actions) Admin() Admin { return Admin{o} }
 
+// shown is ShownApproval, saying whether approving it needs a code.
+func (a Admin) shown(x approval.Approval) channel.Approval {
+	out := ShownApproval(x)
+	out.NeedsCode = a.o.NeedsCode(x)
+	return out
+}
+
 // ShownApproval is an approval as front ends show it: the preview cut to
 // what a card shows, and the whole of it.
 func ShownApproval(a approval.Approval) channel.Approval {
@@ -99,7 +106,7 @@ func (a Admin) Approvals(ctx context.Context, status string) ([]channel.Approval
 	out := make([]channel.Approval, 0, len(list))
 	for _, x := range list {
 		if x.Owner == a.o.d.Owner {
-			out = append(out, ShownApproval(x))
+			out = append(out, a.shown(x))
 		}
 	}
 	return out, nil
@@ -115,7 +122,7 @@ func (a Admin) Approval(ctx context.Context, id string) (channel.Approval, error
 	if err != nil {
 		return channel.Approval{}, err
 	}
-	return ShownApproval(x), nil
+	return a.shown(x), nil
 }
 
 // Await waits for the answer to approval id (Actions.Await).

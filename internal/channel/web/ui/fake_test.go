@@ -40,6 +40,7 @@ type fakeApproval struct {
 	ExpiresAt string `json:"expires_at"`
 	OnceOnly  bool   `json:"once_only"`
 	NoAlways  bool   `json:"no_always"`
+	NeedsCode bool   `json:"needs_code"`
 
 	decided chan string // gets the new status once, whoever decides
 }
@@ -48,6 +49,7 @@ type fakeApproval struct {
 type choiceMsg struct {
 	id     string
 	choice string
+	code   string
 }
 
 type sseEvent struct {
@@ -80,6 +82,7 @@ type fakeServer struct {
 	nextApprov int
 	onceOnly   bool              // the cards ask makes take only once or deny (a command that runs code, ungraded)
 	noAlways   bool              // the cards ask makes take once, session or deny (a command that runs code, graded)
+	code       string            // when set, the cards ask makes need this code to approve (permissions.totp)
 	titles     map[string]string // session id → title in GET /api/sessions
 	refuse     map[string]string // session id → the 409 message DELETE answers
 	dropped    []string          // sessions DELETE removed
@@ -320,14 +323,14 @@ func (f *fakeServer) ask(s *stream, tool, risk, plan string) *fakeApproval {
 		ID: fmt.Sprintf("ap-%d", f.nextApprov), Tool: tool, Status: "pending", Risk: risk, Session: s.session,
 		Plan: plan, PlanHash: "sha256:3f2a9c1b7d4e5f60718293a4b5c6d7e8f90112233445566778899aabbccddeeff",
 		Reason: "runs a program", CreatedAt: now.Format(time.RFC3339), ExpiresAt: now.Add(5 * time.Minute).Format(time.RFC3339),
-		OnceOnly: f.onceOnly, NoAlways: f.noAlways, decided: make(chan string, 1),
+		OnceOnly: f.onceOnly, NoAlways: f.noAlways, NeedsCode: f.code != "", decided: make(chan string, 1),
 	}
 	f.approvals[a.ID] = a
 	f.mu.Unlock()
 	ev := map[string]any{
 		"approval_id": a.ID, "tool": a.Tool, "plan": a.Plan, "plan_hash": a.PlanHash, "risk": a.Risk,
 		"reason": a.Reason, "expires_at": a.ExpiresAt, "session": a.Session, "covers": "commands like ls ‹path in notes/›",
-		"once_only": a.OnceOnly, "no_always": a.NoAlways,
+		"once_only": a.OnceOnly, "no_always": a.NoAlways, "needs_code": a.NeedsCode,
 	}
 	s.send("approval", ev)
 	f.broadcast("approval", ev)
@@ -353,6 +356,7 @@ func (f *fakeServer) decide(id, status string) (*fakeApproval, bool) {
 func (f *fakeServer) answer(w http.ResponseWriter, r *http.Request) {
 	var req struct {
 		Choice string `json:"choice"`
+		Code   string `json:"code"`
 	}
 	dec := json.NewDecoder(r.Body)
 	dec.DisallowUnknownFields()
@@ -370,7 +374,14 @@ func (f *fakeServer) answer(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "choice must be once, session, always or deny"})
 		return
 	}
-	f.choices <- choiceMsg{id: id, choice: req.Choice}
+	f.choices <- choiceMsg{id: id, choice: req.Choice, code: req.Code}
+	f.mu.Lock()
+	need := f.code
+	f.mu.Unlock()
+	if need != "" && status == "approved" && req.Code != need {
+		writeJSON(w, http.StatusForbidden, map[string]string{"error": "approving this needs a code from your authenticator app: wrong code"})
+		return
+	}
 	a, ok := f.decide(id, status)
 	if !ok {
 		writeJSON(w, http.StatusConflict, map[string]string{"error": "approval " + id + " is no longer pending"})

@@ -67,3 +67,38 @@ func TestNoAlwaysCardOffersThreeButtons(t *testing.T) {
 	}
 	p.waitFor("the end of the turn", `document.querySelector("#transcript .usage")`)
 }
+
+// TestCodeCardAsksForACode: a card that needs a code from the owner's
+// authenticator (needs_code, permissions.totp) shows a code field; a wrong
+// code is refused with the server's reason and the card stays open;
+// the right code approves it. The twin (no field, no code sent) is
+// TestOnceOnlyCardOffersTwoButtons.
+func TestCodeCardAsksForACode(t *testing.T) {
+	f := newFakeServer(t, true, askScript(nil, "high"))
+	f.mu.Lock()
+	f.code = "492039"
+	f.mu.Unlock()
+	p := newPage(t, f, 1200, 900, false)
+	p.login()
+	p.sendMessage("Deploy")
+	recv(t, f.messages, "the chat message")
+
+	card := `#transcript .card[data-approval-id="ap-1"]`
+	p.waitFor("the approval card", `document.querySelector('`+card+`[data-status="pending"] input.code')`)
+	p.do(chromedp.SendKeys(chromedp.CSS(card+` input.code`), "111111"))
+	p.do(chromedp.Click(chromedp.CSS(card + ` button[data-choice="once"]`)))
+	if got := recv(t, f.choices, "the wrong answer"); got != (choiceMsg{id: "ap-1", choice: "once", code: "111111"}) {
+		t.Fatalf("server got %+v; want ap-1 once with the typed code", got)
+	}
+	p.waitFor("the refusal", `document.querySelector('`+card+` .outcome').textContent.includes("wrong code")`)
+	if st := eval[string](p, `document.querySelector('`+card+`').dataset.status`); st != "pending" {
+		t.Fatalf("after a wrong code the card is %q; want pending", st)
+	}
+	eval[string](p, `document.querySelector('`+card+` input.code').value = ""`)
+	p.do(chromedp.SendKeys(chromedp.CSS(card+` input.code`), "492039"))
+	p.do(chromedp.Click(chromedp.CSS(card + ` button[data-choice="once"]`)))
+	if got := recv(t, f.choices, "the right answer"); got != (choiceMsg{id: "ap-1", choice: "once", code: "492039"}) {
+		t.Fatalf("server got %+v; want ap-1 once with the right code", got)
+	}
+	p.waitFor("the end of the turn", `document.querySelector("#transcript .usage")`)
+}

@@ -46,6 +46,9 @@ type Approval struct {
 	Covers   string `json:"covers"`
 	OnceOnly bool   `json:"once_only"`
 	NoAlways bool   `json:"no_always"`
+	// NeedsCode: approving it needs a code from the owner's
+	// authenticator app (permissions.totp); send it as the answer's code.
+	NeedsCode bool `json:"needs_code"`
 }
 
 // NewApproval is a's JSON object; full adds the whole preview.
@@ -56,6 +59,7 @@ func NewApproval(a channel.Approval, full bool) Approval {
 		Targets: a.Targets, Rule: a.Rule, Reason: a.Reason, Scope: a.Scope, Template: a.Template,
 		CreatedAt: a.CreatedAt.UTC(), ExpiresAt: a.ExpiresAt.UTC(), DecidedAt: timeOrNull(a.DecidedAt), DecidedBy: a.DecidedBy,
 		ConsumedAt: timeOrNull(a.ConsumedAt), Covers: a.Covers, OnceOnly: a.OnceOnly, NoAlways: a.NoAlways,
+		NeedsCode: a.NeedsCode,
 	}
 	if out.Targets == nil {
 		out.Targets = []string{}

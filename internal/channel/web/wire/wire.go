@@ -111,6 +111,8 @@ type Card struct {
 	OnceOnly bool `json:"once_only"`
 	// NoAlways: not always (channel.Card.NoAlways).
 	NoAlways bool `json:"no_always,omitempty"`
+	// NeedsCode: approving needs a code (channel.Card.NeedsCode).
+	NeedsCode bool `json:"needs_code,omitempty"`
 	// Covers is what a session or always answer would cover.
 	Covers string `json:"covers,omitempty"`
 }
@@ -120,14 +122,14 @@ func NewCard(c channel.Card, session string) Card {
 	return Card{ApprovalID: c.ApprovalID, Tool: c.Tool, Plan: c.Plan, PlanHash: c.PlanHash, Risk: c.Risk,
 		Reason: c.Reason, ExpiresAt: c.ExpiresAt, Session: session,
 		Preview: c.Preview, PreviewOmitted: c.PreviewOmitted, PreviewKind: PreviewKind(c.Preview, c.PreviewDiff),
-		OnceOnly: c.OnceOnly, NoAlways: c.NoAlways, Covers: c.Covers}
+		OnceOnly: c.OnceOnly, NoAlways: c.NoAlways, NeedsCode: c.NeedsCode, Covers: c.Covers}
 }
 
 // Channel is c as a channel value.
 func (c Card) Channel() channel.Card {
 	return channel.Card{ApprovalID: c.ApprovalID, Tool: c.Tool, Plan: c.Plan, PlanHash: c.PlanHash, Risk: c.Risk,
 		Reason: c.Reason, ExpiresAt: c.ExpiresAt,
-		Preview: c.Preview, PreviewOmitted: c.PreviewOmitted, PreviewDiff: c.PreviewKind == "diff", OnceOnly: c.OnceOnly, NoAlways: c.NoAlways, Covers: c.Covers}
+		Preview: c.Preview, PreviewOmitted: c.PreviewOmitted, PreviewDiff: c.PreviewKind == "diff", OnceOnly: c.OnceOnly, NoAlways: c.NoAlways, NeedsCode: c.NeedsCode, Covers: c.Covers}
 }
 
 // PreviewKind says how a client shows a preview: "diff" (it may colour

@@ -256,8 +256,22 @@
     // the graded sandbox (no_always) for the session at most; the server
     // refuses the others.
     const choices = d.risk === "critical" || d.once_only ? ["once", "deny"] : d.no_always ? ["once", "session", "deny"] : ["once", "session", "always", "deny"];
+    // A card of permissions.totp's risk needs a code from the owner's
+    // authenticator app to approve (deny needs none).
+    let codeInput = null;
+    if (d.needs_code) {
+      codeInput = document.createElement("input");
+      codeInput.type = "text";
+      codeInput.inputMode = "numeric";
+      codeInput.autocomplete = "one-time-code";
+      codeInput.maxLength = 6;
+      codeInput.className = "code";
+      codeInput.placeholder = "code";
+      codeInput.setAttribute("aria-label", "Code from your authenticator app");
+      actions.appendChild(codeInput);
+    }
     for (const ch of choices) {
-      const b = button(choiceLabels[ch], function () { answer(id, ch); }, ch === "deny" ? "deny" : "approve");
+      const b = button(choiceLabels[ch], function () { answer(id, ch, codeInput && ch !== "deny" ? codeInput.value.trim() : ""); }, ch === "deny" ? "deny" : "approve");
       b.setAttribute("data-choice", ch);
       actions.appendChild(b);
     }
@@ -315,7 +329,7 @@
     updatePendingCount();
   }
 
-  async function answer(id, choice) {
+  async function answer(id, choice, code) {
     const entry = state.cards.get(id);
     // A keyboard user who answers keeps their place: focus moves to the
     // card's outcome line when its buttons go away.
@@ -325,11 +339,14 @@
       for (const n of entry.nodes) for (const b of n.querySelectorAll(".actions button")) b.disabled = true;
     }
     try {
-      const a = await api("POST", "/api/approvals/" + encodeURIComponent(id), { choice: choice });
+      const body = { choice: choice };
+      if (code) body.code = code;
+      const a = await api("POST", "/api/approvals/" + encodeURIComponent(id), body);
       const st = (a && a.status) || (choice === "deny" ? "denied" : "approved");
       setCardStatus(id, st, choice === "deny" ? "" : "scope: " + choice);
     } catch (e) {
       if (e.status === 409) setCardStatus(id, "closed", "answered elsewhere or expired");
+      else if (e.status === 403 && entry) { entry.answeredHere = false; for (const n of entry.nodes) paintCard(n, entry.status, e.message); }
       else if (entry) { for (const n of entry.nodes) paintCard(n, entry.status, "Error: " + e.message); }
     }
     if (focusCard && focusCard.isConnected) focusCard.querySelector(".outcome").focus();
