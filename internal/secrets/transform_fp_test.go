@@ -26,6 +26,7 @@ import (
 // the cost:
 //
 //	go test -count=1 -run TestTransformFalsePositives -v ./internal/secrets
+//
 // maxFalsePositiveRate bounds TestTransformFalsePositives' rate: one pair
 // in 100,000 (about 5 of the ~500,000 pairs).
 const maxFalsePositiveRate = 1e-5
