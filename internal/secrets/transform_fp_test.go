@@ -15,6 +15,10 @@ import (
 	"time"
 )
 
+// maxFalsePositiveRate bounds TestTransformFalsePositives' rate: one pair
+// in 100,000 (about 5 of the ~500,000 pairs).
+const maxFalsePositiveRate = 1e-5
+
 // TestTransformFalsePositives measures how often the transform search
 // fires on text that does not hold the value: every .md and .go file of
 // the repository, log-like text of generated tokens (UUIDs, hashes,
@@ -26,11 +30,6 @@ import (
 // the cost:
 //
 //	go test -count=1 -run TestTransformFalsePositives -v ./internal/secrets
-//
-// maxFalsePositiveRate bounds TestTransformFalsePositives' rate: one pair
-// in 100,000 (about 5 of the ~500,000 pairs).
-const maxFalsePositiveRate = 1e-5
-
 func TestTransformFalsePositives(t *testing.T) {
 	root := filepath.Join("..", "..")
 	if _, err := os.Stat(filepath.Join(root, "go.mod")); err != nil {
