@@ -20,6 +20,9 @@ var allowed = map[string][]string{
 	// Per-value taint: a session's private text, found again in outbound
 	// values (pure: no I/O, no clock).
 	"internal/taint": {},
+	// Planner and workers (issue 23): the plan, its sanitisers, the run
+	// over Planner and Workers interfaces; tool for strict decoding.
+	"internal/split": {"internal/tool"},
 	// The owner's second factor: authenticators kept in the store.
 	"internal/totp": {"internal/store"},
 	// config validates [channels.NAME] against the platform table.
