@@ -58,9 +58,9 @@ var allowed = map[string][]string{
 	"internal/memory":   {"internal/store"},
 	// The one facade for the owner's own actions, used by the CLI and the
 	// gateway alike (approvals, grants, audit, memory, sessions, tokens,
-	// secrets, rollbacks through the gate).
+	// secrets, rollbacks through the gate, the authenticator).
 	"internal/owner": {"internal/store", "internal/approval", "internal/audit", "internal/memory", "internal/secrets",
-		"internal/changeset", "internal/channel", "internal/policy", "internal/tool"},
+		"internal/changeset", "internal/channel", "internal/policy", "internal/tool", "internal/totp"},
 	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory"},
 	"internal/channel":      {},
 	"internal/channel/chat": {}, // the chat-platform adapter contract: plain types
