@@ -171,6 +171,6 @@ func TestBenignSuiteAsks(t *testing.T) {
 		len(tasks), totals["session"], float64(totals["session"])/float64(len(tasks)),
 		totals["value"], float64(totals["value"])/float64(len(tasks)))
 	if totals["value"] > totals["session"] {
-		t.Error(fmt.Sprintf("value taint asked %d times, the session mark %d: it must never ask more", totals["value"], totals["session"]))
+		t.Errorf("value taint asked %d times, the session mark %d: it must never ask more", totals["value"], totals["session"])
 	}
 }
