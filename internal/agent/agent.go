@@ -58,7 +58,14 @@ type Options struct {
 	Model llm.Model
 	// ModelName is sent as llm.Request.Model.
 	ModelName string
-	Decider   Decider
+	// SummaryModel, when set, writes the conversation summary when older
+	// turns are folded (summary.go), in place of Model: a cheaper model
+	// may do it ([models.roles] summary). Its requests are the same, as
+	// large as Context allows. Nil means Model.
+	SummaryModel llm.Model
+	// SummaryModelName is sent as llm.Request.Model with SummaryModel.
+	SummaryModelName string
+	Decider          Decider
 	// Tools are the tools offered to the model, usually Registry.Specs().
 	// Name, Description and Schema are sent; Action and ReadOnly weigh the
 	// budget. The order does not matter: they are sent sorted by name.
@@ -98,6 +105,8 @@ type Options struct {
 type Agent struct {
 	model    llm.Model
 	name     string
+	summary  llm.Model // writes the summary of folded turns
+	sumName  string
 	decider  Decider
 	system   string
 	caller   arbiter.Caller
@@ -117,6 +126,8 @@ func New(o Options) *Agent {
 	a := &Agent{
 		model:    o.Model,
 		name:     o.ModelName,
+		summary:  o.Model,
+		sumName:  o.ModelName,
 		decider:  o.Decider,
 		system:   o.System,
 		caller:   o.Caller,
@@ -127,6 +138,9 @@ func New(o Options) *Agent {
 		window:   o.Context.withDefaults(),
 		byName:   make(map[string]tool.Spec, len(o.Tools)),
 		newNonce: randomNonce,
+	}
+	if o.SummaryModel != nil {
+		a.summary, a.sumName = o.SummaryModel, o.SummaryModelName
 	}
 	specs := slices.Clone(o.Tools)
 	slices.SortStableFunc(specs, func(x, y tool.Spec) int { return strings.Compare(x.Name, y.Name) })

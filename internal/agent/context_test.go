@@ -286,3 +286,44 @@ func TestFoldNeverSeparatesCallFromResult(t *testing.T) {
 		checkRequest(t, i, req, reqs[0], window.MaxTokens)
 	}
 }
+
+// TestSummaryModelWritesTheSummary: with Options.SummaryModel set, the
+// summary of folded turns is asked of that model, under its name, and the
+// turn's own calls stay with the turn's model.
+func TestSummaryModelWritesTheSummary(t *testing.T) {
+	f := newFixture(t, policy.ModeSmart)
+	turnModel := llmtest.NewScripted(llmtest.Answer("Fine, thanks."))
+	// One answer per batch of folded turns, however they are batched.
+	summaryModel := llmtest.NewScripted(llmtest.Answer("The owner talked about the allotment."),
+		llmtest.Answer("The owner talked about the allotment."), llmtest.Answer("The owner talked about the allotment."))
+	a := agent.New(agent.Options{
+		Model: turnModel, ModelName: "big", SummaryModel: summaryModel, SummaryModelName: "small",
+		Decider: f.arb, Tools: f.specs, System: "You are homard.",
+		Caller: arbiter.Caller{Owner: "me", Trust: policy.TrustOwner, Session: "s"}, Context: agent.ContextBudget{MaxTokens: 6000},
+	})
+	filler := strings.Repeat("We talked about the allotment. ", 500)
+	history := []llm.Message{
+		{Role: llm.RoleUser, Content: "Turn 1: " + filler}, {Role: llm.RoleAssistant, Content: "Noted."},
+		{Role: llm.RoleUser, Content: "Turn 2: " + filler}, {Role: llm.RoleAssistant, Content: "Noted again."},
+	}
+	res, err := a.Turn(context.Background(), history, "How are you?", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Summary != "The owner talked about the allotment." || res.SummarizedThrough == 0 {
+		t.Fatalf("Summary %q through %d; want the summary model's, some turns folded", res.Summary, res.SummarizedThrough)
+	}
+	sums := summaryModel.Requests()
+	if len(sums) == 0 {
+		t.Fatal("the summary model got no request")
+	}
+	for i, req := range sums {
+		if !isSummaryCall(req) || req.Model != "small" {
+			t.Errorf("summary model request %d: summary call %v, model %q; want a summary call for \"small\"", i, isSummaryCall(req), req.Model)
+		}
+	}
+	turns := turnModel.Requests()
+	if len(turns) != 1 || isSummaryCall(turns[0]) || turns[0].Model != "big" {
+		t.Errorf("turn model got %d requests (first a summary call: %v); want the one turn request for \"big\"", len(turns), len(turns) > 0 && isSummaryCall(turns[0]))
+	}
+}

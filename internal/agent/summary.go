@@ -57,8 +57,10 @@ Write plain, short notes, the older facts first, in at most %d words. Answer wit
 // errEmptySummary is the summary call's error when the model said nothing.
 var errEmptySummary = errors.New("the model returned an empty summary")
 
-// summarise asks the model, with the same system prompt and tools (so the
-// provider's cached prefix is reused) but no tool calls allowed, to fold
+// summarise asks the summary model (the turn's own unless
+// Options.SummaryModel names another), with the same system prompt and
+// tools (so the provider's cached prefix is reused) but no tool calls
+// allowed, to fold
 // folded into prev. Turns too big for one call are folded in several,
 // each request within the budget.
 func (t *turn) summarise(ctx context.Context, prev string, folded []llm.Message) (string, error) {
@@ -73,9 +75,9 @@ func (t *turn) summarise(ctx context.Context, prev string, folded []llm.Message)
 		}
 		msgs = append(msgs, fit(batch, room)...)
 		msgs = append(msgs, note)
-		req := llm.Request{Model: t.a.name, System: t.a.system, Tools: t.a.specs, Messages: msgs,
+		req := llm.Request{Model: t.a.sumName, System: t.a.system, Tools: t.a.specs, Messages: msgs,
 			NoToolCalls: true, MaxTokens: b.SummaryTokens + b.SummaryTokens/4}
-		s, err := t.a.model.Stream(ctx, req)
+		s, err := t.a.summary.Stream(ctx, req)
 		if err != nil {
 			return "", err
 		}

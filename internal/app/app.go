@@ -103,8 +103,8 @@ type Runtime struct {
 	lockOnce sync.Once
 	lockFile *os.File
 	lockErr  error
-	// models keeps the model client Model hands out (provider.go).
-	models provider.Cache
+	// models keeps a client per named model, for each role's (provider.go).
+	models provider.Clients
 	// Extensions are the MCP servers Open connected, the skill library,
 	// and serving homard's tools to a paired MCP client (extensions.go).
 	Extensions *extensions.Service

@@ -11,6 +11,7 @@ import (
 
 	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/store"
@@ -220,11 +221,11 @@ func (r *Runtime) capture(ctx context.Context, session string) error {
 	if err != nil {
 		return err
 	}
-	model, err := r.Model()
+	model, mc, err := r.roleModel(config.RoleCapture)
 	if err != nil {
 		return err
 	}
-	s, err := model.Stream(ctx, llm.Request{Model: r.Config.Model.Name, System: capturePrompt,
+	s, err := model.Stream(ctx, llm.Request{Model: mc.Name, System: capturePrompt,
 		Messages: []llm.Message{r.captureMessage(ex)}, NoToolCalls: true, MaxTokens: 400})
 	if err != nil {
 		return err

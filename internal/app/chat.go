@@ -63,7 +63,7 @@ type chatRuntime struct{ r *Runtime }
 var _ channel.Runtime = chatRuntime{}
 
 func (c chatRuntime) Info() channel.Info {
-	info := channel.Info{Model: c.r.Config.Model.Name, Mode: c.r.Config.Permissions.Mode, Owner: c.r.Config.Owner, Version: Build().Version}
+	info := channel.Info{Model: c.r.mainModel().Name, Mode: c.r.Config.Permissions.Mode, Owner: c.r.Config.Owner, Version: Build().Version}
 	if roots := c.r.Config.Workspace.Roots; len(roots) > 0 {
 		info.Workspace = roots[0].Path
 	}

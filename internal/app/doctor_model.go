@@ -44,6 +44,9 @@ func modelChecks(ctx context.Context, cfg *config.Config, paths config.Paths, o 
 	}
 	m := cfg.Model
 	out := []Check{{Name: "model", OK: true, Detail: fmt.Sprintf("%s · %s · %s", m.Provider, m.BaseURL, m.Name)}}
+	if roles := cfg.RolesLine(); roles != "" {
+		out = append(out, Check{Name: "model roles", OK: true, Detail: roles})
+	}
 	key, keyCheck := modelKeyCheck(m, paths, getenv)
 	out = append(out, keyCheck)
 	if o.Offline {

@@ -102,7 +102,7 @@ func (r *Runtime) MessageCut(text string) int {
 		ts[i] = llm.ToolSpec{Name: s.Name, Description: s.Description, Schema: s.Schema}
 	}
 	prefix := agent.EstimateRequest(llm.Request{System: systemPrompt, Tools: ts})
-	return agent.MessageCut(text, r.Config.Model.ContextTokens-prefix)
+	return agent.MessageCut(text, r.mainModel().ContextTokens-prefix)
 }
 
 func sortSpecs(specs []tool.Spec) {

@@ -21,20 +21,39 @@ var ErrNoKey = provider.ErrNoKey
 // ProviderTestTimeout bounds `homard provider test` unless --timeout says.
 const ProviderTestTimeout = provider.TestTimeout
 
-// Model returns the configured model client. The API key is read at call
-// time from the vault secret model.api_key_secret names (released only if
-// bound to base_url's host) or else from the environment variable
-// model.api_key_env names; it is never stored in config, printed or logged.
+// Model returns the client of the main role's model ([model] unless
+// [models.roles] main names another). The API key is read at call time
+// from the vault secret the model's api_key_secret names (released only if
+// bound to its base_url's host) or else from the environment variable its
+// api_key_env names; it is never stored in config, printed or logged.
 // The client is kept while the settings and the key stay the same, so
 // every turn of this runtime reuses the provider's connections: one TCP
 // and TLS handshake for a serve's life, not one a turn, and no idle
 // connection left behind per turn.
 func (r *Runtime) Model() (llm.Model, error) {
-	key, err := provider.Key(r.Config.Model, os.Getenv, r.Vault)
-	if err != nil {
-		return nil, err
+	m, _, err := r.roleModel(config.RoleMain)
+	return m, err
+}
+
+// roleModel is Model for role's model, with its settings.
+func (r *Runtime) roleModel(role string) (llm.Model, config.Model, error) {
+	return r.models.For(r.Config, role, os.Getenv, r.Vault)
+}
+
+// mainModel is the main role's model settings.
+func (r *Runtime) mainModel() config.Model {
+	_, m := r.Config.ModelFor(config.RoleMain)
+	return m
+}
+
+// summaryModel is the summary role's model client and name when another
+// model than the main one plays it, else nil (the turn's own model).
+func (r *Runtime) summaryModel() (llm.Model, string, error) {
+	if name, _ := r.Config.ModelFor(config.RoleSummary); name == r.Config.Models.Roles.Of(config.RoleMain) {
+		return nil, "", nil
 	}
-	return r.models.Get(r.Config.Model, key)
+	m, cfg, err := r.roleModel(config.RoleSummary)
+	return m, cfg.Name, err
 }
 
 // ProviderTest sends one tiny request, with one tool definition so that an

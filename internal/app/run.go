@@ -11,6 +11,7 @@ import (
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/provider"
@@ -61,7 +62,11 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 			return channel.TurnResult{}, err
 		}
 	}
-	model, err := r.Model()
+	model, mc, err := r.roleModel(config.RoleMain)
+	if err != nil {
+		return channel.TurnResult{}, err
+	}
+	summary, summaryName, err := r.summaryModel()
 	if err != nil {
 		return channel.TurnResult{}, err
 	}
@@ -74,7 +79,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	}
 	a := agent.New(agent.Options{
 		Model:     model,
-		ModelName: r.Config.Model.Name,
+		ModelName: mc.Name,
 		Decider:   r.Arbiter,
 		Tools:     offeredTools(r.offer.specs, trust, r.Config.Permissions.GuestTools),
 		Forward:   forward,
@@ -82,8 +87,10 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 		System:    systemPrompt,
 		Caller:    caller,
 		Ask:       r.asker(req.Ask),
-		Context:   agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
+		Context:   agent.ContextBudget{MaxTokens: mc.ContextTokens},
 		Budget:    turnBudget(r.Config.Agent, trust),
+		// Folded turns are summarised by the summary role's model.
+		SummaryModel: summary, SummaryModelName: summaryName,
 	})
 	// ended holds how each call ended, as a value: it is stored with the
 	// call's tool message, so a resumed session shows it without reading
@@ -117,7 +124,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 		if ctx.Err() != nil {
 			return channel.TurnResult{}, ctx.Err()
 		}
-		return channel.TurnResult{}, provider.Explain(r.Config.Model, err)
+		return channel.TurnResult{}, provider.Explain(mc, err)
 	}
 	rows, err := r.messageRows(res.Messages, ended)
 	if err != nil {

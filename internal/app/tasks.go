@@ -65,9 +65,9 @@ func (w taskWiring) RunTurn(ctx context.Context, t automation.Turn) (agent.TurnR
 	orphans := r.pendingOf(r.now())
 	defer orphans.lapse(ctx)
 	a := agent.New(agent.Options{
-		Model: t.Model, ModelName: r.Config.Model.Name, Decider: t.Decider, Tools: t.Tools, System: t.System,
+		Model: t.Model, ModelName: r.mainModel().Name, Decider: t.Decider, Tools: t.Tools, System: t.System,
 		Caller: t.Caller, Ask: r.asker(t.Ask),
-		Context: agent.ContextBudget{MaxTokens: r.Config.Model.ContextTokens},
+		Context: agent.ContextBudget{MaxTokens: r.mainModel().ContextTokens},
 		Budget:  t.Budget, EndTool: t.EndTool,
 	})
 	onEvent := func(ev agent.Event) {
@@ -90,7 +90,7 @@ func (w taskWiring) RunTurn(ctx context.Context, t automation.Turn) (agent.TurnR
 	}
 	res, err := a.Continue(ctx, agent.Conversation{}, t.User, onEvent)
 	if err != nil {
-		return res, provider.Explain(r.Config.Model, err)
+		return res, provider.Explain(r.mainModel(), err)
 	}
 	r.storeTaskTurn(ctx, t.Caller.Session, t.Caller.Owner, res)
 	return res, nil

@@ -64,6 +64,9 @@ type Config struct {
 	Owner string `toml:"owner"`
 	// Model is the language model homard talks to.
 	Model Model `toml:"model"`
+	// Models are further named models and which model plays each role
+	// (models.go). Missing means none: [model] plays every role.
+	Models Models `toml:"models"`
 	// Permissions sets how much the owner is asked.
 	Permissions Permissions `toml:"permissions"`
 	// Workspace says where tools may touch files and how much.
@@ -514,11 +517,8 @@ func applyModelDefaults(m *Model) {
 // Roots have no default here: it depends on Paths, which Load does not know.
 func applyDefaults(c *Config) {
 	orDefault(&c.Owner, "owner")
-	orDefault(&c.Model.ContextTokens, DefaultContextTokens)
-	orDefault(&c.Model.FirstEventTimeout, Duration(180*time.Second))
-	orDefault(&c.Model.IdleTimeout, Duration(90*time.Second))
-	orDefault(&c.Model.RequestTimeout, Duration(10*time.Minute))
-	orDefault(&c.Model.ConnectTimeout, Duration(30*time.Second))
+	applyModelLimits(&c.Model)
+	applyModelsDefaults(&c.Models)
 	p := &c.Permissions
 	orDefault(&p.Mode, "smart")
 	orDefault(&p.ApprovalTTL, Duration(30*time.Minute))

@@ -71,10 +71,21 @@ func load(path string, getenv func(string) string) (*Config, error) {
 // parse decodes data, fills defaults, resolves root paths against dir and
 // validates. name is the file name used in error messages.
 func parse(name, dir string, data []byte, getenv func(string) string) (*Config, error) {
-	c := &Config{}
+	// [models] holds a table per model name beside [models.roles]: it is
+	// left as primitives here (the outer field hides Config.Models from
+	// the decoder) and decoded by decodeModels.
+	doc := struct {
+		*Config
+		Models map[string]toml.Primitive `toml:"models"`
+	}{Config: &Config{}}
+	c := doc.Config
 	applyDefaults(c)
-	md, err := toml.Decode(string(data), c)
+	md, err := toml.Decode(string(data), &doc)
 	if err != nil {
+		return nil, decodeError(name, data, err)
+	}
+	var ps problems
+	if err := decodeModels(md, doc.Models, c, &ps); err != nil {
 		return nil, decodeError(name, data, err)
 	}
 	if errs := unknownKeys(name, md); len(errs) > 0 {
@@ -83,7 +94,6 @@ func parse(name, dir string, data []byte, getenv func(string) string) (*Config, 
 	applyModelDefaults(&c.Model)
 	c.Channels.ByName() // an entry (off) for every platform left out
 
-	var ps problems
 	resolveRoots(c, dir, getenv, &ps)
 	validate(c, &ps)
 	if err := ps.err(name); err != nil {
@@ -163,6 +173,10 @@ func firstUnknown(k toml.Key) (table toml.Key, allowed []string, ok bool) {
 		}
 		if t.Kind() != reflect.Struct {
 			return nil, nil, false
+		}
+		if t == reflect.TypeFor[Models]() && seg != "roles" {
+			t = reflect.TypeFor[Model]() // [models.NAME] has the keys of [model]
+			continue
 		}
 		f, found := fieldByTag(t, seg)
 		if !found {

@@ -70,6 +70,7 @@ func writeConfig(t *testing.T, content string) string {
 var (
 	defaultSandbox  = Sandbox{Backend: "auto"}
 	defaultCommands = Commands{Allow: []string{}, Unknown: "sandbox", HostTools: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10, Path: []string{}, WarmCache: ptrTo(true)}
+	defaultModels   = Models{Roles: Roles{Main: "main", Planner: "main", Worker: "main", Capture: "main", Summary: "main"}, Named: map[string]Model{}}
 	defaultMemory   = Memory{Capture: "on", CaptureEvery: 4, CaptureIdle: Duration(10 * time.Minute)}
 	defaultAgent    = Agent{MaxCalls: 24, MaxUnits: 48, ReserveUnits: 8, GuestMaxTokens: 20000, GuestMaxCalls: 4, ExtensionToolBudget: 1500}
 	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
@@ -98,7 +99,8 @@ func TestLoadBase(t *testing.T) {
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws/main"), Access: AccessReadWrite}},
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
-		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
+		Models: defaultModels,
+		Files:  defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
 		Channels: channels(),
 		Rules:    []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
@@ -129,7 +131,8 @@ roots = [{ name = "main", path = "/ws" }]
 			Roots:        []Root{{Name: "main", Path: filepath.FromSlash("/ws"), Access: AccessReadWrite}},
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
-		Files: defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
+		Models: defaultModels,
+		Files:  defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation,
 		Channels: channels(),
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -150,7 +153,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, channels, mcp, rules"
+		top    = "owner, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, channels, mcp, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"

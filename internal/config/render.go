@@ -60,7 +60,13 @@ idle_timeout = %s
 request_timeout = %s
 # How long to wait for a connection to base_url (positive duration).
 connect_timeout = %s
-
+`,
+		quote(c.Owner),
+		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv), quote(c.Model.APIKeySecret), c.Model.ContextTokens,
+		quote(c.Model.FirstEventTimeout.String()), quote(c.Model.IdleTimeout.String()),
+		quote(c.Model.RequestTimeout.String()), quote(c.Model.ConnectTimeout.String()))
+	renderModels(w, &c.Models)
+	w(`
 [permissions]
 # How much homard asks before acting. Hard limits apply in every mode.
 #   "safe"       only read-only, low-risk actions run unasked
@@ -106,10 +112,6 @@ totp = %s
 # homard's own files in it stay hidden, and "rw" roots may lie inside it).
 roots = [
 `,
-		quote(c.Owner),
-		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv), quote(c.Model.APIKeySecret), c.Model.ContextTokens,
-		quote(c.Model.FirstEventTimeout.String()), quote(c.Model.IdleTimeout.String()),
-		quote(c.Model.RequestTimeout.String()), quote(c.Model.ConnectTimeout.String()),
 		quote(c.Permissions.Mode),
 		quote(c.Permissions.ApprovalTTL.String()),
 		quote(c.Permissions.SessionGrantTTL.String()),

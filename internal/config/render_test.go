@@ -51,6 +51,15 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 	want := &Config{
 		Owner: "telegram:42é",
 		Model: Model{Provider: "anthropic", BaseURL: "http://localhost:8080/proxy", Name: `we"ird\model`, APIKeyEnv: "MY_KEY_2", ContextTokens: 128000, FirstEventTimeout: Duration(10 * time.Minute), IdleTimeout: Duration(45 * time.Second), RequestTimeout: 0, ConnectTimeout: Duration(5 * time.Second)},
+		Models: Models{
+			Roles: Roles{Main: "main", Planner: "big", Worker: "local", Capture: "local", Summary: "local"},
+			Named: map[string]Model{
+				"local": {Provider: "ollama", BaseURL: "http://127.0.0.1:11434/v1", Name: "qwen2.5:3b", APIKeyEnv: "", ContextTokens: 8000,
+					FirstEventTimeout: Duration(time.Minute), IdleTimeout: Duration(20 * time.Second), RequestTimeout: Duration(2 * time.Minute), ConnectTimeout: Duration(2 * time.Second)},
+				"big": {Provider: "openai", BaseURL: "https://api.openai.com/v1", Name: "gpt-5", APIKeyEnv: "OPENAI_API_KEY", APIKeySecret: "openai-key", ContextTokens: 200000,
+					FirstEventTimeout: Duration(5 * time.Minute), IdleTimeout: Duration(90 * time.Second), RequestTimeout: 0, ConnectTimeout: Duration(30 * time.Second)},
+			},
+		},
 		Permissions: Permissions{
 			Mode: "yolo", ApprovalTTL: Duration(90 * time.Second), SessionGrantTTL: Duration(90 * time.Minute),
 			AlwaysGrantTTL: Duration(1500 * time.Millisecond), GuestTools: []string{}, PrivateEgress: "allow", Taint: "value", TOTP: "high",
@@ -114,10 +123,17 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[Config](), reflect.TypeFor[Model](), reflect.TypeFor[Permissions](), reflect.TypeFor[Workspace](), reflect.TypeFor[Files](),
 		reflect.TypeFor[Sandbox](), reflect.TypeFor[Commands](), reflect.TypeFor[Egress](), reflect.TypeFor[Memory](), reflect.TypeFor[Artifacts](), reflect.TypeFor[Gateway](),
-		reflect.TypeFor[Agent](), reflect.TypeFor[Automation](),
+		reflect.TypeFor[Agent](), reflect.TypeFor[Automation](), reflect.TypeFor[Models](), reflect.TypeFor[Roles](),
 	} {
 		for _, k := range tagNames(typ) {
 			switch k {
+			case "models":
+				if !strings.Contains(string(data), "\n[models.roles]\n") {
+					t.Errorf("Render does not write the table [models.roles]")
+				}
+				continue
+			case "roles":
+				continue // its keys are checked as Roles' below
 			case "rules", "channels", "mcp", "recipes":
 				continue // rules: an array of tables, checked below; channels and mcp: written when set (TestRenderCustomRoundTrips); recipes: TestRecipesValidation
 			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent", "automation":

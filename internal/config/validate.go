@@ -32,7 +32,8 @@ func validate(c *Config, ps *problems) {
 	if c.Owner == "" || strings.ContainsFunc(c.Owner, badIDRune) {
 		ps.add("owner = %q: want a non-empty id without spaces or control characters", c.Owner)
 	}
-	validateModel(&c.Model, ps)
+	validateModel("model", &c.Model, ps)
+	validateModels(c, ps)
 	validatePermissions(&c.Permissions, ps)
 	validateWorkspace(&c.Workspace, ps)
 	validateFiles(&c.Files, c.Workspace.Roots, ps)
@@ -117,33 +118,35 @@ func validateRunLimits(c *Config, ps *problems) {
 	}
 }
 
-func validateModel(m *Model, ps *problems) {
+// validateModel checks [model] or a [models.NAME] table; key is its
+// table's name ("model", "models.local").
+func validateModel(key string, m *Model, ps *problems) {
 	preset, ok := LookupPreset(m.Provider)
 	if !ok {
-		ps.add("model.provider = %q: want one of %s", m.Provider, ProviderNames())
+		ps.add("%s.provider = %q: want one of %s", key, m.Provider, ProviderNames())
 		return // the other fields' defaults depend on the provider
 	}
-	validateBaseURL(m.BaseURL, ps)
+	validateBaseURL(key, m.BaseURL, ps)
 	switch {
 	case m.Name == "" && preset.Model == "":
-		ps.add("model.name is missing: %s has no default model; name the one it serves (`homard setup` lists Ollama's)", preset.Title)
+		ps.add("%s.name is missing: %s has no default model; name the one it serves (`homard setup` lists Ollama's)", key, preset.Title)
 	case m.Name == "" || strings.ContainsFunc(m.Name, unicode.IsControl):
-		ps.add("model.name = %q: want a model name such as %q", m.Name, preset.Model)
+		ps.add("%s.name = %q: want a model name such as %q", key, m.Name, preset.Model)
 	}
 	if m.FirstEventTimeout <= 0 {
-		ps.add("model.first_event_timeout = %q: want a positive duration such as \"180s\"", m.FirstEventTimeout)
+		ps.add("%s.first_event_timeout = %q: want a positive duration such as \"180s\"", key, m.FirstEventTimeout)
 	}
 	if m.IdleTimeout <= 0 {
-		ps.add("model.idle_timeout = %q: want a positive duration such as \"90s\"", m.IdleTimeout)
+		ps.add("%s.idle_timeout = %q: want a positive duration such as \"90s\"", key, m.IdleTimeout)
 	}
 	if m.RequestTimeout < 0 {
-		ps.add("model.request_timeout = %q: want a duration such as \"10m\", or \"0s\" for no overall limit", m.RequestTimeout)
+		ps.add("%s.request_timeout = %q: want a duration such as \"10m\", or \"0s\" for no overall limit", key, m.RequestTimeout)
 	}
 	if m.ConnectTimeout <= 0 {
-		ps.add("model.connect_timeout = %q: want a positive duration such as \"30s\"", m.ConnectTimeout)
+		ps.add("%s.connect_timeout = %q: want a positive duration such as \"30s\"", key, m.ConnectTimeout)
 	}
 	if m.ContextTokens < MinContextTokens {
-		ps.add("model.context_tokens = %d: want at least %d (the default is %d)", m.ContextTokens, MinContextTokens, DefaultContextTokens)
+		ps.add("%s.context_tokens = %d: want at least %d (the default is %d)", key, m.ContextTokens, MinContextTokens, DefaultContextTokens)
 	}
 	// The value is never echoed: someone may have pasted the key itself.
 	// Empty is "no key", allowed only where the preset needs none.
@@ -152,33 +155,33 @@ func validateModel(m *Model, ps *problems) {
 		if example == "" {
 			example = "OPENAI_API_KEY"
 		}
-		ps.add("model.api_key_env: want the name of an environment variable such as %q (A-Z, 0-9 and _), not the key itself", example)
+		ps.add("%s.api_key_env: want the name of an environment variable such as %q (A-Z, 0-9 and _), not the key itself", key, example)
 	}
 	if m.APIKeySecret != "" && !secretNameRE().MatchString(m.APIKeySecret) {
-		ps.add("model.api_key_secret: want the name of a vault secret (a-z, 0-9, _ and -, as in `homard secret list`), not the key itself")
+		ps.add("%s.api_key_secret: want the name of a vault secret (a-z, 0-9, _ and -, as in `homard secret list`), not the key itself", key)
 	}
 }
 
-func validateBaseURL(s string, ps *problems) {
+func validateBaseURL(key, s string, ps *problems) {
 	const want = "want an absolute http or https URL such as"
 	example := "https://api.openai.com/v1"
 	u, err := url.Parse(s)
 	if err != nil {
 		// url.Parse errors quote the input, which may hold credentials.
-		ps.add("model.base_url: %s %q", want, example)
+		ps.add("%s.base_url: %s %q", key, want, example)
 		return
 	}
 	if u.User != nil {
-		ps.add("model.base_url = %q: credentials do not belong in the URL; put the key in the variable named by model.api_key_env",
-			u.Redacted())
+		ps.add("%s.base_url = %q: credentials do not belong in the URL; put the key in the variable named by %s.api_key_env",
+			key, u.Redacted(), key)
 		return
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" || u.Opaque != "" {
-		ps.add("model.base_url = %q: %s %q", s, want, example)
+		ps.add("%s.base_url = %q: %s %q", key, s, want, example)
 		return
 	}
 	if u.Fragment != "" || u.RawQuery != "" {
-		ps.add("model.base_url = %q: want a URL without a query or fragment", s)
+		ps.add("%s.base_url = %q: want a URL without a query or fragment", key, s)
 	}
 }
 

@@ -1,8 +1,9 @@
 // Package provider reaches the configured model: it finds the API key (a
 // vault secret released only for base_url's host, or the environment
 // variable), builds the wire client bounded by the model deadlines, keeps
-// one client per settings and key so turns reuse the provider's
-// connections (Cache), sends `homard provider test`'s and `homard setup`'s
+// one client per model name, settings and key so turns reuse the
+// provider's connections (Clients, Cache) — one per role's model
+// ([models.roles]) — sends `homard provider test`'s and `homard setup`'s
 // one tiny request (Probe), and explains a provider's failure in words that
 // say what to do (Explain).
 package provider
@@ -28,11 +29,67 @@ import (
 	"github.com/homard/homard/internal/secrets"
 )
 
-// Cache holds the one model client the runtime hands out, built for cfg
-// and key; a change of either builds a new one and closes the old one's
-// idle connections. Clients are safe for concurrent turns.
+// Clients keeps one Cache per model name: "main" for [model], NAME for a
+// [models.NAME] table. Each role's model so keeps its own client (and the
+// provider's connections) across turns, and a change of one model's
+// settings or key replaces that model's client alone.
+type Clients struct {
+	mu     sync.Mutex // guards byName
+	byName map[string]*Cache
+}
+
+// For returns the client of the model that plays role in cfg
+// ([models.roles]), and that model's settings. Its key is found as Key
+// finds [model]'s, from the model's own api_key_secret (released only to
+// its base_url's host) or api_key_env.
+func (c *Clients) For(cfg *config.Config, role string, getenv func(string) string, vault Keys) (llm.Model, config.Model, error) {
+	name, m := cfg.ModelFor(role)
+	key, err := Key(m, getenv, vault)
+	if err != nil {
+		if name != config.MainModel {
+			err = fmt.Errorf("[models.%s]: %w", name, err)
+		}
+		return nil, m, err
+	}
+	client, err := c.Get(name, m, key)
+	return client, m, err
+}
+
+// Get returns the kept client of the model called name, built for cfg and
+// key (see Cache.Get).
+func (c *Clients) Get(name string, cfg config.Model, key string) (llm.Model, error) {
+	c.mu.Lock()
+	cache := c.byName[name]
+	if cache == nil {
+		cache = &Cache{table: "models." + name}
+		if name == config.MainModel {
+			cache.table = "model"
+		}
+		if c.byName == nil {
+			c.byName = map[string]*Cache{}
+		}
+		c.byName[name] = cache
+	}
+	c.mu.Unlock()
+	return cache.Get(cfg, key)
+}
+
+// Close closes every kept client's idle connections.
+func (c *Clients) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, cache := range c.byName {
+		cache.Close()
+	}
+}
+
+// Cache holds the one model client the runtime hands out for one model,
+// built for cfg and key; a change of either builds a new one and closes
+// the old one's idle connections. Clients are safe for concurrent turns.
 type Cache struct {
-	mu  sync.Mutex
+	table string // the config table named in timeout errors; "" means "model"
+
+	mu  sync.Mutex // guards the fields below
 	cfg config.Model
 	key string
 	hc  *http.Client
@@ -45,8 +102,9 @@ func (c *Cache) Get(cfg config.Model, key string) (llm.Model, error) {
 	if c.m != nil && c.cfg == cfg && c.key == key {
 		return c.m, nil
 	}
-	hc := llm.HTTPClient(cfg.ConnectTimeout.Std(), "model.connect_timeout")
-	m, err := NewWith(cfg, key, hc)
+	table := cmp.Or(c.table, "model")
+	hc := llm.HTTPClient(cfg.ConnectTimeout.Std(), table+".connect_timeout")
+	m, err := newWith(table, cfg, key, hc)
 	if err != nil {
 		return nil, err
 	}
@@ -133,13 +191,19 @@ func New(m config.Model, key string) (llm.Model, error) {
 
 // NewWith is New over the HTTP client hc.
 func NewWith(m config.Model, key string, hc *http.Client) (llm.Model, error) {
+	return newWith("model", m, key, hc)
+}
+
+// newWith is NewWith for the model of table ("model", "models.local"),
+// which the deadline errors name.
+func newWith(table string, m config.Model, key string, hc *http.Client) (llm.Model, error) {
 	c, err := newClient(m, key, hc)
 	if err != nil {
 		return nil, err
 	}
 	return llm.WithDeadlines(c, llm.Deadlines{
 		First: m.FirstEventTimeout.Std(), Idle: m.IdleTimeout.Std(), Total: m.RequestTimeout.Std(),
-		FirstSetting: "model.first_event_timeout", IdleSetting: "model.idle_timeout", TotalSetting: "model.request_timeout"}), nil
+		FirstSetting: table + ".first_event_timeout", IdleSetting: table + ".idle_timeout", TotalSetting: table + ".request_timeout"}), nil
 }
 
 func newClient(m config.Model, key string, hc *http.Client) (llm.Model, error) {
