@@ -32,6 +32,7 @@ func (c *cli) runCmd() *cobra.Command {
 	var req channel.TurnRequest
 	var asJSON bool
 	var askMode string
+	var sf splitFlags
 	cmd := &cobra.Command{
 		Use:   `run "TASK" | -`,
 		Short: "Run one turn of the agent on a task and print the answer",
@@ -92,6 +93,18 @@ the run with a message naming the setting that bounds it
 request_timeout). Ctrl+C ends the run with "cancelled" (exit 130); a second
 Ctrl+C kills it at once.
 
+With --split, the task runs as a planner and workers that never share a
+context: the planner (the [models.roles] planner model) sees the task once
+and writes a plan of items — public workers read the web and nothing of
+yours, sensitive workers read your files and reach only the hosts their
+item names — and each item declares what it hands back (a number, a date,
+a URL on an allowlist, yes/no, one short line, or an artifact shown to you
+only). The plan is printed; you approve exactly it (at a terminal, or with
+--plan-hash from a previous run's output); a plan that lets your data reach
+a host is high risk and, with permissions.totp, needs --code. The planner
+then writes the answer from the sanitised values only, so a web page cannot
+talk to it.
+
 Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 1 homard or the model endpoint failed, 130 interrupted.`,
 		Example: `  homard run "summarise notes.txt"
@@ -111,6 +124,13 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 					return err
 				}
 				req.Text = text
+			}
+			if sf.on {
+				var ask func(context.Context, channel.Card) (channel.Choice, error)
+				if askMode == "always" || (askMode == "auto" && c.interactive() && !fromStdin) {
+					ask = c.askInline
+				}
+				return c.runSplit(cmd.Context(), r, req.Text, sf, ask)
 			}
 			if cut := r.MessageCut(req.Text); cut > 0 {
 				fmt.Fprintf(c.stderr, "homard: warning: the task is %d characters; %d in its middle are cut before the model sees it, to fit model.context_tokens = %d (raise it if the model's window allows, or send less)\n",
@@ -203,6 +223,9 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 	f := cmd.Flags()
 	f.StringVar(&req.Session, "session", "", "conversation `ID` to continue (default cli)")
 	jsonFlag(cmd, &asJSON, "print one JSON object at the end instead of streaming")
+	f.BoolVar(&sf.on, "split", false, "run the task as a planner and workers that never share a context (see above)")
+	f.StringVar(&sf.planHash, "plan-hash", "", "with --split: approve the plan whose hash starts with this (12+ characters), as a previous run printed it")
+	f.StringVar(&sf.code, "code", "", "with --split: a code from your authenticator app, for a plan that needs one (permissions.totp)")
 	f.StringVar(&askMode, "ask", "auto", "ask about approvals inline: `auto` (on a terminal), always (read answers from stdin), never")
 	return cmd
 }

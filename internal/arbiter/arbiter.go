@@ -43,6 +43,23 @@ type Caller struct {
 	Owner   string
 	Trust   policy.Trust
 	Session string
+	// Limit, when set, narrows what the caller may do as hard limits no
+	// mode, rule or approval lifts (a planner/worker split's worker).
+	Limit *Limit
+}
+
+// Limit narrows a caller: a split's worker (internal/split).
+type Limit struct {
+	// Name says who in a refusal: "public worker rate".
+	Name string
+	// Tools are the only tools it may call.
+	Tools []string
+	// Hosts, when not nil, are the only hosts an outbound call may
+	// reach; nil leaves them to egress.
+	Hosts []string
+	// NoSecrets refuses a call that sends one of the owner's secrets
+	// (a Plan that says PrivateResult: an answer obtained with one).
+	NoSecrets bool
 }
 
 // Proposal is one tool call as the model emitted it.

@@ -130,6 +130,13 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		return a.finish(ctx, c)
 	}
 
+	// 4e. A split worker's limits (limit.go).
+	if rule, reason := limited(c.p.Caller.Limit, plan); rule != "" {
+		c.out.Decision, c.out.Rule, c.status = Denied, rule, store.RunDenied
+		c.out.Reason = reason
+		return a.finish(ctx, c)
+	}
+
 	// 5 and 6. Policy and permission mode. Whether the session holds
 	// private data matters only on the way out, so only an outbound Plan
 	// pays for looking it up.

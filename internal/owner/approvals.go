@@ -7,6 +7,7 @@ import (
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/totp"
 )
 
@@ -77,8 +78,20 @@ func (o *Actions) AnswerCode(ctx context.Context, id string, c channel.Choice, c
 
 // NeedsCode reports whether approving a needs a code from the owner's
 // authenticator.
-func (o *Actions) NeedsCode(a approval.Approval) bool {
-	return o.d.CodeFrom != 0 && a.Risk >= o.d.CodeFrom
+func (o *Actions) NeedsCode(a approval.Approval) bool { return o.NeedsCodeAt(a.Risk) }
+
+// NeedsCodeAt reports whether approving something of risk needs a code
+// from the owner's authenticator (a split's plan, which is approved
+// outside the approval service).
+func (o *Actions) NeedsCodeAt(risk policy.Risk) bool {
+	return o.d.CodeFrom != 0 && risk >= o.d.CodeFrom
+}
+
+// CheckCode accepts code from the owner's authenticator once, for
+// approving what (named in the error), or says why not
+// (channel.ErrCodeNeeded).
+func (o *Actions) CheckCode(ctx context.Context, what, code string) error {
+	return o.checkCode(ctx, what, code)
 }
 
 // checkCode accepts code for approving id, or says why not.

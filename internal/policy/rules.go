@@ -118,6 +118,19 @@ const (
 	RuleTaintPrivateValue = "taint.private-value"
 )
 
+// A planner/worker split's workers (internal/split): hard limits of the
+// worker's kind, whatever the mode.
+const (
+	// RuleSplitTool: a worker called a tool its kind does not have.
+	RuleSplitTool = "split.worker-tool"
+	// RuleSplitHost: a sensitive worker's outbound call to a host its
+	// item does not name.
+	RuleSplitHost = "split.worker-host"
+	// RuleSplitSecret: a public worker's call would send one of the
+	// owner's secrets.
+	RuleSplitSecret = "split.worker-secret"
+)
+
 // The permission mode's row ("mode.*"). The read-only row is built by
 // RuleModeRead.
 const (

@@ -28,6 +28,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -203,6 +204,16 @@ func (p Plan) Sensitive() bool {
 		}
 	}
 	return false
+}
+
+// Risk is how much approving the plan risks: high when a sensitive item
+// may reach a host (the owner's data may leave, to the hosts it names),
+// medium otherwise. permissions.totp compares it like a card's.
+func (p Plan) Risk() policy.Risk {
+	if p.Sensitive() {
+		return policy.RiskHigh
+	}
+	return policy.RiskMedium
 }
 
 // String shows the plan as a card does: every item, its kind, task,
