@@ -121,7 +121,9 @@ func Parse(answer string) (Plan, error) {
 // Validate checks a plan against the rules above, normalising its hosts
 // (lower case, sorted, unique).
 func (p *Plan) Validate() error {
-	bad := func(format string, args ...any) error { return fmt.Errorf("%w: "+format, append([]any{ErrPlan}, args...)...) }
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%w: "+format, append([]any{ErrPlan}, args...)...)
+	}
 	if p.Question != "" {
 		if len(p.Items) > 0 {
 			return bad("a plan asks a question or lists items, not both")
