@@ -49,6 +49,9 @@ var ruleTable = []struct {
 	{"RuleRiskCritical", RuleRiskCritical, "risk.critical"},
 	{"RuleTaintPrivateEgress", RuleTaintPrivateEgress, "taint.private-egress"},
 	{"RuleTaintPrivateValue", RuleTaintPrivateValue, "taint.private-value"},
+	{"RuleMonitorDeniedRepeat", RuleMonitorDeniedRepeat, "monitor.denied-repeat"},
+	{"RuleMonitorFetchBurst", RuleMonitorFetchBurst, "monitor.fetch-burst"},
+	{"RuleMonitorWriteSpread", RuleMonitorWriteSpread, "monitor.write-spread"},
 	{"RuleModeUnknown", RuleModeUnknown, "mode.unknown"},
 	{"RuleModeSafe", RuleModeSafe, "mode.safe"},
 	{"RuleModeSmart", RuleModeSmart, "mode.smart"},
@@ -96,7 +99,7 @@ var ruleTable = []struct {
 // ruleFamilies are the prefixes of every rule id; a string literal that
 // starts with one belongs in rules.go.
 var ruleFamilies = []string{"limit.", "trust.", "budget.", "approval.", "mode.", "risk.", "taint.",
-	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task.", "extension."}
+	"rule.", "grant.", "loop.", "monitor.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task.", "extension."}
 
 func TestRuleIDValues(t *testing.T) {
 	seen := map[string]string{}
