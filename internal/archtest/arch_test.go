@@ -20,8 +20,11 @@ var allowed = map[string][]string{
 	// config validates [channels.NAME] against the platform table.
 	// Per-value taint: a session's private text, found again in outbound
 	// values (pure: no I/O, no clock).
-	"internal/taint":  {},
-	"internal/config": {"internal/channel/chat", "internal/channel/platforms"},
+	"internal/taint": {},
+	// Monitors over a session's trajectory: pure (times passed in); policy
+	// for the rule ids and actions.
+	"internal/monitor": {"internal/policy"},
+	"internal/config":  {"internal/channel/chat", "internal/channel/platforms"},
 	// `homard service`: the systemd unit that runs serve (the bubblewrap check from sandbox).
 	"internal/service": {"internal/config", "internal/sandbox"},
 	// `homard setup` and `init`: the config, the key in the vault, the
@@ -41,7 +44,7 @@ var allowed = map[string][]string{
 	"internal/approval":  {"internal/store", "internal/policy"},
 	"internal/audit":     {"internal/store", "internal/policy"},
 	"internal/integrity": {"internal/store", "internal/audit"},
-	"internal/arbiter":   {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint"},
+	"internal/arbiter":   {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint", "internal/monitor"},
 	"internal/archtest":  {},
 	"internal/schedule":  {}, // pure slot arithmetic: stdlib only, no clock
 	"internal/llm":       {},
