@@ -72,7 +72,7 @@ func (a *Arbiter) watch(c *call, now time.Time) {
 		return
 	}
 	mc := monitor.Call{
-		At: now, Tool: capText(c.p.Tool, 64), Rule: c.out.Rule, Label: c.p.Tool,
+		At: now, Tool: shownName(c.p.Tool), Rule: c.out.Rule, Label: shownName(c.p.Tool),
 		// Too many cards waiting is the owner's queue, not the model
 		// probing a limit.
 		Denied:  c.out.Decision == Denied && c.out.Rule != policy.RuleApprovalTooManyPending,
