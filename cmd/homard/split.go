@@ -62,13 +62,7 @@ func (c *cli) runSplit(ctx context.Context, r *app.Runtime, task string, f split
 		return r.Owner.CheckCode(ctx, "the plan", code)
 	}
 	res, err := r.Split(ctx, app.SplitRequest{
-		Task: task, Ask: ask, Approve: func(ctx context.Context, p split.Plan) error {
-			if err := approve(ctx, p); err != nil {
-				return err
-			}
-			return r.Owner.Audit(ctx, "split.plan", "split.approved", "the owner approved the plan",
-				map[string]string{"plan_hash": p.Hash(), "plan": p.String()}, nil)
-		},
+		Task: task, Ask: ask, Approve: approve,
 		OnValue: func(v split.Value) {
 			if v.OK {
 				fmt.Fprintf(c.stderr, "%s: %s\n", termtext.Line(v.Item), termtext.Line(v.Text))

@@ -28,6 +28,7 @@ import (
 	"github.com/homard/homard/internal/integrity"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/memory"
+	"github.com/homard/homard/internal/monitor"
 	"github.com/homard/homard/internal/owner"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/provider"
@@ -348,6 +349,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		// artifacts read with read_artifact; no config key yet.
 		// Approvals to run the workspace's code lapse when it changed.
 		Workspace: ws,
+		Monitor:   monitorLimits(cfg.Monitor),
 	})
 	// Runs a process that has since died left running are marked and
 	// audited before anything else runs. Not fatal: doctor reports it.
@@ -421,3 +423,12 @@ func Init(ctx context.Context, paths config.Paths, o config.InitOptions) (*confi
 // re-executed as the Landlock sandbox helper it confines itself and execs
 // the planned program, never returning; otherwise it returns at once.
 func MaybeRunSandboxHelper() { sandbox.MaybeRunHelper() }
+
+// monitorLimits is config's [monitor] as the arbiter takes it: the zero
+// Limits (every monitor off) when enabled = false.
+func monitorLimits(m config.Monitor) monitor.Limits {
+	if !m.On() {
+		return monitor.Limits{}
+	}
+	return monitor.Limits{Window: m.Window.Std(), DeniedRepeat: m.DeniedRepeat, FetchBurst: m.FetchBurst, WriteSpread: m.WriteSpread}
+}

@@ -37,8 +37,10 @@ func TestRunCommandThroughThePipeline(t *testing.T) {
 		`{"program":"git","args":["clone","--upload-p=touch pwned","x"]}`,
 		`{"program":"curl","args":["http://169.254.169.254/"]}`,
 	}
+	// The refusals in a session of their own: after them the session would
+	// ask first (monitor.denied-repeat), and the calls below are twins.
 	for _, args := range refused {
-		out := call(t, r, CallRequest{Tool: "run_command", Args: args})
+		out := call(t, r, CallRequest{Tool: "run_command", Args: args, Session: "refused"})
 		if string(out.Decision) != "denied" || !strings.HasPrefix(out.Rule, "limit.") {
 			t.Errorf("run_command %s: %s by %s (%s); want denied by a hard limit", args, out.Decision, out.Rule, out.Reason)
 		}

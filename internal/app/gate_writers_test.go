@@ -218,6 +218,16 @@ func newGateRuntime(t *testing.T, mode string) *Runtime {
 			"for a; do case $a in --path=*) p=${a#--path=};; --content=*) c=${a#--content=};; esac; done\n" +
 			"mkdir -p \"$(dirname \"$p\")\" && printf %s \"$c\" > \"$p\"\n",
 	})
+	// Every case writes into a folder of its own, all in one session: the
+	// write-spread monitor would ask from the sixth on. The gate is what
+	// these tests are about (TestScenarioMonitorWriteSpread: the monitor).
+	b, err := os.ReadFile(r.Paths.ConfigFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(r.Paths.ConfigFile, []byte(monitorsOff(string(b))), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	r2, err := Open(t.Context(), r.Paths, Options{})
 	if err != nil {
 		t.Fatal(err)

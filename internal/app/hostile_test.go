@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -70,10 +71,13 @@ func TestHostileArgumentsAreRefusedAndAudited(t *testing.T) {
 		{"secret in arguments", "write_file", `{"path":"k.txt","content":"sk-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}`, "denied", "limit.secret-in-args"},
 		{"JSON-escaped secret in arguments", "write_file", `{"path":"k.txt","content":"\u0073k-proj-AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}`, "denied", "limit.secret-in-args"},
 	}
-	for _, c := range cases {
+	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			before := lastAuditSeq(t, r)
-			out := call(t, r, CallRequest{Tool: c.tool, Args: c.args})
+			// A session per case: they are unrelated, and after the
+			// denials before it a case would ask first
+			// (monitor.denied-repeat).
+			out := call(t, r, CallRequest{Tool: c.tool, Args: c.args, Session: "case-" + strconv.Itoa(i)})
 			wantDecision(t, out, c.decision, c.rule)
 			if out.Result != nil && strings.Contains(out.Result.Text, "root:x:0:0") {
 				t.Fatalf("result leaked /etc/passwd: %q", out.Result.Text)

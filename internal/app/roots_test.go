@@ -111,12 +111,14 @@ func TestScenarioHomeAsReadOnlyRoot(t *testing.T) {
 			t.Errorf("%s %s: %s by %s (%s); want denied by %s", c.tool, c.args, out.Decision, out.Rule, out.Reason, c.rule)
 		}
 	}
-	out := call(t, r, CallRequest{Tool: "read_file", Args: `{"path":"notes.txt"}`})
+	// The twins in a session of their own: after six denials, the session
+	// "cli" would ask first (monitor.denied-repeat).
+	out := call(t, r, CallRequest{Tool: "read_file", Args: `{"path":"notes.txt"}`, Session: "twins"})
 	wantDecision(t, out, "ran", "")
 	if !strings.Contains(out.Result.Text, "a normal note") {
 		t.Errorf("read_file notes.txt = %q", out.Result.Text)
 	}
-	out = call(t, r, CallRequest{Tool: "write_file", Args: fmt.Sprintf(`{"path":%q,"content":"ok"}`, filepath.Join(paths.WorkspaceDir, "new.txt"))})
+	out = call(t, r, CallRequest{Tool: "write_file", Args: fmt.Sprintf(`{"path":%q,"content":"ok"}`, filepath.Join(paths.WorkspaceDir, "new.txt")), Session: "twins"})
 	wantDecision(t, out, "ran", "")
 	if b, err := os.ReadFile(filepath.Join(paths.WorkspaceDir, "new.txt")); err != nil || string(b) != "ok" {
 		t.Errorf("the writable workspace: new.txt = %q, %v", b, err)
@@ -132,12 +134,12 @@ func TestScenarioHomeAsReadOnlyRoot(t *testing.T) {
 		t.Skipf("no sandbox backend works here: %v", err)
 	}
 	for _, f := range []string{".ssh/id_ed25519", ".aws/credentials", relVault, relConfig} {
-		out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"cat","args":["` + f + `"]}`})
+		out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"cat","args":["` + f + `"]}`, Session: "twins"})
 		if out.Result == nil || strings.Contains(out.Result.Text, "CANARY") || strings.Contains(out.Result.Text, "[model]") || !out.Result.IsError {
 			t.Errorf("cat %s: %s by %s, result %+v; want it to run and see nothing", f, out.Decision, out.Rule, out.Result)
 		}
 	}
-	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"ls","args":["-a"]}`})
+	out = call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"ls","args":["-a"]}`, Session: "twins"})
 	if out.Result == nil || !strings.Contains(out.Result.Text, "notes.txt") || !strings.Contains(out.Result.Text, ".ssh") {
 		t.Errorf("ls -a in the home: %+v; want its entries", out)
 	}

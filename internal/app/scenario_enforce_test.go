@@ -84,14 +84,16 @@ func TestScenarioGitCannotBecomeAShell(t *testing.T) {
 	if got, _ := os.ReadFile(filepath.Join(repo, "notes.txt")); string(got) != "hello there\n" {
 		t.Errorf("notes.txt = %q", got)
 	}
-	// Twins: reads run unasked in safe mode and do their job.
+	// Twins: reads run unasked in safe mode and do their job. They run
+	// in a session of their own: after the denials above, the session
+	// "cli" would ask first (monitor.denied-repeat).
 	for _, tc := range []struct{ args, want string }{
 		{`["grep","-n","hello"]`, "notes.txt:1:hello there"},
 		{`["log","--oneline"]`, "first"},
 		{`["diff"]`, "+hello there"},
 		{`["status","--short"]`, "M notes.txt"},
 	} {
-		out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"git","args":` + tc.args + `,"cwd":"repo"}`})
+		out := call(t, r, CallRequest{Tool: "run_command", Args: `{"program":"git","args":` + tc.args + `,"cwd":"repo"}`, Session: "twins"})
 		if string(out.Decision) != "ran" || out.Result == nil || !strings.Contains(out.Result.Text, tc.want) {
 			t.Errorf("git %s: %s by %s (%s) %+v; want it to run and print %q", tc.args, out.Decision, out.Rule, out.Reason, out.Result, tc.want)
 		}

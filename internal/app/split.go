@@ -49,8 +49,17 @@ func (r *Runtime) Split(ctx context.Context, req SplitRequest) (split.Result, er
 	if err != nil {
 		return split.Result{}, err
 	}
+	// The owner's approval of the plan is an audit record, with the plan
+	// and its hash, before any worker runs.
+	approve := func(ctx context.Context, p split.Plan) error {
+		if err := req.Approve(ctx, p); err != nil {
+			return err
+		}
+		return r.Owner.Audit(ctx, "split_plan", policy.RuleSplitApproved, "the owner approved the plan",
+			map[string]string{"plan_hash": p.Hash(), "plan": p.String()}, nil)
+	}
 	return split.Run(ctx, split.Options{
-		Task: req.Task, Approve: req.Approve, OnValue: req.OnValue,
+		Task: req.Task, Approve: approve, OnValue: req.OnValue,
 		Planner: plannerModel{planner, pc.Name},
 		Workers: workers{r: r, ask: req.Ask},
 	})

@@ -102,7 +102,9 @@ func TestWebToolsThroughThePipeline(t *testing.T) {
 		wantDecision(t, out, "denied", "limit.egress")
 	}
 
-	out = call(t, r, CallRequest{Tool: "web_search", Args: `{"query":"oolong tea","count":1}`})
+	// A session of its own: after the denials above, the session "cli"
+	// would ask first (monitor.denied-repeat, TestScenarioMonitorDeniedRepeat).
+	out = call(t, r, CallRequest{Tool: "web_search", Args: `{"query":"oolong tea","count":1}`, Session: "search"})
 	wantDecision(t, out, "ran", "mode.yolo")
 	if !strings.Contains(out.Result.Text, "1. Oolong") || !strings.Contains(out.Result.Text, "https://tea.example/oolong") || strings.Contains(out.Result.Text, "2. Two") {
 		t.Fatalf("web_search result %q", out.Result.Text)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/monitor"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
@@ -171,6 +172,10 @@ type Options struct {
 	// paths excluded): see policy.Inside. Nil means no command grant ever
 	// covers a command with a path slot.
 	CommandSlotInside policy.Inside
+	// Monitor holds the monitors' thresholds (config [monitor]): a
+	// pattern over a session's recent calls makes the next call ask
+	// (stage 5b, monitor.go). The zero Limits turn every monitor off.
+	Monitor monitor.Limits
 }
 
 // Arbiter is the pipeline. It is safe for concurrent use.
@@ -188,6 +193,8 @@ type Arbiter struct {
 	private sync.Map
 	// ledgers are the sessions' per-value taint ledgers (taint.go).
 	ledgers ledgers
+	// monitors are the sessions' recent trajectories (monitor.go).
+	monitors monitors
 }
 
 // New builds an Arbiter.
@@ -210,7 +217,7 @@ func New(o Options) *Arbiter {
 	if o.MaxArtifactBytes == 0 {
 		o.MaxArtifactBytes = 1 << 20
 	}
-	return &Arbiter{o: o}
+	return &Arbiter{o: o, monitors: monitors{limits: o.Monitor}}
 }
 
 // Registry returns the tools the arbiter decides for.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/monitor"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tool"
@@ -32,6 +33,11 @@ type call struct {
 	// artifact is the whole result when it was too long for the model;
 	// finish stores it in the audit transaction.
 	artifact *store.Artifact
+	// trip is the monitor rule that made this call ask (stage 5b), nil
+	// when none did; monitorApproved, that it runs on the owner's
+	// approval of that rule's card.
+	trip            *monitor.Trip
+	monitorApproved bool
 }
 
 // Decide runs the whole pipeline for one proposal.
@@ -173,6 +179,18 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		PrivateText:     privateText,
 	})
 	c.out.Rule, c.out.Reason = d.Rule, d.Reason
+	// 5b. Monitors: a pattern over the session's recent calls (repeated
+	// denials, a burst of outbound calls after a private read, writes
+	// spread over many folders) makes the call ask, with the evidence.
+	// A monitor never allows and never lowers a deny: an operator deny
+	// rule still denies. Its ask stands in every mode (monitor.go).
+	if d.Verdict != policy.Deny {
+		if trip, ok := a.check(c); ok {
+			c.trip = &trip
+			d.Verdict = policy.Ask
+			c.out.Rule, c.out.Reason = trip.Rule, "the session's recent calls look unusual: "+trip.Evidence
+		}
+	}
 	if d.Verdict != policy.Deny && !plan.ReadOnly() {
 		// 4d. Damaged records: nothing with an effect runs or waits for
 		// approval until the owner has looked (integrity.go).
@@ -219,10 +237,16 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 	}
 	if ok {
 		c.out.ApprovalID, c.out.Rule, c.out.Reason = ap.ID, policy.RuleApprovalOnce, "approved by "+ap.DecidedBy+" ("+string(ap.Scope)+")"
+		// The owner saw the monitor's evidence only on its own card: an
+		// approval drawn for another reason runs this Plan but does not
+		// restart the monitor's count.
+		c.monitorApproved = c.trip != nil && ap.Rule == c.trip.Rule
 		return true, nil
 	}
 	tmpl, hasTemplate := c.plan.Template()
-	if c.p.Caller.Trust == policy.TrustOwner {
+	// A monitor's card asks about a pattern, not about this tool or these
+	// targets: a grant for them does not answer it.
+	if c.p.Caller.Trust == policy.TrustOwner && c.trip == nil {
 		var g approval.Grant
 		var ok bool
 		var err error
@@ -400,6 +424,7 @@ func (a *Arbiter) MarkPrivate(ctx context.Context, c Caller) error {
 	if o, ok := a.owners.Load(c.Session); ok && o != c.Owner {
 		return fmt.Errorf("arbiter: mark session %s private: %w", c.Session, store.ErrSessionOwner)
 	}
+	a.watchPrivate(c.Session, "recalled memory")
 	if _, ok := a.private.Load(c.Session); ok {
 		return nil // a cached private session's owner is cached too
 	}
@@ -534,6 +559,7 @@ func (a *Arbiter) finish(ctx context.Context, c *call) error {
 		a.private.Store(c.p.Caller.Session, struct{}{})
 	}
 	c.out.RunID = c.runID
+	a.watch(c, now)
 	return nil
 }
 

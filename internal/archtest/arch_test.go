@@ -25,6 +25,9 @@ var allowed = map[string][]string{
 	"internal/split": {"internal/tool", "internal/policy"},
 	// The owner's second factor: authenticators kept in the store.
 	"internal/totp": {"internal/store"},
+	// Monitors over a session's trajectory: pure (times passed in); policy
+	// for the rule ids and actions.
+	"internal/monitor": {"internal/policy"},
 	// config validates [channels.NAME] against the platform table.
 	"internal/config": {"internal/channel/chat", "internal/channel/platforms"},
 	// `homard service`: the systemd unit that runs serve (the bubblewrap check from sandbox).
@@ -46,7 +49,7 @@ var allowed = map[string][]string{
 	"internal/approval":  {"internal/store", "internal/policy"},
 	"internal/audit":     {"internal/store", "internal/policy"},
 	"internal/integrity": {"internal/store", "internal/audit"},
-	"internal/arbiter":   {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint"},
+	"internal/arbiter":   {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint", "internal/monitor"},
 	"internal/archtest":  {},
 	"internal/schedule":  {}, // pure slot arithmetic: stdlib only, no clock
 	"internal/llm":       {},

@@ -90,6 +90,9 @@ type Config struct {
 	// Automation bounds scheduled tasks (homard task): defaults of a
 	// task's budgets and the ceilings no task can pass (automation.go).
 	Automation Automation `toml:"automation"`
+	// Monitor configures the monitors over each session's recent tool
+	// calls (monitor.go).
+	Monitor Monitor `toml:"monitor"`
 	// Channels are the chat channels serve runs, one per platform of
 	// Platforms; every one is off unless enabled (channels.go).
 	Channels Channels `toml:"channels"`
@@ -556,6 +559,7 @@ func applyDefaults(c *Config) {
 	orEmpty(&c.Files.Sensitive)
 	orEmpty(&c.Files.AllowSensitive)
 	applyAutomationDefaults(&c.Automation)
+	applyMonitorDefaults(&c.Monitor)
 	g := &c.Gateway
 	orDefault(&g.Addr, DefaultGatewayAddr)
 	orDefault(&g.ApprovalWait, Duration(30*time.Minute))

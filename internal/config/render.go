@@ -253,6 +253,7 @@ extension_tool_budget = %d
 		c.Agent.MaxCalls, c.Agent.MaxUnits, c.Agent.ReserveUnits,
 		c.Agent.MaxTokens, c.Agent.GuestMaxTokens, c.Agent.GuestMaxCalls, c.Agent.ExtensionToolBudget)
 	renderAutomation(w, &c.Automation)
+	renderMonitor(w, &c.Monitor)
 	// Before the example rules: a test uncomments everything after those.
 	renderMCP(w, &c.MCP)
 	w("%s", exampleRules)

@@ -42,6 +42,7 @@ func validate(c *Config, ps *problems) {
 	validateGateway(&c.Gateway, ps)
 	validateAgent(&c.Agent, ps)
 	validateAutomation(&c.Automation, ps)
+	validateMonitor(&c.Monitor, ps)
 	validateChannels(&c.Channels, ps)
 	validateMCP(&c.MCP, ps)
 	validateCommandPath(c.Commands.Path, c.Workspace.Roots, ps)

@@ -129,6 +129,26 @@ const (
 	// RuleSplitSecret: a public worker's call would send one of the
 	// owner's secrets.
 	RuleSplitSecret = "split.worker-secret"
+	// RuleSplitApproved: the owner approved a split's plan (its audit
+	// record, tool "split_plan").
+	RuleSplitApproved = "split.approved"
+)
+
+// Monitors ("monitor.*"): a pattern over a session's recent calls that
+// no single call shows (internal/monitor). A monitor only ever asks: it
+// never allows a call and never lowers a denial.
+const (
+	// RuleMonitorDeniedRepeat: the session had [monitor] denied_repeat
+	// calls denied within the window; its next call asks.
+	RuleMonitorDeniedRepeat = "monitor.denied-repeat"
+	// RuleMonitorFetchBurst: after the session read private data, this
+	// outbound call would be the [monitor] fetch_burst-th within the
+	// window; it asks.
+	RuleMonitorFetchBurst = "monitor.fetch-burst"
+	// RuleMonitorWriteSpread: the session wrote into [monitor]
+	// write_spread distinct folders within the window; its next write
+	// asks.
+	RuleMonitorWriteSpread = "monitor.write-spread"
 )
 
 // The permission mode's row ("mode.*"). The read-only row is built by

@@ -52,6 +52,10 @@ var ruleTable = []struct {
 	{"RuleSplitTool", RuleSplitTool, "split.worker-tool"},
 	{"RuleSplitHost", RuleSplitHost, "split.worker-host"},
 	{"RuleSplitSecret", RuleSplitSecret, "split.worker-secret"},
+	{"RuleSplitApproved", RuleSplitApproved, "split.approved"},
+	{"RuleMonitorDeniedRepeat", RuleMonitorDeniedRepeat, "monitor.denied-repeat"},
+	{"RuleMonitorFetchBurst", RuleMonitorFetchBurst, "monitor.fetch-burst"},
+	{"RuleMonitorWriteSpread", RuleMonitorWriteSpread, "monitor.write-spread"},
 	{"RuleModeUnknown", RuleModeUnknown, "mode.unknown"},
 	{"RuleModeSafe", RuleModeSafe, "mode.safe"},
 	{"RuleModeSmart", RuleModeSmart, "mode.smart"},
@@ -99,7 +103,7 @@ var ruleTable = []struct {
 // ruleFamilies are the prefixes of every rule id; a string literal that
 // starts with one belongs in rules.go.
 var ruleFamilies = []string{"limit.", "trust.", "budget.", "approval.", "mode.", "risk.", "taint.",
-	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task.", "extension.", "split."}
+	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task.", "extension.", "split.", "monitor."}
 
 func TestRuleIDValues(t *testing.T) {
 	seen := map[string]string{}
