@@ -76,7 +76,12 @@ func TestScenarioSplit(t *testing.T) {
 	// The workers ran in sessions of their own, not the owner's: every
 	// call is recorded in a split- session, one per worker.
 	sessions := map[string]bool{}
+	approvedPlan := false
 	for _, rec := range recs {
+		if rec.Tool == "split_plan" { // the owner's approval, before any worker
+			approvedPlan = rec.Rule == "split.approved" && rec.Session == "owner" && strings.Contains(rec.Args, res.Plan.Hash())
+			continue
+		}
 		if !strings.HasPrefix(rec.Session, "split-") {
 			t.Errorf("%s ran in session %q; want a worker's", rec.Tool, rec.Session)
 		}
@@ -84,5 +89,8 @@ func TestScenarioSplit(t *testing.T) {
 	}
 	if len(sessions) != 2 {
 		t.Errorf("%d worker sessions; want 2: %v", len(sessions), sessions)
+	}
+	if !approvedPlan {
+		t.Error("no audit record of the owner approving the plan, with its hash")
 	}
 }
