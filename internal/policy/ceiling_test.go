@@ -97,7 +97,9 @@ func TestDecideCeiling(t *testing.T) {
 	web := Rule{ID: "web", Tool: "http_get", Host: "api.weather.example", Effect: Allow}
 	weather := func(i *Input) { fetch(i); i.Targets = []string{"https://api.weather.example"} }
 	evil := func(i *Input) { fetch(i); i.Targets = []string{"https://evil.example:8443"} }
-	critical := func(i *Input) { i.Tool, i.Action, i.Risk, i.ReadOnly = "apply_changes", ActionWrite, RiskCritical, false }
+	critical := func(i *Input) {
+		i.Tool, i.Action, i.Risk, i.ReadOnly = "apply_changes", ActionWrite, RiskCritical, false
+	}
 	checkDecide(t, []decideCase{
 		{"read under read", in(ceiling("read")), Allow, "mode.safe.read"},
 		{"write under read, safe", in(write, ceiling("read")), Deny, exceeded},
