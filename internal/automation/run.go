@@ -296,7 +296,7 @@ func (tr *taskRun) Decide(ctx context.Context, p arbiter.Proposal) (arbiter.Outc
 		return refuse(policy.RuleBudgetCalls, fmt.Sprintf("this run's tool-call budget (%d) is spent; call complete_task", tr.body.Budgets.MaxCalls))
 	}
 	tr.calls++
-	p.Mode = tr.body.Mode
+	p.Mode, p.Ceiling = tr.body.Mode, tr.body.Ceiling
 	return s.o.Arbiter.Decide(ctx, p)
 }
 

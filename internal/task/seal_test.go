@@ -50,7 +50,9 @@ var changes = map[string]func(*Body){
 	"Deliver":            func(b *Body) { b.Deliver = "telegram" },
 	"Expires":            func(b *Body) { b.Expires = b.Expires.Add(time.Nanosecond) },
 	"Ceiling.Reach":      func(b *Body) { b.Ceiling = policy.Ceiling{Reach: policy.ReachWrite} },
-	"Ceiling.Hosts":      func(b *Body) { b.Ceiling = policy.Ceiling{Reach: policy.ReachNetwork, Hosts: []string{"api.weather.example"}} },
+	"Ceiling.Hosts": func(b *Body) {
+		b.Ceiling = policy.Ceiling{Reach: policy.ReachNetwork, Hosts: []string{"api.weather.example"}}
+	},
 }
 
 func leafFields(t reflect.Type, prefix string) []string {
