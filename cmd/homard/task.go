@@ -80,7 +80,7 @@ func taskErr(err error, id string) error {
 
 func (c *cli) taskAddCmd() *cobra.Command {
 	var s app.TaskSpec
-	var tools, maxRuntime, expires string
+	var tools, maxRuntime, expires, ceiling string
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "add NAME PROMPT",
@@ -98,10 +98,18 @@ When it runs, exactly one of:
 A slot missed while homard was down is skipped (--catch-up skip) or the
 latest one runs once when it starts again (--catch-up once).
 
+--ceiling is the task's blast ceiling, the furthest its runs may reach:
+read < write (files in the roots, change sets, commands) < network (http_get,
+web_search; network:api.example.com,*.example.org for those hosts only) <
+send (messages, MCP servers that reach the network). A call above it is
+refused, never asked, whatever the mode, and the run goes on. By default
+it is the lowest class covering --tools; a lower one is allowed (with a
+warning): a task that lists write_file but should only read.
+
 PROMPT is the last argument, or - to read it from stdin. Everything here
 is part of the body you approve; changing any of it needs a new task.`,
 		Example: `  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
-  homard task add watch --every 6h --tools read_file,http_get --deliver telegram "Check the status page"
+  homard task add watch --every 6h --tools read_file,http_get --ceiling network:status.example.com --deliver telegram "Check the status page"
   homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris --max-calls 8 - < weekly-prompt.txt
   homard task add quiet --every 1d --tools "" "Write a haiku"      # no tools at all`,
 		Args: cobra.ExactArgs(2),
@@ -121,9 +129,16 @@ is part of the body you approve; changing any of it needs a new task.`,
 			if s.Expires, err = parseSpan("--expires", expires); err != nil {
 				return err
 			}
+			if cmd.Flags().Changed("ceiling") && ceiling == "" {
+				return usageErr("--ceiling \"\": want read, write, network, network:HOSTS or send (leave it out for the lowest covering --tools)")
+			}
+			s.Ceiling = ceiling // the task service reads it (policy.ParseCeiling)
 			in, err := r.Tasks.Add(cmd.Context(), s)
 			if err != nil {
 				return taskErr(err, "")
+			}
+			if in.Warning != "" {
+				fmt.Fprintf(c.stderr, "warning: %s\n", termtext.Line(in.Warning))
 			}
 			if asJSON {
 				return writeJSON(c.stdout, taskOut(in))
@@ -131,6 +146,7 @@ is part of the body you approve; changing any of it needs a new task.`,
 			fmt.Fprintf(c.stdout, "added %s (%s), status %s\n", in.ID, termtext.Line(in.Name), in.Status)
 			fmt.Fprintf(c.stdout, "schedule  %s\n", termtext.Line(in.Schedule))
 			fmt.Fprintf(c.stdout, "tools     %s\n", toolList(in.Body.Tools))
+			fmt.Fprintf(c.stdout, "ceiling   %s\n", ceilingText(in.Body.Ceiling.String()))
 			fmt.Fprintf(c.stdout, "hash      %s\n", in.Hash)
 			fmt.Fprintf(c.stdout, "nothing runs until you review and approve it: homard task approve %s\n", in.ID)
 			return nil
@@ -143,6 +159,7 @@ is part of the body you approve; changing any of it needs a new task.`,
 	f.StringVar(&s.TZ, "tz", "", "IANA time `ZONE` of --cron and a local --at (default automation.tz)")
 	f.StringVar(&tools, "tools", "", "the tool profile, comma-separated (default: the read-only tools; \"\" for none)")
 	f.StringVar(&s.Mode, "mode", "", "permission `MODE` of its runs (default automation.mode; at most automation.max_mode)")
+	f.StringVar(&ceiling, "ceiling", "", "the highest effect its runs may reach, refused above it: read, write, network, network:HOSTS or send (default: the lowest covering --tools)")
 	f.Int64Var(&s.MaxCalls, "max-calls", 0, "tool calls per run (default automation.max_calls)")
 	f.Int64Var(&s.MaxTurns, "max-turns", 0, "model calls per run (default automation.max_turns)")
 	f.Int64Var(&s.MaxTokens, "max-tokens", 0, "model tokens per run (default automation.max_tokens)")

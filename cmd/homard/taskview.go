@@ -27,6 +27,7 @@ type taskJSON struct {
 	Schedule       string          `json:"schedule"`
 	Body           json.RawMessage `json:"body"`
 	Hash           string          `json:"hash"`
+	Ceiling        string          `json:"ceiling"`
 	Seal           string          `json:"seal"`
 	SealIfApproved string          `json:"seal_if_approved"`
 	ApprovedAt     *time.Time      `json:"approved_at"`
@@ -47,7 +48,7 @@ func taskOut(in app.TaskInfo) taskJSON {
 		next = append(next, t.UTC())
 	}
 	out := taskJSON{ID: in.ID, Name: in.Name, Owner: in.Owner, Status: in.Status, Schedule: in.Schedule, Body: body,
-		Hash: in.Hash, Seal: in.Seal, SealIfApproved: in.SealIfApproved, ApprovedAt: timeOrNull(in.ApprovedAt),
+		Hash: in.Hash, Ceiling: in.Body.Ceiling.String(), Seal: in.Seal, SealIfApproved: in.SealIfApproved, ApprovedAt: timeOrNull(in.ApprovedAt),
 		ExpiresAt: timeOrNull(in.ExpiresAt), NextRunAt: timeOrNull(in.NextRunAt), Next: next, Problem: in.Problem}
 	if in.LastRun != nil {
 		r := taskRunOut(*in.LastRun)
@@ -68,6 +69,7 @@ type taskRunJSON struct {
 	EndedAt       *time.Time      `json:"ended_at"`
 	Summary       string          `json:"summary"`
 	Error         string          `json:"error"`
+	Refused       string          `json:"refused"`
 	Tokens        int64           `json:"tokens"`
 	Usage         json.RawMessage `json:"usage"`
 	Delivery      string          `json:"delivery"`
@@ -82,7 +84,7 @@ func taskRunOut(r store.TaskRun) taskRunJSON {
 	}
 	return taskRunJSON{ID: r.ID, TaskID: r.TaskID, Slot: r.SlotKey, SlotAt: r.SlotAt.UTC(), Status: r.Status,
 		StartedAt: timeOrNull(r.StartedAt), EndedAt: timeOrNull(r.EndedAt), Summary: r.Summary, Error: r.Error,
-		Tokens: r.Tokens, Usage: usage, Delivery: r.Delivery, DeliveryState: r.DeliveryState, DeliveryError: r.DeliveryError}
+		Refused: r.Refused, Tokens: r.Tokens, Usage: usage, Delivery: r.Delivery, DeliveryState: r.DeliveryState, DeliveryError: r.DeliveryError}
 }
 
 // when is t for a person: local time, with UTC beside it when the local
@@ -152,6 +154,7 @@ func (c *cli) printTask(w io.Writer, in app.TaskInfo) {
 	fmt.Fprintf(w, "schedule  %s\n", line(in.Schedule))
 	b := in.Body
 	fmt.Fprintf(w, "tools     %s\n", toolList(b.Tools))
+	fmt.Fprintf(w, "ceiling   %s\n", ceilingText(b.Ceiling.String()))
 	fmt.Fprintf(w, "mode      %s   deliver %s   catch-up %s\n", line(string(b.Mode)), line(b.Deliver), line(b.CatchUp))
 	fmt.Fprintf(w, "budgets   %d tool calls, %d model calls, %d tokens, %v per run\n",
 		b.Budgets.MaxCalls, b.Budgets.MaxTurns, b.Budgets.MaxTokens, b.Budgets.MaxRuntime)
@@ -174,7 +177,33 @@ func (c *cli) printTask(w io.Writer, in app.TaskInfo) {
 	}
 	if lr := in.LastRun; lr != nil {
 		fmt.Fprintf(w, "last run  %d %s, started %s: %s\n", lr.ID, lr.Status, when(lr.StartedAt), runResult(*lr, 100))
+		if lr.Refused != "" {
+			fmt.Fprintf(w, "refused   %s\n", refusedText(*lr, 100))
+		}
 	}
+}
+
+// ceilingText is a task's blast ceiling (policy.Ceiling.String) for a
+// person.
+func ceilingText(c string) string {
+	if c == "" {
+		return "none (sealed before ceilings: its tools and mode limit it)"
+	}
+	return termtext.Line(c)
+}
+
+// refusedText is the calls refused during a run on one line of at most
+// n characters, made inert: the first, and how many more; "-" for none.
+func refusedText(r store.TaskRun, n int) string {
+	if r.Refused == "" {
+		return "-"
+	}
+	lines := strings.Split(r.Refused, "\n")
+	s := lines[0]
+	if len(lines) > 1 {
+		s = fmt.Sprintf("%s (+%d more: --json)", s, len(lines)-1)
+	}
+	return shorten(s, n)
 }
 
 // taskInfo loads the task id, an error told as taskErr tells it.
@@ -215,7 +244,7 @@ func (c *cli) taskRunsCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "runs ID",
-		Short: "List a task's last runs: slot, status, duration, tokens, delivery, summary or error",
+		Short: "List a task's last runs: slot, status, duration, tokens, delivery, summary or error, refused calls",
 		Args:  cobra.ExactArgs(1),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			if n < 1 || n > 1000 {
@@ -228,14 +257,14 @@ func (c *cli) taskRunsCmd() *cobra.Command {
 			return listing[store.TaskRun]{
 				json:   jsonEach(taskRunOut),
 				empty:  "no runs yet; try one now: homard task run-now " + termtext.Line(args[0]),
-				header: "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR",
+				header: "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR\tREFUSED CALLS",
 				row: func(w io.Writer, run store.TaskRun) {
 					dur := "-"
 					if !run.EndedAt.IsZero() && !run.StartedAt.IsZero() {
 						dur = run.EndedAt.Sub(run.StartedAt).Round(time.Second / 10).String()
 					}
-					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\n", run.ID, when(run.SlotAt), run.Status, when(run.StartedAt),
-						dur, run.Tokens, delivery(run), runResult(run, 80))
+					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", run.ID, when(run.SlotAt), run.Status, when(run.StartedAt),
+						dur, run.Tokens, delivery(run), runResult(run, 80), refusedText(run, 80))
 				},
 			}.print(c, runs, asJSON)
 		}),
@@ -281,6 +310,10 @@ Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
 				fmt.Fprintf(c.stdout, "run %d %s (%d tokens, delivery %s)\n", run.ID, run.Status, run.Tokens, delivery(run))
 				if run.Summary != "" {
 					fmt.Fprintln(c.stdout, termtext.Visible(strings.TrimRight(run.Summary, "\n")))
+				}
+				if run.Refused != "" {
+					fmt.Fprintln(c.stdout, "refused during the run:")
+					fmt.Fprintln(c.stdout, termtext.Visible(run.Refused))
 				}
 			}
 			if run.Status != store.TaskRunSucceeded {

@@ -70,6 +70,10 @@ type Proposal struct {
 	Caller Caller
 	// Mode overrides the configured permission mode when set.
 	Mode policy.Mode
+	// Ceiling is the blast ceiling of the scheduled task whose run
+	// proposes the call (task.Body.Ceiling): policy denies a Plan above
+	// it. The zero Ceiling, every interactive turn's, is none.
+	Ceiling policy.Ceiling
 	// Refuse, when set, is a refusal the caller decided before proposing
 	// (the agent's tool budget, a stopped loop): the proposal is denied
 	// with this rule and reason and audited like any other denial, so the

@@ -47,7 +47,7 @@ func shownTaskErr(err error) error {
 
 func shownTask(in TaskInfo) channel.Task {
 	out := channel.Task{ID: in.ID, Name: in.Name, Status: in.Status, Schedule: in.Schedule, Next: in.Next,
-		Problem: in.Problem, Canonical: in.Canonical, Hash: in.Hash, Seal: in.Seal, SealIfApproved: in.SealIfApproved,
+		Problem: in.Problem, Canonical: in.Canonical, Hash: in.Hash, Ceiling: in.Body.Ceiling.String(), Seal: in.Seal, SealIfApproved: in.SealIfApproved,
 		ApprovedAt: in.ApprovedAt, ExpiresAt: in.ExpiresAt}
 	if in.LastRun != nil {
 		r := shownTaskRun(*in.LastRun)
@@ -58,7 +58,7 @@ func shownTask(in TaskInfo) channel.Task {
 
 func shownTaskRun(r store.TaskRun) channel.TaskRun {
 	return channel.TaskRun{ID: r.ID, Status: r.Status, SlotAt: r.SlotAt, StartedAt: r.StartedAt, EndedAt: r.EndedAt,
-		Tokens: r.Tokens, Summary: r.Summary, Error: r.Error,
+		Tokens: r.Tokens, Summary: r.Summary, Error: r.Error, Refused: r.Refused,
 		Delivery: r.Delivery, DeliveryState: r.DeliveryState, DeliveryError: r.DeliveryError}
 }
 

@@ -62,6 +62,47 @@ type taskRun struct {
 	// not counted); summary is set by complete_task.
 	calls   int64
 	summary atomic.Pointer[string]
+	// refused lists the run's refused calls for its record (refusals);
+	// the agent decides one call at a time, so only Decide touches it.
+	refused []string
+}
+
+// Bounds of a run's list of refused calls.
+const (
+	maxRefusedCalls  = 20  // lines kept; one more says how many were left out
+	maxRefusedReason = 300 // characters of each reason
+)
+
+// refusals is the run's record of its refused calls: one line each,
+// "tool: reason (rule id)".
+func (tr *taskRun) refusals() string {
+	return strings.Join(tr.refused, "\n")
+}
+
+// noteRefused keeps a denied call for the run's record. The reason is
+// homard's, already redacted by the arbiter; the tool name is the
+// model's, so it is bounded like the arbiter's.
+func (tr *taskRun) noteRefused(p arbiter.Proposal, out arbiter.Outcome) {
+	if out.Decision != arbiter.Denied {
+		return
+	}
+	switch n := len(tr.refused); {
+	case n < maxRefusedCalls:
+	case n == maxRefusedCalls:
+		tr.refused = append(tr.refused, "… later refused calls are in the audit (homard audit)")
+		return
+	default:
+		return
+	}
+	name := p.Tool
+	if rs := []rune(name); len(rs) > 64 {
+		name = string(rs[:64]) + "…"
+	}
+	why := out.Reason
+	if rs := []rune(why); len(rs) > maxRefusedReason {
+		why = string(rs[:maxRefusedReason]) + "…"
+	}
+	tr.refused = append(tr.refused, fmt.Sprintf("%s: %s (%s)", name, strings.ReplaceAll(why, "\n", " "), out.Rule))
 }
 
 var _ agent.Decider = (*taskRun)(nil)
@@ -114,15 +155,23 @@ func (s *Service) runTaskSlotWith(ctx context.Context, t store.Task, runID int64
 }
 
 // taskDeliveryText is what the owner is told about a run. A refused run
-// says only that it did not run: why is in the audit, never sent out.
+// says only that it did not run: why is in the audit, never sent out. A
+// run that had calls refused (above its ceiling, outside its profile)
+// says which after its result.
 func taskDeliveryText(t store.Task, end store.TaskRunEnd, refused bool) string {
+	var text string
 	switch {
 	case refused:
 		return fmt.Sprintf("Scheduled task %s did not run. `homard task show %s` says what to do.", t.Name, t.ID)
 	case end.Status == store.TaskRunSucceeded:
-		return fmt.Sprintf("Scheduled task %s:\n\n%s", t.Name, end.Summary)
+		text = fmt.Sprintf("Scheduled task %s:\n\n%s", t.Name, end.Summary)
+	default:
+		text = fmt.Sprintf("Scheduled task %s did not finish: %s. `homard task runs %s` has the details.", t.Name, end.Error, t.ID)
 	}
-	return fmt.Sprintf("Scheduled task %s did not finish: %s. `homard task runs %s` has the details.", t.Name, end.Error, t.ID)
+	if end.Refused != "" {
+		text += "\n\nRefused during the run:\n" + end.Refused
+	}
+	return text
 }
 
 // executeTask does the run: refused is true when it never started.
@@ -212,7 +261,7 @@ func (s *Service) work(ctx context.Context, row store.Task, b task.Body, runID i
 		OnTool:  onTool,
 	})
 	tokens := int64(res.Usage.Input + res.Usage.Output)
-	end := store.TaskRunEnd{Tokens: tokens, Usage: usageJSON(res.Usage.Input, res.Usage.Output, res.Usage.Cached)}
+	end := store.TaskRunEnd{Tokens: tokens, Usage: usageJSON(res.Usage.Input, res.Usage.Output, res.Usage.Cached), Refused: tr.refusals()}
 	switch cause := context.Cause(rctx); {
 	case err != nil && errors.Is(cause, errTaskStopped):
 		end.Status, end.Error = store.TaskRunFailed, errTaskStopped.Error()
@@ -267,8 +316,16 @@ func (s *Service) taskMessage(ctx context.Context, b task.Body, runID int64) (st
 // removed, handles complete_task, refuses tools outside the profile and
 // calls past the task's budget, and proposes the rest in the task's mode.
 // It can only refuse or pass on: nothing here lets a call run that the
-// arbiter would not run.
+// arbiter would not run. Every refused call is kept for the run's record.
 func (tr *taskRun) Decide(ctx context.Context, p arbiter.Proposal) (arbiter.Outcome, error) {
+	out, err := tr.decide(ctx, p)
+	if err == nil {
+		tr.noteRefused(p, out)
+	}
+	return out, err
+}
+
+func (tr *taskRun) decide(ctx context.Context, p arbiter.Proposal) (arbiter.Outcome, error) {
 	s := tr.s
 	if p.Refuse != nil { // the agent's own refusal: recorded as it is
 		return s.o.Arbiter.Decide(ctx, p)
@@ -296,7 +353,10 @@ func (tr *taskRun) Decide(ctx context.Context, p arbiter.Proposal) (arbiter.Outc
 		return refuse(policy.RuleBudgetCalls, fmt.Sprintf("this run's tool-call budget (%d) is spent; call complete_task", tr.body.Budgets.MaxCalls))
 	}
 	tr.calls++
-	p.Mode = tr.body.Mode
+	// The sealed ceiling goes with the mode: above it policy denies the
+	// call (ceiling.exceeded) before any ask, so an unattended run never
+	// waits on a card for it.
+	p.Mode, p.Ceiling = tr.body.Mode, tr.body.Ceiling
 	return s.o.Arbiter.Decide(ctx, p)
 }
 

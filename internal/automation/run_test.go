@@ -203,3 +203,32 @@ func TestRefusedSlotRunsNoTurn(t *testing.T) {
 		t.Errorf("after the refusal: next run %v, problem %q; want none, and expired", info.NextRunAt, info.Problem)
 	}
 }
+
+// TestDeliveryNamesRefusedCalls: what the owner is sent about a run that
+// had calls refused (above its ceiling) lists them after the result; a
+// run that never started says only that.
+func TestDeliveryNamesRefusedCalls(t *testing.T) {
+	tk := store.Task{ID: "task_1", Name: "digest"}
+	const line = "write_file: this call writes files or runs a command; the task's ceiling is read (ceiling.exceeded)"
+	for _, c := range []struct {
+		end     store.TaskRunEnd
+		refused bool
+		want    []string
+		not     string
+	}{
+		{store.TaskRunEnd{Status: store.TaskRunSucceeded, Summary: "done", Refused: line}, false, []string{"done", "Refused during the run:\n" + line}, ""},
+		{store.TaskRunEnd{Status: store.TaskRunFailed, Error: "no complete_task", Refused: line}, false, []string{"did not finish", line}, ""},
+		{store.TaskRunEnd{Status: store.TaskRunSucceeded, Summary: "done"}, false, []string{"done"}, "Refused"},
+		{store.TaskRunEnd{Status: store.TaskRunRefused, Error: "expired", Refused: line}, true, []string{"did not run"}, "Refused"},
+	} {
+		got := taskDeliveryText(tk, c.end, c.refused)
+		for _, w := range c.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("taskDeliveryText(%+v) = %q; want it to contain %q", c.end, got, w)
+			}
+		}
+		if c.not != "" && strings.Contains(got, c.not) {
+			t.Errorf("taskDeliveryText(%+v) = %q; want no %q", c.end, got, c.not)
+		}
+	}
+}

@@ -51,6 +51,10 @@ type TaskSpec struct {
 	Deliver string
 	// Expires is how long the approval lasts; 0 means automation.expiry.
 	Expires time.Duration
+	// Ceiling is the blast ceiling (policy.ParseCeiling): read, write,
+	// network, network:HOSTS or send. "" means the lowest class that
+	// covers every tool of the profile (CeilingFor).
+	Ceiling string
 }
 
 // TaskInfo is a task as the CLI and the web UI show it. Body is what the
@@ -75,6 +79,9 @@ type TaskInfo struct {
 	// will): not approved, paused, changed since approval, expired.
 	Problem string
 	LastRun *store.TaskRun
+	// Warning, from Add only, says what the task's own ceiling keeps its
+	// tools from doing ("" when the ceiling covers them all).
+	Warning string
 }
 
 // sealPrefix is how much of a seal people see.
@@ -95,6 +102,49 @@ func (s *Service) defaultTaskTools() []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// CeilingFor is the lowest blast ceiling that lets a task use every
+// tool of this profile: the highest effect class among them (a tool the
+// registry lacks counts as send: checkTaskRules refuses it anyway).
+func (s *Service) CeilingFor(tools []string) policy.Ceiling {
+	return policy.Covers(s.toolReaches(tools)...)
+}
+
+func (s *Service) toolReaches(tools []string) []policy.Reach {
+	specs := map[string]policy.Reach{}
+	for _, t := range s.o.Tools.Specs() {
+		specs[t.Name] = policy.ReachOf(t.Action, t.ReadOnly, policy.ClassNone)
+	}
+	out := make([]policy.Reach, 0, len(tools))
+	for _, name := range tools {
+		r, ok := specs[name]
+		if !ok {
+			r = policy.ReachSend
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// ceilingWarning says which of the profile's tools the body's ceiling
+// keeps from their effect, "" when it covers them all. A lower ceiling
+// is allowed (a task may list write_file yet be meant only to read, or
+// run_command for read-only commands); the owner should know.
+func (s *Service) ceilingWarning(b task.Body) string {
+	if b.Ceiling.IsZero() {
+		return ""
+	}
+	var above []string
+	for i, r := range s.toolReaches(b.Tools) {
+		if r > b.Ceiling.Reach {
+			above = append(above, b.Tools[i]+" ("+r.String()+")")
+		}
+	}
+	if len(above) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the ceiling %s is below what %s can do: runs will be refused any call above it", b.Ceiling, strings.Join(above, ", "))
 }
 
 // checkTaskRules holds a body to the rules of this homard's config, at
@@ -227,9 +277,16 @@ func (s *Service) taskBody(spec TaskSpec, id string, now time.Time) (task.Body, 
 	if expires < time.Hour || expires > 366*24*time.Hour {
 		return bad("--expires %v: want between 1h and 366 days", expires)
 	}
+	need := s.CeilingFor(tools)
+	ceiling := need
+	if spec.Ceiling != "" {
+		if ceiling, err = policy.ParseCeiling(spec.Ceiling); err != nil {
+			return bad("--ceiling: %v", err)
+		}
+	}
 	b := task.Body{
 		ID: id, Owner: s.o.Config.Owner, Name: spec.Name, Prompt: spec.Prompt,
-		Sched: sched, CatchUp: catchUp, Tools: tools, Mode: m,
+		Sched: sched, CatchUp: catchUp, Tools: tools, Mode: m, Ceiling: ceiling,
 		Budgets: task.Budgets{
 			MaxCalls: orDefault(spec.MaxCalls, int64(a.MaxCalls)), MaxTurns: orDefault(spec.MaxTurns, int64(a.MaxTurns)),
 			MaxTokens: orDefault(spec.MaxTokens, int64(a.MaxTokens)), MaxRuntime: orDefault(spec.MaxRuntime, a.MaxRuntime.Std()),
@@ -279,7 +336,9 @@ func (s *Service) Add(ctx context.Context, spec TaskSpec) (TaskInfo, error) {
 		return TaskInfo{}, err
 	}
 	// The row just written: no need to read it back, nor its runs.
-	return s.describeTask(row, b, nil)
+	in, err := s.describeTask(row, b, nil)
+	in.Warning = s.ceilingWarning(b)
+	return in, err
 }
 
 func validTaskName(s string) bool {

@@ -60,6 +60,10 @@ type Task struct {
 	// approval must name.
 	Canonical string
 	Hash      string
+	// Ceiling is the sealed blast ceiling (policy.Ceiling.String):
+	// read, write, network, network:HOSTS or send; "" for a task sealed
+	// before ceilings existed (none).
+	Ceiling string
 	// Seal is the stored seal's prefix ("" until approved);
 	// SealIfApproved the prefix approving now would store.
 	Seal, SealIfApproved string
@@ -78,6 +82,9 @@ type TaskRun struct {
 	Tokens    int64
 	Summary   string // the run's complete_task summary
 	Error     string // why a run did not succeed
+	// Refused lists the calls refused during the run, one per line
+	// ("tool: reason (rule id)"); "" when none was.
+	Refused string
 	// Delivery is where the summary went ("" nowhere yet, "web", or a
 	// chat platform); for a platform, DeliveryState is its outbox row's
 	// (queued, sending, sent or failed) and DeliveryError why it failed.

@@ -2,8 +2,8 @@ package policy
 
 import "slices"
 
-// Decide applies entry trust, operator rules, the risk class, the session's
-// privacy and the mode, in that order. The order matters: trust limits and operator denials come
+// Decide applies entry trust, a task's blast ceiling, operator rules, the
+// risk class, the session's privacy and the mode, in that order. The order matters: trust limits and operator denials come
 // before any mode can allow, and a critical action asks in every mode.
 func Decide(in Input) Decision {
 	switch in.Trust {
@@ -29,6 +29,12 @@ func Decide(in Input) Decision {
 	}
 	if in.Risk < RiskLow || in.Risk > RiskCritical {
 		return Decision{Deny, "the tool declared no valid risk class", RuleRiskUnknown}
+	}
+
+	// A task's blast ceiling is a hard limit of its runs: above it a call
+	// is refused, never asked, and no operator rule or mode lifts it.
+	if why := in.Ceiling.exceeds(ReachOf(in.Action, in.ReadOnly, in.Class), in.Targets); why != "" {
+		return Decision{Deny, why, RuleCeilingExceeded}
 	}
 
 	var rule *Rule

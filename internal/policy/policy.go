@@ -357,6 +357,10 @@ type Input struct {
 	// is encoded ("the file notes/bank.txt, base64-encoded"). Private is
 	// then true; PrivateText empty with Private true is the session mark.
 	PrivateText string
+	// Ceiling is the blast ceiling of the scheduled task whose run made
+	// the call: a Plan whose class (ReachOf) is above it is denied. The
+	// zero Ceiling (interactive turns) is none.
+	Ceiling Ceiling
 }
 
 // Decision is the answer with its reason and the id of the rule that made it.

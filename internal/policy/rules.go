@@ -253,6 +253,16 @@ const (
 	RuleTaskFailed = "task.failed"
 )
 
+// Blast ceilings ("ceiling.*"): the highest class of effect a scheduled
+// task's runs may reach.
+const (
+	// RuleCeilingExceeded: a task's run proposed a call whose effect class
+	// (read < write < network < send) is above the task's sealed ceiling,
+	// or a fetch from a host its network ceiling does not name. Refused,
+	// never asked, in every mode; no operator rule lifts it.
+	RuleCeilingExceeded = "ceiling.exceeded"
+)
+
 // Errors the model can fix, and homard's own failures.
 const (
 	// RuleLookupUnknown: no tool has the name the model used.

@@ -98,12 +98,13 @@ var ruleTable = []struct {
 	{"RuleTaskStopped", RuleTaskStopped, "task.stopped"},
 	{"RuleTaskCompleted", RuleTaskCompleted, "task.completed"},
 	{"RuleTaskFailed", RuleTaskFailed, "task.failed"},
+	{"RuleCeilingExceeded", RuleCeilingExceeded, "ceiling.exceeded"},
 }
 
 // ruleFamilies are the prefixes of every rule id; a string literal that
 // starts with one belongs in rules.go.
 var ruleFamilies = []string{"limit.", "trust.", "budget.", "approval.", "mode.", "risk.", "taint.",
-	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task.", "extension.", "split.", "monitor."}
+	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task.", "extension.", "split.", "monitor.", "ceiling."}
 
 func TestRuleIDValues(t *testing.T) {
 	seen := map[string]string{}

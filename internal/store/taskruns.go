@@ -35,6 +35,9 @@ type TaskRun struct {
 	Usage     []byte // JSON, "{}" when none
 	Tokens    int64
 	Error     string
+	// Refused lists the calls refused during the run, one per line:
+	// "tool: reason (rule id)"; "" when none was.
+	Refused string
 	// Delivery is where the summary went: "" (nowhere yet), "web", or a
 	// chat platform; for a platform, DeliveryState and DeliveryError are
 	// its outbox row's (queued, sending, sent or failed, and why).
@@ -50,11 +53,12 @@ type TaskRunEnd struct {
 	Usage   []byte // JSON; nil means "{}"
 	Tokens  int64  // model tokens the run used, for the daily limit
 	Error   string // the reason, for a run that did not succeed
+	Refused string // the calls refused during the run, one per line
 	EndedAt time.Time
 }
 
 const taskRunColumns = `r.id, r.task_id, r.slot_key, r.slot_at, r.status, r.started_at, r.ended_at, r.summary, r.usage, r.tokens, r.error,
-	r.delivery, coalesce(o.state, ''), coalesce(o.error, '')`
+	r.refused, r.delivery, coalesce(o.state, ''), coalesce(o.error, '')`
 
 // taskRunFrom is the FROM clause taskRunColumns reads: a run and the
 // outbox row that carries its summary, if any.
@@ -65,7 +69,7 @@ func scanTaskRun(sc interface{ Scan(...any) error }) (TaskRun, error) {
 	var slot, started, ended sql.NullInt64
 	var usage string
 	if err := sc.Scan(&r.ID, &r.TaskID, &r.SlotKey, &slot, &r.Status, &started, &ended, &r.Summary, &usage, &r.Tokens, &r.Error,
-		&r.Delivery, &r.DeliveryState, &r.DeliveryError); err != nil {
+		&r.Refused, &r.Delivery, &r.DeliveryState, &r.DeliveryError); err != nil {
 		return TaskRun{}, err
 	}
 	r.SlotAt, r.StartedAt, r.EndedAt = fromNanos(slot), fromNanos(started), fromNanos(ended)
@@ -131,9 +135,9 @@ func (tx *Tx) FinishRun(id int64, end TaskRunEnd) error {
 	if usage == "" {
 		usage = "{}"
 	}
-	res, err := tx.exec(`UPDATE task_runs SET status = ?, summary = ?, usage = ?, tokens = ?, error = ?, ended_at = ?
+	res, err := tx.exec(`UPDATE task_runs SET status = ?, summary = ?, usage = ?, tokens = ?, error = ?, refused = ?, ended_at = ?
 		WHERE id = ? AND status IN ('claimed', 'running')`,
-		end.Status, end.Summary, usage, end.Tokens, end.Error, nanos(end.EndedAt), id)
+		end.Status, end.Summary, usage, end.Tokens, end.Error, end.Refused, nanos(end.EndedAt), id)
 	if err != nil {
 		return fmt.Errorf("finish task run %d: %w", id, err)
 	}

@@ -75,6 +75,13 @@ type Body struct {
 	Budgets Budgets
 	Deliver string    // where results go: "web", "telegram", …
 	Expires time.Time // the approval's end
+	// Ceiling is the blast ceiling: the highest class of effect a run may
+	// reach (policy.Ceiling); a call above it is refused, never asked.
+	// The zero Ceiling is none — no limit beyond the other rules — which
+	// is what a body sealed before ceilings existed decodes to: its wire
+	// form has no "ceiling" key, so its bytes, hash and seal are as they
+	// were. `homard task add` always sets one.
+	Ceiling policy.Ceiling
 }
 
 // wireVersion is the body format's version, sealed with the body, so a
@@ -97,6 +104,10 @@ type wire struct {
 	Budgets  wireBudgets  `json:"budgets"`
 	Deliver  string       `json:"deliver"`
 	Expires  string       `json:"expires"`
+	// Ceiling is policy.Ceiling.String(). omitempty keeps a body without
+	// one byte for byte what it was before the field existed, so the
+	// approvals of tasks sealed then still hold (no new wire version).
+	Ceiling string `json:"ceiling,omitempty"`
 }
 
 type wireSchedule struct {
@@ -136,6 +147,7 @@ func (b Body) wire() wire {
 		},
 		Deliver: b.Deliver,
 		Expires: b.Expires.UTC().Format(time.RFC3339Nano),
+		Ceiling: b.Ceiling.String(),
 	}
 }
 
@@ -172,12 +184,16 @@ func Decode(raw []byte) (Body, error) {
 	if err != nil {
 		return Body{}, fmt.Errorf("decode task body: expires: %w", err)
 	}
+	ceiling, err := policy.ParseCeiling(w.Ceiling)
+	if err != nil {
+		return Body{}, fmt.Errorf("decode task body: %w", err)
+	}
 	return Body{
 		ID: w.ID, Owner: w.Owner, Name: w.Name, Prompt: w.Prompt,
 		Sched:   Schedule{Kind: w.Schedule.Kind, Expr: w.Schedule.Expr, TZ: w.Schedule.TZ},
 		CatchUp: w.CatchUp, Tools: w.Tools, Mode: policy.Mode(w.Mode),
 		Budgets: Budgets{MaxCalls: w.Budgets.MaxCalls, MaxTurns: w.Budgets.MaxTurns, MaxTokens: w.Budgets.MaxTokens, MaxRuntime: rt},
-		Deliver: w.Deliver, Expires: exp.UTC(),
+		Deliver: w.Deliver, Expires: exp.UTC(), Ceiling: ceiling,
 	}, nil
 }
 
@@ -212,6 +228,9 @@ func (b Body) Validate() error {
 	}
 	if _, err := policy.ParseMode(string(b.Mode)); err != nil {
 		return bad("%v", err)
+	}
+	if c, err := policy.ParseCeiling(b.Ceiling.String()); err != nil || c.String() != b.Ceiling.String() {
+		return bad("ceiling %q: want read, write, network, network:HOSTS or send", b.Ceiling.String())
 	}
 	for name, v := range map[string]int64{"max calls": b.Budgets.MaxCalls, "max turns": b.Budgets.MaxTurns, "max tokens": b.Budgets.MaxTokens} {
 		if v < 0 || v > maxBudget {

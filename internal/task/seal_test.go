@@ -49,6 +49,10 @@ var changes = map[string]func(*Body){
 	"Budgets.MaxRuntime": func(b *Body) { b.Budgets.MaxRuntime += time.Second },
 	"Deliver":            func(b *Body) { b.Deliver = "telegram" },
 	"Expires":            func(b *Body) { b.Expires = b.Expires.Add(time.Nanosecond) },
+	"Ceiling.Reach":      func(b *Body) { b.Ceiling = policy.Ceiling{Reach: policy.ReachWrite} },
+	"Ceiling.Hosts": func(b *Body) {
+		b.Ceiling = policy.Ceiling{Reach: policy.ReachNetwork, Hosts: []string{"api.weather.example"}}
+	},
 }
 
 func leafFields(t reflect.Type, prefix string) []string {
@@ -246,5 +250,80 @@ func TestNewID(t *testing.T) {
 	a, b := NewID(), NewID()
 	if a == b || !strings.HasPrefix(a, "task_") || len(a) != len("task_")+16 {
 		t.Errorf("NewID = %q, %q; want two different task_ and 16 hex digits", a, b)
+	}
+}
+
+// sampleHash is the SHA-256 of sample()'s canonical form, computed on the
+// code before bodies had a ceiling. Owners approved such bodies by this
+// hash and their seals are HMACs of the same bytes: a body without a
+// ceiling must keep them, or every task approved before would stop.
+const sampleHash = "0a9d754e47567ab9c0167df33abe47e9207a8a19cf16c011b839a3dc508e040b"
+
+func TestCeilinglessBodyKeepsItsHash(t *testing.T) {
+	if got := mustHash(t, sample()); got != sampleHash {
+		t.Errorf("Hash(sample without a ceiling) = %s; want %s, its hash before ceilings existed", got, sampleHash)
+	}
+	c, err := sample().Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(string(c), "ceiling") {
+		t.Errorf("Canonical(sample without a ceiling) = %s; want no ceiling key", c)
+	}
+	back, err := Decode(c)
+	if err != nil || !back.Ceiling.IsZero() {
+		t.Errorf("Decode(old body) = ceiling %q, %v; want none", back.Ceiling, err)
+	}
+}
+
+func TestCeilingIsSealed(t *testing.T) {
+	seen := map[string]string{sampleHash: "none"}
+	for _, s := range []string{"read", "write", "network", "network:api.weather.example", "network:*.example.org,api.weather.example", "send"} {
+		b := sample()
+		c, err := policy.ParseCeiling(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b.Ceiling = c
+		h := mustHash(t, b)
+		if other, dup := seen[h]; dup {
+			t.Errorf("ceiling %q hashes as ceiling %q (%s); want a hash of its own", s, other, h)
+		}
+		seen[h] = s
+		canon, err := b.Canonical()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := `"ceiling":"` + s + `"`; !strings.Contains(string(canon), want) {
+			t.Errorf("Canonical = %s; want it to hold %s", canon, want)
+		}
+		back, err := Decode(canon)
+		if err != nil || back.Ceiling.String() != s {
+			t.Errorf("Decode(Canonical) ceiling = %q, %v; want %q", back.Ceiling, err, s)
+		}
+		if again, err := back.Canonical(); err != nil || !bytes.Equal(again, canon) {
+			t.Errorf("Canonical(Decode(c)) = %s, %v; want c", again, err)
+		}
+	}
+	// A stored ceiling that does not parse, or is not in canonical
+	// spelling, does not pass for the sealed one.
+	c, err := sample().Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, bad := range []string{"everything", "write:a.example", "network:*.com"} {
+		raw := strings.Replace(string(c), `"v":1`, `"ceiling":"`+bad+`","v":1`, 1)
+		if _, err := Decode([]byte(raw)); err == nil {
+			t.Errorf("Decode(ceiling %q) succeeded; want an error", bad)
+		}
+	}
+	b := sample()
+	b.Ceiling = policy.Ceiling{Reach: policy.ReachNetwork, Hosts: []string{"b.example", "a.example"}}
+	if _, err := Seal(key, b); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Seal(hosts out of order) = %v; want ErrInvalid", err)
+	}
+	b.Ceiling = policy.Ceiling{Reach: policy.ReachRead, Hosts: []string{"a.example"}}
+	if _, err := Seal(key, b); !errors.Is(err, ErrInvalid) {
+		t.Errorf("Seal(read with hosts) = %v; want ErrInvalid", err)
 	}
 }

@@ -16,8 +16,11 @@ type Task struct {
 	Next     []time.Time `json:"next"` // never null
 	// Problem says why the task will not run as things are; "" when it
 	// will.
-	Problem   string     `json:"problem"`
-	Hash      string     `json:"hash"` // hex SHA-256 of the body
+	Problem string `json:"problem"`
+	Hash    string `json:"hash"` // hex SHA-256 of the body
+	// Ceiling is the sealed blast ceiling: read, write, network,
+	// network:HOSTS or send; "" for a task sealed before ceilings (none).
+	Ceiling   string     `json:"ceiling"`
 	ExpiresAt *time.Time `json:"expires_at"`
 	LastRun   *TaskRun   `json:"last_run"`
 }
@@ -48,6 +51,9 @@ type TaskRun struct {
 	Tokens    int64      `json:"tokens"`
 	Summary   string     `json:"summary"`
 	Error     string     `json:"error"`
+	// Refused lists the calls refused during the run, one per line
+	// ("tool: reason (rule id)"); "" when none was.
+	Refused string `json:"refused"`
 	// Delivery is where the summary went ("" nowhere yet, "web", or a
 	// chat platform); for a platform, DeliveryState is queued, sending,
 	// sent or failed and DeliveryError says why it failed.
@@ -82,7 +88,7 @@ func optTime(t time.Time) *time.Time {
 // NewTask is t on the wire.
 func NewTask(t channel.Task) Task {
 	out := Task{ID: t.ID, Name: t.Name, Status: t.Status, Schedule: t.Schedule, Next: make([]time.Time, 0, len(t.Next)),
-		Problem: t.Problem, Hash: t.Hash, ExpiresAt: optTime(t.ExpiresAt)}
+		Problem: t.Problem, Hash: t.Hash, Ceiling: t.Ceiling, ExpiresAt: optTime(t.ExpiresAt)}
 	for _, n := range t.Next {
 		out.Next = append(out.Next, n.UTC())
 	}
@@ -106,6 +112,6 @@ func NewTaskDetail(t channel.Task, runs []channel.TaskRun) TaskDetail {
 // NewTaskRun is r on the wire.
 func NewTaskRun(r channel.TaskRun) TaskRun {
 	return TaskRun{ID: r.ID, Status: r.Status, SlotAt: r.SlotAt.UTC(), StartedAt: r.StartedAt.UTC(), EndedAt: optTime(r.EndedAt),
-		Tokens: r.Tokens, Summary: r.Summary, Error: r.Error,
+		Tokens: r.Tokens, Summary: r.Summary, Error: r.Error, Refused: r.Refused,
 		Delivery: r.Delivery, DeliveryState: r.DeliveryState, DeliveryError: r.DeliveryError}
 }

@@ -17,11 +17,11 @@ func TestTaskShapes(t *testing.T) {
 	run := channel.TaskRun{ID: 7, Status: "succeeded", SlotAt: at, StartedAt: at.Add(time.Second).In(paris), EndedAt: at.Add(time.Minute),
 		Tokens: 120, Summary: "two letters", Delivery: "telegram", DeliveryState: "failed", DeliveryError: "chat not found"}
 	const runJSON = `{"id":7,"status":"succeeded","slot_at":"2026-12-01T19:30:00Z","started_at":"2026-12-01T19:30:01Z","ended_at":"2026-12-01T19:31:00Z",` +
-		`"tokens":120,"summary":"two letters","error":"","delivery":"telegram","delivery_state":"failed","delivery_error":"chat not found"}`
+		`"tokens":120,"summary":"two letters","error":"","refused":"","delivery":"telegram","delivery_state":"failed","delivery_error":"chat not found"}`
 	pending := channel.Task{ID: "tk_1", Name: "digest", Status: "pending", Schedule: "every 1h0m0s from 2026-12-01T19:00:00Z",
 		Problem: "waiting for approval", Canonical: `{"v":1}`, Hash: "ab12", SealIfApproved: "cd34"}
 	active := pending
-	active.Status, active.Problem, active.Seal = "active", "", "cd34"
+	active.Status, active.Problem, active.Seal, active.Ceiling = "active", "", "cd34", "read"
 	active.Next = []time.Time{at.In(paris), at.Add(time.Hour)}
 	active.ApprovedAt, active.ExpiresAt = at, at.Add(240*time.Hour)
 	active.LastRun = &run
@@ -32,19 +32,19 @@ func TestTaskShapes(t *testing.T) {
 	}{
 		{"pending in the list", NewTask(pending),
 			`{"id":"tk_1","name":"digest","status":"pending","schedule":"every 1h0m0s from 2026-12-01T19:00:00Z","next":[],` +
-				`"problem":"waiting for approval","hash":"ab12","expires_at":null,"last_run":null}`},
+				`"problem":"waiting for approval","hash":"ab12","ceiling":"","expires_at":null,"last_run":null}`},
 		{"pending shown", NewTaskDetail(pending, nil),
 			`{"id":"tk_1","name":"digest","status":"pending","schedule":"every 1h0m0s from 2026-12-01T19:00:00Z","next":[],` +
-				`"problem":"waiting for approval","hash":"ab12","expires_at":null,"last_run":null,` +
+				`"problem":"waiting for approval","hash":"ab12","ceiling":"","expires_at":null,"last_run":null,` +
 				`"body":"{\"v\":1}","seal":"","seal_if_approved":"cd34","approved_at":null,"runs":[]}`},
 		{"active shown", NewTaskDetail(active, []channel.TaskRun{run}),
 			`{"id":"tk_1","name":"digest","status":"active","schedule":"every 1h0m0s from 2026-12-01T19:00:00Z",` +
-				`"next":["2026-12-01T19:30:00Z","2026-12-01T20:30:00Z"],"problem":"","hash":"ab12","expires_at":"2026-12-11T19:30:00Z",` +
+				`"next":["2026-12-01T19:30:00Z","2026-12-01T20:30:00Z"],"problem":"","hash":"ab12","ceiling":"read","expires_at":"2026-12-11T19:30:00Z",` +
 				`"last_run":` + runJSON + `,"body":"{\"v\":1}","seal":"cd34","seal_if_approved":"cd34","approved_at":"2026-12-01T19:30:00Z",` +
 				`"runs":[` + runJSON + `]}`},
 		{"running run", NewTaskRun(channel.TaskRun{ID: 8, Status: "running", SlotAt: at, StartedAt: at}),
 			`{"id":8,"status":"running","slot_at":"2026-12-01T19:30:00Z","started_at":"2026-12-01T19:30:00Z","ended_at":null,` +
-				`"tokens":0,"summary":"","error":"","delivery":"","delivery_state":"","delivery_error":""}`},
+				`"tokens":0,"summary":"","error":"","refused":"","delivery":"","delivery_state":"","delivery_error":""}`},
 		{"approve", TaskApproveRequest{Hash: "ab12"}, `{"hash":"ab12"}`},
 		{"renew", TaskRenewRequest{Expires: "240h"}, `{"expires":"240h"}`},
 	} {

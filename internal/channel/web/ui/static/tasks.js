@@ -100,6 +100,8 @@
       }
       fact("Id", d.id, "sid");
       fact("Schedule", d.schedule);
+      // The blast ceiling: above it a run's call is refused, never asked.
+      fact("Ceiling", d.ceiling || "none (sealed before ceilings)", "task-ceiling");
       if (d.next && d.next.length) fact("Next runs", d.next.map(fmtTime).join(", "));
       fact("Body hash", d.hash, "hash task-hash");
       if (d.seal) fact("Seal", d.seal, "hash task-seal");
@@ -161,7 +163,7 @@
       if (!runs.length) { wrap.appendChild(el("p", "empty", "No runs yet.")); return wrap; }
       const table = el("table", "runs");
       const head = el("tr");
-      for (const c of ["Slot", "Status", "Started", "Ended", "Tokens", "Summary or error", "Delivery"]) head.appendChild(el("th", null, c));
+      for (const c of ["Slot", "Status", "Started", "Ended", "Tokens", "Summary or error", "Refused calls", "Delivery"]) head.appendChild(el("th", null, c));
       const thead = el("thead");
       thead.appendChild(head);
       table.appendChild(thead);
@@ -175,6 +177,7 @@
         tr.appendChild(el("td", null, r.ended_at ? fmtTime(r.ended_at) : "running"));
         tr.appendChild(el("td", "num", String(r.tokens || 0)));
         tr.appendChild(elm("td", r.error ? "run-result error" : "run-result", r.error || r.summary, true));
+        tr.appendChild(elm("td", r.refused ? "run-refused error" : "run-refused", r.refused || "", true));
         const dv = elm("td", "run-delivery", deliveryText(r));
         if (r.delivery_state === "failed") dv.classList.add("error");
         tr.appendChild(dv);
