@@ -259,6 +259,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	if cfg.Commands.Warm() {
 		r.caches = sandbox.NewCaches(filepath.Join(r.Paths.DataDir, "cache"), 0)
 	}
+	r.Chats = r.newChats() // before the tools: send_message writes through it
 	all := append(tools.FileTools(gate, r.now), tools.NewRunCommand(gate, tools.CommandOptions{
 		Backend: func() (sandbox.Backend, error) { return sandbox.Select(cfg.Sandbox.Backend) },
 		Allow:   cfg.Commands.Allow, Env: env,
@@ -274,6 +275,11 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	all = append(all, tools.NewWebTools(client, r.Vault, cfg.Egress.SearchURL)...)
 	all = append(all, tools.NewReadArtifact(artifactSource{st: st}))
 	all = append(all, tools.MemoryTools(r.Memory)...)
+	if m := r.Chats.Messenger(cfg.Owner); len(m.Platforms()) > 0 {
+		// send_message exists only where a chat channel does: a message
+		// to anyone but the owner's chats or a confirmed recipient asks.
+		all = append(all, tools.NewSendMessage(m))
+	}
 	if !o.inspect && !o.SkipMCP {
 		// The trusted servers' tools; a server that fails is left out
 		// (Extensions.MCPServers and doctor say why).
@@ -317,7 +323,6 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		TOTP:     &totp.Service{Store: st, Key: r.Vault.DerivedKey, Issuer: "homard", Now: r.now},
 		CodeFrom: codeFrom,
 	})
-	r.Chats = r.newChats()
 
 	mode, err := policy.ParseMode(cfg.Permissions.Mode)
 	if err != nil {

@@ -177,6 +177,7 @@ func (a *Arbiter) decide(ctx context.Context, c *call) error {
 		Guest:           a.o.GuestTools,
 		Private:         private,
 		PrivateText:     privateText,
+		NewRecipient:    plan.NewRecipient(),
 		Ceiling:         c.p.Ceiling,
 	})
 	c.out.Rule, c.out.Reason = d.Rule, d.Reason

@@ -53,6 +53,9 @@ func Decide(in Input) Decision {
 		// mode. Fail closed.
 		return Decision{Deny, "operator rule " + rule.ID + " has the unknown effect " + string(rule.Effect), RuleOperator(rule.ID)}
 	}
+	if in.NewRecipient {
+		return Decision{Ask, "a message to someone you have not confirmed yet always asks; approving it confirms them for later messages", RuleRecipientNew}
+	}
 	if in.Risk == RiskCritical {
 		return Decision{Ask, "critical actions always need the owner's approval", RuleRiskCritical}
 	}

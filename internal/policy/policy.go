@@ -361,6 +361,10 @@ type Input struct {
 	// the call: a Plan whose class (ReachOf) is above it is denied. The
 	// zero Ceiling (interactive turns) is none.
 	Ceiling Ceiling
+	// NewRecipient says the call sends a message to someone the owner
+	// has not confirmed yet: it asks in every mode, and no allow rule
+	// lifts that (RuleRecipientNew).
+	NewRecipient bool
 }
 
 // Decision is the answer with its reason and the id of the rule that made it.

@@ -118,6 +118,13 @@ const (
 	RuleTaintPrivateValue = "taint.private-value"
 )
 
+// Recipient trust.
+const (
+	// RuleRecipientNew: a message to a recipient the owner has not
+	// confirmed yet asks, in every mode (send_message).
+	RuleRecipientNew = "recipient.new"
+)
+
 // A planner/worker split's workers (internal/split): hard limits of the
 // worker's kind, whatever the mode.
 const (

@@ -49,6 +49,7 @@ var ruleTable = []struct {
 	{"RuleRiskCritical", RuleRiskCritical, "risk.critical"},
 	{"RuleTaintPrivateEgress", RuleTaintPrivateEgress, "taint.private-egress"},
 	{"RuleTaintPrivateValue", RuleTaintPrivateValue, "taint.private-value"},
+	{"RuleRecipientNew", RuleRecipientNew, "recipient.new"},
 	{"RuleSplitTool", RuleSplitTool, "split.worker-tool"},
 	{"RuleSplitHost", RuleSplitHost, "split.worker-host"},
 	{"RuleSplitSecret", RuleSplitSecret, "split.worker-secret"},
@@ -104,7 +105,7 @@ var ruleTable = []struct {
 // ruleFamilies are the prefixes of every rule id; a string literal that
 // starts with one belongs in rules.go.
 var ruleFamilies = []string{"limit.", "trust.", "budget.", "approval.", "mode.", "risk.", "taint.",
-	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task.", "extension.", "split.", "monitor.", "ceiling."}
+	"rule.", "grant.", "loop.", "lookup.", "decode.", "args.", "prepare.", "recovery.", "task.", "extension.", "split.", "monitor.", "ceiling.", "recipient."}
 
 func TestRuleIDValues(t *testing.T) {
 	seen := map[string]string{}

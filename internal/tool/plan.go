@@ -24,6 +24,7 @@ type Plan struct {
 	class     policy.Class
 	template  *policy.Template
 	private   bool
+	newRecip  bool
 	display   string
 	preview   *lazyPreview
 	targets   []string
@@ -73,6 +74,10 @@ type PlanSpec struct {
 	// credential reads an account, not the public web). It is not hashed:
 	// it must follow from the Body, which is.
 	PrivateResult bool
+	// NewRecipient says this call sends a message to someone the owner
+	// has not confirmed yet (recipient trust): it asks in every mode. Not
+	// hashed: it follows from the Body and the confirmed recipients.
+	NewRecipient bool
 	// Body is the tool's exact plan data; Run reads it back with Decode.
 	Body any
 }
@@ -126,6 +131,7 @@ func NewPlan(s PlanSpec) (Plan, error) {
 		risk:      s.Risk,
 		readOnly:  s.ReadOnly,
 		private:   s.PrivateResult,
+		newRecip:  s.NewRecipient,
 		display:   s.Display,
 		preview:   newLazyPreview(s.Preview, s.PreviewFunc),
 		targets:   targets,
@@ -192,6 +198,10 @@ func (p Plan) Template() (policy.Template, bool) {
 	t.Items = slices.Clone(t.Items)
 	return t, true
 }
+
+// NewRecipient reports whether this call sends to someone the owner has
+// not confirmed yet (see PlanSpec.NewRecipient).
+func (p Plan) NewRecipient() bool { return p.newRecip }
 
 // PrivateResult reports whether this call's result holds the owner's
 // private data whatever its tool's Spec says (see PlanSpec.PrivateResult).
