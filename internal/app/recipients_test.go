@@ -11,7 +11,7 @@ import (
 )
 
 func withTelegram(s string) string {
-	return s + "\n[channels.telegram]\nenabled = true\ntoken_secret = \"tg\"\n"
+	return s + "\n[channels.telegram]\nenabled = true\ntoken_secret = \"tg\"\nsend = true\n"
 }
 
 func sendTo(chat, text string) proposal {
@@ -83,11 +83,23 @@ func TestRecipientTrust(t *testing.T) {
 	}
 }
 
-// TestSendMessageOnlyWithAChannel: without an enabled chat channel the
-// tool does not exist (nothing to send through, nothing in the prompt).
+// TestSendMessageOnlyWithAChannel: without an enabled chat channel whose
+// section says send = true the tool does not exist (nothing to send
+// through, nothing in the prompt); the twin registers it.
 func TestSendMessageOnlyWithAChannel(t *testing.T) {
-	r := newModeRuntime(t, "autopilot", nil, Options{})
-	if _, ok := r.Registry.Lookup("send_message"); ok {
-		t.Error("send_message is registered with no chat channel enabled")
+	for name, edit := range map[string]func(string) string{
+		"no channel": nil,
+		"a channel without send": func(s string) string {
+			return s + "\n[channels.telegram]\nenabled = true\ntoken_secret = \"tg\"\n"
+		},
+	} {
+		r := newModeRuntime(t, "autopilot", edit, Options{})
+		if _, ok := r.Registry.Lookup("send_message"); ok {
+			t.Errorf("%s: send_message is registered", name)
+		}
+	}
+	r := newModeRuntime(t, "autopilot", withTelegram, Options{})
+	if _, ok := r.Registry.Lookup("send_message"); !ok {
+		t.Error("send = true: send_message is not registered")
 	}
 }

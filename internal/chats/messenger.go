@@ -20,11 +20,12 @@ type Messenger struct {
 // Messenger returns owner's Messenger.
 func (s *Service) Messenger(owner string) Messenger { return Messenger{s: s, owner: owner} }
 
-// Platforms are the enabled chat platforms, in the table's order.
+// Platforms are the enabled chat platforms whose section says send =
+// true, in the table's order.
 func (m Messenger) Platforms() []string {
 	var out []string
 	for _, p := range config.PlatformNames() {
-		if c := m.s.d.Config.Channels.ByName()[p]; c != nil && c.Enabled {
+		if c := m.s.d.Config.Channels.ByName()[p]; c != nil && c.Enabled && c.Send {
 			out = append(out, p)
 		}
 	}

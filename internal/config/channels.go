@@ -91,6 +91,12 @@ type Channel struct {
 	// signs and encrypts callbacks. Required when Mode is "callback";
 	// Feishu only.
 	EncryptKeySecret string `toml:"encrypt_key_secret"`
+	// Send lets the model send messages on this platform with the
+	// send_message tool: to the owner's own chats as the mode allows, to
+	// anyone else only after the owner approves that first message
+	// (recipient.new). Missing or false: no such tool, and homard writes
+	// only to chats that wrote to it.
+	Send bool `toml:"send"`
 }
 
 // ChatIDs are chat ids as strings. In TOML each may be a string or an
@@ -237,7 +243,7 @@ func validateChannelBase(key, s string, ps *problems) {
 func renderChannels(w func(string, ...any), c *Channels) {
 	for _, p := range Platforms {
 		name, ch := p.Name, c.Of(p.Name)
-		if !ch.Enabled && ch.TokenSecret == "" && ch.AppID == "" && ch.APIBase == "" && ch.Groups == nil && ch.Mode == "" && ch.EncryptKeySecret == "" {
+		if !ch.Enabled && ch.TokenSecret == "" && ch.AppID == "" && ch.APIBase == "" && ch.Groups == nil && ch.Mode == "" && ch.EncryptKeySecret == "" && !ch.Send {
 			continue
 		}
 		w("\n# A chat channel (docs/CHANNELS.md); the token is the vault secret named here.\n[channels.%s]\nenabled = %t\ntoken_secret = %s\n", name, ch.Enabled, quote(ch.TokenSecret))
@@ -255,6 +261,9 @@ func renderChannels(w func(string, ...any), c *Channels) {
 		}
 		if ch.EncryptKeySecret != "" {
 			w("encrypt_key_secret = %s\n", quote(ch.EncryptKeySecret))
+		}
+		if ch.Send {
+			w("# The model may send messages here (send_message); a new recipient always asks.\nsend = true\n")
 		}
 	}
 }
