@@ -29,7 +29,7 @@ var allowed = map[string][]string{
 	// for the rule ids and actions.
 	"internal/monitor": {"internal/policy"},
 	// config validates [channels.NAME] against the platform table.
-	"internal/config": {"internal/channel/chat", "internal/channel/platforms"},
+	"internal/config": {"internal/channel/chat", "internal/channel/platforms", "internal/policy"},
 	// `homard service`: the systemd unit that runs serve (the bubblewrap check from sandbox).
 	"internal/service": {"internal/config", "internal/sandbox"},
 	// `homard setup` and `init`: the config, the key in the vault, the

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 	"unicode"
+
+	"github.com/homard/homard/internal/policy"
 )
 
 // The name checks are compiled on first use, not at package init: most
@@ -308,41 +310,11 @@ func validateRules(rules []Rule, ps *problems) {
 			if r.Path != "" {
 				ps.add("rules[%d]: path and host do not go together: path matches files, host matches web requests; write two rules", i)
 			}
-			if !ruleHost(r.Host) {
+			if !policy.HostPattern(r.Host) {
 				ps.add("rules[%d].host = %q: want a lowercase host name or IPv4 address such as \"api.weather.example\", or \"*.example.com\" for any name under example.com (no scheme, port or path)", i, r.Host)
 			}
 		}
 	}
-}
-
-// ruleHost reports whether h is a lowercase host name or IPv4 address
-// ("nas", "api.example.com", "192.168.1.20"), or "*." and a name of at
-// least two labels: "*.com" would let every .com site through. Checked by
-// hand rather than by a regexp: Go compiles the counted repetition of a
-// label pattern into a program of ~0.3 MB, allocated at every start.
-func ruleHost(h string) bool {
-	if rest, ok := strings.CutPrefix(h, "*."); ok {
-		return hostLabels(rest) >= 2
-	}
-	return hostLabels(h) >= 1
-}
-
-// hostLabels counts the dot-separated labels of a lowercase host name, each
-// 1–63 of a-z, 0-9 and inner hyphens; 0 when h is not one.
-func hostLabels(h string) int {
-	n := 0
-	for l := range strings.SplitSeq(h, ".") {
-		if len(l) == 0 || len(l) > 63 || l[0] == '-' || l[len(l)-1] == '-' {
-			return 0
-		}
-		for i := 0; i < len(l); i++ {
-			if c := l[i]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-') {
-				return 0
-			}
-		}
-		n++
-	}
-	return n
 }
 
 // checkCommand accepts an argv pattern whose first element is an absolute

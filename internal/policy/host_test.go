@@ -1,11 +1,11 @@
-package config
+package policy
 
 import (
 	"regexp"
 	"testing"
 )
 
-// oldRuleHostRE is the regexp ruleHost replaced; the fuzz test holds the
+// oldRuleHostRE is the regexp HostPattern (then config's ruleHost) replaced; the fuzz test holds the
 // hand-written check to it.
 var oldRuleHostRE = regexp.MustCompile(`^([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?)*|\*(\.[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?){2,})$`)
 
@@ -15,8 +15,8 @@ func FuzzRuleHostMatchesRegexp(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, h string) {
-		if got, want := ruleHost(h), oldRuleHostRE.MatchString(h); got != want {
-			t.Fatalf("ruleHost(%q) = %v; the regexp says %v", h, got, want)
+		if got, want := HostPattern(h), oldRuleHostRE.MatchString(h); got != want {
+			t.Fatalf("HostPattern(%q) = %v; the regexp says %v", h, got, want)
 		}
 	})
 }
