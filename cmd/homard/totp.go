@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -63,18 +64,10 @@ func (c *cli) totpSetupCmd() *cobra.Command {
 }
 
 func (c *cli) totpConfirmCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "confirm CODE",
-		Short: "Turn the authenticator on with the first code it shows",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.Owner.TOTP().Confirm(cmd.Context(), r.Config.Owner, args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintln(c.stdout, "authenticator on")
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "confirm CODE", Short: "Turn the authenticator on with the first code it shows"}
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, code string) (string, error) {
+		return "authenticator on", r.Owner.TOTP().Confirm(ctx, r.Config.Owner, code)
+	})
 }
 
 func (c *cli) totpStatusCmd() *cobra.Command {
