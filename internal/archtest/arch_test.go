@@ -21,8 +21,9 @@ var allowed = map[string][]string{
 	// values (pure: no I/O, no clock).
 	"internal/taint": {},
 	// Planner and workers (issue 23): the plan, its sanitisers, the run
-	// over Planner and Workers interfaces; tool for strict decoding.
-	"internal/split": {"internal/tool", "internal/policy"},
+	// over Planner and Workers interfaces (tool for strict decoding), and
+	// the Workers that run items as agent turns under arbiter.Limit.
+	"internal/split": {"internal/tool", "internal/policy", "internal/agent", "internal/arbiter", "internal/llm"},
 	// The owner's second factor: authenticators kept in the store.
 	"internal/totp": {"internal/store"},
 	// Monitors over a session's trajectory: pure (times passed in); policy

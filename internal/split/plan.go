@@ -12,10 +12,10 @@
 // has no tools at all.
 //
 // The package holds the plan (strict decoding, validation, hash, display)
-// and the run (Run), over small interfaces: a Planner (model calls
-// without tools) and Workers (the app's restricted agent turns). The
-// arbiter enforces each worker's limits as hard limits; this package
-// only declares them.
+// and the run (Run), over small interfaces: a Planner (ModelPlanner: model
+// calls without tools) and Workers (AgentWorkers: fresh agent turns). The
+// arbiter enforces each worker's limits (Limit) as hard limits; this
+// package only declares them.
 package split
 
 import (
