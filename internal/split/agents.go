@@ -88,7 +88,7 @@ func (w AgentWorkers) Work(ctx context.Context, it Item) (string, error) {
 	_, _ = rand.Read(suffix[:]) // crypto/rand.Read never fails on Linux
 	a := agent.New(agent.Options{
 		Model: model, ModelName: name, Decider: w.Decider, Tools: specs, System: workerPrompt,
-		Caller: arbiter.Caller{Owner: w.Owner, Trust: policy.TrustOwner, Session: "split-" + hex.EncodeToString(suffix[:]) + "-" + it.ID, Limit: limit},
+		Caller:  arbiter.Caller{Owner: w.Owner, Trust: policy.TrustOwner, Session: "split-" + hex.EncodeToString(suffix[:]) + "-" + it.ID, Limit: limit},
 		Ask:     w.Ask,
 		Context: agent.ContextBudget{MaxTokens: window},
 		Budget:  w.Budget,
