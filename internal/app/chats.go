@@ -21,7 +21,7 @@ func (r *Runtime) newChats() *chats.Service {
 	return chats.New(chats.Deps{
 		Store: r.Store, Config: r.Config, ConfigFile: r.Paths.ConfigFile,
 		Turns: r.Channel(), Approvals: chatApprovals{r}, Redactor: r.redactor, Tokens: r.Vault,
-		Untrusted: agent.WrapUntrusted, BadRequest: ErrBadRequest, Now: r.now,
+		Splitter: chatSplitter{r}, Untrusted: agent.WrapUntrusted, BadRequest: ErrBadRequest, Now: r.now,
 	})
 }
 

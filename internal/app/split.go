@@ -1,8 +1,14 @@
 package app
 
 import (
+	"cmp"
 	"context"
+	"encoding/json"
+	"errors"
+	"strings"
 
+	"github.com/homard/homard/internal/approval"
+	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
@@ -13,8 +19,12 @@ import (
 // SplitRequest is one `homard run --split` task (internal/split).
 type SplitRequest struct {
 	Task string
+	// Session is where the plan's card and the audit belong ("" for the
+	// CLI's).
+	Session string
 	// Approve shows the plan and returns nil only if the owner approved
-	// exactly it (split.ErrNotApproved otherwise).
+	// exactly it (split.ErrNotApproved otherwise). Nil asks through the
+	// approval service: a card of the plan, answered with Ask.
 	Approve func(ctx context.Context, p split.Plan) error
 	// Ask answers the workers' cards, as TurnRequest.Ask.
 	Ask func(context.Context, channel.Card) (channel.Choice, error)
@@ -32,7 +42,11 @@ func (r *Runtime) Split(ctx context.Context, req SplitRequest) (split.Result, er
 		return split.Result{}, err
 	}
 	approve := func(ctx context.Context, p split.Plan) error {
-		if err := req.Approve(ctx, p); err != nil {
+		ok := req.Approve
+		if ok == nil {
+			ok = func(ctx context.Context, p split.Plan) error { return r.approvePlan(ctx, req.Session, p, req.Ask) }
+		}
+		if err := ok(ctx, p); err != nil {
 			return err
 		}
 		return r.Owner.Audit(ctx, "split_plan", policy.RuleSplitApproved, "the owner approved the plan",
@@ -50,4 +64,60 @@ func (r *Runtime) Split(ctx context.Context, req SplitRequest) (split.Result, er
 			Budget: turnBudget(r.Config.Agent, policy.TrustOwner),
 		},
 	})
+}
+
+// approvePlan asks the owner to approve plan p as an approval card bound
+// to its hash (once or deny; a code with permissions.totp at its risk),
+// answered with ask — a chat's buttons, or anywhere a card is answered —
+// and uses that approval up.
+func (r *Runtime) approvePlan(ctx context.Context, session string, p split.Plan, ask func(context.Context, channel.Card) (channel.Choice, error)) error {
+	if ask == nil {
+		return split.ErrNotApproved
+	}
+	body, _ := json.Marshal(p) // what Plan.Hash hashes
+	b := approval.Binding{Tool: "split_plan", PlanHash: p.Hash(), Owner: r.Config.Owner, Session: session}
+	reason := "the planner's plan: approve exactly this plan to run its workers"
+	a, err := r.Approvals.Request(ctx, b, approval.Card{Display: p.String(), Plan: body, Risk: p.Risk(), Rule: policy.RuleSplitPlan, Reason: reason})
+	if err != nil {
+		return err
+	}
+	card := r.card(ctx, "split_plan", arbiter.Outcome{ApprovalID: a.ID, Plan: p.String(), PlanHash: p.Hash(), Risk: p.Risk().String(), Reason: reason})
+	card.OnceOnly = true // a plan runs once
+	c, err := ask(ctx, card)
+	if err != nil {
+		return err
+	}
+	if c.Approves() {
+		if _, err := r.recordAnswer(ctx, a.ID, channel.Once); err != nil {
+			return err
+		}
+	}
+	if _, ok, err := r.Approvals.Consume(ctx, b); err != nil || !ok {
+		return cmp.Or(err, split.ErrNotApproved)
+	}
+	return nil
+}
+
+// chatSplitter runs a chat's /split (chats.Splitter): the plan is a card
+// in the chat; the reply is the planner's answer, then each artifact.
+type chatSplitter struct{ r *Runtime }
+
+func (s chatSplitter) Split(ctx context.Context, session, task string, ask func(context.Context, channel.Card) (channel.Choice, error)) (string, error) {
+	res, err := s.r.Split(ctx, SplitRequest{Task: task, Session: session, Ask: ask})
+	switch {
+	case errors.Is(err, split.ErrNotApproved):
+		return "Not run: the plan was not approved.", nil
+	case err != nil:
+		return "", err
+	case res.Question != "":
+		return "The planner needs more before it can plan: " + res.Question, nil
+	}
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(res.Answer))
+	for _, v := range res.Values {
+		if v.Artifact != "" {
+			b.WriteString("\n\n— " + v.Item + " (as the worker wrote it; the planner did not read it) —\n" + v.Artifact)
+		}
+	}
+	return b.String(), nil
 }

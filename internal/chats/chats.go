@@ -263,7 +263,7 @@ func (c *Runner) recover(ctx context.Context) error {
 		}
 		for _, row := range rows {
 			c.log.Warn("chat turn interrupted by a restart", "platform", row.Platform, "inbox", row.ID)
-			if row.Note != trustOwner {
+			if row.Note != trustOwner && row.Note != trustSplit {
 				continue
 			}
 			if _, err := c.queue(tx, row.Platform, row.ChatID, interruptedNotice, "", nil); err != nil {

@@ -17,6 +17,13 @@ type Turner interface {
 	Turn(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error)
 }
 
+// Splitter runs an owner's "/split TASK" (internal/split): the plan is
+// approved as a card answered with ask, and the answer comes back as the
+// reply's text. Nil: /split is not available.
+type Splitter interface {
+	Split(ctx context.Context, session, task string, ask func(context.Context, channel.Card) (channel.Choice, error)) (string, error)
+}
+
 // Approvals is what the chat core asks of homard's approvals: read one,
 // record the owner's answer to a card (as the web UI and the CLI do),
 // deny a guest's call, and wait, through the one approval waiter, until
@@ -55,6 +62,8 @@ type Deps struct {
 	// owner there.
 	ConfigFile string
 	Turns      Turner
+	// Splitter runs "/split TASK"; nil answers that it is not available.
+	Splitter Splitter
 	Approvals  Approvals
 	// Redactor redacts a delivery's text before it is saved, and the
 	// ids of an audit record.

@@ -81,6 +81,11 @@ func (c *Runner) handle(ctx context.Context, a chat.Adapter, row store.InboxRow,
 		c.newSession(ctx, row, in)
 		return
 	}
+	if task, ok := strings.CutPrefix(strings.TrimSpace(in.Text), "/split"); ok && (task == "" || task[0] == ' ' || task[0] == '\n') {
+		in.Text = strings.TrimSpace(task)
+		c.startTurn(ctx, a, row, in, trustSplit)
+		return
+	}
 	c.startTurn(ctx, a, row, in, trustOwner)
 }
 
@@ -266,10 +271,16 @@ func (c *Runner) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 		text = string(r[:guestMaxChars]) + "\n(cut: a guest's message is limited)"
 	}
 	req := channel.TurnRequest{Session: session, Text: text, As: trust}
-	if trust == trustOwner {
+	if trust == trustOwner || trust == trustSplit {
 		req.Ask = c.ask(row.Platform, in.Chat.ID)
 	}
-	res, err := c.s.d.Turns.Turn(ctx, req)
+	var res channel.TurnResult
+	if trust == trustSplit {
+		res.Text, err = c.split(ctx, session, in.Text, req.Ask)
+		trust = trustOwner // the inbox row's note
+	} else {
+		res, err = c.s.d.Turns.Turn(ctx, req)
+	}
 	stopTyping()
 	<-typed
 	if ctx.Err() != nil {
@@ -322,4 +333,19 @@ func defaultBackoff(attempt int) time.Duration {
 	d := time.Second << min(attempt, 9)
 	d = min(d, 5*time.Minute)
 	return d/2 + time.Duration(rand.Int64N(int64(d)))
+}
+
+// trustSplit marks an owner's "/split TASK" on its way to a turn.
+const trustSplit = "split"
+
+// split runs an owner's /split: the task as a planner and workers, the
+// plan approved as a card in this chat.
+func (c *Runner) split(ctx context.Context, session, task string, ask func(context.Context, channel.Card) (channel.Choice, error)) (string, error) {
+	switch {
+	case c.s.d.Splitter == nil:
+		return "/split is not available in this homard.", nil
+	case task == "":
+		return "Usage: /split TASK — a planner writes a plan of workers that never share what they read (public ones read the web, sensitive ones your files); you approve the plan here before anything runs.", nil
+	}
+	return c.s.d.Splitter.Split(ctx, session, task, ask)
 }

@@ -139,6 +139,9 @@ const (
 	// RuleSplitApproved: the owner approved a split's plan (its audit
 	// record, tool "split_plan").
 	RuleSplitApproved = "split.approved"
+	// RuleSplitPlan: a split's plan waits for the owner's approval, as a
+	// card (the chat's /split), once or deny.
+	RuleSplitPlan = "split.plan"
 )
 
 // Monitors ("monitor.*"): a pattern over a session's recent calls that

@@ -54,6 +54,7 @@ var ruleTable = []struct {
 	{"RuleSplitHost", RuleSplitHost, "split.worker-host"},
 	{"RuleSplitSecret", RuleSplitSecret, "split.worker-secret"},
 	{"RuleSplitApproved", RuleSplitApproved, "split.approved"},
+	{"RuleSplitPlan", RuleSplitPlan, "split.plan"},
 	{"RuleMonitorDeniedRepeat", RuleMonitorDeniedRepeat, "monitor.denied-repeat"},
 	{"RuleMonitorFetchBurst", RuleMonitorFetchBurst, "monitor.fetch-burst"},
 	{"RuleMonitorWriteSpread", RuleMonitorWriteSpread, "monitor.write-spread"},
