@@ -63,8 +63,8 @@ type Deps struct {
 	ConfigFile string
 	Turns      Turner
 	// Splitter runs "/split TASK"; nil answers that it is not available.
-	Splitter Splitter
-	Approvals  Approvals
+	Splitter  Splitter
+	Approvals Approvals
 	// Redactor redacts a delivery's text before it is saved, and the
 	// ids of an audit record.
 	Redactor Redactor
