@@ -19,6 +19,7 @@ import (
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/automation"
+	"github.com/homard/homard/internal/capture"
 	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/chats"
 	"github.com/homard/homard/internal/config"
@@ -83,16 +84,9 @@ type Runtime struct {
 	// scheduler (internal/automation).
 	Tasks *automation.Service
 
-	// Background work (memory capture, capture.go): bg counts running
-	// goroutines; bgCtx ends when Close gives up waiting. bgMu guards
-	// bgCtx, bgCancel, closing and capturing (the sessions a capture runs
-	// for): no bg.Add once closing is set.
-	bgMu      sync.Mutex
-	bg        sync.WaitGroup
-	bgCtx     context.Context
-	bgCancel  context.CancelFunc
-	closing   bool
-	capturing map[string]bool
+	// captures is memory capture (internal/capture); nil until open
+	// made it.
+	captures *capture.Service
 	// log is serve's logger for background work (nil: slog.Default).
 	log atomic.Pointer[slog.Logger]
 	// egress is the web tools' client; extensions' proxies use it too.
@@ -149,9 +143,6 @@ func Open(ctx context.Context, paths config.Paths, o Options) (*Runtime, error) 
 		o.Now = time.Now
 	}
 	r := &Runtime{Paths: paths, Config: cfg, now: o.Now, egressTLS: o.EgressTLS}
-	// Background work must outlive the request that started it (the
-	// reply is delivered first), so it hangs off its own context.
-	r.bgCtx, r.bgCancel = context.WithCancel(context.WithoutCancel(ctx))
 	if err := r.open(ctx, o); err != nil {
 		r.Close()
 		return nil, err
@@ -239,6 +230,17 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 				return "a secret pattern", true
 			}
 			return "", false
+		},
+	})
+	// Capture runs after the reply, so it outlives the request that
+	// started it (capture.New keeps ctx's values, not its end).
+	r.captures = capture.New(ctx, capture.Deps{
+		Store: st, Memory: r.Memory, Owner: cfg.Owner, Redact: r.redactor.Redact, Log: r.logger,
+		Now:      func() time.Time { return r.now() }, // tests move r.now
+		Settings: func() config.Memory { return r.Config.Memory },
+		Model: func() (llm.Model, string, error) {
+			m, c, err := r.roleModel(config.RoleCapture)
+			return m, c.Name, err
 		},
 	})
 	// Reconcile hand edits made while homard was not running. A failure
@@ -394,15 +396,11 @@ func (r *Runtime) logger() *slog.Logger {
 
 func memoryDir(p config.Paths) string { return filepath.Join(p.DataDir, "memory") }
 
-// Close waits for memory captures still running (at most captureGrace,
-// then cancels them), then releases the database and the workspace roots.
+// Close waits for memory captures still running (at most a grace, then
+// cancels them), then releases the database and the workspace roots.
 func (r *Runtime) Close() error {
-	r.bgMu.Lock()
-	r.closing = true
-	r.bgMu.Unlock()
-	r.waitCapture(captureGrace)
-	if r.bgCancel != nil {
-		r.bgCancel()
+	if r.captures != nil {
+		r.captures.Close()
 	}
 	r.models.Close()
 	errs := []error{r.Extensions.Close()}

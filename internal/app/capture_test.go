@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/homard/homard/internal/capture"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
@@ -62,7 +63,7 @@ func ownerTurns(t *testing.T, r *Runtime, session string, from, n int) channel.T
 
 func waiting(t *testing.T, r *Runtime, session string) int {
 	t.Helper()
-	n, err := r.Store.CaptureWaiting(context.Background(), session, r.now().Add(-captureStale))
+	n, err := r.Store.CaptureWaiting(context.Background(), session, r.now().Add(-capture.Stale))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestCaptureIdle(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	tick := make(chan time.Time) // unbuffered: a send waits for the loop
 	done := make(chan struct{})
-	go func() { defer close(done); r.captureLoop(ctx, tick) }()
+	go func() { defer close(done); r.captures.Loop(ctx, tick) }()
 	defer func() { cancel(); <-done }()
 	// tickAndWait makes the loop check once; the second send returns
 	// once the first check has started its captures.
@@ -228,7 +229,7 @@ func TestCaptureSurvivesRestart(t *testing.T) {
 	var claimed store.CaptureBatch
 	if err := r.Store.Write(ctx, func(tx *store.Tx) error {
 		var err error
-		claimed, _, err = tx.ClaimCapture("s", time.Now(), time.Now().Add(-captureStale))
+		claimed, _, err = tx.ClaimCapture("s", time.Now(), time.Now().Add(-capture.Stale))
 		return err
 	}); err != nil || claimed.Turns != 2 {
 		t.Fatalf("ClaimCapture = %+v, %v; want the 2 turns", claimed, err)
@@ -246,8 +247,8 @@ func TestCaptureSurvivesRestart(t *testing.T) {
 	if n := len(srv.Requests()); n != 2 {
 		t.Fatalf("%d model requests while the dead claim holds; want 2", n)
 	}
-	// Later than captureStale, the claim is a dead process's.
-	later := time.Now().Add(captureStale + time.Minute)
+	// Later than capture.Stale, the claim is a dead process's.
+	later := time.Now().Add(capture.Stale + time.Minute)
 	r.now = func() time.Time { return later }
 	if n := waiting(t, r, "s"); n != 2 {
 		t.Fatalf("after the restart %d turns wait; want 2", n)
@@ -271,7 +272,7 @@ func TestCaptureSurvivesRestart(t *testing.T) {
 
 // TestCaptureFailureRetries: a capture call that fails before the model
 // answers gives its turns back, and the next flush captures them; after
-// captureAttempts failures they are dropped (no endless retries).
+// capture.Attempts failures they are dropped (no endless retries).
 func TestCaptureFailureRetries(t *testing.T) {
 	r := newModeRuntime(t, "smart", nil, Options{})
 	fail := llmtest.Reply{Status: 400, Body: `{"error":{"message":"bad request"}}`}
@@ -295,18 +296,18 @@ func TestCaptureFailureRetries(t *testing.T) {
 		t.Fatalf("after the retry: %d model requests, %d turns waiting; want 3 and 0", n, w)
 	}
 	ownerTurns(t, r, "s", 2, 1)
-	for i := range captureAttempts {
+	for i := range capture.Attempts {
 		flush()
 		if n := len(srv.Requests()); n != 5+i {
 			t.Fatalf("failure %d: %d model requests; want %d", i+1, n, 5+i)
 		}
 	}
 	if w := waiting(t, r, "s"); w != 0 {
-		t.Errorf("%d turns wait after %d failures; want 0 (dropped)", w, captureAttempts)
+		t.Errorf("%d turns wait after %d failures; want 0 (dropped)", w, capture.Attempts)
 	}
 	flush()
-	if n := len(srv.Requests()); n != 4+captureAttempts {
-		t.Errorf("%d model requests after a dropped batch is flushed again; want %d", n, 4+captureAttempts)
+	if n := len(srv.Requests()); n != 4+capture.Attempts {
+		t.Errorf("%d model requests after a dropped batch is flushed again; want %d", n, 4+capture.Attempts)
 	}
 	tot, err := r.Store.CaptureUsage(ctx, "s")
 	if err != nil || tot.Calls != 1 {
@@ -355,3 +356,7 @@ func TestCaptureTurnsAreData(t *testing.T) {
 		t.Errorf("capture message holds tool output:\n%s", m)
 	}
 }
+
+// waitCapture waits up to grace for running captures, then cancels them
+// (capture.Service.Wait).
+func (r *Runtime) waitCapture(grace time.Duration) { r.captures.Wait(grace) }

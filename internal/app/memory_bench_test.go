@@ -73,7 +73,7 @@ func BenchmarkInjection10k(b *testing.B) {
 		b.Run(msg.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				notes := r.memoryNotes(ctx, r.Config.Owner, msg.text)
+				notes := r.captures.Recall(ctx, r.Config.Owner, msg.text)
 				block := agent.MemoryBlock(notes)
 				if msg.name != "nothing" && (len(notes) == 0 || block == "") {
 					b.Fatalf("no notes for %q", msg.text)

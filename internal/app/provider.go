@@ -91,3 +91,12 @@ func (r *Runtime) ProviderTestWithin(ctx context.Context, limit time.Duration) (
 	}
 	return got, nil
 }
+
+// FlushCapture starts a capture of every session with turns waiting,
+// whatever their number (capture.Service.Flush): a chat that ran its
+// turns itself calls it at its end, serve when it stops.
+func (r *Runtime) FlushCapture(ctx context.Context) error { return r.captures.Flush(ctx) }
+
+// CaptureIdle starts a capture of every session whose turns wait and
+// which has had no turn for memory.capture_idle (capture.Service.Idle).
+func (r *Runtime) CaptureIdle(ctx context.Context) error { return r.captures.Idle(ctx) }

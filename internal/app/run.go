@@ -57,7 +57,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	isOwner := trust == policy.TrustOwner && owner == r.Config.Owner
 	caller := arbiter.Caller{Owner: owner, Trust: trust, Session: session}
 	if isOwner {
-		conv.Memory = r.memoryNotes(ctx, owner, req.Text)
+		conv.Memory = r.captures.Recall(ctx, owner, req.Text)
 		if err := r.observe(ctx, caller, req.Text, conv.Memory); err != nil {
 			return channel.TurnResult{}, err
 		}
@@ -131,7 +131,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 		return channel.TurnResult{}, err
 	}
 	usage := store.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached}
-	// An owner turn with an answer waits for memory capture (capture.go),
+	// An owner turn with an answer waits for memory capture (internal/capture),
 	// queued with the turn. A turn that stopped early or waits for an
 	// approval is captured too: what the owner said stands.
 	queue := isOwner && r.Config.Memory.Capture == "on" && res.Text != ""
@@ -156,14 +156,14 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	// The answer has been streamed and the turn stored: a capture that is
 	// due runs on its own, never delaying the reply.
 	if queue {
-		r.captureDue(ctx, session)
+		r.captures.Due(ctx, session)
 	}
 	b := a.Budget()
 	out := channel.TurnResult{Text: res.Text, Pending: res.Pending, Stopped: res.Stopped,
 		Usage: channel.Usage{Input: res.Usage.Input, Output: res.Usage.Output, Cached: res.Usage.Cached, CacheWrite: res.Usage.CacheWrite},
 		Calls: res.Calls, Units: res.Units, MaxCalls: b.MaxCalls, MaxUnits: b.MaxUnits}
 	if isOwner {
-		out.Capture = r.captureUsage(ctx, session)
+		out.Capture = r.captures.Usage(ctx, session)
 	}
 	return out, nil
 }

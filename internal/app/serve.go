@@ -19,6 +19,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/homard/homard/internal/capture"
 	"github.com/homard/homard/internal/channel/web/ui"
 
 	"github.com/homard/homard/internal/channel/chat"
@@ -216,9 +217,9 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	// Memory capture of quiet sessions; what still waits when serve stops
 	// is captured then (this defer runs after the chats and tasks have
 	// stopped, and Close waits for the captures).
-	captureTick := time.NewTicker(captureCheckEvery)
+	captureTick := time.NewTicker(capture.CheckEvery)
 	defer captureTick.Stop()
-	go r.captureLoop(pruneCtx, captureTick.C)
+	go r.captures.Loop(pruneCtx, captureTick.C)
 	defer func() {
 		if err := r.FlushCapture(context.WithoutCancel(ctx)); err != nil {
 			log.Warn("capturing the turns still waiting failed", "err", err)

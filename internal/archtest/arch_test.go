@@ -24,6 +24,9 @@ var allowed = map[string][]string{
 	// over Planner and Workers interfaces (tool for strict decoding), and
 	// the Workers that run items as agent turns under arbiter.Limit.
 	"internal/split": {"internal/tool", "internal/policy", "internal/agent", "internal/arbiter", "internal/llm"},
+	// Memory capture: batches of the owner's turns, one model call without
+	// tools, offers to memory's candidate buffer; recall before a turn.
+	"internal/capture": {"internal/store", "internal/memory", "internal/config", "internal/llm", "internal/agent", "internal/channel"},
 	// The owner's second factor: authenticators kept in the store.
 	"internal/totp": {"internal/store"},
 	// Monitors over a session's trajectory: pure (times passed in); policy

@@ -1,9 +1,18 @@
-package app
+// Package capture is homard's memory capture: after the owner's turns, one
+// model call without tools proposes durable notes about the owner, which
+// are offered to memory's candidate buffer (memory.Offer). It owns the
+// batching (memory.capture_every turns, a quiet memory.capture_idle, a
+// flush at the end of a chat and of serve), the claim that keeps two
+// processes from offering the same turns twice, and the goroutines that
+// run captures without delaying a reply. Before a turn, Recall gives the
+// owner's units relevant to their message.
+package capture
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strings"
 	"sync"
@@ -33,32 +42,70 @@ import (
 // database in the Write that stores it (store.QueueCapture), and one
 // capture call covers a session's queued turns once memory.capture_every
 // of them wait, when the session has been quiet for memory.capture_idle
-// (serve's captureLoop, and the end of a one-shot run: CaptureIdle), at
-// the end of a chat, and when serve stops (FlushCapture). A one-shot run
+// (serve's Loop, and the end of a one-shot run: Idle), at the end of a
+// chat, and when serve stops (Flush). A one-shot run
 // does not flush: that was one more model call per run. A call claims its turns first, so two
 // processes never offer the same turns twice; it finishes them (and
 // records its tokens in capture_usage) as soon as the model has answered,
 // before offering, so a crash loses a batch's notes rather than offering
 // them twice (an offer made twice would remember a note proposed once).
 // A call that fails before the answer gives its turns back: a stop costs
-// no attempt, a failure one of captureAttempts.
+// no attempt, a failure one of Attempts.
 //
-// Capture runs on a goroutine the Runtime owns, never delaying a reply;
+// Capture runs on a goroutine the Service owns, never delaying a reply;
 // Close waits for it (captureGrace), then cancels it.
+
+// Deps are what capture works with.
+type Deps struct {
+	Store  *store.Store
+	Memory *memory.Memory
+	// Owner is the configured owner: only their sessions are captured.
+	Owner string
+	// Settings are the [memory] settings, read at each use.
+	Settings func() config.Memory
+	// Model is the capture role's model and its name.
+	Model func() (llm.Model, string, error)
+	// Redact hides secret values in what the capture call is shown.
+	Redact func(string) string
+	Now    func() time.Time
+	Log    func() *slog.Logger
+}
+
+// Service runs captures. It is safe for concurrent use.
+type Service struct {
+	d Deps
+	// ctx is the captures' context (cancel ends them); closing, set by
+	// Close, starts no more; capturing holds the sessions a capture runs
+	// for; wg counts the running captures.
+	ctx       context.Context
+	cancel    context.CancelFunc
+	mu        sync.Mutex
+	closing   bool
+	capturing map[string]bool
+	wg        sync.WaitGroup
+}
+
+// New returns a Service whose captures outlive the request that starts
+// them (ctx's values, not its cancellation).
+func New(ctx context.Context, d Deps) *Service {
+	s := &Service{d: d}
+	s.ctx, s.cancel = context.WithCancel(context.WithoutCancel(ctx))
+	return s
+}
 
 // recallLimit is how many units are recalled before a turn.
 const recallLimit = 5
 
 // captureTimeout bounds one capture; captureGrace is how long Close waits
 // for captures still running before it cancels them. A claim older than
-// captureStale belongs to a process that died; a turn whose capture failed
-// captureAttempts times leaves the queue. captureCheckEvery is how often
+// Stale belongs to a process that died; a turn whose capture failed
+// Attempts times leaves the queue. captureCheckEvery is how often
 // serve looks for quiet sessions.
 const (
 	captureTimeout    = 60 * time.Second
 	captureGrace      = 20 * time.Second
-	captureStale      = 5 * time.Minute
-	captureAttempts   = 3
+	Stale             = 5 * time.Minute
+	Attempts          = 3
 	captureCheckEvery = time.Minute
 )
 
@@ -85,12 +132,12 @@ type exchange struct{ user, answer string }
 // owner message and final answer, redacted and capped, between labels.
 // Tool calls and raw tool output are left out: they are the untrusted
 // part of a turn, and the answer already says what the turn established.
-func (r *Runtime) captureMessage(ex []exchange) llm.Message {
-	clean := func(s string) string {
-		if rs := []rune(s); len(rs) > captureTextRunes {
-			s = string(rs[:captureTextRunes]) + " …"
+func (s *Service) message(ex []exchange) llm.Message {
+	clean := func(t string) string {
+		if rs := []rune(t); len(rs) > captureTextRunes {
+			t = string(rs[:captureTextRunes]) + " …"
 		}
-		return exchangeLike().ReplaceAllString(r.redactor.Redact(s), "[neutralised-${1}-exchange")
+		return exchangeLike().ReplaceAllString(s.d.Redact(t), "[neutralised-${1}-exchange")
 	}
 	var b strings.Builder
 	for i, e := range ex {
@@ -102,97 +149,99 @@ func (r *Runtime) captureMessage(ex []exchange) llm.Message {
 	return llm.Message{Role: llm.RoleUser, Content: b.String()}
 }
 
-// captureDue starts a capture of session when memory.capture_every of its
-// turns wait. A failed count starts none: the idle check finds them.
-func (r *Runtime) captureDue(ctx context.Context, session string) {
-	n, err := r.Store.CaptureWaiting(ctx, session, r.now().Add(-captureStale))
-	if err == nil && n >= r.Config.Memory.CaptureEvery {
-		r.startCapture(session)
+// Due starts a capture of session when memory.capture_every of its turns
+// wait. A failed count starts none: the idle check finds them.
+func (s *Service) Due(ctx context.Context, session string) {
+	n, err := s.d.Store.CaptureWaiting(ctx, session, s.d.Now().Add(-Stale))
+	if err == nil && n >= s.d.Settings().CaptureEvery {
+		s.start(session)
 	}
 }
 
-// FlushCapture starts a capture of every session with turns waiting,
-// whatever their number: a chat that ran its turns itself calls it at its
-// end, serve when it stops. Close waits for the captures it
-// started.
-func (r *Runtime) FlushCapture(ctx context.Context) error {
-	return r.captureQuiet(ctx, time.Time{})
+// Flush starts a capture of every session with turns waiting, whatever
+// their number: a chat that ran its turns itself calls it at its end,
+// serve when it stops. Close waits for the captures it started.
+func (s *Service) Flush(ctx context.Context) error {
+	return s.quiet(ctx, time.Time{})
 }
 
-// CaptureIdle starts a capture of every session whose turns wait and
-// which has had no turn for memory.capture_idle.
-func (r *Runtime) CaptureIdle(ctx context.Context) error {
-	return r.captureQuiet(ctx, r.now().Add(-r.Config.Memory.CaptureIdle.Std()))
+// Idle starts a capture of every session whose turns wait and which has
+// had no turn for memory.capture_idle.
+func (s *Service) Idle(ctx context.Context) error {
+	return s.quiet(ctx, s.d.Now().Add(-s.d.Settings().CaptureIdle.Std()))
 }
 
-// captureQuiet starts captures of the sessions with turns waiting and no
-// turn since idle (zero: any).
-func (r *Runtime) captureQuiet(ctx context.Context, idle time.Time) error {
-	if r.Config.Memory.Capture != "on" {
+// quiet starts captures of the sessions with turns waiting and no turn
+// since idle (zero: any).
+func (s *Service) quiet(ctx context.Context, idle time.Time) error {
+	if s.d.Settings().Capture != "on" {
 		return nil // "off" captures nothing, queued or not
 	}
-	list, err := r.Store.CaptureSessions(ctx, idle, r.now().Add(-captureStale))
+	list, err := s.d.Store.CaptureSessions(ctx, idle, s.d.Now().Add(-Stale))
 	if err != nil {
 		return err
 	}
-	for _, s := range list {
-		r.startCapture(s)
+	for _, session := range list {
+		s.start(session)
 	}
 	return nil
 }
 
-// captureLoop captures quiet sessions at each tick until ctx ends (serve
-// runs it with a ticker of captureCheckEvery).
-func (r *Runtime) captureLoop(ctx context.Context, tick <-chan time.Time) {
+// Loop captures quiet sessions at each tick until ctx ends (serve runs it
+// with a ticker of CheckEvery).
+func (s *Service) Loop(ctx context.Context, tick <-chan time.Time) {
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick:
-			if err := r.CaptureIdle(ctx); err != nil && ctx.Err() == nil {
-				r.logger().Warn("looking for turns to capture failed", "err", err)
+			if err := s.Idle(ctx); err != nil && ctx.Err() == nil {
+				s.d.Log().Warn("looking for turns to capture failed", "err", err)
 			}
 		}
 	}
 }
 
-// startCapture captures session's waiting turns on a goroutine the
-// Runtime tracks (see Close), unless one already does.
-func (r *Runtime) startCapture(session string) {
-	r.bgMu.Lock()
-	defer r.bgMu.Unlock()
-	if r.closing || r.bgCtx == nil || r.capturing[session] {
+// CheckEvery is how often serve's Loop looks for quiet sessions.
+const CheckEvery = captureCheckEvery
+
+// start captures session's waiting turns on a goroutine the Service
+// tracks (see Wait and Close), unless one already does.
+func (s *Service) start(session string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closing || s.capturing[session] {
 		return
 	}
-	if r.capturing == nil {
-		r.capturing = map[string]bool{}
+	if s.capturing == nil {
+		s.capturing = map[string]bool{}
 	}
-	r.capturing[session] = true
-	r.bg.Add(1)
+	s.capturing[session] = true
+	s.wg.Add(1)
 	go func() {
-		defer r.bg.Done()
+		defer s.wg.Done()
 		defer func() {
-			r.bgMu.Lock()
-			delete(r.capturing, session)
-			r.bgMu.Unlock()
+			s.mu.Lock()
+			delete(s.capturing, session)
+			s.mu.Unlock()
 		}()
-		ctx, cancel := context.WithTimeout(r.bgCtx, captureTimeout)
+		ctx, cancel := context.WithTimeout(s.ctx, captureTimeout)
 		defer cancel()
 		// Capture is best effort: a failure leaves memory as it was, and
 		// nothing about the proposed text is logged.
-		_ = r.capture(ctx, session)
+		_ = s.capture(ctx, session)
 	}()
 }
 
 // capture claims session's waiting turns, makes the capture call, records
 // it and offers what it proposes.
-func (r *Runtime) capture(ctx context.Context, session string) error {
-	now := r.now()
+func (s *Service) capture(ctx context.Context, session string) error {
+	now := s.d.Now()
 	var b store.CaptureBatch
 	var ok bool
-	err := r.Store.Write(ctx, func(tx *store.Tx) error {
+	err := s.d.Store.Write(ctx, func(tx *store.Tx) error {
 		var err error
-		b, ok, err = tx.ClaimCapture(session, now, now.Add(-captureStale))
+		b, ok, err = tx.ClaimCapture(session, now, now.Add(-Stale))
 		return err
 	})
 	if err != nil || !ok {
@@ -211,26 +260,26 @@ func (r *Runtime) capture(ctx context.Context, session string) error {
 		// no attempt; a failure or a timeout does.
 		wctx, cancel := after()
 		defer cancel()
-		failed := r.bgCtx.Err() == nil
-		_ = r.Store.Write(wctx, func(tx *store.Tx) error { return tx.ReleaseCapture(b, failed, captureAttempts) })
+		failed := s.ctx.Err() == nil
+		_ = s.d.Store.Write(wctx, func(tx *store.Tx) error { return tx.ReleaseCapture(b, failed, Attempts) })
 	}()
-	if b.Owner != r.Config.Owner {
+	if b.Owner != s.d.Owner {
 		return fmt.Errorf("capture %s: the session is not the owner's", session)
 	}
-	ex, err := r.captureExchanges(ctx, b)
+	ex, err := s.exchanges(ctx, b)
 	if err != nil {
 		return err
 	}
-	model, mc, err := r.roleModel(config.RoleCapture)
+	model, name, err := s.d.Model()
 	if err != nil {
 		return err
 	}
-	s, err := model.Stream(ctx, llm.Request{Model: mc.Name, System: capturePrompt,
-		Messages: []llm.Message{r.captureMessage(ex)}, NoToolCalls: true, MaxTokens: 400})
+	st, err := model.Stream(ctx, llm.Request{Model: name, System: capturePrompt,
+		Messages: []llm.Message{s.message(ex)}, NoToolCalls: true, MaxTokens: 400})
 	if err != nil {
 		return err
 	}
-	got, err := llm.Collect(s)
+	got, err := llm.Collect(st)
 	if err != nil {
 		return err
 	}
@@ -238,7 +287,7 @@ func (r *Runtime) capture(ctx context.Context, session string) error {
 	wctx, cancel := after()
 	defer cancel()
 	usage := store.Usage{Input: got.Usage.Input, Output: got.Usage.Output, Cached: got.Usage.Cached}
-	if err := r.Store.Write(wctx, func(tx *store.Tx) error { return tx.FinishCapture(b, usage, r.now()) }); err != nil {
+	if err := s.d.Store.Write(wctx, func(tx *store.Tx) error { return tx.FinishCapture(b, usage, s.d.Now()) }); err != nil {
 		return err
 	}
 	source := fmt.Sprintf("session %s turn %d", session, b.First)
@@ -248,7 +297,7 @@ func (r *Runtime) capture(ctx context.Context, session string) error {
 	// ParseProposals gives a note once, however often the answer repeats
 	// it: a second proposal must come from a later capture.
 	for _, p := range memory.ParseProposals(got.Text) {
-		_, err := r.Memory.Offer(wctx, b.Owner, source, p)
+		_, err := s.d.Memory.Offer(wctx, b.Owner, source, p)
 		if errors.Is(err, memory.ErrSecret) || errors.Is(err, memory.ErrText) {
 			continue // refused: stored nowhere
 		}
@@ -259,11 +308,10 @@ func (r *Runtime) capture(ctx context.Context, session string) error {
 	return nil
 }
 
-// captureUsage is the session's capture calls so far, as a turn result
-// shows them; none when they cannot be read (the turn is not failed for
-// it).
-func (r *Runtime) captureUsage(ctx context.Context, session string) channel.CaptureUsage {
-	t, err := r.Store.CaptureUsage(ctx, session)
+// Usage is the session's capture calls so far, as a turn result shows
+// them; none when they cannot be read (the turn is not failed for it).
+func (s *Service) Usage(ctx context.Context, session string) channel.CaptureUsage {
+	t, err := s.d.Store.CaptureUsage(ctx, session)
 	if err != nil {
 		return channel.CaptureUsage{}
 	}
@@ -271,14 +319,14 @@ func (r *Runtime) captureUsage(ctx context.Context, session string) channel.Capt
 		Usage: channel.Usage{Input: t.Usage.Input, Output: t.Usage.Output, Cached: t.Usage.Cached}}
 }
 
-// captureExchanges reads the owner's message and the final answer of each
-// turn claim b holds.
-func (r *Runtime) captureExchanges(ctx context.Context, b store.CaptureBatch) ([]exchange, error) {
-	turns, err := r.Store.CaptureClaimed(ctx, b)
+// exchanges reads the owner's message and the final answer of each turn
+// claim b holds.
+func (s *Service) exchanges(ctx context.Context, b store.CaptureBatch) ([]exchange, error) {
+	turns, err := s.d.Store.CaptureClaimed(ctx, b)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := r.Store.MessagesAfter(ctx, b.Session, b.First-1)
+	rows, err := s.d.Store.MessagesAfter(ctx, b.Session, b.First-1)
 	if err != nil {
 		return nil, err
 	}
@@ -308,26 +356,33 @@ func (r *Runtime) captureExchanges(ctx context.Context, b store.CaptureBatch) ([
 	return out, nil
 }
 
-// waitCapture waits up to grace for running captures, then cancels them
-// and waits for them to end.
-func (r *Runtime) waitCapture(grace time.Duration) {
-	cancel := r.bgCancel // set once in Open
+// Wait waits up to grace for running captures, then cancels them and
+// waits for them to end.
+func (s *Service) Wait(grace time.Duration) {
 	done := make(chan struct{})
-	go func() { r.bg.Wait(); close(done) }()
+	go func() { s.wg.Wait(); close(done) }()
 	select {
 	case <-done:
 	case <-time.After(grace):
-		if cancel != nil {
-			cancel()
-		}
+		s.cancel()
 		<-done
 	}
 }
 
-// memoryNotes recalls the owner's units relevant to message, as the
-// agent shows them. A failed recall gives none: the turn goes on.
-func (r *Runtime) memoryNotes(ctx context.Context, owner, message string) []agent.MemoryNote {
-	units, err := r.Memory.Relevant(ctx, owner, message, recallLimit)
+// Close starts no more captures, waits up to Grace for those running,
+// then cancels them.
+func (s *Service) Close() {
+	s.mu.Lock()
+	s.closing = true
+	s.mu.Unlock()
+	s.Wait(captureGrace)
+	s.cancel()
+}
+
+// Recall is the owner's units relevant to message, as the agent shows
+// them. A failed recall gives none: the turn goes on.
+func (s *Service) Recall(ctx context.Context, owner, message string) []agent.MemoryNote {
+	units, err := s.d.Memory.Relevant(ctx, owner, message, recallLimit)
 	if err != nil {
 		return nil
 	}
