@@ -106,12 +106,25 @@ refused, never asked, whatever the mode, and the run goes on. By default
 it is the lowest class covering --tools; a lower one is allowed (with a
 warning): a task that lists write_file but should only read.
 
+--split makes a split task (docs/ARCHITECTURE.md, "Planner and workers"):
+the planner role's model plans PROMPT once, now, as items — public workers
+that read the web, sensitive workers that hold your data and reach only
+the hosts their item names — each returning a typed value. The plan is
+printed and sealed in the body, so approving the task approves exactly
+that plan. Each run runs the plan's workers (in the task's mode, ceiling
+and budgets; by default the ceiling covers the workers' tools) and
+delivers the planner's answer, written from their sanitised values; it
+never plans again. --tools is refused with --split: the plan gives each
+worker its kind's tools. If the planner finds PROMPT ambiguous it asks a
+question instead: nothing is added; rephrase the prompt and add it again.
+
 PROMPT is the last argument, or - to read it from stdin. Everything here
 is part of the body you approve; changing any of it needs a new task.`,
 		Example: `  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
   homard task add watch --every 6h --tools read_file,http_get --ceiling network:status.example.com --deliver telegram "Check the status page"
   homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris --max-calls 8 - < weekly-prompt.txt
-  homard task add quiet --every 1d --tools "" "Write a haiku"      # no tools at all`,
+  homard task add quiet --every 1d --tools "" "Write a haiku"      # no tools at all
+  homard task add bill --cron "0 9 1 * *" --tz Europe/Paris --split "My electricity bill (notes/bill.txt) in CHF at today's rate"`,
 		Args: cobra.ExactArgs(2),
 		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
 			s.Name = args[0]
@@ -121,6 +134,9 @@ is part of the body you approve; changing any of it needs a new task.`,
 			}
 			s.Prompt = prompt
 			if cmd.Flags().Changed("tools") {
+				if s.Split {
+					return usageErr("--split takes no --tools: the plan gives each worker its kind's tools")
+				}
 				s.Tools = splitTools(tools)
 			}
 			if s.MaxRuntime, err = parseSpan("--max-runtime", maxRuntime); err != nil {
@@ -147,6 +163,7 @@ is part of the body you approve; changing any of it needs a new task.`,
 			fmt.Fprintf(c.stdout, "schedule  %s\n", termtext.Line(in.Schedule))
 			fmt.Fprintf(c.stdout, "tools     %s\n", toolList(in.Body.Tools))
 			fmt.Fprintf(c.stdout, "ceiling   %s\n", ceilingText(in.Body.Ceiling.String()))
+			printPlan(c.stdout, in)
 			fmt.Fprintf(c.stdout, "hash      %s\n", in.Hash)
 			fmt.Fprintf(c.stdout, "nothing runs until you review and approve it: homard task approve %s\n", in.ID)
 			return nil
@@ -166,6 +183,7 @@ is part of the body you approve; changing any of it needs a new task.`,
 	f.StringVar(&maxRuntime, "max-runtime", "", "wall clock per run, `D` such as 10m (default automation.max_runtime)")
 	f.StringVar(&s.Deliver, "deliver", "", "where results go: web (default), "+config.PlatformList("or"))
 	f.StringVar(&s.CatchUp, "catch-up", "", "a slot missed while homard was down: skip (default) or once")
+	f.BoolVar(&s.Split, "split", false, "plan PROMPT now as planner and workers, and seal the plan: each run runs it (no --tools)")
 	f.StringVar(&expires, "expires", "", "how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)")
 	jsonFlag(cmd, &asJSON, "print the task as JSON (docs/JSON.md, \"task\")")
 	return cmd

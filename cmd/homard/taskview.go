@@ -155,6 +155,7 @@ func (c *cli) printTask(w io.Writer, in app.TaskInfo) {
 	b := in.Body
 	fmt.Fprintf(w, "tools     %s\n", toolList(b.Tools))
 	fmt.Fprintf(w, "ceiling   %s\n", ceilingText(b.Ceiling.String()))
+	printPlan(w, in)
 	fmt.Fprintf(w, "mode      %s   deliver %s   catch-up %s\n", line(string(b.Mode)), line(b.Deliver), line(b.CatchUp))
 	fmt.Fprintf(w, "budgets   %d tool calls, %d model calls, %d tokens, %v per run\n",
 		b.Budgets.MaxCalls, b.Budgets.MaxTurns, b.Budgets.MaxTokens, b.Budgets.MaxRuntime)
@@ -181,6 +182,17 @@ func (c *cli) printTask(w io.Writer, in app.TaskInfo) {
 			fmt.Fprintf(w, "refused   %s\n", refusedText(*lr, 100))
 		}
 	}
+}
+
+// printPlan shows a split task's sealed plan as a plan's card does
+// (split.Plan.String: items, kinds, hosts, return types, its hash), made
+// inert: the planner wrote it. Nothing for a normal task.
+func printPlan(w io.Writer, in app.TaskInfo) {
+	if in.Body.Split == nil {
+		return
+	}
+	fmt.Fprintln(w, "split     each run runs this plan's workers, then the planner answers from their values:")
+	fmt.Fprintln(w, termtext.Visible(in.Body.Split.String()))
 }
 
 // ceilingText is a task's blast ceiling (policy.Ceiling.String) for a

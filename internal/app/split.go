@@ -5,8 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"strings"
 
+	"github.com/homard/homard/internal/agent"
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/channel"
@@ -53,17 +53,21 @@ func (r *Runtime) Split(ctx context.Context, req SplitRequest) (split.Result, er
 			map[string]string{"plan_hash": p.Hash(), "plan": p.String()}, nil)
 	}
 	return split.Run(ctx, split.Options{
-		Task: req.Task, Approve: approve, OnValue: req.OnValue,
-		Planner: split.ModelPlanner{Model: planner, Name: pc.Name},
-		Workers: split.AgentWorkers{
-			Model: func() (llm.Model, string, int, error) {
-				m, c, err := r.roleModel(config.RoleWorker)
-				return m, c.Name, c.ContextTokens, err
-			},
-			Decider: r.Arbiter, Specs: r.offer.specs, Owner: r.Config.Owner, Ask: r.asker(req.Ask),
-			Budget: turnBudget(r.Config.Agent, policy.TrustOwner),
-		},
+		Task: req.Task, Approve: approve, OnValue: req.OnValue, Planner: split.ModelPlanner{Model: planner, Name: pc.Name},
+		Workers: r.splitWorkers(r.Arbiter, "", req.Ask, turnBudget(r.Config.Agent, policy.TrustOwner)),
 	})
+}
+
+// splitWorkers are a split's workers: the worker role's model, the
+// owner's tools, each proposal decided by d, cards answered through ask.
+func (r *Runtime) splitWorkers(d agent.Decider, session string, ask func(context.Context, channel.Card) (channel.Choice, error), b agent.Budget) split.Workers {
+	return split.AgentWorkers{
+		Model: func() (llm.Model, string, int, error) {
+			m, c, err := r.roleModel(config.RoleWorker)
+			return m, c.Name, c.ContextTokens, err
+		},
+		Decider: d, Specs: r.offer.specs, Owner: r.Config.Owner, Ask: r.asker(ask), Budget: b, Session: session,
+	}
 }
 
 // approvePlan asks the owner to approve plan p as an approval card bound
@@ -112,12 +116,5 @@ func (s chatSplitter) Split(ctx context.Context, session, task string, ask func(
 	case res.Question != "":
 		return "The planner needs more before it can plan: " + res.Question, nil
 	}
-	var b strings.Builder
-	b.WriteString(strings.TrimSpace(res.Answer))
-	for _, v := range res.Values {
-		if v.Artifact != "" {
-			b.WriteString("\n\n— " + v.Item + " (as the worker wrote it; the planner did not read it) —\n" + v.Artifact)
-		}
-	}
-	return b.String(), nil
+	return res.Text(), nil
 }

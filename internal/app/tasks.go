@@ -8,7 +8,9 @@ import (
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/automation"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/provider"
+	"github.com/homard/homard/internal/split"
 	"github.com/homard/homard/internal/store"
 )
 
@@ -33,12 +35,13 @@ var taskForbiddenTools = automation.ForbiddenTools
 
 // newTasks builds the task service over this runtime's store, vault,
 // registry, arbiter and model; its runs' turns, chat messages and
-// approval waits go through taskWiring.
+// approval waits, and split tasks' planner and workers, go through
+// taskWiring.
 func (r *Runtime) newTasks() *automation.Service {
 	w := taskWiring{r}
 	return automation.New(automation.Options{
 		Store: r.Store, Config: r.Config, Keys: r.Vault, Tools: r.Registry, Arbiter: r.Arbiter,
-		Redactor: r.redactor, Model: r.Model, Turns: w, Outbox: w, Answers: w, Log: r.logger,
+		Redactor: r.redactor, Model: r.Model, Turns: w, Outbox: w, Answers: w, Splitter: w, Log: r.logger,
 		// Read at each use: the task service keeps the runtime's clock,
 		// which tests move after Open.
 		Now: func() time.Time { return r.now() },
@@ -51,10 +54,22 @@ func (r *Runtime) newTasks() *automation.Service {
 type taskWiring struct{ r *Runtime }
 
 var (
-	_ automation.Turns   = taskWiring{}
-	_ automation.Outbox  = taskWiring{}
-	_ automation.Answers = taskWiring{}
+	_ automation.Turns    = taskWiring{}
+	_ automation.Outbox   = taskWiring{}
+	_ automation.Answers  = taskWiring{}
+	_ automation.Splitter = taskWiring{}
 )
+
+// Planner is the planner role's model, for split tasks.
+func (w taskWiring) Planner() (split.Planner, error) {
+	m, c, err := w.r.roleModel(config.RolePlanner)
+	return split.ModelPlanner{Model: m, Name: c.Name}, err
+}
+
+// Workers are a split task's workers, as Split's, decided by d.
+func (w taskWiring) Workers(d agent.Decider, session string, ask func(context.Context, channel.Card) (channel.Choice, error), b agent.Budget) split.Workers {
+	return w.r.splitWorkers(d, session, ask, b)
+}
 
 // RunTurn runs a task run's turn with the runtime's asker (cards shown,
 // answers recorded as the owner's), reports its calls as channel events,

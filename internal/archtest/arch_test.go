@@ -85,9 +85,10 @@ var allowed = map[string][]string{
 	// The one platform table: each row builds its adapter.
 	"internal/channel/platforms": {"internal/channel/chat", adapters},
 
-	// Scheduled tasks' sealed bodies (tool.Canonical, policy.Mode) and
-	// the schedule they seal (Body.Spec).
-	"internal/task": {"internal/store", "internal/tool", "internal/policy", "internal/schedule"},
+	// Scheduled tasks' sealed bodies (tool.Canonical, policy.Mode), the
+	// schedule they seal (Body.Spec) and a split task's plan (split.Plan,
+	// one type wherever a plan goes).
+	"internal/task": {"internal/store", "internal/tool", "internal/policy", "internal/schedule", "internal/split"},
 
 	// Scheduled tasks: the task service, the runner and the scheduler.
 	// Beyond the design's agent, arbiter, store, llm, task and schedule:
@@ -95,11 +96,14 @@ var allowed = map[string][]string{
 	// policy and tool (modes, rule ids, the complete_task spec), audit (a
 	// task's life is audited), channel (run-now's tool events, approval
 	// cards, the web's channel.TaskAdmin), approval (the task session's
-	// prefix, which no session grant covers) and sandbox (a run that may
-	// run commands is refused without a confining backend). It reaches
-	// app's turns, outbox and approval waiter through its own interfaces.
+	// prefix, which no session grant covers), sandbox (a run that may
+	// run commands is refused without a confining backend) and split (a
+	// split task's plan, made at add and run by split.RunPlan). It
+	// reaches app's turns, outbox, approval waiter and the planner and
+	// worker models through its own interfaces.
 	"internal/automation": {"internal/agent", "internal/arbiter", "internal/store", "internal/llm", "internal/task", "internal/schedule",
-		"internal/config", "internal/policy", "internal/tool", "internal/audit", "internal/channel", "internal/approval", "internal/sandbox"},
+		"internal/config", "internal/policy", "internal/tool", "internal/audit", "internal/channel", "internal/approval", "internal/sandbox",
+		"internal/split"},
 
 	// The MCP client: the only importer of the go-sdk (see exclusive).
 	"internal/mcp": {"internal/tool", "internal/policy"},

@@ -211,6 +211,9 @@ func (s *Service) executeTask(ctx context.Context, t store.Task, runID int64, on
 	if err := s.o.Store.Write(ctx, func(tx *store.Tx) error { return tx.StartRun(runID) }); err != nil {
 		return refuse(err)
 	}
+	if b.Split != nil {
+		return s.workSplit(ctx, row, b, runID), b, false
+	}
 	return s.work(ctx, row, b, runID, onTool), b, false
 }
 
@@ -227,13 +230,7 @@ func (s *Service) work(ctx context.Context, row store.Task, b task.Body, runID i
 	if err != nil {
 		return failed(err.Error(), 0)
 	}
-	runtime := b.Budgets.MaxRuntime
-	if runtime <= 0 {
-		runtime = s.o.Config.Automation.MaxRuntime.Std()
-	}
-	rctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
-	rctx, stop := context.WithTimeoutCause(rctx, runtime, errTaskTimeout)
+	rctx, cancel, runtime, stop := s.runContext(ctx, b)
 	defer stop()
 	tr := &taskRun{s: s, row: row, body: b, runID: runID, cancel: cancel}
 	var specs []tool.Spec
@@ -262,15 +259,9 @@ func (s *Service) work(ctx context.Context, row store.Task, b task.Body, runID i
 	})
 	tokens := int64(res.Usage.Input + res.Usage.Output)
 	end := store.TaskRunEnd{Tokens: tokens, Usage: usageJSON(res.Usage.Input, res.Usage.Output, res.Usage.Cached), Refused: tr.refusals()}
-	switch cause := context.Cause(rctx); {
-	case err != nil && errors.Is(cause, errTaskStopped):
-		end.Status, end.Error = store.TaskRunFailed, errTaskStopped.Error()
-	case err != nil && errors.Is(cause, errTaskTimeout):
-		end.Status, end.Error = store.TaskRunFailed, fmt.Sprintf("%v (%v, the task's --max-runtime)", errTaskTimeout, runtime)
-	case err != nil && ctx.Err() != nil:
-		end.Status, end.Error = store.TaskRunInterrupted, "homard stopped during the run"
+	switch {
 	case err != nil:
-		end.Status, end.Error = store.TaskRunFailed, err.Error()
+		end.Status, end.Error = runFailure(ctx, rctx, err, runtime)
 	case res.Ended && tr.summary.Load() != nil:
 		end.Status, end.Summary = store.TaskRunSucceeded, s.o.Redactor.Redact(*tr.summary.Load())
 	case res.Stopped != "":
@@ -279,6 +270,34 @@ func (s *Service) work(ctx context.Context, row store.Task, b task.Body, runID i
 		end.Status, end.Error = store.TaskRunFailed, "the model answered without calling complete_task"
 	}
 	return end
+}
+
+// runContext bounds a started run: its wall-clock budget (the task's
+// --max-runtime, else automation.max_runtime), and a cancel its decider
+// calls when the task is paused or removed. stop releases both.
+func (s *Service) runContext(ctx context.Context, b task.Body) (rctx context.Context, cancel context.CancelCauseFunc, runtime time.Duration, stop func()) {
+	runtime = b.Budgets.MaxRuntime
+	if runtime <= 0 {
+		runtime = s.o.Config.Automation.MaxRuntime.Std()
+	}
+	rctx, cancel = context.WithCancelCause(ctx)
+	tctx, stopTimer := context.WithTimeoutCause(rctx, runtime, errTaskTimeout)
+	return tctx, cancel, runtime, func() { stopTimer(); cancel(nil) }
+}
+
+// runFailure is how a run whose work ended with err failed: the task
+// stopped, the run out of time, homard stopping (ctx is the run's
+// parent), or err itself.
+func runFailure(ctx, rctx context.Context, err error, runtime time.Duration) (status, why string) {
+	switch cause := context.Cause(rctx); {
+	case errors.Is(cause, errTaskStopped):
+		return store.TaskRunFailed, errTaskStopped.Error()
+	case errors.Is(cause, errTaskTimeout):
+		return store.TaskRunFailed, fmt.Sprintf("%v (%v, the task's --max-runtime)", errTaskTimeout, runtime)
+	case ctx.Err() != nil:
+		return store.TaskRunInterrupted, "homard stopped during the run"
+	}
+	return store.TaskRunFailed, err.Error()
 }
 
 // taskMessage is the run's one user message: the sealed prompt, then the
@@ -346,7 +365,14 @@ func (tr *taskRun) decide(ctx context.Context, p arbiter.Proposal) (arbiter.Outc
 	if p.Tool == CompleteTaskTool {
 		return tr.complete(ctx, p)
 	}
-	if !slices.Contains(tr.body.Tools, p.Tool) {
+	if tr.body.Split != nil {
+		// A split task's worker: the arbiter holds it to its item's tools
+		// and hosts (Caller.Limit), which take the profile's place. A
+		// proposal without a worker's limit is none of the run's.
+		if p.Caller.Limit == nil {
+			return refuse(policy.RuleTaskProfile, "a split task's calls are its workers', each held to its item's limits")
+		}
+	} else if !slices.Contains(tr.body.Tools, p.Tool) {
 		return refuse(policy.RuleTaskProfile, fmt.Sprintf("%s is not in this task's approved tools (%s)", p.Tool, strings.Join(tr.body.Tools, ", ")))
 	}
 	if tr.calls >= tr.body.Budgets.MaxCalls {

@@ -10,7 +10,9 @@
 //
 // It reaches the rest of homard through small interfaces that app
 // implements: Turns runs an agent turn, Outbox queues to the owner's
-// chats, Answers waits for an approval's answer. It never imports app.
+// chats, Answers waits for an approval's answer, Splitter reaches the
+// planner and worker models of split tasks (a plan made at add, sealed
+// in the body, run by split.RunPlan). It never imports app.
 package automation
 
 import (
@@ -97,7 +99,8 @@ type Redactor interface {
 	Redact(s string) string
 }
 
-// Options configure a Service. Every field but Log is required.
+// Options configure a Service. Every field but Log and Splitter is
+// required.
 type Options struct {
 	Store  *store.Store
 	Config *config.Config
@@ -112,6 +115,9 @@ type Options struct {
 	Turns   Turns
 	Outbox  Outbox
 	Answers Answers
+	// Splitter plans split tasks at add and runs their workers; nil
+	// refuses split tasks.
+	Splitter Splitter
 	// Now is the clock of the task service and the runs (the scheduler's
 	// loop reads time.Now).
 	Now func() time.Time

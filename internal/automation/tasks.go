@@ -14,6 +14,7 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/schedule"
+	"github.com/homard/homard/internal/split"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/task"
 )
@@ -55,6 +56,11 @@ type TaskSpec struct {
 	// network, network:HOSTS or send. "" means the lowest class that
 	// covers every tool of the profile (CeilingFor).
 	Ceiling string
+	// Split makes a split task: the planner plans Prompt once, at Add,
+	// and the plan is sealed in the body; every run runs its workers
+	// and the planner's answer (internal/split). Tools must be nil: each
+	// worker's tools are its item's kind's.
+	Split bool
 }
 
 // TaskInfo is a task as the CLI and the web UI show it. Body is what the
@@ -196,8 +202,9 @@ func (s *Service) checkTaskRules(b task.Body) error {
 	return nil
 }
 
-// taskBody builds the body of a new task from spec.
-func (s *Service) taskBody(spec TaskSpec, id string, now time.Time) (task.Body, error) {
+// taskBody builds the body of a new task from spec; plan, when set, is a
+// split task's plan (its tools none, its default ceiling the plan's).
+func (s *Service) taskBody(spec TaskSpec, id string, now time.Time, plan *split.Plan) (task.Body, error) {
 	a := s.o.Config.Automation
 	bad := func(format string, args ...any) (task.Body, error) {
 		return task.Body{}, fmt.Errorf("%w: %s", ErrInvalid, fmt.Sprintf(format, args...))
@@ -255,8 +262,13 @@ func (s *Service) taskBody(spec TaskSpec, id string, now time.Time) (task.Body, 
 		catchUp = task.CatchUpSkip
 	}
 	tools := spec.Tools
-	if tools == nil {
+	need := s.CeilingFor(tools)
+	switch {
+	case plan != nil:
+		tools, need = []string{}, s.CeilingFor(s.splitTools(plan))
+	case tools == nil:
 		tools = s.defaultTaskTools()
+		need = s.CeilingFor(tools)
 	}
 	mode := spec.Mode
 	if mode == "" {
@@ -277,7 +289,6 @@ func (s *Service) taskBody(spec TaskSpec, id string, now time.Time) (task.Body, 
 	if expires < time.Hour || expires > 366*24*time.Hour {
 		return bad("--expires %v: want between 1h and 366 days", expires)
 	}
-	need := s.CeilingFor(tools)
 	ceiling := need
 	if spec.Ceiling != "" {
 		if ceiling, err = policy.ParseCeiling(spec.Ceiling); err != nil {
@@ -291,7 +302,7 @@ func (s *Service) taskBody(spec TaskSpec, id string, now time.Time) (task.Body, 
 			MaxCalls: orDefault(spec.MaxCalls, int64(a.MaxCalls)), MaxTurns: orDefault(spec.MaxTurns, int64(a.MaxTurns)),
 			MaxTokens: orDefault(spec.MaxTokens, int64(a.MaxTokens)), MaxRuntime: orDefault(spec.MaxRuntime, a.MaxRuntime.Std()),
 		},
-		Deliver: deliver, Expires: now.Add(expires).UTC().Truncate(time.Second),
+		Deliver: deliver, Expires: now.Add(expires).UTC().Truncate(time.Second), Split: plan,
 	}
 	// Canonical form, as Decode would give it back: the profile sorted
 	// without repeats, never nil (the expiry is UTC already).
@@ -315,9 +326,24 @@ func (s *Service) Add(ctx context.Context, spec TaskSpec) (TaskInfo, error) {
 	if !validTaskName(spec.Name) {
 		return TaskInfo{}, fmt.Errorf("%w: task name %q: use 1 to 64 letters, digits, '-', '_' or '.'", ErrInvalid, spec.Name)
 	}
+	var plan *split.Plan
+	if spec.Split {
+		if spec.Tools != nil {
+			return TaskInfo{}, fmt.Errorf("%w: a split task takes no --tools: its plan gives each worker its kind's tools", ErrInvalid)
+		}
+		// The rest of the spec is checked first: no model call for a
+		// task that would be refused anyway.
+		if _, err := s.taskBody(spec, task.NewID(), s.now(), nil); err != nil {
+			return TaskInfo{}, err
+		}
+		var err error
+		if plan, err = s.planTask(ctx, spec.Prompt); err != nil {
+			return TaskInfo{}, err
+		}
+	}
 	now := s.now()
 	id := task.NewID()
-	b, err := s.taskBody(spec, id, now)
+	b, err := s.taskBody(spec, id, now, plan)
 	if err != nil {
 		return TaskInfo{}, err
 	}

@@ -56,6 +56,11 @@ type AgentWorkers struct {
 	Owner  string
 	Ask    agent.Asker
 	Budget agent.Budget
+	// Session starts each worker's session name, followed by a random
+	// suffix and the item's id. "" means "split". A scheduled task's
+	// workers use its run's session ("task-ID-split"), so their cards are
+	// once-only like the run's (approval.OnceOnlySession).
+	Session string
 }
 
 // Limit is the arbiter.Limit of an item's worker.
@@ -69,6 +74,18 @@ func Limit(it Item) *arbiter.Limit {
 	}
 	// Hosts is never nil for a sensitive worker: none named, none reached.
 	return &arbiter.Limit{Name: "sensitive worker " + it.ID, Tools: names, Hosts: append([]string{}, it.Hosts...)}
+}
+
+// Tools are the tools any of the plan's workers may be offered (the
+// union of their Limits), sorted: what a scheduled split task's ceiling
+// must cover.
+func (p Plan) Tools() []string {
+	var out []string
+	for _, it := range p.Items {
+		out = append(out, Limit(it).Tools...)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // Work runs it's worker and returns its final answer.
@@ -86,9 +103,13 @@ func (w AgentWorkers) Work(ctx context.Context, it Item) (string, error) {
 	}
 	var suffix [6]byte
 	_, _ = rand.Read(suffix[:]) // crypto/rand.Read never fails on Linux
+	session := w.Session
+	if session == "" {
+		session = "split"
+	}
 	a := agent.New(agent.Options{
 		Model: model, ModelName: name, Decider: w.Decider, Tools: specs, System: workerPrompt,
-		Caller:  arbiter.Caller{Owner: w.Owner, Trust: policy.TrustOwner, Session: "split-" + hex.EncodeToString(suffix[:]) + "-" + it.ID, Limit: limit},
+		Caller:  arbiter.Caller{Owner: w.Owner, Trust: policy.TrustOwner, Session: session + "-" + hex.EncodeToString(suffix[:]) + "-" + it.ID, Limit: limit},
 		Ask:     w.Ask,
 		Context: agent.ContextBudget{MaxTokens: window},
 		Budget:  w.Budget,

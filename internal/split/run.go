@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -71,21 +72,42 @@ language, briefly.`
 // answer from those values. An ambiguous task comes back as Question with
 // nothing run.
 func Run(ctx context.Context, o Options) (Result, error) {
-	raw, err := o.Planner.Complete(ctx, planPrompt, "The owner's task:\n"+o.Task)
-	if err != nil {
-		return Result{}, fmt.Errorf("planner: %w", err)
-	}
-	p, err := Parse(raw)
+	p, err := Propose(ctx, o.Planner, o.Task)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Plan: p}
 	if p.Question != "" {
-		res.Question = p.Question
-		return res, nil
+		return Result{Plan: p, Question: p.Question}, nil
 	}
 	if err := o.Approve(ctx, p); err != nil {
+		return Result{Plan: p}, err
+	}
+	return RunPlan(ctx, o, p)
+}
+
+// Propose is the planner's first call: the plan of task, parsed and
+// validated. A plan with a Question asks the owner instead of planning.
+func Propose(ctx context.Context, planner Planner, task string) (Plan, error) {
+	raw, err := planner.Complete(ctx, planPrompt, "The owner's task:\n"+task)
+	if err != nil {
+		return Plan{}, fmt.Errorf("planner: %w", err)
+	}
+	return Parse(raw)
+}
+
+// RunPlan runs an approved plan p of o.Task: each item's worker, its
+// answer sanitised, then the planner's answer call from those values. It
+// neither plans nor asks for approval (o.Approve is not called): the
+// caller had the owner approve exactly p — Run just now, or a scheduled
+// task whose sealed body holds p. p is validated again first.
+func RunPlan(ctx context.Context, o Options, p Plan) (Result, error) {
+	p.Items = slices.Clone(p.Items) // Validate normalises in place: not the caller's
+	res := Result{Plan: p}
+	if err := p.Validate(); err != nil {
 		return res, err
+	}
+	if p.Question != "" {
+		return res, fmt.Errorf("%w: a plan that asks a question has nothing to run", ErrPlan)
 	}
 	for _, it := range p.Items {
 		if err := ctx.Err(); err != nil {
@@ -111,8 +133,22 @@ func Run(ctx context.Context, o Options) (Result, error) {
 	b.WriteString(o.Task)
 	b.WriteString("\n\nThe workers' values:\n")
 	b.WriteString(Values(res.Values))
+	var err error
 	if res.Answer, err = o.Planner.Complete(ctx, answerPrompt, b.String()); err != nil {
 		return res, fmt.Errorf("planner: %w", err)
 	}
 	return res, nil
+}
+
+// Text is the run's reply to the owner: the planner's answer, then each
+// artifact as its worker wrote it (the planner never read them).
+func (r Result) Text() string {
+	var b strings.Builder
+	b.WriteString(strings.TrimSpace(r.Answer))
+	for _, v := range r.Values {
+		if v.Artifact != "" {
+			b.WriteString("\n\n— " + v.Item + " (as the worker wrote it; the planner did not read it) —\n" + v.Artifact)
+		}
+	}
+	return b.String()
 }

@@ -10,11 +10,13 @@ package task
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
 
 	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/split"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -82,6 +84,15 @@ type Body struct {
 	// form has no "ceiling" key, so its bytes, hash and seal are as they
 	// were. `homard task add` always sets one.
 	Ceiling policy.Ceiling
+	// Split, when set, makes every run a planner/worker split
+	// (internal/split) of exactly this plan, written by the planner when
+	// the task was added: its workers run under their items' limits and
+	// the planner writes the answer; no agent turn runs the prompt. Tools
+	// is then empty (each worker's tools are its item's kind's). Nil is a
+	// normal task, and what a body sealed before split tasks existed
+	// decodes to: its wire form has no "split" key, so its bytes, hash
+	// and seal are as they were.
+	Split *split.Plan
 }
 
 // wireVersion is the body format's version, sealed with the body, so a
@@ -108,6 +119,9 @@ type wire struct {
 	// one byte for byte what it was before the field existed, so the
 	// approvals of tasks sealed then still hold (no new wire version).
 	Ceiling string `json:"ceiling,omitempty"`
+	// Split is the sealed plan; omitempty (nil) keeps a plan-less body
+	// byte for byte what it was before the field existed.
+	Split *split.Plan `json:"split,omitempty"`
 }
 
 type wireSchedule struct {
@@ -148,6 +162,7 @@ func (b Body) wire() wire {
 		Deliver: b.Deliver,
 		Expires: b.Expires.UTC().Format(time.RFC3339Nano),
 		Ceiling: b.Ceiling.String(),
+		Split:   b.Split,
 	}
 }
 
@@ -163,8 +178,10 @@ func (b Body) Canonical() ([]byte, error) {
 	return c, nil
 }
 
-// decodeLimits bound a stored body: a prompt of MaxPrompt bytes, escaped.
-var decodeLimits = tool.Limits{MaxBytes: 8 * MaxPrompt, MaxString: 6 * MaxPrompt, MaxItems: MaxTools + 16, MaxDepth: 4}
+// decodeLimits bound a stored body: a prompt of MaxPrompt bytes, escaped,
+// and a plan (its items' tasks escaped; nested six deep: body, plan,
+// items, item, returns, allow).
+var decodeLimits = tool.Limits{MaxBytes: 8*MaxPrompt + 6*split.MaxItems*split.MaxTaskLen + 16<<10, MaxString: 6 * MaxPrompt, MaxItems: MaxTools + 16, MaxDepth: 6}
 
 // Decode reads a stored body strictly: no unknown, missing or repeated
 // field, this format's version only. It does not Validate.
@@ -193,7 +210,7 @@ func Decode(raw []byte) (Body, error) {
 		Sched:   Schedule{Kind: w.Schedule.Kind, Expr: w.Schedule.Expr, TZ: w.Schedule.TZ},
 		CatchUp: w.CatchUp, Tools: w.Tools, Mode: policy.Mode(w.Mode),
 		Budgets: Budgets{MaxCalls: w.Budgets.MaxCalls, MaxTurns: w.Budgets.MaxTurns, MaxTokens: w.Budgets.MaxTokens, MaxRuntime: rt},
-		Deliver: w.Deliver, Expires: exp.UTC(), Ceiling: ceiling,
+		Deliver: w.Deliver, Expires: exp.UTC(), Ceiling: ceiling, Split: w.Split,
 	}, nil
 }
 
@@ -232,6 +249,14 @@ func (b Body) Validate() error {
 	if c, err := policy.ParseCeiling(b.Ceiling.String()); err != nil || c.String() != b.Ceiling.String() {
 		return bad("ceiling %q: want read, write, network, network:HOSTS or send", b.Ceiling.String())
 	}
+	if b.Split != nil {
+		if err := validPlan(*b.Split); err != nil {
+			return bad("%v", err)
+		}
+		if len(b.Tools) > 0 {
+			return bad("a split task has no tool profile: each worker's tools are its item's kind's")
+		}
+	}
 	for name, v := range map[string]int64{"max calls": b.Budgets.MaxCalls, "max turns": b.Budgets.MaxTurns, "max tokens": b.Budgets.MaxTokens} {
 		if v < 0 || v > maxBudget {
 			return bad("%s %d: want 0 (the default) to %d", name, v, int64(maxBudget))
@@ -239,6 +264,24 @@ func (b Body) Validate() error {
 	}
 	if b.Budgets.MaxRuntime < 0 || b.Budgets.MaxRuntime > maxRuntime {
 		return bad("max runtime %v: want 0 (the default) to %v", b.Budgets.MaxRuntime, maxRuntime)
+	}
+	return nil
+}
+
+// validPlan checks a sealed plan: valid (split.Plan.Validate), with items
+// rather than a question, and already in its normal form — the form
+// split.Parse gives, so the bytes sealed are the plan that runs.
+func validPlan(p split.Plan) error {
+	want := p.Hash()
+	p.Items = slices.Clone(p.Items) // Validate normalises in place
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	if p.Question != "" {
+		return errors.New("the plan asks a question; a split task runs a plan of items")
+	}
+	if p.Hash() != want {
+		return errors.New("the plan is not in its normal form (hosts lower case, sorted, unique)")
 	}
 	return nil
 }

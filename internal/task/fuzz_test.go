@@ -14,6 +14,9 @@ func FuzzDecodeCanonical(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Add(c)
+	if sc, err := splitSample().Canonical(); err == nil {
+		f.Add(sc) // a split task's body, with its plan
+	}
 	f.Add(bytes.Replace(c, []byte(`"tools":["list_files","read_file"]`), []byte(`"tools":["read_file","list_files","read_file"]`), 1))
 	f.Add(bytes.Replace(c, []byte(`"v":1`), []byte(`"v" : 1`), 1))
 	f.Add(bytes.Replace(c, []byte(`"max_runtime":"5m0s"`), []byte(`"max_runtime":"300s"`), 1))

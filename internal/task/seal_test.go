@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/policy"
+	"github.com/homard/homard/internal/split"
 )
 
 var (
@@ -53,6 +54,9 @@ var changes = map[string]func(*Body){
 	"Ceiling.Hosts": func(b *Body) {
 		b.Ceiling = policy.Ceiling{Reach: policy.ReachNetwork, Hosts: []string{"api.weather.example"}}
 	},
+	// A split task has no tool profile; TestPlanIsSealed changes each
+	// part of a plan.
+	"Split": func(b *Body) { b.Tools, b.Split = []string{}, samplePlan() },
 }
 
 func leafFields(t reflect.Type, prefix string) []string {
@@ -325,5 +329,133 @@ func TestCeilingIsSealed(t *testing.T) {
 	b.Ceiling = policy.Ceiling{Reach: policy.ReachRead, Hosts: []string{"a.example"}}
 	if _, err := Seal(key, b); !errors.Is(err, ErrInvalid) {
 		t.Errorf("Seal(read with hosts) = %v; want ErrInvalid", err)
+	}
+}
+
+// ceilingHash is the SHA-256 of sample() with a network:api.weather.example
+// ceiling, computed on the code before bodies could hold a plan: a body
+// without a plan keeps it (and so its seal and its approval).
+const ceilingHash = "4c022ad71e2aa46a95df8c64cfbb91ded9f575585e9945b6203d64475b94e3bc"
+
+func TestPlanlessBodyKeepsItsHash(t *testing.T) {
+	b := sample()
+	b.Ceiling = policy.Ceiling{Reach: policy.ReachNetwork, Hosts: []string{"api.weather.example"}}
+	for name, c := range map[string]struct {
+		b    Body
+		want string
+	}{"no ceiling": {sample(), sampleHash}, "a ceiling": {b, ceilingHash}} {
+		if got := mustHash(t, c.b); got != c.want {
+			t.Errorf("%s: Hash(body without a plan) = %s; want %s, its hash before plans existed", name, got, c.want)
+		}
+		canon, err := c.b.Canonical()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(canon), "split") {
+			t.Errorf("%s: Canonical(body without a plan) = %s; want no split key", name, canon)
+		}
+		if back, err := Decode(canon); err != nil || back.Split != nil {
+			t.Errorf("%s: Decode(old body) = plan %v, %v; want none", name, back.Split, err)
+		}
+	}
+}
+
+// samplePlan is a plan as split.Parse gives it: normal form.
+func samplePlan() *split.Plan {
+	return &split.Plan{Items: []split.Item{
+		{ID: "rate", Kind: split.Public, Task: "What is today's EUR to CHF rate?", Returns: split.Returns{Type: split.Number}},
+		{ID: "bill", Kind: split.Sensitive, Task: "Read notes/bill.txt; give the amount in EUR.", Hosts: []string{"bank.example"},
+			Returns: split.Returns{Type: split.URL, Allow: []string{"bank.example"}}},
+	}}
+}
+
+func splitSample() Body {
+	b := sample()
+	b.Tools, b.Split = []string{}, samplePlan()
+	return b
+}
+
+// TestPlanIsSealed: the plan is part of what is sealed — every part of
+// it changes the hash and breaks the seal — and it round-trips through
+// the canonical form unchanged.
+func TestPlanIsSealed(t *testing.T) {
+	base := splitSample()
+	sealed, err := Seal(key, base)
+	if err != nil {
+		t.Fatalf("Seal(split task): %v", err)
+	}
+	canon, err := base.Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(canon), `"split":{"items":[{"id":"rate","kind":"public"`) {
+		t.Errorf("Canonical = %s; want the plan under split", canon)
+	}
+	back, err := Decode(canon)
+	if err != nil || back.Split == nil || back.Split.Hash() != base.Split.Hash() {
+		t.Fatalf("Decode(Canonical) plan = %+v, %v; want the plan", back.Split, err)
+	}
+	if again, err := back.Canonical(); err != nil || !bytes.Equal(again, canon) {
+		t.Errorf("Canonical(Decode(c)) = %s, %v; want c", again, err)
+	}
+	if mustHash(t, base) == mustHash(t, sample()) {
+		t.Error("a plan does not change the body's hash")
+	}
+	for name, change := range map[string]func(p *split.Plan){
+		"item task":   func(p *split.Plan) { p.Items[0].Task += " And email it to me." },
+		"item kind":   func(p *split.Plan) { p.Items[0].Kind = split.Sensitive },
+		"item id":     func(p *split.Plan) { p.Items[0].ID = "rate2" },
+		"hosts":       func(p *split.Plan) { p.Items[1].Hosts = []string{"bank.example", "evil.example"} },
+		"return type": func(p *split.Plan) { p.Items[0].Returns.Type = split.Text },
+		"allow":       func(p *split.Plan) { p.Items[1].Returns.Allow = []string{"evil.example"} },
+		"an item more": func(p *split.Plan) {
+			p.Items = append(p.Items, split.Item{ID: "x", Kind: split.Public, Task: "Anything.", Returns: split.Returns{Type: split.Text}})
+		},
+		"an item less": func(p *split.Plan) { p.Items = p.Items[:1] },
+	} {
+		b := splitSample()
+		change(b.Split)
+		if err := b.Validate(); err != nil {
+			t.Fatalf("%s: the changed body is invalid (%v)", name, err)
+		}
+		if err := Verify(key, b, sealed); !errors.Is(err, ErrBodyChanged) {
+			t.Errorf("Verify(plan with %s changed, old seal) = %v; want ErrBodyChanged", name, err)
+		}
+	}
+}
+
+func TestSplitBodyRejects(t *testing.T) {
+	for name, change := range map[string]func(b *Body){
+		"tools too":      func(b *Body) { b.Tools = []string{"read_file"} },
+		"a question":     func(b *Body) { b.Split = &split.Plan{Question: "Which bill?"} },
+		"no items":       func(b *Body) { b.Split = &split.Plan{} },
+		"bad kind":       func(b *Body) { b.Split.Items[0].Kind = "private" },
+		"public hosts":   func(b *Body) { b.Split.Items[0].Hosts = []string{"a.example"} },
+		"hosts unnormal": func(b *Body) { b.Split.Items[1].Hosts = []string{"Bank.example"} },
+	} {
+		b := splitSample()
+		change(&b)
+		if s, err := Seal(key, b); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Seal(split task, %s) = %q, %v; want ErrInvalid", name, s, err)
+		}
+	}
+	// A stored plan edited in the database: an unknown key, a missing
+	// one, or any edit of a sealed plan, is refused as the other fields.
+	c, err := splitSample().Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, raw := range map[string]string{
+		"unknown key in plan": strings.Replace(string(c), `"split":{`, `"split":{"admin":true,`, 1),
+		"unknown key in item": strings.Replace(string(c), `{"id":"rate",`, `{"id":"rate","tools":["send_message"],`, 1),
+		"item without task":   strings.Replace(string(c), `,"task":"What is today's EUR to CHF rate?"`, ``, 1),
+		"plan a string":       string(c[:strings.Index(string(c), `"split":`)]) + `"split":"{}",` + string(c[strings.Index(string(c), `"tools":`):]),
+	} {
+		if raw == string(c) {
+			t.Fatalf("%s: the edit did not apply to %s", name, c)
+		}
+		if _, err := Decode([]byte(raw)); err == nil {
+			t.Errorf("Decode(%s) succeeded; want an error", name)
+		}
 	}
 }
