@@ -31,7 +31,7 @@ func approvalsCheck(ctx context.Context, r *Runtime) Check {
 			lapsed++
 		case a.Status == approval.Pending:
 			waiting++
-			id, ok := strings.CutPrefix(a.Session, approval.TaskSessionPrefix)
+			id, ok := taskOfSession(a.Session)
 			if !ok {
 				continue
 			}
@@ -59,4 +59,12 @@ func approvalsCheck(ctx context.Context, r *Runtime) Check {
 	}
 	return Check{Name: name, Info: true, Detail: fmt.Sprintf("%s; %d orphaned: asked by a scheduled task's run that has ended, so no run can use them (%s): deny them with `homard approval deny ID`, or let them expire",
 		detail, len(orphans), strings.Join(shown, ", "))}
+}
+
+// taskOfSession is the task whose run a session belongs to: "task-<id>",
+// or a split task's worker's "task-<id>-split-…".
+func taskOfSession(session string) (string, bool) {
+	id, ok := strings.CutPrefix(session, approval.TaskSessionPrefix)
+	id, _, _ = strings.Cut(id, "-split")
+	return id, ok
 }

@@ -47,3 +47,18 @@ func TestDoctorCountsLapsedAndOrphanedApprovals(t *testing.T) {
 		t.Fatalf("approvalsCheck = %+v; want the task run's card orphaned, the session's only waiting", c)
 	}
 }
+
+// TestTaskOfSession: a task run's session and its split workers' name the
+// task; other sessions name none.
+func TestTaskOfSession(t *testing.T) {
+	for session, want := range map[string]string{
+		"task-task_0123456789abcdef":                         "task_0123456789abcdef",
+		"task-task_0123456789abcdef-split-a1b2c3d4e5f6-rate": "task_0123456789abcdef",
+		"cli": "", "mcp-client": "", "split-a1b2c3d4e5f6-rate": "",
+	} {
+		got, ok := taskOfSession(session)
+		if ok != (want != "") || (ok && got != want) {
+			t.Errorf("taskOfSession(%q) = %q, %v; want %q", session, got, ok, want)
+		}
+	}
+}
