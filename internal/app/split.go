@@ -61,13 +61,28 @@ func (r *Runtime) Split(ctx context.Context, req SplitRequest) (split.Result, er
 // splitWorkers are a split's workers: the worker role's model, the
 // owner's tools, each proposal decided by d, cards answered through ask.
 func (r *Runtime) splitWorkers(d agent.Decider, session string, ask func(context.Context, channel.Card) (channel.Choice, error), b agent.Budget) split.Workers {
-	return split.AgentWorkers{
+	return lapsingWorkers{r: r, w: split.AgentWorkers{
 		Model: func() (llm.Model, string, int, error) {
 			m, c, err := r.roleModel(config.RoleWorker)
 			return m, c.Name, c.ContextTokens, err
 		},
 		Decider: d, Specs: r.offer.specs, Owner: r.Config.Owner, Ask: r.asker(ask), Budget: b, Session: session,
-	}
+	}}
+}
+
+// lapsingWorkers lapse the cards each worker leaves pending when its turn
+// ends: its session ends with it, so nothing could use them.
+type lapsingWorkers struct {
+	r *Runtime
+	w split.AgentWorkers
+}
+
+func (l lapsingWorkers) Work(ctx context.Context, it split.Item) (string, error) {
+	cards := l.r.pendingOf(l.r.now())
+	defer cards.lapse(ctx)
+	w := l.w
+	w.OnOutcome = func(o arbiter.Outcome) { cards.add(&o) }
+	return w.Work(ctx, it)
 }
 
 // approvePlan asks the owner to approve plan p as an approval card bound

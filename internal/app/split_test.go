@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/split"
 )
@@ -92,5 +93,36 @@ func TestScenarioSplit(t *testing.T) {
 	}
 	if !approvedPlan {
 		t.Error("no audit record of the owner approving the plan, with its hash")
+	}
+}
+
+// TestSplitWorkerCardsLapse: a worker's call that waits for the owner
+// (smart mode asks before a fetch; nobody answers here) does not outlive
+// the worker: its session ends with its turn, so the card lapses, and
+// doctor would count it lapsed, not waiting.
+func TestSplitWorkerCardsLapse(t *testing.T) {
+	web := newRecorder(t, true)
+	r := newEgressRuntime(t, "smart", web, nil)
+	plan := `{"items":[{"id":"bal","kind":"sensitive","task":"Fetch my balance.","hosts":["127.0.0.1"],"returns":{"type":"number"}}]}`
+	runServer(t, r,
+		openAI(llmtest.Turn{Text: []string{plan}}),
+		openAI(toolCall("b1", "http_get", `{"url":"`+web.URL+`/balance"}`)),
+		openAI(llmtest.Turn{Text: []string{"unknown"}}),
+		openAI(llmtest.Turn{Text: []string{"No balance."}}),
+	)
+	res, err := r.Split(context.Background(), SplitRequest{Task: "balance?", Approve: func(context.Context, split.Plan) error { return nil }})
+	if err != nil || len(res.Values) != 1 || res.Values[0].OK {
+		t.Fatalf("%+v, %v; want one item with no value", res.Values, err)
+	}
+	pending, err := r.Approvals.List(context.Background(), approval.Pending)
+	if err != nil || len(pending) != 0 {
+		t.Fatalf("pending after the split: %+v, %v; want none", pending, err)
+	}
+	all, err := r.Approvals.List(context.Background(), "")
+	if err != nil || len(all) != 1 || !all[0].Lapsed || all[0].Tool != "http_get" {
+		t.Fatalf("approvals %+v, %v; want the worker's fetch lapsed", all, err)
+	}
+	if n := web.hits.Load(); n != 0 {
+		t.Errorf("the server got %d requests; want 0 (the fetch waited, then lapsed)", n)
 	}
 }

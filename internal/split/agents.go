@@ -61,6 +61,10 @@ type AgentWorkers struct {
 	// workers use its run's session ("task-ID-split"), so their cards are
 	// once-only like the run's (approval.OnceOnlySession).
 	Session string
+	// OnOutcome, when set, is told the outcome of each call a worker
+	// proposed (the caller lapses the cards a worker leaves pending:
+	// its session ends with its turn).
+	OnOutcome func(arbiter.Outcome)
 }
 
 // Limit is the arbiter.Limit of an item's worker.
@@ -114,6 +118,14 @@ func (w AgentWorkers) Work(ctx context.Context, it Item) (string, error) {
 		Context: agent.ContextBudget{MaxTokens: window},
 		Budget:  w.Budget,
 	})
-	res, err := a.Turn(ctx, nil, it.Task, nil)
+	var onEvent func(agent.Event)
+	if w.OnOutcome != nil {
+		onEvent = func(ev agent.Event) {
+			if ev.Kind == agent.EventToolResult && ev.Outcome != nil {
+				w.OnOutcome(*ev.Outcome)
+			}
+		}
+	}
+	res, err := a.Turn(ctx, nil, it.Task, onEvent)
 	return res.Text, err
 }
