@@ -77,7 +77,7 @@ type lapsingWorkers struct {
 	w split.AgentWorkers
 }
 
-func (l lapsingWorkers) Work(ctx context.Context, it split.Item) (string, error) {
+func (l lapsingWorkers) Work(ctx context.Context, it split.Item) (string, llm.Usage, error) {
 	cards := l.r.pendingOf(l.r.now())
 	defer cards.lapse(ctx)
 	w := l.w

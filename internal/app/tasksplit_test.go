@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/store"
 )
@@ -39,8 +40,8 @@ func TestTaskSplitRun(t *testing.T) {
 		openAI(llmtest.Turn{Text: []string{demand}}),
 		// The sensitive worker: the bill.
 		openAI(toolCall("s1", "read_file", `{"path":"notes/bill.txt"}`)),
-		openAI(llmtest.Turn{Text: []string{"120"}}),
-		openAI(llmtest.Turn{Text: []string{answer}}), // the planner's answer
+		openAI(llmtest.Turn{Text: []string{"120"}, Usage: &llm.Usage{Input: 30, Output: 2}}),
+		openAI(llmtest.Turn{Text: []string{answer}, Usage: &llm.Usage{Input: 40, Output: 12}}), // the planner's answer
 	)
 	ctx := context.Background()
 	added, err := r.Tasks.Add(ctx, TaskSpec{Name: "bill", Prompt: "How much is my March bill in CHF?", Every: "1d", Mode: "autopilot", Split: true})
@@ -64,6 +65,11 @@ func TestTaskSplitRun(t *testing.T) {
 	run := runNow(t, r, in.ID)
 	if run.Status != store.TaskRunSucceeded || run.Summary != answer {
 		t.Fatalf("run = %s %q (%s); want succeeded with the planner's answer", run.Status, run.Summary, run.Error)
+	}
+	// The run's tokens are its workers' and the answer call's, as a
+	// turn's count towards automation.daily_tokens.
+	if run.Tokens != 30+2+40+12 {
+		t.Errorf("run.Tokens = %d; want %d (the reported usage of the run's calls)", run.Tokens, 30+2+40+12)
 	}
 	if !strings.Contains(run.Refused, "read_file:") || !strings.Contains(run.Refused, "(split.worker-tool)") {
 		t.Errorf("run.Refused = %q; want the public worker's read_file, refused by split.worker-tool", run.Refused)

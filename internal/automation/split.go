@@ -96,6 +96,12 @@ func (s *Service) workSplit(ctx context.Context, row store.Task, b task.Body, ru
 		MaxSteps: int(b.Budgets.MaxTurns), StepsSetting: "the task's --max-turns"}
 	workers := s.o.Splitter.Workers(tr, approval.TaskSessionPrefix+row.ID+"-split", s.taskAsk(b), budget)
 	res, err := split.RunPlan(rctx, split.Options{Task: b.Prompt, Planner: planner, Workers: workers}, *b.Split)
+	// The workers' and the answer call's tokens count like a turn's, on
+	// the run and towards automation.daily_tokens.
+	end = func(status, why string) store.TaskRunEnd {
+		return store.TaskRunEnd{Status: status, Error: why, Tokens: int64(res.Usage.Input + res.Usage.Output),
+			Usage: usageJSON(res.Usage.Input, res.Usage.Output, res.Usage.Cached), Refused: tr.refusals()}
+	}
 	if err != nil {
 		return end(runFailure(ctx, rctx, err, runtime))
 	}

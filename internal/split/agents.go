@@ -35,13 +35,13 @@ type ModelPlanner struct {
 }
 
 // Complete makes one planner call.
-func (p ModelPlanner) Complete(ctx context.Context, system, user string) (string, error) {
+func (p ModelPlanner) Complete(ctx context.Context, system, user string) (string, llm.Usage, error) {
 	s, err := p.Model.Stream(ctx, llm.Request{Model: p.Name, System: system, Messages: []llm.Message{{Role: llm.RoleUser, Content: user}}})
 	if err != nil {
-		return "", err
+		return "", llm.Usage{}, err
 	}
 	got, err := llm.Collect(s)
-	return got.Text, err
+	return got.Text, got.Usage, err
 }
 
 // AgentWorkers are Workers that run each item as a fresh agent turn: its
@@ -93,10 +93,10 @@ func (p Plan) Tools() []string {
 }
 
 // Work runs it's worker and returns its final answer.
-func (w AgentWorkers) Work(ctx context.Context, it Item) (string, error) {
+func (w AgentWorkers) Work(ctx context.Context, it Item) (string, llm.Usage, error) {
 	model, name, window, err := w.Model()
 	if err != nil {
-		return "", err
+		return "", llm.Usage{}, err
 	}
 	limit := Limit(it)
 	var specs []tool.Spec
@@ -127,5 +127,5 @@ func (w AgentWorkers) Work(ctx context.Context, it Item) (string, error) {
 		}
 	}
 	res, err := a.Turn(ctx, nil, it.Task, onEvent)
-	return res.Text, err
+	return res.Text, res.Usage, err
 }

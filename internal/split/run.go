@@ -6,19 +6,21 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/homard/homard/internal/llm"
 )
 
 // Planner makes the planner's model calls. Neither has tools: the planner
 // only writes text.
 type Planner interface {
-	Complete(ctx context.Context, system, user string) (string, error)
+	Complete(ctx context.Context, system, user string) (string, llm.Usage, error)
 }
 
 // Workers runs one item's worker: a fresh session given only the item's
 // task, with its kind's tools, the arbiter holding it to the item's hosts
 // (Caller limits the app sets). It returns the worker's final answer.
 type Workers interface {
-	Work(ctx context.Context, it Item) (string, error)
+	Work(ctx context.Context, it Item) (string, llm.Usage, error)
 }
 
 // ErrNotApproved: the owner did not approve the plan.
@@ -46,6 +48,9 @@ type Result struct {
 	// Answer is the planner's answer to the owner, written from the
 	// values only.
 	Answer string
+	// Usage sums the model calls of the workers and of the planner's
+	// answer (RunPlan's: not the planning).
+	Usage llm.Usage
 }
 
 // planPrompt is the planner's first call's system prompt.
@@ -88,7 +93,7 @@ func Run(ctx context.Context, o Options) (Result, error) {
 // Propose is the planner's first call: the plan of task, parsed and
 // validated. A plan with a Question asks the owner instead of planning.
 func Propose(ctx context.Context, planner Planner, task string) (Plan, error) {
-	raw, err := planner.Complete(ctx, planPrompt, "The owner's task:\n"+task)
+	raw, _, err := planner.Complete(ctx, planPrompt, "The owner's task:\n"+task)
 	if err != nil {
 		return Plan{}, fmt.Errorf("planner: %w", err)
 	}
@@ -114,7 +119,8 @@ func RunPlan(ctx context.Context, o Options, p Plan) (Result, error) {
 			return res, err
 		}
 		var v Value
-		answer, err := o.Workers.Work(ctx, it)
+		answer, used, err := o.Workers.Work(ctx, it)
+		res.Usage = add(res.Usage, used)
 		if err != nil {
 			if ctx.Err() != nil {
 				return res, ctx.Err()
@@ -133,11 +139,17 @@ func RunPlan(ctx context.Context, o Options, p Plan) (Result, error) {
 	b.WriteString(o.Task)
 	b.WriteString("\n\nThe workers' values:\n")
 	b.WriteString(Values(res.Values))
-	var err error
-	if res.Answer, err = o.Planner.Complete(ctx, answerPrompt, b.String()); err != nil {
+	answer, used, err := o.Planner.Complete(ctx, answerPrompt, b.String())
+	res.Answer, res.Usage = answer, add(res.Usage, used)
+	if err != nil {
 		return res, fmt.Errorf("planner: %w", err)
 	}
 	return res, nil
+}
+
+// add sums two usages.
+func add(a, b llm.Usage) llm.Usage {
+	return llm.Usage{Input: a.Input + b.Input, Output: a.Output + b.Output, Cached: a.Cached + b.Cached}
 }
 
 // Text is the run's reply to the owner: the planner's answer, then each

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/homard/homard/internal/llm"
 )
 
 const goodPlan = `{"items":[
@@ -103,21 +105,21 @@ type fakePlanner struct {
 	calls []string // each call's user message
 }
 
-func (f *fakePlanner) Complete(_ context.Context, system, user string) (string, error) {
+func (f *fakePlanner) Complete(_ context.Context, system, user string) (string, llm.Usage, error) {
 	f.calls = append(f.calls, user)
 	if len(f.calls) == 1 {
-		return f.plan, nil
+		return f.plan, llm.Usage{Input: 100, Output: 50}, nil
 	}
-	return "The bill is 120 EUR.", nil
+	return "The bill is 120 EUR.", llm.Usage{Input: 10, Output: 5}, nil
 }
 
 type fakeWorkers map[string]string
 
-func (f fakeWorkers) Work(_ context.Context, it Item) (string, error) {
+func (f fakeWorkers) Work(_ context.Context, it Item) (string, llm.Usage, error) {
 	if a, ok := f[it.ID]; ok {
-		return a, nil
+		return a, llm.Usage{Input: 1, Output: 1}, nil
 	}
-	return "", errors.New("no script")
+	return "", llm.Usage{}, errors.New("no script")
 }
 
 // TestRunTheSplit: the planner plans once; the owner approves the exact
@@ -150,6 +152,10 @@ func TestRunTheSplit(t *testing.T) {
 	if res.Answer == "" {
 		t.Error("no answer")
 	}
+	// RunPlan's usage: three workers and the answer call, not the plan.
+	if res.Usage.Input != 13 || res.Usage.Output != 8 {
+		t.Errorf("usage %+v; want the workers' and the answer call's (13 in, 8 out)", res.Usage)
+	}
 
 	pl2 := &fakePlanner{plan: goodPlan}
 	ran := false
@@ -174,4 +180,7 @@ func TestRunAsksBack(t *testing.T) {
 
 type workFunc func(context.Context, Item) (string, error)
 
-func (f workFunc) Work(ctx context.Context, it Item) (string, error) { return f(ctx, it) }
+func (f workFunc) Work(ctx context.Context, it Item) (string, llm.Usage, error) {
+	a, err := f(ctx, it)
+	return a, llm.Usage{}, err
+}
