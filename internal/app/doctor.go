@@ -72,6 +72,7 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 	out = append(out, recoveryChecks(ctx, r)...)
 	out = append(out, memoryCheck(ctx, r))
 	out = append(out, approvalsCheck(ctx, r))
+	out = append(out, totpCheck(ctx, r))
 	for _, c := range r.Chats.Checks(ctx, o.Offline, o.chatAdapters) {
 		out = append(out, Check{Name: c.Name, OK: c.OK, Detail: c.Detail})
 	}
@@ -172,6 +173,24 @@ func memoryCheck(ctx context.Context, r *Runtime) Check {
 		detail += fmt.Sprintf("; %d proposed notes wait in `homard memory review`", len(waiting))
 	}
 	return Check{Name: "memory", OK: true, Detail: detail}
+}
+
+// totpCheck says whether approvals that need a code can be given: with
+// permissions.totp on and no authenticator turned on, none can.
+func totpCheck(ctx context.Context, r *Runtime) Check {
+	level := r.Config.Permissions.TOTP
+	st, err := r.Owner.TOTP().Status(ctx, r.Config.Owner)
+	switch {
+	case err != nil:
+		return Check{Name: "totp", Detail: err.Error()}
+	case level == "off" && st.State == "active":
+		return Check{Name: "totp", Info: true, Detail: `an authenticator is set up but permissions.totp = "off": no approval asks for its codes`}
+	case level == "off":
+		return Check{Name: "totp", OK: true, Detail: "off: no approval needs a code"}
+	case st.State != "active":
+		return Check{Name: "totp", Detail: fmt.Sprintf("permissions.totp = %q but no authenticator is on: approvals of %s risk or higher cannot be given until you run `homard totp setup` and `homard totp confirm CODE`", level, level)}
+	}
+	return Check{Name: "totp", OK: true, Detail: fmt.Sprintf("approvals of %s risk or higher need a code from your authenticator", level)}
 }
 
 // egressChecks says whether a session that has read the owner's data can

@@ -62,3 +62,17 @@ func TestTaskOfSession(t *testing.T) {
 		}
 	}
 }
+
+// TestDoctorTOTP: with permissions.totp on and no authenticator, doctor
+// fails the check and says how to set one up; off, it is OK.
+func TestDoctorTOTP(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	if c := totpCheck(context.Background(), r); !c.OK || !strings.Contains(c.Detail, "off") {
+		t.Errorf("off: %+v; want OK", c)
+	}
+	r.Config.Permissions.TOTP = "high"
+	c := totpCheck(context.Background(), r)
+	if c.OK || c.Info || !strings.Contains(c.Detail, "homard totp setup") {
+		t.Errorf("high without an authenticator: %+v; want a failure naming homard totp setup", c)
+	}
+}
