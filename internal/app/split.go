@@ -54,14 +54,14 @@ func (r *Runtime) Split(ctx context.Context, req SplitRequest) (split.Result, er
 	}
 	return split.Run(ctx, split.Options{
 		Task: req.Task, Approve: approve, OnValue: req.OnValue, Planner: split.ModelPlanner{Model: planner, Name: pc.Name},
-		Workers: r.splitWorkers(r.Arbiter, "", req.Ask, turnBudget(r.Config.Agent, policy.TrustOwner)),
+		Workers: r.splitWorkers(r.Arbiter, "", req.Ask, turnBudget(r.Config.Agent, policy.TrustOwner), nil),
 	})
 }
 
 // splitWorkers are a split's workers: the worker role's model, the
 // owner's tools, each proposal decided by d, cards answered through ask.
-func (r *Runtime) splitWorkers(d agent.Decider, session string, ask func(context.Context, channel.Card) (channel.Choice, error), b agent.Budget) split.Workers {
-	return lapsingWorkers{r: r, w: split.AgentWorkers{
+func (r *Runtime) splitWorkers(d agent.Decider, session string, ask func(context.Context, channel.Card) (channel.Choice, error), b agent.Budget, onTool func(channel.ToolEvent)) split.Workers {
+	return lapsingWorkers{r: r, onTool: onTool, w: split.AgentWorkers{
 		Model: func() (llm.Model, string, int, error) {
 			m, c, err := r.roleModel(config.RoleWorker)
 			return m, c.Name, c.ContextTokens, err
@@ -71,17 +71,33 @@ func (r *Runtime) splitWorkers(d agent.Decider, session string, ask func(context
 }
 
 // lapsingWorkers lapse the cards each worker leaves pending when its turn
-// ends: its session ends with it, so nothing could use them.
+// ends (its session ends with it, so nothing could use them), and tell
+// onTool, when set, about each call as a turn does.
 type lapsingWorkers struct {
-	r *Runtime
-	w split.AgentWorkers
+	r      *Runtime
+	w      split.AgentWorkers
+	onTool func(channel.ToolEvent)
 }
 
 func (l lapsingWorkers) Work(ctx context.Context, it split.Item) (string, llm.Usage, error) {
 	cards := l.r.pendingOf(l.r.now())
 	defer cards.lapse(ctx)
 	w := l.w
-	w.OnOutcome = func(o arbiter.Outcome) { cards.add(&o) }
+	w.OnEvent = func(ev agent.Event) {
+		switch {
+		case ev.Kind == agent.EventToolResult:
+			cards.add(ev.Outcome)
+			if l.onTool != nil {
+				out := ev.Outcome
+				if out == nil || out.Decision == "" { // not proposed: a budget was spent
+					out = &Outcome{Decision: arbiter.Denied, Reason: ev.Text}
+				}
+				l.onTool(l.r.toolEvent(ev.Call, out, ev.Step))
+			}
+		case ev.Kind == agent.EventToolCall && l.onTool != nil:
+			l.onTool(l.r.toolEvent(ev.Call, nil, ev.Step))
+		}
+	}
 	return w.Work(ctx, it)
 }
 

@@ -67,8 +67,8 @@ func (w taskWiring) Planner() (split.Planner, error) {
 }
 
 // Workers are a split task's workers, as Split's, decided by d.
-func (w taskWiring) Workers(d agent.Decider, session string, ask func(context.Context, channel.Card) (channel.Choice, error), b agent.Budget) split.Workers {
-	return w.r.splitWorkers(d, session, ask, b)
+func (w taskWiring) Workers(d agent.Decider, session string, ask func(context.Context, channel.Card) (channel.Choice, error), b agent.Budget, onTool func(channel.ToolEvent)) split.Workers {
+	return w.r.splitWorkers(d, session, ask, b, onTool)
 }
 
 // RunTurn runs a task run's turn with the runtime's asker (cards shown,

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/store"
@@ -62,7 +63,15 @@ func TestTaskSplitRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	run := runNow(t, r, in.ID)
+	// run-now shows the workers' calls as they are proposed and decided.
+	var events []string
+	run, err := r.Tasks.RunNow(ctx, in.ID, func(ev channel.ToolEvent) { events = append(events, ev.Name+" "+string(ev.Status)) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(events, "|"); !strings.Contains(got, "http_get ran") || !strings.Contains(got, "read_file denied") || !strings.Contains(got, "read_file ran") {
+		t.Errorf("run-now events %q; want the workers' calls: the page fetched, the public worker's read refused, the bill read", got)
+	}
 	if run.Status != store.TaskRunSucceeded || run.Summary != answer {
 		t.Fatalf("run = %s %q (%s); want succeeded with the planner's answer", run.Status, run.Summary, run.Error)
 	}

@@ -212,7 +212,7 @@ func (s *Service) executeTask(ctx context.Context, t store.Task, runID int64, on
 		return refuse(err)
 	}
 	if b.Split != nil {
-		return s.workSplit(ctx, row, b, runID), b, false
+		return s.workSplit(ctx, row, b, runID, onTool), b, false
 	}
 	return s.work(ctx, row, b, runID, onTool), b, false
 }

@@ -23,7 +23,7 @@ type Splitter interface {
 	// session starting with session, held to its item's split.Limit;
 	// every proposal passes d (the run's decider, which ends with the
 	// arbiter) and cards are answered through ask.
-	Workers(d agent.Decider, session string, ask func(context.Context, channel.Card) (channel.Choice, error), b agent.Budget) split.Workers
+	Workers(d agent.Decider, session string, ask func(context.Context, channel.Card) (channel.Choice, error), b agent.Budget, onTool func(channel.ToolEvent)) split.Workers
 }
 
 // planTask is the planner's plan of a split task's prompt, made once, at
@@ -73,7 +73,7 @@ func (s *Service) splitTools(p *split.Plan) []string {
 // worker's proposal passes the run's decider (mode, ceiling, budget,
 // pause; refusals kept for the run's record), then the arbiter, which
 // holds the worker to its item's limits.
-func (s *Service) workSplit(ctx context.Context, row store.Task, b task.Body, runID int64) store.TaskRunEnd {
+func (s *Service) workSplit(ctx context.Context, row store.Task, b task.Body, runID int64, onTool func(channel.ToolEvent)) store.TaskRunEnd {
 	rctx, cancel, runtime, stop := s.runContext(ctx, b)
 	defer stop()
 	tr := &taskRun{s: s, row: row, body: b, runID: runID, cancel: cancel}
@@ -94,7 +94,7 @@ func (s *Service) workSplit(ctx context.Context, row store.Task, b task.Body, ru
 	budget := agent.Budget{MaxCalls: calls + 1, MaxUnits: 3*calls + 3, Reserve: -1,
 		MaxTokens: int(b.Budgets.MaxTokens), TokensSetting: "the task's --max-tokens",
 		MaxSteps: int(b.Budgets.MaxTurns), StepsSetting: "the task's --max-turns"}
-	workers := s.o.Splitter.Workers(tr, approval.TaskSessionPrefix+row.ID+"-split", s.taskAsk(b), budget)
+	workers := s.o.Splitter.Workers(tr, approval.TaskSessionPrefix+row.ID+"-split", s.taskAsk(b), budget, onTool)
 	res, err := split.RunPlan(rctx, split.Options{Task: b.Prompt, Planner: planner, Workers: workers}, *b.Split)
 	// The workers' and the answer call's tokens count like a turn's, on
 	// the run and towards automation.daily_tokens.

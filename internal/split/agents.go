@@ -61,10 +61,10 @@ type AgentWorkers struct {
 	// workers use its run's session ("task-ID-split"), so their cards are
 	// once-only like the run's (approval.OnceOnlySession).
 	Session string
-	// OnOutcome, when set, is told the outcome of each call a worker
-	// proposed (the caller lapses the cards a worker leaves pending:
-	// its session ends with its turn).
-	OnOutcome func(arbiter.Outcome)
+	// OnEvent, when set, is told each event of a worker's turn: its
+	// calls as proposed and decided (the caller shows them, and lapses
+	// the cards a worker leaves pending: its session ends with its turn).
+	OnEvent func(agent.Event)
 }
 
 // Limit is the arbiter.Limit of an item's worker.
@@ -118,14 +118,6 @@ func (w AgentWorkers) Work(ctx context.Context, it Item) (string, llm.Usage, err
 		Context: agent.ContextBudget{MaxTokens: window},
 		Budget:  w.Budget,
 	})
-	var onEvent func(agent.Event)
-	if w.OnOutcome != nil {
-		onEvent = func(ev agent.Event) {
-			if ev.Kind == agent.EventToolResult && ev.Outcome != nil {
-				w.OnOutcome(*ev.Outcome)
-			}
-		}
-	}
-	res, err := a.Turn(ctx, nil, it.Task, onEvent)
+	res, err := a.Turn(ctx, nil, it.Task, w.OnEvent)
 	return res.Text, res.Usage, err
 }
