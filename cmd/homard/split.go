@@ -47,7 +47,7 @@ func (c *cli) runSplit(ctx context.Context, r *app.Runtime, task string, f split
 			return split.ErrNotApproved
 		}
 		risk := p.Risk()
-		if !r.Owner.NeedsCodeAt(risk) {
+		if !r.Owner.NeedsCodeAt(risk, p.Reach()) {
 			return nil
 		}
 		code := f.code
@@ -57,7 +57,7 @@ func (c *cli) runSplit(ctx context.Context, r *app.Runtime, task string, f split
 			code = strings.TrimSpace(line)
 		}
 		if code == "" {
-			return fmt.Errorf("%w: the plan is %s risk and permissions.totp asks for a code: add --code CODE", channel.ErrCodeNeeded, risk)
+			return fmt.Errorf("%w: the plan is %s risk, class %s, and permissions.totp asks for a code: add --code CODE", channel.ErrCodeNeeded, risk, p.Reach())
 		}
 		return r.Owner.CheckCode(ctx, "the plan", code)
 	}

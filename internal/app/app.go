@@ -315,15 +315,15 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		SessionTTL: cfg.Permissions.SessionGrantTTL.Std(),
 		AlwaysTTL:  cfg.Permissions.AlwaysGrantTTL.Std(),
 	})
-	codeFrom := policy.Risk(0) // permissions.totp = "off"; config accepts only off and risks
-	if cfg.Permissions.TOTP != "off" {
-		codeFrom, _ = policy.ParseRisk(cfg.Permissions.TOTP)
+	codeFrom, codeFromReach, err := owner.ParseCodeFrom(cfg.Permissions.TOTP)
+	if err != nil {
+		return fmt.Errorf("%s: %w", r.Paths.ConfigFile, err)
 	}
 	r.Owner = owner.New(owner.Deps{
 		Owner: cfg.Owner, Store: st, Approvals: r.Approvals, Memory: r.Memory, Vault: r.Vault, Gate: gate,
 		Now: r.now, Redact: r.redactor.Redact, LockSession: r.lockSessionOf, ChannelOfSecret: r.channelOfSecret,
 		TOTP:     &totp.Service{Store: st, Key: r.Vault.DerivedKey, Issuer: "homard", Now: r.now},
-		CodeFrom: codeFrom,
+		CodeFrom: codeFrom, CodeFromReach: codeFromReach,
 	})
 
 	mode, err := policy.ParseMode(cfg.Permissions.Mode)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/memory"
+	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/tools"
 )
@@ -179,6 +180,10 @@ func memoryCheck(ctx context.Context, r *Runtime) Check {
 // permissions.totp on and no authenticator turned on, none can.
 func totpCheck(ctx context.Context, r *Runtime) Check {
 	level := r.Config.Permissions.TOTP
+	which := level + " risk or higher"
+	if _, ok := policy.ParseReach(level); ok {
+		which = "class " + level + " or further" // a blast class
+	}
 	st, err := r.Owner.TOTP().Status(ctx, r.Config.Owner)
 	switch {
 	case err != nil:
@@ -188,9 +193,9 @@ func totpCheck(ctx context.Context, r *Runtime) Check {
 	case level == "off":
 		return Check{Name: "totp", OK: true, Detail: "off: no approval needs a code"}
 	case st.State != "active":
-		return Check{Name: "totp", Detail: fmt.Sprintf("permissions.totp = %q but no authenticator is on: approvals of %s risk or higher cannot be given until you run `homard totp setup` and `homard totp confirm CODE`", level, level)}
+		return Check{Name: "totp", Detail: fmt.Sprintf("permissions.totp = %q but no authenticator is on: approvals of %s cannot be given until you run `homard totp setup` and `homard totp confirm CODE`", level, which)}
 	}
-	return Check{Name: "totp", OK: true, Detail: fmt.Sprintf("approvals of %s risk or higher need a code from your authenticator", level)}
+	return Check{Name: "totp", OK: true, Detail: fmt.Sprintf("approvals of %s need a code from your authenticator", which)}
 }
 
 // egressChecks says whether a session that has read the owner's data can

@@ -112,7 +112,7 @@ func (r *Runtime) approvePlan(ctx context.Context, session string, p split.Plan,
 	body, _ := json.Marshal(p) // what Plan.Hash hashes
 	b := approval.Binding{Tool: "split_plan", PlanHash: p.Hash(), Owner: r.Config.Owner, Session: session}
 	reason := "the planner's plan: approve exactly this plan to run its workers"
-	a, err := r.Approvals.Request(ctx, b, approval.Card{Display: p.String(), Plan: body, Risk: p.Risk(), Rule: policy.RuleSplitPlan, Reason: reason})
+	a, err := r.Approvals.Request(ctx, b, approval.Card{Display: p.String(), Plan: body, Risk: p.Risk(), Reach: p.Reach(), Rule: policy.RuleSplitPlan, Reason: reason})
 	if err != nil {
 		return err
 	}

@@ -86,10 +86,14 @@ type Binding struct {
 type Approval struct {
 	ID string
 	Binding
-	Display    string
-	Plan       []byte // canonical JSON; PlanHash is its SHA-256
-	Targets    []string
-	Risk       policy.Risk
+	Display string
+	Plan    []byte // canonical JSON; PlanHash is its SHA-256
+	Targets []string
+	Risk    policy.Risk
+	// Reach is the call's blast class (policy.ReachOf its Plan);
+	// ReachNone on cards stored before homard recorded it, which
+	// Approval.Blast reads as the highest class.
+	Reach      policy.Reach
 	Status     Status
 	Scope      Scope // empty until approved
 	CreatedAt  time.Time
@@ -120,8 +124,11 @@ type Card struct {
 	Plan    []byte // canonical JSON; its SHA-256 must be the binding's PlanHash
 	Targets []string
 	Risk    policy.Risk
-	Rule    string // the policy rule that asked, e.g. mode.safe
-	Reason  string // already redacted
+	// Reach is the call's blast class (policy.ReachOf its Plan); a card
+	// without one is read as the highest class.
+	Reach  policy.Reach
+	Rule   string // the policy rule that asked, e.g. mode.safe
+	Reason string // already redacted
 	// Template is a command Plan's argv template (policy.Template.String
 	// is what the owner reads before choosing a scope); nil for other
 	// tools.
@@ -228,7 +235,7 @@ func (s *Service) Request(ctx context.Context, b Binding, c Card) (Approval, err
 		}
 		out = store.Approval{
 			ID: newID("ap_"), Tool: b.Tool, PlanHash: b.PlanHash, Owner: b.Owner, SessionID: b.Session,
-			Display: c.Display, Plan: slices.Clone(plan), Targets: slices.Clone(c.Targets), Risk: int(risk),
+			Display: c.Display, Plan: slices.Clone(plan), Targets: slices.Clone(c.Targets), Risk: int(risk), Reach: int(c.Reach),
 			Status: string(Pending), CreatedAt: now, ExpiresAt: now.Add(s.ttl), Rule: c.Rule, Reason: c.Reason,
 			Template: tmpl, Preview: c.Preview,
 		}
@@ -500,6 +507,7 @@ func fromRow(r store.Approval, now time.Time) Approval {
 		Plan:      r.Plan,
 		Targets:   r.Targets,
 		Risk:      policy.Risk(r.Risk),
+		Reach:     policy.Reach(r.Reach),
 		Status:    st,
 		Scope:     Scope(r.Scope),
 		CreatedAt: r.CreatedAt, ExpiresAt: r.ExpiresAt, DecidedAt: r.DecidedAt,
@@ -507,6 +515,17 @@ func fromRow(r store.Approval, now time.Time) Approval {
 		Rule: r.Rule, Reason: r.Reason, Template: tmpl, Preview: r.Preview,
 		Lapsed: r.Status == string(Expired),
 	}
+}
+
+// Blast is a's blast class for permissions.totp: its Reach, or the
+// highest class when the card has none (stored before homard recorded
+// classes, or made by a caller that did not say): an unknown class fails
+// closed.
+func (a Approval) Blast() policy.Reach {
+	if a.Reach <= policy.ReachNone || a.Reach > policy.ReachSend {
+		return policy.ReachSend
+	}
+	return a.Reach
 }
 
 // newID returns prefix + 16 random hex digits.

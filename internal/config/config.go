@@ -349,9 +349,12 @@ type Permissions struct {
 	// is or URL-, base64- or hex-encoded; internal/taint). Missing means
 	// "session".
 	Taint string `toml:"taint"`
-	// TOTP is the lowest risk whose approval needs a code from the
-	// owner's authenticator app (`homard totp setup`): "off" (none),
-	// "medium", "high" or "critical". Chat buttons and terminal cards
+	// TOTP is what approvals need a code from the owner's
+	// authenticator app (`homard totp setup`): "off" (none); a risk,
+	// "medium", "high" or "critical" (that risk or higher); or a blast
+	// class, "write", "network" or "send" (calls whose effect reaches
+	// that class or further: policy.Reach; a split plan's class is its
+	// furthest item's). Chat buttons and terminal cards
 	// cannot take a code: such a card is approved in the web UI or with
 	// `homard approval approve ID --code CODE`. Missing means "off".
 	TOTP string `toml:"totp"`

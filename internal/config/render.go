@@ -98,8 +98,10 @@ private_egress = %s
 #              or hex-encoded; the card names where the text was read.
 #              A tripwire: a model can still paraphrase what it read
 taint = %s
-# Approvals of this risk or higher need a code from your authenticator app
-# (run "homard totp setup" first): "off", "medium", "high" or "critical".
+# Approvals that need a code from your authenticator app (run "homard totp
+# setup" first): "off"; a risk and higher, "medium", "high" or "critical";
+# or a blast class and further, "write" (changes files, runs commands),
+# "network" (also reads the web) or "send" (sends data out).
 # Chat buttons cannot take a code: approve those in the web UI or with
 # "homard approval approve ID --code CODE".
 totp = %s

@@ -208,9 +208,9 @@ func validatePermissions(p *Permissions, ps *problems) {
 		ps.add("permissions.private_egress = %q: want ask (an outbound request from a session that read private data asks) or allow (it does not)", p.PrivateEgress)
 	}
 	switch p.TOTP {
-	case "off", "medium", "high", "critical":
+	case "off", "medium", "high", "critical", "write", "network", "send":
 	default:
-		ps.add("permissions.totp = %q: want off, medium, high or critical (the lowest risk whose approval needs a code from your authenticator app)", p.TOTP)
+		ps.add("permissions.totp = %q: want off; a risk (medium, high or critical); or a blast class (write, network or send): the lowest whose approval needs a code from your authenticator app", p.TOTP)
 	}
 	if p.Taint != "session" && p.Taint != "value" {
 		ps.add("permissions.taint = %q: want session (every outbound request of a session that read private data asks) or value (a request asks when it carries the private text itself)", p.Taint)

@@ -62,7 +62,7 @@ func (o *Actions) AnswerCode(ctx context.Context, id string, c channel.Choice, c
 	if !ok {
 		return approval.Approval{}, fmt.Errorf("%w: %q (want once, session, always or deny)", channel.ErrBadChoice, c)
 	}
-	if o.d.CodeFrom != 0 {
+	if o.d.CodeFrom != 0 || o.d.CodeFromReach != 0 {
 		a, err := o.d.Approvals.Get(ctx, id)
 		if err != nil {
 			return approval.Approval{}, err
@@ -78,13 +78,15 @@ func (o *Actions) AnswerCode(ctx context.Context, id string, c channel.Choice, c
 
 // NeedsCode reports whether approving a needs a code from the owner's
 // authenticator.
-func (o *Actions) NeedsCode(a approval.Approval) bool { return o.NeedsCodeAt(a.Risk) }
+func (o *Actions) NeedsCode(a approval.Approval) bool { return o.NeedsCodeAt(a.Risk, a.Blast()) }
 
-// NeedsCodeAt reports whether approving something of risk needs a code
-// from the owner's authenticator (a split's plan, which is approved
-// outside the approval service).
-func (o *Actions) NeedsCodeAt(risk policy.Risk) bool {
-	return o.d.CodeFrom != 0 && risk >= o.d.CodeFrom
+// NeedsCodeAt reports whether approving something of this risk and blast
+// class needs a code from the owner's authenticator (a split's plan,
+// which is approved outside the approval service): at or above
+// permissions.totp's risk, or at or above its class.
+func (o *Actions) NeedsCodeAt(risk policy.Risk, reach policy.Reach) bool {
+	return o.d.CodeFrom != 0 && risk >= o.d.CodeFrom ||
+		o.d.CodeFromReach != 0 && reach >= o.d.CodeFromReach
 }
 
 // CheckCode accepts code from the owner's authenticator once, for

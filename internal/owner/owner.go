@@ -11,6 +11,7 @@ package owner
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
 	"github.com/homard/homard/internal/approval"
@@ -49,8 +50,28 @@ type Deps struct {
 	// its codes. Nil: no authenticator, and no code is ever asked for.
 	TOTP *totp.Service
 	// CodeFrom is the lowest risk whose approval needs a code from the
-	// authenticator (permissions.totp); zero: none does.
+	// authenticator (permissions.totp = "medium" …); zero: none does.
 	CodeFrom policy.Risk
+	// CodeFromReach is the lowest blast class whose approval needs a
+	// code (permissions.totp = "write", "network" or "send"); zero: none
+	// does. With both set, either asks.
+	CodeFromReach policy.Reach
+}
+
+// ParseCodeFrom reads permissions.totp: "off"; a risk (medium, high,
+// critical), the lowest whose approval needs a code; or a blast class
+// (write, network, send), the lowest class whose approval needs one.
+func ParseCodeFrom(s string) (policy.Risk, policy.Reach, error) {
+	if s == "off" || s == "" {
+		return 0, 0, nil
+	}
+	if r, ok := policy.ParseReach(s); ok && r > policy.ReachRead {
+		return 0, r, nil
+	}
+	if r, err := policy.ParseRisk(s); err == nil && r > policy.RiskLow {
+		return r, 0, nil
+	}
+	return 0, 0, fmt.Errorf("permissions.totp = %q: want off; a risk (medium, high or critical); or a blast class (write, network or send)", s)
 }
 
 // Actions are the owner's actions. It is safe for concurrent use.

@@ -30,6 +30,16 @@ func (r Reach) String() string {
 	return fmt.Sprintf("reach(%d)", int(r))
 }
 
+// ParseReach reads a class by its name (read, write, network, send).
+func ParseReach(s string) (Reach, bool) {
+	for r, n := range reachNames {
+		if n == s {
+			return r, true
+		}
+	}
+	return ReachNone, false
+}
+
 // what says what a call of class r does, for a refusal.
 func (r Reach) what() string {
 	switch r {
@@ -106,11 +116,7 @@ func ParseCeiling(s string) (Ceiling, error) {
 	}
 	name, hosts, hasHosts := strings.Cut(s, ":")
 	var c Ceiling
-	for r, n := range reachNames {
-		if n == name {
-			c.Reach = r
-		}
-	}
+	c.Reach, _ = ParseReach(name)
 	if c.Reach == ReachNone {
 		return Ceiling{}, fmt.Errorf("unknown ceiling %q (want read, write, network, network:HOSTS or send)", s)
 	}

@@ -218,6 +218,23 @@ func (p Plan) Risk() policy.Risk {
 	return policy.RiskMedium
 }
 
+// Reach is the plan's blast class, its furthest item's, for
+// permissions.totp: a public item reads the web (network); a sensitive
+// item reads the owner's files (read), and one with hosts may carry what
+// it read to them (send).
+func (p Plan) Reach() policy.Reach {
+	top := policy.ReachRead
+	for _, it := range p.Items {
+		switch {
+		case it.Kind == Public:
+			top = max(top, policy.ReachNetwork)
+		case len(it.Hosts) > 0:
+			top = max(top, policy.ReachSend)
+		}
+	}
+	return top
+}
+
 // String shows the plan as a card does: every item, its kind, task,
 // hosts and return type, and the hash. Task text is the planner's: the
 // caller shows it through termtext.

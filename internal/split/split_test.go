@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/homard/homard/internal/llm"
+	"github.com/homard/homard/internal/policy"
 )
 
 const goodPlan = `{"items":[
@@ -32,6 +33,23 @@ func TestParseAcceptsAPlanAndNormalises(t *testing.T) {
 	}
 	if s := p.String(); !strings.Contains(s, "may reach only api.bank.example") || !strings.Contains(s, "the web, nothing of yours") || !strings.Contains(s, "plan hash") {
 		t.Errorf("display:\n%s", s)
+	}
+}
+
+// TestPlanReach: a plan's blast class is its furthest item's — a
+// sensitive item without hosts only reads, a public one reaches the
+// network, a sensitive one with hosts may send what it read.
+func TestPlanReach(t *testing.T) {
+	sens := Item{ID: "a", Kind: Sensitive, Task: "t"}
+	pub := Item{ID: "b", Kind: Public, Task: "t"}
+	out := Item{ID: "c", Kind: Sensitive, Task: "t", Hosts: []string{"api.bank.example"}}
+	for _, c := range []struct {
+		items []Item
+		want  policy.Reach
+	}{{[]Item{sens}, policy.ReachRead}, {[]Item{sens, pub}, policy.ReachNetwork}, {[]Item{pub, out}, policy.ReachSend}} {
+		if got := (Plan{Items: c.items}).Reach(); got != c.want {
+			t.Errorf("items %v: reach %v; want %v", c.items, got, c.want)
+		}
 	}
 }
 

@@ -37,6 +37,9 @@ type Approval struct {
 	// Preview is what the card shows below Display (migration 0015):
 	// display only, never part of PlanHash.
 	Preview string
+	// Reach is the call's blast class as a policy.Reach (migration
+	// 0028); 0 on rows stored before it.
+	Reach int
 }
 
 // ApprovalDecision is a conditional state change for DecideApproval.
@@ -50,14 +53,14 @@ type ApprovalDecision struct {
 }
 
 const approvalColumns = `id, tool, plan_hash, owner, session_id, display, plan, targets, risk, status,
-	scope, created_at, expires_at, decided_at, decided_by, consumed_at, rule, reason, template, preview`
+	scope, created_at, expires_at, decided_at, decided_by, consumed_at, rule, reason, template, preview, reach`
 
 func scanApproval(sc interface{ Scan(...any) error }) (Approval, error) {
 	var a Approval
 	var plan, targets string
 	var created, expires, decided, consumed sql.NullInt64
 	err := sc.Scan(&a.ID, &a.Tool, &a.PlanHash, &a.Owner, &a.SessionID, &a.Display, &plan, &targets,
-		&a.Risk, &a.Status, &a.Scope, &created, &expires, &decided, &a.DecidedBy, &consumed, &a.Rule, &a.Reason, &a.Template, &a.Preview)
+		&a.Risk, &a.Status, &a.Scope, &created, &expires, &decided, &a.DecidedBy, &consumed, &a.Rule, &a.Reason, &a.Template, &a.Preview, &a.Reach)
 	if err != nil {
 		return Approval{}, err
 	}
@@ -85,10 +88,10 @@ func (tx *Tx) InsertApproval(a Approval) error {
 		return fmt.Errorf("insert approval %s: %w", a.ID, ErrSessionOwner)
 	}
 	_, err = tx.exec(`INSERT INTO approvals (`+approvalColumns+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 		a.ID, a.Tool, a.PlanHash, a.Owner, a.SessionID, a.Display, string(a.Plan), encodeStrings(a.Targets),
 		a.Risk, a.Status, a.Scope, nanos(a.CreatedAt), nanos(a.ExpiresAt), nanos(a.DecidedAt),
-		a.DecidedBy, nanos(a.ConsumedAt), a.Rule, a.Reason, a.Template, a.Preview)
+		a.DecidedBy, nanos(a.ConsumedAt), a.Rule, a.Reason, a.Template, a.Preview, a.Reach)
 	if err != nil {
 		return fmt.Errorf("insert approval %s: %w", a.ID, err)
 	}
