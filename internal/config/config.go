@@ -93,6 +93,9 @@ type Config struct {
 	// Monitor configures the monitors over each session's recent tool
 	// calls (monitor.go).
 	Monitor Monitor `toml:"monitor"`
+	// Browser configures the isolated browser (browser.go). Off unless
+	// enabled.
+	Browser Browser `toml:"browser"`
 	// Channels are the chat channels serve runs, one per platform of
 	// Platforms; every one is off unless enabled (channels.go).
 	Channels Channels `toml:"channels"`
@@ -563,6 +566,7 @@ func applyDefaults(c *Config) {
 	orEmpty(&c.Files.AllowSensitive)
 	applyAutomationDefaults(&c.Automation)
 	applyMonitorDefaults(&c.Monitor)
+	applyBrowserDefaults(&c.Browser)
 	g := &c.Gateway
 	orDefault(&g.Addr, DefaultGatewayAddr)
 	orDefault(&g.ApprovalWait, Duration(30*time.Minute))

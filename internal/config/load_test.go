@@ -81,6 +81,7 @@ var (
 		MaxRunsPerDay: 48, DailyTokens: 1000000, CatchUpWindow: Duration(6 * time.Hour), Expiry: Duration(240 * time.Hour), WarnBefore: Duration(24 * time.Hour),
 		MaxCalls: 16, MaxTurns: 12, MaxTokens: 60000, MaxRuntime: Duration(10 * time.Minute)}
 	defaultMonitor = Monitor{Enabled: ptrTo(true), Window: Duration(10 * time.Minute), DeniedRepeat: 3, FetchBurst: 3, WriteSpread: 5}
+	defaultBrowser = Browser{IdleTimeout: Duration(10 * time.Minute), SnapshotBytes: 4096}
 )
 
 func TestLoadBase(t *testing.T) {
@@ -101,7 +102,7 @@ func TestLoadBase(t *testing.T) {
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
 		Models: defaultModels,
-		Files:  defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation, Monitor: defaultMonitor,
+		Files:  defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation, Monitor: defaultMonitor, Browser: defaultBrowser,
 		Channels: channels(),
 		Rules:    []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
@@ -133,7 +134,7 @@ roots = [{ name = "main", path = "/ws" }]
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
 		Models: defaultModels,
-		Files:  defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation, Monitor: defaultMonitor,
+		Files:  defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation, Monitor: defaultMonitor, Browser: defaultBrowser,
 		Channels: channels(),
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -154,7 +155,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, monitor, channels, mcp, rules"
+		top    = "owner, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, monitor, browser, channels, mcp, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"

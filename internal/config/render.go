@@ -256,6 +256,7 @@ extension_tool_budget = %d
 		c.Agent.MaxTokens, c.Agent.GuestMaxTokens, c.Agent.GuestMaxCalls, c.Agent.ExtensionToolBudget)
 	renderAutomation(w, &c.Automation)
 	renderMonitor(w, &c.Monitor)
+	renderBrowser(w, &c.Browser)
 	// Before the example rules: a test uncomments everything after those.
 	renderMCP(w, &c.MCP)
 	w("%s", exampleRules)

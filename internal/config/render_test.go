@@ -84,6 +84,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 			MaxRunsPerDay: 3, DailyTokens: 5000, CatchUpWindow: Duration(2 * time.Hour), Expiry: Duration(48 * time.Hour), WarnBefore: Duration(3 * time.Hour),
 			MaxCalls: 2, MaxTurns: 3, MaxTokens: 4000, MaxRuntime: Duration(90 * time.Second)},
 		Monitor: Monitor{Enabled: ptrTo(false), Window: Duration(90 * time.Minute), DeniedRepeat: 0, FetchBurst: 1, WriteSpread: 256},
+		Browser: Browser{Enabled: true, ChromePath: "/opt/chromium/chrome", IdleTimeout: Duration(3 * time.Minute), SnapshotBytes: 8192},
 		Channels: channels(
 			"telegram", Channel{Enabled: true, TokenSecret: "tg-bot", Send: true, APIBase: "http://127.0.0.1:8081", Groups: []string{"-1001234567890"}},
 			"feishu", Channel{Enabled: true, TokenSecret: "feishu", AppID: "cli_a1b2", Mode: ModeCallback, EncryptKeySecret: "feishu-encrypt"},
@@ -137,7 +138,7 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 				continue // its keys are checked as Roles' below
 			case "rules", "channels", "mcp", "recipes":
 				continue // rules: an array of tables, checked below; channels and mcp: written when set (TestRenderCustomRoundTrips); recipes: TestRecipesValidation
-			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent", "automation", "monitor":
+			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent", "automation", "monitor", "browser":
 				if !strings.Contains(string(data), "\n["+k+"]\n") {
 					t.Errorf("Render does not write the table [%s]", k)
 				}

@@ -45,6 +45,7 @@ func validate(c *Config, ps *problems) {
 	validateAgent(&c.Agent, ps)
 	validateAutomation(&c.Automation, ps)
 	validateMonitor(&c.Monitor, ps)
+	validateBrowser(&c.Browser, ps)
 	validateChannels(&c.Channels, ps)
 	validateMCP(&c.MCP, ps)
 	validateCommandPath(c.Commands.Path, c.Workspace.Roots, ps)
