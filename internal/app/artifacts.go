@@ -24,7 +24,7 @@ func (s artifactSource) Artifact(ctx context.Context, id string) (tools.Artifact
 	if err != nil {
 		return tools.Artifact{}, err
 	}
-	return tools.Artifact{ID: a.ID, Owner: a.Owner, Session: a.Session, Untrusted: a.Untrusted, Text: a.Text}, nil
+	return tools.Artifact{ID: a.ID, Owner: a.Owner, Session: a.Session, Untrusted: a.Untrusted, Text: a.Text, MIME: a.MIME}, nil
 }
 
 // PruneArtifacts deletes the artifacts older than artifacts.keep and

@@ -167,3 +167,45 @@ func TestArtifactHoldsNoSecretAndIsCapped(t *testing.T) {
 		t.Errorf("callers seen by the tool = %+v; want %+v at Prepare and at Run", seen, want)
 	}
 }
+
+// TestWholeAndFileResults: a tool that capped its own result (a page
+// snapshot) hands the whole as Result.Whole — kept redacted as the
+// caller's artifact, named in a note after the capped text; a binary
+// result (a screenshot) is kept with its type and bytes and the model gets
+// only a note, never the bytes. The twin: a short result with neither
+// keeps nothing.
+func TestWholeAndFileResults(t *testing.T) {
+	me := arbiter.Caller{Owner: "me", Trust: policy.TrustOwner, Session: "s1"}
+	decide := func(t *testing.T, res tool.Result) (arbiter.Outcome, *store.Store) {
+		t.Helper()
+		var seen []tool.Caller
+		arb, st := newEmitArbiter(t, emit{name: "emit", res: res, seen: &seen}, arbiter.Options{})
+		out, err := arb.Decide(context.Background(), arbiter.Proposal{Tool: "emit", Args: json.RawMessage(`{}`), Caller: me})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out, st
+	}
+	out, st := decide(t, tool.Result{Text: "page (cut)", Whole: "page and all the rest; token " + testSecret, Untrusted: true})
+	art, err := st.Artifact(context.Background(), out.Artifact)
+	if err != nil || art.Owner != "me" || art.Session != "s1" || !art.Untrusted || !strings.HasPrefix(art.Text, "page and all the rest") || strings.Contains(art.Text, testSecret) {
+		t.Fatalf("whole kept as %+v, %v; want the caller's untrusted artifact, redacted", art, err)
+	}
+	if !strings.HasPrefix(out.Result.Text, "page (cut)\n[homard: the whole result is") || !strings.Contains(out.Result.Text, out.Artifact) || out.Result.Whole != "" {
+		t.Errorf("model reads %q; want the capped text and a note naming %s", out.Result.Text, out.Artifact)
+	}
+
+	png := []byte("\x89PNG\r\n\x1a\n\x00\x01binary")
+	out, st = decide(t, tool.Result{Text: "screenshot of https://news.example/", File: &tool.File{Name: "screenshot.png", MIME: "image/png", Data: png}})
+	art, err = st.Artifact(context.Background(), out.Artifact)
+	if err != nil || art.MIME != "image/png" || string(art.Data) != string(png) || art.Text != "" {
+		t.Fatalf("file kept as %+v, %v; want the PNG's bytes", art, err)
+	}
+	if strings.Contains(out.Result.Text, "PNG") || !strings.Contains(out.Result.Text, "you cannot read it") || out.Result.File != nil {
+		t.Errorf("model reads %q (file %v); want a note, not the bytes", out.Result.Text, out.Result.File)
+	}
+
+	if out, _ := decide(t, tool.Result{Text: "short"}); out.Artifact != "" || out.Result.Text != "short" {
+		t.Errorf("a short plain result: %+v; want no artifact", out)
+	}
+}

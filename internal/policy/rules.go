@@ -46,6 +46,12 @@ const (
 	// local address, a scheme or port not allowed, an invalid URL or
 	// host).
 	RuleLimitEgress = "limit.egress"
+	// RuleLimitBrowserOwner: a browser tool while the owner has taken the
+	// browser over in the web UI.
+	RuleLimitBrowserOwner = "limit.browser-owner"
+	// RuleLimitBrowser: a browser tool with no page to act on, or a ref
+	// that is not on the page.
+	RuleLimitBrowser = "limit.browser"
 	// RuleLimitArtifact: read_artifact for an artifact that does not
 	// exist or is not the caller's, or from an unknown caller.
 	RuleLimitArtifact = "limit.artifact"

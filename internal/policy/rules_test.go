@@ -27,6 +27,8 @@ var ruleTable = []struct {
 	{"RuleLimitRootReadOnly", RuleLimitRootReadOnly, "limit.root-read-only"},
 	{"RuleLimitSecretInArgs", RuleLimitSecretInArgs, "limit.secret-in-args"},
 	{"RuleLimitSecretHost", RuleLimitSecretHost, "limit.secret-host"},
+	{"RuleLimitBrowserOwner", RuleLimitBrowserOwner, "limit.browser-owner"},
+	{"RuleLimitBrowser", RuleLimitBrowser, "limit.browser"},
 	{"RuleLimitSecretHTTP", RuleLimitSecretHTTP, "limit.secret-http"},
 	{"RuleLimitEgress", RuleLimitEgress, "limit.egress"},
 	{"RuleLimitArtifact", RuleLimitArtifact, "limit.artifact"},

@@ -20,6 +20,12 @@ type Artifact struct {
 	Untrusted bool
 	CreatedAt time.Time
 	Text      string
+	// MIME is a binary artifact's media type ("image/png"), with its
+	// bytes in Data and a file name to offer in Name (migration 0029);
+	// "" for a text artifact, whose content is Text.
+	MIME string
+	Name string
+	Data []byte
 }
 
 // InsertArtifact records a new artifact. The id must be new and the owner
@@ -28,9 +34,12 @@ func (tx *Tx) InsertArtifact(a Artifact) error {
 	if a.ID == "" || a.Owner == "" || a.Session == "" {
 		return fmt.Errorf("insert artifact: id, owner and session must not be empty")
 	}
-	_, err := tx.exec(`INSERT INTO artifacts (id, owner, session, tool_run, tool, untrusted, created_at, text)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, a.Owner, a.Session, nullString(a.ToolRun), a.Tool, a.Untrusted, nanos(a.CreatedAt), a.Text)
+	if (a.MIME == "") != (a.Data == nil) {
+		return fmt.Errorf("insert artifact %s: a binary artifact needs both a media type and data, a text one neither", a.ID)
+	}
+	_, err := tx.exec(`INSERT INTO artifacts (id, owner, session, tool_run, tool, untrusted, created_at, text, mime, name, data)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+		a.ID, a.Owner, a.Session, nullString(a.ToolRun), a.Tool, a.Untrusted, nanos(a.CreatedAt), a.Text, a.MIME, a.Name, a.Data)
 	if err != nil {
 		return fmt.Errorf("insert artifact %s: %w", a.ID, err)
 	}
@@ -44,9 +53,9 @@ func (s *Store) Artifact(ctx context.Context, id string) (Artifact, error) {
 	var run, tool, text sql.NullString
 	var untrusted sql.NullBool
 	var created sql.NullInt64
-	err := s.readRow(ctx, `SELECT id, owner, session, tool_run, tool, untrusted, created_at, text
+	err := s.readRow(ctx, `SELECT id, owner, session, tool_run, tool, untrusted, created_at, text, mime, name, data
 		FROM artifacts WHERE id = ?`, id).
-		Scan(&a.ID, &a.Owner, &a.Session, &run, &tool, &untrusted, &created, &text)
+		Scan(&a.ID, &a.Owner, &a.Session, &run, &tool, &untrusted, &created, &text, &a.MIME, &a.Name, &a.Data)
 	if err = rowErr(err, "get artifact", id); err != nil {
 		return Artifact{}, err
 	}
@@ -74,7 +83,7 @@ func (tx *Tx) DeleteArtifactsBefore(t time.Time) (int64, error) {
 // bytes and when the oldest was made (zero when there are none).
 func (s *Store) ArtifactStats(ctx context.Context) (count, textBytes int64, oldest time.Time, err error) {
 	var first sql.NullInt64
-	err = s.readRow(ctx, `SELECT count(*), coalesce(sum(length(CAST(text AS BLOB))), 0), min(created_at) FROM artifacts`).
+	err = s.readRow(ctx, `SELECT count(*), coalesce(sum(length(CAST(text AS BLOB)) + coalesce(length(data), 0)), 0), min(created_at) FROM artifacts`).
 		Scan(&count, &textBytes, &first)
 	if err != nil {
 		return 0, 0, time.Time{}, fmt.Errorf("artifact stats: %w", err)

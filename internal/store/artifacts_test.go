@@ -3,6 +3,7 @@ package store
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,8 +20,22 @@ func TestArtifactRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Artifact: %v", err)
 	}
-	if got != want {
+	if !reflect.DeepEqual(got, want) {
 		t.Errorf("Artifact = %+v\nwant %+v", got, want)
+	}
+
+	// A binary artifact (a screenshot) keeps its type, name and bytes,
+	// NUL included; one with a type and no bytes is refused.
+	png := Artifact{ID: "art_png", Owner: "alice", Session: "s1", Tool: "browser_screenshot", CreatedAt: t0,
+		MIME: "image/png", Name: "screenshot.png", Data: []byte("\x89PNG\r\n\x1a\n\x00rest")}
+	write(t, s, func(tx *Tx) error { return tx.InsertArtifact(png) })
+	if got, err := s.Artifact(ctx, "art_png"); err != nil || !reflect.DeepEqual(got, png) {
+		t.Errorf("Artifact(art_png) = %+v, %v\nwant %+v", got, err, png)
+	}
+	if err := s.Write(ctx, func(tx *Tx) error {
+		return tx.InsertArtifact(Artifact{ID: "art_half", Owner: "alice", Session: "s1", MIME: "image/png"})
+	}); err == nil {
+		t.Error("a binary artifact without bytes was stored")
 	}
 
 	// No run, trusted: tool_run is NULL and reads back empty.

@@ -57,6 +57,24 @@ type Result struct {
 	// audit record (run_command's applied or held change set). It is not
 	// shown to the model.
 	Effects []string `json:"-"`
+	// Whole, when set, is the whole of which Text is a capped part (a
+	// page snapshot cut to its budget): the arbiter keeps it, redacted,
+	// as an artifact the model can page through with read_artifact, and
+	// names it in a note after Text.
+	Whole string `json:"-"`
+	// File, when set, is a binary result the model does not read (a
+	// screenshot, a download): the arbiter keeps it as an artifact the
+	// owner sees (the web UI, homard artifact) and tells the model its
+	// id, type and size. It is not redacted (a picture cannot be), so a
+	// tool returns a File only of what the owner may see anyway.
+	File *File `json:"-"`
+}
+
+// File is a binary tool result kept as an artifact.
+type File struct {
+	Name string // a file name to offer when it is saved ("screenshot.png")
+	MIME string // its media type ("image/png")
+	Data []byte
 }
 
 // Errorf builds an error Result for the model.

@@ -33,6 +33,9 @@ type Artifact struct {
 	Session   string
 	Untrusted bool
 	Text      string
+	// MIME is a binary artifact's media type (a screenshot, a download):
+	// the owner's to see, never the model's to read. "" for text.
+	MIME string
 }
 
 // ArtifactSource looks artifacts up by id, returning ErrNoArtifact for an
@@ -81,6 +84,9 @@ func (t *ReadArtifact) Prepare(ctx context.Context, p ReadArtifactParams) (tool.
 	a, err := t.lookup(ctx, p.ID)
 	if err != nil {
 		return tool.Plan{}, err
+	}
+	if a.MIME != "" {
+		return tool.Plan{}, tool.InvalidArgs("artifact %s is a %s file (a screenshot or a download) kept for the owner to see; it cannot be read as text", a.ID, a.MIME)
 	}
 	total := runeCount(a.Text)
 	if p.Offset > 0 && p.Offset >= total {

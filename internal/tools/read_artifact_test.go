@@ -94,3 +94,21 @@ func errString(err error) string {
 	}
 	return err.Error()
 }
+
+// TestReadArtifactRefusesAFile: a binary artifact (a screenshot) is the
+// owner's to see, not text for the model: read_artifact says so; the
+// twin, a text artifact of the same owner, reads.
+func TestReadArtifactRefusesAFile(t *testing.T) {
+	ra := NewReadArtifact(artifactMap{
+		"art_png": {ID: "art_png", Owner: "alice", Session: "dm", MIME: "image/png"},
+		"art_txt": {ID: "art_txt", Owner: "alice", Session: "dm", Text: "page text"},
+	})
+	ctx := tool.WithCaller(context.Background(), tool.Caller{Owner: "alice", Session: "dm", Trust: policy.TrustOwner})
+	var ae *tool.ArgError
+	if _, err := ra.Prepare(ctx, ReadArtifactParams{ID: "art_png"}); !errors.As(err, &ae) || !strings.Contains(err.Error(), "image/png") {
+		t.Errorf("read_artifact of a PNG: %v; want an argument error naming its type", err)
+	}
+	if _, err := ra.Prepare(ctx, ReadArtifactParams{ID: "art_txt"}); err != nil {
+		t.Errorf("read_artifact of text: %v", err)
+	}
+}
