@@ -18,7 +18,12 @@ import (
 // owner's; a sensitive one reads the owner's files and, when its item
 // names hosts, fetches from those only.
 var (
-	publicTools    = []string{"web_search", "http_get", "current_time"}
+	// Public workers read the open web, the browser included (offered
+	// only when [browser] is enabled); never browser_fill_secret, and
+	// never the owner's files, memory or vault.
+	publicTools = []string{"web_search", "http_get", "current_time",
+		"browser_open", "browser_navigate", "browser_snapshot", "browser_click", "browser_type", "browser_press",
+		"browser_select", "browser_scroll", "browser_back", "browser_tabs", "browser_close"}
 	sensitiveTools = []string{"read_file", "list_dir", "glob", "grep", "current_time"}
 )
 

@@ -3,6 +3,7 @@ package split
 import (
 	"context"
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -201,4 +202,19 @@ type workFunc func(context.Context, Item) (string, error)
 func (f workFunc) Work(ctx context.Context, it Item) (string, llm.Usage, error) {
 	a, err := f(ctx, it)
 	return a, llm.Usage{}, err
+}
+
+// TestWorkerLimitsBrowser: a public worker may use the browser but never
+// type a vault secret; a sensitive worker never browses.
+func TestWorkerLimitsBrowser(t *testing.T) {
+	pub := Limit(Item{ID: "p", Kind: Public})
+	if !slices.Contains(pub.Tools, "browser_open") || !slices.Contains(pub.Tools, "browser_snapshot") || slices.Contains(pub.Tools, "browser_fill_secret") {
+		t.Errorf("public worker's tools %v; want the browser without browser_fill_secret", pub.Tools)
+	}
+	sens := Limit(Item{ID: "s", Kind: Sensitive, Hosts: []string{"api.bank.example"}})
+	for _, name := range sens.Tools {
+		if strings.HasPrefix(name, "browser_") {
+			t.Errorf("sensitive worker may use %s", name)
+		}
+	}
 }
