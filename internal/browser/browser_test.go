@@ -6,7 +6,9 @@ import (
 	"image/png"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -410,4 +412,62 @@ func TestNoChromium(t *testing.T) {
 			t.Errorf("New(%+v) = nil error; want a refusal", o)
 		}
 	}
+}
+
+// TestScreencastAndTakeover: the owner's view (JPEG frames, acknowledged
+// so more follow) and hands (mouse, keys) work on the active tab.
+func TestScreencastAndTakeover(t *testing.T) {
+	s, b := fixture(t)
+	ctx := testCtx(t)
+	if _, err := b.Open(ctx, s.url("/form")); err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	frames := 0
+	stop, err := b.Screencast(ctx, func(jpeg []byte) {
+		if bytes.HasPrefix(jpeg, []byte{0xff, 0xd8}) {
+			mu.Lock()
+			frames++
+			mu.Unlock()
+		}
+	})
+	if err != nil {
+		t.Fatalf("Screencast: %v", err)
+	}
+	for _, m := range []string{"move", "press", "move", "release"} {
+		if err := b.Mouse(ctx, m, 5, 5); err != nil {
+			t.Errorf("Mouse(%s): %v", m, err)
+		}
+	}
+	if err := b.Mouse(ctx, "double", 5, 5); !errors.Is(err, ErrArgument) {
+		t.Errorf("Mouse(double) = %v; want ErrArgument", err)
+	}
+	snap, err := b.Snapshot(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The mouse clicked the page's margin; the keys go to the field.
+	if _, err := b.Click(ctx, refOf(t, snap, "textbox", "Query")); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range "hi" {
+		if err := b.Key(ctx, string(c), string(c)); err != nil {
+			t.Fatalf("Key(%c): %v", c, err)
+		}
+	}
+	eventually(t, "a screencast frame", func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return frames > 0
+	})
+	stop()
+	stop() // idempotent
+	if err := b.Press(ctx, "Enter"); err != nil {
+		t.Fatalf("Press(Enter): %v", err)
+	}
+	eventually(t, "the form sent by Enter", func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return slices.Contains(s.posts, "/submit q=hi")
+	})
 }

@@ -25,13 +25,16 @@
 //     address check at connect time (DNS rebinding safe). QUIC, DNS
 //     prefetch and WebRTC's non-proxied UDP are turned off, so nothing
 //     goes around it.
-//  2. Interception, for readable reasons and schemes. Every target —
-//     tab, popup, frame in another process, worker — is auto-attached
-//     paused (waitForDebuggerOnStart) and resumes only once Fetch is
-//     enabled on it; each request is checked with egress.Client.Check and
-//     failed (BlockedByClient) unless it is http, https, ws or wss the
-//     rules admit (data: and blob: never reach the network). A page or
-//     frame whose interception cannot be turned on is never resumed.
+//  2. Interception, for readable reasons and schemes. Every tab, popup
+//     and frame in another process is auto-attached paused
+//     (waitForDebuggerOnStart) and resumes only once Fetch is enabled on
+//     it (one whose interception cannot be turned on is never resumed);
+//     each request — a dedicated worker's included, which its page sees
+//     — is checked with egress.Client.Check and failed (BlockedByClient)
+//     unless it is http, https, ws or wss the rules admit (data: and
+//     blob: never reach the network). Chromium has no Fetch domain on
+//     worker targets: a service or shared worker's requests, and
+//     WebSockets, which Fetch does not see, meet the proxy alone.
 //
 // Refusals of either layer are kept (Blocked, the last 100).
 //
