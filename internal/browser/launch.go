@@ -235,7 +235,8 @@ func (in *instance) setup(ctx context.Context) error {
 	}
 	for _, name := range deniedPermissions {
 		err := in.root.Call(ctx, cdpbrowser.CommandSetPermission, &cdpbrowser.SetPermissionParams{
-			Permission: &cdpbrowser.PermissionDescriptor{Name: name}, Setting: cdpbrowser.PermissionSettingDenied,
+			// push is only known with userVisibleOnly (the one form Chromium supports).
+			Permission: &cdpbrowser.PermissionDescriptor{Name: name, UserVisibleOnly: name == "push"}, Setting: cdpbrowser.PermissionSettingDenied,
 		}, nil)
 		if err != nil {
 			in.logf("browser: deny permission %s: %v", name, err)
