@@ -351,15 +351,22 @@ func (b *Browser) Press(ctx context.Context, key string) error {
 }
 
 // callOn runs one of this package's fixed functions with the element id
-// as this and returns its JSON result in out.
-func callOn(ctx context.Context, s session, id cdp.BackendNodeID, fn string, out any, args ...any) error {
+// as this and returns its JSON result in out. It runs in an isolated
+// world of the tab's main frame: the page's own script shares the DOM
+// but not the JavaScript globals and prototypes, so it cannot change
+// what the function sees (a button pretending not to submit).
+func callOn(ctx context.Context, s session, frame target.ID, id cdp.BackendNodeID, fn string, out any, args ...any) error {
+	var world page.CreateIsolatedWorldResult
+	if err := s.Call(ctx, page.CommandCreateIsolatedWorld, &page.CreateIsolatedWorldParams{FrameID: cdp.FrameID(frame), WorldName: "homard"}, &world); err != nil {
+		return err
+	}
 	var rn dom.ResolveNodeResult
-	if err := s.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: id, ObjectGroup: "homard"}, &rn); err != nil {
+	if err := s.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: id, ObjectGroup: "homard", ExecutionContextID: world.ExecutionContextID}, &rn); err != nil {
 		return err
 	}
 	defer s.c.notify(s.id, runtime.CommandReleaseObjectGroup, &runtime.ReleaseObjectGroupParams{ObjectGroup: "homard"})
 	if rn.Object == nil || rn.Object.ObjectID == "" {
-		return errors.New("the element cannot be reached")
+		return &protocolError{Message: "the element cannot be reached"}
 	}
 	var cargs []*runtime.CallArgument
 	for _, a := range args {
@@ -410,7 +417,7 @@ func (b *Browser) Select(ctx context.Context, ref, value string) error {
 			return err
 		}
 		var why string
-		err = in.settle(ctx, t, func() error { return callOn(ctx, t.s, id, selectOption, &why, value) })
+		err = in.settle(ctx, t, func() error { return callOn(ctx, t.s, t.id, id, selectOption, &why, value) })
 		if err != nil {
 			return staleRef(ref, err)
 		}
@@ -555,13 +562,18 @@ func (b *Browser) Element(ctx context.Context, ref string) (Element, error) {
 			return staleRef(ref, err)
 		}
 		el = Element{Ref: ref}
+		found := false
 		for _, n := range res.Nodes {
 			if n.BackendDOMNodeID == id {
 				el.Role, el.Name = valueString(n.Role), clean(valueString(n.Name), maxName)
+				found = true
 				break
 			}
 		}
-		if err := callOn(ctx, t.s, id, submits, &el.Submits); err != nil {
+		if !found {
+			return fmt.Errorf("%w: %q no longer points at an element; take a new snapshot", ErrRef, ref)
+		}
+		if err := callOn(ctx, t.s, t.id, id, submits, &el.Submits); err != nil {
 			return staleRef(ref, err)
 		}
 		el.PageURL = in.pageInfo(ctx, t).URL

@@ -299,6 +299,8 @@ func TestElement(t *testing.T) {
 		{"button", "Save", true},
 		{"button", "Plain", false},
 		{"link", "Elsewhere", true},
+		{"button", "Harmless", true}, // its page's script says otherwise
+
 		{"textbox", "Name", false},
 		{"combobox", "Colour", false},
 	} {

@@ -236,6 +236,12 @@ const elementsPage = `<!doctype html><title>Elements</title>
 </form>
 <button onclick="void 0">Plain</button>
 <a href="/other">Elsewhere</a>
+<form action="/submit" method="post"><button type="submit" id="liar">Harmless</button></form>
+<script>
+// A hostile page lies about its own submit button to the main world.
+Object.defineProperty(document.getElementById("liar"), "type", {get: () => "button"});
+Object.defineProperty(HTMLButtonElement.prototype, "form", {get: () => null});
+</script>
 <select aria-label="Colour"><option value="r">Red</option><option value="g">Green</option></select>`
 
 func linksPage() string {
