@@ -47,6 +47,9 @@ var allowed = map[string][]string{
 	"internal/skill":     {"internal/store", "internal/tool", "internal/termtext"}, // trust pins, strict decoding, readable names
 	"internal/workspace": {},
 	"internal/egress":    {},
+	// The isolated browser (issue 24): every request a page makes is
+	// checked by egress (its open proxy and Client.Check).
+	"internal/browser":   {"internal/egress"},
 	"internal/sandbox":   {"internal/workspace"}, // the change-set stream's writer
 	"internal/secrets":   {},
 	"internal/store":     {},
@@ -143,11 +146,14 @@ func isAdapter(target string) bool {
 
 // exclusive names third-party import prefixes only one package may use.
 var exclusive = map[string]string{
-	"modernc.org/sqlite":                     "internal/store",
-	"github.com/charmbracelet/bubbletea":     "internal/channel/tui",
-	"charm.land/bubbletea":                   "internal/channel/tui",
-	"github.com/charmbracelet/huh":           "cmd/homard", // the setup wizard's forms
-	"github.com/chromedp/chromedp":           "internal/browser",
+	"modernc.org/sqlite":                 "internal/store",
+	"github.com/charmbracelet/bubbletea": "internal/channel/tui",
+	"charm.land/bubbletea":               "internal/channel/tui",
+	"github.com/charmbracelet/huh":       "cmd/homard", // the setup wizard's forms
+	// The DevTools protocol's domain packages; not chromedp, whose
+	// allocator and root package would cost 1.5 MB (internal/browser's
+	// doc). Tests may use chromedp: only production imports are checked.
+	"github.com/chromedp/cdproto":            "internal/browser",
 	"github.com/modelcontextprotocol/go-sdk": "internal/mcp",
 	"github.com/bwmarrin/discordgo":          "internal/channel/discord",
 }

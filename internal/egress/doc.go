@@ -33,6 +33,11 @@
 //     request is sent on over https with the credential's header set,
 //     and a CONNECT to it is refused; the response never carries the
 //     value.
+//   - Client.NewOpenProxy serves homard's browser (internal/browser): the
+//     same proxy, admitting any host:port the Client's own rules admit
+//     (scheme, port, Allow entries, literal addresses) rather than a
+//     list, with the address check at dial time as always; ProxyRecord
+//     carries the reason of each refusal for the browser's audit.
 //
 // Errors wrap the sentinels in errors.go (check them with errors.Is) and
 // say what to do next. The package imports no other homard package.

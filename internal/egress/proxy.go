@@ -37,7 +37,10 @@ type Proxy struct {
 	// hosts are canonical "host:port" entries; a bare host in the list
 	// gives "host:443" and "host:80".
 	hosts map[string]bool
-	o     ProxyOptions
+	// open admits any host:port the Client's own rules admit instead of
+	// the list (NewOpenProxy).
+	open bool
+	o    ProxyOptions
 }
 
 // ProxyOptions are a Proxy's optional abilities. The zero value adds no
@@ -76,6 +79,9 @@ type ProxyRecord struct {
 	// opened, the upstream's for a forwarded request, the proxy's own for
 	// a refusal; 0 when the request could not be read.
 	Status int
+	// Reason says why the proxy refused the request (Status 400, 403 or
+	// 502); empty otherwise.
+	Reason string
 }
 
 // NewProxy returns a proxy allowing hosts: "name" (ports 443 and 80) or
@@ -103,6 +109,19 @@ func (c *Client) NewProxyWith(hosts []string, o ProxyOptions) (*Proxy, error) {
 		}
 	}
 	return p, nil
+}
+
+// NewOpenProxy returns a proxy that admits any host and port c's own
+// rules admit, instead of a list: a CONNECT to host:port when
+// "https://host:port" (or "http://host:port") passes c.Check — a tunnel
+// may carry a WebSocket, which browsers tunnel whatever its scheme — and
+// an absolute http:// request when its URL passes c.Check (so plain http
+// needs Options.AllowHTTP or an Allow entry). Everything else gets 403.
+// The address rules still hold at dial time, as for every proxy. It is
+// the hard barrier of homard's browser (internal/browser), whose every
+// request goes through it.
+func (c *Client) NewOpenProxy(o ProxyOptions) *Proxy {
+	return &Proxy{c: c, hosts: map[string]bool{}, open: true, o: o}
 }
 
 // ServeConn serves one client connection: it reads one request, then
@@ -135,7 +154,7 @@ func (p *Proxy) ServeConn(ctx context.Context, conn net.Conn) {
 		}
 	}()
 	refuse := func(status int, msg string) {
-		rec.Status = status
+		rec.Status, rec.Reason = status, msg
 		proxyError(conn, status, msg)
 	}
 	host, port, err := p.target(req)
@@ -162,7 +181,7 @@ func (p *Proxy) ServeConn(ctx context.Context, conn net.Conn) {
 			return
 		}
 	}
-	if err := p.listed(rec.Host); err != nil {
+	if err := p.admit(req, host, port); err != nil {
 		refuse(http.StatusForbidden, err.Error())
 		return
 	}
@@ -256,6 +275,23 @@ func (p *Proxy) target(req *http.Request) (string, uint16, error) {
 		return "", 0, fmt.Errorf("%w: a proxy request needs CONNECT host:port or an absolute http:// URL, not %q", ErrInvalidURL, req.RequestURI)
 	}
 	return canonHostPort(host, port)
+}
+
+// admit refuses a request to host:port the proxy does not serve: one not
+// in the list, or for an open proxy one the Client's rules refuse.
+func (p *Proxy) admit(req *http.Request, host string, port uint16) error {
+	if !p.open {
+		return p.listed(net.JoinHostPort(host, strconv.Itoa(int(port))))
+	}
+	hp := net.JoinHostPort(host, strconv.Itoa(int(port)))
+	if req.Method != http.MethodConnect {
+		return p.c.Check("http://" + hp + "/")
+	}
+	err := p.c.Check("https://" + hp + "/")
+	if err != nil && p.c.Check("http://"+hp+"/") == nil {
+		return nil
+	}
+	return err
 }
 
 // listed refuses a "host:port" that is not in the proxy's list.

@@ -1,0 +1,196 @@
+package browser
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sync"
+
+	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/cdproto/page"
+)
+
+// key is one key of the closed list Press accepts.
+type key struct {
+	key, code string
+	vk        int64
+	text      string // what it types, if anything
+}
+
+var keys = map[string]key{
+	"Enter":      {"Enter", "Enter", 13, "\r"},
+	"Tab":        {"Tab", "Tab", 9, ""},
+	"Escape":     {"Escape", "Escape", 27, ""},
+	"Backspace":  {"Backspace", "Backspace", 8, ""},
+	"Delete":     {"Delete", "Delete", 46, ""},
+	"Space":      {" ", "Space", 32, " "},
+	"ArrowDown":  {"ArrowDown", "ArrowDown", 40, ""},
+	"ArrowUp":    {"ArrowUp", "ArrowUp", 38, ""},
+	"ArrowLeft":  {"ArrowLeft", "ArrowLeft", 37, ""},
+	"ArrowRight": {"ArrowRight", "ArrowRight", 39, ""},
+	"PageDown":   {"PageDown", "PageDown", 34, ""},
+	"PageUp":     {"PageUp", "PageUp", 33, ""},
+	"Home":       {"Home", "Home", 36, ""},
+	"End":        {"End", "End", 35, ""},
+}
+
+// Keys lists the key names Press accepts, sorted.
+func Keys() []string {
+	var out []string
+	for k := range keys {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// pressKey sends a key down and up.
+func pressKey(ctx context.Context, s session, k key) error {
+	down := input.DispatchKeyEventParams{
+		Type: input.DispatchKeyEventTypeRawKeyDown, Key: k.key, Code: k.code,
+		WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk,
+	}
+	if k.text != "" {
+		down.Type, down.Text, down.UnmodifiedText = input.DispatchKeyEventTypeKeyDown, k.text, k.text
+	}
+	up := input.DispatchKeyEventParams{
+		Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code,
+		WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk,
+	}
+	for _, e := range []*input.DispatchKeyEventParams{&down, &up} {
+		if err := s.Call(ctx, input.CommandDispatchKeyEvent, e, nil); err != nil {
+			return fmt.Errorf("browser: key %s: %w", k.key, err)
+		}
+	}
+	return nil
+}
+
+var pngMagic = []byte("\x89PNG\r\n\x1a\n")
+
+// Screenshot returns a PNG of the active tab's viewport.
+func (b *Browser) Screenshot(ctx context.Context) ([]byte, error) {
+	var png []byte
+	err := b.with(ctx, func(in *instance) error {
+		t, err := in.activeTab()
+		if err != nil {
+			return err
+		}
+		var res page.CaptureScreenshotResult
+		if err := t.s.Call(ctx, page.CommandCaptureScreenshot, &page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}, &res); err != nil {
+			return fmt.Errorf("browser: screenshot: %w", err)
+		}
+		if !bytes.HasPrefix(res.Data, pngMagic) {
+			return errors.New("browser: screenshot: chromium sent no PNG")
+		}
+		png = res.Data
+		return nil
+	})
+	return png, err
+}
+
+// Screencast streams the active tab as JPEG frames to each, acknowledging
+// every frame once each returns (so Chromium sends the next one). It runs
+// until stop is called, ctx ends or Chromium exits; while it runs the
+// browser is not idle. each runs on a goroutine of the screencast, one
+// frame at a time, and must not call stop.
+func (b *Browser) Screencast(ctx context.Context, each func(jpeg []byte)) (func(), error) {
+	b.op.Lock()
+	defer b.op.Unlock()
+	in, release, err := b.acquire(ctx)
+	if err != nil {
+		return nil, err
+	}
+	t, err := in.activeTab()
+	if err != nil {
+		release()
+		return nil, err
+	}
+	frames, unsubscribe := t.s.Subscribe(page.ScreencastFrame.Method)
+	q := int64(70)
+	if err := t.s.Call(ctx, page.CommandStartScreencast, &page.StartScreencastParams{
+		Format: page.StartScreencastFormatJpeg, Quality: &q, MaxWidth: int64(b.o.Width), MaxHeight: int64(b.o.Height), EveryNthFrame: 1,
+	}, nil); err != nil {
+		unsubscribe()
+		release()
+		return nil, fmt.Errorf("browser: screencast: %w", err)
+	}
+	done := make(chan struct{})
+	go func() { // ends when the subscription closes (stop, or Chromium gone)
+		defer close(done)
+		defer release()
+		for raw := range frames {
+			var f page.EventScreencastFrame
+			if err := jsonv2.Unmarshal(raw, &f); err != nil {
+				continue
+			}
+			each(f.Data)
+			t.s.c.notify(t.s.id, page.CommandScreencastFrameAck, &page.ScreencastFrameAckParams{SessionID: f.SessionID})
+		}
+	}()
+	var once sync.Once
+	stop := func() {
+		once.Do(func() {
+			t.s.c.notify(t.s.id, page.CommandStopScreencast, nil)
+			unsubscribe()
+			<-done
+		})
+	}
+	context.AfterFunc(ctx, func() { go stop() })
+	return stop, nil
+}
+
+// Mouse sends one mouse event to the active tab at x, y (CSS pixels of
+// the viewport), for the owner's takeover: "press" and "release" of the
+// left button, or "move".
+func (b *Browser) Mouse(ctx context.Context, kind string, x, y float64) error {
+	e := input.DispatchMouseEventParams{X: x, Y: y}
+	switch kind {
+	case "press":
+		e.Type, e.Button, e.Buttons, e.ClickCount = input.DispatchMouseEventTypeMousePressed, input.MouseButtonLeft, 1, 1
+	case "release":
+		e.Type, e.Button, e.ClickCount = input.DispatchMouseEventTypeMouseReleased, input.MouseButtonLeft, 1
+	case "move":
+		e.Type = input.DispatchMouseEventTypeMouseMoved
+	default:
+		return fmt.Errorf("%w: mouse action %q; use press, release or move", ErrArgument, kind)
+	}
+	return b.with(ctx, func(in *instance) error {
+		t, err := in.activeTab()
+		if err != nil {
+			return err
+		}
+		if kind == "move" && b.mouseDown {
+			e.Buttons = 1
+		}
+		if err := t.s.Call(ctx, input.CommandDispatchMouseEvent, &e, nil); err != nil {
+			return fmt.Errorf("browser: mouse: %w", err)
+		}
+		b.mouseDown = kind == "press" || (kind == "move" && b.mouseDown)
+		return nil
+	})
+}
+
+// Key types one key in the active tab for the owner's takeover: a named
+// key of Keys, or any other key with the text it types.
+func (b *Browser) Key(ctx context.Context, name string, text string) error {
+	k, ok := keys[name]
+	if !ok {
+		if text == "" {
+			return fmt.Errorf("%w: key %q types nothing; use one of %v or give its text", ErrArgument, name, Keys())
+		}
+		k = key{key: name, text: text}
+		if k.key == "" {
+			k.key = text
+		}
+	}
+	return b.with(ctx, func(in *instance) error {
+		t, err := in.activeTab()
+		if err != nil {
+			return err
+		}
+		return pressKey(ctx, t.s, k)
+	})
+}
