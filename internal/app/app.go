@@ -19,6 +19,8 @@ import (
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/automation"
+	"github.com/homard/homard/internal/browser"
+	"github.com/homard/homard/internal/browsertools"
 	"github.com/homard/homard/internal/capture"
 	"github.com/homard/homard/internal/changeset"
 	"github.com/homard/homard/internal/chats"
@@ -91,6 +93,10 @@ type Runtime struct {
 	log atomic.Pointer[slog.Logger]
 	// egress is the web tools' client; extensions' proxies use it too.
 	egress *egress.Client
+	// browser is the isolated browser ([browser] enabled; nil when off)
+	// and takeover whether the owner has it (browser.go).
+	browser  *browser.Browser
+	takeover *browsertools.Takeover
 	// caches are run_command's warm build caches (nil when
 	// commands.warm_cache is off); Close ends their refreshes.
 	caches *sandbox.Caches
@@ -277,6 +283,11 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	all = append(all, tools.NewWebTools(client, r.Vault, cfg.Egress.SearchURL)...)
 	all = append(all, tools.NewReadArtifact(artifactSource{st: st}))
 	all = append(all, tools.MemoryTools(r.Memory)...)
+	browserTools, err := r.newBrowser(client)
+	if err != nil {
+		return fmt.Errorf("%s: browser: %w", r.Paths.ConfigFile, err)
+	}
+	all = append(all, browserTools...)
 	if m := r.Chats.Messenger(cfg.Owner); len(m.Platforms()) > 0 {
 		// send_message exists only where a chat channel does: a message
 		// to anyone but the owner's chats or a confirmed recipient asks.
@@ -404,6 +415,9 @@ func (r *Runtime) Close() error {
 	}
 	r.models.Close()
 	errs := []error{r.Extensions.Close()}
+	if r.browser != nil {
+		errs = append(errs, r.browser.Close())
+	}
 	r.caches.Close() // its refreshes hold workspace root locks
 	if r.Workspace != nil {
 		errs = append(errs, r.Workspace.Close())

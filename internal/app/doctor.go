@@ -74,6 +74,7 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 	out = append(out, memoryCheck(ctx, r))
 	out = append(out, approvalsCheck(ctx, r))
 	out = append(out, totpCheck(ctx, r))
+	out = append(out, browserCheck(r))
 	for _, c := range r.Chats.Checks(ctx, o.Offline, o.chatAdapters) {
 		out = append(out, Check{Name: c.Name, OK: c.OK, Detail: c.Detail})
 	}
@@ -174,6 +175,19 @@ func memoryCheck(ctx context.Context, r *Runtime) Check {
 		detail += fmt.Sprintf("; %d proposed notes wait in `homard memory review`", len(waiting))
 	}
 	return Check{Name: "memory", OK: true, Detail: detail}
+}
+
+// browserCheck says whether the isolated browser ([browser]) can start
+// and how it is confined.
+func browserCheck(r *Runtime) Check {
+	if r.browser == nil {
+		return Check{Name: "browser", OK: true, Detail: "off ([browser] enabled = false): no browser tools"}
+	}
+	prog, err := r.browser.Program()
+	if err != nil {
+		return Check{Name: "browser", Detail: err.Error()}
+	}
+	return Check{Name: "browser", OK: true, Detail: fmt.Sprintf("%s; its sandbox: %s; every request a page makes passes the [egress] rules", prog, r.browser.SandboxMode())}
 }
 
 // totpCheck says whether approvals that need a code can be given: with

@@ -49,17 +49,20 @@ var allowed = map[string][]string{
 	"internal/egress":    {},
 	// The isolated browser (issue 24): every request a page makes is
 	// checked by egress (its open proxy and Client.Check).
-	"internal/browser":   {"internal/egress"},
-	"internal/sandbox":   {"internal/workspace"}, // the change-set stream's writer
-	"internal/secrets":   {},
-	"internal/store":     {},
-	"internal/approval":  {"internal/store", "internal/policy"},
-	"internal/audit":     {"internal/store", "internal/policy"},
-	"internal/integrity": {"internal/store", "internal/audit"},
-	"internal/arbiter":   {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint", "internal/monitor"},
-	"internal/archtest":  {},
-	"internal/schedule":  {}, // pure slot arithmetic: stdlib only, no clock
-	"internal/llm":       {},
+	"internal/browser": {"internal/egress"},
+	// The browser tools (issue 24): ordinary tools over the engine's
+	// Engine interface; egress checks a URL when it is planned.
+	"internal/browsertools": {"internal/tool", "internal/policy", "internal/egress", "internal/browser"},
+	"internal/sandbox":      {"internal/workspace"}, // the change-set stream's writer
+	"internal/secrets":      {},
+	"internal/store":        {},
+	"internal/approval":     {"internal/store", "internal/policy"},
+	"internal/audit":        {"internal/store", "internal/policy"},
+	"internal/integrity":    {"internal/store", "internal/audit"},
+	"internal/arbiter":      {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint", "internal/monitor"},
+	"internal/archtest":     {},
+	"internal/schedule":     {}, // pure slot arithmetic: stdlib only, no clock
+	"internal/llm":          {},
 	// Reaching the configured model: the key (secrets), the wire clients,
 	// the deadlines; agent for the context error Explain passes through.
 	"internal/provider": {"internal/agent", "internal/config", "internal/llm", "internal/llm/openai", "internal/llm/anthropic", "internal/secrets"},

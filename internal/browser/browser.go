@@ -211,6 +211,11 @@ func (b *Browser) SandboxMode() string {
 	return "chromium"
 }
 
+// Program is the Chromium binary the browser would start (without
+// starting it), or ErrNoChromium with where it looked and how to install
+// one: for homard doctor.
+func (b *Browser) Program() (string, error) { return findChrome(b.o.ChromePath) }
+
 // Close stops Chromium and waits for it. It is idempotent; any later call
 // returns ErrClosed.
 func (b *Browser) Close() error {
