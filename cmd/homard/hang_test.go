@@ -90,7 +90,10 @@ func hangHome(t *testing.T, srv *httptest.Server, timeouts map[string]string) (s
 		if !re.Match(b) {
 			t.Fatalf("config.toml has no %s line", key)
 		}
-		b = re.ReplaceAll(b, []byte(key+` = "`+v+`"`))
+		// The first line only: [model]'s (other sections have keys of
+		// the same name, such as [browser] idle_timeout).
+		loc := re.FindIndex(b)
+		b = append(append(append([]byte{}, b[:loc[0]]...), key+` = "`+v+`"`...), b[loc[1]:]...)
 	}
 	if err := os.WriteFile(p, b, 0o600); err != nil {
 		t.Fatal(err)
