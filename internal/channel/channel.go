@@ -103,6 +103,10 @@ type ToolEvent struct {
 	ApprovalID string
 	// Preview is the start of the tool's result, redacted.
 	Preview string
+	// Artifact is the id of the artifact the call's result was kept as
+	// (the whole result, or a file such as a screenshot); "" when none.
+	// ArtifactReader reads it.
+	Artifact string
 }
 
 // Card is a call waiting for the owner's approval during a turn.

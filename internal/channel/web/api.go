@@ -37,6 +37,8 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("POST /api/memory/review/{id}", s.memoryReviewAnswer)
 	mux.HandleFunc("DELETE /api/memory/{id}", s.forget)
 	s.taskRoutes(mux)
+	mux.HandleFunc("GET /api/artifacts/{id}", s.artifact)
+	s.browserRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "no such API endpoint")
 	})

@@ -79,6 +79,13 @@ type Options struct {
 	// (else 405), its body capped at 1 MiB; any other /callbacks/ path is
 	// 404. Nil means none.
 	Callbacks map[string]http.Handler
+	// Artifacts reads the owner's artifacts for GET /api/artifacts/{id}.
+	// Nil means none: that route answers 404.
+	Artifacts channel.ArtifactReader
+	// Browser is the isolated browser the owner watches and takes over
+	// (/api/browser…). Nil means it is off: those routes answer 404 and
+	// the web UI hides its Browser view.
+	Browser channel.BrowserControl
 }
 
 // Server is the gateway's http.Handler and the turns it runs.

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/channel/web/ui"
 )
 
@@ -86,6 +87,8 @@ type fakeServer struct {
 	titles     map[string]string // session id → title in GET /api/sessions
 	refuse     map[string]string // session id → the 409 message DELETE answers
 	dropped    []string          // sessions DELETE removed
+	browser    *fakeBrowser      // nil: the browser is off
+	artifacts  map[string]channel.Artifact
 }
 
 func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
@@ -144,6 +147,7 @@ func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
 		f.mu.Unlock()
 		writeJSON(w, http.StatusOK, map[string]string{})
 	}))
+	f.browserRoutes(mux)
 	files := http.FileServerFS(ui.FS())
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path == "/" && !f.hasCookie(r) {

@@ -3,14 +3,16 @@
 // nothing is fetched from a CDN and no npm step is needed to build homard.
 //
 // Contract: FS returns the files rooted at the static folder (index.html,
-// app.css, markdown.js, tasks.js, app.js); the server serves them at "/"
+// app.css, markdown.js, tasks.js, browser.js, app.js); the server serves them at "/"
 // next to the API of spec/API.md, under a Content-Security-Policy of
 // default-src 'self' with no 'unsafe-inline' (the page has no inline
 // script, style or handler). The scripts render everything that came from
 // the model, a tool, memory, a task or the audit log as text: a Markdown
 // subset is built from DOM nodes with textContent, links are http(s) only
 // with rel="noopener noreferrer", and images are never loaded (their alt
-// text and URL are shown as text). Tool names, plans, previews, audit
+// text and URL are shown as text) but for one: a screenshot artifact from
+// the gateway's own /api/artifacts/ID. The isolated browser's frames are
+// drawn on a canvas from decoded bytes, with no URL. Tool names, plans, previews, audit
 // records, memory, task bodies and session ids show each control, bidi or
 // invisible character as a marked escape (\u202e in a span.hidden-char),
 // the set internal/termtext shows on a terminal.

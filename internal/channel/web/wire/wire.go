@@ -1,7 +1,8 @@
 // Package wire is the JSON shape of the HTTP gateway's turn API
 // (docs/API.md): the chat and answer requests, the Server-Sent Events of a
 // turn, a session's messages, the runtime's info, the error body and the
-// scheduled tasks API (tasks.go). The
+// scheduled tasks API (tasks.go) and the owner's view of the isolated
+// browser (browser.go). The
 // gateway (internal/channel/web) encodes with these types and the attach
 // client (internal/app/attach.go) decodes with them, so the two sides
 // cannot drift; each type converts to and from its internal/channel value.
@@ -74,6 +75,9 @@ type Tool struct {
 	Step    int    `json:"step,omitempty"`
 	// ApprovalID is set while the call is pending.
 	ApprovalID string `json:"approval_id,omitempty"`
+	// Artifact is the id of the artifact the result was kept as (GET
+	// /api/artifacts/{id}); left out when none.
+	Artifact string `json:"artifact,omitempty"`
 	// Session is set on the live-event hub (GET /api/events), where
 	// events of every session mix; a turn's own stream leaves it out.
 	Session string `json:"session,omitempty"`
@@ -82,13 +86,13 @@ type Tool struct {
 // NewTool is ev on the wire.
 func NewTool(ev channel.ToolEvent) Tool {
 	return Tool{ID: ev.ID, Name: ev.Name, Args: ev.Args, Status: string(ev.Status), Plan: ev.Plan, Reason: ev.Reason,
-		Preview: ev.Preview, Rule: ev.Rule, Step: ev.Step, ApprovalID: ev.ApprovalID}
+		Preview: ev.Preview, Rule: ev.Rule, Step: ev.Step, ApprovalID: ev.ApprovalID, Artifact: ev.Artifact}
 }
 
 // Channel is t as a channel value.
 func (t Tool) Channel() channel.ToolEvent {
 	return channel.ToolEvent{ID: t.ID, Name: t.Name, Args: t.Args, Status: channel.Status(t.Status), Plan: t.Plan,
-		Reason: t.Reason, Preview: t.Preview, Rule: t.Rule, Step: t.Step, ApprovalID: t.ApprovalID}
+		Reason: t.Reason, Preview: t.Preview, Rule: t.Rule, Step: t.Step, ApprovalID: t.ApprovalID, Artifact: t.Artifact}
 }
 
 // Card is the data of an approval event: a channel.Card and its session.

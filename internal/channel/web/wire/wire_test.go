@@ -28,6 +28,8 @@ func TestShapes(t *testing.T) {
 		{"tool pending", NewTool(channel.ToolEvent{ID: "c", Name: "n", Args: "{}", Status: channel.Pending, Plan: "p", Reason: "r",
 			Rule: "mode.smart.write", Step: 1, ApprovalID: "ap", Preview: "v"}),
 			`{"id":"c","name":"n","args":"{}","status":"pending","plan":"p","reason":"r","preview":"v","rule":"mode.smart.write","step":1,"approval_id":"ap"}`},
+		{"tool with artifact", NewTool(channel.ToolEvent{ID: "c", Name: "browser_screenshot", Args: "{}", Status: channel.Ran, Artifact: "art_1"}),
+			`{"id":"c","name":"browser_screenshot","args":"{}","status":"ran","plan":"","reason":"","preview":"","artifact":"art_1"}`},
 		{"card", NewCard(channel.Card{ApprovalID: "ap", Tool: "t", Plan: "p", PlanHash: "sha256:h", Risk: "high", Reason: "r",
 			ExpiresAt: at, Preview: "+x", PreviewOmitted: 2, PreviewDiff: true}, "s"),
 			`{"approval_id":"ap","tool":"t","plan":"p","plan_hash":"sha256:h","risk":"high","reason":"r","expires_at":"2026-12-01T19:30:00Z","session":"s","preview":"+x","preview_omitted_lines":2,"preview_kind":"diff","once_only":false}`},
@@ -64,7 +66,7 @@ func TestPreviewKind(t *testing.T) {
 // the wire and back, JSON included.
 func TestConversionsKeepEveryField(t *testing.T) {
 	at := time.Date(2026, 12, 1, 19, 30, 0, 0, time.UTC)
-	ev := channel.ToolEvent{ID: "c", Name: "n", Args: "{}", Status: channel.Pending, Plan: "p", Reason: "r", Rule: "x", Step: 3, ApprovalID: "ap", Preview: "v"}
+	ev := channel.ToolEvent{ID: "c", Name: "n", Args: "{}", Status: channel.Pending, Plan: "p", Reason: "r", Rule: "x", Step: 3, ApprovalID: "ap", Preview: "v", Artifact: "art"}
 	card := channel.Card{ApprovalID: "ap", Tool: "t", Plan: "p", PlanHash: "h", Risk: "critical", Reason: "r", ExpiresAt: at, Preview: "+x", PreviewOmitted: 9, PreviewDiff: true}
 	res := channel.TurnResult{Text: "t", Pending: []string{"ap"}, Usage: channel.Usage{Input: 1, Output: 2, Cached: 3}, Calls: 4, Units: 5, MaxCalls: 6, MaxUnits: 7, Stopped: "x",
 		Capture: channel.CaptureUsage{Calls: 2, Turns: 8, Usage: channel.Usage{Input: 11, Output: 12, Cached: 13}}}
@@ -100,5 +102,36 @@ func TestConversionsKeepEveryField(t *testing.T) {
 		if !reflect.DeepEqual(c.got, c.want) {
 			t.Errorf("%s after the wire = %+v; want %+v", c.name, c.got, c.want)
 		}
+	}
+}
+
+// TestBrowserShapes pins the browser API's JSON and the state's trip to
+// the wire and back.
+func TestBrowserShapes(t *testing.T) {
+	st := channel.BrowserState{Running: true, Owner: true, URL: "https://example.com/", Title: "Example"}
+	x, y := 12.5, 3.0
+	for _, tc := range []struct {
+		name string
+		v    any
+		want string
+	}{
+		{"state", NewBrowser(st), `{"running":true,"owner":true,"url":"https://example.com/","title":"Example"}`},
+		{"off", NewBrowser(channel.BrowserState{}), `{"running":false,"owner":false,"url":"","title":""}`},
+		{"open", BrowserOpen{URL: "https://example.com/"}, `{"url":"https://example.com/"}`},
+		{"press", BrowserInput{Kind: channel.MousePress, X: &x, Y: &y}, `{"kind":"press","x":12.5,"y":3}`},
+		{"key", BrowserInput{Kind: InputKey, Key: "Enter"}, `{"kind":"key","key":"Enter"}`},
+		{"text", BrowserInput{Kind: InputText, Text: "ab"}, `{"kind":"text","text":"ab"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := json.Marshal(tc.v)
+			if err != nil || string(b) != tc.want {
+				t.Errorf("json.Marshal(%+v) = %s, %v; want %s", tc.v, b, err, tc.want)
+			}
+		})
+	}
+	var back Browser
+	b, _ := json.Marshal(NewBrowser(st))
+	if err := json.Unmarshal(b, &back); err != nil || back.Channel() != st {
+		t.Errorf("state after the wire = %+v, %v; want %+v", back.Channel(), err, st)
 	}
 }

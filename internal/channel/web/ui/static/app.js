@@ -3,7 +3,10 @@
 // Safety rule for every line below: text that came from the model, a tool,
 // memory or the audit log reaches the page only through textContent or
 // createTextNode. No such text is ever parsed as HTML, no URL from it is
-// ever loaded (no <img>, no fetch), and links are http(s) only.
+// ever loaded (no <img>, no fetch), and links are http(s) only. The one
+// picture loaded is a screenshot artifact from the gateway itself:
+// /api/artifacts/ID, the id URL-encoded (artifactPicture), served with
+// nosniff and a sandbox CSP.
 "use strict";
 
 (function () {
@@ -169,6 +172,7 @@
 
   const markdown = window.homardMarkdown; // from markdown.js
   const tasks = window.homardTasks({ $: $, el: el, elm: elm, button: button, clear: clear, fmtTime: fmtTime, api: api }); // from tasks.js
+  const browser = window.homardBrowser({ $: $, el: el, setMarked: setMarked, api: api }); // from browser.js
 
   // ---------- state ----------
 
@@ -458,7 +462,36 @@
     const prev = line.querySelector(".tool-preview");
     setMarked(prev, ev.preview || "", true);
     prev.hidden = !prev.textContent;
+    if (ev.artifact && !line.querySelector(".tool-artifact")) line.appendChild(artifactNode(ev));
     scrollDown();
+  }
+
+  // artifactNode shows the artifact a call's result was kept as: a
+  // screenshot as the picture, anything else as a link that opens the
+  // whole result in a new tab (served as text or a download, never as a
+  // page of this origin).
+  function artifactNode(ev) {
+    const box = el("div", "tool-artifact");
+    if (ev.name === "browser_screenshot") {
+      box.appendChild(artifactPicture(String(ev.artifact)));
+      return box;
+    }
+    const a = el("a", null, "whole result");
+    a.href = "/api/artifacts/" + encodeURIComponent(String(ev.artifact));
+    a.target = "_blank";
+    a.rel = "noopener noreferrer";
+    box.appendChild(a);
+    return box;
+  }
+
+  // artifactPicture is the only image the page loads: a screenshot the
+  // gateway keeps, from its own origin.
+  function artifactPicture(id) {
+    const img = document.createElement("img");
+    img.src = "/api/artifacts/" + encodeURIComponent(id);
+    img.alt = "screenshot";
+    img.className = "screenshot";
+    return img;
   }
 
   function addCardToTranscript(a) {
@@ -867,6 +900,7 @@
       setCardStatus(d.approval_id, d.status || "decided", "answered elsewhere");
     });
     on("task_changed", tasks.changed);
+    on("browser_changed", browser.changed);
     on("session_deleted", function (d) {
       if (!d.session) return;
       sessionGone(d.session);
@@ -896,12 +930,13 @@
 
   // ---------- routing and start ----------
 
-  const views = ["chat", "approvals", "audit", "memory", "tasks", "sessions"];
+  const views = ["chat", "approvals", "audit", "memory", "tasks", "browser", "sessions"];
 
   function route() {
     if (!state.info) return;
     const v = (location.hash || "#chat").slice(1);
-    const name = views.indexOf(v) >= 0 ? v : "chat";
+    // The Browser view exists only when the server runs the browser.
+    const name = views.indexOf(v) >= 0 && (v !== "browser" || browser.available()) ? v : "chat";
     for (const n of views) $("view-" + n).hidden = n !== name;
     for (const a of document.querySelectorAll("nav a")) {
       if (a.getAttribute("data-view") === name) a.setAttribute("aria-current", "page");
@@ -912,6 +947,7 @@
     if (name === "memory") loadMemory();
     if (name === "sessions") loadSessions();
     if (name === "tasks") tasks.load();
+    if (name === "browser") browser.show(); else browser.hide();
   }
 
   function wire() {
@@ -942,6 +978,7 @@
     const i = state.info || {};
     $("info").textContent = [i.model, i.mode && "mode " + i.mode, i.owner].filter(Boolean).join(" · ");
     $("info").title = (i.workspace ? "workspace " + i.workspace + " · " : "") + "homard " + (i.version || "");
+    await browser.probe(); // shows the Browser entry when the server runs one
     document.body.setAttribute("data-ready", "1");
     route();
     loadSessions();
