@@ -376,3 +376,61 @@ func TestDoctorBrowser(t *testing.T) {
 		t.Errorf("chrome_path missing: %+v; want a failure saying how to install Chromium", c)
 	}
 }
+
+// TestGatewayBrowserTakeover: through `homard serve`'s API, the owner
+// takes the browser over — the model's browser tools are refused with
+// limit.browser-owner and the owner's own input reaches the page — then
+// hands it back and the model's next call runs. A screenshot's artifact
+// is served to the owner as a PNG, with nosniff and a sandbox CSP.
+func TestGatewayBrowserTakeover(t *testing.T) {
+	sink := newSink(t)
+	site := newShop(t, sink.URL)
+	r := newBrowserRuntime(t, "autopilot", site.URL)
+	r.Config.Memory.Capture = "off"
+	g := startGateway(t, r)
+
+	runServer(t, r, script(proposal{"browser_open", `{"url":"` + site.URL + `/form"}`})...)
+	if _, outs := turn(t, r, "s", "open the shop", nil); len(outs) != 1 || outs[0].Status != "ran" {
+		t.Fatalf("open: %+v", outs)
+	}
+	post := func(path, body string) (int, string) {
+		t.Helper()
+		resp, text := g.do(g.req("POST", path, body, g.token))
+		return resp.StatusCode, text
+	}
+	if code, text := post("/api/browser/input", `{"kind":"text","text":"x"}`); code != http.StatusConflict {
+		t.Errorf("input before taking over: %d %s; want 409", code, text)
+	}
+	if code, text := post("/api/browser/take", `{}`); code != http.StatusOK || !strings.Contains(text, `"owner":true`) {
+		t.Fatalf("take: %d %s", code, text)
+	}
+	runServer(t, r, script(proposal{"browser_snapshot", `{}`})...)
+	if _, outs := turn(t, r, "s", "look again", nil); len(outs) != 1 || outs[0].Status != "denied" || outs[0].Rule != "limit.browser-owner" {
+		t.Errorf("the model's snapshot while the owner has the browser: %+v; want denied by limit.browser-owner", outs)
+	}
+	if code, text := post("/api/browser/open", `{"url":"`+site.URL+`/login"}`); code != http.StatusOK {
+		t.Errorf("the owner opens the login page: %d %s", code, text)
+	}
+	if code, text := post("/api/browser/give", `{}`); code != http.StatusOK || !strings.Contains(text, `"owner":false`) {
+		t.Fatalf("give: %d %s", code, text)
+	}
+	if !r.takeover.SignedIn(strings.TrimPrefix(site.URL, "http://")) {
+		t.Error("the host the owner handed back on is not remembered as signed in")
+	}
+	srv := runServer(t, r, script(proposal{"browser_screenshot", `{}`})...)
+	_, outs := turn(t, r, "s", "show me", nil)
+	if len(outs) != 1 || outs[0].Status != "ran" || outs[0].Artifact == "" {
+		t.Fatalf("screenshot after the owner handed back: %+v; want ran with an artifact", outs)
+	}
+	if !strings.Contains(lastToolResult(t, srv), outs[0].Artifact) {
+		t.Error("the model is not told the screenshot's artifact id")
+	}
+	resp, body := g.do(g.req("GET", "/api/artifacts/"+outs[0].Artifact, "", g.token))
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Type") != "image/png" || !strings.HasPrefix(body, "\x89PNG") ||
+		resp.Header.Get("X-Content-Type-Options") != "nosniff" || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "sandbox") {
+		t.Errorf("artifact: %d %q %v; want a PNG with nosniff and a sandbox CSP", resp.StatusCode, resp.Header.Get("Content-Type"), resp.Header)
+	}
+	if resp, _ := g.do(g.req("GET", "/api/artifacts/"+outs[0].Artifact, "", "")); resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("artifact without a token: %d; want 401", resp.StatusCode)
+	}
+}

@@ -96,7 +96,7 @@ func (r *Runtime) toolEvent(call ToolCall, out *Outcome, step int) channel.ToolE
 		return ev
 	}
 	ev.Status = statusOf(out.Decision)
-	ev.Plan, ev.Reason, ev.Rule = out.Plan, out.Reason, out.Rule
+	ev.Plan, ev.Reason, ev.Rule, ev.Artifact = out.Plan, out.Reason, out.Rule, out.Artifact
 	if ev.Status == channel.Pending {
 		ev.ApprovalID = out.ApprovalID
 	}

@@ -185,6 +185,7 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 		Runtime: r.Channel(), Admin: r.Admin(), Addr: addr, PublicOrigin: o.PublicOrigin, TLS: useTLS,
 		UI: o.UI, Log: log, ApprovalWait: g.ApprovalWait.Std(), PingInterval: g.PingInterval.Std(),
 		Now: r.now, Callbacks: callbacks,
+		Artifacts: artifactView{st: r.Store, owner: r.Config.Owner}, Browser: r.browserControl(),
 	})
 	if err != nil {
 		return err
