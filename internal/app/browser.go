@@ -2,6 +2,8 @@ package app
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"errors"
 	"path/filepath"
 	"slices"
@@ -35,8 +37,28 @@ func (r *Runtime) newBrowser(client *egress.Client) ([]tool.Tool, error) {
 	r.browser, r.takeover = eng, &browsertools.Takeover{}
 	return browsertools.New(browsertools.Options{
 		Engine: eng, Egress: client, Vault: r.Vault, SnapshotBytes: cfg.SnapshotBytes,
-		OwnerHas: r.takeover.Has, PrivateHost: r.privateHost,
+		OwnerHas: r.takeover.Has, PrivateHost: r.privateHost, Keep: r.keepDownload,
 	}), nil
+}
+
+// keepDownload stores a file a page downloaded as an artifact of the
+// calling session: the owner's to see (web UI), never the model's to
+// read, deleted with the other artifacts after artifacts.keep.
+func (r *Runtime) keepDownload(ctx context.Context, name string, data []byte) (string, error) {
+	c, ok := tool.CallerFrom(ctx)
+	if !ok || c.Owner == "" || c.Session == "" {
+		return "", errors.New("no caller to keep it for")
+	}
+	if data == nil {
+		data = []byte{} // an empty file is still a file (a binary artifact has data)
+	}
+	var b [8]byte
+	rand.Read(b[:]) // never fails (crypto/rand, Go ≥ 1.24)
+	id := "art_" + hex.EncodeToString(b[:])
+	return id, r.Store.Write(ctx, func(tx *store.Tx) error {
+		return tx.InsertArtifact(store.Artifact{ID: id, Owner: c.Owner, Session: c.Session, Tool: "browser download",
+			Untrusted: true, CreatedAt: r.now(), MIME: "application/octet-stream", Name: name, Data: data})
+	})
 }
 
 // privateHost reports whether pages of host hold the owner's data: a

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -83,6 +84,14 @@ func newShop(t *testing.T, sink string) *shop {
 		s.logins = append(s.logins, string(b))
 		s.mu.Unlock()
 		fmt.Fprint(w, `<!doctype html><title>Account</title><p>Welcome back</p>`)
+	})
+	mux.HandleFunc("GET /files", func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>Files</title><a href="/files/report.txt">Get the report</a>`)
+	})
+	mux.HandleFunc("GET /files/report.txt", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Disposition", `attachment; filename="report.txt"`)
+		w.Header().Set("Content-Type", "text/plain")
+		fmt.Fprint(w, "the quarterly report\n")
 	})
 	mux.HandleFunc("GET /hostile", func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, strings.ReplaceAll(hostilePage, "SINK", sink))
@@ -432,5 +441,38 @@ func TestGatewayBrowserTakeover(t *testing.T) {
 	}
 	if resp, _ := g.do(g.req("GET", "/api/artifacts/"+outs[0].Artifact, "", "")); resp.StatusCode != http.StatusUnauthorized {
 		t.Errorf("artifact without a token: %d; want 401", resp.StatusCode)
+	}
+}
+
+// TestScenarioBrowserDownload: a file the page downloads goes to the
+// owner's artifacts (the web UI), not to the model: the model is told its
+// name and artifact id, never its content, and the browser's download
+// folder is left empty.
+func TestScenarioBrowserDownload(t *testing.T) {
+	site := newShop(t, newSink(t).URL)
+	r := newBrowserRuntime(t, "autopilot", site.URL)
+	srv := runServer(t, r, script(proposal{"browser_open", `{"url":"` + site.URL + `/files"}`})...)
+	turn(t, r, "s", "get the report", nil)
+	link := refOf(t, lastToolResult(t, srv), "link", "Get the report")
+	srv = runServer(t, r, script(proposal{"browser_click", `{"ref":"` + link + `"}`}, proposal{"browser_snapshot", `{}`}, proposal{"browser_snapshot", `{}`})...)
+	turn(t, r, "s", "get the report", nil)
+	var sent strings.Builder
+	for _, req := range srv.Requests() {
+		sent.Write(req.Body)
+	}
+	m := regexp.MustCompile(`download \\"report.txt\\" \(21 bytes\) kept for the owner as artifact (art_[0-9a-f]+)`).FindStringSubmatch(sent.String())
+	if m == nil {
+		t.Fatalf("no result tells the model the download was kept:\n%s", sent.String())
+	}
+	if strings.Contains(sent.String(), "the quarterly report") {
+		t.Error("the download's content reached the model")
+	}
+	art, err := r.Store.Artifact(context.Background(), m[1])
+	if err != nil || string(art.Data) != "the quarterly report\n" || art.Name != "report.txt" || art.Owner != r.Config.Owner {
+		t.Errorf("artifact %s = %+v, %v; want the file, the owner's", m[1], art, err)
+	}
+	entries, _ := os.ReadDir(filepath.Join(r.Paths.DataDir, "browser", "downloads"))
+	if len(entries) != 0 {
+		t.Errorf("the download folder still holds %d files", len(entries))
 	}
 }

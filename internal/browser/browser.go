@@ -211,6 +211,23 @@ func (b *Browser) SandboxMode() string {
 	return "chromium"
 }
 
+// Downloads returns the downloads finished since the last call — paths
+// in Options.DownloadDir, under the names the pages suggested (made safe)
+// — and forgets them: the caller moves them away (to its artifact store).
+func (b *Browser) Downloads() []string {
+	b.mu.Lock()
+	in := b.in
+	b.mu.Unlock()
+	if in == nil {
+		return nil
+	}
+	in.mu.Lock()
+	defer in.mu.Unlock()
+	out := in.finished
+	in.finished = nil
+	return out
+}
+
 // Program is the Chromium binary the browser would start (without
 // starting it), or ErrNoChromium with where it looked and how to install
 // one: for homard doctor.

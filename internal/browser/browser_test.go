@@ -244,6 +244,18 @@ func TestDownloadLandsInFolder(t *testing.T) {
 	if found != "" {
 		t.Errorf("a copy of the download is in the profile: %s", found)
 	}
+	// Downloads hands the finished file over once.
+	var got []string
+	eventually(t, "Downloads to list it", func() bool {
+		got = append(got, b.Downloads()...)
+		return len(got) > 0
+	})
+	if len(got) != 1 || got[0] != path {
+		t.Errorf("Downloads = %q; want [%s]", got, path)
+	}
+	if again := b.Downloads(); len(again) != 0 {
+		t.Errorf("Downloads again = %q; want nothing", again)
+	}
 }
 
 // TestSnapshotSize: a news-like page with 200 links is cut to maxBytes

@@ -107,6 +107,7 @@ type instance struct {
 	active    target.ID
 	changed   chan struct{}     // closed and replaced when tabs change
 	downloads map[string]string // download guid → suggested file name
+	finished  []string          // downloads saved under their names, not yet taken (Downloads)
 }
 
 // launch starts Chromium, its proxy and its connection, and sets the

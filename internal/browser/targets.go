@@ -265,7 +265,11 @@ func (in *instance) downloaded(guid string) {
 		}
 		if err := os.Rename(src, dst); err != nil {
 			in.logf("browser: name the download %s: %v", base, err)
+			return
 		}
+		in.mu.Lock()
+		in.finished = append(in.finished, dst)
+		in.mu.Unlock()
 		return
 	}
 }

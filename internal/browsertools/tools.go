@@ -3,7 +3,10 @@ package browsertools
 import (
 	"context"
 	"fmt"
+	"io"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,6 +34,9 @@ type Engine interface {
 	Tabs(ctx context.Context) ([]browser.Tab, error)
 	CloseTab(ctx context.Context, tabID string) error
 	Screenshot(ctx context.Context) ([]byte, error)
+	// Downloads are the files downloaded since the last call (paths);
+	// the tools move them to the owner's artifacts.
+	Downloads() []string
 }
 
 var _ Engine = (*browser.Browser)(nil)
@@ -60,7 +66,15 @@ type Options struct {
 	// reading such a page marks the session private, as an http_get with
 	// a credential does. Nil means none.
 	PrivateHost func(host string) bool
+	// Keep stores a downloaded file as an artifact of the calling session
+	// (for the owner, with the artifacts' expiry) and returns its id. Nil
+	// means downloads are deleted, unread.
+	Keep func(ctx context.Context, name string, data []byte) (id string, err error)
 }
+
+// maxDownloadBytes caps a download kept as an artifact; a larger one is
+// deleted and the model told so.
+const maxDownloadBytes = 16 << 20
 
 // DefaultSnapshotBytes is Options.SnapshotBytes' default.
 const DefaultSnapshotBytes = 4096
@@ -266,12 +280,52 @@ func (b *base) pageResult(ctx context.Context, what string) (tool.Result, error)
 		}
 		return tool.Errorf("%s, but the page could not be read: %v", what, err), nil
 	}
-	head := what + "\n"
+	head := what + "\n" + b.collect(ctx)
 	res := tool.Result{Text: head + snap.Text, Untrusted: true}
 	if snap.Truncated {
 		res.Whole = head + snap.Full
 	}
 	return res, nil
+}
+
+// collect moves the finished downloads out of the browser's folder into
+// the owner's artifacts and says what it kept, one line each. The model
+// never reads a download; the owner sees it in the web UI.
+func (b *base) collect(ctx context.Context) string {
+	var out strings.Builder
+	for _, p := range b.o.Engine.Downloads() {
+		name := filepath.Base(p)
+		data, err := readCapped(p, maxDownloadBytes)
+		os.Remove(p)
+		switch {
+		case err != nil:
+			fmt.Fprintf(&out, "[download %s not kept: %v]\n", q(name), err)
+		case b.o.Keep == nil:
+			fmt.Fprintf(&out, "[download %s (%d bytes) deleted: this homard keeps no downloads]\n", q(name), len(data))
+		default:
+			id, err := b.o.Keep(ctx, name, data)
+			if err != nil {
+				fmt.Fprintf(&out, "[download %s not kept: %v]\n", q(name), err)
+				continue
+			}
+			fmt.Fprintf(&out, "[download %s (%d bytes) kept for the owner as artifact %s; you cannot read it]\n", q(name), len(data), id)
+		}
+	}
+	return out.String()
+}
+
+// readCapped reads the file at p, or says it is over max bytes.
+func readCapped(p string, max int64) ([]byte, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err == nil && int64(len(data)) > max {
+		return nil, fmt.Errorf("it is over %d MiB", max>>20)
+	}
+	return data, err
 }
 
 // failed is the model's error result for an engine error (the page did

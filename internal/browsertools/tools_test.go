@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -25,6 +27,7 @@ type fakeEngine struct {
 	calls    []string // what ran, in order: "click 3", "type 4 hello"
 	snapText string
 	snapFull string
+	files    []string // downloads to hand over
 }
 
 func newFake() *fakeEngine {
@@ -84,6 +87,13 @@ func (f *fakeEngine) Tabs(context.Context) ([]browser.Tab, error) {
 func (f *fakeEngine) CloseTab(_ context.Context, id string) error {
 	f.record("close " + id)
 	return nil
+}
+func (f *fakeEngine) Downloads() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.files
+	f.files = nil
+	return out
 }
 func (f *fakeEngine) Screenshot(context.Context) ([]byte, error) {
 	f.record("screenshot")
@@ -361,5 +371,46 @@ func TestKeysAreTheEngines(t *testing.T) {
 	slices.Sort(ours)
 	if !slices.Equal(ours, browser.Keys()) {
 		t.Errorf("browser_press keys %v; the engine presses %v", ours, browser.Keys())
+	}
+}
+
+// TestDownloadsBecomeArtifacts: a file the page downloaded is moved out
+// of the browser's folder into the owner's artifacts, and the model is
+// told its name and id, never its content; without a store it is
+// deleted.
+func TestDownloadsBecomeArtifacts(t *testing.T) {
+	k := newKit(t)
+	dir := t.TempDir()
+	p := filepath.Join(dir, "report.txt")
+	if err := os.WriteFile(p, []byte("quarterly numbers"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	kept := map[string]string{}
+	client, _ := egress.New(egress.Options{})
+	tools := New(Options{Engine: k.f, Egress: client, Keep: func(_ context.Context, name string, data []byte) (string, error) {
+		kept[name] = string(data)
+		return "art_dl1", nil
+	}})
+	var click tool.Tool
+	for _, tl := range tools {
+		if tl.Spec().Name == "browser_click" {
+			click = tl
+		}
+	}
+	params, _ := click.Decode([]byte(`{"ref":"5"}`))
+	plan, err := click.Prepare(t.Context(), params)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k.f.files = []string{p}
+	res, err := click.Run(t.Context(), plan)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if kept["report.txt"] != "quarterly numbers" || !strings.Contains(res.Text, `download "report.txt" (17 bytes) kept for the owner as artifact art_dl1`) || strings.Contains(res.Text, "quarterly") {
+		t.Errorf("kept %v, model reads %q; want the file kept and only its name and id told", kept, res.Text)
+	}
+	if _, err := os.Stat(p); !os.IsNotExist(err) {
+		t.Errorf("the download is still in the browser's folder: %v", err)
 	}
 }
