@@ -476,3 +476,30 @@ func TestScenarioBrowserDownload(t *testing.T) {
 		t.Errorf("the download folder still holds %d files", len(entries))
 	}
 }
+
+// TestScenarioBrowserTypingIsASink: typing into a page is an outbound
+// value like a fetch's URL. With taint = "value", in autopilot, after the
+// session read a private note: typing the note waits for the owner with
+// the note named on the card; typing a public word (the twin) runs.
+func TestScenarioBrowserTypingIsASink(t *testing.T) {
+	site := newShop(t, newSink(t).URL)
+	r := newBrowserRuntime(t, "autopilot", site.URL)
+	r2 := reopenWith(t, r, valueTaint)
+	writeWorkspaceFile(t, r2, "notes/private.md", privateText+"\n")
+	srv := runServer(t, r2, script(proposal{"read_file", `{"path":"notes/private.md"}`}, proposal{"browser_open", `{"url":"` + site.URL + `/form"}`})...)
+	if _, outs := turn(t, r2, "s", "search for my note", nil); len(outs) != 2 || outs[1].Status != "ran" {
+		t.Fatalf("read then open: %+v; want both to run (the URL carries nothing private)", outs)
+	}
+	box := refOf(t, lastToolResult(t, srv), "textbox", "Query")
+	runServer(t, r2, script(proposal{"browser_type", `{"ref":"` + box + `","text":"` + privateText + `"}`}, proposal{"browser_type", `{"ref":"` + box + `","text":"homard"}`})...)
+	_, outs := turn(t, r2, "s", "type it", nil)
+	if len(outs) != 2 {
+		t.Fatalf("outcomes %+v; want two", outs)
+	}
+	if outs[0].Status != "pending" || outs[0].Rule != "taint.private-value" || !strings.Contains(outs[0].Reason, "notes/private.md") {
+		t.Errorf("typing the note: %s by %s (%s); want pending by taint.private-value naming notes/private.md", outs[0].Status, outs[0].Rule, outs[0].Reason)
+	}
+	if outs[1].Status != "ran" {
+		t.Errorf("typing a public word: %s by %s; want ran", outs[1].Status, outs[1].Rule)
+	}
+}
