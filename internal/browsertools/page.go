@@ -67,7 +67,7 @@ func (t *open) Prepare(ctx context.Context, p URLParams) (tool.Plan, error) {
 		Preview:       "url: " + u.Redacted() + "\nhost: " + strings.ToLower(u.Host) + "\nevery request the page makes passes the egress rules\n",
 		Targets:       targets(p.URL),
 		PrivateResult: t.private(p.URL),
-		Body:          urlBody{URL: p.URL},
+		Body:          urlBody(p),
 	})
 }
 
