@@ -27,9 +27,18 @@ func (r *Runtime) newBrowser(client *egress.Client) ([]tool.Tool, error) {
 		return nil, nil
 	}
 	dir := filepath.Join(r.Paths.DataDir, "browser")
+	// Where homard confines Chromium itself (it runs as root), Chromium
+	// sees none of homard's data and config, nor the workspace roots.
+	hide := []string{r.Paths.DataDir, filepath.Dir(r.Paths.ConfigFile)}
+	if r.Paths.Home != "" {
+		hide = append(hide, r.Paths.Home)
+	}
+	for _, root := range r.Config.Workspace.Roots {
+		hide = append(hide, root.Path)
+	}
 	eng, err := browser.New(browser.Options{
 		ChromePath: cfg.ChromePath, ProfileDir: filepath.Join(dir, "profile"), DownloadDir: filepath.Join(dir, "downloads"),
-		IdleTimeout: cfg.IdleTimeout.Std(), Egress: client,
+		IdleTimeout: cfg.IdleTimeout.Std(), Egress: client, Hide: hide,
 	})
 	if err != nil {
 		return nil, err

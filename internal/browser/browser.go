@@ -34,6 +34,10 @@ type Options struct {
 	// Logf, when set, receives what the browser notices on the way (a
 	// permission it could not deny, a target it could not intercept).
 	Logf func(format string, args ...any)
+	// Hide are folders Chromium must not see when homard confines it
+	// itself (homard runs as root; confine.go): homard's data and config
+	// folders, the workspace roots. The owner's home is always hidden.
+	Hide []string
 }
 
 // PageInfo names a tab and what it shows.
@@ -202,13 +206,16 @@ func (b *Browser) PID() int {
 	return b.in.pid
 }
 
-// SandboxMode says which sandbox confines Chromium's renderers:
-// "chromium" (its own) or why there is none.
+// SandboxMode says what confines Chromium: its own sandbox, its own
+// sandbox inside homard's bwrap (homard runs as root), or why nothing
+// does.
 func (b *Browser) SandboxMode() string {
-	if runningAsRoot() {
-		return "none (running as root: Chromium's sandbox refuses root)"
+	exe, err := findChrome(b.o.ChromePath)
+	if err != nil {
+		exe = "chromium"
 	}
-	return "chromium"
+	mode, _, _ := b.o.confined(exe, nil)
+	return mode
 }
 
 // Downloads returns the downloads finished since the last call — paths

@@ -74,6 +74,10 @@
 // One Chromium runs per Browser, in a process group of its own, started
 // on first use, restarted if it died, and closed (the whole group) after
 // Options.IdleTimeout without a call or by Close. As root Chromium's own
-// sandbox refuses to run and it is started with --no-sandbox
-// (SandboxMode says so).
+// sandbox refuses to run, so homard starts it inside a bwrap of its own
+// (confine.go): an ordinary user in its own user namespace, where its own
+// sandbox starts after all, without capabilities, with homard's data,
+// the owner's home and the workspace roots (Options.Hide) covered by
+// empty tmpfs and only its profile and downloads writable. Without
+// bubblewrap it runs with --no-sandbox. SandboxMode says which.
 package browser

@@ -78,10 +78,7 @@ func (o *Options) flags(proxyAddr string) []string {
 		"--window-size=" + strconv.Itoa(o.Width) + "," + strconv.Itoa(o.Height),
 		"--lang=en-US",
 	}
-	if runningAsRoot() {
-		f = append(f, "--no-sandbox") // Chromium refuses its sandbox as root
-	}
-	return append(f, "about:blank")
+	return append(f, "about:blank") // as root: --no-sandbox or homard's bwrap (confine.go)
 }
 
 // instance is one running Chromium with its proxy.
@@ -147,7 +144,8 @@ func launch(ctx context.Context, o *Options, blocked *blockedLog, logf func(stri
 		in.stopProxy()
 		return nil, fmt.Errorf("browser: pipe: %w", err)
 	}
-	cmd := exec.Command(exe, o.flags(in.ln.Addr().String())...)
+	_, prog, argv := o.confined(exe, o.flags(in.ln.Addr().String()))
+	cmd := exec.Command(prog, argv...)
 	cmd.ExtraFiles = []*os.File{cmdR, outW}
 	cmd.Stderr = in.stderr
 	cmd.Env = chromeEnv()
