@@ -151,7 +151,7 @@ func launch(ctx context.Context, o *Options, blocked *blockedLog, logf func(stri
 	cmd.Env = chromeEnv()
 	// Its own process group, so that Close kills the renderers too; and
 	// killed if homard dies.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	cmd.SysProcAttr = procAttr()
 	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Start()
 	cmdR.Close()
