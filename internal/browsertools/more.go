@@ -191,7 +191,7 @@ type fillBody struct {
 	Host   string `json:"host"`
 }
 
-const fillDoc = "Type a secret from homard's vault (a password) into a text field by ref, without you ever seeing it. Only for a page whose host the secret is bound to; always asks the owner."
+const fillDoc = "Type a vault secret (a password) into a field by ref without seeing it; only on a page of a host the secret is bound to."
 
 func (t *fillSecret) Spec() tool.Spec {
 	// The page behind a login is the owner's: what follows is private.

@@ -118,21 +118,21 @@ type (
 	NoParams struct{}
 	// RefParams are browser_click's.
 	RefParams struct {
-		Ref string `json:"ref" jsonschema:"an element's ref from the last browser_snapshot"`
+		Ref string `json:"ref"`
 	}
 	// TypeParams are browser_type's.
 	TypeParams struct {
-		Ref  string `json:"ref" jsonschema:"a text field's ref from the last browser_snapshot"`
+		Ref  string `json:"ref"`
 		Text string `json:"text"`
 	}
 	// KeyParams are browser_press's.
 	KeyParams struct {
-		Key string `json:"key" jsonschema:"Enter, Space, Escape, Backspace, Delete, Tab, ArrowUp, ArrowDown, ArrowLeft, ArrowRight, PageUp, PageDown, Home or End"`
+		Key string `json:"key" jsonschema:"Enter, Space, Escape, Backspace, Delete, Tab, ArrowUp/Down/Left/Right, PageUp, PageDown, Home or End"`
 	}
 	// SelectParams are browser_select's.
 	SelectParams struct {
-		Ref   string `json:"ref" jsonschema:"a list box's ref from the last browser_snapshot"`
-		Value string `json:"value" jsonschema:"the option's value or visible text"`
+		Ref   string `json:"ref"`
+		Value string `json:"value"`
 	}
 	// ScrollParams are browser_scroll's.
 	ScrollParams struct {
@@ -140,12 +140,12 @@ type (
 	}
 	// CloseParams are browser_close's.
 	CloseParams struct {
-		Tab string `json:"tab,omitempty" jsonschema:"a tab id from browser_tabs; default the active tab"`
+		Tab string `json:"tab,omitempty" jsonschema:"an id from browser_tabs"`
 	}
 	// FillSecretParams are browser_fill_secret's.
 	FillSecretParams struct {
-		Ref    string `json:"ref" jsonschema:"a text field's ref from the last browser_snapshot"`
-		Secret string `json:"secret" jsonschema:"the name of a vault secret bound to this page's host"`
+		Ref    string `json:"ref"`
+		Secret string `json:"secret" jsonschema:"a vault secret's name"`
 	}
 )
 
