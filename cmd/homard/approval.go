@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/termtext"
 )
@@ -36,7 +37,7 @@ A session or always approval leaves a grant: list them with 'grants',
 end one with 'revoke ID'. See docs/APPROVALS.md.`,
 	}
 	cmd.AddCommand(c.approvalListCmd(), c.approvalShowCmd(), c.approvalApproveCmd(), c.approvalDenyCmd(),
-		c.approvalGrantsCmd(), c.approvalRevokeCmd())
+		c.approvalGrantsCmd(), c.approvalRevokeCmd(), c.approvalSuggestCmd())
 	return cmd
 }
 
@@ -231,4 +232,60 @@ func firstLine(s string) string {
 		return string(r[:77]) + "..."
 	}
 	return s
+}
+
+func (c *cli) approvalSuggestCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "suggest",
+		Short: "Grants homard proposes from what you approved again and again (nothing is applied until you accept one)",
+		Long: `When you approved the same tool on the same folder or host at least 3 times
+in the last 7 days, homard proposes the grant that would have covered those
+calls: as narrow as they were (a file's folder, a web page's exact origin),
+no riskier than the riskiest of them, and expiring after 30 days. Nothing
+changes until you accept one. Never proposed: critical calls, commands
+(approve a command for the session on its card), calls without a path or
+host, and what an always grant already covers.`,
+		Example: `  homard approval suggest
+  homard approval suggest accept 1
+  homard approval suggest --json`,
+		Args: cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			list, err := r.Owner.Suggestions(cmd.Context())
+			if err != nil {
+				return err
+			}
+			n := 0
+			return listing[approval.Suggestion]{
+				json: func(items []approval.Suggestion) any {
+					out := make([]app.SuggestionJSON, 0, len(items))
+					for i, s := range items {
+						out = append(out, app.NewSuggestionJSON(i+1, s))
+					}
+					return out
+				},
+				empty:  "no suggestions: nothing was approved 3 times in 7 days on one folder or host",
+				header: "N\tID\tTOOL\tCOVERS\tUP TO RISK\tAPPROVED\tEXPIRES",
+				row: func(w io.Writer, s approval.Suggestion) {
+					n++
+					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d times in 7 days\tafter %s\n", n, s.ID, termtext.Line(s.Tool),
+						termtext.Line(strings.Join(s.Patterns, " ")), s.MaxRisk, s.Count, fmt.Sprintf("%d days", int(approval.SuggestTTL.Hours()/24)))
+				},
+			}.print(c, list, asJSON)
+		}),
+	}
+	jsonFlag(cmd, &asJSON, "print JSON")
+	accept := &cobra.Command{
+		Use:   "accept N|ID",
+		Short: "Make one suggestion a grant: an always approval of that scope, expiring after 30 days",
+		Example: `  homard approval suggest
+  homard approval suggest accept 1`,
+	}
+	cmd.AddCommand(c.argCmd(accept, func(ctx context.Context, r *app.Runtime, ref string) (string, error) {
+		g, err := r.Owner.AcceptSuggestion(ctx, ref)
+		return fmt.Sprintf("granted %s: %s on %s, up to %s risk, until %s; end it with homard approval revoke %s",
+			termtext.Line(g.ID), termtext.Line(g.Tool), termtext.Line(strings.Join(g.Patterns, " ")), g.MaxRisk,
+			g.ExpiresAt.Local().Format(time.DateTime), termtext.Line(g.ID)), err
+	}))
+	return cmd
 }

@@ -27,6 +27,7 @@ var jsonObjects = map[string]any{
 	"audit":      app.AuditJSON{},
 	"approval":   app.ApprovalJSON{},
 	"grant":      app.GrantJSON{},
+	"suggestion": app.SuggestionJSON{},
 	"channel":    app.ChannelStatus{},
 	"pair":       pairJSON{},
 	"task":       taskJSON{},

@@ -41,7 +41,15 @@ type (
 	ApprovalJSON = wire.Approval
 	GrantJSON    = wire.Grant
 	AuditJSON    = wire.AuditRecord
+	// SuggestionJSON is an approval suggestion (homard approval suggest).
+	SuggestionJSON = wire.Suggestion
 )
+
+// NewSuggestionJSON is the n-th suggestion's JSON object.
+func NewSuggestionJSON(n int, s approval.Suggestion) SuggestionJSON {
+	return wire.Suggestion{N: n, ID: s.ID, Tool: s.Tool, Patterns: s.Patterns, MaxRisk: s.MaxRisk.String(),
+		Approvals: s.Count, LastApproval: s.Last, ExpiresIn: approval.SuggestTTL.String()}
+}
 
 // NewApprovalJSON is a's JSON object; full adds the whole preview.
 func NewApprovalJSON(a Approval, full bool) ApprovalJSON {

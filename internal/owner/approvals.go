@@ -110,6 +110,20 @@ func (o *Actions) checkCode(ctx context.Context, id, code string) error {
 	return nil
 }
 
+// Suggestions are the grants homard proposes from the owner's repeated
+// approvals (approval.Service.Suggest); nothing is applied until the
+// owner accepts one.
+func (o *Actions) Suggestions(ctx context.Context) ([]approval.Suggestion, error) {
+	return o.d.Approvals.Suggest(ctx, o.d.Owner)
+}
+
+// AcceptSuggestion makes one of the owner's current suggestions (by id
+// or number from 1) an always grant that expires
+// (approval.SuggestTTL).
+func (o *Actions) AcceptSuggestion(ctx context.Context, ref string) (approval.Grant, error) {
+	return o.d.Approvals.AcceptSuggestion(ctx, o.d.Owner, ref)
+}
+
 // TOTP is the owner's authenticator (homard totp …); nil when homard
 // was opened without one.
 func (o *Actions) TOTP() *totp.Service { return o.d.TOTP }

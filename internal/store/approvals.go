@@ -176,6 +176,18 @@ func (s *Store) ListApprovals(ctx context.Context, status string, now time.Time,
 	return collect(rows, scanApproval, "list approvals")
 }
 
+// ApprovedSince returns owner's approvals the owner approved (any scope)
+// at or after since, newest first, at most 1000: the evidence for
+// approval suggestions.
+func (s *Store) ApprovedSince(ctx context.Context, owner string, since time.Time) ([]Approval, error) {
+	rows, err := s.readRows(ctx, `SELECT `+approvalColumns+` FROM approvals
+		WHERE owner = ? AND scope <> '' AND decided_at >= ? ORDER BY decided_at DESC, rowid DESC LIMIT 1000`, owner, nanos(since))
+	if err != nil {
+		return nil, fmt.Errorf("list approvals given: %w", err)
+	}
+	return collect(rows, scanApproval, "list approvals given")
+}
+
 func encodeStrings(s []string) string {
 	if len(s) == 0 {
 		return "[]"

@@ -135,3 +135,19 @@ func timeOrNull(t time.Time) *time.Time {
 	u := t.UTC()
 	return &u
 }
+
+// Suggestion is a grant homard proposes from the owner's repeated
+// approvals: `homard approval suggest --json` (one per line).
+type Suggestion struct {
+	N        int      `json:"n"` // its number in the list, for `suggest accept N`
+	ID       string   `json:"id"`
+	Tool     string   `json:"tool"`
+	Patterns []string `json:"patterns"`
+	MaxRisk  string   `json:"max_risk"`
+	// Approvals is how many approvals within the last 7 days it stands
+	// for; LastApproval the newest of them.
+	Approvals    int    `json:"approvals"`
+	LastApproval string `json:"last_approval"`
+	// ExpiresIn is how long the grant would last once accepted.
+	ExpiresIn string `json:"expires_in"`
+}
