@@ -10,7 +10,7 @@ import (
 
 // Budget limits the tool calls and model tokens of one turn.
 type Budget struct {
-	// MaxCalls caps the tool calls of a turn. Zero means 24.
+	// MaxCalls caps the tool calls of a turn. Zero means DefaultMaxCalls.
 	MaxCalls int
 	// MaxUnits caps the weighted units of a turn. Zero means 48.
 	MaxUnits int
@@ -38,9 +38,12 @@ type Budget struct {
 	TokensSetting string
 }
 
+// DefaultMaxCalls is Budget.MaxCalls' default.
+const DefaultMaxCalls = 24
+
 func (b Budget) withDefaults() Budget {
 	if b.MaxCalls <= 0 {
-		b.MaxCalls = 24
+		b.MaxCalls = DefaultMaxCalls
 	}
 	if b.MaxUnits <= 0 {
 		b.MaxUnits = 48

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -77,18 +78,28 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	if trust == policy.TrustGuest {
 		forward, callable = nil, nil
 	}
+	tools := offeredTools(r.offer.specs, trust, r.Config.Permissions.GuestTools)
+	if req.NoTools {
+		// Nothing offered, and whatever the model calls anyway is refused.
+		tools, forward, callable = nil, nil, nil
+		caller.Limit = &arbiter.Limit{Name: "turn with tools off", ToolRule: policy.RuleLimitToolsOff}
+	}
+	budget := turnBudget(r.Config.Agent, trust)
+	if req.MaxCalls > 0 {
+		budget.MaxCalls = min(cmp.Or(budget.MaxCalls, agent.DefaultMaxCalls), req.MaxCalls)
+	}
 	a := agent.New(agent.Options{
 		Model:     model,
 		ModelName: mc.Name,
 		Decider:   r.Arbiter,
-		Tools:     offeredTools(r.offer.specs, trust, r.Config.Permissions.GuestTools),
+		Tools:     tools,
 		Forward:   forward,
 		Callable:  callable,
 		System:    systemPrompt,
 		Caller:    caller,
 		Ask:       r.asker(req.Ask),
 		Context:   agent.ContextBudget{MaxTokens: mc.ContextTokens},
-		Budget:    turnBudget(r.Config.Agent, trust),
+		Budget:    budget,
 		// Folded turns are summarised by the summary role's model.
 		SummaryModel: summary, SummaryModelName: summaryName,
 	})

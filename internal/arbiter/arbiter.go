@@ -61,6 +61,9 @@ type Limit struct {
 	// NoSecrets refuses a call that sends one of the owner's secrets
 	// (a Plan that says PrivateResult: an answer obtained with one).
 	NoSecrets bool
+	// ToolRule is the rule id of a call to a tool not in Tools; empty
+	// means policy.RuleSplitTool (a split's worker).
+	ToolRule string
 }
 
 // Proposal is one tool call as the model emitted it.

@@ -1,6 +1,7 @@
 package arbiter
 
 import (
+	"cmp"
 	"net/url"
 	"slices"
 	"strings"
@@ -17,7 +18,11 @@ func limited(l *Limit, p tool.Plan) (rule, reason string) {
 		return "", ""
 	}
 	if !slices.Contains(l.Tools, p.Tool()) {
-		return policy.RuleSplitTool, "the " + l.Name + " may use only " + strings.Join(l.Tools, ", ")
+		rule := cmp.Or(l.ToolRule, policy.RuleSplitTool)
+		if len(l.Tools) == 0 {
+			return rule, "the " + l.Name + " may use no tool"
+		}
+		return rule, "the " + l.Name + " may use only " + strings.Join(l.Tools, ", ")
 	}
 	if l.NoSecrets && p.PrivateResult() {
 		return policy.RuleSplitSecret, "the " + l.Name + " reads the web with nothing of yours: it may not send your secrets"

@@ -69,6 +69,14 @@ type TurnRequest struct {
 	// Runtime records the returned Choice (see Choice); without Ask, a
 	// call that needs approval is left pending.
 	Ask func(ctx context.Context, c Card) (Choice, error)
+	// MaxCalls, when positive, lowers the turn's tool-call budget
+	// (agent.max_calls; the owner's /budget N in homard chat). It never
+	// raises it.
+	MaxCalls int
+	// NoTools offers the model no tool this turn, and refuses any call it
+	// makes anyway (limit.tools-off): the owner's /tools off, for text
+	// relayed from somewhere untrusted.
+	NoTools bool
 }
 
 // Status is where a tool call stands.

@@ -52,6 +52,9 @@ const (
 	// RuleLimitBrowser: a browser tool with no page to act on, or a ref
 	// that is not on the page.
 	RuleLimitBrowser = "limit.browser"
+	// RuleLimitToolsOff: a tool call in a turn the owner ran with tools
+	// off (/tools off in homard chat): no tool was offered, none runs.
+	RuleLimitToolsOff = "limit.tools-off"
 	// RuleLimitArtifact: read_artifact for an artifact that does not
 	// exist or is not the caller's, or from an unknown caller.
 	RuleLimitArtifact = "limit.artifact"

@@ -29,6 +29,7 @@ var ruleTable = []struct {
 	{"RuleLimitSecretHost", RuleLimitSecretHost, "limit.secret-host"},
 	{"RuleLimitBrowserOwner", RuleLimitBrowserOwner, "limit.browser-owner"},
 	{"RuleLimitBrowser", RuleLimitBrowser, "limit.browser"},
+	{"RuleLimitToolsOff", RuleLimitToolsOff, "limit.tools-off"},
 	{"RuleLimitSecretHTTP", RuleLimitSecretHTTP, "limit.secret-http"},
 	{"RuleLimitEgress", RuleLimitEgress, "limit.egress"},
 	{"RuleLimitArtifact", RuleLimitArtifact, "limit.artifact"},

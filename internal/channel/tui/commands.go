@@ -2,6 +2,7 @@ package tui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,7 +13,8 @@ import (
 
 // command runs a slash command.
 func (m *Model) command(text string) (tea.Model, tea.Cmd) {
-	name, _, _ := strings.Cut(text, " ")
+	name, arg, _ := strings.Cut(text, " ")
+	arg = strings.TrimSpace(arg)
 	switch strings.ToLower(name) {
 	case "/help", "/?":
 		m.note(helpText)
@@ -24,7 +26,7 @@ func (m *Model) command(text string) (tea.Model, tea.Cmd) {
 		} else {
 			m.cancelTurn()
 		}
-	case "/new":
+	case "/new", "/clear":
 		if m.busy {
 			m.note("A turn is running: /cancel it first.")
 			break
@@ -37,12 +39,48 @@ func (m *Model) command(text string) (tea.Model, tea.Cmd) {
 		m.entries, m.last, m.spent = nil, nil, spent{}
 		m.note(fmt.Sprintf("New session %s. Resume it later with: homard chat --session %s", id, id))
 	case "/budget":
-		m.note(m.budget())
+		m.note(m.setBudget(arg))
+	case "/tools":
+		switch strings.ToLower(arg) {
+		case "off":
+			m.toolsOff = true
+			m.note("Tools off: the next turns offer the model no tool, and any call it makes anyway is refused (limit.tools-off). /tools on turns them back on.")
+		case "on":
+			m.toolsOff = false
+			m.note("Tools on.")
+		case "":
+			m.note(map[bool]string{true: "Tools are off (/tools on).", false: "Tools are on (/tools off for text from somewhere you do not trust)."}[m.toolsOff])
+		default:
+			m.note("Usage: /tools off, /tools on")
+		}
 	default:
 		m.note(fmt.Sprintf("Unknown command %s. /help lists the commands; start a message with // to send a leading /.", clean(name)))
 	}
 	m.refresh()
 	return m, nil
+}
+
+// setBudget handles /budget: with no argument it reports; with N it caps
+// each next turn's tool calls at N (never above agent.max_calls); with 0
+// or "off" it lifts the cap.
+func (m *Model) setBudget(arg string) string {
+	if arg == "" {
+		out := m.budget()
+		if m.maxCalls > 0 {
+			out += fmt.Sprintf("\nNext turns: at most %d tool calls (/budget off lifts it).", m.maxCalls)
+		}
+		return out
+	}
+	n, err := strconv.Atoi(arg)
+	switch {
+	case strings.EqualFold(arg, "off") || err == nil && n == 0:
+		m.maxCalls = 0
+		return "Tool-call cap lifted: turns use agent.max_calls."
+	case err != nil || n < 0 || n > 1000:
+		return "Usage: /budget (report), /budget N (at most N tool calls a turn), /budget off"
+	}
+	m.maxCalls = n
+	return fmt.Sprintf("Next turns: at most %d tool calls each (never more than agent.max_calls).", n)
 }
 
 func (m *Model) budget() string {
@@ -106,8 +144,12 @@ Approval cards
 Commands
   /help    this help
   /new     start a fresh session (the old one stays; --session ID resumes it)
+  /clear   the same: a fresh session and a clear screen
   /cancel  stop the running turn: the model stream and a running tool
   /budget  the last turn's tool calls and units of their maxima, and tokens;
            the session's tokens, prompt-cache hits and memory capture calls
+  /budget N  at most N tool calls in each next turn (/budget off lifts it)
+  /tools off no tool offered in the next turns, for text you do not trust
+           (/tools on)
   /exit    leave; a running turn is cancelled (Ctrl+C leaves when none runs)
 A message starting with // sends one leading /.`

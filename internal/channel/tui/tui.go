@@ -92,6 +92,8 @@ type Model struct {
 	card          *openCard          // the approval waiting for a key
 	last          *channel.TurnResult
 	spent         spent // the session's turns run in this chat, for /budget
+	maxCalls      int   // /budget N: each next turn's tool-call cap; 0 none
+	toolsOff      bool  // /tools off: next turns offer no tool
 	quitting      bool
 }
 
@@ -280,9 +282,9 @@ func (m *Model) start(text string) {
 	}
 	req := channel.TurnRequest{
 		Session: m.session,
-		Text:    text,
-		OnText:  func(s string) { send(textMsg(s)) },
-		OnTool:  func(ev channel.ToolEvent) { send(toolMsg(ev)) },
+		Text:    text, MaxCalls: m.maxCalls, NoTools: m.toolsOff,
+		OnText: func(s string) { send(textMsg(s)) },
+		OnTool: func(ev channel.ToolEvent) { send(toolMsg(ev)) },
 		Ask: func(ctx context.Context, c channel.Card) (channel.Choice, error) {
 			reply := make(chan channel.Choice, 1)
 			send(askMsg{card: c, reply: reply})

@@ -577,3 +577,40 @@ func TestCardShowsThePreview(t *testing.T) {
 		t.Errorf("a card without a preview has a preview section:\n%s", got)
 	}
 }
+
+// TestBudgetAndToolsOff: /budget N caps the next turns' tool calls and
+// /tools off offers none — both reach the runtime with the turn — until
+// /budget off and /tools on; /clear starts a fresh session as /new does.
+func TestBudgetAndToolsOff(t *testing.T) {
+	rt := &fakeRuntime{turn: answer("fine")}
+	tm, m := start(t, rt, "kitchen", nil)
+	typeLine(tm, "/budget 2")
+	waitFor(t, tm, "at most 2 tool calls each")
+	typeLine(tm, "/tools off")
+	waitFor(t, tm, "Tools off")
+	typeLine(tm, "relayed text")
+	waitFor(t, tm, "fine", idle)
+	typeLine(tm, "/budget x")
+	waitFor(t, tm, "Usage: /budget")
+	typeLine(tm, "/budget off")
+	waitFor(t, tm, "cap lifted")
+	typeLine(tm, "/tools on")
+	waitFor(t, tm, "Tools on.")
+	typeLine(tm, "/clear")
+	waitFor(t, tm, "New session chat-")
+	typeLine(tm, "my own text")
+	waitFor(t, tm, "fine", idle)
+	tm.Send(tea.KeyMsg{Type: tea.KeyCtrlC})
+	finalView(t, tm)
+	rt.mu.Lock()
+	defer rt.mu.Unlock()
+	if len(rt.reqs) != 2 {
+		t.Fatalf("%d turns; want 2", len(rt.reqs))
+	}
+	if r := rt.reqs[0]; r.MaxCalls != 2 || !r.NoTools {
+		t.Errorf("turn under /budget 2 and /tools off: MaxCalls %d NoTools %v; want 2, true", r.MaxCalls, r.NoTools)
+	}
+	if r := rt.reqs[1]; r.MaxCalls != 0 || r.NoTools || r.Session == "kitchen" || r.Session != m.Session() {
+		t.Errorf("turn after /budget off, /tools on, /clear: %+v; want no cap, tools, a new session", r)
+	}
+}
