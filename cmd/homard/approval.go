@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
-	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/termtext"
 )
@@ -256,8 +255,8 @@ host, and what an always grant already covers.`,
 				return err
 			}
 			n := 0
-			return listing[approval.Suggestion]{
-				json: func(items []approval.Suggestion) any {
+			return listing[app.Suggestion]{
+				json: func(items []app.Suggestion) any {
 					out := make([]app.SuggestionJSON, 0, len(items))
 					for i, s := range items {
 						out = append(out, app.NewSuggestionJSON(i+1, s))
@@ -266,10 +265,10 @@ host, and what an always grant already covers.`,
 				},
 				empty:  "no suggestions: nothing was approved 3 times in 7 days on one folder or host",
 				header: "N\tID\tTOOL\tCOVERS\tUP TO RISK\tAPPROVED\tEXPIRES",
-				row: func(w io.Writer, s approval.Suggestion) {
+				row: func(w io.Writer, s app.Suggestion) {
 					n++
 					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d times in 7 days\tafter %s\n", n, s.ID, termtext.Line(s.Tool),
-						termtext.Line(strings.Join(s.Patterns, " ")), s.MaxRisk, s.Count, fmt.Sprintf("%d days", int(approval.SuggestTTL.Hours()/24)))
+						termtext.Line(strings.Join(s.Patterns, " ")), s.MaxRisk, s.Count, fmt.Sprintf("%d days", int(app.SuggestTTL.Hours()/24)))
 				},
 			}.print(c, list, asJSON)
 		}),

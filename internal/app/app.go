@@ -35,6 +35,7 @@ import (
 	"github.com/homard/homard/internal/owner"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/provider"
+	"github.com/homard/homard/internal/replay"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/setup"
@@ -341,10 +342,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("%s: permissions.mode: %w", r.Paths.ConfigFile, err)
 	}
-	var rules []policy.Rule
-	for _, rc := range cfg.Rules {
-		rules = append(rules, policy.Rule{ID: rc.ID, Tool: rc.Tool, Path: rc.Path, Effect: policy.Effect(rc.Effect), Command: rc.Command, Host: rc.Host})
-	}
+	rules := replay.Rules(cfg)
 	r.Arbiter = arbiter.New(arbiter.Options{
 		Registry:   reg,
 		Store:      st,

@@ -43,7 +43,12 @@ type (
 	AuditJSON    = wire.AuditRecord
 	// SuggestionJSON is an approval suggestion (homard approval suggest).
 	SuggestionJSON = wire.Suggestion
+	// Suggestion is a grant homard proposes (approval.Service.Suggest).
+	Suggestion = approval.Suggestion
 )
+
+// SuggestTTL is how long an accepted suggestion's grant lasts.
+const SuggestTTL = approval.SuggestTTL
 
 // NewSuggestionJSON is the n-th suggestion's JSON object.
 func NewSuggestionJSON(n int, s approval.Suggestion) SuggestionJSON {

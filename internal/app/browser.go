@@ -104,69 +104,11 @@ func (v artifactView) Artifact(ctx context.Context, id string) (channel.Artifact
 		Untrusted: a.Untrusted, CreatedAt: a.CreatedAt}, nil
 }
 
-// browserControl is the owner's side of the browser for the web UI:
-// watch it, take it over (the tools refuse the model meanwhile), drive
-// it, hand it back.
-type browserControl struct{ r *Runtime }
-
 // browserControl returns the web UI's control of the browser, nil when
 // [browser] is off.
 func (r *Runtime) browserControl() channel.BrowserControl {
 	if r.browser == nil {
 		return nil
 	}
-	return browserControl{r}
-}
-
-func (c browserControl) State(ctx context.Context) (channel.BrowserState, error) {
-	st := channel.BrowserState{Running: c.r.browser.Running(), Owner: c.r.takeover.Has()}
-	tabs, err := c.r.browser.Tabs(ctx) // never starts Chromium
-	for _, t := range tabs {
-		if t.Active {
-			st.URL, st.Title = t.URL, t.Title
-		}
-	}
-	return st, err
-}
-
-func (c browserControl) Take(context.Context) error { c.r.takeover.Take(); return nil }
-
-func (c browserControl) Give(ctx context.Context) error {
-	st, err := c.State(ctx)
-	c.r.takeover.Give(st.URL)
-	return err
-}
-
-// taken refuses the owner's input while the model has the browser.
-func (c browserControl) taken() error {
-	if !c.r.takeover.Has() {
-		return channel.ErrNotTaken
-	}
-	return nil
-}
-
-func (c browserControl) Open(ctx context.Context, url string) error {
-	if err := c.taken(); err != nil {
-		return err
-	}
-	_, err := c.r.browser.Navigate(ctx, url) // the same egress rules as the model's
-	return err
-}
-
-func (c browserControl) Screencast(ctx context.Context, each func([]byte)) (func(), error) {
-	return c.r.browser.Screencast(ctx, each)
-}
-
-func (c browserControl) Mouse(ctx context.Context, kind string, x, y float64) error {
-	if err := c.taken(); err != nil {
-		return err
-	}
-	return c.r.browser.Mouse(ctx, kind, x, y)
-}
-
-func (c browserControl) Key(ctx context.Context, key, text string) error {
-	if err := c.taken(); err != nil {
-		return err
-	}
-	return c.r.browser.Key(ctx, key, text)
+	return browsertools.Control{Engine: r.browser, Takeover: r.takeover}
 }

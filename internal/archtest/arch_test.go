@@ -50,9 +50,12 @@ var allowed = map[string][]string{
 	// The isolated browser (issue 24): every request a page makes is
 	// checked by egress (its open proxy and Client.Check).
 	"internal/browser": {"internal/egress"},
+	// Policy replay (issue 25): recorded calls decided again under a
+	// proposed configuration (policy), read from the store.
+	"internal/replay": {"internal/policy", "internal/store", "internal/config"},
 	// The browser tools (issue 24): ordinary tools over the engine's
 	// Engine interface; egress checks a URL when it is planned.
-	"internal/browsertools": {"internal/tool", "internal/policy", "internal/egress", "internal/browser"},
+	"internal/browsertools": {"internal/tool", "internal/policy", "internal/egress", "internal/browser", "internal/channel"},
 	"internal/sandbox":      {"internal/workspace"}, // the change-set stream's writer
 	"internal/secrets":      {},
 	"internal/store":        {},

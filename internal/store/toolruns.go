@@ -210,6 +210,17 @@ func (s *Store) ListToolRuns(ctx context.Context, limit int) ([]ToolRun, error) 
 	return collect(rows, scanToolRun, "list tool runs")
 }
 
+// ToolRunsSince returns the tool runs proposed at or after since, oldest
+// first, at most limit (≤ 0 means 10,000): a policy replay's history.
+func (s *Store) ToolRunsSince(ctx context.Context, since time.Time, limit int) ([]ToolRun, error) {
+	rows, err := s.readRows(ctx, `SELECT `+toolRunColumns+` FROM tool_runs
+		WHERE created_at >= ? ORDER BY seq LIMIT ?`, nanos(since), clampLimit(limit, 10000, 10000))
+	if err != nil {
+		return nil, fmt.Errorf("list tool runs since: %w", err)
+	}
+	return collect(rows, scanToolRun, "list tool runs since")
+}
+
 // rowErr is the error of op's one-row read of key: "op key: " and
 // ErrNotFound when there was no row, or err; nil when err is nil.
 func rowErr(err error, op, key string) error {
