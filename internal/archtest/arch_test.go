@@ -152,16 +152,32 @@ func isAdapter(target string) bool {
 
 // exclusive names third-party import prefixes only one package may use.
 var exclusive = map[string]string{
-	"modernc.org/sqlite":                 "internal/store",
-	"github.com/charmbracelet/bubbletea": "internal/channel/tui",
-	"charm.land/bubbletea":               "internal/channel/tui",
-	"github.com/charmbracelet/huh":       "cmd/homard", // the setup wizard's forms
-	// The DevTools protocol's domain packages; not chromedp, whose
-	// allocator and root package would cost 1.5 MB (internal/browser's
-	// doc). Tests may use chromedp: only production imports are checked.
-	"github.com/chromedp/cdproto":            "internal/browser",
+	"modernc.org/sqlite":                     "internal/store",
+	"github.com/charmbracelet/bubbletea":     "internal/channel/tui",
+	"charm.land/bubbletea":                   "internal/channel/tui",
+	"github.com/charmbracelet/huh":           "cmd/homard", // the setup wizard's forms
 	"github.com/modelcontextprotocol/go-sdk": "internal/mcp",
 	"github.com/bwmarrin/discordgo":          "internal/channel/discord",
+}
+
+// banned names third-party import prefixes no production package may
+// import, directly or through another module, with why. Tests may: only
+// production imports are checked.
+var banned = map[string]string{
+	// chromedp, its protocol types and the JSON v2 library they use.
+	"github.com/chromedp": "the binary must stay under 25 MB (cdproto's types and JSON v2 cost 0.7 MB; chromedp would add 1.5 MB) and chromedp drives Chromium over a TCP port any local process can reach; " +
+		"internal/browser speaks the DevTools protocol over its pipe with the plain structs of its protocol.go",
+	"github.com/go-json-experiment/json": "JSON v2 and the cdproto types that used it cost 0.7 MB of a binary held under 25 MB; use encoding/json",
+}
+
+// bannedPrefix returns the banned prefix imp falls under, or "".
+func bannedPrefix(imp string) string {
+	for prefix := range banned {
+		if imp == prefix || strings.HasPrefix(imp, prefix+"/") {
+			return prefix
+		}
+	}
+	return ""
 }
 
 type pkg struct {
@@ -170,6 +186,7 @@ type pkg struct {
 	Name       string
 	Doc        string
 	Imports    []string
+	Deps       []string // every package it needs, its imports' imports too (tests' not)
 	GoFiles    []string
 }
 
@@ -207,6 +224,12 @@ func TestImportsFollowThePackageTable(t *testing.T) {
 		if err := checkImports(name, p.Imports); err != "" {
 			t.Error(err)
 		}
+		for _, d := range p.Deps {
+			if prefix := bannedPrefix(d); prefix != "" {
+				t.Errorf("%s: depends on %s through its imports; no production package may: %s", name, d, banned[prefix])
+				break
+			}
+		}
 	}
 }
 
@@ -227,6 +250,9 @@ func checkImports(name string, imports []string) string {
 	for _, imp := range imports {
 		if imp == "testing" || strings.HasPrefix(imp, "testing/") {
 			return name + ": production code imports " + imp
+		}
+		if prefix := bannedPrefix(imp); prefix != "" {
+			return name + ": imports " + imp + "; no production package may: " + banned[prefix]
 		}
 		for prefix, owner := range exclusive {
 			if (imp == prefix || strings.HasPrefix(imp, prefix+"/")) && name != owner {
@@ -308,6 +334,10 @@ func TestCheckImportsCatchesViolations(t *testing.T) {
 		{"internal/channel/matrix/matrixtest", []string{module + "/internal/channel/web"}},
 		{"internal/channel/platforms", []string{module + "/internal/channel/web"}},
 		{"internal/channel/platforms", []string{module + "/internal/store"}},
+		// Not even the browser: it speaks the protocol with its own structs.
+		{"internal/browser", []string{"github.com/chromedp/cdproto/page"}},
+		{"internal/browser", []string{"github.com/chromedp/chromedp"}},
+		{"internal/app", []string{"github.com/go-json-experiment/json/jsontext"}},
 	}
 	for _, b := range bad {
 		if checkImports(b.name, b.imports) == "" {

@@ -2,20 +2,12 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"strings"
 	"time"
-
-	"github.com/chromedp/cdproto/accessibility"
-	"github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	"github.com/chromedp/cdproto/dom"
-	"github.com/chromedp/cdproto/input"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/cdproto/target"
 )
 
 // Bounds on waiting for a page: a load that takes longer is left to go
@@ -104,8 +96,8 @@ func (in *instance) newTab(ctx context.Context) (*tab, error) {
 		return t, nil
 	}
 	in.mu.Unlock()
-	var res target.CreateTargetResult
-	if err := in.root.Call(ctx, target.CommandCreateTarget, &target.CreateTargetParams{URL: "about:blank"}, &res); err != nil {
+	var res createTargetResult
+	if err := in.root.Call(ctx, cmdTargetCreateTarget, &createTargetParams{URL: "about:blank"}, &res); err != nil {
 		return nil, fmt.Errorf("browser: open a tab: %w", err)
 	}
 	t, err := in.waitTab(ctx, res.TargetID)
@@ -121,10 +113,10 @@ func (in *instance) newTab(ctx context.Context) (*tab, error) {
 
 // navigate loads rawURL in t and waits for its load event (bounded).
 func (in *instance) navigate(ctx context.Context, t *tab, rawURL string) (PageInfo, error) {
-	loads, stop := t.s.Subscribe(page.LoadEventFired.Method)
+	loads, stop := t.s.Subscribe(evPageLoadEventFired)
 	defer stop()
-	var res page.NavigateResult
-	if err := t.s.Call(ctx, page.CommandNavigate, &page.NavigateParams{URL: rawURL}, &res); err != nil {
+	var res navigateResult
+	if err := t.s.Call(ctx, cmdPageNavigate, &navigateParams{URL: rawURL}, &res); err != nil {
 		return PageInfo{}, fmt.Errorf("browser: open %s: %w", rawURL, err)
 	}
 	if res.ErrorText != "" && !res.IsDownload {
@@ -152,7 +144,7 @@ func (in *instance) lastReason(fallback string) string {
 
 // waitFor waits for one event on ch, at most d; only ctx ending is an
 // error (a slow page is not).
-func waitFor(ctx context.Context, ch <-chan jsonv2.Value, d time.Duration) error {
+func waitFor(ctx context.Context, ch <-chan json.RawMessage, d time.Duration) error {
 	timer := time.NewTimer(d)
 	defer timer.Stop()
 	select {
@@ -169,20 +161,18 @@ func waitFor(ctx context.Context, ch <-chan jsonv2.Value, d time.Duration) error
 // load event, or the end of a navigation that fires none (a download, a
 // page restored from the back-forward cache).
 func (in *instance) settle(ctx context.Context, t *tab, act func() error) error {
-	starts, stopStarts := t.s.Subscribe(page.FrameStartedLoading.Method)
+	starts, stopStarts := t.s.Subscribe(evPageFrameStartedLoading)
 	defer stopStarts()
-	stops, stopStops := t.s.Subscribe(page.FrameStoppedLoading.Method)
+	stops, stopStops := t.s.Subscribe(evPageFrameStoppedLoading)
 	defer stopStops()
-	loads, stopLoads := t.s.Subscribe(page.LoadEventFired.Method)
+	loads, stopLoads := t.s.Subscribe(evPageLoadEventFired)
 	defer stopLoads()
 	if err := act(); err != nil {
 		return err
 	}
-	main := func(raw jsonv2.Value) bool {
-		var e struct {
-			FrameID string `json:"frameId"`
-		}
-		return jsonv2.Unmarshal(raw, &e) == nil && e.FrameID == string(t.id)
+	main := func(raw json.RawMessage) bool {
+		var e frameEvent
+		return json.Unmarshal(raw, &e) == nil && e.FrameID == t.id
 	}
 	timer := time.NewTimer(navStartWait)
 	defer timer.Stop()
@@ -212,8 +202,8 @@ func (in *instance) settle(ctx context.Context, t *tab, act func() error) error 
 
 // pageInfo returns what t shows now.
 func (in *instance) pageInfo(ctx context.Context, t *tab) PageInfo {
-	var res target.GetTargetInfoResult
-	if err := in.root.Call(ctx, target.CommandGetTargetInfo, &target.GetTargetInfoParams{TargetID: t.id}, &res); err == nil && res.TargetInfo != nil {
+	var res getTargetInfoResult
+	if err := in.root.Call(ctx, cmdTargetGetTargetInfo, &targetParams{TargetID: t.id}, &res); err == nil && res.TargetInfo != nil {
 		in.mu.Lock()
 		t.url, t.title = res.TargetInfo.URL, res.TargetInfo.Title
 		in.mu.Unlock()
@@ -224,7 +214,7 @@ func (in *instance) pageInfo(ctx context.Context, t *tab) PageInfo {
 }
 
 // node returns the tab and DOM node of a ref from the latest snapshot.
-func (b *Browser) node(in *instance, ref string) (*tab, cdp.BackendNodeID, error) {
+func (b *Browser) node(in *instance, ref string) (*tab, backendNodeID, error) {
 	b.mu.Lock()
 	refs := b.refs
 	b.mu.Unlock()
@@ -287,12 +277,12 @@ func (b *Browser) Click(ctx context.Context, ref string) (PageInfo, error) {
 }
 
 // center scrolls node id into view and returns the centre of its box.
-func center(ctx context.Context, s session, id cdp.BackendNodeID) (float64, float64, error) {
-	if err := s.Call(ctx, dom.CommandScrollIntoViewIfNeeded, &dom.ScrollIntoViewIfNeededParams{BackendNodeID: id}, nil); err != nil {
+func center(ctx context.Context, s session, id backendNodeID) (float64, float64, error) {
+	if err := s.Call(ctx, cmdDOMScrollIntoViewIfNeeded, &nodeParams{BackendNodeID: id}, nil); err != nil {
 		return 0, 0, err
 	}
-	var res dom.GetBoxModelResult
-	if err := s.Call(ctx, dom.CommandGetBoxModel, &dom.GetBoxModelParams{BackendNodeID: id}, &res); err != nil {
+	var res getBoxModelResult
+	if err := s.Call(ctx, cmdDOMGetBoxModel, &nodeParams{BackendNodeID: id}, &res); err != nil {
 		return 0, 0, err
 	}
 	if res.Model == nil || len(res.Model.Border) < 8 {
@@ -304,12 +294,12 @@ func center(ctx context.Context, s session, id cdp.BackendNodeID) (float64, floa
 
 // click moves the mouse to x, y and clicks the left button.
 func click(ctx context.Context, s session, x, y float64) error {
-	for _, e := range []input.DispatchMouseEventParams{
-		{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y},
-		{Type: input.DispatchMouseEventTypeMousePressed, X: x, Y: y, Button: input.MouseButtonLeft, Buttons: 1, ClickCount: 1},
-		{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1},
+	for _, e := range []mouseEvent{
+		{Type: "mouseMoved", X: x, Y: y},
+		{Type: "mousePressed", X: x, Y: y, Button: "left", Buttons: 1, ClickCount: 1},
+		{Type: "mouseReleased", X: x, Y: y, Button: "left", ClickCount: 1},
 	} {
-		if err := s.Call(ctx, input.CommandDispatchMouseEvent, &e, nil); err != nil {
+		if err := s.Call(ctx, cmdInputDispatchMouseEvent, &e, nil); err != nil {
 			return fmt.Errorf("browser: click: %w", err)
 		}
 	}
@@ -324,10 +314,10 @@ func (b *Browser) Type(ctx context.Context, ref, text string) error {
 		if err != nil {
 			return err
 		}
-		if err := t.s.Call(ctx, dom.CommandFocus, &dom.FocusParams{BackendNodeID: id}, nil); err != nil {
+		if err := t.s.Call(ctx, cmdDOMFocus, &nodeParams{BackendNodeID: id}, nil); err != nil {
 			return staleRef(ref, err)
 		}
-		if err := t.s.Call(ctx, input.CommandInsertText, &input.InsertTextParams{Text: text}, nil); err != nil {
+		if err := t.s.Call(ctx, cmdInputInsertText, &insertTextParams{Text: text}, nil); err != nil {
 			return fmt.Errorf("browser: type: %w", err)
 		}
 		return nil
@@ -355,31 +345,30 @@ func (b *Browser) Press(ctx context.Context, key string) error {
 // world of the tab's main frame: the page's own script shares the DOM
 // but not the JavaScript globals and prototypes, so it cannot change
 // what the function sees (a button pretending not to submit).
-func callOn(ctx context.Context, s session, frame target.ID, id cdp.BackendNodeID, fn string, out any, args ...any) error {
-	var world page.CreateIsolatedWorldResult
-	if err := s.Call(ctx, page.CommandCreateIsolatedWorld, &page.CreateIsolatedWorldParams{FrameID: cdp.FrameID(frame), WorldName: "homard"}, &world); err != nil {
+func callOn(ctx context.Context, s session, frame targetID, id backendNodeID, fn string, out any, args ...any) error {
+	var world createIsolatedWorldResult
+	if err := s.Call(ctx, cmdPageCreateIsolatedWorld, &createIsolatedWorldParams{FrameID: frame, WorldName: "homard"}, &world); err != nil {
 		return err
 	}
-	var rn dom.ResolveNodeResult
-	if err := s.Call(ctx, dom.CommandResolveNode, &dom.ResolveNodeParams{BackendNodeID: id, ObjectGroup: "homard", ExecutionContextID: world.ExecutionContextID}, &rn); err != nil {
+	var rn resolveNodeResult
+	if err := s.Call(ctx, cmdDOMResolveNode, &resolveNodeParams{BackendNodeID: id, ObjectGroup: "homard", ExecutionContextID: world.ExecutionContextID}, &rn); err != nil {
 		return err
 	}
-	defer s.c.notify(s.id, runtime.CommandReleaseObjectGroup, &runtime.ReleaseObjectGroupParams{ObjectGroup: "homard"})
+	defer s.c.notify(s.id, cmdRuntimeReleaseObjectGroup, &releaseObjectGroupParams{ObjectGroup: "homard"})
 	if rn.Object == nil || rn.Object.ObjectID == "" {
 		return &protocolError{Message: "the element cannot be reached"}
 	}
-	var cargs []*runtime.CallArgument
+	var cargs []callArgument
 	for _, a := range args {
-		v, err := jsonv2.Marshal(a)
+		v, err := json.Marshal(a)
 		if err != nil {
 			return err
 		}
-		cargs = append(cargs, &runtime.CallArgument{Value: v})
+		cargs = append(cargs, callArgument{Value: v})
 	}
-	t := true
-	var res runtime.CallFunctionOnResult
-	if err := s.Call(ctx, runtime.CommandCallFunctionOn, &runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn, ObjectID: rn.Object.ObjectID, Arguments: cargs, ReturnByValue: &t,
+	var res callFunctionOnResult
+	if err := s.Call(ctx, cmdRuntimeCallFunctionOn, &callFunctionOnParams{
+		FunctionDeclaration: fn, ObjectID: rn.Object.ObjectID, Arguments: cargs, ReturnByValue: true,
 	}, &res); err != nil {
 		return err
 	}
@@ -389,7 +378,7 @@ func callOn(ctx context.Context, s session, frame target.ID, id cdp.BackendNodeI
 	if res.Result == nil || len(res.Result.Value) == 0 {
 		return errors.New("no result")
 	}
-	return jsonv2.Unmarshal(res.Result.Value, out)
+	return json.Unmarshal(res.Result.Value, out)
 }
 
 // selectOption picks the option of a <select> whose value or visible
@@ -450,21 +439,10 @@ func (b *Browser) Scroll(ctx context.Context, direction string) error {
 		if err != nil {
 			return err
 		}
-		return t.s.Call(ctx, input.CommandDispatchMouseEvent, &wheelEvent{
-			Type: input.DispatchMouseEventTypeMouseWheel, X: float64(b.o.Width) / 2, Y: float64(b.o.Height) / 2, DeltaY: dy,
+		return t.s.Call(ctx, cmdInputDispatchMouseEvent, &wheelEvent{
+			Type: "mouseWheel", X: float64(b.o.Width) / 2, Y: float64(b.o.Height) / 2, DeltaY: dy,
 		}, nil)
 	})
-}
-
-// wheelEvent is Input.dispatchMouseEvent for the wheel with both deltas
-// always sent (input.DispatchMouseEventParams leaves out a zero DeltaX,
-// which Chromium refuses).
-type wheelEvent struct {
-	Type   input.DispatchMouseEventType `json:"type"`
-	X      float64                      `json:"x"`
-	Y      float64                      `json:"y"`
-	DeltaX float64                      `json:"deltaX"`
-	DeltaY float64                      `json:"deltaY"`
 }
 
 // Back goes one page back in the active tab's history.
@@ -475,8 +453,8 @@ func (b *Browser) Back(ctx context.Context) (PageInfo, error) {
 		if err != nil {
 			return err
 		}
-		var h page.GetNavigationHistoryResult
-		if err := t.s.Call(ctx, page.CommandGetNavigationHistory, nil, &h); err != nil {
+		var h getNavigationHistoryResult
+		if err := t.s.Call(ctx, cmdPageGetNavigationHistory, nil, &h); err != nil {
 			return fmt.Errorf("browser: history: %w", err)
 		}
 		if h.CurrentIndex <= 0 || int(h.CurrentIndex) >= len(h.Entries) {
@@ -484,7 +462,7 @@ func (b *Browser) Back(ctx context.Context) (PageInfo, error) {
 		}
 		entry := h.Entries[h.CurrentIndex-1].ID
 		err = in.settle(ctx, t, func() error {
-			return t.s.Call(ctx, page.CommandNavigateToHistoryEntry, &page.NavigateToHistoryEntryParams{EntryID: entry}, nil)
+			return t.s.Call(ctx, cmdPageNavigateToHistoryEntry, &navigateToHistoryEntryParams{EntryID: entry}, nil)
 		})
 		if err != nil {
 			return err
@@ -518,7 +496,7 @@ func (b *Browser) Tabs(ctx context.Context) ([]Tab, error) {
 // CloseTab closes the tab tabID ("" means the active one).
 func (b *Browser) CloseTab(ctx context.Context, tabID string) error {
 	return b.with(ctx, func(in *instance) error {
-		id := target.ID(tabID)
+		id := targetID(tabID)
 		in.mu.Lock()
 		if id == "" {
 			id = in.active
@@ -528,7 +506,7 @@ func (b *Browser) CloseTab(ctx context.Context, tabID string) error {
 		if !ok {
 			return fmt.Errorf("%w: %q", ErrNoTab, tabID)
 		}
-		if err := in.root.Call(ctx, target.CommandCloseTarget, &target.CloseTargetParams{TargetID: id}, nil); err != nil {
+		if err := in.root.Call(ctx, cmdTargetCloseTarget, &targetParams{TargetID: id}, nil); err != nil {
 			return fmt.Errorf("browser: close tab: %w", err)
 		}
 		in.removeTab(func(t *tab) bool { return t.id == id })
@@ -556,9 +534,8 @@ func (b *Browser) Element(ctx context.Context, ref string) (Element, error) {
 		if err != nil {
 			return err
 		}
-		f := false
-		var res accessibility.GetPartialAXTreeResult
-		if err := t.s.Call(ctx, accessibility.CommandGetPartialAXTree, &accessibility.GetPartialAXTreeParams{BackendNodeID: id, FetchRelatives: &f}, &res); err != nil {
+		var res axTreeResult
+		if err := t.s.Call(ctx, cmdAccessibilityGetPartialAXTree, &getPartialAXTreeParams{BackendNodeID: id, FetchRelatives: false}, &res); err != nil {
 			return staleRef(ref, err)
 		}
 		el = Element{Ref: ref}

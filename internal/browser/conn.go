@@ -3,14 +3,11 @@ package browser
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"sync"
-
-	"github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	"github.com/chromedp/cdproto/target"
 )
 
 // maxMessage caps one message from Chromium (a full-page screenshot or a
@@ -43,31 +40,31 @@ type conn struct {
 }
 
 type reply struct {
-	result jsonv2.Value
+	result json.RawMessage
 	err    error
 }
 
 // event is one event from Chromium.
 type event struct {
 	Method    string
-	Params    jsonv2.Value
-	SessionID target.SessionID
+	Params    json.RawMessage
+	SessionID sessionID
 }
 
 // sub is one subscription: the events of one method on one session.
 type sub struct {
 	method  string
-	session target.SessionID
-	ch      chan jsonv2.Value
+	session sessionID
+	ch      chan json.RawMessage
 }
 
 // message is any message in either direction.
 type message struct {
-	ID        int64            `json:"id,omitzero"`
-	Method    string           `json:"method,omitzero"`
-	Params    jsonv2.Value     `json:"params,omitzero"`
-	SessionID target.SessionID `json:"sessionId,omitzero"`
-	Result    jsonv2.Value     `json:"result,omitzero"`
+	ID        int64           `json:"id,omitzero"`
+	Method    string          `json:"method,omitzero"`
+	Params    json.RawMessage `json:"params,omitzero"`
+	SessionID sessionID       `json:"sessionId,omitzero"`
+	Result    json.RawMessage `json:"result,omitzero"`
 	Error     *struct {
 		Code    int64  `json:"code"`
 		Message string `json:"message"`
@@ -106,8 +103,8 @@ func (c *conn) read(r io.Reader) {
 			err = fmt.Errorf("a message of %d bytes from chromium is too large", len(raw))
 			break
 		}
-		var m message
-		if jerr := jsonv2.Unmarshal(raw[:len(raw)-1], &m, jsonv2.AllowInvalidUTF8(true)); jerr != nil {
+		m, jerr := decodeMessage(raw[:len(raw)-1])
+		if jerr != nil {
 			continue // not ours to fail on; the caller's deadline bounds it
 		}
 		if m.ID != 0 {
@@ -174,6 +171,16 @@ func (c *conn) dispatch() {
 	c.mu.Unlock()
 }
 
+// decodeMessage decodes one message from Chromium. A string with bytes
+// that are not UTF-8 (a page's title or text may hold them) does not fail
+// it: encoding/json turns each into U+FFFD, in the message as in the
+// params and results decoded from it later.
+func decodeMessage(b []byte) (message, error) {
+	var m message
+	err := json.Unmarshal(b, &m)
+	return m, err
+}
+
 // errConnClosed is the error of a call on a connection whose Chromium is
 // gone.
 var errConnClosed = errors.New("browser: the connection to chromium is closed")
@@ -192,10 +199,10 @@ func (e *protocolError) Error() string {
 }
 
 // send writes one command and returns the channel its reply arrives on.
-func (c *conn) send(session target.SessionID, method string, params any) (chan reply, error) {
-	var raw jsonv2.Value
+func (c *conn) send(session sessionID, method string, params any) (chan reply, error) {
+	var raw json.RawMessage
 	if params != nil {
-		b, err := jsonv2.Marshal(params)
+		b, err := json.Marshal(params)
 		if err != nil {
 			return nil, fmt.Errorf("encode %s: %w", method, err)
 		}
@@ -212,7 +219,7 @@ func (c *conn) send(session target.SessionID, method string, params any) (chan r
 	id := c.next
 	c.pending[id] = ch
 	c.mu.Unlock()
-	b, err := jsonv2.Marshal(message{ID: id, Method: method, Params: raw, SessionID: session})
+	b, err := json.Marshal(message{ID: id, Method: method, Params: raw, SessionID: session})
 	if err != nil {
 		c.forget(id)
 		return nil, fmt.Errorf("encode %s: %w", method, err)
@@ -235,7 +242,7 @@ func (c *conn) forget(id int64) {
 
 // call sends a command and waits for its reply, decoding the result into
 // result when it is not nil.
-func (c *conn) call(ctx context.Context, session target.SessionID, method string, params, result any) error {
+func (c *conn) call(ctx context.Context, session sessionID, method string, params, result any) error {
 	ch, err := c.send(session, method, params)
 	if err != nil {
 		return err
@@ -248,7 +255,7 @@ func (c *conn) call(ctx context.Context, session target.SessionID, method string
 		if result == nil || len(rp.result) == 0 {
 			return nil
 		}
-		if err := jsonv2.Unmarshal(rp.result, result, jsonv2.AllowInvalidUTF8(true)); err != nil {
+		if err := json.Unmarshal(rp.result, result); err != nil {
 			return fmt.Errorf("decode the result of %s: %w", method, err)
 		}
 		return nil
@@ -259,26 +266,27 @@ func (c *conn) call(ctx context.Context, session target.SessionID, method string
 
 // notify sends a command whose reply nobody waits for (from the event
 // dispatcher, which must not wait).
-func (c *conn) notify(session target.SessionID, method string, params any) {
+func (c *conn) notify(session sessionID, method string, params any) {
 	_, _ = c.send(session, method, params)
 }
 
 // session is the connection as seen by one target: the browser itself
-// (id "") or a page, frame or worker. It is a cdp.Session, so the typed
-// commands of the cdproto domain packages run on it with cdp.Call.
+// (id "") or a page, frame or worker.
 type session struct {
 	c  *conn
-	id target.SessionID
+	id sessionID
 }
 
-var _ cdp.Session = session{}
-
+// Call runs method with params (a struct of protocol.go, or nil for
+// none) and decodes its result into result (nil to drop it).
 func (s session) Call(ctx context.Context, method string, params, result any) error {
 	return s.c.call(ctx, s.id, method, params, result)
 }
 
-func (s session) Subscribe(method string) (<-chan jsonv2.Value, func()) {
-	sb := &sub{method: method, session: s.id, ch: make(chan jsonv2.Value, subBuffer)}
+// Subscribe returns the params of each later event method of this
+// session, until the returned func is called or the connection ends.
+func (s session) Subscribe(method string) (<-chan json.RawMessage, func()) {
+	sb := &sub{method: method, session: s.id, ch: make(chan json.RawMessage, subBuffer)}
 	s.c.mu.Lock()
 	if s.c.err != nil {
 		s.c.mu.Unlock()

@@ -62,14 +62,17 @@
 // The DevTools connection is hand-rolled (conn.go) rather than
 // chromedp's: importing chromedp (and the cdproto root package, which
 // imports every protocol domain) adds 1.5 MB and takes homard's binary
-// over its 25 MB ceiling, while the domain packages used here add about
-// 0.1 MB; and chromedp's allocator talks over a TCP debugging port any
-// local process could connect to and drive the browser with. Here
-// Chromium is started with --remote-debugging-pipe: it reads
-// NUL-terminated JSON commands on fd 3 and writes replies and events on
-// fd 4, reachable by homard alone. Sessions are flattened (one
-// connection, a sessionId per target); the cdproto domain packages give
-// the typed params and results.
+// over its 25 MB ceiling; and chromedp's allocator talks over a TCP
+// debugging port any local process could connect to and drive the
+// browser with. Here Chromium is started with --remote-debugging-pipe:
+// it reads NUL-terminated JSON commands on fd 3 and writes replies and
+// events on fd 4, reachable by homard alone. Sessions are flattened (one
+// connection, a sessionId per target). The messages are plain
+// encoding/json structs (protocol.go) with only the fields homard sends
+// or reads: cdproto's domain types, used before, brought the JSON v2
+// library with them and cost 0.7 MB. No production package may import
+// either (internal/archtest); the tests keep cdproto as the oracle of
+// what each command sends.
 //
 // One Chromium runs per Browser, in a process group of its own, started
 // on first use, restarted if it died, and closed (the whole group) after

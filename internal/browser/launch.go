@@ -14,9 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	cdpbrowser "github.com/chromedp/cdproto/browser"
-	"github.com/chromedp/cdproto/target"
-
 	"github.com/homard/homard/internal/egress"
 )
 
@@ -99,9 +96,9 @@ type instance struct {
 	wg     sync.WaitGroup // the reader, dispatcher, waiter, proxy and attach goroutines
 
 	mu        sync.Mutex // guards tabs, order, active, changed, downloads
-	tabs      map[target.ID]*tab
-	order     []target.ID // tabs in the order they were opened
-	active    target.ID
+	tabs      map[targetID]*tab
+	order     []targetID // tabs in the order they were opened
+	active    targetID
 	changed   chan struct{}     // closed and replaced when tabs change
 	downloads map[string]string // download guid → suggested file name
 	finished  []string          // downloads saved under their names, not yet taken (Downloads)
@@ -124,7 +121,7 @@ func launch(ctx context.Context, o *Options, blocked *blockedLog, logf func(stri
 		o: o, client: o.Egress, blocked: blocked, logf: logf,
 		stderr:    &tail{max: 8 << 10},
 		exited:    make(chan struct{}),
-		tabs:      map[target.ID]*tab{},
+		tabs:      map[targetID]*tab{},
 		changed:   make(chan struct{}),
 		downloads: map[string]string{},
 	}
@@ -215,27 +212,26 @@ func (in *instance) setup(ctx context.Context) error {
 		}
 		return fmt.Errorf("%s: %v", what, err)
 	}
-	if err := in.root.Call(ctx, cdpbrowser.CommandGetVersion, nil, nil); err != nil {
+	if err := in.root.Call(ctx, cmdBrowserGetVersion, nil, nil); err != nil {
 		return fail("first command", err)
 	}
-	t := true
-	if err := in.root.Call(ctx, target.CommandSetDiscoverTargets, &target.SetDiscoverTargetsParams{Discover: true}, nil); err != nil {
+	if err := in.root.Call(ctx, cmdTargetSetDiscoverTargets, &setDiscoverTargetsParams{Discover: true}, nil); err != nil {
 		return fail("discover targets", err)
 	}
 	// Every new target (tab, popup, worker) waits until its interception
 	// is on (attach in targets.go).
-	if err := in.root.Call(ctx, target.CommandSetAutoAttach, &target.SetAutoAttachParams{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: &t}, nil); err != nil {
+	if err := in.root.Call(ctx, cmdTargetSetAutoAttach, &setAutoAttachParams{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}, nil); err != nil {
 		return fail("auto-attach", err)
 	}
-	if err := in.root.Call(ctx, cdpbrowser.CommandSetDownloadBehavior, &cdpbrowser.SetDownloadBehaviorParams{
-		Behavior: cdpbrowser.SetDownloadBehaviorBehaviorAllowAndName, DownloadPath: in.o.DownloadDir, EventsEnabled: &t,
+	if err := in.root.Call(ctx, cmdBrowserSetDownloadBehavior, &setDownloadBehaviorParams{
+		Behavior: "allowAndName", DownloadPath: in.o.DownloadDir, EventsEnabled: true,
 	}, nil); err != nil {
 		return fail("download folder", err)
 	}
 	for _, name := range deniedPermissions {
-		err := in.root.Call(ctx, cdpbrowser.CommandSetPermission, &cdpbrowser.SetPermissionParams{
+		err := in.root.Call(ctx, cmdBrowserSetPermission, &setPermissionParams{
 			// push is only known with userVisibleOnly (the one form Chromium supports).
-			Permission: &cdpbrowser.PermissionDescriptor{Name: name, UserVisibleOnly: name == "push"}, Setting: cdpbrowser.PermissionSettingDenied,
+			Permission: permissionDescriptor{Name: name, UserVisibleOnly: name == "push"}, Setting: "denied",
 		}, nil)
 		if err != nil {
 			in.logf("browser: deny permission %s: %v", name, err)
@@ -307,7 +303,7 @@ func (in *instance) stop() {
 		case <-in.exited:
 		default:
 			ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-			_ = in.root.Call(ctx, cdpbrowser.CommandClose, nil, nil)
+			_ = in.root.Call(ctx, cmdBrowserClose, nil, nil)
 			cancel()
 			select {
 			case <-in.exited:

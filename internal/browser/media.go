@@ -3,14 +3,11 @@ package browser
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
 	"sync"
-
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	"github.com/chromedp/cdproto/input"
-	"github.com/chromedp/cdproto/page"
 )
 
 // key is one key of the closed list Press accepts.
@@ -49,19 +46,19 @@ func Keys() []string {
 
 // pressKey sends a key down and up.
 func pressKey(ctx context.Context, s session, k key) error {
-	down := input.DispatchKeyEventParams{
-		Type: input.DispatchKeyEventTypeRawKeyDown, Key: k.key, Code: k.code,
+	down := keyEvent{
+		Type: "rawKeyDown", Key: k.key, Code: k.code,
 		WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk,
 	}
 	if k.text != "" {
-		down.Type, down.Text, down.UnmodifiedText = input.DispatchKeyEventTypeKeyDown, k.text, k.text
+		down.Type, down.Text, down.UnmodifiedText = "keyDown", k.text, k.text
 	}
-	up := input.DispatchKeyEventParams{
-		Type: input.DispatchKeyEventTypeKeyUp, Key: k.key, Code: k.code,
+	up := keyEvent{
+		Type: "keyUp", Key: k.key, Code: k.code,
 		WindowsVirtualKeyCode: k.vk, NativeVirtualKeyCode: k.vk,
 	}
-	for _, e := range []*input.DispatchKeyEventParams{&down, &up} {
-		if err := s.Call(ctx, input.CommandDispatchKeyEvent, e, nil); err != nil {
+	for _, e := range []*keyEvent{&down, &up} {
+		if err := s.Call(ctx, cmdInputDispatchKeyEvent, e, nil); err != nil {
 			return fmt.Errorf("browser: key %s: %w", k.key, err)
 		}
 	}
@@ -78,8 +75,8 @@ func (b *Browser) Screenshot(ctx context.Context) ([]byte, error) {
 		if err != nil {
 			return err
 		}
-		var res page.CaptureScreenshotResult
-		if err := t.s.Call(ctx, page.CommandCaptureScreenshot, &page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatPng}, &res); err != nil {
+		var res captureScreenshotResult
+		if err := t.s.Call(ctx, cmdPageCaptureScreenshot, &captureScreenshotParams{Format: "png"}, &res); err != nil {
 			return fmt.Errorf("browser: screenshot: %w", err)
 		}
 		if !bytes.HasPrefix(res.Data, pngMagic) {
@@ -108,10 +105,9 @@ func (b *Browser) Screencast(ctx context.Context, each func(jpeg []byte)) (func(
 		release()
 		return nil, err
 	}
-	frames, unsubscribe := t.s.Subscribe(page.ScreencastFrame.Method)
-	q := int64(70)
-	if err := t.s.Call(ctx, page.CommandStartScreencast, &page.StartScreencastParams{
-		Format: page.StartScreencastFormatJpeg, Quality: &q, MaxWidth: int64(b.o.Width), MaxHeight: int64(b.o.Height), EveryNthFrame: 1,
+	frames, unsubscribe := t.s.Subscribe(evPageScreencastFrame)
+	if err := t.s.Call(ctx, cmdPageStartScreencast, &startScreencastParams{
+		Format: "jpeg", Quality: 70, MaxWidth: int64(b.o.Width), MaxHeight: int64(b.o.Height), EveryNthFrame: 1,
 	}, nil); err != nil {
 		unsubscribe()
 		release()
@@ -122,18 +118,18 @@ func (b *Browser) Screencast(ctx context.Context, each func(jpeg []byte)) (func(
 		defer close(done)
 		defer release()
 		for raw := range frames {
-			var f page.EventScreencastFrame
-			if err := jsonv2.Unmarshal(raw, &f); err != nil {
+			var f screencastFrame
+			if err := json.Unmarshal(raw, &f); err != nil {
 				continue
 			}
 			each(f.Data)
-			t.s.c.notify(t.s.id, page.CommandScreencastFrameAck, &page.ScreencastFrameAckParams{SessionID: f.SessionID})
+			t.s.c.notify(t.s.id, cmdPageScreencastFrameAck, &screencastFrameAckParams{SessionID: f.SessionID})
 		}
 	}()
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
-			t.s.c.notify(t.s.id, page.CommandStopScreencast, nil)
+			t.s.c.notify(t.s.id, cmdPageStopScreencast, nil)
 			unsubscribe()
 			<-done
 		})
@@ -146,14 +142,14 @@ func (b *Browser) Screencast(ctx context.Context, each func(jpeg []byte)) (func(
 // the viewport), for the owner's takeover: "press" and "release" of the
 // left button, or "move".
 func (b *Browser) Mouse(ctx context.Context, kind string, x, y float64) error {
-	e := input.DispatchMouseEventParams{X: x, Y: y}
+	e := mouseEvent{X: x, Y: y}
 	switch kind {
 	case "press":
-		e.Type, e.Button, e.Buttons, e.ClickCount = input.DispatchMouseEventTypeMousePressed, input.MouseButtonLeft, 1, 1
+		e.Type, e.Button, e.Buttons, e.ClickCount = "mousePressed", "left", 1, 1
 	case "release":
-		e.Type, e.Button, e.ClickCount = input.DispatchMouseEventTypeMouseReleased, input.MouseButtonLeft, 1
+		e.Type, e.Button, e.ClickCount = "mouseReleased", "left", 1
 	case "move":
-		e.Type = input.DispatchMouseEventTypeMouseMoved
+		e.Type = "mouseMoved"
 	default:
 		return fmt.Errorf("%w: mouse action %q; use press, release or move", ErrArgument, kind)
 	}
@@ -165,7 +161,7 @@ func (b *Browser) Mouse(ctx context.Context, kind string, x, y float64) error {
 		if kind == "move" && b.mouseDown {
 			e.Buttons = 1
 		}
-		if err := t.s.Call(ctx, input.CommandDispatchMouseEvent, &e, nil); err != nil {
+		if err := t.s.Call(ctx, cmdInputDispatchMouseEvent, &e, nil); err != nil {
 			return fmt.Errorf("browser: mouse: %w", err)
 		}
 		b.mouseDown = kind == "press" || (kind == "move" && b.mouseDown)

@@ -2,16 +2,11 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode"
-
-	"github.com/chromedp/cdproto/accessibility"
-	"github.com/chromedp/cdproto/cdp"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	"github.com/chromedp/cdproto/domsnapshot"
-	"github.com/chromedp/cdproto/target"
 )
 
 // DefaultSnapshotBytes caps Snapshot.Text when maxBytes is 0 or less.
@@ -23,8 +18,8 @@ const maxName = 100
 // refMap maps a snapshot's refs to DOM nodes of one tab. A new snapshot
 // replaces it.
 type refMap struct {
-	tab  target.ID
-	refs map[string]cdp.BackendNodeID
+	tab  targetID
+	refs map[string]backendNodeID
 }
 
 // interactive roles get a ref.
@@ -63,8 +58,8 @@ func (b *Browser) Snapshot(ctx context.Context, maxBytes int) (Snapshot, error) 
 		if err != nil {
 			return err
 		}
-		var tree accessibility.GetFullAXTreeResult
-		if err := t.s.Call(ctx, accessibility.CommandGetFullAXTree, &accessibility.GetFullAXTreeParams{}, &tree); err != nil {
+		var tree axTreeResult
+		if err := t.s.Call(ctx, cmdAccessibilityGetFullAXTree, &getFullAXTreeParams{}, &tree); err != nil {
 			return fmt.Errorf("browser: snapshot: %w", err)
 		}
 		hidden, err := hiddenNodes(ctx, t.s)
@@ -85,16 +80,16 @@ func (b *Browser) Snapshot(ctx context.Context, maxBytes int) (Snapshot, error) 
 
 // renderer turns an accessibility tree into lines.
 type renderer struct {
-	byID   map[accessibility.NodeID]*accessibility.Node
-	hidden map[cdp.BackendNodeID]bool
+	byID   map[string]*axNode
+	hidden map[backendNodeID]bool
 	lines  []string
-	refs   map[string]cdp.BackendNodeID
+	refs   map[string]backendNodeID
 }
 
 // render returns the snapshot text of nodes and its refs.
-func render(nodes []*accessibility.Node, hidden map[cdp.BackendNodeID]bool, pi PageInfo) (string, map[string]cdp.BackendNodeID) {
-	r := &renderer{byID: map[accessibility.NodeID]*accessibility.Node{}, hidden: hidden, refs: map[string]cdp.BackendNodeID{}}
-	var root *accessibility.Node
+func render(nodes []*axNode, hidden map[backendNodeID]bool, pi PageInfo) (string, map[string]backendNodeID) {
+	r := &renderer{byID: map[string]*axNode{}, hidden: hidden, refs: map[string]backendNodeID{}}
+	var root *axNode
 	for _, n := range nodes {
 		r.byID[n.NodeID] = n
 		if root == nil && n.ParentID == "" {
@@ -112,7 +107,7 @@ func render(nodes []*accessibility.Node, hidden map[cdp.BackendNodeID]bool, pi P
 	return strings.Join(r.lines, "\n"), r.refs
 }
 
-func (r *renderer) children(n *accessibility.Node, depth int, parentName string) {
+func (r *renderer) children(n *axNode, depth int, parentName string) {
 	for _, id := range n.ChildIDs {
 		if c := r.byID[id]; c != nil {
 			r.walk(c, depth, parentName)
@@ -121,7 +116,7 @@ func (r *renderer) children(n *accessibility.Node, depth int, parentName string)
 }
 
 // walk adds the lines of n and its subtree at depth.
-func (r *renderer) walk(n *accessibility.Node, depth int, parentName string) {
+func (r *renderer) walk(n *axNode, depth int, parentName string) {
 	if n.BackendDOMNodeID != 0 && r.hidden[n.BackendDOMNodeID] {
 		return
 	}
@@ -159,7 +154,7 @@ func (r *renderer) walk(n *accessibility.Node, depth int, parentName string) {
 		switch p.Name {
 		case "checked", "selected", "disabled", "expanded", "pressed", "required":
 			if s := valueString(p.Value); s == "true" || s == "mixed" {
-				line.WriteString(" " + string(p.Name))
+				line.WriteString(" " + p.Name)
 				states = true
 			}
 		}
@@ -207,12 +202,12 @@ func capLines(text string, max int) (string, bool) {
 }
 
 // valueString is an accessibility value as text.
-func valueString(v *accessibility.Value) string {
+func valueString(v *axValue) string {
 	if v == nil || len(v.Value) == 0 {
 		return ""
 	}
 	var x any
-	if err := jsonv2.Unmarshal(v.Value, &x, jsonv2.AllowInvalidUTF8(true)); err != nil {
+	if err := json.Unmarshal(v.Value, &x); err != nil {
 		return ""
 	}
 	switch x := x.(type) {
@@ -259,18 +254,18 @@ var hiddenStyles = []string{"opacity", "overflow-x", "overflow-y", "clip", "clip
 // clip-path, placed wholly above or left of the page (left:-9999px), or
 // text laid out with no size (font-size 0). What is inside them is hidden
 // too.
-func hiddenNodes(ctx context.Context, s session) (map[cdp.BackendNodeID]bool, error) {
-	var snap domsnapshot.CaptureSnapshotResult
-	if err := s.Call(ctx, domsnapshot.CommandCaptureSnapshot, &domsnapshot.CaptureSnapshotParams{ComputedStyles: hiddenStyles}, &snap); err != nil {
+func hiddenNodes(ctx context.Context, s session) (map[backendNodeID]bool, error) {
+	var snap captureSnapshotResult
+	if err := s.Call(ctx, cmdDOMSnapshotCaptureSnapshot, &captureSnapshotParams{ComputedStyles: hiddenStyles}, &snap); err != nil {
 		return nil, err
 	}
-	str := func(i domsnapshot.StringIndex) string {
+	str := func(i int64) string {
 		if i >= 0 && int(i) < len(snap.Strings) {
 			return snap.Strings[i]
 		}
 		return ""
 	}
-	hidden := map[cdp.BackendNodeID]bool{}
+	hidden := map[backendNodeID]bool{}
 	for _, doc := range snap.Documents {
 		if doc.Nodes == nil || doc.Layout == nil {
 			continue
@@ -284,7 +279,7 @@ func hiddenNodes(ctx context.Context, s session) (map[cdp.BackendNodeID]bool, er
 			st := lay.Styles[li]
 			style := func(k int) string {
 				if k < len(st) {
-					return str(domsnapshot.StringIndex(st[k]))
+					return str(st[k])
 				}
 				return ""
 			}

@@ -2,6 +2,7 @@ package browser
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -10,22 +11,13 @@ import (
 	"strings"
 	"time"
 	"unicode"
-
-	cdpbrowser "github.com/chromedp/cdproto/browser"
-	jsonv2 "github.com/chromedp/cdproto/cdp/jsonv2"
-	"github.com/chromedp/cdproto/emulation"
-	"github.com/chromedp/cdproto/fetch"
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/cdproto/page"
-	"github.com/chromedp/cdproto/runtime"
-	"github.com/chromedp/cdproto/target"
 )
 
 // tab is one page target homard is attached to.
 type tab struct {
-	id     target.ID
+	id     targetID
 	s      session
-	opener target.ID
+	opener targetID
 	url    string
 	title  string
 	// fresh is the blank tab Chromium starts with, not yet used: Open
@@ -40,35 +32,35 @@ func (t *tab) info() PageInfo { return PageInfo{TabID: string(t.id), URL: t.url,
 // interception answers without waiting.
 func (in *instance) onEvent(ev event) {
 	decode := func(v any) bool {
-		if err := jsonv2.Unmarshal(ev.Params, v, jsonv2.AllowInvalidUTF8(true)); err != nil {
+		if err := json.Unmarshal(ev.Params, v); err != nil {
 			in.logf("browser: decode %s: %v", ev.Method, err)
 			return false
 		}
 		return true
 	}
 	switch ev.Method {
-	case target.AttachedToTarget.Method:
-		var e target.EventAttachedToTarget
+	case evTargetAttachedToTarget:
+		var e attachedToTarget
 		if decode(&e) && e.TargetInfo != nil {
 			in.wg.Go(func() { in.attach(e) })
 		}
-	case fetch.RequestPaused.Method:
-		var e fetch.EventRequestPaused
+	case evFetchRequestPaused:
+		var e requestPaused
 		if decode(&e) && e.Request != nil {
 			in.intercept(ev.SessionID, &e)
 		}
-	case target.DetachedFromTarget.Method:
-		var e target.EventDetachedFromTarget
+	case evTargetDetachedFromTarget:
+		var e detachedFromTarget
 		if decode(&e) {
 			in.removeTab(func(t *tab) bool { return t.s.id == e.SessionID })
 		}
-	case target.TargetDestroyed.Method:
-		var e target.EventTargetDestroyed
+	case evTargetTargetDestroyed:
+		var e targetDestroyed
 		if decode(&e) {
 			in.removeTab(func(t *tab) bool { return t.id == e.TargetID })
 		}
-	case target.TargetInfoChanged.Method:
-		var e target.EventTargetInfoChanged
+	case evTargetTargetInfoChanged:
+		var e targetInfoChanged
 		if decode(&e) && e.TargetInfo != nil {
 			in.mu.Lock()
 			if t := in.tabs[e.TargetInfo.TargetID]; t != nil {
@@ -76,19 +68,19 @@ func (in *instance) onEvent(ev event) {
 			}
 			in.mu.Unlock()
 		}
-	case cdpbrowser.DownloadWillBegin.Method:
-		var e cdpbrowser.EventDownloadWillBegin
+	case evBrowserDownloadWillBegin:
+		var e downloadWillBegin
 		if decode(&e) {
 			in.mu.Lock()
 			in.downloads[e.GUID] = e.SuggestedFilename
 			in.mu.Unlock()
 		}
-	case cdpbrowser.DownloadProgress.Method:
-		var e cdpbrowser.EventDownloadProgress
-		if decode(&e) && e.State == cdpbrowser.DownloadProgressStateCompleted {
+	case evBrowserDownloadProgress:
+		var e downloadProgress
+		if decode(&e) && e.State == "completed" {
 			in.downloaded(e.GUID)
 		}
-	case page.FileChooserOpened.Method:
+	case evPageFileChooserOpened:
 		// Intercepted and never answered: the page gets no file.
 		in.logf("browser: a page asked for a file; refused")
 	}
@@ -99,35 +91,34 @@ func (in *instance) onEvent(ev event) {
 // Fetch is enabled on it. Its own children (frames in other processes,
 // workers) are auto-attached the same way. A page or frame whose
 // interception cannot be turned on is never resumed (a tab is closed).
-func (in *instance) attach(e target.EventAttachedToTarget) {
+func (in *instance) attach(e attachedToTarget) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	info := e.TargetInfo
 	s := session{c: in.conn, id: e.SessionID}
-	t := true
 	isPage := info.Type == "page" && info.Subtype == ""
 	framed := info.Type == "page" || info.Type == "iframe"
-	err := s.Call(ctx, fetch.CommandEnable, &fetch.EnableParams{
-		Patterns: []*fetch.RequestPattern{{URLPattern: "*", RequestStage: fetch.RequestStageRequest}},
+	err := s.Call(ctx, cmdFetchEnable, &fetchEnableParams{
+		Patterns: []requestPattern{{URLPattern: "*", RequestStage: "Request"}},
 	}, nil)
 	if err != nil {
 		if framed {
 			in.logf("browser: intercept %s target %s: %v; not letting it run", info.Type, info.URL, err)
 			if info.Type == "page" {
-				in.root.c.notify("", target.CommandCloseTarget, &target.CloseTargetParams{TargetID: info.TargetID})
+				in.root.c.notify("", cmdTargetCloseTarget, &targetParams{TargetID: info.TargetID})
 			}
 			return
 		}
 	}
-	if err := s.Call(ctx, target.CommandSetAutoAttach, &target.SetAutoAttachParams{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: &t}, nil); err != nil {
+	if err := s.Call(ctx, cmdTargetSetAutoAttach, &setAutoAttachParams{AutoAttach: true, WaitForDebuggerOnStart: true, Flatten: true}, nil); err != nil {
 		in.logf("browser: auto-attach below %s target: %v", info.Type, err)
 	}
 	if isPage {
 		// Sent, not awaited: a paused page may answer them only once it
 		// runs, and they are done in order before it does.
-		in.conn.notify(s.id, page.CommandEnable, nil)
-		in.conn.notify(s.id, page.CommandSetInterceptFileChooserDialog, &page.SetInterceptFileChooserDialogParams{Enabled: true})
-		in.conn.notify(s.id, emulation.CommandSetDeviceMetricsOverride, &emulation.SetDeviceMetricsOverrideParams{
+		in.conn.notify(s.id, cmdPageEnable, nil)
+		in.conn.notify(s.id, cmdPageSetInterceptFileChooser, &setInterceptFileChooserParams{Enabled: true})
+		in.conn.notify(s.id, cmdEmulationSetDeviceMetrics, &setDeviceMetricsParams{
 			Width: int64(in.o.Width), Height: int64(in.o.Height), DeviceScaleFactor: 1,
 		})
 		in.mu.Lock()
@@ -142,21 +133,21 @@ func (in *instance) attach(e target.EventAttachedToTarget) {
 		in.signal()
 		in.mu.Unlock()
 	}
-	if err := s.Call(ctx, runtime.CommandRunIfWaitingForDebugger, nil, nil); err != nil && e.WaitingForDebugger {
+	if err := s.Call(ctx, cmdRuntimeRunIfWaitingForDebugger, nil, nil); err != nil && e.WaitingForDebugger {
 		in.logf("browser: resume %s target: %v", info.Type, err)
 	}
 }
 
 // intercept answers one paused request: on if the egress rules admit its
 // URL, failed (and recorded) if not.
-func (in *instance) intercept(sid target.SessionID, e *fetch.EventRequestPaused) {
+func (in *instance) intercept(sid sessionID, e *requestPaused) {
 	raw := e.Request.URL
 	if why := in.refuse(raw); why != "" {
-		in.conn.notify(sid, fetch.CommandFailRequest, &fetch.FailRequestParams{RequestID: e.RequestID, ErrorReason: network.ErrorReasonBlockedByClient})
+		in.conn.notify(sid, cmdFetchFailRequest, &failRequestParams{RequestID: e.RequestID, ErrorReason: "BlockedByClient"})
 		in.blocked.add(shorten(raw, 300), why)
 		return
 	}
-	in.conn.notify(sid, fetch.CommandContinueRequest, &fetch.ContinueRequestParams{RequestID: e.RequestID})
+	in.conn.notify(sid, cmdFetchContinueRequest, &continueRequestParams{RequestID: e.RequestID})
 }
 
 // refuse returns why a page may not request raw, or "" when it may:
@@ -201,7 +192,7 @@ func (in *instance) removeTab(match func(*tab) bool) {
 			continue
 		}
 		delete(in.tabs, id)
-		in.order = slices.DeleteFunc(in.order, func(o target.ID) bool { return o == id })
+		in.order = slices.DeleteFunc(in.order, func(o targetID) bool { return o == id })
 		if in.active == id {
 			in.active = ""
 			if n := len(in.order); n > 0 {
@@ -213,7 +204,7 @@ func (in *instance) removeTab(match func(*tab) bool) {
 }
 
 // waitTab waits until the tab id is attached and set up.
-func (in *instance) waitTab(ctx context.Context, id target.ID) (*tab, error) {
+func (in *instance) waitTab(ctx context.Context, id targetID) (*tab, error) {
 	for {
 		in.mu.Lock()
 		t, ch := in.tabs[id], in.changed
