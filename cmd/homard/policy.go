@@ -1,0 +1,136 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/termtext"
+)
+
+func (c *cli) policyCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "policy",
+		Short: "See what a configuration change would do before you make it",
+	}
+	cmd.AddCommand(c.policyReplayCmd())
+	return cmd
+}
+
+// replayJSON is `homard policy replay --json` (docs/JSON.md, "policy
+// replay").
+type replayJSON struct {
+	Since    time.Time          `json:"since"`
+	Replayed int                `json:"replayed"`
+	Skipped  int                `json:"skipped"`
+	Changes  []replayChangeJSON `json:"changes"`
+}
+
+type replayChangeJSON struct {
+	Run     string         `json:"run"`
+	Time    time.Time      `json:"time"`
+	Tool    string         `json:"tool"`
+	Session string         `json:"session"`
+	Outcome string         `json:"outcome"`
+	Plan    string         `json:"plan"`
+	Before  replayDecision `json:"before"`
+	After   replayDecision `json:"after"`
+}
+
+type replayDecision struct {
+	Verdict string `json:"verdict"`
+	Rule    string `json:"rule"`
+	Reason  string `json:"reason"`
+}
+
+func (c *cli) policyReplayCmd() *cobra.Command {
+	var proposed, since string
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "replay --config NEW.toml",
+		Short: "Decide your recorded tool calls again under a proposed config, without running anything",
+		Long: `Every tool call recorded since --since is decided twice — under the config in
+force and under --config — from its stored plan, and the calls whose verdict
+would change are listed: calls that ran and would now ask or be refused, and
+calls that asked and would now run. Nothing runs and nothing is changed.
+
+What is replayed is the permission mode, the operator rules, the guest tools,
+commands.unknown and permissions.private_egress. Not replayed: grants and
+approvals (neither side uses them), and the hard limits a tool checks while
+planning (paths, sensitive files, egress): a changed [files] or [egress]
+section is not judged here.`,
+		Example: `  cp ~/.config/homard/config.toml /tmp/new.toml && $EDITOR /tmp/new.toml
+  homard policy replay --config /tmp/new.toml
+  homard policy replay --config /tmp/new.toml --since 30d --json`,
+		Args: cobra.NoArgs,
+		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
+			if proposed == "" {
+				return usageErr("--config NEW.toml is required: the configuration to replay against")
+			}
+			from, err := parseSince(since, time.Now())
+			if err != nil {
+				return usageErr("--since %s: %v", since, err)
+			}
+			cfg, err := config.Load(proposed)
+			if err != nil {
+				return err
+			}
+			res, err := r.Replay(cmd.Context(), cfg, from)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				out := replayJSON{Since: from.UTC(), Replayed: res.Replayed, Skipped: res.Skipped, Changes: []replayChangeJSON{}}
+				for _, ch := range res.Changes {
+					out.Changes = append(out.Changes, replayChangeJSON{Run: ch.Run, Time: ch.At.UTC(), Tool: ch.Tool, Session: ch.Session,
+						Outcome: ch.Outcome, Plan: ch.Display,
+						Before: replayDecision{string(ch.Before.Verdict), ch.Before.Rule, ch.Before.Reason},
+						After:  replayDecision{string(ch.After.Verdict), ch.After.Rule, ch.After.Reason}})
+				}
+				enc := json.NewEncoder(c.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(out)
+			}
+			fmt.Fprintf(c.stdout, "replayed %d calls since %s (%d skipped: plan unreadable): %d would change under %s\n",
+				res.Replayed, from.Local().Format(time.DateTime), res.Skipped, len(res.Changes), termtext.Line(proposed))
+			if len(res.Changes) == 0 {
+				return nil
+			}
+			tw := c.table("RUN\tTIME\tTOOL\tNOW\tPROPOSED\tBY\tPLAN")
+			for _, ch := range res.Changes {
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ch.Run, ch.At.Local().Format(time.DateTime), termtext.Line(ch.Tool),
+					ch.Before.Verdict, ch.After.Verdict, termtext.Line(ch.After.Rule), termtext.Line(firstLine(ch.Display)))
+			}
+			return tw.Flush()
+		}),
+	}
+	cmd.Flags().StringVar(&proposed, "config", "", "the proposed config.toml to replay against (required)")
+	cmd.Flags().StringVar(&since, "since", "7d", "how far back: 7d, 12h, 90m, or a date (2026-12-01)")
+	jsonFlag(cmd, &asJSON, "print JSON (docs/JSON.md)")
+	return cmd
+}
+
+// parseSince reads --since: a number of days ("7d"), a Go duration
+// ("12h", "90m") or a date ("2026-12-01", local time).
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if d, ok := strings.CutSuffix(s, "d"); ok {
+		n, err := strconv.Atoi(d)
+		if err != nil || n < 0 {
+			return time.Time{}, fmt.Errorf("want a number of days such as 7d")
+		}
+		return now.AddDate(0, 0, -n), nil
+	}
+	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
+		return now.Add(-d), nil
+	}
+	if t, err := time.ParseInLocation(time.DateOnly, s, time.Local); err == nil {
+		return t, nil
+	}
+	return time.Time{}, fmt.Errorf("want 7d, 12h, 90m or a date such as 2026-12-01")
+}
