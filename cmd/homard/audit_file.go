@@ -99,11 +99,13 @@ one before it. It reads only the file: it needs no homard home and opens
 none, so it works on another machine. Exit 0 when the chain is intact, 1 at
 the first bad line, naming it, its record and why.
 
-A file cut short is still a valid chain, and so is one missing its first
-records (it then says it does not start at seq 1). To see a cut, pass the
-anchor ` + "`homard audit anchor`" + ` printed when the records were written, kept
-somewhere else: the file must then reach it with the same hash, which
-proves nothing up to the anchor was changed or cut since.`,
+Alone, this shows the file is one consistent chain: a changed byte, a
+removed or moved line shows. It cannot show a file cut short, one missing
+its first records (it then says where it starts), or an edit whose author
+recomputed every hash after it (the hash has no key). For that, pass the
+anchor ` + "`homard audit anchor`" + ` printed earlier and kept where homard's files
+cannot be edited with it: the file must reach that record with the same
+hash, which proves nothing up to it was changed or cut since.`,
 		Example: `  homard audit verify --file audit.jsonl
   homard audit anchor > anchor.txt          # keep it somewhere else
   homard audit verify --file audit.jsonl --anchor "$(cat anchor.txt)"
@@ -154,7 +156,7 @@ func printVerified(w io.Writer, rep audit.FileReport, a audit.Anchor) {
 	case rep.Anchored:
 		fmt.Fprintf(w, "anchor %s reached: nothing up to it was changed or cut since it was taken\n", anchorText(a))
 	default:
-		fmt.Fprintln(w, "no anchor given: records cut from the end would not show (see homard audit anchor)")
+		fmt.Fprintln(w, "no anchor given: the file is one consistent chain; a cut end, or an edit with every later hash recomputed, would not show (see homard audit anchor)")
 	}
 }
 

@@ -12,8 +12,9 @@
 //
 // Export writes records as JSON Lines that VerifyFile checks on their own,
 // on any machine: the same chain check, over a file instead of the
-// database (file.go). An anchor (`homard audit anchor`) kept elsewhere
-// shows a file or log cut short.
+// database (file.go). Sum has no key, so a chain alone can be rewritten
+// from any record on with every later hash recomputed; an anchor (`homard
+// audit anchor`) kept elsewhere shows that, and a file or log cut short.
 //
 // Callers pass text that is already redacted: the audit never sees
 // secrets. Append runs inside the caller's store transaction, so a record

@@ -247,8 +247,9 @@ func Export(ctx context.Context, st *store.Store, w io.Writer, since time.Time) 
 // one starting later (an export --since) links to a record it does not
 // hold, whose hash is taken as given (FileReport.Start).
 //
-// A file cut short, or missing its first records, is still a valid chain:
-// only an anchor — a record's Seq and Hash kept elsewhere when it was
+// A file cut short, missing its first records, or rewritten from some
+// record on with every later hash recomputed (Sum has no key) is still a
+// valid chain: only an anchor — a record's Seq and Hash kept elsewhere when it was
 // written (`homard audit anchor`) — shows it. With a non-zero a, the file
 // must hold the record at a.Seq with hash a.Hash (with a bare hash, some
 // record with it), or start right after it, linking to a.Hash. Then

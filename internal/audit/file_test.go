@@ -132,6 +132,37 @@ func TestVerifyFileDetectsEditOfEveryField(t *testing.T) {
 	wantFileError(t, "changed and rehashed", err, 4, 4, "its previous hash does not match record 3")
 }
 
+// SHA-256 has no key: whoever edits a record and recomputes every hash
+// after it makes a file that verifies alone. Only an anchor kept elsewhere
+// shows it — this test keeps the docs honest about that.
+func TestVerifyFileRehashedNeedsAnchor(t *testing.T) {
+	recs, lines := exportN(t, 5)
+	forged := append([]string(nil), lines[:2]...)
+	prev := recs[1].Hash
+	for _, r := range recs[2:] {
+		if r.Seq == 3 {
+			r.Reason = "nothing happened"
+		}
+		r.PrevHash = prev
+		r.Hash = Sum(r)
+		prev = r.Hash
+		var b bytes.Buffer
+		if err := WriteRecord(&b, r); err != nil {
+			t.Fatal(err)
+		}
+		forged = append(forged, strings.TrimSuffix(b.String(), "\n"))
+	}
+	if _, err := VerifyFile(file(forged...), Anchor{}); err != nil {
+		t.Fatalf("VerifyFile(rehashed from record 3) = %v; want it to verify alone (no key)", err)
+	}
+	_, err := VerifyFile(file(forged...), Anchor{Seq: 5, Hash: recs[4].Hash})
+	wantFileError(t, "rehashed, anchor at the head", err, 5, 5, "but the anchor says")
+	// Records up to an anchor before the edit stay proven; the edit after it does not show.
+	if rep, err := VerifyFile(file(forged...), Anchor{Seq: 2, Hash: recs[1].Hash}); err != nil || !rep.Anchored {
+		t.Errorf("VerifyFile(rehashed from record 3, anchor 2) = %+v, %v; want anchored", rep, err)
+	}
+}
+
 func TestVerifyFileDetectsMissingAndMovedRecords(t *testing.T) {
 	recs, lines := exportN(t, 5)
 	for _, tc := range []struct {
