@@ -20,7 +20,17 @@ func (c *cli) auditCmd() *cobra.Command {
 		Long: `Every proposal — run, pending, denied or malformed — leaves one audit record
 with its arguments redacted. Each record carries the hash of the previous one,
 so editing or deleting a record breaks the chain: --verify names the first
-broken record.`,
+broken record.
+
+To keep the trail elsewhere and check it there: ` + "`homard audit export`" + ` writes it
+as JSON Lines, ` + "`homard audit verify --file`" + ` checks such a file on any machine
+(no home needed), and ` + "`homard audit anchor`" + ` prints the head to keep apart,
+which shows a file or log cut short.`,
+		Example: `  homard audit --limit 20
+  homard audit --verify
+  homard audit export > audit.jsonl
+  homard audit anchor > anchor.txt
+  homard audit verify --file audit.jsonl --anchor "$(cat anchor.txt)"`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
@@ -91,5 +101,6 @@ broken record.`,
 	f.BoolVar(&follow, "follow", false, "keep printing new records until interrupted")
 	f.BoolVar(&verify, "verify", false, "recompute the hash chain and name the first broken record")
 	f.IntVar(&limit, "limit", 50, "show the last `N` records")
+	cmd.AddCommand(c.auditExportCmd(), c.auditVerifyCmd(), c.auditAnchorCmd())
 	return cmd
 }

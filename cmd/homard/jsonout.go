@@ -30,6 +30,12 @@ func memoryOut(u app.MemoryUnit, now time.Time) memoryJSON {
 		Updated: u.Updated.UTC(), Expires: timeOrNull(u.Expires), Expired: u.Expired(now)}
 }
 
+// anchorJSON is `homard audit anchor --json`: the chain's head.
+type anchorJSON struct {
+	Seq  int64  `json:"seq"`
+	Hash string `json:"hash"`
+}
+
 // tokenJSON is one token of `homard token list --json`: never its secret
 // nor the secret's hash.
 type tokenJSON struct {

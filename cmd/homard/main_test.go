@@ -47,8 +47,14 @@ func (c cleanup) Run() int {
 
 // TestScripts runs the CLI as a user types it: testdata/script/*.txtar.
 func TestScripts(t *testing.T) {
-	testscript.Run(t, testscript.Params{
-		Dir: "testdata/script",
+	testscript.Run(t, scriptParams("testdata/script"))
+}
+
+// scriptParams runs the scripts in dir, each with its own home and the
+// commands below.
+func scriptParams(dir string) testscript.Params {
+	return testscript.Params{
+		Dir: dir,
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("HOMARD_HOME", env.WorkDir+"/home")
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/xdg-config")
@@ -59,8 +65,11 @@ func TestScripts(t *testing.T) {
 			"exitcode":  exitcode,
 			"fakemodel": fakemodel,
 			"totpcode":  totpcode,
+			"readenv":   readenv,
+			"replace":   replace,
+			"headlines": headlines,
 		},
-	})
+	}
 }
 
 // exitcode N PROG ARGS... runs PROG like exec and checks its exact exit

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -75,7 +73,7 @@ section is not judged here.`,
 			}
 			from, err := parseSince(since, time.Now())
 			if err != nil {
-				return usageErr("--since %s: %v", since, err)
+				return err
 			}
 			cfg, err := config.Load(proposed)
 			if err != nil {
@@ -111,26 +109,7 @@ section is not judged here.`,
 		}),
 	}
 	cmd.Flags().StringVar(&proposed, "config", "", "the proposed config.toml to replay against (required)")
-	cmd.Flags().StringVar(&since, "since", "7d", "how far back: 7d, 12h, 90m, or a date (2026-12-01)")
+	cmd.Flags().StringVar(&since, "since", "7d", "how far back: 7d, 36h, or a date (2026-12-01)")
 	jsonFlag(cmd, &asJSON, "print JSON (docs/JSON.md)")
 	return cmd
-}
-
-// parseSince reads --since: a number of days ("7d"), a Go duration
-// ("12h", "90m") or a date ("2026-12-01", local time).
-func parseSince(s string, now time.Time) (time.Time, error) {
-	if d, ok := strings.CutSuffix(s, "d"); ok {
-		n, err := strconv.Atoi(d)
-		if err != nil || n < 0 {
-			return time.Time{}, fmt.Errorf("want a number of days such as 7d")
-		}
-		return now.AddDate(0, 0, -n), nil
-	}
-	if d, err := time.ParseDuration(s); err == nil && d >= 0 {
-		return now.Add(-d), nil
-	}
-	if t, err := time.ParseInLocation(time.DateOnly, s, time.Local); err == nil {
-		return t, nil
-	}
-	return time.Time{}, fmt.Errorf("want 7d, 12h, 90m or a date such as 2026-12-01")
 }

@@ -10,6 +10,12 @@
 // detects that given the last record verified before (package integrity
 // keeps it).
 //
+// Export writes records as JSON Lines that VerifyFile checks on their own,
+// on any machine: the same chain check, over a file instead of the
+// database (file.go). Sum has no key, so a chain alone can be rewritten
+// from any record on with every later hash recomputed; an anchor (`homard
+// audit anchor`) kept elsewhere shows that, and a file or log cut short.
+//
 // Callers pass text that is already redacted: the audit never sees
 // secrets. Append runs inside the caller's store transaction, so a record
 // and the state change it describes commit together.
@@ -191,9 +197,9 @@ func VerifyFrom(ctx context.Context, st *store.Store, a Anchor) (Anchor, int, er
 // flight.
 func verify(a Anchor, src func(yield func(store.AuditRow) error) error) (Anchor, int, error) {
 	count := 0
-	want, prev := a.Seq+1, a.Hash
+	l := link{want: a.Seq + 1, prev: a.Hash}
 	if a.Seq == 0 {
-		prev = GenesisHash
+		l.prev = GenesisHash
 	}
 	head := Anchor{}
 	err := src(func(row store.AuditRow) error {
@@ -209,18 +215,10 @@ func verify(a Anchor, src func(yield func(store.AuditRow) error) error) (Anchor,
 		if a.Seq > 0 && head.Seq == 0 {
 			return &BrokenError{a.Seq, "this verified record is missing"}
 		}
-		switch {
-		case r.Seq != want:
-			return &BrokenError{r.Seq, fmt.Sprintf("expected record %d here; a record is missing or out of order", want)}
-		case r.PrevHash != prev && want == 1:
-			return &BrokenError{r.Seq, "the first record does not start from the genesis hash"}
-		case r.PrevHash != prev:
-			return &BrokenError{r.Seq, fmt.Sprintf("its previous hash does not match record %d", want-1)}
-		case Sum(r) != r.Hash:
-			return &BrokenError{r.Seq, "its content does not match its hash"}
+		if why := l.next(r); why != "" {
+			return &BrokenError{r.Seq, why}
 		}
 		count++
-		want, prev = want+1, r.Hash
 		head = Anchor{Seq: r.Seq, Hash: r.Hash}
 		return nil
 	})
@@ -235,6 +233,30 @@ func verify(a Anchor, src func(yield func(store.AuditRow) error) error) (Anchor,
 		return Anchor{}, 0, nil
 	}
 	return head, count, nil
+}
+
+// link is the one chain check, shared by the database (verify) and an
+// export file (VerifyFile): it holds what the next record must be.
+type link struct {
+	want int64  // its Seq
+	prev string // its PrevHash: the Hash of the record before it
+}
+
+// next checks r against what the record before it left and moves on past
+// r. It returns why r breaks the chain, or "".
+func (l *link) next(r Record) string {
+	switch {
+	case r.Seq != l.want:
+		return fmt.Sprintf("expected record %d here; a record is missing or out of order", l.want)
+	case r.PrevHash != l.prev && l.want == 1:
+		return "the first record does not start from the genesis hash"
+	case r.PrevHash != l.prev:
+		return fmt.Sprintf("its previous hash does not match record %d", l.want-1)
+	case Sum(r) != r.Hash:
+		return "its content does not match its hash"
+	}
+	l.want, l.prev = l.want+1, r.Hash
+	return ""
 }
 
 // List returns records with Seq > afterSeq in order, at most limit (≤ 0

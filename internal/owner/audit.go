@@ -3,7 +3,9 @@ package owner
 import (
 	"context"
 	"encoding/json"
+	"io"
 	"strings"
+	"time"
 
 	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/channel"
@@ -29,6 +31,25 @@ func (o *Actions) AuditAfter(ctx context.Context, seq int64, limit int) ([]audit
 // it checked.
 func (o *Actions) AuditVerify(ctx context.Context) (int, error) {
 	return audit.Verify(ctx, o.d.Store)
+}
+
+// AuditExport writes to w, as an export file (audit.Export), the records
+// from the first one at or after since (all when since is zero) to the
+// last, and says what it wrote.
+func (o *Actions) AuditExport(ctx context.Context, w io.Writer, since time.Time) (audit.FileReport, error) {
+	return audit.Export(ctx, o.d.Store, w, since)
+}
+
+// AuditAnchor verifies the whole chain and returns its head, the record to
+// keep elsewhere so a later export can be checked against it. A broken
+// chain has no head worth keeping: its *audit.BrokenError is returned. An
+// empty log has none either: the zero Anchor.
+func (o *Actions) AuditAnchor(ctx context.Context) (audit.Anchor, error) {
+	head, _, err := audit.VerifyFrom(ctx, o.d.Store, audit.Anchor{})
+	if err != nil {
+		return audit.Anchor{}, err
+	}
+	return head, nil
 }
 
 // auditScanPages caps how many pages one filtered Audit call reads before

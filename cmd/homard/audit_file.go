@@ -1,0 +1,211 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/termtext"
+)
+
+// The audit trail as a file: export it, verify an export anywhere (without
+// a home), and take the anchor that shows an export or the log cut short.
+
+func (c *cli) auditExportCmd() *cobra.Command {
+	var since string
+	cmd := &cobra.Command{
+		Use:   "export",
+		Short: "Write the audit records as JSON Lines that verify on their own",
+		Long: `Write the audit records to stdout, oldest first, one JSON object per line:
+the object ` + "`homard audit --json`" + ` prints, with every field the hash covers
+(time exactly as hashed, prev_hash and hash). The file alone can be checked
+on any machine with ` + "`homard audit verify --file`" + `, no homard database needed.
+
+With --since the export starts at the first record at or after that time
+and runs to the last; its first record links to one the file does not hold,
+and verify says where it starts. A summary goes to stderr.`,
+		Example: `  homard audit export > audit.jsonl
+  homard audit export --since 7d > week.jsonl
+  homard audit export --since 2026-03-01 > march.jsonl
+  homard audit export | ssh backup 'cat > homard-audit.jsonl'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			from, err := parseSince(since, time.Now())
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			r, err := c.open(ctx, app.Options{})
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			rep, err := r.Owner.AuditExport(ctx, c.stdout, from)
+			if err != nil {
+				return err
+			}
+			if rep.Records == 0 {
+				fmt.Fprintf(c.stderr, "no audit records%s: nothing exported\n", sinceText(since))
+				return nil
+			}
+			fmt.Fprintf(c.stderr, "exported %d records (seq %d–%d), head %s\n", rep.Records, rep.First.Seq, rep.Head.Seq, rep.Head.Hash)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&since, "since", "", "start at the first record at or after `WHEN`: a duration back from now (36h, 7d) or a date (2026-03-01, local midnight, or RFC 3339)")
+	return cmd
+}
+
+// parseSince reads --since: "" is the beginning; a duration (parseSpan's:
+// 7d, 36h) is that long before now; otherwise a date, at local midnight,
+// or an RFC 3339 time.
+func parseSince(s string, now time.Time) (time.Time, error) {
+	if s == "" {
+		return time.Time{}, nil
+	}
+	if d, err := parseSpan("--since", s); err == nil {
+		return now.Add(-d), nil
+	}
+	if t, err := time.ParseInLocation(time.DateOnly, s, time.Local); err == nil {
+		return t, nil
+	}
+	if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+		return t, nil
+	}
+	return time.Time{}, usageErr("--since %q: want a duration such as 36h or 7d, a date such as 2026-03-01, or an RFC 3339 time", s)
+}
+
+func sinceText(since string) string {
+	if since == "" {
+		return ""
+	}
+	return " since " + termtext.Line(since)
+}
+
+func (c *cli) auditVerifyCmd() *cobra.Command {
+	var path, anchor string
+	cmd := &cobra.Command{
+		Use:   "verify --file FILE [--anchor SEQ:HASH]",
+		Short: "Check an export file's hash chain on its own, without a home",
+		Long: `Recompute every record's hash in an export (` + "`homard audit export`" + `) from its
+fields, and check that seqs follow each other and each record links to the
+one before it. It reads only the file: it needs no homard home and opens
+none, so it works on another machine. Exit 0 when the chain is intact, 1 at
+the first bad line, naming it, its record and why.
+
+Alone, this shows the file is one consistent chain: a changed byte, a
+removed or moved line shows. It cannot show a file cut short, one missing
+its first records (it then says where it starts), or an edit whose author
+recomputed every hash after it (the hash has no key). For that, pass the
+anchor ` + "`homard audit anchor`" + ` printed earlier and kept where homard's files
+cannot be edited with it: the file must reach that record with the same
+hash, which proves nothing up to it was changed or cut since.`,
+		Example: `  homard audit verify --file audit.jsonl
+  homard audit anchor > anchor.txt          # keep it somewhere else
+  homard audit verify --file audit.jsonl --anchor "$(cat anchor.txt)"
+  ssh backup cat homard-audit.jsonl | homard audit verify --file -`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if path == "" {
+				return usageErr("--file is required: the export to check (- for stdin); the database's own chain: homard audit --verify")
+			}
+			var a audit.Anchor
+			if anchor != "" {
+				var err error
+				if a, err = audit.ParseAnchor(anchor); err != nil {
+					return usageErr("--anchor: %v", err)
+				}
+			}
+			in := c.stdin
+			if path != "-" {
+				f, err := os.Open(path)
+				if err != nil {
+					return &exitError{code: exitFailure, err: err}
+				}
+				defer f.Close()
+				in = f
+			}
+			rep, err := audit.VerifyFile(in, a)
+			if err != nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("%s does not verify: %w", path, err)}
+			}
+			printVerified(c.stdout, rep, a)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&path, "file", "", "the export to check, `FILE` (- reads stdin)")
+	f.StringVar(&anchor, "anchor", "", "the chain must reach this record, `SEQ:HASH` as homard audit anchor prints it (or a bare HASH)")
+	return cmd
+}
+
+// printVerified says what an intact export holds and what it proves.
+func printVerified(w io.Writer, rep audit.FileReport, a audit.Anchor) {
+	fmt.Fprintf(w, "intact: %d records (seq %d–%d), head %s\n", rep.Records, rep.First.Seq, rep.Head.Seq, rep.Head.Hash)
+	if !rep.FromGenesis() {
+		fmt.Fprintf(w, "starts at seq %d, not at the beginning: its first record links to record %d's hash %s, taken as given\n",
+			rep.First.Seq, rep.First.Seq-1, rep.Start)
+	}
+	switch {
+	case rep.Anchored:
+		fmt.Fprintf(w, "anchor %s reached: nothing up to it was changed or cut since it was taken\n", anchorText(a))
+	default:
+		fmt.Fprintln(w, "no anchor given: the file is one consistent chain; a cut end, or an edit with every later hash recomputed, would not show (see homard audit anchor)")
+	}
+}
+
+func anchorText(a audit.Anchor) string {
+	if a.Seq == 0 {
+		return a.Hash
+	}
+	return a.String()
+}
+
+func (c *cli) auditAnchorCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "anchor",
+		Short: "Print the audit chain's head as SEQ:HASH, to keep somewhere else",
+		Long: `Verify the whole chain and print its newest record as SEQ:HASH on one line.
+Keep it somewhere else (a password manager, a note on another machine):
+later, ` + "`homard audit verify --file export.jsonl --anchor SEQ:HASH`" + ` proves that
+nothing up to that record was changed or cut. A broken chain has no anchor
+worth keeping: exit 1, naming the first broken record.`,
+		Example: `  homard audit anchor
+  homard audit anchor --json`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			ctx := cmd.Context()
+			r, err := c.open(ctx, app.Options{})
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			head, err := r.Owner.AuditAnchor(ctx)
+			if errors.Is(err, audit.ErrBroken) {
+				return &exitError{code: exitFailure, err: err}
+			}
+			if err != nil {
+				return err
+			}
+			if head.Seq == 0 {
+				return &exitError{code: exitFailure, err: errors.New("no audit records yet: nothing to anchor")}
+			}
+			if asJSON {
+				return writeJSONLine(c.stdout, anchorJSON{Seq: head.Seq, Hash: head.Hash})
+			}
+			fmt.Fprintln(c.stdout, head)
+			fmt.Fprintln(c.stderr, "keep this somewhere else; later `homard audit verify --file export.jsonl --anchor "+head.String()+
+				"` proves nothing before it was changed or cut")
+			return nil
+		},
+	}
+	jsonFlag(cmd, &asJSON, "print {\"seq\":…,\"hash\":…} (schema: docs/JSON.md)")
+	return cmd
+}
