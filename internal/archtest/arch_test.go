@@ -71,6 +71,9 @@ var allowed = map[string][]string{
 	// OpenTelemetry export (issue 25): hand-rolled OTLP/HTTP JSON on the
 	// standard library alone (no SDK: binary size).
 	"internal/telemetry": {},
+	// Agent turns followed into spans and counters (the attribute
+	// allowlist), exported by telemetry; app wires it into every turn.
+	"internal/turntrace": {"internal/telemetry", "internal/agent", "internal/arbiter", "internal/config", "internal/llm", "internal/policy"},
 	"internal/memory":    {"internal/store"},
 	// The one facade for the owner's own actions, used by the CLI and the
 	// gateway alike (approvals, grants, audit, memory, sessions, tokens,

@@ -193,12 +193,17 @@ func New(o Options) (*Tracer, error) {
 }
 
 // Close stops the flusher and sends what is queued, giving up when ctx
-// ends (give it a deadline). Spans ended after Close are dropped.
+// ends (give it a deadline). Spans ended after Close are dropped; a
+// second Close does nothing.
 func (t *Tracer) Close(ctx context.Context) error {
 	if t == nil {
 		return nil
 	}
-	t.closeOnce.Do(func() { close(t.stop) })
+	first := false
+	t.closeOnce.Do(func() { first = true; close(t.stop) })
+	if !first {
+		return nil // closed already
+	}
 	var cut error
 	select {
 	case <-t.done:
