@@ -39,6 +39,7 @@ import (
 	"io"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/llm"
@@ -98,6 +99,29 @@ type Options struct {
 	// Callable are tools not offered (not sent) that Forward may turn a
 	// call into: their specs weigh such a call in the budget.
 	Callable []tool.Spec
+	// OnModelCall, when set, is told of every model call of a turn once
+	// it has ended (a summary's too), on the turn's goroutine: app
+	// traces it (internal/telemetry). Nil means nobody is told.
+	OnModelCall func(ModelCall)
+}
+
+// ModelCall is one model call of a turn, as OnModelCall reports it.
+type ModelCall struct {
+	// Model is the model name sent.
+	Model string
+	// Step is the turn's model call it belongs to, from 1 (a summary's:
+	// the step that folded); Final says it was the tool-less final answer,
+	// Summary that it wrote the conversation summary.
+	Step           int
+	Final, Summary bool
+	// Start is when the request was sent; Took how long until the stream
+	// ended or failed.
+	Start time.Time
+	Took  time.Duration
+	// Usage is this call's usage as the provider reported it.
+	Usage llm.Usage
+	// Err is why the call failed; nil when it answered.
+	Err error
 }
 
 // Agent runs turns. It holds no per-turn state and is safe for concurrent
@@ -114,6 +138,7 @@ type Agent struct {
 	ask      Asker
 	endTool  string
 	forward  func(llm.ToolCall) (llm.ToolCall, *tool.Refusal)
+	onModel  func(ModelCall)
 	window   ContextBudget
 	prefix   int                  // estimated tokens of system prompt and tools
 	specs    []llm.ToolSpec       // sorted by name; never modified after New
@@ -135,6 +160,7 @@ func New(o Options) *Agent {
 		ask:      o.Ask,
 		endTool:  o.EndTool,
 		forward:  o.Forward,
+		onModel:  o.OnModelCall,
 		window:   o.Context.withDefaults(),
 		byName:   make(map[string]tool.Spec, len(o.Tools)),
 		newNonce: randomNonce,
@@ -347,7 +373,7 @@ func (t *turn) finish(ctx context.Context, stop string) error {
 
 // stream makes one model call and gathers its answer, passing text deltas
 // on. When ctx ends it returns ctx.Err(); the stream is always closed.
-func (t *turn) stream(ctx context.Context, final bool) (llm.Result, error) {
+func (t *turn) stream(ctx context.Context, final bool) (_ llm.Result, err error) {
 	msgs, size, err := t.assemble(ctx)
 	if err != nil {
 		return llm.Result{}, err
@@ -356,6 +382,8 @@ func (t *turn) stream(ctx context.Context, final bool) (llm.Result, error) {
 	// but may not call them.
 	req := llm.Request{Model: t.a.name, System: t.a.system, Messages: msgs, Tools: t.a.specs, NoToolCalls: final}
 	t.sent = t.a.prefix + size
+	mc := ModelCall{Model: t.a.name, Step: t.step, Final: final, Start: time.Now()}
+	defer func() { t.reportModel(mc, err) }()
 	s, err := t.a.model.Stream(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -385,6 +413,10 @@ func (t *turn) stream(ctx context.Context, final bool) (llm.Result, error) {
 		case llm.EventToolCall:
 			r.ToolCalls = append(r.ToolCalls, ev.ToolCall)
 		case llm.EventUsage:
+			mc.Usage.Input += ev.Usage.Input
+			mc.Usage.Output += ev.Usage.Output
+			mc.Usage.Cached += ev.Usage.Cached
+			mc.Usage.CacheWrite += ev.Usage.CacheWrite
 			t.res.Usage.Input += ev.Usage.Input
 			t.res.Usage.Output += ev.Usage.Output
 			t.res.Usage.Cached += ev.Usage.Cached
@@ -393,6 +425,15 @@ func (t *turn) stream(ctx context.Context, final bool) (llm.Result, error) {
 			r.StopReason = ev.StopReason
 		}
 	}
+}
+
+// reportModel tells Options.OnModelCall that the call mc ended with err.
+func (t *turn) reportModel(mc ModelCall, err error) {
+	if t.a.onModel == nil {
+		return
+	}
+	mc.Took, mc.Err = time.Since(mc.Start), err
+	t.a.onModel(mc)
 }
 
 // handleCalls decides each call in order and appends one tool message per

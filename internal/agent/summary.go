@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/homard/homard/internal/llm"
 )
@@ -77,11 +78,15 @@ func (t *turn) summarise(ctx context.Context, prev string, folded []llm.Message)
 		msgs = append(msgs, note)
 		req := llm.Request{Model: t.a.sumName, System: t.a.system, Tools: t.a.specs, Messages: msgs,
 			NoToolCalls: true, MaxTokens: b.SummaryTokens + b.SummaryTokens/4}
+		mc := ModelCall{Model: t.a.sumName, Step: t.step, Summary: true, Start: time.Now()}
 		s, err := t.a.summary.Stream(ctx, req)
 		if err != nil {
+			t.reportModel(mc, err)
 			return "", err
 		}
 		got, err := llm.Collect(s)
+		mc.Usage = got.Usage
+		t.reportModel(mc, err)
 		t.res.Usage.Input += got.Usage.Input
 		t.res.Usage.Output += got.Usage.Output
 		t.res.Usage.Cached += got.Usage.Cached

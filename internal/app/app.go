@@ -40,9 +40,11 @@ import (
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/telemetry"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
 	"github.com/homard/homard/internal/totp"
+	"github.com/homard/homard/internal/turntrace"
 	"github.com/homard/homard/internal/workspace"
 )
 
@@ -80,6 +82,9 @@ type Runtime struct {
 	egressTLS *tls.Config
 	// redactor is the arbiter's: it also redacts what Run persists.
 	redactor *secrets.Redactor
+	// tracer exports traces and metrics ([telemetry], internal/turntrace);
+	// nil when off. Close flushes it.
+	tracer *telemetry.Tracer
 	// history keeps recent sessions' decoded messages (conversation).
 	history *history.Cache[llm.Message]
 
@@ -223,6 +228,11 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	}
 
 	r.redactor = secrets.NewRedactor(known...)
+	if !o.inspect {
+		if r.tracer, err = turntrace.Open(cfg.Telemetry, r.Vault, r.redactor.Redact, Build().Version); err != nil {
+			r.logger().Warn("telemetry is off", "err", err) // not fatal: homard works without it
+		}
+	}
 	r.history = history.New[llm.Message](0)
 	r.Memory = memory.New(memory.Options{
 		Dir: memoryDir(r.Paths), Store: st, Now: r.now,
@@ -410,6 +420,9 @@ func memoryDir(p config.Paths) string { return filepath.Join(p.DataDir, "memory"
 func (r *Runtime) Close() error {
 	if r.captures != nil {
 		r.captures.Close()
+	}
+	if err := turntrace.Close(r.tracer); err != nil { // the last spans, within a deadline
+		r.logger().Warn("telemetry: last export", "err", err)
 	}
 	r.models.Close()
 	errs := []error{r.Extensions.Close()}

@@ -19,6 +19,7 @@ import (
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/taint"
 	"github.com/homard/homard/internal/tool"
+	"github.com/homard/homard/internal/turntrace"
 )
 
 // systemPrompt is sent unchanged on every model call, so provider prompt
@@ -39,7 +40,7 @@ type ToolCall = llm.ToolCall
 // transaction. A turn that fails or is cancelled stores nothing; tool calls
 // it made stay in the audit log. Run takes no session lock: a front end
 // goes through Channel or TurnRuntime, which do.
-func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
+func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (_ channel.TurnResult, err error) {
 	if req.Text == "" {
 		return channel.TurnResult{}, fmt.Errorf("%w: the task is empty", ErrBadRequest)
 	}
@@ -47,6 +48,11 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	if err != nil {
 		return channel.TurnResult{}, err
 	}
+	// The turn's trace (internal/turntrace; nil when off): its spans
+	// follow the events below.
+	tt := turntrace.Start(r.tracer, session, trust, req.Ask != nil)
+	var spent turntrace.Spent
+	defer func() { tt.End(spent, err) }()
 	owner := r.Config.Owner
 	if trust != policy.TrustOwner {
 		owner = string(trust) // not the owner, whatever they claim
@@ -67,6 +73,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	if err != nil {
 		return channel.TurnResult{}, err
 	}
+	tt.Model(mc.Name)
 	summary, summaryName, err := r.summaryModel()
 	if err != nil {
 		return channel.TurnResult{}, err
@@ -102,6 +109,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 		Budget:    budget,
 		// Folded turns are summarised by the summary role's model.
 		SummaryModel: summary, SummaryModelName: summaryName,
+		OnModelCall: tt.ModelCall,
 	})
 	// ended holds how each call ended, as a value: it is stored with the
 	// call's tool message, so a resumed session shows it without reading
@@ -109,6 +117,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 	ended := map[string]channel.Status{}
 	orphans := r.pendingOf(r.now()) // what this turn leaves pending if it fails
 	onEvent := func(ev agent.Event) {
+		tt.Event(ev)
 		switch {
 		case ev.Kind == agent.EventText && req.OnText != nil:
 			req.OnText(ev.Text)
@@ -128,6 +137,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (channel.Tur
 		}
 	}
 	res, err := a.Continue(ctx, conv, req.Text, onEvent)
+	spent = turntrace.Spent{Calls: res.Calls, Units: res.Units, Pending: len(res.Pending), Usage: res.Usage, Stopped: res.Stopped}
 	if err != nil {
 		// A failed turn stores nothing and tells no one what waits: the
 		// cards it left pending have no turn to use them.

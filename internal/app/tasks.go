@@ -12,6 +12,7 @@ import (
 	"github.com/homard/homard/internal/provider"
 	"github.com/homard/homard/internal/split"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/turntrace"
 )
 
 // The scheduled tasks live in internal/automation; Runtime.Tasks is its
@@ -75,17 +76,24 @@ func (w taskWiring) Workers(d agent.Decider, session string, ask func(context.Co
 // answers recorded as the owner's), reports its calls as channel events,
 // lapses the approvals it left pending, and keeps its conversation in its
 // session, so `homard session show task-ID` shows what runs did.
-func (w taskWiring) RunTurn(ctx context.Context, t automation.Turn) (agent.TurnResult, error) {
+func (w taskWiring) RunTurn(ctx context.Context, t automation.Turn) (res agent.TurnResult, err error) {
 	r := w.r
 	orphans := r.pendingOf(r.now())
 	defer orphans.lapse(ctx)
+	// Traced like Run's turns (internal/turntrace).
+	tt := turntrace.Start(r.tracer, t.Caller.Session, t.Caller.Trust, t.Ask != nil)
+	tt.Model(r.mainModel().Name)
+	defer func() {
+		tt.End(turntrace.Spent{Calls: res.Calls, Units: res.Units, Pending: len(res.Pending), Usage: res.Usage, Stopped: res.Stopped}, err)
+	}()
 	a := agent.New(agent.Options{
 		Model: t.Model, ModelName: r.mainModel().Name, Decider: t.Decider, Tools: t.Tools, System: t.System,
 		Caller: t.Caller, Ask: r.asker(t.Ask),
 		Context: agent.ContextBudget{MaxTokens: r.mainModel().ContextTokens},
-		Budget:  t.Budget, EndTool: t.EndTool,
+		Budget:  t.Budget, EndTool: t.EndTool, OnModelCall: tt.ModelCall,
 	})
 	onEvent := func(ev agent.Event) {
+		tt.Event(ev)
 		if ev.Kind == agent.EventToolResult {
 			orphans.add(ev.Outcome)
 		}
@@ -103,7 +111,7 @@ func (w taskWiring) RunTurn(ctx context.Context, t automation.Turn) (agent.TurnR
 			t.OnTool(r.toolEvent(ev.Call, out, ev.Step))
 		}
 	}
-	res, err := a.Continue(ctx, agent.Conversation{}, t.User, onEvent)
+	res, err = a.Continue(ctx, agent.Conversation{}, t.User, onEvent)
 	if err != nil {
 		return res, provider.Explain(r.mainModel(), err)
 	}

@@ -103,6 +103,14 @@ type Outcome struct {
 	// long for the model; Result then holds a preview and a note.
 	Artifact string `json:"artifact,omitempty"`
 	AuditSeq int64  `json:"audit_seq"`
+	// DecideDur is how long the arbiter took to decide: from Decide's
+	// start until the tool began to run (stages 1 to 8), or until Decide
+	// returned when nothing ran. RunDur is how long the tool ran (stage
+	// 9); zero when it did not. The audit write after a run is in
+	// neither. Measured on the monotonic clock, not Options.Now: they are
+	// for telemetry, never records, and are not serialised.
+	DecideDur time.Duration `json:"-"`
+	RunDur    time.Duration `json:"-"`
 }
 
 // Approvals is what the arbiter needs from the approval service.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/homard/homard/internal/approval"
@@ -38,16 +39,25 @@ type call struct {
 	// approval of that rule's card.
 	trip            *monitor.Trip
 	monitorApproved bool
+	// runStart and runDur time stage 9 (Outcome.RunDur); runStart is
+	// zero when the tool did not run.
+	runStart time.Time
+	runDur   time.Duration
 }
 
 // Decide runs the whole pipeline for one proposal.
 func (a *Arbiter) Decide(ctx context.Context, p Proposal) (Outcome, error) {
+	start := time.Now() // durations only (Outcome.DecideDur); records use a.o.Now
 	c := &call{p: p, mode: p.Mode}
 	if c.mode == "" {
 		c.mode = a.o.Mode
 	}
 	if err := a.decide(ctx, c); err != nil {
 		return Outcome{}, err
+	}
+	c.out.DecideDur, c.out.RunDur = time.Since(start), c.runDur
+	if !c.runStart.IsZero() {
+		c.out.DecideDur = c.runStart.Sub(start)
 	}
 	return c.out, nil
 }
@@ -347,7 +357,9 @@ func (a *Arbiter) execute(ctx context.Context, c *call) error {
 		// process dies before finish.
 		ctx = tool.WithCaller(ctx, tool.Caller{Owner: c.p.Caller.Owner, Session: c.p.Caller.Session, Trust: c.p.Caller.Trust, Mode: c.mode, Run: c.runID})
 	}
+	c.runStart = time.Now()
 	res, err := c.tool.Run(ctx, c.plan)
+	c.runDur = time.Since(c.runStart)
 	if err != nil {
 		if ctx.Err() != nil {
 			c.out.Decision, c.status = Error, store.RunCancelled

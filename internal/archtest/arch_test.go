@@ -71,7 +71,13 @@ var allowed = map[string][]string{
 	"internal/provider": {"internal/agent", "internal/config", "internal/llm", "internal/llm/openai", "internal/llm/anthropic", "internal/secrets"},
 	"internal/history":  {}, // recent sessions' decoded messages: generic, stdlib only
 	"internal/memtrim":  {}, // gives back start-up memory (madvise)
-	"internal/memory":   {"internal/store"},
+	// OpenTelemetry export (issue 25): hand-rolled OTLP/HTTP JSON on the
+	// standard library alone (no SDK: binary size).
+	"internal/telemetry": {},
+	// Agent turns followed into spans and counters (the attribute
+	// allowlist), exported by telemetry; app wires it into every turn.
+	"internal/turntrace": {"internal/telemetry", "internal/agent", "internal/arbiter", "internal/config", "internal/llm", "internal/policy"},
+	"internal/memory":    {"internal/store"},
 	// The one facade for the owner's own actions, used by the CLI and the
 	// gateway alike (approvals, grants, audit, memory, sessions, tokens,
 	// secrets, rollbacks through the gate, the authenticator).

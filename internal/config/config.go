@@ -96,6 +96,9 @@ type Config struct {
 	// Browser configures the isolated browser (browser.go). Off unless
 	// enabled.
 	Browser Browser `toml:"browser"`
+	// Telemetry configures the OpenTelemetry export (telemetry.go). Off
+	// unless an endpoint is set.
+	Telemetry Telemetry `toml:"telemetry"`
 	// Channels are the chat channels serve runs, one per platform of
 	// Platforms; every one is off unless enabled (channels.go).
 	Channels Channels `toml:"channels"`
@@ -567,6 +570,7 @@ func applyDefaults(c *Config) {
 	applyAutomationDefaults(&c.Automation)
 	applyMonitorDefaults(&c.Monitor)
 	applyBrowserDefaults(&c.Browser)
+	applyTelemetryDefaults(&c.Telemetry)
 	g := &c.Gateway
 	orDefault(&g.Addr, DefaultGatewayAddr)
 	orDefault(&g.ApprovalWait, Duration(30*time.Minute))

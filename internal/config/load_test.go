@@ -80,8 +80,9 @@ var (
 	defaultAutomation = Automation{MaxMode: "smart", Mode: "safe", ApprovalWait: Duration(30 * time.Minute), MinInterval: Duration(5 * time.Minute),
 		MaxRunsPerDay: 48, DailyTokens: 1000000, CatchUpWindow: Duration(6 * time.Hour), Expiry: Duration(240 * time.Hour), WarnBefore: Duration(24 * time.Hour),
 		MaxCalls: 16, MaxTurns: 12, MaxTokens: 60000, MaxRuntime: Duration(10 * time.Minute)}
-	defaultMonitor = Monitor{Enabled: ptrTo(true), Window: Duration(10 * time.Minute), DeniedRepeat: 3, FetchBurst: 3, WriteSpread: 5}
-	defaultBrowser = Browser{IdleTimeout: Duration(10 * time.Minute), SnapshotBytes: 4096}
+	defaultMonitor   = Monitor{Enabled: ptrTo(true), Window: Duration(10 * time.Minute), DeniedRepeat: 3, FetchBurst: 3, WriteSpread: 5}
+	defaultBrowser   = Browser{IdleTimeout: Duration(10 * time.Minute), SnapshotBytes: 4096}
+	defaultTelemetry = Telemetry{ServiceName: "homard"}
 )
 
 func TestLoadBase(t *testing.T) {
@@ -102,7 +103,7 @@ func TestLoadBase(t *testing.T) {
 			MaxFileBytes: 1024, MaxCheckpoints: 10, MaxCheckpointBytes: 4096,
 		},
 		Models: defaultModels,
-		Files:  defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation, Monitor: defaultMonitor, Browser: defaultBrowser,
+		Files:  defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation, Monitor: defaultMonitor, Browser: defaultBrowser, Telemetry: defaultTelemetry,
 		Channels: channels(),
 		Rules:    []Rule{{ID: "r1", Tool: "read_file", Path: "notes/**", Effect: "allow"}},
 	}
@@ -134,7 +135,7 @@ roots = [{ name = "main", path = "/ws" }]
 			MaxFileBytes: 8 << 20, MaxCheckpoints: 100, MaxCheckpointBytes: 64 << 20,
 		},
 		Models: defaultModels,
-		Files:  defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation, Monitor: defaultMonitor, Browser: defaultBrowser,
+		Files:  defaultFiles, Sandbox: defaultSandbox, Commands: defaultCommands, Egress: defaultEgress, Memory: defaultMemory, Artifacts: Artifacts{Keep: Duration(720 * time.Hour)}, Gateway: defaultGateway, Agent: defaultAgent, Automation: defaultAutomation, Monitor: defaultMonitor, Browser: defaultBrowser, Telemetry: defaultTelemetry,
 		Channels: channels(),
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -155,7 +156,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, monitor, browser, channels, mcp, rules"
+		top    = "owner, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, monitor, browser, telemetry, channels, mcp, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"

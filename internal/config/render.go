@@ -257,6 +257,7 @@ extension_tool_budget = %d
 	renderAutomation(w, &c.Automation)
 	renderMonitor(w, &c.Monitor)
 	renderBrowser(w, &c.Browser)
+	renderTelemetry(w, &c.Telemetry)
 	// Before the example rules: a test uncomments everything after those.
 	renderMCP(w, &c.MCP)
 	w("%s", exampleRules)

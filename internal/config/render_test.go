@@ -83,8 +83,9 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Automation: Automation{MaxMode: "autopilot", Mode: "smart", TZ: "Europe/Paris", ApprovalWait: Duration(time.Minute), MinInterval: Duration(10 * time.Minute),
 			MaxRunsPerDay: 3, DailyTokens: 5000, CatchUpWindow: Duration(2 * time.Hour), Expiry: Duration(48 * time.Hour), WarnBefore: Duration(3 * time.Hour),
 			MaxCalls: 2, MaxTurns: 3, MaxTokens: 4000, MaxRuntime: Duration(90 * time.Second)},
-		Monitor: Monitor{Enabled: ptrTo(false), Window: Duration(90 * time.Minute), DeniedRepeat: 0, FetchBurst: 1, WriteSpread: 256},
-		Browser: Browser{Enabled: true, ChromePath: "/opt/chromium/chrome", IdleTimeout: Duration(3 * time.Minute), SnapshotBytes: 8192},
+		Monitor:   Monitor{Enabled: ptrTo(false), Window: Duration(90 * time.Minute), DeniedRepeat: 0, FetchBurst: 1, WriteSpread: 256},
+		Browser:   Browser{Enabled: true, ChromePath: "/opt/chromium/chrome", IdleTimeout: Duration(3 * time.Minute), SnapshotBytes: 8192},
+		Telemetry: Telemetry{Endpoint: "http://10.0.0.5:4318/otlp", ServiceName: "homard \"home\" 世界", HeadersSecret: "otel-key"},
 		Channels: channels(
 			"telegram", Channel{Enabled: true, TokenSecret: "tg-bot", Send: true, APIBase: "http://127.0.0.1:8081", Groups: []string{"-1001234567890"}},
 			"feishu", Channel{Enabled: true, TokenSecret: "feishu", AppID: "cli_a1b2", Mode: ModeCallback, EncryptKeySecret: "feishu-encrypt"},
@@ -125,7 +126,7 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[Config](), reflect.TypeFor[Model](), reflect.TypeFor[Permissions](), reflect.TypeFor[Workspace](), reflect.TypeFor[Files](),
 		reflect.TypeFor[Sandbox](), reflect.TypeFor[Commands](), reflect.TypeFor[Egress](), reflect.TypeFor[Memory](), reflect.TypeFor[Artifacts](), reflect.TypeFor[Gateway](),
-		reflect.TypeFor[Agent](), reflect.TypeFor[Automation](), reflect.TypeFor[Models](), reflect.TypeFor[Roles](), reflect.TypeFor[Monitor](),
+		reflect.TypeFor[Agent](), reflect.TypeFor[Automation](), reflect.TypeFor[Models](), reflect.TypeFor[Roles](), reflect.TypeFor[Monitor](), reflect.TypeFor[Telemetry](),
 	} {
 		for _, k := range tagNames(typ) {
 			switch k {
@@ -138,7 +139,7 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 				continue // its keys are checked as Roles' below
 			case "rules", "channels", "mcp", "recipes":
 				continue // rules: an array of tables, checked below; channels and mcp: written when set (TestRenderCustomRoundTrips); recipes: TestRecipesValidation
-			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent", "automation", "monitor", "browser":
+			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent", "automation", "monitor", "browser", "telemetry":
 				if !strings.Contains(string(data), "\n["+k+"]\n") {
 					t.Errorf("Render does not write the table [%s]", k)
 				}

@@ -46,6 +46,7 @@ func validate(c *Config, ps *problems) {
 	validateAutomation(&c.Automation, ps)
 	validateMonitor(&c.Monitor, ps)
 	validateBrowser(&c.Browser, ps)
+	validateTelemetry(&c.Telemetry, ps)
 	validateChannels(&c.Channels, ps)
 	validateMCP(&c.MCP, ps)
 	validateCommandPath(c.Commands.Path, c.Workspace.Roots, ps)
