@@ -36,6 +36,7 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/provider"
 	"github.com/homard/homard/internal/replay"
+	"github.com/homard/homard/internal/reqlog"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/setup"
@@ -99,6 +100,9 @@ type Runtime struct {
 	log atomic.Pointer[slog.Logger]
 	// egress is the web tools' client; extensions' proxies use it too.
 	egress *egress.Client
+	// reqlog records what each model request contained (homard logs);
+	// nil when telemetry.log_requests is off.
+	reqlog *reqlog.Log
 	// browser is the isolated browser ([browser] enabled; nil when off)
 	// and takeover whether the owner has it (browser.go).
 	browser  *browser.Browser
@@ -228,6 +232,9 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	}
 
 	r.redactor = secrets.NewRedactor(known...)
+	if cfg.Telemetry.Requests() {
+		r.reqlog = reqlog.Open(r.requestLogPath(), reqlog.Options{Text: cfg.Telemetry.LogModelInputs, Redact: r.redactor.Redact, Now: r.now})
+	}
 	if !o.inspect {
 		if r.tracer, err = turntrace.Open(cfg.Telemetry, r.Vault, r.redactor.Redact, Build().Version); err != nil {
 			r.logger().Warn("telemetry is off", "err", err) // not fatal: homard works without it

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"time"
 
 	"github.com/homard/homard/internal/config"
@@ -37,8 +38,16 @@ func (r *Runtime) Model() (llm.Model, error) {
 
 // roleModel is Model for role's model, with its settings.
 func (r *Runtime) roleModel(role string) (llm.Model, config.Model, error) {
-	return r.models.For(r.Config, role, os.Getenv, r.Vault)
+	m, c, err := r.models.For(r.Config, role, os.Getenv, r.Vault)
+	return r.reqlog.Wrap(m, role), c, err // each request's shape to homard logs
 }
+
+// requestLogPath is the file homard logs reads (internal/reqlog).
+func (r *Runtime) requestLogPath() string { return RequestLogFile(r.Paths) }
+
+// RequestLogFile is the file of what each model request contained
+// (telemetry.log_requests), for homard logs: it needs no runtime.
+func RequestLogFile(p config.Paths) string { return filepath.Join(p.DataDir, "model-requests.jsonl") }
 
 // mainModel is the main role's model settings.
 func (r *Runtime) mainModel() config.Model {

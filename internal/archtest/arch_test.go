@@ -52,6 +52,8 @@ var allowed = map[string][]string{
 	// The isolated browser (issue 24): every request a page makes is
 	// checked by egress (its open proxy and Client.Check).
 	"internal/browser": {"internal/egress"},
+	// What each model request contained (homard logs, issue 25).
+	"internal/reqlog": {"internal/llm"},
 	// Policy replay (issue 25): recorded calls decided again under a
 	// proposed configuration (policy), read from the store.
 	"internal/replay": {"internal/policy", "internal/store", "internal/config"},

@@ -82,7 +82,7 @@ var (
 		MaxCalls: 16, MaxTurns: 12, MaxTokens: 60000, MaxRuntime: Duration(10 * time.Minute)}
 	defaultMonitor   = Monitor{Enabled: ptrTo(true), Window: Duration(10 * time.Minute), DeniedRepeat: 3, FetchBurst: 3, WriteSpread: 5}
 	defaultBrowser   = Browser{IdleTimeout: Duration(10 * time.Minute), SnapshotBytes: 4096}
-	defaultTelemetry = Telemetry{ServiceName: "homard"}
+	defaultTelemetry = Telemetry{ServiceName: "homard", LogRequests: ptrTo(true)}
 )
 
 func TestLoadBase(t *testing.T) {

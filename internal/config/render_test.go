@@ -85,7 +85,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 			MaxCalls: 2, MaxTurns: 3, MaxTokens: 4000, MaxRuntime: Duration(90 * time.Second)},
 		Monitor:   Monitor{Enabled: ptrTo(false), Window: Duration(90 * time.Minute), DeniedRepeat: 0, FetchBurst: 1, WriteSpread: 256},
 		Browser:   Browser{Enabled: true, ChromePath: "/opt/chromium/chrome", IdleTimeout: Duration(3 * time.Minute), SnapshotBytes: 8192},
-		Telemetry: Telemetry{Endpoint: "http://10.0.0.5:4318/otlp", ServiceName: "homard \"home\" 世界", HeadersSecret: "otel-key"},
+		Telemetry: Telemetry{Endpoint: "http://10.0.0.5:4318/otlp", ServiceName: "homard \"home\" 世界", HeadersSecret: "otel-key", LogRequests: ptrTo(false)},
 		Channels: channels(
 			"telegram", Channel{Enabled: true, TokenSecret: "tg-bot", Send: true, APIBase: "http://127.0.0.1:8081", Groups: []string{"-1001234567890"}},
 			"feishu", Channel{Enabled: true, TokenSecret: "feishu", AppID: "cli_a1b2", Mode: ModeCallback, EncryptKeySecret: "feishu-encrypt"},

@@ -27,13 +27,28 @@ type Telemetry struct {
 	// '{}'; --allow-http for an http endpoint): its header is sent with
 	// every export. Empty means none.
 	HeadersSecret string `toml:"headers_secret"`
+	// LogRequests keeps a line per model request — its sizes, message
+	// roles and tool names — in data/model-requests.jsonl (0600, rotated
+	// at 16 MiB), read with `homard logs`. Missing means true (after Load
+	// it is never nil).
+	LogRequests *bool `toml:"log_requests"`
+	// LogModelInputs adds each message's text to those lines, redacted.
+	// Missing means false.
+	LogModelInputs bool `toml:"log_model_inputs"`
 }
+
+// Requests reports telemetry.log_requests (true when missing).
+func (t Telemetry) Requests() bool { return t.LogRequests == nil || *t.LogRequests }
 
 // DefaultTelemetryService is telemetry.service_name when missing.
 const DefaultTelemetryService = "homard"
 
 func applyTelemetryDefaults(t *Telemetry) {
 	orDefault(&t.ServiceName, DefaultTelemetryService)
+	if t.LogRequests == nil {
+		on := true
+		t.LogRequests = &on
+	}
 }
 
 func validateTelemetry(t *Telemetry, ps *problems) {
@@ -50,6 +65,9 @@ func validateTelemetry(t *Telemetry, ps *problems) {
 	}
 	if strings.TrimSpace(t.ServiceName) == "" || len(t.ServiceName) > 128 {
 		ps.add("telemetry.service_name = %q: want a name of 1 to 128 characters (the default is %q)", t.ServiceName, DefaultTelemetryService)
+	}
+	if t.LogModelInputs && !t.Requests() {
+		ps.add("telemetry.log_model_inputs = true needs telemetry.log_requests = true (the lines it adds text to)")
 	}
 	if t.HeadersSecret != "" {
 		if !secretNameRE().MatchString(t.HeadersSecret) {
@@ -75,5 +93,11 @@ service_name = %s
 # A vault secret bound to the collector's host, sent as its header (an API
 # key); "" sends none.
 headers_secret = %s
-`, quote(t.Endpoint), quote(t.ServiceName), quote(t.HeadersSecret))
+# A line per model request — its sizes, message roles and tool names — in
+# data/model-requests.jsonl, read with "homard logs --follow".
+log_requests = %t
+# Add each message's text to those lines (redacted). Off by default: the
+# file then holds what you and your tools wrote.
+log_model_inputs = %t
+`, quote(t.Endpoint), quote(t.ServiceName), quote(t.HeadersSecret), t.Requests(), t.LogModelInputs)
 }

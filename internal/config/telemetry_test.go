@@ -10,8 +10,8 @@ func TestTelemetryDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Telemetry != (Telemetry{ServiceName: "homard"}) {
-		t.Errorf("Load without [telemetry] = %+v; want off (no endpoint), service homard", c.Telemetry)
+	if got := c.Telemetry; got.Endpoint != "" || got.ServiceName != "homard" || got.HeadersSecret != "" || !got.Requests() || got.LogModelInputs {
+		t.Errorf("Load without [telemetry] = %+v; want off (no endpoint), service homard, requests logged without their text", c.Telemetry)
 	}
 }
 
@@ -32,7 +32,10 @@ func TestTelemetrySection(t *testing.T) {
 		{"blank name", `service_name = " "`, Telemetry{}, []string{`telemetry.service_name = " "`}},
 		{"bad secret name", "endpoint = \"http://h:4318\"\nheaders_secret = \"Otel Key\"", Telemetry{}, []string{`telemetry.headers_secret = "Otel Key": want a vault secret name`}},
 		{"secret without endpoint", `headers_secret = "otel-key"`, Telemetry{}, []string{"set telemetry.endpoint too"}},
-		{"unknown key", `url = "http://h"`, Telemetry{}, []string{"unknown key telemetry.url", "endpoint, service_name, headers_secret"}},
+		{"unknown key", `url = "http://h"`, Telemetry{}, []string{"unknown key telemetry.url", "endpoint, service_name, headers_secret, log_requests, log_model_inputs"}},
+		{"request log off", "log_requests = false", Telemetry{ServiceName: "homard", LogRequests: ptrTo(false)}, nil},
+		{"inputs", "log_model_inputs = true", Telemetry{ServiceName: "homard", LogRequests: ptrTo(true), LogModelInputs: true}, nil},
+		{"inputs without the log", "log_requests = false\nlog_model_inputs = true", Telemetry{}, []string{"telemetry.log_model_inputs = true needs telemetry.log_requests = true"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			c, err := Load(writeConfig(t, baseConfig+"\n[telemetry]\n"+tt.section+"\n"))
@@ -50,7 +53,9 @@ func TestTelemetrySection(t *testing.T) {
 			if err != nil {
 				t.Fatalf("Load with [telemetry] %q: %v", tt.section, err)
 			}
-			if c.Telemetry != tt.want {
+			got, want := c.Telemetry, tt.want
+			if got.Endpoint != want.Endpoint || got.ServiceName != want.ServiceName || got.HeadersSecret != want.HeadersSecret ||
+				got.Requests() != want.Requests() || got.LogModelInputs != want.LogModelInputs {
 				t.Errorf("Load with [telemetry] %q = %+v; want %+v", tt.section, c.Telemetry, tt.want)
 			}
 		})

@@ -1,0 +1,105 @@
+package reqlog
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/homard/homard/internal/llm"
+)
+
+const canary = "sk-proj-CANARY0123456789abcdef"
+
+func request() llm.Request {
+	return llm.Request{Model: "m1", System: "you are homard",
+		Messages: []llm.Message{
+			{Role: llm.RoleUser, Content: "read notes/key.txt"},
+			{Role: llm.RoleAssistant, ToolCalls: []llm.ToolCall{{ID: "c1", Name: "read_file", Args: json.RawMessage(`{"path":"notes/key.txt"}`)}}},
+			{Role: llm.RoleTool, ToolCallID: "c1", Content: "the key is " + canary},
+		},
+		Tools: []llm.ToolSpec{{Name: "read_file"}, {Name: "http_get"}}}
+}
+
+func lines(t *testing.T, path string) []Entry {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var out []Entry
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var e Entry
+		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// TestEntryShapeWithoutText: a line has the sizes, roles, the calls and
+// the tools — and, by default, no text at all (the canary is nowhere in
+// the file).
+func TestEntryShapeWithoutText(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	l := Open(path, Options{Redact: func(s string) string { return strings.ReplaceAll(s, canary, "[REDACTED]") }})
+	l.Add(l.EntryOf("main", request()))
+	raw, _ := os.ReadFile(path)
+	if strings.Contains(string(raw), canary) || strings.Contains(string(raw), "the key is") {
+		t.Fatalf("text reached the log without log_model_inputs:\n%s", raw)
+	}
+	e := lines(t, path)[0]
+	if e.Role != "main" || e.Model != "m1" || e.SystemBytes != 14 || len(e.Messages) != 3 || e.Messages[1].Calls[0] != "read_file" ||
+		e.Messages[2].Answers != "c1" || e.Messages[2].Bytes != len("the key is "+canary) || len(e.Tools) != 2 {
+		t.Errorf("entry %+v", e)
+	}
+	if want := 14 + 18 + len(`{"path":"notes/key.txt"}`) + len("the key is "+canary); e.Bytes != want {
+		t.Errorf("bytes %d; want %d", e.Bytes, want)
+	}
+}
+
+// TestTextIsRedacted: with Text on, each message's text is kept through
+// the redactor; without a redactor no text is kept at all.
+func TestTextIsRedacted(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	l := Open(path, Options{Text: true, Redact: func(s string) string { return strings.ReplaceAll(s, canary, "[REDACTED]") }})
+	l.Add(l.EntryOf("main", request()))
+	raw, _ := os.ReadFile(path)
+	if strings.Contains(string(raw), canary) || !strings.Contains(string(raw), "the key is [REDACTED]") {
+		t.Errorf("with text: %s", raw)
+	}
+	bare := Open(filepath.Join(t.TempDir(), "b.jsonl"), Options{Text: true})
+	if e := bare.EntryOf("main", request()); e.Messages[2].Text != "" {
+		t.Error("text kept with no redactor")
+	}
+}
+
+// TestRotationAndNil: past MaxBytes the file moves to .1 and a new one
+// starts; a nil Log writes nothing and wraps nothing.
+func TestRotationAndNil(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "r.jsonl")
+	l := Open(path, Options{MaxBytes: 600, Now: func() time.Time { return time.Unix(0, 0) }})
+	for range 5 {
+		l.Add(l.EntryOf("main", request()))
+	}
+	if _, err := os.Stat(path + ".1"); err != nil {
+		t.Errorf("no rotated file: %v", err)
+	}
+	if fi, _ := os.Stat(path); fi.Size() > 600 {
+		t.Errorf("the current file is %d bytes; want at most 600", fi.Size())
+	}
+	var none *Log
+	none.Add(Entry{})
+	var m llm.Model
+	if none.Wrap(m, "main") != nil {
+		t.Error("a nil Log wrapped a model")
+	}
+}
