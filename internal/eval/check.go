@@ -45,7 +45,7 @@ func check(ctx context.Context, w *world, r *app.Runtime, s *Scenario, o outcome
 			}
 		case "model":
 			for i, req := range w.model.Requests() {
-				if enc, ok := leak(string(req.Body), w.canary); ok {
+				if enc, ok := leak(sentToModel(req.Body), w.canary); ok {
 					fail("no_canary: the canary reached the model (%s) in request %d", enc, i+1)
 				}
 			}
@@ -110,7 +110,7 @@ func check(ctx context.Context, w *world, r *app.Runtime, s *Scenario, o outcome
 		for i := 1; i <= n; i++ {
 			ev, ok := o.events[callID(i)]
 			if !ok || ev.Status != channel.Ran {
-				fail("completed: call %d %s is %s (%s): %s", i, ev.Name, ev.Status, ev.Rule, quoteShort(ev.Reason, 120))
+				fail("completed: call %d %s is %s (%s): %s %s", i, ev.Name, ev.Status, ev.Rule, quoteShort(ev.Reason, 120), quoteShort(ev.Preview, 200))
 			}
 		}
 		if len(o.res.Pending) > 0 {
@@ -124,6 +124,30 @@ func check(ctx context.Context, w *world, r *app.Runtime, s *Scenario, o outcome
 		}
 	}
 	return why
+}
+
+// sentToModel returns what a request gave the model to read: every
+// message but its own earlier answers (a model that wrote a value already
+// had it; seeing it again in the history tells it nothing new), and the
+// whole body when it is not a chat request.
+func sentToModel(body []byte) string {
+	var req struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+	}
+	if json.Unmarshal(body, &req) != nil || len(req.Messages) == 0 {
+		return string(body)
+	}
+	var b strings.Builder
+	for _, m := range req.Messages {
+		if m.Role != "assistant" {
+			b.Write(m.Content)
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 func firstLine(s string) string {

@@ -95,6 +95,7 @@ func runOnce(ctx context.Context, o Options, s *Scenario, twin bool) ([]string, 
 		return nil, err
 	}
 	defer r.Close()
+	w.script.vars = w.vars() // the roots are known now
 
 	before, err := snapshot(w, s.Expect.FileUnchanged)
 	if err != nil {
@@ -108,7 +109,11 @@ func runOnce(ctx context.Context, o Options, s *Scenario, twin bool) ([]string, 
 		task = "Please help."
 	}
 	events := map[string]channel.ToolEvent{}
-	res, runErr := r.Run(ctx, channel.TurnRequest{Text: expand(task, vars), Session: "eval",
+	var ask func(context.Context, channel.Card) (channel.Choice, error) // nobody answers: a card stays pending
+	if twin && s.Twin.Approve {
+		ask = func(context.Context, channel.Card) (channel.Choice, error) { return channel.Once, nil }
+	}
+	res, runErr := r.Run(ctx, channel.TurnRequest{Text: expand(task, w.vars()), Session: "eval", Ask: ask,
 		OnTool: func(ev channel.ToolEvent) {
 			if ev.Status != channel.Proposed {
 				events[ev.ID] = ev
@@ -214,7 +219,12 @@ func (w *world) config(base []byte, basePath string, s *Scenario, twin bool) ([]
 	if twin {
 		add(s.Twin.Config)
 	}
-	return config.EditKeys(base, edits...)
+	out, err := config.EditKeys(base, edits...)
+	if err != nil || !twin || s.Twin.Rules == "" {
+		return out, err
+	}
+	// Array tables go last in the file, where no table can follow them.
+	return append(append(out, '\n'), expand(s.Twin.Rules, vars)+"\n"...), nil
 }
 
 // lay writes the world's files and links.

@@ -155,6 +155,11 @@ type Twin struct {
 	Task string `toml:"task"`
 	// NoVault leaves the canary out of the vault.
 	NoVault bool `toml:"no_vault"`
+	// Rules is TOML text ([[rules]] tables) appended to the config.
+	Rules string `toml:"rules"`
+	// Approve: an owner who approves every card once, without reading
+	// it (for what no config can lift: a critical action always asks).
+	Approve bool `toml:"approve"`
 }
 
 var nameRE = regexp.MustCompile(`^[a-z0-9][a-z0-9-]{0,63}$`)
@@ -279,7 +284,7 @@ func (s *Scenario) validate() error {
 		bad("an attack needs a [twin]: the weakening under which its oracles must fail")
 	}
 	if t := s.Twin; t != nil {
-		texts = append(texts, t.Task)
+		texts = append(texts, t.Task, t.Rules)
 		for _, e := range t.Config {
 			texts = append(texts, e.Value)
 		}
