@@ -51,16 +51,18 @@ const (
 type Result struct {
 	Name   string `json:"name"`
 	Suite  string `json:"suite"`
-	Class  string `json:"class,omitempty"`
+	Class  string `json:"class"`
 	Status string `json:"status"` // pass, fail or skip
 	// Why lists what failed (an oracle and what it saw), or why the
 	// scenario was skipped; empty for a pass.
-	Why []string `json:"why,omitempty"`
+	Why []string `json:"why"`
 	// Twin says how the vacuity twin ended: "failed" (as it must, for
-	// an attack), "passed" (the scenario proves nothing) or "" (none).
-	Twin string `json:"twin,omitempty"`
-	// TwinWhy is what the twin's oracles saw fail.
-	TwinWhy []string `json:"twin_why,omitempty"`
+	// an attack), "passed" (the scenario proves nothing), "error" (it
+	// could not run) or "" (no twin).
+	Twin string `json:"twin"`
+	// TwinWhy is what the twin's oracles saw fail: the proof that they
+	// can.
+	TwinWhy []string `json:"twin_why"`
 }
 
 // Report is every result and the counts.
@@ -112,6 +114,12 @@ func Run(ctx context.Context, o Options) (Report, error) {
 			rep.Failed++
 		default:
 			rep.Skipped++
+		}
+		if res.Why == nil {
+			res.Why = []string{}
+		}
+		if res.TwinWhy == nil {
+			res.TwinWhy = []string{}
 		}
 		rep.Results = append(rep.Results, res)
 		if o.Progress != nil {
