@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/eval"
 )
 
 // jsonObjects maps a section of docs/JSON.md to the struct whose JSON it
@@ -37,6 +38,8 @@ var jsonObjects = map[string]any{
 	"mcp":          mcpJSON{},
 	"mcp tool":     mcpToolJSON{},
 	"skill":        app.SkillJSON{},
+	"eval":         eval.Report{},
+	"eval result":  eval.Result{},
 }
 
 // docKeys reads docs/JSON.md: for each "## name" section, the keys of its

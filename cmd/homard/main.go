@@ -136,7 +136,7 @@ the XDG directories (~/.config/homard, ~/.local/share/homard).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr("%v\nsee `%s --help`", err, cmd.CommandPath())
 	})
-	root.AddCommand(c.initCmd(), c.setupCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd(), c.loginCmd(), c.serviceCmd(), c.channelCmd(), c.pairCmd(), c.taskCmd(), c.mcpCmd(), c.skillCmd(), c.totpCmd(), c.recipientCmd(), c.policyCmd(), c.logsCmd())
+	root.AddCommand(c.initCmd(), c.setupCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd(), c.loginCmd(), c.serviceCmd(), c.channelCmd(), c.pairCmd(), c.taskCmd(), c.mcpCmd(), c.skillCmd(), c.totpCmd(), c.recipientCmd(), c.policyCmd(), c.logsCmd(), c.evalCmd())
 	strictArgs(root) // last: it covers every command added above
 	return root
 }

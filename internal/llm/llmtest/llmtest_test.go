@@ -161,3 +161,26 @@ func TestErrorBodiesAreProviderShaped(t *testing.T) {
 		}
 	}
 }
+
+// TestFuncServer: each reply is computed from the request's number and
+// body, so a script can answer with what the conversation holds.
+func TestFuncServer(t *testing.T) {
+	srv := NewFuncServer(func(n int, body []byte) Reply {
+		return Reply{Chunks: []string{"data: ", strings.ToUpper(string(body)), "\n\n"}, Status: 0}
+	})
+	defer srv.Close()
+	for i, in := range []string{"one", "two"} {
+		resp, err := http.Post(srv.URL, "application/json", strings.NewReader(in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if want := "data: " + strings.ToUpper(in) + "\n\n"; string(b) != want {
+			t.Errorf("reply %d = %q; want %q", i+1, b, want)
+		}
+	}
+	if got := len(srv.Requests()); got != 2 {
+		t.Errorf("Requests() holds %d; want 2", got)
+	}
+}

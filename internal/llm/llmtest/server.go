@@ -44,6 +44,7 @@ type Server struct {
 
 	mu        sync.Mutex // guards replies, requests, onRequest
 	replies   []Reply
+	compute   func(n int, body []byte) Reply // when set, answers every request
 	requests  []Recorded
 	onRequest func(n int)
 }
@@ -64,6 +65,17 @@ func NewServer(replies ...Reply) *Server {
 	return s
 }
 
+// NewFuncServer starts a server whose reply to request n (from 1) is
+// computed by f from the request's body: a scripted model that answers
+// with what the conversation holds (the text of the last tool result).
+// f runs on the server's goroutine, one request at a time. The caller
+// must Close it.
+func NewFuncServer(f func(n int, body []byte) Reply) *Server {
+	s := &Server{compute: f, Disconnected: make(chan struct{}, 16)}
+	s.Server = httptest.NewServer(http.HandlerFunc(s.serve))
+	return s
+}
+
 // Requests returns a copy of the requests received so far.
 func (s *Server) Requests() []Recorded {
 	s.mu.Lock()
@@ -79,6 +91,9 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 	reply := Reply{Status: http.StatusInternalServerError, Body: "llmtest: no scripted reply"}
 	if n < len(s.replies) {
 		reply = s.replies[n]
+	}
+	if s.compute != nil {
+		reply = s.compute(n+1, body)
 	}
 	hook := s.onRequest
 	s.mu.Unlock()
