@@ -70,10 +70,9 @@ type contextState struct {
 func (t *turn) assemble(ctx context.Context) ([]llm.Message, int, error) {
 	b := t.window
 	if t.cs.sizes == nil {
-		t.cs.sizes = make([]int, len(t.cs.history))
-		for i, m := range t.cs.history {
-			t.cs.sizes[i] = messageTokens(m)
-		}
+		// The history is the last turn's and a few more messages: Seq
+		// counts only those.
+		t.cs.sizes = estimates.Seq(t.cs.history, countMessage)
 	}
 	own := make([]int, len(t.res.Messages))
 	current := t.cs.memoryLen

@@ -432,7 +432,7 @@ func (r *Runtime) Close() error {
 		r.logger().Warn("telemetry: last export", "err", err)
 	}
 	r.models.Close()
-	errs := []error{r.Extensions.Close()}
+	errs := []error{r.Extensions.Close(), r.reqlog.Close()}
 	if r.browser != nil {
 		errs = append(errs, r.browser.Close())
 	}

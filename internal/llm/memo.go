@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"strconv"
 	"strings"
@@ -65,6 +66,23 @@ type Memo[V any] struct {
 	mu    sync.Mutex
 	m     map[Key]V
 	bytes int
+	runs  [memoRuns]run[V]
+	clock uint64 // counts Seq calls, to find the run served longest ago
+}
+
+// memoRuns is how many recent sequences a Memo keeps for Seq: about as
+// many conversations as take turns on one client at a time.
+const memoRuns = 4
+
+// A run is a sequence of messages Seq served and their values. The next
+// request of the same conversation starts with it: looking its messages
+// up again would hash every old message's text (at 50 turns, 45 KB a
+// request) and touch a large map at random.
+type run[V any] struct {
+	msgs []Message
+	vals []V
+	used uint64 // when last served
+	gen  uint64 // when made: tells a run from the one that took its place
 }
 
 // Get returns the value for m, computing it with f the first time.
@@ -93,6 +111,103 @@ func (c *Memo[V]) Get(m Message, f func(Message) V) V {
 		c.m[k] = v
 	}
 	return v
+}
+
+// Seq returns f's values for msgs in order, as Get would for each. A
+// request's messages are those of the previous request of its
+// conversation and a few more: Seq compares msgs with the sequences it
+// served last, message by message (an old message's strings are shared
+// with the history it came from, so comparing them compares pointers), and
+// computes or looks up only what follows the longest match. The result
+// must not be modified; appending to it copies.
+func (c *Memo[V]) Seq(msgs []Message, f func(Message) V) []V {
+	c.mu.Lock()
+	c.clock++
+	best, n := -1, 0
+	for i := range c.runs {
+		r := &c.runs[i]
+		k := 0
+		for k < len(r.msgs) && k < len(msgs) && sameMessage(r.msgs[k], msgs[k]) {
+			k++
+		}
+		if k > n {
+			best, n = i, k
+		}
+	}
+	var gen uint64
+	var knownMsgs []Message // a run's first n: never written again
+	var knownVals []V
+	if best >= 0 {
+		r := &c.runs[best]
+		r.used, gen = c.clock, r.gen
+		knownMsgs, knownVals = r.msgs[:n:n], r.vals[:n:n]
+		if n == len(msgs) {
+			c.mu.Unlock()
+			return knownVals
+		}
+	}
+	c.mu.Unlock()
+	// What follows the match: looked up one by one, outside the lock.
+	more := make([]V, 0, len(msgs)-n)
+	owned := make([]Message, 0, len(msgs)-n)
+	for _, m := range msgs[n:] {
+		more = append(more, c.Get(m, f))
+		owned = append(owned, ownMessage(m))
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if best >= 0 {
+		r := &c.runs[best]
+		if r.gen == gen && len(r.msgs) == n {
+			// The request extends the run: appended in place. A slice
+			// the run returned before ends where the run did then, and
+			// its capacity with it, so nothing it holds changes.
+			r.msgs, r.vals = append(r.msgs, owned...), append(r.vals, more...)
+			return r.vals[:len(r.vals):len(r.vals)]
+		}
+	}
+	// A new run, in the place of the one served longest ago; the run it
+	// branches from is only read.
+	old := 0
+	for i := range c.runs {
+		if c.runs[i].used < c.runs[old].used {
+			old = i
+		}
+	}
+	r := run[V]{msgs: make([]Message, 0, len(msgs)+8), vals: make([]V, 0, len(msgs)+8), used: c.clock, gen: c.clock}
+	r.msgs, r.vals = append(append(r.msgs, knownMsgs...), owned...), append(append(r.vals, knownVals...), more...)
+	c.runs[old] = r
+	return r.vals[:len(r.vals):len(r.vals)]
+}
+
+// ownMessage returns m with its tool calls' arguments copied: a caller
+// changing its bytes later must not change what a run remembers.
+func ownMessage(m Message) Message {
+	if len(m.ToolCalls) == 0 {
+		return m
+	}
+	calls := make([]ToolCall, len(m.ToolCalls))
+	for i, c := range m.ToolCalls {
+		c.Args = append(json.RawMessage(nil), c.Args...)
+		calls[i] = c
+	}
+	m.ToolCalls = calls
+	return m
+}
+
+// sameMessage reports whether a and b are equal in every field. Strings
+// sharing memory compare in constant time.
+func sameMessage(a, b Message) bool {
+	if a.Role != b.Role || a.Content != b.Content || a.ToolCallID != b.ToolCallID || len(a.ToolCalls) != len(b.ToolCalls) {
+		return false
+	}
+	for i, c := range a.ToolCalls {
+		d := b.ToolCalls[i]
+		if c.ID != d.ID || c.Name != d.Name || string(c.Args) != string(d.Args) {
+			return false
+		}
+	}
+	return true
 }
 
 // Len returns how many messages c remembers.

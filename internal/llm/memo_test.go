@@ -2,6 +2,8 @@ package llm
 
 import (
 	"encoding/json"
+	"fmt"
+	"sync"
 	"testing"
 )
 
@@ -82,4 +84,79 @@ func TestSpliceMessages(t *testing.T) {
 	if _, err := SpliceMessages([]byte(`{"model":"\"messages\":null"}`), nil); err == nil {
 		t.Fatal("an envelope with the field only inside a string was filled")
 	}
+}
+
+// TestSeqServesTheLongestRunAndComputesTheRest: a conversation's next
+// request computes only its new messages; a request that changes an old
+// message (in any field, tool-call arguments included) gets that message's
+// own value, never the run's; a caller appending to or changing its
+// slices afterwards changes nothing the memo serves.
+func TestSeqServesTheLongestRunAndComputesTheRest(t *testing.T) {
+	var m Memo[string]
+	calls := 0
+	f := func(m Message) string {
+		calls++
+		s := string(m.Role) + ":" + m.Content
+		for _, c := range m.ToolCalls {
+			s += "/" + c.Name + string(c.Args)
+		}
+		return s
+	}
+	want := func(msgs []Message) []string {
+		var out []string
+		for _, x := range msgs {
+			out = append(out, f(x))
+		}
+		calls -= len(msgs)
+		return out
+	}
+	check := func(what string, msgs []Message, computed int) {
+		t.Helper()
+		calls = 0
+		got := m.Seq(msgs, f)
+		if fmt.Sprint(got) != fmt.Sprint(want(msgs)) {
+			t.Fatalf("%s: got %q", what, got)
+		}
+		if calls != computed {
+			t.Fatalf("%s: computed %d values; want %d", what, calls, computed)
+		}
+	}
+	args := json.RawMessage(`{"path":"a"}`)
+	conv := []Message{{Role: RoleUser, Content: "read a"}, {Role: RoleAssistant, ToolCalls: []ToolCall{{ID: "1", Name: "read_file", Args: args}}}}
+	check("first request", conv, 2)
+	conv = append(conv, Message{Role: RoleTool, ToolCallID: "1", Content: "A"})
+	check("the next one", conv, 1)
+	check("the same again", conv, 0)
+	// The caller changes the arguments' bytes in place: the memo kept its
+	// own copy, so this is a new message and computed (by Get: its map
+	// has the old bytes' value under the old key only).
+	args[10] = 'b'
+	check("an old message changed in place", conv, 1)
+	other := []Message{{Role: RoleUser, Content: "read a"}, {Role: RoleUser, Content: "something else"}}
+	check("another conversation sharing the first message", other, 1)
+	got := m.Seq(conv, f)
+	_ = append(got, "appended by the caller")
+	check("after a caller appended to a result", conv, 0)
+}
+
+// TestSeqConcurrent: conversations served at once from one memo each get
+// their own values (run with -race).
+func TestSeqConcurrent(t *testing.T) {
+	var m Memo[string]
+	f := func(m Message) string { return m.Content }
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			var conv []Message
+			for i := range 50 {
+				conv = append(conv, Message{Role: RoleUser, Content: fmt.Sprintf("g%d m%d", g, i)})
+				got := m.Seq(conv, f)
+				if len(got) != len(conv) || got[i] != conv[i].Content || got[0] != conv[0].Content {
+					t.Errorf("goroutine %d request %d: %q", g, i, got)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
 }

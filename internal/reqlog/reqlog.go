@@ -65,7 +65,22 @@ type Options struct {
 type Log struct {
 	path string
 	o    Options
+	// lines remembers each message's part of a line (without text only:
+	// a redaction is done again each time, as the redactor learns new
+	// secrets), so a long session's request is not described again
+	// message by message.
+	lines llm.Memo[described]
+
 	mu   sync.Mutex
+	f    *os.File // open for appending; nil until the first write or after a failure
+	size int64    // f's size
+	seen time.Time
+}
+
+// described is one message's JSON in a line, and its Bytes.
+type described struct {
+	json  []byte
+	bytes int
 }
 
 // Open returns a Log appending to path (created 0600 on first write).
@@ -87,27 +102,66 @@ func (l *Log) Path() string { return l.path }
 
 // EntryOf describes req as a line of the log.
 func (l *Log) EntryOf(role string, req llm.Request) Entry {
-	e := Entry{Time: l.o.Now().UTC(), Role: role, Model: req.Model, SystemBytes: len(req.System), NoToolCalls: req.NoToolCalls,
-		Messages: make([]Message, 0, len(req.Messages)), Tools: make([]string, 0, len(req.Tools))}
-	e.Bytes = e.SystemBytes
+	e := l.envelope(role, req)
+	e.Messages = make([]Message, 0, len(req.Messages))
 	for _, m := range req.Messages {
-		n := len(m.Content)
-		em := Message{Role: string(m.Role), Answers: m.ToolCallID}
-		for _, c := range m.ToolCalls {
-			em.Calls = append(em.Calls, c.Name)
-			n += len(c.Args)
-		}
-		em.Bytes = n
-		if l.o.Text {
-			em.Text = l.o.Redact(m.Content)
-		}
-		e.Bytes += n
+		em := l.message(m)
+		e.Bytes += em.Bytes
 		e.Messages = append(e.Messages, em)
 	}
+	return e
+}
+
+// envelope is req's entry without its messages.
+func (l *Log) envelope(role string, req llm.Request) Entry {
+	e := Entry{Time: l.o.Now().UTC(), Role: role, Model: req.Model, SystemBytes: len(req.System), NoToolCalls: req.NoToolCalls,
+		Bytes: len(req.System), Tools: make([]string, 0, len(req.Tools))}
 	for _, t := range req.Tools {
 		e.Tools = append(e.Tools, t.Name)
 	}
 	return e
+}
+
+// message describes one message.
+func (l *Log) message(m llm.Message) Message {
+	n := len(m.Content)
+	em := Message{Role: string(m.Role), Answers: m.ToolCallID}
+	for _, c := range m.ToolCalls {
+		em.Calls = append(em.Calls, c.Name)
+		n += len(c.Args)
+	}
+	em.Bytes = n
+	if l.o.Text {
+		em.Text = l.o.Redact(m.Content)
+	}
+	return em
+}
+
+// line is the JSON of EntryOf(role, req), byte for byte, with each
+// message's part remembered across requests unless text is kept.
+func (l *Log) line(role string, req llm.Request) ([]byte, error) {
+	if l.o.Text {
+		return json.Marshal(l.EntryOf(role, req))
+	}
+	e := l.envelope(role, req)
+	parts := l.lines.Seq(req.Messages, func(m llm.Message) described {
+		em := l.message(m)
+		b, err := json.Marshal(em)
+		if err != nil {
+			panic(err) // a Message of strings, ints and a string slice always encodes
+		}
+		return described{json: b, bytes: em.Bytes}
+	})
+	msgs := make([][]byte, len(parts))
+	for i, p := range parts {
+		msgs[i] = p.json
+		e.Bytes += p.bytes
+	}
+	env, err := json.Marshal(e) // Messages nil: "messages":null, filled below
+	if err != nil {
+		return nil, err
+	}
+	return llm.SpliceMessages(env, msgs)
 }
 
 // Add appends e; a failure is dropped (the log is a diagnostic, never a
@@ -120,18 +174,81 @@ func (l *Log) Add(e Entry) {
 	if err != nil {
 		return
 	}
+	l.write(line)
+}
+
+// reopenEvery is how often write checks that the file it holds open is
+// still the one at the path (an owner may move or delete the log).
+const reopenEvery = 5 * time.Second
+
+// write appends line and a newline, rotating the file first when it
+// would grow past MaxBytes.
+func (l *Log) write(line []byte) {
 	line = append(line, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if fi, err := os.Stat(l.path); err == nil && fi.Size()+int64(len(line)) > l.o.MaxBytes {
-		_ = os.Rename(l.path, l.path+".1")
+	now := time.Now()
+	if l.f != nil && now.Sub(l.seen) > reopenEvery {
+		if fi, err := os.Stat(l.path); err != nil || !sameFile(l.f, fi) {
+			l.close()
+		}
+		l.seen = now
 	}
-	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
+	if l.f == nil && !l.open(now) {
 		return
 	}
-	_, _ = f.Write(line)
-	_ = f.Close()
+	if l.size > 0 && l.size+int64(len(line)) > l.o.MaxBytes {
+		l.close()
+		_ = os.Rename(l.path, l.path+".1")
+		if !l.open(now) {
+			return
+		}
+	}
+	n, err := l.f.Write(line)
+	l.size += int64(n)
+	if err != nil {
+		l.close()
+	}
+}
+
+// open opens the path for appending and reports whether it could.
+func (l *Log) open(now time.Time) bool {
+	f, err := os.OpenFile(l.path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return false
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		_ = f.Close()
+		return false
+	}
+	l.f, l.size, l.seen = f, fi.Size(), now
+	return true
+}
+
+// sameFile reports whether fi is the file f has open.
+func sameFile(f *os.File, fi os.FileInfo) bool {
+	own, err := f.Stat()
+	return err == nil && os.SameFile(own, fi)
+}
+
+// close closes the file held open; the next write opens the path again.
+func (l *Log) close() {
+	if l.f != nil {
+		_ = l.f.Close()
+		l.f = nil
+	}
+}
+
+// Close closes the file; a later write opens it again.
+func (l *Log) Close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.close()
+	return nil
 }
 
 // Wrap returns m logging each request it is sent as role; nil l returns
@@ -150,6 +267,8 @@ type logged struct {
 }
 
 func (w logged) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
-	w.l.Add(w.l.EntryOf(w.role, req))
+	if line, err := w.l.line(w.role, req); err == nil {
+		w.l.write(line)
+	}
 	return w.Model.Stream(ctx, req)
 }

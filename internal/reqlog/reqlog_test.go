@@ -103,3 +103,43 @@ func TestRotationAndNil(t *testing.T) {
 		t.Error("a nil Log wrapped a model")
 	}
 }
+
+// TestLineIsTheEntry: the line a wrapped request writes, its messages'
+// parts remembered across a growing conversation, is byte for byte the
+// JSON of EntryOf — with text on (never remembered) and off.
+func TestLineIsTheEntry(t *testing.T) {
+	for _, text := range []bool{false, true} {
+		l := Open(filepath.Join(t.TempDir(), "r.jsonl"), Options{Text: text, Redact: strings.ToUpper, Now: func() time.Time { return time.Unix(7, 0) }})
+		req := request()
+		for i := range 6 {
+			got, err := l.line("main", req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, _ := json.Marshal(l.EntryOf("main", req))
+			if string(got) != string(want) {
+				t.Fatalf("text %v, request %d:\n got %s\nwant %s", text, i, got, want)
+			}
+			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: strings.Repeat("x", i)})
+		}
+	}
+}
+
+// TestDeletedLogStartsAgain: the file is held open between requests; when
+// the owner deletes it, a later request writes a new one at the path.
+func TestDeletedLogStartsAgain(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	l := Open(path, Options{})
+	defer l.Close()
+	l.Add(l.EntryOf("main", request()))
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	l.mu.Lock()
+	l.seen = time.Time{} // as if reopenEvery had passed
+	l.mu.Unlock()
+	l.Add(l.EntryOf("main", request()))
+	if got := lines(t, path); len(got) != 1 {
+		t.Fatalf("%d lines at the path after it was deleted; want 1", len(got))
+	}
+}

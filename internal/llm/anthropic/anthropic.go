@@ -166,8 +166,7 @@ func (c *Client) encode(req llm.Request) ([]byte, error) {
 		}
 		msgs = append(msgs, cur)
 	}
-	for _, m := range req.Messages {
-		bl := c.wire.Get(m, encodeBlocks)
+	for _, bl := range c.wire.Seq(req.Messages, encodeBlocks) {
 		if bl.err != nil {
 			return nil, bl.err
 		}

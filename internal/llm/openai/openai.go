@@ -116,8 +116,7 @@ func (c *Client) encode(req llm.Request) ([]byte, error) {
 	if req.System != "" {
 		msgs = append(msgs, c.wire.Get(llm.Message{Role: "system", Content: req.System}, encodeMessage).json)
 	}
-	for _, m := range req.Messages {
-		e := c.wire.Get(m, encodeMessage)
+	for _, e := range c.wire.Seq(req.Messages, encodeMessage) {
 		if e.err != nil {
 			return nil, e.err
 		}
