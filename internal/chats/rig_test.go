@@ -58,15 +58,24 @@ func (f *fakeAdapter) sentTexts(chatID string) []string {
 // countTurns is a Turner that answers "ok" and counts the turns it ran:
 // the chat core's tests run no model.
 type countTurns struct {
-	mu sync.Mutex // guards n
-	n  int
+	mu   sync.Mutex // guards n, last
+	n    int
+	last channel.TurnRequest
 }
 
-func (c *countTurns) Turn(context.Context, channel.TurnRequest) (channel.TurnResult, error) {
+func (c *countTurns) Turn(_ context.Context, req channel.TurnRequest) (channel.TurnResult, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.n++
+	c.last = req
 	return channel.TurnResult{Text: "ok"}, nil
+}
+
+// lastRequest is the request of the last turn run.
+func (c *countTurns) lastRequest() channel.TurnRequest {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.last
 }
 
 func (c *countTurns) count() int {

@@ -77,8 +77,7 @@ func (c *Runner) handle(ctx context.Context, a chat.Adapter, row store.InboxRow,
 		c.stranger(ctx, row, in)
 		return
 	}
-	if strings.TrimSpace(in.Text) == "/new" {
-		c.newSession(ctx, row, in)
+	if c.command(ctx, row, in) {
 		return
 	}
 	if task, ok := strings.CutPrefix(strings.TrimSpace(in.Text), "/split"); ok && (task == "" || task[0] == ' ' || task[0] == '\n') {
@@ -271,11 +270,24 @@ func (c *Runner) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 		text = string(r[:guestMaxChars]) + "\n(cut: a guest's message is limited)"
 	}
 	req := channel.TurnRequest{Session: session, Text: text, As: trust}
+	var set store.ChatSettings
 	if trust == trustOwner || trust == trustSplit {
 		req.Ask = c.ask(row.Platform, in.Chat.ID)
+		// What the owner set here with /budget and /tools. Unreadable,
+		// the turn does not run: it would run with the tools the owner
+		// may have turned off.
+		if set, err = c.s.d.Store.ChatSettings(ctx, row.Platform, in.Chat.ID); err != nil {
+			c.log.Warn("chat settings", "err", err)
+			stopTyping()
+			<-typed
+			return // stays running: the next start reports it interrupted
+		}
+		req.MaxCalls, req.NoTools = set.MaxCalls, set.ToolsOff
 	}
 	var res channel.TurnResult
-	if trust == trustSplit {
+	if trust == trustSplit && set.ToolsOff {
+		res.Text = "Tools are off in this chat, and /split runs workers with tools: send /tools on first, or the task without /split."
+	} else if trust == trustSplit {
 		res.Text, err = c.split(ctx, session, in.Text, req.Ask)
 		trust = trustOwner // the inbox row's note
 	} else {
