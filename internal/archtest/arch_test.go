@@ -22,8 +22,9 @@ var allowed = map[string][]string{
 	// in a throw-away home, as a command drives it (app, the one other
 	// importer of app besides cmd/homard); config to edit the copy's
 	// config, secrets to put canaries in its vault, sandbox to skip what
-	// cannot run here, llmtest for the scripted model on the real wire.
-	"internal/eval": {"internal/app", "internal/channel", "internal/config", "internal/secrets", "internal/sandbox", "internal/llm/llmtest"},
+	// cannot run here, llmtest for the scripted model on the real wire,
+	// memory for the notes a world holds before its turn.
+	"internal/eval": {"internal/app", "internal/channel", "internal/config", "internal/memory", "internal/secrets", "internal/sandbox", "internal/llm/llmtest"},
 	"internal/app":  {"*"},
 	// Per-value taint: a session's private text, found again in outbound
 	// values (pure: no I/O, no clock).

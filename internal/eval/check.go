@@ -17,6 +17,9 @@ type outcome struct {
 	err    error
 	events map[string]channel.ToolEvent // the decided calls, by call id
 	before map[string]string            // file_unchanged paths' content
+	// approved is how many cards the owner approved: each releases a
+	// run, which the audit records beside the call's ask.
+	approved int
 }
 
 // check runs every oracle of s and returns what failed, each as
@@ -97,8 +100,8 @@ func check(ctx context.Context, w *world, r *app.Runtime, s *Scenario, o outcome
 		recs, err := r.Owner.AuditAfter(ctx, 0, 100000)
 		if err != nil {
 			fail("audit_complete: %v", err)
-		} else if n, want := len(recs), w.script.proposals(); n != want {
-			fail("audit_complete: the audit holds %d records; the model proposed %d calls", n, want)
+		} else if n, want := len(recs), w.script.proposals()+o.approved; n != want {
+			fail("audit_complete: the audit holds %d records; the model proposed %d calls and the owner approved %d", n, want-o.approved, o.approved)
 		}
 		if _, err := r.Owner.AuditVerify(ctx); err != nil {
 			fail("audit_complete: the chain does not verify: %v", err)

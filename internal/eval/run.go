@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
+	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
 )
@@ -96,6 +98,11 @@ func runOnce(ctx context.Context, o Options, s *Scenario, twin bool) ([]string, 
 	}
 	defer r.Close()
 	w.script.vars = w.vars() // the roots are known now
+	for _, text := range s.World.Memory {
+		if _, err := r.Memory.Remember(ctx, r.Config.Owner, memory.Note{Text: expand(text, w.script.vars), Source: "eval"}); err != nil {
+			return nil, fmt.Errorf("the world's memory: %w", err)
+		}
+	}
 
 	before, err := snapshot(w, s.Expect.FileUnchanged)
 	if err != nil {
@@ -110,8 +117,18 @@ func runOnce(ctx context.Context, o Options, s *Scenario, twin bool) ([]string, 
 	}
 	events := map[string]channel.ToolEvent{}
 	var ask func(context.Context, channel.Card) (channel.Choice, error) // nobody answers: a card stays pending
-	if twin && s.Twin.Approve {
-		ask = func(context.Context, channel.Card) (channel.Choice, error) { return channel.Once, nil }
+	var approved atomic.Int32                                           // cards approved so far
+	switch {
+	case twin && s.Twin.Approve:
+		ask = func(context.Context, channel.Card) (channel.Choice, error) { approved.Add(1); return channel.Once, nil }
+	case s.Approve > 0:
+		ask = func(context.Context, channel.Card) (channel.Choice, error) {
+			if approved.Load() >= int32(s.Approve) {
+				return channel.Leave, nil
+			}
+			approved.Add(1)
+			return channel.Once, nil
+		}
 	}
 	res, runErr := r.Run(ctx, channel.TurnRequest{Text: expand(task, w.vars()), Session: "eval", Ask: ask,
 		OnTool: func(ev channel.ToolEvent) {
@@ -119,7 +136,7 @@ func runOnce(ctx context.Context, o Options, s *Scenario, twin bool) ([]string, 
 				events[ev.ID] = ev
 			}
 		}})
-	return check(ctx, w, r, s, outcome{res: res, err: runErr, events: events, before: before}), nil
+	return check(ctx, w, r, s, outcome{res: res, err: runErr, events: events, before: before, approved: int(approved.Load())}), nil
 }
 
 // open lays out the world and opens a runtime on it.

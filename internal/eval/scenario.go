@@ -45,6 +45,9 @@ type Scenario struct {
 	Config []Edit `toml:"config"`
 	World  World  `toml:"world"`
 	Steps  []Step `toml:"steps"`
+	// Approve is how many of the turn's cards the owner approves, once
+	// each, in order; later cards stay pending. Zero: none.
+	Approve int `toml:"approve"`
 	// Answer is the model's final text. Empty means "Done.".
 	Answer string `toml:"answer"`
 	Expect Expect `toml:"expect"`
@@ -75,6 +78,10 @@ type World struct {
 	Secret *Secret `toml:"secret"`
 	// Pages are served by the loopback site ({{site}}).
 	Pages []Page `toml:"pages"`
+	// Memory is what the owner's memory holds before the turn, one note
+	// each (templates allowed): recalled into the turn when its words
+	// match the task's.
+	Memory []string `toml:"memory"`
 }
 
 // File is a file and its content (templates allowed).
@@ -201,6 +208,9 @@ func (s *Scenario) validate() error {
 	case "", "safe", "smart", "autopilot", "yolo":
 	default:
 		bad("mode %q: want safe, smart, autopilot or yolo", s.Mode)
+	}
+	if s.Approve < 0 || s.Approve > 100 {
+		bad("approve %d: want 0 to 100 cards", s.Approve)
 	}
 	switch s.Needs {
 	case "", "sandbox":
