@@ -31,21 +31,21 @@ func (c *Runner) command(ctx context.Context, row store.InboxRow, in chat.Inboun
 		}
 		c.newSession(ctx, row, in)
 	case "/help":
-		c.answer(ctx, row, in, chatHelp, nil)
+		c.respond(ctx, row, in, chatHelp, nil)
 	case "/budget":
-		c.answer(ctx, row, in, "", func(s *store.ChatSettings) (string, bool) { return setBudget(s, arg) })
+		c.respond(ctx, row, in, "", func(s *store.ChatSettings) (string, bool) { return setBudget(s, arg) })
 	case "/tools":
-		c.answer(ctx, row, in, "", func(s *store.ChatSettings) (string, bool) { return setTools(s, arg) })
+		c.respond(ctx, row, in, "", func(s *store.ChatSettings) (string, bool) { return setTools(s, arg) })
 	default:
 		return false
 	}
 	return true
 }
 
-// answer replies to a command with text, or with what change says after
+// respond replies to a command with text, or with what change says after
 // it changed the chat's settings (saved when it reports true), in the
 // transaction that marks the delivery handled.
-func (c *Runner) answer(ctx context.Context, row store.InboxRow, in chat.Inbound, text string, change func(*store.ChatSettings) (string, bool)) {
+func (c *Runner) respond(ctx context.Context, row store.InboxRow, in chat.Inbound, text string, change func(*store.ChatSettings) (string, bool)) {
 	var s store.ChatSettings
 	if change != nil {
 		var err error
