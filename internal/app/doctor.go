@@ -12,6 +12,7 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/tools"
+	"github.com/homard/homard/internal/turntrace"
 )
 
 // Check is one line of `homard doctor`.
@@ -75,6 +76,8 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 	out = append(out, approvalsCheck(ctx, r))
 	out = append(out, totpCheck(ctx, r))
 	out = append(out, browserCheck(r))
+	ok, detail := turntrace.Check(ctx, r.Config.Telemetry, r.Vault, Build().Version, !o.Offline)
+	out = append(out, Check{Name: "telemetry", OK: ok, Detail: detail})
 	for _, c := range r.Chats.Checks(ctx, o.Offline, o.chatAdapters) {
 		out = append(out, Check{Name: c.Name, OK: c.OK, Detail: c.Detail})
 	}

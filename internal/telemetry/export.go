@@ -124,6 +124,12 @@ func (t *Tracer) flush(ctx context.Context) error {
 	return first
 }
 
+// Probe sends the collector an export with no spans, as a check that it
+// answers (doctor): nil when it accepts one.
+func (t *Tracer) Probe(ctx context.Context) error {
+	return t.post(ctx, t.traces, []byte(`{"resourceSpans":[]}`))
+}
+
 // post sends one OTLP/JSON request; any answer but 2xx is a failure.
 func (t *Tracer) post(ctx context.Context, url string, body []byte) error {
 	err := func() error {

@@ -68,6 +68,28 @@ func Open(c config.Telemetry, keys Keys, redact func(string) string, version str
 	return telemetry.New(o)
 }
 
+// Check says whether [telemetry] exports (doctor): off without an
+// endpoint; otherwise, when probe is set, whether the collector accepts
+// an export with no spans, with the key released as Open would. ok is
+// false only for an endpoint that is set and does not work.
+func Check(ctx context.Context, c config.Telemetry, keys Keys, version string, probe bool) (ok bool, detail string) {
+	switch {
+	case c.Endpoint == "":
+		return true, "off ([telemetry] endpoint unset): no traces or metrics leave homard"
+	case !probe:
+		return true, c.Endpoint + " (not checked offline)"
+	}
+	tr, err := Open(c, keys, func(s string) string { return s }, version)
+	if err == nil {
+		defer Close(tr)
+		err = tr.Probe(ctx)
+	}
+	if err != nil {
+		return false, fmt.Sprintf("%s: %v; traces and metrics are dropped until the collector answers (check [telemetry] endpoint and headers_secret)", c.Endpoint, err)
+	}
+	return true, c.Endpoint + " accepts exports (OTLP/HTTP JSON)"
+}
+
 // closeWait bounds Close's last flush.
 const closeWait = 5 * time.Second
 
