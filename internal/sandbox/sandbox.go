@@ -100,14 +100,11 @@ const (
 	ModeWritable
 )
 
+var modeNames = [...]string{ModeReadOnly: "read-only", ModeOverlay: "overlay", ModeWritable: "writable"}
+
 func (m Mode) String() string {
-	switch m {
-	case ModeReadOnly:
-		return "read-only"
-	case ModeOverlay:
-		return "overlay"
-	case ModeWritable:
-		return "writable"
+	if ModeReadOnly <= m && m <= ModeWritable {
+		return modeNames[m]
 	}
 	return fmt.Sprintf("mode(%d)", int(m))
 }
