@@ -296,7 +296,7 @@ func normalizeService(spec ServiceSpec) (ServiceSpec, error) {
 	seen := map[string]bool{}
 	check := func(what, p string) error {
 		switch {
-		case !filepath.IsAbs(p) || filepath.Clean(p) != p || p == "/" || strings.ContainsRune(p, 0):
+		case !absClean(p) || p == "/" || strings.ContainsRune(p, 0):
 			return fmt.Errorf("%w: %s %q must be an absolute, clean folder other than /", ErrInvalidSpec, what, p)
 		case seen[p]:
 			return fmt.Errorf("%w: %s %q is declared twice", ErrInvalidSpec, what, p)
@@ -361,7 +361,7 @@ func normalizeService(spec ServiceSpec) (ServiceSpec, error) {
 		return false
 	}
 	prog := spec.Argv[0]
-	if !filepath.IsAbs(prog) || filepath.Clean(prog) != prog {
+	if !absClean(prog) {
 		return bad("program path %q must be absolute and clean", prog)
 	}
 	if !visible(prog) {
@@ -373,7 +373,7 @@ func normalizeService(spec ServiceSpec) (ServiceSpec, error) {
 	if spec.Dir == "" {
 		spec.Dir = ServiceHome
 	}
-	if !filepath.IsAbs(spec.Dir) || filepath.Clean(spec.Dir) != spec.Dir {
+	if !absClean(spec.Dir) {
 		return bad("working directory %q must be absolute and clean", spec.Dir)
 	}
 	if spec.Dir != ServiceHome && !within(spec.Dir, ServiceHome) && !visible(spec.Dir) {
@@ -393,7 +393,7 @@ func normalizeService(spec ServiceSpec) (ServiceSpec, error) {
 func hiddenForms(hide []string) ([]string, error) {
 	var out []string
 	for _, h := range hide {
-		if !filepath.IsAbs(h) || filepath.Clean(h) != h || h == "/" {
+		if !absClean(h) || h == "/" {
 			return nil, fmt.Errorf("%w: hidden path %q must be absolute, clean and not /", ErrInvalidSpec, h)
 		}
 		out = append(out, h)
@@ -403,6 +403,9 @@ func hiddenForms(hide []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// absClean reports whether p is an absolute path in its clean form.
+func absClean(p string) bool { return filepath.IsAbs(p) && filepath.Clean(p) == p }
 
 // within reports whether p lies strictly inside dir.
 func within(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }
