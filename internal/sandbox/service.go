@@ -250,14 +250,15 @@ func (*Landlock) StartService(context.Context, ServiceSpec) (*Service, error) {
 // is stopped (as by Stop) when ctx ends. A spec that is not safe to run as
 // given is ErrInvalidSpec, naming what to change.
 func (b *Bwrap) StartService(ctx context.Context, spec ServiceSpec) (*Service, error) {
-	if err := b.Available(); err != nil {
-		return nil, err
-	}
-	spec, err := normalizeService(spec)
+	bin, err := b.probe()
 	if err != nil {
 		return nil, err
 	}
-	return startBwrapService(ctx, b.bin, spec)
+	spec, err = normalizeService(spec)
+	if err != nil {
+		return nil, err
+	}
+	return startBwrapService(ctx, bin, spec)
 }
 
 // reservedServicePaths are the sandbox's own mounts: a mount or root may
