@@ -31,6 +31,29 @@ func (b *Browser) with(ctx context.Context, fn func(in *instance) error) error {
 	return fn(in)
 }
 
+// withActive runs fn on the active tab, as with runs it on the instance.
+func (b *Browser) withActive(ctx context.Context, fn func(in *instance, t *tab) error) error {
+	return b.with(ctx, func(in *instance) error {
+		t, err := in.activeTab()
+		if err != nil {
+			return err
+		}
+		return fn(in, t)
+	})
+}
+
+// withNode runs fn on the element ref points at (node), as with runs it
+// on the instance: t is its tab, id its node.
+func (b *Browser) withNode(ctx context.Context, ref string, fn func(in *instance, t *tab, id backendNodeID) error) error {
+	return b.with(ctx, func(in *instance) error {
+		t, id, err := b.node(in, ref)
+		if err != nil {
+			return err
+		}
+		return fn(in, t, id)
+	})
+}
+
 // checkNav refuses a URL the model may not open: only http and https
 // (no javascript:, file:, data: or chrome: URLs), and only what the
 // egress rules admit.
@@ -246,11 +269,7 @@ func staleRef(ref string, err error) error {
 // click opens becomes the active one.
 func (b *Browser) Click(ctx context.Context, ref string) (PageInfo, error) {
 	var pi PageInfo
-	err := b.with(ctx, func(in *instance) error {
-		t, id, err := b.node(in, ref)
-		if err != nil {
-			return err
-		}
+	err := b.withNode(ctx, ref, func(in *instance, t *tab, id backendNodeID) error {
 		x, y, err := center(ctx, t.s, id)
 		if err != nil {
 			return staleRef(ref, err)
@@ -309,11 +328,7 @@ func click(ctx context.Context, s session, x, y float64) error {
 // Type focuses the element ref points at and inserts text, as a paste
 // would (no key events per character).
 func (b *Browser) Type(ctx context.Context, ref, text string) error {
-	return b.with(ctx, func(in *instance) error {
-		t, id, err := b.node(in, ref)
-		if err != nil {
-			return err
-		}
+	return b.withNode(ctx, ref, func(in *instance, t *tab, id backendNodeID) error {
 		if err := t.s.Call(ctx, cmdDOMFocus, &nodeParams{BackendNodeID: id}, nil); err != nil {
 			return staleRef(ref, err)
 		}
@@ -331,11 +346,7 @@ func (b *Browser) Press(ctx context.Context, key string) error {
 	if !ok {
 		return fmt.Errorf("%w: key %q; use one of %s", ErrArgument, key, strings.Join(Keys(), ", "))
 	}
-	return b.with(ctx, func(in *instance) error {
-		t, err := in.activeTab()
-		if err != nil {
-			return err
-		}
+	return b.withActive(ctx, func(in *instance, t *tab) error {
 		return in.settle(ctx, t, func() error { return pressKey(ctx, t.s, k) })
 	})
 }
@@ -400,13 +411,9 @@ const selectOption = `function(v) {
 // Select chooses the option of the <select> ref points at whose value or
 // visible text is value.
 func (b *Browser) Select(ctx context.Context, ref, value string) error {
-	return b.with(ctx, func(in *instance) error {
-		t, id, err := b.node(in, ref)
-		if err != nil {
-			return err
-		}
+	return b.withNode(ctx, ref, func(in *instance, t *tab, id backendNodeID) error {
 		var why string
-		err = in.settle(ctx, t, func() error { return callOn(ctx, t.s, t.id, id, selectOption, &why, value) })
+		err := in.settle(ctx, t, func() error { return callOn(ctx, t.s, t.id, id, selectOption, &why, value) })
 		if err != nil {
 			return staleRef(ref, err)
 		}
@@ -434,11 +441,7 @@ func (b *Browser) Scroll(ctx context.Context, direction string) error {
 	default:
 		return fmt.Errorf("%w: scroll direction %q; use up, down, top or bottom", ErrArgument, direction)
 	}
-	return b.with(ctx, func(in *instance) error {
-		t, err := in.activeTab()
-		if err != nil {
-			return err
-		}
+	return b.withActive(ctx, func(in *instance, t *tab) error {
 		return t.s.Call(ctx, cmdInputDispatchMouseEvent, &wheelEvent{
 			Type: "mouseWheel", X: float64(b.o.Width) / 2, Y: float64(b.o.Height) / 2, DeltaY: dy,
 		}, nil)
@@ -448,11 +451,7 @@ func (b *Browser) Scroll(ctx context.Context, direction string) error {
 // Back goes one page back in the active tab's history.
 func (b *Browser) Back(ctx context.Context) (PageInfo, error) {
 	var pi PageInfo
-	err := b.with(ctx, func(in *instance) error {
-		t, err := in.activeTab()
-		if err != nil {
-			return err
-		}
+	err := b.withActive(ctx, func(in *instance, t *tab) error {
 		var h getNavigationHistoryResult
 		if err := t.s.Call(ctx, cmdPageGetNavigationHistory, nil, &h); err != nil {
 			return fmt.Errorf("browser: history: %w", err)
@@ -461,7 +460,7 @@ func (b *Browser) Back(ctx context.Context) (PageInfo, error) {
 			return fmt.Errorf("%w: there is no earlier page in this tab", ErrArgument)
 		}
 		entry := h.Entries[h.CurrentIndex-1].ID
-		err = in.settle(ctx, t, func() error {
+		err := in.settle(ctx, t, func() error {
 			return t.s.Call(ctx, cmdPageNavigateToHistoryEntry, &navigateToHistoryEntryParams{EntryID: entry}, nil)
 		})
 		if err != nil {
@@ -529,11 +528,7 @@ const submits = `function() {
 // activating it submits or navigates.
 func (b *Browser) Element(ctx context.Context, ref string) (Element, error) {
 	var el Element
-	err := b.with(ctx, func(in *instance) error {
-		t, id, err := b.node(in, ref)
-		if err != nil {
-			return err
-		}
+	err := b.withNode(ctx, ref, func(in *instance, t *tab, id backendNodeID) error {
 		var res axTreeResult
 		if err := t.s.Call(ctx, cmdAccessibilityGetPartialAXTree, &getPartialAXTreeParams{BackendNodeID: id, FetchRelatives: false}, &res); err != nil {
 			return staleRef(ref, err)

@@ -70,11 +70,7 @@ var pngMagic = []byte("\x89PNG\r\n\x1a\n")
 // Screenshot returns a PNG of the active tab's viewport.
 func (b *Browser) Screenshot(ctx context.Context) ([]byte, error) {
 	var png []byte
-	err := b.with(ctx, func(in *instance) error {
-		t, err := in.activeTab()
-		if err != nil {
-			return err
-		}
+	err := b.withActive(ctx, func(in *instance, t *tab) error {
 		var res captureScreenshotResult
 		if err := t.s.Call(ctx, cmdPageCaptureScreenshot, &captureScreenshotParams{Format: "png"}, &res); err != nil {
 			return fmt.Errorf("browser: screenshot: %w", err)
@@ -153,11 +149,7 @@ func (b *Browser) Mouse(ctx context.Context, kind string, x, y float64) error {
 	default:
 		return fmt.Errorf("%w: mouse action %q; use press, release or move", ErrArgument, kind)
 	}
-	return b.with(ctx, func(in *instance) error {
-		t, err := in.activeTab()
-		if err != nil {
-			return err
-		}
+	return b.withActive(ctx, func(in *instance, t *tab) error {
 		if kind == "move" && b.mouseDown {
 			e.Buttons = 1
 		}
@@ -182,11 +174,7 @@ func (b *Browser) Key(ctx context.Context, name string, text string) error {
 			k.key = text
 		}
 	}
-	return b.with(ctx, func(in *instance) error {
-		t, err := in.activeTab()
-		if err != nil {
-			return err
-		}
+	return b.withActive(ctx, func(in *instance, t *tab) error {
 		return pressKey(ctx, t.s, k)
 	})
 }

@@ -53,11 +53,7 @@ func (b *Browser) Snapshot(ctx context.Context, maxBytes int) (Snapshot, error) 
 		maxBytes = DefaultSnapshotBytes
 	}
 	var snap Snapshot
-	err := b.with(ctx, func(in *instance) error {
-		t, err := in.activeTab()
-		if err != nil {
-			return err
-		}
+	err := b.withActive(ctx, func(in *instance, t *tab) error {
 		var tree axTreeResult
 		if err := t.s.Call(ctx, cmdAccessibilityGetFullAXTree, &getFullAXTreeParams{}, &tree); err != nil {
 			return fmt.Errorf("browser: snapshot: %w", err)

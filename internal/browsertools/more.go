@@ -29,24 +29,20 @@ func (t *scroll) Prepare(ctx context.Context, p ScrollParams) (tool.Plan, error)
 	if !slices.Contains(directions, p.Direction) {
 		return tool.Plan{}, tool.InvalidArgs("direction %s: want up, down, top or bottom", q(p.Direction))
 	}
-	if err := t.running(); err != nil {
+	page, err := t.activePage(ctx)
+	if err != nil {
 		return tool.Plan{}, err
 	}
-	page := t.active(ctx)
-	return tool.NewPlan(tool.PlanSpec{
+	return t.pagePlan(page, tool.PlanSpec{
 		Tool: "browser_scroll", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: "scroll " + p.Direction + " on " + page, Targets: targets(page), PrivateResult: t.private(page),
-		Body: scrollBody{Direction: p.Direction, Page: page},
+		Display: "scroll " + p.Direction + " on " + page, Body: scrollBody{Direction: p.Direction, Page: page},
 	})
 }
 
 func (t *scroll) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b scrollBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if err := t.guard(); err != nil {
-		return tool.Errorf("not done: %v", err), nil
+	if stop, res, err := t.decode(plan, &b); stop {
+		return res, err
 	}
 	if err := t.o.Engine.Scroll(ctx, b.Direction); err != nil {
 		return failed(ctx, "scrolling", err)
@@ -62,14 +58,13 @@ func (t *back) Spec() tool.Spec {
 }
 
 func (t *back) Prepare(ctx context.Context, _ NoParams) (tool.Plan, error) {
-	if err := t.running(); err != nil {
+	page, err := t.activePage(ctx)
+	if err != nil {
 		return tool.Plan{}, err
 	}
-	page := t.active(ctx)
-	return tool.NewPlan(tool.PlanSpec{
+	return t.pagePlan(page, tool.PlanSpec{
 		Tool: "browser_back", Action: policy.ActionFetch, Risk: policy.RiskMedium,
-		Display: "go back from " + page, Targets: targets(page), PrivateResult: t.private(page),
-		Body: urlBody{URL: page},
+		Display: "go back from " + page, Body: urlBody{URL: page},
 	})
 }
 
@@ -142,11 +137,8 @@ func (t *closeTab) Prepare(ctx context.Context, p CloseParams) (tool.Plan, error
 
 func (t *closeTab) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b CloseParams
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if err := t.guard(); err != nil {
-		return tool.Errorf("not done: %v", err), nil
+	if stop, res, err := t.decode(plan, &b); stop {
+		return res, err
 	}
 	if err := t.o.Engine.CloseTab(ctx, b.Tab); err != nil {
 		return failed(ctx, "closing the tab", err)
@@ -162,12 +154,12 @@ func (t *screenshot) Spec() tool.Spec {
 }
 
 func (t *screenshot) Prepare(ctx context.Context, _ NoParams) (tool.Plan, error) {
-	if err := t.running(); err != nil {
+	page, err := t.activePage(ctx)
+	if err != nil {
 		return tool.Plan{}, err
 	}
-	page := t.active(ctx)
-	return tool.NewPlan(tool.PlanSpec{Tool: "browser_screenshot", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: "take a screenshot of " + page, Targets: targets(page), PrivateResult: t.private(page), Body: urlBody{URL: page}})
+	return t.pagePlan(page, tool.PlanSpec{Tool: "browser_screenshot", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+		Display: "take a screenshot of " + page, Body: urlBody{URL: page}})
 }
 
 func (t *screenshot) Run(ctx context.Context, _ tool.Plan) (tool.Result, error) {
@@ -225,11 +217,8 @@ func (t *fillSecret) Prepare(ctx context.Context, p FillSecretParams) (tool.Plan
 
 func (t *fillSecret) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b fillBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if why := t.still(ctx, b.target); why != "" {
-		return tool.Errorf("%s", why), nil
+	if stop, res, err := t.decodeAt(ctx, plan, &b, &b.target); stop {
+		return res, err
 	}
 	// The page the element is on now must still be of the bound host;
 	// still checked its URL is the plan's, whose host Prepare bound.

@@ -61,23 +61,18 @@ func (t *open) Prepare(ctx context.Context, p URLParams) (tool.Plan, error) {
 	if t.name == "browser_navigate" {
 		where = "in the active tab"
 	}
-	return tool.NewPlan(tool.PlanSpec{
+	return t.pagePlan(p.URL, tool.PlanSpec{
 		Tool: t.name, Action: policy.ActionFetch, Risk: policy.RiskMedium,
-		Display:       "open " + u.Redacted() + " " + where + " of the browser",
-		Preview:       "url: " + u.Redacted() + "\nhost: " + strings.ToLower(u.Host) + "\nevery request the page makes passes the egress rules\n",
-		Targets:       targets(p.URL),
-		PrivateResult: t.private(p.URL),
-		Body:          urlBody(p),
+		Display: "open " + u.Redacted() + " " + where + " of the browser",
+		Preview: "url: " + u.Redacted() + "\nhost: " + strings.ToLower(u.Host) + "\nevery request the page makes passes the egress rules\n",
+		Body:    urlBody(p),
 	})
 }
 
 func (t *open) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b urlBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if err := t.guard(); err != nil {
-		return tool.Errorf("not done: %v", err), nil
+	if stop, res, err := t.decode(plan, &b); stop {
+		return res, err
 	}
 	load := t.o.Engine.Open
 	if t.name == "browser_navigate" {
@@ -98,14 +93,13 @@ func (t *snapshot) Spec() tool.Spec {
 }
 
 func (t *snapshot) Prepare(ctx context.Context, _ NoParams) (tool.Plan, error) {
-	if err := t.running(); err != nil {
+	page, err := t.activePage(ctx)
+	if err != nil {
 		return tool.Plan{}, err
 	}
-	page := t.active(ctx)
-	return tool.NewPlan(tool.PlanSpec{
+	return t.pagePlan(page, tool.PlanSpec{
 		Tool: "browser_snapshot", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: "read the page " + page, Targets: targets(page), PrivateResult: t.private(page),
-		Body: urlBody{URL: page},
+		Display: "read the page " + page, Body: urlBody{URL: page},
 	})
 }
 
@@ -132,20 +126,16 @@ func (t *click) Prepare(ctx context.Context, p RefParams) (tool.Plan, error) {
 	if el.Submits {
 		display += "\n  (submits a form or follows a link)"
 	}
-	return tool.NewPlan(tool.PlanSpec{
+	return t.pagePlan(el.PageURL, tool.PlanSpec{
 		Tool: "browser_click", Action: policy.ActionSend, Risk: policy.RiskMedium,
-		Display: display, Targets: targets(el.PageURL), PrivateResult: t.private(el.PageURL),
-		Body: targetOf(el),
+		Display: display, Body: targetOf(el),
 	})
 }
 
 func (t *click) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b target
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if why := t.still(ctx, b); why != "" {
-		return tool.Errorf("%s", why), nil
+	if stop, res, err := t.decodeAt(ctx, plan, &b, &b); stop {
+		return res, err
 	}
 	info, err := t.o.Engine.Click(ctx, b.Ref)
 	if err != nil {
@@ -183,21 +173,17 @@ func (t *typeText) Prepare(ctx context.Context, p TypeParams) (tool.Plan, error)
 	if !slices.Contains(textRoles, el.Role) {
 		return tool.Plan{}, tool.InvalidArgs("ref %s is a %s, not a text field; type into a textbox, searchbox, combobox or spinbutton", q(p.Ref), el.Role)
 	}
-	return tool.NewPlan(tool.PlanSpec{
+	return t.pagePlan(el.PageURL, tool.PlanSpec{
 		Tool: "browser_type", Action: policy.ActionSend, Risk: policy.RiskMedium,
 		Display: "type " + q(p.Text) + "\n  into " + describe(el),
-		Targets: targets(el.PageURL), PrivateResult: t.private(el.PageURL),
-		Body: typeBody{target: targetOf(el), Text: p.Text},
+		Body:    typeBody{target: targetOf(el), Text: p.Text},
 	})
 }
 
 func (t *typeText) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b typeBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if why := t.still(ctx, b.target); why != "" {
-		return tool.Errorf("%s", why), nil
+	if stop, res, err := t.decodeAt(ctx, plan, &b, &b.target); stop {
+		return res, err
 	}
 	if err := t.o.Engine.Type(ctx, b.Ref, b.Text); err != nil {
 		return failed(ctx, "typing", err)
@@ -228,28 +214,24 @@ func (t *press) Prepare(ctx context.Context, p KeyParams) (tool.Plan, error) {
 	if !moves && !slices.Contains(actKeys, p.Key) {
 		return tool.Plan{}, tool.InvalidArgs("key %s is not one browser_press takes: %s, %s", q(p.Key), strings.Join(actKeys, ", "), strings.Join(moveKeys, ", "))
 	}
-	if err := t.running(); err != nil {
+	page, err := t.activePage(ctx)
+	if err != nil {
 		return tool.Plan{}, err
 	}
-	page := t.active(ctx)
 	spec := tool.PlanSpec{
 		Tool: "browser_press", Action: policy.ActionSend, Risk: policy.RiskMedium,
-		Display: "press " + p.Key + " on " + page, Targets: targets(page), PrivateResult: t.private(page),
-		Body: pressBody{Key: p.Key, Page: page},
+		Display: "press " + p.Key + " on " + page, Body: pressBody{Key: p.Key, Page: page},
 	}
 	if moves {
 		spec.Action, spec.Risk, spec.ReadOnly = policy.ActionRead, policy.RiskLow, true
 	}
-	return tool.NewPlan(spec)
+	return t.pagePlan(page, spec)
 }
 
 func (t *press) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b pressBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if err := t.guard(); err != nil {
-		return tool.Errorf("not done: %v", err), nil
+	if stop, res, err := t.decode(plan, &b); stop {
+		return res, err
 	}
 	if page := t.active(ctx); page != b.Page {
 		return tool.Errorf("not done: the tab shows %s now, not %s as planned; take a new browser_snapshot", page, b.Page), nil
@@ -280,21 +262,17 @@ func (t *selectOption) Prepare(ctx context.Context, p SelectParams) (tool.Plan, 
 	if el.Role != "combobox" && el.Role != "listbox" {
 		return tool.Plan{}, tool.InvalidArgs("ref %s is a %s, not a list box (combobox or listbox)", q(p.Ref), el.Role)
 	}
-	return tool.NewPlan(tool.PlanSpec{
+	return t.pagePlan(el.PageURL, tool.PlanSpec{
 		Tool: "browser_select", Action: policy.ActionSend, Risk: policy.RiskMedium,
 		Display: "choose " + q(p.Value) + " in " + describe(el),
-		Targets: targets(el.PageURL), PrivateResult: t.private(el.PageURL),
-		Body: selectBody{target: targetOf(el), Value: p.Value},
+		Body:    selectBody{target: targetOf(el), Value: p.Value},
 	})
 }
 
 func (t *selectOption) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b selectBody
-	if err := plan.Decode(&b); err != nil {
-		return tool.Result{}, err
-	}
-	if why := t.still(ctx, b.target); why != "" {
-		return tool.Errorf("%s", why), nil
+	if stop, res, err := t.decodeAt(ctx, plan, &b, &b.target); stop {
+		return res, err
 	}
 	if err := t.o.Engine.Select(ctx, b.Ref, b.Value); err != nil {
 		return failed(ctx, "choosing "+q(b.Value), err)

@@ -185,6 +185,49 @@ func (b *base) active(ctx context.Context) string {
 	return ""
 }
 
+// activePage is the active tab's URL, for a plan about it; a call is
+// refused when no page is open.
+func (b *base) activePage(ctx context.Context) (string, error) {
+	if err := b.running(); err != nil {
+		return "", err
+	}
+	return b.active(ctx), nil
+}
+
+// pagePlan is the Plan of a call about the page at pageURL: the page's
+// origin is its target, and a page of a private host makes its result
+// private.
+func (b *base) pagePlan(pageURL string, s tool.PlanSpec) (tool.Plan, error) {
+	s.Targets, s.PrivateResult = targets(pageURL), b.private(pageURL)
+	return tool.NewPlan(s)
+}
+
+// decode begins a Run: it decodes plan's body into body and refuses the
+// call while the owner has the browser. When Run must stop there, stop
+// is true and res and err are what it returns.
+func (b *base) decode(plan tool.Plan, body any) (stop bool, res tool.Result, err error) {
+	if err := plan.Decode(body); err != nil {
+		return true, tool.Result{}, err
+	}
+	if err := b.guard(); err != nil {
+		return true, tool.Errorf("not done: %v", err), nil
+	}
+	return false, tool.Result{}, nil
+}
+
+// decodeAt begins the Run of a call on an element, like decode: t is
+// the target within body, which must still be what the plan names
+// (still).
+func (b *base) decodeAt(ctx context.Context, plan tool.Plan, body any, t *target) (stop bool, res tool.Result, err error) {
+	if err := plan.Decode(body); err != nil {
+		return true, tool.Result{}, err
+	}
+	if why := b.still(ctx, *t); why != "" {
+		return true, tool.Errorf("%s", why), nil
+	}
+	return false, tool.Result{}, nil
+}
+
 // private reports whether a page at rawURL holds the owner's data.
 func (b *base) private(rawURL string) bool {
 	if b.o.PrivateHost == nil {

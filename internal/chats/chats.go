@@ -347,6 +347,15 @@ func (c *Runner) finish(ctx context.Context, row store.InboxRow, state, note str
 	}
 }
 
+// answer queues text in reply to the message of row, inside tx, and
+// moves row from state from to handled, with note.
+func (c *Runner) answer(tx *store.Tx, row store.InboxRow, in chat.Inbound, text, from, note string) error {
+	if _, err := c.queue(tx, row.Platform, in.Chat.ID, text, in.MessageID, nil); err != nil {
+		return err
+	}
+	return tx.SetInboxState(row.ID, from, inboxHandled, note)
+}
+
 // queue adds text as outbox parts (split at the adapter's limit) to chat
 // inside tx; buttons go under the last part. It returns the last part's id.
 func (c *Runner) queue(tx *store.Tx, platform, chatID, text, replyTo string, buttons []chat.Button) (int64, error) {

@@ -181,10 +181,7 @@ func (c *Runner) pairAttempt(ctx context.Context, row store.InboxRow, in chat.In
 			if err := c.auditChat(tx, in, "chat.pair-limited", "a pairing code while too many wrong codes were being sent: not checked, nothing spent", ""); err != nil {
 				return err
 			}
-			if _, err := c.queue(tx, row.Platform, in.Chat.ID, pairBusy, in.MessageID, nil); err != nil {
-				return err
-			}
-			return tx.SetInboxState(row.ID, inboxReceived, inboxHandled, "pair: too many wrong codes on the platform")
+			return c.answer(tx, row, in, pairBusy, inboxReceived, "pair: too many wrong codes on the platform")
 		}
 		reply := pairWrong
 		matched := false
@@ -217,10 +214,7 @@ func (c *Runner) pairAttempt(ctx context.Context, row store.InboxRow, in chat.In
 				return err
 			}
 		}
-		if _, err := c.queue(tx, row.Platform, in.Chat.ID, reply, in.MessageID, nil); err != nil {
-			return err
-		}
-		return tx.SetInboxState(row.ID, inboxReceived, inboxHandled, "pair")
+		return c.answer(tx, row, in, reply, inboxReceived, "pair")
 	})
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("chat pairing", "err", err)

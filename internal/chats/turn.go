@@ -199,10 +199,7 @@ func (c *Runner) newSession(ctx context.Context, row store.InboxRow, in chat.Inb
 		if err := tx.SetChatSession(row.Platform, in.Chat.ID, id); err != nil {
 			return err
 		}
-		if _, err := c.queue(tx, row.Platform, in.Chat.ID, newSession, in.MessageID, nil); err != nil {
-			return err
-		}
-		return tx.SetInboxState(row.ID, inboxReceived, inboxHandled, "/new")
+		return c.answer(tx, row, in, newSession, inboxReceived, "/new")
 	})
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("chat /new", "err", err)
@@ -318,10 +315,7 @@ func (c *Runner) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 		}
 	}
 	err = c.s.d.Store.Write(context.WithoutCancel(ctx), func(tx *store.Tx) error {
-		if _, err := c.queue(tx, row.Platform, in.Chat.ID, reply, in.MessageID, nil); err != nil {
-			return err
-		}
-		return tx.SetInboxState(row.ID, inboxRunning, inboxHandled, trust)
+		return c.answer(tx, row, in, reply, inboxRunning, trust)
 	})
 	if err != nil {
 		c.log.Warn("save chat reply", "inbox", row.ID, "err", err)

@@ -134,12 +134,7 @@ func check(ctx context.Context, w *world, r *app.Runtime, s *Scenario, o outcome
 // had it; seeing it again in the history tells it nothing new), and the
 // whole body when it is not a chat request.
 func sentToModel(body []byte) string {
-	var req struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
+	var req chatRequest
 	if json.Unmarshal(body, &req) != nil || len(req.Messages) == 0 {
 		return string(body)
 	}

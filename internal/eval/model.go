@@ -85,15 +85,19 @@ func orEmpty(m map[string]any) map[string]any {
 	return m
 }
 
+// chatRequest is what eval reads of an OpenAI chat request: each
+// message's role and its content as sent.
+type chatRequest struct {
+	Messages []struct {
+		Role    string          `json:"role"`
+		Content json.RawMessage `json:"content"`
+	} `json:"messages"`
+}
+
 // lastToolResult returns the content of the last tool message of an OpenAI
 // chat request; "" when there is none.
 func lastToolResult(body []byte) string {
-	var req struct {
-		Messages []struct {
-			Role    string          `json:"role"`
-			Content json.RawMessage `json:"content"`
-		} `json:"messages"`
-	}
+	var req chatRequest
 	if json.Unmarshal(body, &req) != nil {
 		return ""
 	}

@@ -37,16 +37,13 @@ const (
 	RiskCritical
 )
 
+// riskNames are the risks' names, by Risk: what String writes (and Plan
+// hashes) and ParseRisk reads.
+var riskNames = [...]string{RiskLow: "low", RiskMedium: "medium", RiskHigh: "high", RiskCritical: "critical"}
+
 func (r Risk) String() string {
-	switch r {
-	case RiskLow:
-		return "low"
-	case RiskMedium:
-		return "medium"
-	case RiskHigh:
-		return "high"
-	case RiskCritical:
-		return "critical"
+	if RiskLow <= r && r <= RiskCritical {
+		return riskNames[r]
 	}
 	return fmt.Sprintf("risk(%d)", int(r))
 }
@@ -54,7 +51,7 @@ func (r Risk) String() string {
 // ParseRisk is the inverse of Risk.String.
 func ParseRisk(s string) (Risk, error) {
 	for r := RiskLow; r <= RiskCritical; r++ {
-		if r.String() == s {
+		if riskNames[r] == s {
 			return r, nil
 		}
 	}

@@ -29,14 +29,13 @@ var bwrapPaths = []string{"/usr/bin/bwrap", "/usr/local/bin/bwrap"}
 // failure (exit code 1, "bwrap: ..." in the output); Available() probes a
 // full sandbox once so such failures show up before the first real run.
 type Bwrap struct {
-	mu       sync.Mutex // guards the fields below
-	probed   bool
-	probeErr error
-	bin      string
+	// probe is probeBwrap, run once: the bwrap binary, or why there is
+	// no usable one, for the value's life.
+	probe func() (bin string, err error)
 }
 
 // NewBwrap returns the bubblewrap backend.
-func NewBwrap() *Bwrap { return &Bwrap{} }
+func NewBwrap() *Bwrap { return &Bwrap{probe: sync.OnceValues(probeBwrap)} }
 
 // Name implements Backend.
 func (*Bwrap) Name() string { return "bwrap" }
@@ -44,13 +43,8 @@ func (*Bwrap) Name() string { return "bwrap" }
 // Available implements Backend. It finds the bwrap binary and runs /bin/true
 // in a throw-away sandbox once; the outcome is cached for the value's life.
 func (b *Bwrap) Available() error {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.probed {
-		b.bin, b.probeErr = probeBwrap()
-		b.probed = true
-	}
-	return b.probeErr
+	_, err := b.probe()
+	return err
 }
 
 func probeBwrap() (string, error) {
@@ -118,14 +112,15 @@ func probeRun(backend, truePath string, run func(context.Context, Spec) (Result,
 
 // Run implements Backend. It refuses to run when Available() fails.
 func (b *Bwrap) Run(ctx context.Context, spec Spec) (Result, error) {
-	if err := b.Available(); err != nil {
-		return Result{}, err
-	}
-	spec, err := normalize(spec)
+	bin, err := b.probe()
 	if err != nil {
 		return Result{}, err
 	}
-	return runBwrap(ctx, b.bin, spec)
+	spec, err = normalize(spec)
+	if err != nil {
+		return Result{}, err
+	}
+	return runBwrap(ctx, bin, spec)
 }
 
 // BwrapSetuid reports whether the bubblewrap homard would use is installed

@@ -189,7 +189,7 @@ func (c *Caches) Refresh(ctx context.Context, w Warmup) error {
 	if w.Backend == nil || w.Backend.Name() == "host" {
 		return fmt.Errorf("%w: a cache refresh needs a sandboxed backend", ErrUnavailable)
 	}
-	if !filepath.IsAbs(w.Go) || filepath.Clean(w.Go) != w.Go {
+	if !absClean(w.Go) {
 		return fmt.Errorf("%w: go program %q must be absolute and clean", ErrInvalidSpec, w.Go)
 	}
 	if w.Go == w.Root || strings.HasPrefix(w.Go, w.Root+"/") {

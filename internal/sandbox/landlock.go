@@ -60,13 +60,13 @@ var helperHooked atomic.Bool
 // process limit for a root homard: then the helper is ptrace-stopped at its
 // own exec and moved into a pids cgroup, which the program inherits.
 type Landlock struct {
-	mu       sync.Mutex // guards the fields below
-	probed   bool
-	probeErr error
+	// probe is probeLandlock, run once: its outcome holds for the
+	// value's life.
+	probe func() error
 }
 
 // NewLandlock returns the landlock backend.
-func NewLandlock() *Landlock { return &Landlock{} }
+func NewLandlock() *Landlock { return &Landlock{probe: sync.OnceValue(probeLandlock)} }
 
 // Name implements Backend.
 func (*Landlock) Name() string { return "landlock" }
@@ -75,15 +75,7 @@ func (*Landlock) Name() string { return "landlock" }
 // MaybeRunHelper, that the kernel has Landlock (ABI v1 or later), and runs
 // /bin/true through a full sandbox once; the outcome is cached for the
 // value's life.
-func (l *Landlock) Available() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.probed {
-		l.probeErr = probeLandlock()
-		l.probed = true
-	}
-	return l.probeErr
-}
+func (l *Landlock) Available() error { return l.probe() }
 
 func probeLandlock() error {
 	if !helperHooked.Load() {

@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -100,14 +101,11 @@ const (
 	ModeWritable
 )
 
+var modeNames = [...]string{ModeReadOnly: "read-only", ModeOverlay: "overlay", ModeWritable: "writable"}
+
 func (m Mode) String() string {
-	switch m {
-	case ModeReadOnly:
-		return "read-only"
-	case ModeOverlay:
-		return "overlay"
-	case ModeWritable:
-		return "writable"
+	if ModeReadOnly <= m && m <= ModeWritable {
+		return modeNames[m]
 	}
 	return fmt.Sprintf("mode(%d)", int(m))
 }
@@ -287,13 +285,13 @@ func normalize(spec Spec) (Spec, error) {
 	bad := func(format string, a ...any) (Spec, error) {
 		return Spec{}, fmt.Errorf("%w: %s", ErrInvalidSpec, fmt.Sprintf(format, a...))
 	}
-	if !filepath.IsAbs(spec.Path) || filepath.Clean(spec.Path) != spec.Path {
+	if !absClean(spec.Path) {
 		return bad("program path %q must be absolute and clean", spec.Path)
 	}
-	if !filepath.IsAbs(spec.Root) || filepath.Clean(spec.Root) != spec.Root || spec.Root == "/" {
+	if !absClean(spec.Root) || spec.Root == "/" {
 		return bad("workspace root %q must be an absolute, clean directory other than /", spec.Root)
 	}
-	if !filepath.IsAbs(spec.Dir) || filepath.Clean(spec.Dir) != spec.Dir {
+	if !absClean(spec.Dir) {
 		return bad("working directory %q must be absolute and clean", spec.Dir)
 	}
 	if rel, err := filepath.Rel(spec.Root, spec.Dir); err != nil || rel == ".." || strings.HasPrefix(rel, "../") {
@@ -311,23 +309,23 @@ func normalize(spec Spec) (Spec, error) {
 		}
 	}
 	for _, h := range spec.Hide {
-		if !filepath.IsAbs(h) || filepath.Clean(h) != h || !strings.HasPrefix(h, spec.Root+"/") {
+		if !absClean(h) || !within(h, spec.Root) {
 			return bad("hidden path %q must be absolute, clean and inside %q", h, spec.Root)
 		}
 	}
 	for _, d := range spec.ProgramDirs {
-		if !filepath.IsAbs(d) || filepath.Clean(d) != d || d == "/" {
+		if !absClean(d) || d == "/" {
 			return bad("program folder %q must be an absolute, clean folder other than /", d)
 		}
-		if d == spec.Root || strings.HasPrefix(d, spec.Root+"/") || strings.HasPrefix(spec.Root, d+"/") {
+		if overlaps(d, spec.Root) {
 			return bad("program folder %q overlaps the workspace root %q", d, spec.Root)
 		}
 	}
 	if c := spec.Cache; c != "" {
-		if !filepath.IsAbs(c) || filepath.Clean(c) != c || c == "/" || strings.ContainsAny(c, ",:\\") {
+		if !absClean(c) || c == "/" || strings.ContainsAny(c, ",:\\") {
 			return bad("cache folder %q must be an absolute, clean folder other than / without , : or \\ (an overlay cannot name it)", c)
 		}
-		if c == spec.Root || strings.HasPrefix(c, spec.Root+"/") || strings.HasPrefix(spec.Root, c+"/") {
+		if overlaps(c, spec.Root) {
 			return bad("cache folder %q overlaps the workspace root %q", c, spec.Root)
 		}
 	}
@@ -340,21 +338,14 @@ func normalize(spec Spec) (Spec, error) {
 	if spec.ScratchBytes < 0 || spec.ScratchFiles < 0 {
 		return bad("negative scratch size")
 	}
-	if spec.ScratchBytes == 0 {
-		spec.ScratchBytes = DefaultScratchBytes
-	}
-	if spec.ScratchFiles == 0 {
-		spec.ScratchFiles = DefaultScratchFiles
-	}
 	if spec.Timeout < 0 || spec.MaxOutput < 0 {
 		return bad("negative timeout or output cap")
 	}
-	if spec.Timeout == 0 {
-		spec.Timeout = DefaultTimeout
-	}
-	if spec.MaxOutput == 0 {
-		spec.MaxOutput = DefaultMaxOutput
-	}
+	// Zero means the default.
+	spec.ScratchBytes = cmp.Or(spec.ScratchBytes, DefaultScratchBytes)
+	spec.ScratchFiles = cmp.Or(spec.ScratchFiles, DefaultScratchFiles)
+	spec.Timeout = cmp.Or(spec.Timeout, DefaultTimeout)
+	spec.MaxOutput = cmp.Or(spec.MaxOutput, DefaultMaxOutput)
 	return spec, nil
 }
 

@@ -250,14 +250,15 @@ func (*Landlock) StartService(context.Context, ServiceSpec) (*Service, error) {
 // is stopped (as by Stop) when ctx ends. A spec that is not safe to run as
 // given is ErrInvalidSpec, naming what to change.
 func (b *Bwrap) StartService(ctx context.Context, spec ServiceSpec) (*Service, error) {
-	if err := b.Available(); err != nil {
-		return nil, err
-	}
-	spec, err := normalizeService(spec)
+	bin, err := b.probe()
 	if err != nil {
 		return nil, err
 	}
-	return startBwrapService(ctx, b.bin, spec)
+	spec, err = normalizeService(spec)
+	if err != nil {
+		return nil, err
+	}
+	return startBwrapService(ctx, bin, spec)
 }
 
 // reservedServicePaths are the sandbox's own mounts: a mount or root may
@@ -296,7 +297,7 @@ func normalizeService(spec ServiceSpec) (ServiceSpec, error) {
 	seen := map[string]bool{}
 	check := func(what, p string) error {
 		switch {
-		case !filepath.IsAbs(p) || filepath.Clean(p) != p || p == "/" || strings.ContainsRune(p, 0):
+		case !absClean(p) || p == "/" || strings.ContainsRune(p, 0):
 			return fmt.Errorf("%w: %s %q must be an absolute, clean folder other than /", ErrInvalidSpec, what, p)
 		case seen[p]:
 			return fmt.Errorf("%w: %s %q is declared twice", ErrInvalidSpec, what, p)
@@ -361,7 +362,7 @@ func normalizeService(spec ServiceSpec) (ServiceSpec, error) {
 		return false
 	}
 	prog := spec.Argv[0]
-	if !filepath.IsAbs(prog) || filepath.Clean(prog) != prog {
+	if !absClean(prog) {
 		return bad("program path %q must be absolute and clean", prog)
 	}
 	if !visible(prog) {
@@ -373,7 +374,7 @@ func normalizeService(spec ServiceSpec) (ServiceSpec, error) {
 	if spec.Dir == "" {
 		spec.Dir = ServiceHome
 	}
-	if !filepath.IsAbs(spec.Dir) || filepath.Clean(spec.Dir) != spec.Dir {
+	if !absClean(spec.Dir) {
 		return bad("working directory %q must be absolute and clean", spec.Dir)
 	}
 	if spec.Dir != ServiceHome && !within(spec.Dir, ServiceHome) && !visible(spec.Dir) {
@@ -393,7 +394,7 @@ func normalizeService(spec ServiceSpec) (ServiceSpec, error) {
 func hiddenForms(hide []string) ([]string, error) {
 	var out []string
 	for _, h := range hide {
-		if !filepath.IsAbs(h) || filepath.Clean(h) != h || h == "/" {
+		if !absClean(h) || h == "/" {
 			return nil, fmt.Errorf("%w: hidden path %q must be absolute, clean and not /", ErrInvalidSpec, h)
 		}
 		out = append(out, h)
@@ -403,6 +404,9 @@ func hiddenForms(hide []string) ([]string, error) {
 	}
 	return out, nil
 }
+
+// absClean reports whether p is an absolute path in its clean form.
+func absClean(p string) bool { return filepath.IsAbs(p) && filepath.Clean(p) == p }
 
 // within reports whether p lies strictly inside dir.
 func within(p, dir string) bool { return strings.HasPrefix(p, dir+"/") }

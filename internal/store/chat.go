@@ -55,16 +55,7 @@ func (s *Store) InboxByState(ctx context.Context, state string) ([]InboxRow, err
 	if err != nil {
 		return nil, fmt.Errorf("list chat inbox: %w", err)
 	}
-	defer rows.Close()
-	var out []InboxRow
-	for rows.Next() {
-		r, err := scanInbox(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list chat inbox: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return collect(rows, scanInbox, "list chat inbox")
 }
 
 // Inbox returns one inbox row or ErrNotFound.
@@ -158,18 +149,13 @@ func (s *Store) ChatOwners(ctx context.Context, platform string) ([]ChatOwner, e
 	if err != nil {
 		return nil, fmt.Errorf("read chat owners: %w", err)
 	}
-	defer rows.Close()
-	var out []ChatOwner
-	for rows.Next() {
+	return collect(rows, func(sc interface{ Scan(...any) error }) (ChatOwner, error) {
 		var o ChatOwner
 		var at sql.NullInt64
-		if err := rows.Scan(&o.Platform, &o.UserID, &o.Name, &at, &o.ChatID); err != nil {
-			return nil, fmt.Errorf("read chat owners: %w", err)
-		}
+		err := sc.Scan(&o.Platform, &o.UserID, &o.Name, &at, &o.ChatID)
 		o.PairedAt = fromNanos(at)
-		out = append(out, o)
-	}
-	return out, rows.Err()
+		return o, err
+	}, "read chat owners")
 }
 
 // ChatSession returns the session chat's turns run in; "" when none yet.
@@ -238,16 +224,11 @@ func (s *Store) AllowedChats(ctx context.Context, platform string) ([]string, er
 	if err != nil {
 		return nil, fmt.Errorf("list allowed chats: %w", err)
 	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
+	return collect(rows, func(sc interface{ Scan(...any) error }) (string, error) {
 		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, fmt.Errorf("list allowed chats: %w", err)
-		}
-		out = append(out, id)
-	}
-	return out, rows.Err()
+		err := sc.Scan(&id)
+		return id, err
+	}, "list allowed chats")
 }
 
 // MarkChatLeft records that the bot left chat at now; first is false when

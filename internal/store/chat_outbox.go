@@ -65,16 +65,7 @@ func (s *Store) OutboxUnsent(ctx context.Context, platform string) ([]OutboxRow,
 	if err != nil {
 		return nil, fmt.Errorf("list chat outbox: %w", err)
 	}
-	defer rows.Close()
-	var out []OutboxRow
-	for rows.Next() {
-		r, err := scanOutbox(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list chat outbox: %w", err)
-		}
-		out = append(out, r)
-	}
-	return out, rows.Err()
+	return collect(rows, scanOutbox, "list chat outbox")
 }
 
 // Outbox returns one outbox row or ErrNotFound.
@@ -266,16 +257,7 @@ func (s *Store) OpenChatCards(ctx context.Context, platform string) ([]ChatCard,
 	if err != nil {
 		return nil, fmt.Errorf("list approval cards: %w", err)
 	}
-	defer rows.Close()
-	var out []ChatCard
-	for rows.Next() {
-		c, err := scanCard(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list approval cards: %w", err)
-		}
-		out = append(out, c)
-	}
-	return out, rows.Err()
+	return collect(rows, scanCard, "list approval cards")
 }
 
 // SetChatCardState moves the open card of approval id to state; false

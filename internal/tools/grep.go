@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -51,10 +52,7 @@ func (t *Grep) Prepare(ctx context.Context, p GrepParams) (tool.Plan, error) {
 	if _, err := regexp.Compile(p.Pattern); err != nil {
 		return tool.Plan{}, tool.InvalidArgs("pattern is not a valid RE2 regular expression: %v; fix it (Go regexp syntax: no lookaround or backreferences)", err)
 	}
-	if p.Path == "" {
-		p.Path = "."
-	}
-	wp, targets, real, err := planRead(t.ws, p.Path)
+	wp, targets, real, err := planRead(t.ws, cmp.Or(p.Path, ".")) // default the workspace root
 	if err != nil {
 		return tool.Plan{}, err
 	}

@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
@@ -38,10 +39,7 @@ func (t *ListDir) Spec() tool.Spec {
 }
 
 func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, error) {
-	if p.Path == "" {
-		p.Path = "."
-	}
-	wp, targets, real, err := planRead(t.ws, p.Path)
+	wp, targets, real, err := planRead(t.ws, cmp.Or(p.Path, ".")) // default the workspace root
 	if err != nil {
 		return tool.Plan{}, err
 	}

@@ -35,24 +35,26 @@ const (
 	EntryDevice
 )
 
-func (k EntryKind) String() string {
-	switch k {
-	case EntryFile:
-		return "file"
-	case EntryDir:
-		return "folder"
-	case EntrySymlink:
-		return "symlink"
-	case EntryWhiteout:
-		return "deletion"
-	case EntryFIFO:
-		return "named pipe"
-	case EntrySocket:
-		return "socket"
-	case EntryDevice:
-		return "device"
+// entryKindNames are the kinds' names, by EntryKind.
+var entryKindNames = [...]string{
+	EntryFile:     "file",
+	EntryDir:      "folder",
+	EntrySymlink:  "symlink",
+	EntryWhiteout: "deletion",
+	EntryFIFO:     "named pipe",
+	EntrySocket:   "socket",
+	EntryDevice:   "device",
+}
+
+func (k EntryKind) String() string { return enumName(entryKindNames[:], k, "EntryKind") }
+
+// enumName is the name of v in names (indexed by value), or type(v) for
+// a value without one.
+func enumName[E ~int](names []string, v E, typ string) string {
+	if v >= 0 && int(v) < len(names) && names[v] != "" {
+		return names[v]
 	}
-	return fmt.Sprintf("EntryKind(%d)", int(k))
+	return fmt.Sprintf("%s(%d)", typ, int(v))
 }
 
 // special reports kinds that are refused outright.

@@ -37,19 +37,9 @@ const (
 	GradeCritical
 )
 
-func (g Grade) String() string {
-	switch g {
-	case GradeLow:
-		return "low"
-	case GradeMedium:
-		return "medium"
-	case GradeHigh:
-		return "high"
-	case GradeCritical:
-		return "critical"
-	}
-	return fmt.Sprintf("Grade(%d)", int(g))
-}
+var gradeNames = [...]string{GradeLow: "low", GradeMedium: "medium", GradeHigh: "high", GradeCritical: "critical"}
+
+func (g Grade) String() string { return enumName(gradeNames[:], g, "Grade") }
 
 // Reason is one finding of Grade, naming the paths it is about.
 type Reason struct {

@@ -18,17 +18,11 @@ const (
 	OpDelete
 )
 
-func (o Op) String() string {
-	switch o {
-	case OpCreate:
-		return "create"
-	case OpModify:
-		return "modify"
-	case OpDelete:
-		return "delete"
-	}
-	return fmt.Sprintf("Op(%d)", int(o))
-}
+// opNames are the ops' names, by Op. A journal step records them
+// (step.Op): they must not change.
+var opNames = [...]string{OpCreate: "create", OpModify: "modify", OpDelete: "delete"}
+
+func (o Op) String() string { return enumName(opNames[:], o, "Op") }
 
 // Change is one step of applying a change set to the real root.
 type Change struct {

@@ -192,13 +192,8 @@ func (w *Workspace) rollbackChanges(cp Checkpoint) error {
 	if ok, err := tryFlock(setLock, unix.LOCK_EX); err != nil || !ok {
 		return fmt.Errorf("rollback %s: the change set is being applied right now; try again", cp.ID)
 	}
-	dirfd, err := r.rootFd()
-	if err != nil {
-		return err
-	}
-	defer closeFd(dirfd)
 	defer w.stampApplied(j.Root)()
-	conflicts, err := w.undo(dirfd, j, len(j.Steps)-1)
+	conflicts, err := w.undoAll(r, j)
 	if err != nil {
 		return fmt.Errorf("rollback %s: %w", cp.ID, err)
 	}
@@ -211,6 +206,18 @@ func (w *Workspace) rollbackChanges(cp Checkpoint) error {
 	}
 	cp.Pinned = false
 	return w.cps.writeMeta(cp)
+}
+
+// undoAll undoes every step of j in its root r, whose lock the caller
+// holds and whose change the caller stamps, and returns the changes it
+// could not undo.
+func (w *Workspace) undoAll(r *root, j *journal) (conflicts []string, err error) {
+	dirfd, err := r.rootFd()
+	if err != nil {
+		return nil, err
+	}
+	defer closeFd(dirfd)
+	return w.undo(dirfd, j, len(j.Steps)-1)
 }
 
 // Unpin marks a change set accepted: its checkpoint may now be pruned
@@ -309,13 +316,8 @@ func (w *Workspace) recoverOne(ctx context.Context, id string, rec *Recovery) er
 		return err
 	}
 	defer lock.Unlock()
-	dirfd, err := r.rootFd()
-	if err != nil {
-		return err
-	}
-	defer closeFd(dirfd)
 	defer w.stampApplied(j.Root)()
-	conflicts, err := w.undo(dirfd, j, len(j.Steps)-1)
+	conflicts, err := w.undoAll(r, j)
 	if err != nil {
 		return err
 	}
