@@ -64,10 +64,7 @@ func (c *Runner) respond(ctx context.Context, row store.InboxRow, in chat.Inboun
 				return err
 			}
 		}
-		if _, err := c.queue(tx, row.Platform, in.Chat.ID, text, in.MessageID, nil); err != nil {
-			return err
-		}
-		return tx.SetInboxState(row.ID, inboxReceived, inboxHandled, "command")
+		return c.answer(tx, row, in, text, inboxReceived, "command")
 	})
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("chat command", "err", err)
