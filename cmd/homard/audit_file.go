@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -179,33 +180,25 @@ nothing up to that record was changed or cut. A broken chain has no anchor
 worth keeping: exit 1, naming the first broken record.`,
 		Example: `  homard audit anchor
   homard audit anchor --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			r, err := c.open(ctx, app.Options{})
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			head, err := r.Owner.AuditAnchor(ctx)
-			if errors.Is(err, audit.ErrBroken) {
-				return &exitError{code: exitFailure, err: err}
-			}
-			if err != nil {
-				return err
-			}
-			if head.Seq == 0 {
-				return &exitError{code: exitFailure, err: errors.New("no audit records yet: nothing to anchor")}
-			}
-			if asJSON {
-				return writeJSONLine(c.stdout, anchorJSON{Seq: head.Seq, Hash: head.Hash})
-			}
-			fmt.Fprintln(c.stdout, head)
-			fmt.Fprintln(c.stderr, "keep this somewhere else; later `homard audit verify --file export.jsonl --anchor "+head.String()+
-				"` proves nothing before it was changed or cut")
-			return nil
-		},
 	}
 	jsonFlag(cmd, &asJSON, "print {\"seq\":…,\"hash\":…} (schema: docs/JSON.md)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		head, err := r.Owner.AuditAnchor(ctx)
+		if errors.Is(err, audit.ErrBroken) {
+			return &exitError{code: exitFailure, err: err}
+		}
+		if err != nil {
+			return err
+		}
+		if head.Seq == 0 {
+			return &exitError{code: exitFailure, err: errors.New("no audit records yet: nothing to anchor")}
+		}
+		if asJSON {
+			return writeJSONLine(c.stdout, anchorJSON{Seq: head.Seq, Hash: head.Hash})
+		}
+		fmt.Fprintln(c.stdout, head)
+		fmt.Fprintln(c.stderr, "keep this somewhere else; later `homard audit verify --file export.jsonl --anchor "+head.String()+
+			"` proves nothing before it was changed or cut")
+		return nil
+	})
 }

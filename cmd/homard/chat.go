@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -55,8 +56,8 @@ pipes, use 'homard run'.`,
 			if !c.terminal() {
 				return usageErr("chat needs a terminal on stdin and stdout; use `homard run \"TASK\"` in scripts and pipes")
 			}
-			return c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-				last, err := r.Chat(cmd.Context(), app.ChatOptions{Session: session, In: c.stdin, Out: c.stdout})
+			return c.withRuntime(func(ctx context.Context, r *app.Runtime, _ []string) error {
+				last, err := r.Chat(ctx, app.ChatOptions{Session: session, In: c.stdin, Out: c.stdout})
 				if last != "" {
 					fmt.Fprintf(c.stderr, "session %s — resume with: homard chat --session %s\n", termtext.Line(last), termtext.Line(last))
 				}

@@ -78,16 +78,14 @@ func jsonFlag(cmd *cobra.Command, asJSON *bool, usage string) {
 // them as l says, with a --json flag described by jsonUsage.
 func listCmd[T any](c *cli, cmd *cobra.Command, jsonUsage string, load func(ctx context.Context, r *app.Runtime) ([]T, error), l listing[T]) *cobra.Command {
 	var asJSON bool
-	cmd.Args = cobra.NoArgs
-	cmd.RunE = c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-		items, err := load(cmd.Context(), r)
+	jsonFlag(cmd, &asJSON, jsonUsage)
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		items, err := load(ctx, r)
 		if err != nil {
 			return err
 		}
 		return l.print(c, items, asJSON)
 	})
-	jsonFlag(cmd, &asJSON, jsonUsage)
-	return cmd
 }
 
 // argCmd completes cmd (its Use, Short and the like already set) as a
@@ -95,16 +93,14 @@ func listCmd[T any](c *cli, cmd *cobra.Command, jsonUsage string, load func(ctx 
 // runtime and says what it did, a line printed on stdout only when err is
 // nil. Whatever in done is not homard's own, do puts through termtext.
 func (c *cli) argCmd(cmd *cobra.Command, do func(ctx context.Context, r *app.Runtime, arg string) (done string, err error)) *cobra.Command {
-	cmd.Args = cobra.ExactArgs(1)
-	cmd.RunE = c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-		done, err := do(cmd.Context(), r, args[0])
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		done, err := do(ctx, r, args[0])
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(c.stdout, done)
 		return nil
 	})
-	return cmd
 }
 
 // showCmd completes cmd (its Use, Short and the like already set) as a
@@ -113,9 +109,9 @@ func (c *cli) argCmd(cmd *cobra.Command, do func(ctx context.Context, r *app.Run
 // print puts whatever in T is not homard's own through termtext.
 func showCmd[T, J any](c *cli, cmd *cobra.Command, jsonUsage string, load func(ctx context.Context, r *app.Runtime, arg string) (T, error), toJSON func(T) J, print func(w io.Writer, it T)) *cobra.Command {
 	var asJSON bool
-	cmd.Args = cobra.ExactArgs(1)
-	cmd.RunE = c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-		it, err := load(cmd.Context(), r, args[0])
+	jsonFlag(cmd, &asJSON, jsonUsage)
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		it, err := load(ctx, r, args[0])
 		if err != nil {
 			return err
 		}
@@ -125,6 +121,4 @@ func showCmd[T, J any](c *cli, cmd *cobra.Command, jsonUsage string, load func(c
 		print(c.stdout, it)
 		return nil
 	})
-	jsonFlag(cmd, &asJSON, jsonUsage)
-	return cmd
 }

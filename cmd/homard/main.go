@@ -186,15 +186,28 @@ func (c *cli) versionCmd() *cobra.Command {
 	return cmd
 }
 
-// withRuntime adapts a command body that needs the opened runtime: it opens
-// the home, runs fn and closes it.
-func (c *cli) withRuntime(fn func(cmd *cobra.Command, r *app.Runtime, args []string) error) func(*cobra.Command, []string) error {
+// runtimeFunc is the body of a command that needs the opened runtime: ctx
+// is the command's (Ctrl+C cancels it), args its arguments, already checked.
+type runtimeFunc func(ctx context.Context, r *app.Runtime, args []string) error
+
+// withRuntime adapts run to cobra: it opens the home, runs run and closes
+// it.
+func (c *cli) withRuntime(run runtimeFunc) func(*cobra.Command, []string) error {
 	return func(cmd *cobra.Command, args []string) error {
 		r, err := c.open(cmd.Context(), app.Options{})
 		if err != nil {
 			return err
 		}
 		defer r.Close()
-		return fn(cmd, r, args)
+		return run(cmd.Context(), r, args)
 	}
+}
+
+// runtimeCmd completes cmd (its Use, Short and the like already set, its
+// flags declared) as a command whose arguments args checks and whose body,
+// run, gets the opened runtime.
+func (c *cli) runtimeCmd(cmd *cobra.Command, args cobra.PositionalArgs, run runtimeFunc) *cobra.Command {
+	cmd.Args = args
+	cmd.RunE = c.withRuntime(run)
+	return cmd
 }
