@@ -73,10 +73,7 @@ func (c *cli) approvalListCmd() *cobra.Command {
 
 func (c *cli) approvalShowCmd() *cobra.Command {
 	var full bool
-	cmd := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show one approval card: the exact plan, what it does (a diff, an argv), its hash, who asked, when it expires",
-	}
+	cmd := &cobra.Command{Use: "show ID", Short: "Show one approval card: the exact plan, what it does (a diff, an argv), its hash, who asked, when it expires"}
 	load := func(ctx context.Context, r *app.Runtime, id string) (app.Approval, error) {
 		return r.Owner.Approval(ctx, id)
 	}

@@ -167,47 +167,45 @@ func (c *cli) open(ctx context.Context, o app.Options) (*app.Runtime, error) {
 
 func (c *cli) versionCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print the version, the commit it was built from and the platform",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			b := app.Build()
-			if asJSON {
-				enc := json.NewEncoder(c.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(b)
-			}
-			fmt.Fprintln(c.stdout, "homard", b)
-			return nil
-		},
-	}
+	cmd := &cobra.Command{Use: "version", Short: "Print the version, the commit it was built from and the platform"}
 	jsonFlag(cmd, &asJSON, "print the build as JSON (version, revision, time, modified, go_version, platform)")
+	return leafCmd(cmd, cobra.NoArgs, func(_ context.Context, _ []string) error {
+		b := app.Build()
+		if asJSON {
+			enc := json.NewEncoder(c.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(b)
+		}
+		fmt.Fprintln(c.stdout, "homard", b)
+		return nil
+	})
+}
+
+// leafCmd completes cmd (its Use, Short and the like already set, its
+// flags declared) as a command whose arguments args checks and whose body
+// is run, given the command's context (Ctrl+C cancels it).
+func leafCmd(cmd *cobra.Command, args cobra.PositionalArgs, run func(ctx context.Context, args []string) error) *cobra.Command {
+	cmd.Args = args
+	cmd.RunE = func(cmd *cobra.Command, args []string) error { return run(cmd.Context(), args) }
 	return cmd
 }
 
-// runtimeFunc is the body of a command that needs the opened runtime: ctx
-// is the command's (Ctrl+C cancels it), args its arguments, already checked.
+// runtimeFunc is the body of a command that needs the opened runtime.
 type runtimeFunc func(ctx context.Context, r *app.Runtime, args []string) error
 
-// withRuntime adapts run to cobra: it opens the home, runs run and closes
-// it.
-func (c *cli) withRuntime(run runtimeFunc) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		r, err := c.open(cmd.Context(), app.Options{})
+// withRuntime is run with the home opened before and closed after.
+func (c *cli) withRuntime(run runtimeFunc) func(ctx context.Context, args []string) error {
+	return func(ctx context.Context, args []string) error {
+		r, err := c.open(ctx, app.Options{})
 		if err != nil {
 			return err
 		}
 		defer r.Close()
-		return run(cmd.Context(), r, args)
+		return run(ctx, r, args)
 	}
 }
 
-// runtimeCmd completes cmd (its Use, Short and the like already set, its
-// flags declared) as a command whose arguments args checks and whose body,
-// run, gets the opened runtime.
+// runtimeCmd is leafCmd for a body that needs the opened runtime.
 func (c *cli) runtimeCmd(cmd *cobra.Command, args cobra.PositionalArgs, run runtimeFunc) *cobra.Command {
-	cmd.Args = args
-	cmd.RunE = c.withRuntime(run)
-	return cmd
+	return leafCmd(cmd, args, c.withRuntime(run))
 }

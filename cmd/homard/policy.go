@@ -14,10 +14,7 @@ import (
 )
 
 func (c *cli) policyCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "policy",
-		Short: "See what a configuration change would do before you make it",
-	}
+	cmd := &cobra.Command{Use: "policy", Short: "See what a configuration change would do before you make it"}
 	cmd.AddCommand(c.policyReplayCmd())
 	return cmd
 }

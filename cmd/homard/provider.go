@@ -12,10 +12,7 @@ import (
 )
 
 func (c *cli) providerCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "provider",
-		Short: "Check the configured model endpoint",
-	}
+	cmd := &cobra.Command{Use: "provider", Short: "Check the configured model endpoint"}
 	cmd.AddCommand(c.providerTestCmd())
 	return cmd
 }

@@ -48,7 +48,7 @@ func (c *cli) secretSetCmd() *cobra.Command {
 	f.StringVar(&s.Format, "format", "Bearer {}", "header value; {} is replaced by the secret")
 	f.StringVar(&s.Channel, "channel", "", "a chat channel's bot token (`platform`: "+config.PlatformList("or")+"): no host; never released to a tool")
 	f.BoolVar(&s.AllowHTTP, "allow-http", false, "also send it over plain http:// (in clear text: only for a service on your own network without TLS)")
-	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(_ context.Context, r *app.Runtime, args []string) error {
 		s.Name = args[0]
 		value, err := c.readSecret(s.Name)
 		if err != nil {
