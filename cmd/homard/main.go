@@ -180,32 +180,3 @@ func (c *cli) versionCmd() *cobra.Command {
 		return nil
 	})
 }
-
-// leafCmd completes cmd (its Use, Short and the like already set, its
-// flags declared) as a command whose arguments args checks and whose body
-// is run, given the command's context (Ctrl+C cancels it).
-func leafCmd(cmd *cobra.Command, args cobra.PositionalArgs, run func(ctx context.Context, args []string) error) *cobra.Command {
-	cmd.Args = args
-	cmd.RunE = func(cmd *cobra.Command, args []string) error { return run(cmd.Context(), args) }
-	return cmd
-}
-
-// runtimeFunc is the body of a command that needs the opened runtime.
-type runtimeFunc func(ctx context.Context, r *app.Runtime, args []string) error
-
-// withRuntime is run with the home opened before and closed after.
-func (c *cli) withRuntime(run runtimeFunc) func(ctx context.Context, args []string) error {
-	return func(ctx context.Context, args []string) error {
-		r, err := c.open(ctx, app.Options{})
-		if err != nil {
-			return err
-		}
-		defer r.Close()
-		return run(ctx, r, args)
-	}
-}
-
-// runtimeCmd is leafCmd for a body that needs the opened runtime.
-func (c *cli) runtimeCmd(cmd *cobra.Command, args cobra.PositionalArgs, run runtimeFunc) *cobra.Command {
-	return leafCmd(cmd, args, c.withRuntime(run))
-}
