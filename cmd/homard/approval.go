@@ -42,46 +42,38 @@ end one with 'revoke ID'. See docs/APPROVALS.md.`,
 
 func (c *cli) approvalListCmd() *cobra.Command {
 	var all, asJSON bool
-	cmd := &cobra.Command{
-		Use:   "list",
-		Short: "List pending approvals (--all for every state)",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			status := "pending"
-			if all {
-				status = ""
-			}
-			list, err := r.Owner.Approvals(cmd.Context(), status)
-			if err != nil {
-				return err
-			}
-			// "no approvals " with --all, as Println spaced the empty word before.
-			empty := "no approvals pending"
-			if all {
-				empty = "no approvals "
-			}
-			return listing[app.Approval]{
-				json:   jsonEach(func(a app.Approval) app.ApprovalJSON { return app.NewApprovalJSON(a, false) }),
-				empty:  empty,
-				header: "ID\tSTATUS\tTOOL\tRISK\tSESSION\tHASH\tEXPIRES\tPLAN",
-				row: func(w io.Writer, a app.Approval) {
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(a.ID), a.Status, termtext.Line(a.Tool), a.Risk, termtext.Line(a.Session),
-						a.PlanHash[:12], a.ExpiresAt.Local().Format(time.DateTime), termtext.Line(firstLine(a.Display)))
-				},
-			}.print(c, list, asJSON)
-		}),
-	}
+	cmd := &cobra.Command{Use: "list", Short: "List pending approvals (--all for every state)"}
 	cmd.Flags().BoolVar(&all, "all", false, "include approved, denied, consumed and expired approvals")
 	jsonFlag(cmd, &asJSON, "print JSON")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		status := "pending"
+		if all {
+			status = ""
+		}
+		list, err := r.Owner.Approvals(ctx, status)
+		if err != nil {
+			return err
+		}
+		// "no approvals " with --all, as Println spaced the empty word before.
+		empty := "no approvals pending"
+		if all {
+			empty = "no approvals "
+		}
+		return listing[app.Approval]{
+			json:   jsonEach(func(a app.Approval) app.ApprovalJSON { return app.NewApprovalJSON(a, false) }),
+			empty:  empty,
+			header: "ID\tSTATUS\tTOOL\tRISK\tSESSION\tHASH\tEXPIRES\tPLAN",
+			row: func(w io.Writer, a app.Approval) {
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(a.ID), a.Status, termtext.Line(a.Tool), a.Risk, termtext.Line(a.Session),
+					a.PlanHash[:12], a.ExpiresAt.Local().Format(time.DateTime), termtext.Line(firstLine(a.Display)))
+			},
+		}.print(c, list, asJSON)
+	})
 }
 
 func (c *cli) approvalShowCmd() *cobra.Command {
 	var full bool
-	cmd := &cobra.Command{
-		Use:   "show ID",
-		Short: "Show one approval card: the exact plan, what it does (a diff, an argv), its hash, who asked, when it expires",
-	}
+	cmd := &cobra.Command{Use: "show ID", Short: "Show one approval card: the exact plan, what it does (a diff, an argv), its hash, who asked, when it expires"}
 	load := func(ctx context.Context, r *app.Runtime, id string) (app.Approval, error) {
 		return r.Owner.Approval(ctx, id)
 	}
@@ -122,46 +114,44 @@ func (c *cli) approvalGrantsCmd() *cobra.Command {
 		Short: "List standing session and always approvals (grants)",
 		Long: `A session or always approval leaves a grant: later calls it covers run
 without asking until it expires. End one with: homard approval revoke ID`,
-		Args: cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.Owner.Grants(cmd.Context(), all)
-			if err != nil {
-				return err
-			}
-			now := time.Now()
-			return listing[app.Grant]{
-				json:   jsonEach(func(g app.Grant) app.GrantJSON { return app.NewGrantJSON(g, now) }),
-				empty:  "no active grants; a session or always approval makes one",
-				header: "ID\tTOOL\tSCOPE\tCOVERS\tUP TO RISK\tCREATED\tEXPIRES\tSTATE",
-				row: func(w io.Writer, g app.Grant) {
-					j := app.NewGrantJSON(g, now)
-					covers := strings.Join(j.Patterns, " ")
-					if j.Template != "" {
-						covers = j.Template
-					}
-					if covers == "" {
-						covers = "(calls without a path)"
-					}
-					scope := j.Scope
-					if j.Session != "" {
-						scope += " " + j.Session
-					}
-					state := "active"
-					switch {
-					case !g.RevokedAt.IsZero():
-						state = "revoked"
-					case !j.Active:
-						state = "expired"
-					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(j.ID), termtext.Line(j.Tool), termtext.Line(scope),
-						termtext.Line(covers), j.MaxRisk, g.CreatedAt.Local().Format(time.DateTime), g.ExpiresAt.Local().Format(time.DateTime), state)
-				},
-			}.print(c, list, asJSON)
-		}),
 	}
 	cmd.Flags().BoolVar(&all, "all", false, "include revoked and expired grants")
 	jsonFlag(cmd, &asJSON, "print JSON (docs/JSON.md)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		list, err := r.Owner.Grants(ctx, all)
+		if err != nil {
+			return err
+		}
+		now := time.Now()
+		return listing[app.Grant]{
+			json:   jsonEach(func(g app.Grant) app.GrantJSON { return app.NewGrantJSON(g, now) }),
+			empty:  "no active grants; a session or always approval makes one",
+			header: "ID\tTOOL\tSCOPE\tCOVERS\tUP TO RISK\tCREATED\tEXPIRES\tSTATE",
+			row: func(w io.Writer, g app.Grant) {
+				j := app.NewGrantJSON(g, now)
+				covers := strings.Join(j.Patterns, " ")
+				if j.Template != "" {
+					covers = j.Template
+				}
+				if covers == "" {
+					covers = "(calls without a path)"
+				}
+				scope := j.Scope
+				if j.Session != "" {
+					scope += " " + j.Session
+				}
+				state := "active"
+				switch {
+				case !g.RevokedAt.IsZero():
+					state = "revoked"
+				case !j.Active:
+					state = "expired"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(j.ID), termtext.Line(j.Tool), termtext.Line(scope),
+					termtext.Line(covers), j.MaxRisk, g.CreatedAt.Local().Format(time.DateTime), g.ExpiresAt.Local().Format(time.DateTime), state)
+			},
+		}.print(c, list, asJSON)
+	})
 }
 
 func (c *cli) approvalRevokeCmd() *cobra.Command {
@@ -190,28 +180,26 @@ or type it when asked at a terminal. A code works once.`,
 		Example: `  homard approval approve ap_1a2b3c4d5e6f7a8b
   homard approval approve ap_1a2b3c4d5e6f7a8b --scope session
   homard approval approve ap_1a2b3c4d5e6f7a8b --code 492039`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			a, err := r.Owner.ApproveCode(cmd.Context(), args[0], scope, code)
-			if errors.Is(err, channel.ErrCodeNeeded) && code == "" && c.interactive() {
-				fmt.Fprint(c.stderr, "code from your authenticator app: ")
-				line, _ := bufio.NewReader(c.stdin).ReadString('\n')
-				a, err = r.Owner.ApproveCode(cmd.Context(), args[0], scope, strings.TrimSpace(line))
-			}
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "approved %s (%s, scope %s); run the same call again in session %s to execute it\n",
-				termtext.Line(a.ID), termtext.Line(a.Tool), a.Scope, termtext.Line(a.Session))
-			if si, ok := r.RunningServe(); ok {
-				fmt.Fprintf(c.stdout, "homard serve (pid %d) is running: a turn there waiting on this card goes on by itself\n", si.PID)
-			}
-			return nil
-		}),
 	}
 	cmd.Flags().StringVar(&scope, "scope", "once", "once, session or always")
 	cmd.Flags().StringVar(&code, "code", "", "a code from your authenticator app, for a card that needs one (permissions.totp)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		a, err := r.Owner.ApproveCode(ctx, args[0], scope, code)
+		if errors.Is(err, channel.ErrCodeNeeded) && code == "" && c.interactive() {
+			fmt.Fprint(c.stderr, "code from your authenticator app: ")
+			line, _ := bufio.NewReader(c.stdin).ReadString('\n')
+			a, err = r.Owner.ApproveCode(ctx, args[0], scope, strings.TrimSpace(line))
+		}
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "approved %s (%s, scope %s); run the same call again in session %s to execute it\n",
+			termtext.Line(a.ID), termtext.Line(a.Tool), a.Scope, termtext.Line(a.Session))
+		if si, ok := r.RunningServe(); ok {
+			fmt.Fprintf(c.stdout, "homard serve (pid %d) is running: a turn there waiting on this card goes on by itself\n", si.PID)
+		}
+		return nil
+	})
 }
 
 func (c *cli) approvalDenyCmd() *cobra.Command {
@@ -248,43 +236,46 @@ host, and what an always grant already covers.`,
 		Example: `  homard approval suggest
   homard approval suggest accept 1
   homard approval suggest --json`,
-		Args: cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.Owner.Suggestions(cmd.Context())
-			if err != nil {
-				return err
-			}
-			n := 0
-			return listing[app.Suggestion]{
-				json: func(items []app.Suggestion) any {
-					out := make([]app.SuggestionJSON, 0, len(items))
-					for i, s := range items {
-						out = append(out, app.NewSuggestionJSON(i+1, s))
-					}
-					return out
-				},
-				empty:  "no suggestions: nothing was approved 3 times in 7 days on one folder or host",
-				header: "N\tID\tTOOL\tCOVERS\tUP TO RISK\tAPPROVED\tEXPIRES",
-				row: func(w io.Writer, s app.Suggestion) {
-					n++
-					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d times in 7 days\tafter %s\n", n, s.ID, termtext.Line(s.Tool),
-						termtext.Line(strings.Join(s.Patterns, " ")), s.MaxRisk, s.Count, fmt.Sprintf("%d days", int(app.SuggestTTL.Hours()/24)))
-				},
-			}.print(c, list, asJSON)
-		}),
 	}
 	jsonFlag(cmd, &asJSON, "print JSON")
-	accept := &cobra.Command{
+	cmd.AddCommand(c.approvalSuggestAcceptCmd())
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		list, err := r.Owner.Suggestions(ctx)
+		if err != nil {
+			return err
+		}
+		n := 0
+		return listing[app.Suggestion]{
+			json: func(items []app.Suggestion) any {
+				out := make([]app.SuggestionJSON, 0, len(items))
+				for i, s := range items {
+					out = append(out, app.NewSuggestionJSON(i+1, s))
+				}
+				return out
+			},
+			empty:  "no suggestions: nothing was approved 3 times in 7 days on one folder or host",
+			header: "N\tID\tTOOL\tCOVERS\tUP TO RISK\tAPPROVED\tEXPIRES",
+			row: func(w io.Writer, s app.Suggestion) {
+				n++
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d times in 7 days\tafter %s\n", n, s.ID, termtext.Line(s.Tool),
+					termtext.Line(strings.Join(s.Patterns, " ")), s.MaxRisk, s.Count, fmt.Sprintf("%d days", int(app.SuggestTTL.Hours()/24)))
+			},
+		}.print(c, list, asJSON)
+	})
+}
+
+// approvalSuggestAcceptCmd is `approval suggest accept`.
+func (c *cli) approvalSuggestAcceptCmd() *cobra.Command {
+	cmd := &cobra.Command{
 		Use:   "accept N|ID",
 		Short: "Make one suggestion a grant: an always approval of that scope, expiring after 30 days",
 		Example: `  homard approval suggest
   homard approval suggest accept 1`,
 	}
-	cmd.AddCommand(c.argCmd(accept, func(ctx context.Context, r *app.Runtime, ref string) (string, error) {
+	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, ref string) (string, error) {
 		g, err := r.Owner.AcceptSuggestion(ctx, ref)
 		return fmt.Sprintf("granted %s: %s on %s, up to %s risk, until %s; end it with homard approval revoke %s",
 			termtext.Line(g.ID), termtext.Line(g.Tool), termtext.Line(strings.Join(g.Patterns, " ")), g.MaxRisk,
 			g.ExpiresAt.Local().Format(time.DateTime), termtext.Line(g.ID)), err
-	}))
-	return cmd
+	})
 }

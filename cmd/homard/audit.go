@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -31,70 +32,6 @@ which shows a file or log cut short.`,
   homard audit export > audit.jsonl
   homard audit anchor > anchor.txt
   homard audit verify --file audit.jsonl --anchor "$(cat anchor.txt)"`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			r, err := c.open(ctx, app.Options{})
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			if verify {
-				n, err := r.Owner.AuditVerify(ctx)
-				if err != nil {
-					return &exitError{code: exitFailure, err: fmt.Errorf("audit chain broken: %w", err)}
-				}
-				fmt.Fprintf(c.stdout, "audit chain intact: %d records\n", n)
-				return nil
-			}
-			recs, err := r.Owner.AuditTail(ctx, limit)
-			if err != nil {
-				return err
-			}
-			var last int64
-			print := func(rs []app.AuditRecord) error {
-				for _, rec := range rs {
-					last = rec.Seq
-					if asJSON {
-						if err := writeJSONLine(c.stdout, app.NewAuditJSON(rec)); err != nil {
-							return err
-						}
-						continue
-					}
-					// The tool name is the model's choice (an unknown tool
-					// is audited too) and the reason may quote it: one line
-					// each, so no record can hide or forge another.
-					fmt.Fprintf(c.stdout, "%6d  %s  %-8s %-14s %-22s %s\n", rec.Seq, rec.Time.Local().Format(time.DateTime),
-						rec.Decision, termtext.Line(rec.Tool), termtext.Line(rec.Rule), termtext.Line(rec.Reason))
-					// What a command changed (paths the model chose), one
-					// indented line per path.
-					if rec.Effects != "" {
-						for _, line := range strings.Split(rec.Effects, "\n") {
-							fmt.Fprintf(c.stdout, "        %s\n", termtext.Line(line))
-						}
-					}
-				}
-				return nil
-			}
-			if err := print(recs); err != nil {
-				return err
-			}
-			for follow {
-				select {
-				case <-ctx.Done():
-					return nil
-				case <-time.After(500 * time.Millisecond):
-				}
-				recs, err := r.Owner.AuditAfter(ctx, last, 1000)
-				if err != nil {
-					return err
-				}
-				if err := print(recs); err != nil {
-					return err
-				}
-			}
-			return nil
-		},
 	}
 	f := cmd.Flags()
 	jsonFlag(cmd, &asJSON, "print one JSON object per line, oldest first (schema: docs/JSON.md)")
@@ -102,5 +39,61 @@ which shows a file or log cut short.`,
 	f.BoolVar(&verify, "verify", false, "recompute the hash chain and name the first broken record")
 	f.IntVar(&limit, "limit", 50, "show the last `N` records")
 	cmd.AddCommand(c.auditExportCmd(), c.auditVerifyCmd(), c.auditAnchorCmd())
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		if verify {
+			n, err := r.Owner.AuditVerify(ctx)
+			if err != nil {
+				return &exitError{code: exitFailure, err: fmt.Errorf("audit chain broken: %w", err)}
+			}
+			fmt.Fprintf(c.stdout, "audit chain intact: %d records\n", n)
+			return nil
+		}
+		recs, err := r.Owner.AuditTail(ctx, limit)
+		if err != nil {
+			return err
+		}
+		var last int64
+		print := func(rs []app.AuditRecord) error {
+			for _, rec := range rs {
+				last = rec.Seq
+				if asJSON {
+					if err := writeJSONLine(c.stdout, app.NewAuditJSON(rec)); err != nil {
+						return err
+					}
+					continue
+				}
+				// The tool name is the model's choice (an unknown tool
+				// is audited too) and the reason may quote it: one line
+				// each, so no record can hide or forge another.
+				fmt.Fprintf(c.stdout, "%6d  %s  %-8s %-14s %-22s %s\n", rec.Seq, rec.Time.Local().Format(time.DateTime),
+					rec.Decision, termtext.Line(rec.Tool), termtext.Line(rec.Rule), termtext.Line(rec.Reason))
+				// What a command changed (paths the model chose), one
+				// indented line per path.
+				if rec.Effects != "" {
+					for _, line := range strings.Split(rec.Effects, "\n") {
+						fmt.Fprintf(c.stdout, "        %s\n", termtext.Line(line))
+					}
+				}
+			}
+			return nil
+		}
+		if err := print(recs); err != nil {
+			return err
+		}
+		for follow {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(500 * time.Millisecond):
+			}
+			recs, err := r.Owner.AuditAfter(ctx, last, 1000)
+			if err != nil {
+				return err
+			}
+			if err := print(recs); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -34,32 +35,29 @@ and verify says where it starts. A summary goes to stderr.`,
   homard audit export --since 7d > week.jsonl
   homard audit export --since 2026-03-01 > march.jsonl
   homard audit export | ssh backup 'cat > homard-audit.jsonl'`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			from, err := parseSince(since, time.Now())
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			r, err := c.open(ctx, app.Options{})
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			rep, err := r.Owner.AuditExport(ctx, c.stdout, from)
-			if err != nil {
-				return err
-			}
-			if rep.Records == 0 {
-				fmt.Fprintf(c.stderr, "no audit records%s: nothing exported\n", sinceText(since))
-				return nil
-			}
-			fmt.Fprintf(c.stderr, "exported %d records (seq %d–%d), head %s\n", rep.Records, rep.First.Seq, rep.Head.Seq, rep.Head.Hash)
-			return nil
-		},
 	}
 	cmd.Flags().StringVar(&since, "since", "", "start at the first record at or after `WHEN`: a duration back from now (36h, 7d) or a date (2026-03-01, local midnight, or RFC 3339)")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
+		from, err := parseSince(since, time.Now())
+		if err != nil {
+			return err
+		}
+		r, err := c.open(ctx, app.Options{})
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		rep, err := r.Owner.AuditExport(ctx, c.stdout, from)
+		if err != nil {
+			return err
+		}
+		if rep.Records == 0 {
+			fmt.Fprintf(c.stderr, "no audit records%s: nothing exported\n", sinceText(since))
+			return nil
+		}
+		fmt.Fprintf(c.stderr, "exported %d records (seq %d–%d), head %s\n", rep.Records, rep.First.Seq, rep.Head.Seq, rep.Head.Hash)
+		return nil
+	})
 }
 
 // parseSince reads --since: "" is the beginning; a duration (parseSpan's:
@@ -110,39 +108,37 @@ hash, which proves nothing up to it was changed or cut since.`,
   homard audit anchor > anchor.txt          # keep it somewhere else
   homard audit verify --file audit.jsonl --anchor "$(cat anchor.txt)"
   ssh backup cat homard-audit.jsonl | homard audit verify --file -`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if path == "" {
-				return usageErr("--file is required: the export to check (- for stdin); the database's own chain: homard audit --verify")
-			}
-			var a audit.Anchor
-			if anchor != "" {
-				var err error
-				if a, err = audit.ParseAnchor(anchor); err != nil {
-					return usageErr("--anchor: %v", err)
-				}
-			}
-			in := c.stdin
-			if path != "-" {
-				f, err := os.Open(path)
-				if err != nil {
-					return &exitError{code: exitFailure, err: err}
-				}
-				defer f.Close()
-				in = f
-			}
-			rep, err := audit.VerifyFile(in, a)
-			if err != nil {
-				return &exitError{code: exitFailure, err: fmt.Errorf("%s does not verify: %w", path, err)}
-			}
-			printVerified(c.stdout, rep, a)
-			return nil
-		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&path, "file", "", "the export to check, `FILE` (- reads stdin)")
 	f.StringVar(&anchor, "anchor", "", "the chain must reach this record, `SEQ:HASH` as homard audit anchor prints it (or a bare HASH)")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(_ context.Context, _ []string) error {
+		if path == "" {
+			return usageErr("--file is required: the export to check (- for stdin); the database's own chain: homard audit --verify")
+		}
+		var a audit.Anchor
+		if anchor != "" {
+			var err error
+			if a, err = audit.ParseAnchor(anchor); err != nil {
+				return usageErr("--anchor: %v", err)
+			}
+		}
+		in := c.stdin
+		if path != "-" {
+			f, err := os.Open(path)
+			if err != nil {
+				return &exitError{code: exitFailure, err: err}
+			}
+			defer f.Close()
+			in = f
+		}
+		rep, err := audit.VerifyFile(in, a)
+		if err != nil {
+			return &exitError{code: exitFailure, err: fmt.Errorf("%s does not verify: %w", path, err)}
+		}
+		printVerified(c.stdout, rep, a)
+		return nil
+	})
 }
 
 // printVerified says what an intact export holds and what it proves.
@@ -179,33 +175,25 @@ nothing up to that record was changed or cut. A broken chain has no anchor
 worth keeping: exit 1, naming the first broken record.`,
 		Example: `  homard audit anchor
   homard audit anchor --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			r, err := c.open(ctx, app.Options{})
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			head, err := r.Owner.AuditAnchor(ctx)
-			if errors.Is(err, audit.ErrBroken) {
-				return &exitError{code: exitFailure, err: err}
-			}
-			if err != nil {
-				return err
-			}
-			if head.Seq == 0 {
-				return &exitError{code: exitFailure, err: errors.New("no audit records yet: nothing to anchor")}
-			}
-			if asJSON {
-				return writeJSONLine(c.stdout, anchorJSON{Seq: head.Seq, Hash: head.Hash})
-			}
-			fmt.Fprintln(c.stdout, head)
-			fmt.Fprintln(c.stderr, "keep this somewhere else; later `homard audit verify --file export.jsonl --anchor "+head.String()+
-				"` proves nothing before it was changed or cut")
-			return nil
-		},
 	}
 	jsonFlag(cmd, &asJSON, "print {\"seq\":…,\"hash\":…} (schema: docs/JSON.md)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		head, err := r.Owner.AuditAnchor(ctx)
+		if errors.Is(err, audit.ErrBroken) {
+			return &exitError{code: exitFailure, err: err}
+		}
+		if err != nil {
+			return err
+		}
+		if head.Seq == 0 {
+			return &exitError{code: exitFailure, err: errors.New("no audit records yet: nothing to anchor")}
+		}
+		if asJSON {
+			return writeJSONLine(c.stdout, anchorJSON{Seq: head.Seq, Hash: head.Hash})
+		}
+		fmt.Fprintln(c.stdout, head)
+		fmt.Fprintln(c.stderr, "keep this somewhere else; later `homard audit verify --file export.jsonl --anchor "+head.String()+
+			"` proves nothing before it was changed or cut")
+		return nil
+	})
 }

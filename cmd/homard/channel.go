@@ -59,19 +59,17 @@ func (c *cli) channelAllowCmd(allow bool) *cobra.Command {
 		Use:     use + " PLATFORM CHAT_ID",
 		Short:   short,
 		Example: "  homard channel " + use + " telegram -1001234567890",
-		Args:    cobra.ExactArgs(2),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if err := r.Chats.Allow(cmd.Context(), args[0], args[1], allow); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "%s group %s: %s\n", args[0], termtext.Line(args[1]), done)
-			return nil
-		}),
 	}
 	// Group ids are often negative (Telegram's -100…): flags end at the
 	// platform name, so the id is never read as one.
 	cmd.Flags().SetInterspersed(false)
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(2), func(ctx context.Context, r *app.Runtime, args []string) error {
+		if err := r.Chats.Allow(ctx, args[0], args[1], allow); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "%s group %s: %s\n", args[0], termtext.Line(args[1]), done)
+		return nil
+	})
 }
 
 // pairJSON is the first line `homard pair --json` prints (docs/JSON.md
@@ -94,52 +92,49 @@ It then shows which account used it and asks you to confirm; that account
 becomes an owner. 'homard serve' must be running the channel.`,
 		Example: `  homard pair telegram
   homard pair discord --json --yes     # scripts: {"code","expires_at"} first`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			ctx := cmd.Context()
-			pc, err := r.Chats.PairStart(ctx, args[0])
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if err := writeJSONLine(c.stdout, pairJSON{Code: pc.Code, ExpiresAt: pc.ExpiresAt.UTC()}); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(c.stdout, "Send this to the bot in a direct chat, within 10 minutes:\n\n  /pair %s\n\nWaiting…\n", pc.Code)
-			}
-			if timeout <= 0 || timeout > 10*time.Minute {
-				timeout = 10 * time.Minute
-			}
-			wctx, cancel := context.WithTimeout(ctx, timeout)
-			defer cancel()
-			use, err := r.Chats.PairWait(wctx, pc.ID, 500*time.Millisecond)
-			if err := pairWaitErr(err, ctx, wctx, timeout, args[0]); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stderr, "The code was used by %s account %s (%s).\n", args[0], termtext.Line(use.UserID), termtext.Line(use.Name))
-			accept := yes
-			if !yes {
-				fmt.Fprint(c.stderr, "Make this account an owner? [y/N] ")
-				line, _ := bufio.NewReader(c.stdin).ReadString('\n')
-				accept = strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
-			}
-			if err := r.Chats.PairConfirm(context.WithoutCancel(ctx), pc.ID, accept); err != nil {
-				return err
-			}
-			if !accept {
-				fmt.Fprintln(c.stdout, "not paired")
-				return nil
-			}
-			fmt.Fprintf(c.stdout, "paired: %s account %s is an owner\n", args[0], termtext.Line(use.UserID))
-			return nil
-		}),
 	}
 	f := cmd.Flags()
 	jsonFlag(cmd, &asJSON, `print {"code","expires_at"} as the first line`)
 	f.BoolVar(&yes, "yes", false, "accept the account that used the code without asking")
 	f.DurationVar(&timeout, "timeout", 10*time.Minute, "how long to wait for the code (at most 10m)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		pc, err := r.Chats.PairStart(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			if err := writeJSONLine(c.stdout, pairJSON{Code: pc.Code, ExpiresAt: pc.ExpiresAt.UTC()}); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(c.stdout, "Send this to the bot in a direct chat, within 10 minutes:\n\n  /pair %s\n\nWaiting…\n", pc.Code)
+		}
+		if timeout <= 0 || timeout > 10*time.Minute {
+			timeout = 10 * time.Minute
+		}
+		wctx, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		use, err := r.Chats.PairWait(wctx, pc.ID, 500*time.Millisecond)
+		if err := pairWaitErr(err, ctx, wctx, timeout, args[0]); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stderr, "The code was used by %s account %s (%s).\n", args[0], termtext.Line(use.UserID), termtext.Line(use.Name))
+		accept := yes
+		if !yes {
+			fmt.Fprint(c.stderr, "Make this account an owner? [y/N] ")
+			line, _ := bufio.NewReader(c.stdin).ReadString('\n')
+			accept = strings.EqualFold(strings.TrimSpace(line), "y") || strings.EqualFold(strings.TrimSpace(line), "yes")
+		}
+		if err := r.Chats.PairConfirm(context.WithoutCancel(ctx), pc.ID, accept); err != nil {
+			return err
+		}
+		if !accept {
+			fmt.Fprintln(c.stdout, "not paired")
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "paired: %s account %s is an owner\n", args[0], termtext.Line(use.UserID))
+		return nil
+	})
 }
 
 // pairWaitErr is what `homard pair` reports for PairWait's err: nil when

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 
@@ -50,22 +51,20 @@ chat needs a terminal (at least 80×24 is comfortable). For scripts and
 pipes, use 'homard run'.`,
 		Example: `  homard chat
   homard chat --session kitchen`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !c.terminal() {
-				return usageErr("chat needs a terminal on stdin and stdout; use `homard run \"TASK\"` in scripts and pipes")
-			}
-			return c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-				last, err := r.Chat(cmd.Context(), app.ChatOptions{Session: session, In: c.stdin, Out: c.stdout})
-				if last != "" {
-					fmt.Fprintf(c.stderr, "session %s — resume with: homard chat --session %s\n", termtext.Line(last), termtext.Line(last))
-				}
-				return err
-			})(cmd, nil)
-		},
 	}
 	cmd.Flags().StringVar(&session, "session", "chat", "conversation `ID` to resume or start")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
+		if !c.terminal() {
+			return usageErr("chat needs a terminal on stdin and stdout; use `homard run \"TASK\"` in scripts and pipes")
+		}
+		return c.withRuntime(func(ctx context.Context, r *app.Runtime, _ []string) error {
+			last, err := r.Chat(ctx, app.ChatOptions{Session: session, In: c.stdin, Out: c.stdout})
+			if last != "" {
+				fmt.Fprintf(c.stderr, "session %s — resume with: homard chat --session %s\n", termtext.Line(last), termtext.Line(last))
+			}
+			return err
+		})(ctx, nil)
+	})
 }
 
 // terminal reports whether stdin and stdout are both terminals.

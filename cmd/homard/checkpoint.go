@@ -52,29 +52,24 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 
 func (c *cli) checkpointRollbackCmd() *cobra.Command {
 	var hash string
-	cmd := &cobra.Command{
-		Use:   "rollback ID [--hash HASH]",
-		Short: "Preview a rollback; with --hash, restore the saved content",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			pv, err := r.Owner.RollbackPreview(args[0])
-			if err != nil {
-				return err
-			}
-			// The preview names a path the model chose and shows a diff of
-			// content it wrote.
-			fmt.Fprintln(c.stdout, termtext.Visible(pv.String()))
-			if hash == "" {
-				fmt.Fprintf(c.stdout, "\nto restore, run: homard checkpoint rollback %s --hash %s\n", termtext.Line(args[0]), pv.SavedSHA256()[:12])
-				return nil
-			}
-			if _, err := r.Owner.Rollback(cmd.Context(), args[0], hash); err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "restored %s from checkpoint %s\n", termtext.Line(pv.Checkpoint.Target), termtext.Line(args[0]))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "rollback ID [--hash HASH]", Short: "Preview a rollback; with --hash, restore the saved content"}
 	cmd.Flags().StringVar(&hash, "hash", "", "the saved content's SHA-256 (8+ leading characters) shown by the preview")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		pv, err := r.Owner.RollbackPreview(args[0])
+		if err != nil {
+			return err
+		}
+		// The preview names a path the model chose and shows a diff of
+		// content it wrote.
+		fmt.Fprintln(c.stdout, termtext.Visible(pv.String()))
+		if hash == "" {
+			fmt.Fprintf(c.stdout, "\nto restore, run: homard checkpoint rollback %s --hash %s\n", termtext.Line(args[0]), pv.SavedSHA256()[:12])
+			return nil
+		}
+		if _, err := r.Owner.Rollback(ctx, args[0], hash); err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "restored %s from checkpoint %s\n", termtext.Line(pv.Checkpoint.Target), termtext.Line(args[0]))
+		return nil
+	})
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -27,61 +28,59 @@ action with side effects (reads go on) until you have looked: run doctor to
 see what is wrong, keep a copy of the data folder if you want to
 investigate, then run 'homard doctor --ack' to accept the records as they
 are and allow side effects again.`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := c.paths()
-			if err != nil {
-				return err
-			}
-			if ack {
-				problem, err := app.Acknowledge(cmd.Context(), p)
-				switch {
-				case errors.Is(err, app.ErrNothingToAck):
-					fmt.Fprintln(c.stdout, "nothing to acknowledge: no problem is holding side effects")
-				case err != nil:
-					return err
-				default:
-					fmt.Fprintf(c.stdout, "acknowledged: %s\nside effects are allowed again\n", termtext.Line(problem))
-				}
-			}
-			checks := app.Doctor(cmd.Context(), p, app.DoctorOptions{Offline: offline})
-			failed := 0
-			report := doctorReport{Checks: []doctorCheck{}}
-			for _, ch := range checks {
-				mark, status := "ok  ", "ok"
-				switch {
-				case ch.Info:
-					mark, status = "--  ", "info"
-				case !ch.OK:
-					mark, status = "FAIL", "fail"
-					failed++
-				}
-				if asJSON {
-					report.Checks = append(report.Checks, doctorCheck{Name: ch.Name, Status: status, Detail: ch.Detail})
-					continue
-				}
-				// A detail names paths (roots, the home), may quote a
-				// config value or a provider's error message.
-				fmt.Fprintf(c.stdout, "%s %-10s %s\n", mark, termtext.Line(ch.Name), termtext.Line(ch.Detail))
-			}
-			if asJSON {
-				report.Failed = failed
-				enc := json.NewEncoder(c.stdout)
-				enc.SetIndent("", "  ")
-				if err := enc.Encode(report); err != nil {
-					return err
-				}
-			}
-			if failed > 0 {
-				return &exitError{code: exitFailure, err: fmt.Errorf("%d check(s) failed", failed)}
-			}
-			return nil
-		},
 	}
 	cmd.Flags().BoolVar(&offline, "offline", false, "skip the checks that use the network (the model endpoint)")
 	jsonFlag(cmd, &asJSON, "print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}")
 	cmd.Flags().BoolVar(&ack, "ack", false, "accept homard's records as they are after a problem doctor reported, and allow side effects again")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
+		p, err := c.paths()
+		if err != nil {
+			return err
+		}
+		if ack {
+			problem, err := app.Acknowledge(ctx, p)
+			switch {
+			case errors.Is(err, app.ErrNothingToAck):
+				fmt.Fprintln(c.stdout, "nothing to acknowledge: no problem is holding side effects")
+			case err != nil:
+				return err
+			default:
+				fmt.Fprintf(c.stdout, "acknowledged: %s\nside effects are allowed again\n", termtext.Line(problem))
+			}
+		}
+		checks := app.Doctor(ctx, p, app.DoctorOptions{Offline: offline})
+		failed := 0
+		report := doctorReport{Checks: []doctorCheck{}}
+		for _, ch := range checks {
+			mark, status := "ok  ", "ok"
+			switch {
+			case ch.Info:
+				mark, status = "--  ", "info"
+			case !ch.OK:
+				mark, status = "FAIL", "fail"
+				failed++
+			}
+			if asJSON {
+				report.Checks = append(report.Checks, doctorCheck{Name: ch.Name, Status: status, Detail: ch.Detail})
+				continue
+			}
+			// A detail names paths (roots, the home), may quote a
+			// config value or a provider's error message.
+			fmt.Fprintf(c.stdout, "%s %-10s %s\n", mark, termtext.Line(ch.Name), termtext.Line(ch.Detail))
+		}
+		if asJSON {
+			report.Failed = failed
+			enc := json.NewEncoder(c.stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(report); err != nil {
+				return err
+			}
+		}
+		if failed > 0 {
+			return &exitError{code: exitFailure, err: fmt.Errorf("%d check(s) failed", failed)}
+		}
+		return nil
+	})
 }
 
 // doctorReport is what `homard doctor --json` prints.

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -36,57 +37,6 @@ scenario fails. The scenario format: docs/EVAL.md.`,
 		Example: `  homard eval
   homard eval --suite attacks --config /tmp/proposed.toml
   homard eval --dir ~/my-scenarios --run my-scenario --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			o := eval.Options{Suite: suite, Dir: dir, Only: only}
-			switch suite {
-			case "all", eval.SuiteAttacks, eval.SuiteBenign, eval.SuiteRobustness:
-			default:
-				return usageErr("--suite %q: want attacks, benign, robustness or all", suite)
-			}
-			path := configFile
-			if path == "" {
-				p, err := c.paths()
-				if err != nil {
-					return err
-				}
-				path = p.ConfigFile
-			}
-			b, err := os.ReadFile(path)
-			switch {
-			case err == nil:
-				o.Config, o.ConfigPath = b, path
-			case configFile == "" && errors.Is(err, os.ErrNotExist):
-				// No home yet: the scenarios run on homard's defaults.
-			default:
-				return fmt.Errorf("read config: %w", err)
-			}
-			if !asJSON {
-				o.Progress = func(r eval.Result) { fmt.Fprintln(c.stdout, resultLine(r)) }
-			}
-			rep, err := eval.Run(cmd.Context(), o)
-			if errors.Is(err, eval.ErrNoScenario) {
-				return usageErr("no scenario matches --suite %s --run %q", suite, only)
-			}
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				if err := writeJSON(c.stdout, rep); err != nil {
-					return err
-				}
-			} else {
-				line := fmt.Sprintf("%d passed, %d failed", rep.Passed, rep.Failed)
-				if rep.Skipped > 0 {
-					line += fmt.Sprintf(", %d skipped", rep.Skipped)
-				}
-				fmt.Fprintln(c.stdout, line)
-			}
-			if rep.Failed > 0 {
-				return &exitError{code: exitFailure}
-			}
-			return nil
-		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&suite, "suite", "all", "which scenarios: `attacks`, benign, robustness or all")
@@ -94,7 +44,56 @@ scenario fails. The scenario format: docs/EVAL.md.`,
 	f.StringVar(&configFile, "config", "", "run against this config `FILE` instead of the home's")
 	f.StringVar(&dir, "dir", "", "add your own scenario files (*.toml) from `DIR`")
 	f.StringVar(&only, "run", "", "run only the scenario of this `NAME`")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
+		o := eval.Options{Suite: suite, Dir: dir, Only: only}
+		switch suite {
+		case "all", eval.SuiteAttacks, eval.SuiteBenign, eval.SuiteRobustness:
+		default:
+			return usageErr("--suite %q: want attacks, benign, robustness or all", suite)
+		}
+		path := configFile
+		if path == "" {
+			p, err := c.paths()
+			if err != nil {
+				return err
+			}
+			path = p.ConfigFile
+		}
+		b, err := os.ReadFile(path)
+		switch {
+		case err == nil:
+			o.Config, o.ConfigPath = b, path
+		case configFile == "" && errors.Is(err, os.ErrNotExist):
+			// No home yet: the scenarios run on homard's defaults.
+		default:
+			return fmt.Errorf("read config: %w", err)
+		}
+		if !asJSON {
+			o.Progress = func(r eval.Result) { fmt.Fprintln(c.stdout, resultLine(r)) }
+		}
+		rep, err := eval.Run(ctx, o)
+		if errors.Is(err, eval.ErrNoScenario) {
+			return usageErr("no scenario matches --suite %s --run %q", suite, only)
+		}
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			if err := writeJSON(c.stdout, rep); err != nil {
+				return err
+			}
+		} else {
+			line := fmt.Sprintf("%d passed, %d failed", rep.Passed, rep.Failed)
+			if rep.Skipped > 0 {
+				line += fmt.Sprintf(", %d skipped", rep.Skipped)
+			}
+			fmt.Fprintln(c.stdout, line)
+		}
+		if rep.Failed > 0 {
+			return &exitError{code: exitFailure}
+		}
+		return nil
+	})
 }
 
 // resultLine is one scenario's line: "PASS name", "FAIL name: why; why",

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -28,25 +29,6 @@ secret in homard's encrypted vault (set it afterwards with
 		Example: `  homard init --home ~/homard
   homard init --provider anthropic --mode safe
   homard init --provider openai --base-url http://127.0.0.1:11434/v1 --model qwen3 --api-key-env OLLAMA_KEY`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := c.paths()
-			if err != nil {
-				return err
-			}
-			cfg, err := app.Init(cmd.Context(), p, o)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "created %s\n", termtext.Line(p.ConfigFile))
-			fmt.Fprintf(c.stdout, "database  %s\n", termtext.Line(p.DBFile))
-			for _, r := range cfg.Workspace.Roots {
-				fmt.Fprintf(c.stdout, "workspace %s (%s)\n", termtext.Line(r.Path), termtext.Line(r.Name))
-			}
-			fmt.Fprintf(c.stdout, "mode      %s\n", cfg.Permissions.Mode)
-			fmt.Fprintln(c.stdout, "next: homard setup   (connect the model: provider, key, test)")
-			return nil
-		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Provider, "provider", "", "model provider: "+config.ProviderNames()+" (default openai; homard setup also tests it and stores the key)")
@@ -56,5 +38,22 @@ secret in homard's encrypted vault (set it afterwards with
 	f.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment `VAR` holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
 	f.StringVar(&o.Mode, "mode", "", "permission mode: safe, smart, autopilot or yolo (default smart)")
 	f.BoolVar(&o.Force, "force", false, "overwrite an existing config.toml")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
+		p, err := c.paths()
+		if err != nil {
+			return err
+		}
+		cfg, err := app.Init(ctx, p, o)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "created %s\n", termtext.Line(p.ConfigFile))
+		fmt.Fprintf(c.stdout, "database  %s\n", termtext.Line(p.DBFile))
+		for _, r := range cfg.Workspace.Roots {
+			fmt.Fprintf(c.stdout, "workspace %s (%s)\n", termtext.Line(r.Path), termtext.Line(r.Name))
+		}
+		fmt.Fprintf(c.stdout, "mode      %s\n", cfg.Permissions.Mode)
+		fmt.Fprintln(c.stdout, "next: homard setup   (connect the model: provider, key, test)")
+		return nil
+	})
 }

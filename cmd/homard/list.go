@@ -73,21 +73,49 @@ func jsonFlag(cmd *cobra.Command, asJSON *bool, usage string) {
 	cmd.Flags().BoolVar(asJSON, "json", false, usage)
 }
 
+// leafCmd completes cmd (its Use, Short and the like already set, its
+// flags declared) as a command whose arguments args checks and whose body
+// is run, given the command's context (Ctrl+C cancels it).
+func leafCmd(cmd *cobra.Command, args cobra.PositionalArgs, run func(ctx context.Context, args []string) error) *cobra.Command {
+	cmd.Args = args
+	cmd.RunE = func(cmd *cobra.Command, args []string) error { return run(cmd.Context(), args) }
+	return cmd
+}
+
+// runtimeFunc is the body of a command that needs the opened runtime; ctx
+// and args are as leafCmd gives them.
+type runtimeFunc func(ctx context.Context, r *app.Runtime, args []string) error
+
+// withRuntime is run with the home opened before and closed after.
+func (c *cli) withRuntime(run runtimeFunc) func(ctx context.Context, args []string) error {
+	return func(ctx context.Context, args []string) error {
+		r, err := c.open(ctx, app.Options{})
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		return run(ctx, r, args)
+	}
+}
+
+// runtimeCmd is leafCmd for a body that needs the opened runtime.
+func (c *cli) runtimeCmd(cmd *cobra.Command, args cobra.PositionalArgs, run runtimeFunc) *cobra.Command {
+	return leafCmd(cmd, args, c.withRuntime(run))
+}
+
 // listCmd completes cmd (its Use, Short and the like already set) as a
 // command without arguments that loads items from the runtime and prints
 // them as l says, with a --json flag described by jsonUsage.
 func listCmd[T any](c *cli, cmd *cobra.Command, jsonUsage string, load func(ctx context.Context, r *app.Runtime) ([]T, error), l listing[T]) *cobra.Command {
 	var asJSON bool
-	cmd.Args = cobra.NoArgs
-	cmd.RunE = c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-		items, err := load(cmd.Context(), r)
+	jsonFlag(cmd, &asJSON, jsonUsage)
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		items, err := load(ctx, r)
 		if err != nil {
 			return err
 		}
 		return l.print(c, items, asJSON)
 	})
-	jsonFlag(cmd, &asJSON, jsonUsage)
-	return cmd
 }
 
 // argCmd completes cmd (its Use, Short and the like already set) as a
@@ -95,16 +123,14 @@ func listCmd[T any](c *cli, cmd *cobra.Command, jsonUsage string, load func(ctx 
 // runtime and says what it did, a line printed on stdout only when err is
 // nil. Whatever in done is not homard's own, do puts through termtext.
 func (c *cli) argCmd(cmd *cobra.Command, do func(ctx context.Context, r *app.Runtime, arg string) (done string, err error)) *cobra.Command {
-	cmd.Args = cobra.ExactArgs(1)
-	cmd.RunE = c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-		done, err := do(cmd.Context(), r, args[0])
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		done, err := do(ctx, r, args[0])
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(c.stdout, done)
 		return nil
 	})
-	return cmd
 }
 
 // showCmd completes cmd (its Use, Short and the like already set) as a
@@ -113,9 +139,9 @@ func (c *cli) argCmd(cmd *cobra.Command, do func(ctx context.Context, r *app.Run
 // print puts whatever in T is not homard's own through termtext.
 func showCmd[T, J any](c *cli, cmd *cobra.Command, jsonUsage string, load func(ctx context.Context, r *app.Runtime, arg string) (T, error), toJSON func(T) J, print func(w io.Writer, it T)) *cobra.Command {
 	var asJSON bool
-	cmd.Args = cobra.ExactArgs(1)
-	cmd.RunE = c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-		it, err := load(cmd.Context(), r, args[0])
+	jsonFlag(cmd, &asJSON, jsonUsage)
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		it, err := load(ctx, r, args[0])
 		if err != nil {
 			return err
 		}
@@ -125,6 +151,4 @@ func showCmd[T, J any](c *cli, cmd *cobra.Command, jsonUsage string, load func(c
 		print(c.stdout, it)
 		return nil
 	})
-	jsonFlag(cmd, &asJSON, jsonUsage)
-	return cmd
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"time"
 
@@ -11,7 +12,7 @@ import (
 )
 
 func (c *cli) loginCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "login",
 		Short: "Print a fresh one-time login URL for the running homard serve",
 		Long: `login asks the homard serve running on this home for a new one-time login
@@ -22,15 +23,14 @@ It works on the machine running serve, as the account that runs it: it
 authenticates with the key in serve.json (DATA/serve.json, mode 0600).
 A serve started with --tls-cert is not reached; restart it instead.`,
 		Example: "  homard login\n  xdg-open \"$(homard login)\"",
-		Args:    cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			u, exp, err := r.LoginLink(cmd.Context())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(c.stdout, termtext.Line(u))
-			fmt.Fprintf(c.stderr, "open it once, before %s (single use)\n", exp.Local().Format(time.TimeOnly))
-			return nil
-		}),
 	}
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		u, exp, err := r.LoginLink(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, termtext.Line(u))
+		fmt.Fprintf(c.stderr, "open it once, before %s (single use)\n", exp.Local().Format(time.TimeOnly))
+		return nil
+	})
 }

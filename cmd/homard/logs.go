@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -49,67 +50,65 @@ anywhere.`,
 		Example: `  homard logs
   homard logs --follow
   homard logs -n 5 --json`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := c.paths()
-			if err != nil {
-				return err
-			}
-			path := app.RequestLogFile(p)
-			f, err := os.Open(path)
-			if os.IsNotExist(err) && !follow {
-				fmt.Fprintf(c.stdout, "no model requests logged yet (%s); telemetry.log_requests keeps them\n", termtext.Line(path))
-				return nil
-			}
-			var lines []string
-			var offset int64
-			if err == nil {
-				lines, offset, err = readLines(f, 0)
-				f.Close()
-				if err != nil {
-					return err
-				}
-			}
-			if last > 0 && len(lines) > last {
-				lines = lines[len(lines)-last:]
-			}
-			for _, l := range lines {
-				c.printRequest(l, asJSON)
-			}
-			for follow {
-				select {
-				case <-cmd.Context().Done():
-					return nil
-				case <-time.After(500 * time.Millisecond):
-				}
-				fi, err := os.Stat(path)
-				if err != nil {
-					continue // not written yet
-				}
-				if fi.Size() < offset {
-					offset = 0 // rotated: the new file from its start
-				}
-				f, err := os.Open(path)
-				if err != nil {
-					continue
-				}
-				var more []string
-				more, offset, err = readLines(f, offset)
-				f.Close()
-				if err != nil {
-					return err
-				}
-				for _, l := range more {
-					c.printRequest(l, asJSON)
-				}
-			}
-			return nil
-		},
 	}
 	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing requests as they are made")
 	cmd.Flags().IntVarP(&last, "lines", "n", 20, "how many of the last requests to print first (0: all)")
 	jsonFlag(cmd, &asJSON, "print each request's line as stored (JSON Lines)")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
+		p, err := c.paths()
+		if err != nil {
+			return err
+		}
+		path := app.RequestLogFile(p)
+		f, err := os.Open(path)
+		if os.IsNotExist(err) && !follow {
+			fmt.Fprintf(c.stdout, "no model requests logged yet (%s); telemetry.log_requests keeps them\n", termtext.Line(path))
+			return nil
+		}
+		var lines []string
+		var offset int64
+		if err == nil {
+			lines, offset, err = readLines(f, 0)
+			f.Close()
+			if err != nil {
+				return err
+			}
+		}
+		if last > 0 && len(lines) > last {
+			lines = lines[len(lines)-last:]
+		}
+		for _, l := range lines {
+			c.printRequest(l, asJSON)
+		}
+		for follow {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-time.After(500 * time.Millisecond):
+			}
+			fi, err := os.Stat(path)
+			if err != nil {
+				continue // not written yet
+			}
+			if fi.Size() < offset {
+				offset = 0 // rotated: the new file from its start
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				continue
+			}
+			var more []string
+			more, offset, err = readLines(f, offset)
+			f.Close()
+			if err != nil {
+				return err
+			}
+			for _, l := range more {
+				c.printRequest(l, asJSON)
+			}
+		}
+		return nil
+	})
 }
 
 // readLines reads the whole lines of f from offset on and returns them

@@ -167,34 +167,16 @@ func (c *cli) open(ctx context.Context, o app.Options) (*app.Runtime, error) {
 
 func (c *cli) versionCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "version",
-		Short: "Print the version, the commit it was built from and the platform",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			b := app.Build()
-			if asJSON {
-				enc := json.NewEncoder(c.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(b)
-			}
-			fmt.Fprintln(c.stdout, "homard", b)
-			return nil
-		},
-	}
+	cmd := &cobra.Command{Use: "version", Short: "Print the version, the commit it was built from and the platform"}
 	jsonFlag(cmd, &asJSON, "print the build as JSON (version, revision, time, modified, go_version, platform)")
-	return cmd
-}
-
-// withRuntime adapts a command body that needs the opened runtime: it opens
-// the home, runs fn and closes it.
-func (c *cli) withRuntime(fn func(cmd *cobra.Command, r *app.Runtime, args []string) error) func(*cobra.Command, []string) error {
-	return func(cmd *cobra.Command, args []string) error {
-		r, err := c.open(cmd.Context(), app.Options{})
-		if err != nil {
-			return err
+	return leafCmd(cmd, cobra.NoArgs, func(_ context.Context, _ []string) error {
+		b := app.Build()
+		if asJSON {
+			enc := json.NewEncoder(c.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(b)
 		}
-		defer r.Close()
-		return fn(cmd, r, args)
-	}
+		fmt.Fprintln(c.stdout, "homard", b)
+		return nil
+	})
 }

@@ -61,34 +61,29 @@ func (c *cli) mcpListCmd() *cobra.Command {
 
 func (c *cli) mcpTestCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "test NAME",
-		Short: "Start one server, list its tools and stop it, trusting nothing",
-		Args:  cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			r, err := c.open(cmd.Context(), app.Options{SkipMCP: true}) // it starts the one server it looks at
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			rep, err := r.Extensions.InspectMCP(cmd.Context(), args[0])
-			if asJSON && rep.Name != "" {
-				if jerr := writeJSON(c.stdout, mcpOut(rep)); jerr != nil {
-					return jerr
-				}
-			}
-			if err != nil {
-				return err
-			}
-			if !asJSON {
-				fmt.Fprintf(c.stdout, "%s: started and listed in %d ms, %d tools, fingerprint %s\nstatus: %s\n",
-					termtext.Line(rep.Name), rep.StartMillis, len(rep.Tools), rep.Fingerprint, termtext.Line(mcpStatusLine(rep)))
-			}
-			return nil
-		},
-	}
+	cmd := &cobra.Command{Use: "test NAME", Short: "Start one server, list its tools and stop it, trusting nothing"}
 	jsonFlag(cmd, &asJSON, "print the server as JSON (docs/JSON.md, \"mcp\")")
-	return cmd
+	return leafCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, args []string) error {
+		r, err := c.open(ctx, app.Options{SkipMCP: true}) // it starts the one server it looks at
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		rep, err := r.Extensions.InspectMCP(ctx, args[0])
+		if asJSON && rep.Name != "" {
+			if jerr := writeJSON(c.stdout, mcpOut(rep)); jerr != nil {
+				return jerr
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if !asJSON {
+			fmt.Fprintf(c.stdout, "%s: started and listed in %d ms, %d tools, fingerprint %s\nstatus: %s\n",
+				termtext.Line(rep.Name), rep.StartMillis, len(rep.Tools), rep.Fingerprint, termtext.Line(mcpStatusLine(rep)))
+		}
+		return nil
+	})
 }
 
 func (c *cli) mcpTrustCmd() *cobra.Command {
@@ -106,48 +101,46 @@ withdrawn until you trust again.
 Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 		Example: `  homard mcp trust everything
   homard mcp trust everything --yes --json`,
-		Args: cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if asJSON && !yes {
-				return usageErr("--json prints no question: pass --yes with it")
-			}
-			r, err := c.open(cmd.Context(), app.Options{SkipMCP: true})
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			rep, err := r.Extensions.InspectMCP(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if !asJSON {
-				c.printMCPServer(rep)
-			}
-			if rep.Status == app.MCPTrusted {
-				if asJSON {
-					return writeJSON(c.stdout, mcpOut(rep))
-				}
-				fmt.Fprintf(c.stdout, "already trusted: %s lists exactly what was trusted on %s\n", termtext.Line(rep.Name), rep.TrustedAt.Local().Format(time.DateTime))
-				return nil
-			}
-			question := fmt.Sprintf("Trust these %d tools of %s?", len(rep.Tools), termtext.Line(rep.Name))
-			if ok, err := c.confirmed(yes, question, "homard mcp trust", "not trusted; the server offers no tools"); !ok {
-				return err
-			}
-			if err := r.Extensions.TrustMCP(cmd.Context(), rep); err != nil {
-				return err
-			}
-			if asJSON {
-				trusted, _ := r.Extensions.InspectMCP(cmd.Context(), args[0])
-				return writeJSON(c.stdout, mcpOut(trusted))
-			}
-			fmt.Fprintf(c.stdout, "trusted %s (%s); its tools are offered from homard's next start (restart homard serve)\n", termtext.Line(rep.Name), rep.Fingerprint)
-			return nil
-		},
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "trust without asking (scripts; read the listing first)")
 	jsonFlag(cmd, &asJSON, "print the trusted server as JSON (docs/JSON.md, \"mcp\"); needs --yes")
-	return cmd
+	return leafCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, args []string) error {
+		if asJSON && !yes {
+			return usageErr("--json prints no question: pass --yes with it")
+		}
+		r, err := c.open(ctx, app.Options{SkipMCP: true})
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		rep, err := r.Extensions.InspectMCP(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		if !asJSON {
+			c.printMCPServer(rep)
+		}
+		if rep.Status == app.MCPTrusted {
+			if asJSON {
+				return writeJSON(c.stdout, mcpOut(rep))
+			}
+			fmt.Fprintf(c.stdout, "already trusted: %s lists exactly what was trusted on %s\n", termtext.Line(rep.Name), rep.TrustedAt.Local().Format(time.DateTime))
+			return nil
+		}
+		question := fmt.Sprintf("Trust these %d tools of %s?", len(rep.Tools), termtext.Line(rep.Name))
+		if ok, err := c.confirmed(yes, question, "homard mcp trust", "not trusted; the server offers no tools"); !ok {
+			return err
+		}
+		if err := r.Extensions.TrustMCP(ctx, rep); err != nil {
+			return err
+		}
+		if asJSON {
+			trusted, _ := r.Extensions.InspectMCP(ctx, args[0])
+			return writeJSON(c.stdout, mcpOut(trusted))
+		}
+		fmt.Fprintf(c.stdout, "trusted %s (%s); its tools are offered from homard's next start (restart homard serve)\n", termtext.Line(rep.Name), rep.Fingerprint)
+		return nil
+	})
 }
 
 // printMCPServer shows what trust asks about. Every string is the

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 
 	"github.com/spf13/cobra"
@@ -28,13 +29,11 @@ approved once. Nothing offered to the client can answer an approval, so the
 client's model cannot approve its own calls. Results read from files, pages
 or commands reach the client between untrusted markers. The calls are in the
 audit log under session mcp-CLIENT.`,
-		Args: cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			return r.Extensions.MCPServe(cmd.Context(), io.NopCloser(c.stdin), nopWriteCloser{c.stdout}, client)
-		}),
 	}
 	cmd.Flags().StringVar(&client, "client", "client", "the client's name: its calls run in session mcp-NAME (lowercase letters, digits, '-')")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		return r.Extensions.MCPServe(ctx, io.NopCloser(c.stdin), nopWriteCloser{c.stdout}, client)
+	})
 }
 
 type nopWriteCloser struct{ io.Writer }

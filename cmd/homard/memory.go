@@ -61,39 +61,37 @@ func (c *cli) memoryListCmd() *cobra.Command {
 		Short: "List every remembered unit, and sections of memory.md that cannot be read",
 		Example: `  homard memory list
   homard memory list --json | jq -r '.[] | select(.kind == "task") | .text'`,
-		Args: cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			units, problems, err := r.Owner.MemoryList(cmd.Context())
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				// Unreadable sections are not units: they are reported on
-				// stderr, so stdout stays one document.
-				for _, p := range problems {
-					fmt.Fprintf(c.stderr, "homard: memory.md: unreadable (kept, not searchable): %s\n", termtext.Line(p.String()))
-				}
-				return unitListing(r.Owner.Now(), "").print(c, units, asJSON)
-			}
-			empty := "no memory yet"
-			if len(problems) > 0 {
-				empty = "" // a table, even of no units, above what cannot be read
-			}
-			if err := unitListing(r.Owner.Now(), empty).print(c, units, asJSON); err != nil {
-				return err
-			}
-			for _, p := range problems {
-				fmt.Fprintf(c.stdout, "unreadable: %s\n", termtext.Line(p.String()))
-			}
-			if len(problems) > 0 {
-				path, _ := r.Owner.MemoryPath()
-				fmt.Fprintf(c.stdout, "fix the sections above in %s; they are kept but not searchable\n", termtext.Line(path))
-			}
-			return nil
-		}),
 	}
 	jsonFlag(cmd, &asJSON, "print a JSON array (schema: docs/JSON.md)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		units, problems, err := r.Owner.MemoryList(ctx)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			// Unreadable sections are not units: they are reported on
+			// stderr, so stdout stays one document.
+			for _, p := range problems {
+				fmt.Fprintf(c.stderr, "homard: memory.md: unreadable (kept, not searchable): %s\n", termtext.Line(p.String()))
+			}
+			return unitListing(r.Owner.Now(), "").print(c, units, asJSON)
+		}
+		empty := "no memory yet"
+		if len(problems) > 0 {
+			empty = "" // a table, even of no units, above what cannot be read
+		}
+		if err := unitListing(r.Owner.Now(), empty).print(c, units, asJSON); err != nil {
+			return err
+		}
+		for _, p := range problems {
+			fmt.Fprintf(c.stdout, "unreadable: %s\n", termtext.Line(p.String()))
+		}
+		if len(problems) > 0 {
+			path, _ := r.Owner.MemoryPath()
+			fmt.Fprintf(c.stdout, "fix the sections above in %s; they are kept but not searchable\n", termtext.Line(path))
+		}
+		return nil
+	})
 }
 
 // unitListing prints memory units, judging their expiry at now; empty is
@@ -134,18 +132,16 @@ func (c *cli) memorySearchCmd() *cobra.Command {
 		Use:     "search QUERY",
 		Short:   "Search memory as the recall tool does (best match first, expired units left out)",
 		Example: "  homard memory search oolong\n  homard memory search 乌龙",
-		Args:    cobra.MinimumNArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			units, err := r.Owner.MemorySearch(cmd.Context(), strings.Join(args, " "), limit)
-			if err != nil {
-				return err
-			}
-			return unitListing(r.Owner.Now(), "no match").print(c, units, asJSON)
-		}),
 	}
 	cmd.Flags().IntVar(&limit, "limit", 10, "most units to show (1 to 20)")
 	jsonFlag(cmd, &asJSON, "print a JSON array (schema: docs/JSON.md)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.MinimumNArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		units, err := r.Owner.MemorySearch(ctx, strings.Join(args, " "), limit)
+		if err != nil {
+			return err
+		}
+		return unitListing(r.Owner.Now(), "no match").print(c, units, asJSON)
+	})
 }
 
 func (c *cli) memoryAddCmd() *cobra.Command {
@@ -155,27 +151,25 @@ func (c *cli) memoryAddCmd() *cobra.Command {
 		Use:     "add TEXT",
 		Short:   "Remember something (written to memory.md before it is reported)",
 		Example: "  homard memory add 'Prefers oolong tea without sugar' --kind preference\n  homard memory add 'Parking spot 42 this week' --kind task --ttl-days 7",
-		Args:    cobra.MinimumNArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if ttlDays < 0 {
-				return usageErr("--ttl-days must not be negative")
-			}
-			u, err := r.Owner.MemoryAdd(cmd.Context(), strings.Join(args, " "), kind, time.Duration(ttlDays)*24*time.Hour)
-			switch {
-			case errors.Is(err, app.ErrBadRequest) || errors.Is(err, app.ErrMemoryText):
-				return usageErr("%v", err)
-			case errors.Is(err, app.ErrMemorySecret):
-				return &exitError{code: exitDenied, err: err}
-			case err != nil:
-				return err
-			}
-			fmt.Fprintf(c.stdout, "remembered %s (%s)\n", termtext.Line(u.ID), u.Kind)
-			return nil
-		}),
 	}
 	cmd.Flags().StringVar(&kind, "kind", "fact", "fact, preference or task")
 	cmd.Flags().IntVar(&ttlDays, "ttl-days", 0, "forget it after this many `DAYS` (0: never)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.MinimumNArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		if ttlDays < 0 {
+			return usageErr("--ttl-days must not be negative")
+		}
+		u, err := r.Owner.MemoryAdd(ctx, strings.Join(args, " "), kind, time.Duration(ttlDays)*24*time.Hour)
+		switch {
+		case errors.Is(err, app.ErrBadRequest) || errors.Is(err, app.ErrMemoryText):
+			return usageErr("%v", err)
+		case errors.Is(err, app.ErrMemorySecret):
+			return &exitError{code: exitDenied, err: err}
+		case err != nil:
+			return err
+		}
+		fmt.Fprintf(c.stdout, "remembered %s (%s)\n", termtext.Line(u.ID), u.Kind)
+		return nil
+	})
 }
 
 func (c *cli) memoryForgetCmd() *cobra.Command {
@@ -187,22 +181,18 @@ func (c *cli) memoryForgetCmd() *cobra.Command {
 }
 
 func (c *cli) memoryRebuildCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:   "rebuild",
-		Short: "Recreate the search index from memory.md (safe to repeat)",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			st, err := r.Owner.MemoryRebuild(cmd.Context())
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "indexed %d units from %s\n", st.Indexed, termtext.Line(st.Path))
-			for _, p := range st.Problems {
-				fmt.Fprintf(c.stdout, "unreadable (kept, not indexed): %s\n", termtext.Line(p.String()))
-			}
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "rebuild", Short: "Recreate the search index from memory.md (safe to repeat)"}
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		st, err := r.Owner.MemoryRebuild(ctx)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "indexed %d units from %s\n", st.Indexed, termtext.Line(st.Path))
+		for _, p := range st.Problems {
+			fmt.Fprintf(c.stdout, "unreadable (kept, not indexed): %s\n", termtext.Line(p.String()))
+		}
+		return nil
+	})
 }
 
 func (c *cli) memoryReviewCmd() *cobra.Command {
@@ -225,28 +215,26 @@ holding a secret is never proposed, stored or shown.
                                             remember it and forget UNIT_ID
                                             (the old preference) in one write
   homard memory review dismiss ID           drop it; it is not proposed again`,
-		Args: cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			list, err := r.Owner.MemoryReview(cmd.Context())
-			if err != nil {
-				return err
-			}
-			return listing[app.MemoryCandidate]{
-				empty:  "no candidates",
-				header: "ID\tSTATUS\tKIND\tSEEN\tLAST SEEN\tSOURCE\tTEXT",
-				row: func(w io.Writer, k app.MemoryCandidate) {
-					status := k.Status
-					if k.ConflictsWith != "" {
-						status += " (conflicts with " + k.ConflictsWith + ")"
-					}
-					fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", termtext.Line(k.ID), termtext.Line(status), k.Kind, k.Seen,
-						k.LastSeen.Format(time.DateOnly), termtext.Line(k.Source), shorten(k.Text, 80))
-				},
-			}.print(c, list, false)
-		}),
 	}
 	cmd.AddCommand(c.memoryAcceptCmd(), c.memoryDismissCmd())
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		list, err := r.Owner.MemoryReview(ctx)
+		if err != nil {
+			return err
+		}
+		return listing[app.MemoryCandidate]{
+			empty:  "no candidates",
+			header: "ID\tSTATUS\tKIND\tSEEN\tLAST SEEN\tSOURCE\tTEXT",
+			row: func(w io.Writer, k app.MemoryCandidate) {
+				status := k.Status
+				if k.ConflictsWith != "" {
+					status += " (conflicts with " + k.ConflictsWith + ")"
+				}
+				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", termtext.Line(k.ID), termtext.Line(status), k.Kind, k.Seen,
+					k.LastSeen.Format(time.DateOnly), termtext.Line(k.Source), shorten(k.Text, 80))
+			},
+		}.print(c, list, false)
+	})
 }
 
 func (c *cli) memoryAcceptCmd() *cobra.Command {
@@ -255,22 +243,20 @@ func (c *cli) memoryAcceptCmd() *cobra.Command {
 		Use:     "accept ID",
 		Short:   "Remember a proposed note now (optionally replacing a unit it contradicts)",
 		Example: "  homard memory review accept c_3f9a2c1d7e4b\n  homard memory review accept c_3f9a2c1d7e4b --replace m_0a1b2c3d4e5f",
-		Args:    cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			k, err := r.Owner.MemoryAccept(cmd.Context(), args[0], replace)
-			if err != nil {
-				return reviewErr(err)
-			}
-			if replace != "" {
-				fmt.Fprintf(c.stdout, "remembered %s as %s; forgot %s\n", termtext.Line(k.ID), termtext.Line(k.UnitID), termtext.Line(replace))
-				return nil
-			}
-			fmt.Fprintf(c.stdout, "remembered %s as %s\n", termtext.Line(k.ID), termtext.Line(k.UnitID))
-			return nil
-		}),
 	}
 	cmd.Flags().StringVar(&replace, "replace", "", "forget this memory `UNIT_ID` in the same write")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		k, err := r.Owner.MemoryAccept(ctx, args[0], replace)
+		if err != nil {
+			return reviewErr(err)
+		}
+		if replace != "" {
+			fmt.Fprintf(c.stdout, "remembered %s as %s; forgot %s\n", termtext.Line(k.ID), termtext.Line(k.UnitID), termtext.Line(replace))
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "remembered %s as %s\n", termtext.Line(k.ID), termtext.Line(k.UnitID))
+		return nil
+	})
 }
 
 func (c *cli) memoryDismissCmd() *cobra.Command {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -13,10 +14,7 @@ import (
 )
 
 func (c *cli) policyCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "policy",
-		Short: "See what a configuration change would do before you make it",
-	}
+	cmd := &cobra.Command{Use: "policy", Short: "See what a configuration change would do before you make it"}
 	cmd.AddCommand(c.policyReplayCmd())
 	return cmd
 }
@@ -66,50 +64,48 @@ section is not judged here.`,
 		Example: `  cp ~/.config/homard/config.toml /tmp/new.toml && $EDITOR /tmp/new.toml
   homard policy replay --config /tmp/new.toml
   homard policy replay --config /tmp/new.toml --since 30d --json`,
-		Args: cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			if proposed == "" {
-				return usageErr("--config NEW.toml is required: the configuration to replay against")
-			}
-			from, err := parseSince(since, time.Now())
-			if err != nil {
-				return err
-			}
-			cfg, err := config.Load(proposed)
-			if err != nil {
-				return err
-			}
-			res, err := r.Replay(cmd.Context(), cfg, from)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				out := replayJSON{Since: from.UTC(), Replayed: res.Replayed, Skipped: res.Skipped, Changes: []replayChangeJSON{}}
-				for _, ch := range res.Changes {
-					out.Changes = append(out.Changes, replayChangeJSON{Run: ch.Run, Time: ch.At.UTC(), Tool: ch.Tool, Session: ch.Session,
-						Outcome: ch.Outcome, Plan: ch.Display,
-						Before: replayDecision{string(ch.Before.Verdict), ch.Before.Rule, ch.Before.Reason},
-						After:  replayDecision{string(ch.After.Verdict), ch.After.Rule, ch.After.Reason}})
-				}
-				enc := json.NewEncoder(c.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(out)
-			}
-			fmt.Fprintf(c.stdout, "replayed %d calls since %s (%d skipped: plan unreadable): %d would change under %s\n",
-				res.Replayed, from.Local().Format(time.DateTime), res.Skipped, len(res.Changes), termtext.Line(proposed))
-			if len(res.Changes) == 0 {
-				return nil
-			}
-			tw := c.table("RUN\tTIME\tTOOL\tNOW\tPROPOSED\tBY\tPLAN")
-			for _, ch := range res.Changes {
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ch.Run, ch.At.Local().Format(time.DateTime), termtext.Line(ch.Tool),
-					ch.Before.Verdict, ch.After.Verdict, termtext.Line(ch.After.Rule), termtext.Line(firstLine(ch.Display)))
-			}
-			return tw.Flush()
-		}),
 	}
 	cmd.Flags().StringVar(&proposed, "config", "", "the proposed config.toml to replay against (required)")
 	cmd.Flags().StringVar(&since, "since", "7d", "how far back: 7d, 36h, or a date (2026-12-01)")
 	jsonFlag(cmd, &asJSON, "print JSON (docs/JSON.md)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		if proposed == "" {
+			return usageErr("--config NEW.toml is required: the configuration to replay against")
+		}
+		from, err := parseSince(since, time.Now())
+		if err != nil {
+			return err
+		}
+		cfg, err := config.Load(proposed)
+		if err != nil {
+			return err
+		}
+		res, err := r.Replay(ctx, cfg, from)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			out := replayJSON{Since: from.UTC(), Replayed: res.Replayed, Skipped: res.Skipped, Changes: []replayChangeJSON{}}
+			for _, ch := range res.Changes {
+				out.Changes = append(out.Changes, replayChangeJSON{Run: ch.Run, Time: ch.At.UTC(), Tool: ch.Tool, Session: ch.Session,
+					Outcome: ch.Outcome, Plan: ch.Display,
+					Before: replayDecision{string(ch.Before.Verdict), ch.Before.Rule, ch.Before.Reason},
+					After:  replayDecision{string(ch.After.Verdict), ch.After.Rule, ch.After.Reason}})
+			}
+			enc := json.NewEncoder(c.stdout)
+			enc.SetIndent("", "  ")
+			return enc.Encode(out)
+		}
+		fmt.Fprintf(c.stdout, "replayed %d calls since %s (%d skipped: plan unreadable): %d would change under %s\n",
+			res.Replayed, from.Local().Format(time.DateTime), res.Skipped, len(res.Changes), termtext.Line(proposed))
+		if len(res.Changes) == 0 {
+			return nil
+		}
+		tw := c.table("RUN\tTIME\tTOOL\tNOW\tPROPOSED\tBY\tPLAN")
+		for _, ch := range res.Changes {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", ch.Run, ch.At.Local().Format(time.DateTime), termtext.Line(ch.Tool),
+				ch.Before.Verdict, ch.After.Verdict, termtext.Line(ch.After.Rule), termtext.Line(firstLine(ch.Display)))
+		}
+		return tw.Flush()
+	})
 }

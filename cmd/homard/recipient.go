@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -20,39 +22,35 @@ other chat asks you the first time, in every mode; approving that message
 confirms the chat, and later messages to it follow your mode. These are
 the chats you confirmed.`,
 	}
-	list := &cobra.Command{
-		Use:   "list",
-		Short: "List confirmed recipients",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			rs, err := r.Store.Recipients(cmd.Context(), r.Config.Owner)
-			if err != nil {
-				return err
-			}
-			if len(rs) == 0 {
-				fmt.Fprintln(c.stdout, "no confirmed recipients")
-				return nil
-			}
-			tw := c.table("PLATFORM\tCHAT\tCONFIRMED")
-			for _, x := range rs {
-				fmt.Fprintf(tw, "%s\t%s\t%s\n", termtext.Line(x.Platform), termtext.Line(x.Chat), x.Confirmed.Local().Format(time.DateTime))
-			}
-			return tw.Flush()
-		}),
-	}
-	remove := &cobra.Command{
-		Use:   "remove PLATFORM CHAT",
-		Short: "Forget a confirmed recipient: the next message to it asks again",
-		Args:  cobra.ExactArgs(2),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			err := r.Store.Write(cmd.Context(), func(tx *store.Tx) error { return tx.RemoveRecipient(r.Config.Owner, args[0], args[1]) })
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "forgot %s chat %s\n", termtext.Line(args[0]), termtext.Line(args[1]))
-			return nil
-		}),
-	}
-	cmd.AddCommand(list, remove)
+	cmd.AddCommand(c.recipientListCmd(), c.recipientRemoveCmd())
 	return cmd
+}
+
+func (c *cli) recipientListCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "list", Short: "List confirmed recipients"}
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		rs, err := r.Store.Recipients(ctx, r.Config.Owner)
+		if err != nil {
+			return err
+		}
+		return listing[store.Recipient]{
+			empty:  "no confirmed recipients",
+			header: "PLATFORM\tCHAT\tCONFIRMED",
+			row: func(w io.Writer, x store.Recipient) {
+				fmt.Fprintf(w, "%s\t%s\t%s\n", termtext.Line(x.Platform), termtext.Line(x.Chat), x.Confirmed.Local().Format(time.DateTime))
+			},
+		}.print(c, rs, false)
+	})
+}
+
+func (c *cli) recipientRemoveCmd() *cobra.Command {
+	cmd := &cobra.Command{Use: "remove PLATFORM CHAT", Short: "Forget a confirmed recipient: the next message to it asks again"}
+	return c.runtimeCmd(cmd, cobra.ExactArgs(2), func(ctx context.Context, r *app.Runtime, args []string) error {
+		err := r.Store.Write(ctx, func(tx *store.Tx) error { return tx.RemoveRecipient(r.Config.Owner, args[0], args[1]) })
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "forgot %s chat %s\n", termtext.Line(args[0]), termtext.Line(args[1]))
+		return nil
+	})
 }

@@ -111,114 +111,6 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
   git diff | homard run -
   homard run "add tea to todo.md" --session kitchen
   homard run "list my files" --json`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			req.Text = args[0]
-			fromStdin := req.Text == "-"
-			if fromStdin {
-				if askMode == "always" {
-					return usageErr("run -: the task is read from stdin, so --ask always cannot read answers there; use --ask never, or pass the task as an argument")
-				}
-				text, err := readTask(c.stdin)
-				if err != nil {
-					return err
-				}
-				req.Text = text
-			}
-			if sf.on {
-				var ask func(context.Context, channel.Card) (channel.Choice, error)
-				if askMode == "always" || (askMode == "auto" && c.interactive() && !fromStdin) {
-					ask = c.askInline
-				}
-				return c.runSplit(cmd.Context(), r, req.Text, sf, ask)
-			}
-			if cut := r.MessageCut(req.Text); cut > 0 {
-				fmt.Fprintf(c.stderr, "homard: warning: the task is %d characters; %d in its middle are cut before the model sees it, to fit model.context_tokens = %d (raise it if the model's window allows, or send less)\n",
-					utf8.RuneCountInString(req.Text), cut, r.Config.Model.ContextTokens)
-			}
-			switch askMode {
-			case "auto":
-				// stdin held the task: there is no one left to ask there.
-				if c.interactive() && !fromStdin {
-					req.Ask = c.askInline
-				}
-			case "always":
-				req.Ask = c.askInline
-			case "never":
-			default:
-				return usageErr("--ask %q: want auto, always or never", askMode)
-			}
-			var last string // the last streamed fragment, to end the line
-			// The answer is the model's text: it streams through the one
-			// printer, so it cannot drive the terminal or hide a card.
-			text := termtext.NewWriter(c.stdout)
-			endText := func() {
-				text.Flush()
-				if last != "" && !strings.HasSuffix(last, "\n") {
-					fmt.Fprintln(c.stdout)
-					last = "\n"
-				}
-			}
-			tools := &toolLog{}
-			req.OnTool = tools.event
-			if !asJSON {
-				tools.w, tools.before = c.stderr, endText
-				req.OnText = func(s string) {
-					text.WriteString(s)
-					if s != "" {
-						last = s
-					}
-				}
-				c.beforeAsk = endText
-			}
-			// One process runs every turn of this home: when serve runs,
-			// the turn is handed to it and followed from here; otherwise it
-			// runs here under the session's lock.
-			rt, si, attached := r.TurnRuntime()
-			if attached {
-				fmt.Fprintf(c.stderr, "homard: homard serve (pid %d, %s) runs this turn\n", si.PID, si.URL)
-			}
-			res, err := rt.Turn(cmd.Context(), req)
-			endText()
-			tools.flush()
-			if !attached {
-				// This process ran the turn. Its session's turns are
-				// captured for memory in batches of memory.capture_every
-				// (the turn started that capture if this one filled a
-				// batch); here, only sessions quiet for memory.capture_idle
-				// are captured, so a run is one model call a step, not
-				// one more for capture (Close waits for what started).
-				_ = r.CaptureIdle(context.WithoutCancel(cmd.Context()))
-			}
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				out := runOutput{Text: res.Text, Pending: res.Pending, Stopped: res.Stopped, Tools: tools.calls}
-				if out.Tools == nil {
-					out.Tools = []runTool{}
-				}
-				if out.Pending == nil {
-					out.Pending = []string{}
-				}
-				out.Usage.Input, out.Usage.Output, out.Usage.Cached = res.Usage.Input, res.Usage.Output, res.Usage.Cached
-				if err := writeJSON(c.stdout, out); err != nil {
-					return err
-				}
-			} else {
-				if res.Stopped != "" {
-					fmt.Fprintf(c.stderr, "homard: stopped early: %s\n", res.Stopped)
-				}
-				for _, id := range res.Pending {
-					id = termtext.Line(id)
-					fmt.Fprintf(c.stdout, "waiting for approval: %s — homard approval approve %s, then run again\n", id, id)
-				}
-			}
-			if len(res.Pending) > 0 {
-				return &exitError{code: exitPending}
-			}
-			return nil
-		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&req.Session, "session", "", "conversation `ID` to continue (default cli)")
@@ -227,7 +119,113 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 	f.StringVar(&sf.planHash, "plan-hash", "", "with --split: approve the plan whose hash starts with this (12+ characters), as a previous run printed it")
 	f.StringVar(&sf.code, "code", "", "with --split: a code from your authenticator app, for a plan that needs one (permissions.totp)")
 	f.StringVar(&askMode, "ask", "auto", "ask about approvals inline: `auto` (on a terminal), always (read answers from stdin), never")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		req.Text = args[0]
+		fromStdin := req.Text == "-"
+		if fromStdin {
+			if askMode == "always" {
+				return usageErr("run -: the task is read from stdin, so --ask always cannot read answers there; use --ask never, or pass the task as an argument")
+			}
+			text, err := readTask(c.stdin)
+			if err != nil {
+				return err
+			}
+			req.Text = text
+		}
+		if sf.on {
+			var ask func(context.Context, channel.Card) (channel.Choice, error)
+			if askMode == "always" || (askMode == "auto" && c.interactive() && !fromStdin) {
+				ask = c.askInline
+			}
+			return c.runSplit(ctx, r, req.Text, sf, ask)
+		}
+		if cut := r.MessageCut(req.Text); cut > 0 {
+			fmt.Fprintf(c.stderr, "homard: warning: the task is %d characters; %d in its middle are cut before the model sees it, to fit model.context_tokens = %d (raise it if the model's window allows, or send less)\n",
+				utf8.RuneCountInString(req.Text), cut, r.Config.Model.ContextTokens)
+		}
+		switch askMode {
+		case "auto":
+			// stdin held the task: there is no one left to ask there.
+			if c.interactive() && !fromStdin {
+				req.Ask = c.askInline
+			}
+		case "always":
+			req.Ask = c.askInline
+		case "never":
+		default:
+			return usageErr("--ask %q: want auto, always or never", askMode)
+		}
+		var last string // the last streamed fragment, to end the line
+		// The answer is the model's text: it streams through the one
+		// printer, so it cannot drive the terminal or hide a card.
+		text := termtext.NewWriter(c.stdout)
+		endText := func() {
+			text.Flush()
+			if last != "" && !strings.HasSuffix(last, "\n") {
+				fmt.Fprintln(c.stdout)
+				last = "\n"
+			}
+		}
+		tools := &toolLog{}
+		req.OnTool = tools.event
+		if !asJSON {
+			tools.w, tools.before = c.stderr, endText
+			req.OnText = func(s string) {
+				text.WriteString(s)
+				if s != "" {
+					last = s
+				}
+			}
+			c.beforeAsk = endText
+		}
+		// One process runs every turn of this home: when serve runs,
+		// the turn is handed to it and followed from here; otherwise it
+		// runs here under the session's lock.
+		rt, si, attached := r.TurnRuntime()
+		if attached {
+			fmt.Fprintf(c.stderr, "homard: homard serve (pid %d, %s) runs this turn\n", si.PID, si.URL)
+		}
+		res, err := rt.Turn(ctx, req)
+		endText()
+		tools.flush()
+		if !attached {
+			// This process ran the turn. Its session's turns are
+			// captured for memory in batches of memory.capture_every
+			// (the turn started that capture if this one filled a
+			// batch); here, only sessions quiet for memory.capture_idle
+			// are captured, so a run is one model call a step, not
+			// one more for capture (Close waits for what started).
+			_ = r.CaptureIdle(context.WithoutCancel(ctx))
+		}
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			out := runOutput{Text: res.Text, Pending: res.Pending, Stopped: res.Stopped, Tools: tools.calls}
+			if out.Tools == nil {
+				out.Tools = []runTool{}
+			}
+			if out.Pending == nil {
+				out.Pending = []string{}
+			}
+			out.Usage.Input, out.Usage.Output, out.Usage.Cached = res.Usage.Input, res.Usage.Output, res.Usage.Cached
+			if err := writeJSON(c.stdout, out); err != nil {
+				return err
+			}
+		} else {
+			if res.Stopped != "" {
+				fmt.Fprintf(c.stderr, "homard: stopped early: %s\n", res.Stopped)
+			}
+			for _, id := range res.Pending {
+				id = termtext.Line(id)
+				fmt.Fprintf(c.stdout, "waiting for approval: %s — homard approval approve %s, then run again\n", id, id)
+			}
+		}
+		if len(res.Pending) > 0 {
+			return &exitError{code: exitPending}
+		}
+		return nil
+	})
 }
 
 // maxStdinTask caps a task read from stdin (`homard run -`).

@@ -41,27 +41,6 @@ func (c *cli) secretSetCmd() *cobra.Command {
   homard secret set weather --host api.weather.example --header X-Api-Key --format '{}'
   homard secret set nas --host nas.lan:8080 --allow-http     # a home-lab service without TLS
   homard secret set telegram --channel telegram              # a bot token: only that channel gets it`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			s.Name = args[0]
-			value, err := c.readSecret(s.Name)
-			if err != nil {
-				return err
-			}
-			if err := r.Owner.SecretSet(s, value); err != nil {
-				return err
-			}
-			over := ""
-			if s.AllowHTTP {
-				over = " (plain http allowed)"
-			}
-			to := strings.Join(s.Hosts, ", ")
-			if s.Channel != "" {
-				to = "the " + s.Channel + " channel only"
-			}
-			fmt.Fprintf(c.stdout, "stored %s for %s%s\n", termtext.Line(s.Name), termtext.Line(to), over)
-			return nil
-		}),
 	}
 	f := cmd.Flags()
 	f.StringSliceVar(&s.Hosts, "host", nil, "host `NAME` the secret may be sent to (repeat for more; exact, no wildcards)")
@@ -69,7 +48,26 @@ func (c *cli) secretSetCmd() *cobra.Command {
 	f.StringVar(&s.Format, "format", "Bearer {}", "header value; {} is replaced by the secret")
 	f.StringVar(&s.Channel, "channel", "", "a chat channel's bot token (`platform`: "+config.PlatformList("or")+"): no host; never released to a tool")
 	f.BoolVar(&s.AllowHTTP, "allow-http", false, "also send it over plain http:// (in clear text: only for a service on your own network without TLS)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(_ context.Context, r *app.Runtime, args []string) error {
+		s.Name = args[0]
+		value, err := c.readSecret(s.Name)
+		if err != nil {
+			return err
+		}
+		if err := r.Owner.SecretSet(s, value); err != nil {
+			return err
+		}
+		over := ""
+		if s.AllowHTTP {
+			over = " (plain http allowed)"
+		}
+		to := strings.Join(s.Hosts, ", ")
+		if s.Channel != "" {
+			to = "the " + s.Channel + " channel only"
+		}
+		fmt.Fprintf(c.stdout, "stored %s for %s%s\n", termtext.Line(s.Name), termtext.Line(to), over)
+		return nil
+	})
 }
 
 // readSecret reads one value from stdin: without echo on a terminal,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"io"
 	"os"
 	"os/signal"
@@ -61,18 +62,6 @@ cancelled and nothing of them is stored.`,
 		Example: `  homard serve
   homard serve --addr 127.0.0.1:9000
   homard serve --allow-remote --addr 0.0.0.0:8787 --tls-cert cert.pem --tls-key key.pem`,
-		Args: cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			ctx, stop := signal.NotifyContext(cmd.Context(), syscall.SIGTERM)
-			defer stop()
-			o.Out, o.Log = c.stdout, c.stderr
-			format, err := resolveLogFormat(logFormat, c.stderr)
-			if err != nil {
-				return err
-			}
-			o.LogFormat = format
-			return r.Serve(ctx, o)
-		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Addr, "addr", "", "listen on `HOST:PORT` (default gateway.addr, 127.0.0.1:8787)")
@@ -83,7 +72,17 @@ cancelled and nothing of them is stored.`,
 	f.StringVar(&o.PublicOrigin, "public-origin", "", "the `https://HOST[:PORT]` people open (with --behind-proxy, or --tls-cert on every interface)")
 	f.StringVar(&logFormat, "log-format", "auto", "log lines on stderr as `text`, json, or auto (json when stderr is not a terminal)")
 	f.DurationVar(&o.Grace, "grace", 10*time.Second, "how long running turns may finish on shutdown before they are cancelled")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
+		defer stop()
+		o.Out, o.Log = c.stdout, c.stderr
+		format, err := resolveLogFormat(logFormat, c.stderr)
+		if err != nil {
+			return err
+		}
+		o.LogFormat = format
+		return r.Serve(ctx, o)
+	})
 }
 
 // resolveLogFormat turns --log-format into serve's "text" or "json":

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,118 +42,103 @@ serve prints its one-time login URL into the journal when it starts
 func (c *cli) serviceInstallCmd() *cobra.Command {
 	var o service.Options
 	var print bool
-	cmd := &cobra.Command{
-		Use:   "install",
-		Short: "Write the unit and start it (--print shows it and changes nothing)",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := c.paths()
-			if err != nil {
-				return err
-			}
-			if o.Binary, err = selfPath(); err != nil {
-				return err
-			}
-			if o.System && o.RunAs == "" {
-				o.RunAs = os.Getenv("SUDO_USER")
-			}
-			o.SetuidBwrap = service.BwrapSetuid()
-			if print {
-				unit, err := service.Unit(p, o)
-				if err != nil {
-					return err
-				}
-				if path, err := service.UnitPath(o); err == nil {
-					fmt.Fprintf(c.stderr, "homard: would write %s:\n", path)
-				}
-				fmt.Fprint(c.stdout, unit)
-				return nil
-			}
-			if o.System && os.Geteuid() != 0 {
-				return fmt.Errorf("a system service is written to /etc/systemd/system: run it as root (sudo %s service install --system ...), or use --print", o.Binary)
-			}
-			res, err := service.Install(cmd.Context(), p, o)
-			if err != nil {
-				return err
-			}
-			if res.Changed {
-				fmt.Fprintf(c.stdout, "wrote %s\n", res.Path)
-			} else {
-				fmt.Fprintf(c.stdout, "%s is already this unit\n", res.Path)
-			}
-			sc, status := "systemctl --user", "homard service status"
-			if o.System {
-				sc, status = "systemctl", "homard service status --system"
-			}
-			if !res.Started {
-				fmt.Fprintf(c.stdout, "start it with: %s daemon-reload && %s enable --now homard\n", sc, sc)
-				return nil
-			}
-			fmt.Fprintf(c.stdout, "started; see it with: %s\n", status)
-			if !o.System {
-				fmt.Fprintln(c.stdout, "to keep it running after you log out: loginctl enable-linger $USER")
-			}
-			return nil
-		},
-	}
+	cmd := &cobra.Command{Use: "install", Short: "Write the unit and start it (--print shows it and changes nothing)"}
 	f := cmd.Flags()
 	f.BoolVar(&o.System, "system", false, "write a system unit (/etc/systemd/system, needs root and --home)")
 	f.StringVar(&o.RunAs, "run-as", "", "the `USER` a system unit runs as (default $SUDO_USER)")
 	f.BoolVar(&print, "print", false, "print the unit and change nothing")
 	f.BoolVar(&o.Force, "force", false, "replace an installed unit that differs")
 	f.BoolVar(&o.NoStart, "no-start", false, "write the unit only; do not run systemctl")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
+		p, err := c.paths()
+		if err != nil {
+			return err
+		}
+		if o.Binary, err = selfPath(); err != nil {
+			return err
+		}
+		if o.System && o.RunAs == "" {
+			o.RunAs = os.Getenv("SUDO_USER")
+		}
+		o.SetuidBwrap = service.BwrapSetuid()
+		if print {
+			unit, err := service.Unit(p, o)
+			if err != nil {
+				return err
+			}
+			if path, err := service.UnitPath(o); err == nil {
+				fmt.Fprintf(c.stderr, "homard: would write %s:\n", path)
+			}
+			fmt.Fprint(c.stdout, unit)
+			return nil
+		}
+		if o.System && os.Geteuid() != 0 {
+			return fmt.Errorf("a system service is written to /etc/systemd/system: run it as root (sudo %s service install --system ...), or use --print", o.Binary)
+		}
+		res, err := service.Install(ctx, p, o)
+		if err != nil {
+			return err
+		}
+		if res.Changed {
+			fmt.Fprintf(c.stdout, "wrote %s\n", res.Path)
+		} else {
+			fmt.Fprintf(c.stdout, "%s is already this unit\n", res.Path)
+		}
+		sc, status := "systemctl --user", "homard service status"
+		if o.System {
+			sc, status = "systemctl", "homard service status --system"
+		}
+		if !res.Started {
+			fmt.Fprintf(c.stdout, "start it with: %s daemon-reload && %s enable --now homard\n", sc, sc)
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "started; see it with: %s\n", status)
+		if !o.System {
+			fmt.Fprintln(c.stdout, "to keep it running after you log out: loginctl enable-linger $USER")
+		}
+		return nil
+	})
 }
 
 func (c *cli) serviceUninstallCmd() *cobra.Command {
 	var o service.Options
-	cmd := &cobra.Command{
-		Use:   "uninstall",
-		Short: "Stop and disable the unit, and remove its file",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			res, err := service.Uninstall(cmd.Context(), o)
-			if err != nil {
-				return err
-			}
-			if !res.Changed {
-				fmt.Fprintf(c.stdout, "no unit at %s; nothing to remove\n", res.Path)
-				return nil
-			}
-			fmt.Fprintf(c.stdout, "removed %s\n", res.Path)
-			return nil
-		},
-	}
+	cmd := &cobra.Command{Use: "uninstall", Short: "Stop and disable the unit, and remove its file"}
 	f := cmd.Flags()
 	f.BoolVar(&o.System, "system", false, "the system unit (/etc/systemd/system)")
 	f.BoolVar(&o.Force, "force", false, "remove a homard.service that homard did not write")
 	f.BoolVar(&o.NoStart, "no-stop", false, "remove the file only; do not run systemctl")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
+		res, err := service.Uninstall(ctx, o)
+		if err != nil {
+			return err
+		}
+		if !res.Changed {
+			fmt.Fprintf(c.stdout, "no unit at %s; nothing to remove\n", res.Path)
+			return nil
+		}
+		fmt.Fprintf(c.stdout, "removed %s\n", res.Path)
+		return nil
+	})
 }
 
 func (c *cli) serviceStatusCmd() *cobra.Command {
 	var o service.Options
-	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Show systemctl status homard",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			if path, err := service.UnitPath(o); err == nil {
-				if _, err := os.Stat(path); err != nil {
-					fmt.Fprintf(c.stdout, "no unit at %s: install one with homard service install\n", path)
-					return &exitError{code: exitFailure}
-				}
-			}
-			out, err := service.Status(cmd.Context(), o)
-			fmt.Fprint(c.stdout, out)
-			if err != nil {
-				return fmt.Errorf("homard.service is not running, or systemctl failed (%w)", err)
-			}
-			return nil
-		},
-	}
+	cmd := &cobra.Command{Use: "status", Short: "Show systemctl status homard"}
 	cmd.Flags().BoolVar(&o.System, "system", false, "the system unit")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
+		if path, err := service.UnitPath(o); err == nil {
+			if _, err := os.Stat(path); err != nil {
+				fmt.Fprintf(c.stdout, "no unit at %s: install one with homard service install\n", path)
+				return &exitError{code: exitFailure}
+			}
+		}
+		out, err := service.Status(ctx, o)
+		fmt.Fprint(c.stdout, out)
+		if err != nil {
+			return fmt.Errorf("homard.service is not running, or systemctl failed (%w)", err)
+		}
+		return nil
+	})
 }
 
 // selfPath is the absolute path of the running homard, symlinks resolved,

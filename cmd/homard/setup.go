@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -43,40 +44,6 @@ first setup needs --provider.`,
   homard setup --non-interactive --provider ollama --model qwen3:8b
   homard setup --non-interactive --provider vllm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B
   homard setup --non-interactive --mode autopilot`,
-		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			p, err := c.paths()
-			if err != nil {
-				return err
-			}
-			if keyStdin && !nonInteractive {
-				return usageErr("--api-key-stdin goes with --non-interactive; the wizard asks for the key itself (not shown)")
-			}
-			if keyStdin {
-				key, err := readKeyLine(c.stdin)
-				if err != nil {
-					return err
-				}
-				o.APIKey = key
-			}
-			if !nonInteractive {
-				if !c.terminal() {
-					return usageErr("setup asks its questions in a terminal; in a script pass --non-interactive --provider P (and --model, --api-key-stdin...)")
-				}
-				if err := c.setupWizard(cmd, p, &o); err != nil {
-					return err
-				}
-			}
-			if !o.SkipTest {
-				fmt.Fprintf(c.stdout, "testing %s...\n", termtext.Line(cmp.Or(o.Provider, "the configured provider")))
-			}
-			res, err := setup.Run(cmd.Context(), p, o)
-			if err != nil {
-				return err
-			}
-			c.printSetup(res)
-			return nil
-		},
 	}
 	f := cmd.Flags()
 	f.BoolVar(&nonInteractive, "non-interactive", false, "ask nothing: take every answer from the flags")
@@ -90,7 +57,39 @@ first setup needs --provider.`,
 	f.BoolVar(&o.SkipTest, "skip-test", false, "write the config without testing the provider first")
 	f.StringVar(&o.OllamaURL, "ollama-url", setup.DefaultOllamaURL, "where to look for Ollama (`URL`)")
 	f.DurationVar(&o.TestTimeout, "test-timeout", 30*time.Second, "how long the provider test may take")
-	return cmd
+	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
+		p, err := c.paths()
+		if err != nil {
+			return err
+		}
+		if keyStdin && !nonInteractive {
+			return usageErr("--api-key-stdin goes with --non-interactive; the wizard asks for the key itself (not shown)")
+		}
+		if keyStdin {
+			key, err := readKeyLine(c.stdin)
+			if err != nil {
+				return err
+			}
+			o.APIKey = key
+		}
+		if !nonInteractive {
+			if !c.terminal() {
+				return usageErr("setup asks its questions in a terminal; in a script pass --non-interactive --provider P (and --model, --api-key-stdin...)")
+			}
+			if err := c.setupWizard(cmd, p, &o); err != nil {
+				return err
+			}
+		}
+		if !o.SkipTest {
+			fmt.Fprintf(c.stdout, "testing %s...\n", termtext.Line(cmp.Or(o.Provider, "the configured provider")))
+		}
+		res, err := setup.Run(ctx, p, o)
+		if err != nil {
+			return err
+		}
+		c.printSetup(res)
+		return nil
+	})
 }
 
 // readKeyLine reads the key from the first line of r.

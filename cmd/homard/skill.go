@@ -56,30 +56,28 @@ network themselves. Read them, then answer y. The files are copied into
 homard's home exactly as shown (never linked to PATH).`,
 		Example: `  homard skill add ./weather
   homard skill add ./weather --yes --json    # in a script, after reviewing it`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			rv, err := r.Extensions.SkillInspect(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			question := fmt.Sprintf("install skill %s?", termtext.Line(rv.Name))
-			if err := c.reviewSkill(rv, asJSON, yes, question, "skill add", "not installed"); err != nil {
-				return err
-			}
-			s, err := r.Extensions.SkillInstall(cmd.Context(), rv)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(c.stdout, s)
-			}
-			fmt.Fprintf(c.stdout, "installed and trusted %s (hash %s)\n", termtext.Line(s.Name), shortHash(s.Hash))
-			return nil
-		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "install without asking (review it first: this trusts the skill)")
 	jsonFlag(cmd, &asJSON, "print the installed skill as JSON (docs/JSON.md)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		rv, err := r.Extensions.SkillInspect(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		question := fmt.Sprintf("install skill %s?", termtext.Line(rv.Name))
+		if err := c.reviewSkill(rv, asJSON, yes, question, "skill add", "not installed"); err != nil {
+			return err
+		}
+		s, err := r.Extensions.SkillInstall(ctx, rv)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return writeJSON(c.stdout, s)
+		}
+		fmt.Fprintf(c.stdout, "installed and trusted %s (hash %s)\n", termtext.Line(s.Name), shortHash(s.Hash))
+		return nil
+	})
 }
 
 func (c *cli) skillListCmd() *cobra.Command {
@@ -113,36 +111,34 @@ the hash of its files today, and asks. Only the files shown are trusted: if
 they change while you read, trust refuses and you run it again.`,
 		Example: `  homard skill trust weather
   homard skill trust weather --yes    # in a script, after reviewing it`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			rv, err := r.Extensions.SkillShow(cmd.Context(), args[0])
-			if err != nil {
-				return err
-			}
-			if rv.Problem != "" {
-				return fmt.Errorf("skill %s cannot be trusted: %s", termtext.Line(rv.Name), termtext.Line(rv.Problem))
-			}
-			question := fmt.Sprintf("trust skill %s with hash %s?", termtext.Line(rv.Name), shortHash(rv.Hash))
-			if err := c.reviewSkill(rv, asJSON, yes, question, "skill trust", "not trusted"); err != nil {
-				return err
-			}
-			if err := r.Extensions.SkillTrust(cmd.Context(), rv.Name, rv.Hash); err != nil {
-				return err
-			}
-			if asJSON {
-				s, err := r.Extensions.SkillShowJSON(cmd.Context(), rv.Name)
-				if err != nil {
-					return err
-				}
-				return writeJSON(c.stdout, s)
-			}
-			fmt.Fprintf(c.stdout, "trusted %s (hash %s)\n", termtext.Line(rv.Name), shortHash(rv.Hash))
-			return nil
-		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "trust without asking (review it first)")
 	jsonFlag(cmd, &asJSON, "print the trusted skill as JSON (docs/JSON.md)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		rv, err := r.Extensions.SkillShow(ctx, args[0])
+		if err != nil {
+			return err
+		}
+		if rv.Problem != "" {
+			return fmt.Errorf("skill %s cannot be trusted: %s", termtext.Line(rv.Name), termtext.Line(rv.Problem))
+		}
+		question := fmt.Sprintf("trust skill %s with hash %s?", termtext.Line(rv.Name), shortHash(rv.Hash))
+		if err := c.reviewSkill(rv, asJSON, yes, question, "skill trust", "not trusted"); err != nil {
+			return err
+		}
+		if err := r.Extensions.SkillTrust(ctx, rv.Name, rv.Hash); err != nil {
+			return err
+		}
+		if asJSON {
+			s, err := r.Extensions.SkillShowJSON(ctx, rv.Name)
+			if err != nil {
+				return err
+			}
+			return writeJSON(c.stdout, s)
+		}
+		fmt.Fprintf(c.stdout, "trusted %s (hash %s)\n", termtext.Line(rv.Name), shortHash(rv.Hash))
+		return nil
+	})
 }
 
 func (c *cli) skillRmCmd() *cobra.Command {

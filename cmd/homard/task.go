@@ -125,49 +125,6 @@ is part of the body you approve; changing any of it needs a new task.`,
   homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris --max-calls 8 - < weekly-prompt.txt
   homard task add quiet --every 1d --tools "" "Write a haiku"      # no tools at all
   homard task add bill --cron "0 9 1 * *" --tz Europe/Paris --split "My electricity bill (notes/bill.txt) in CHF at today's rate"`,
-		Args: cobra.ExactArgs(2),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			s.Name = args[0]
-			prompt, err := c.taskPrompt(args[1])
-			if err != nil {
-				return err
-			}
-			s.Prompt = prompt
-			if cmd.Flags().Changed("tools") {
-				if s.Split {
-					return usageErr("--split takes no --tools: the plan gives each worker its kind's tools")
-				}
-				s.Tools = splitTools(tools)
-			}
-			if s.MaxRuntime, err = parseSpan("--max-runtime", maxRuntime); err != nil {
-				return err
-			}
-			if s.Expires, err = parseSpan("--expires", expires); err != nil {
-				return err
-			}
-			if cmd.Flags().Changed("ceiling") && ceiling == "" {
-				return usageErr("--ceiling \"\": want read, write, network, network:HOSTS or send (leave it out for the lowest covering --tools)")
-			}
-			s.Ceiling = ceiling // the task service reads it (policy.ParseCeiling)
-			in, err := r.Tasks.Add(cmd.Context(), s)
-			if err != nil {
-				return taskErr(err, "")
-			}
-			if in.Warning != "" {
-				fmt.Fprintf(c.stderr, "warning: %s\n", termtext.Line(in.Warning))
-			}
-			if asJSON {
-				return writeJSON(c.stdout, taskOut(in))
-			}
-			fmt.Fprintf(c.stdout, "added %s (%s), status %s\n", in.ID, termtext.Line(in.Name), in.Status)
-			fmt.Fprintf(c.stdout, "schedule  %s\n", termtext.Line(in.Schedule))
-			fmt.Fprintf(c.stdout, "tools     %s\n", toolList(in.Body.Tools))
-			fmt.Fprintf(c.stdout, "ceiling   %s\n", ceilingText(in.Body.Ceiling.String()))
-			printPlan(c.stdout, in)
-			fmt.Fprintf(c.stdout, "hash      %s\n", in.Hash)
-			fmt.Fprintf(c.stdout, "nothing runs until you review and approve it: homard task approve %s\n", in.ID)
-			return nil
-		}),
 	}
 	f := cmd.Flags()
 	f.StringVar(&s.At, "at", "", "run once at `T` (2026-12-24T08:00 in --tz, or RFC 3339)")
@@ -186,7 +143,48 @@ is part of the body you approve; changing any of it needs a new task.`,
 	f.BoolVar(&s.Split, "split", false, "plan PROMPT now as planner and workers, and seal the plan: each run runs it (no --tools)")
 	f.StringVar(&expires, "expires", "", "how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)")
 	jsonFlag(cmd, &asJSON, "print the task as JSON (docs/JSON.md, \"task\")")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(2), func(ctx context.Context, r *app.Runtime, args []string) error {
+		s.Name = args[0]
+		prompt, err := c.taskPrompt(args[1])
+		if err != nil {
+			return err
+		}
+		s.Prompt = prompt
+		if cmd.Flags().Changed("tools") {
+			if s.Split {
+				return usageErr("--split takes no --tools: the plan gives each worker its kind's tools")
+			}
+			s.Tools = splitTools(tools)
+		}
+		if s.MaxRuntime, err = parseSpan("--max-runtime", maxRuntime); err != nil {
+			return err
+		}
+		if s.Expires, err = parseSpan("--expires", expires); err != nil {
+			return err
+		}
+		if cmd.Flags().Changed("ceiling") && ceiling == "" {
+			return usageErr("--ceiling \"\": want read, write, network, network:HOSTS or send (leave it out for the lowest covering --tools)")
+		}
+		s.Ceiling = ceiling // the task service reads it (policy.ParseCeiling)
+		in, err := r.Tasks.Add(ctx, s)
+		if err != nil {
+			return taskErr(err, "")
+		}
+		if in.Warning != "" {
+			fmt.Fprintf(c.stderr, "warning: %s\n", termtext.Line(in.Warning))
+		}
+		if asJSON {
+			return writeJSON(c.stdout, taskOut(in))
+		}
+		fmt.Fprintf(c.stdout, "added %s (%s), status %s\n", in.ID, termtext.Line(in.Name), in.Status)
+		fmt.Fprintf(c.stdout, "schedule  %s\n", termtext.Line(in.Schedule))
+		fmt.Fprintf(c.stdout, "tools     %s\n", toolList(in.Body.Tools))
+		fmt.Fprintf(c.stdout, "ceiling   %s\n", ceilingText(in.Body.Ceiling.String()))
+		printPlan(c.stdout, in)
+		fmt.Fprintf(c.stdout, "hash      %s\n", in.Hash)
+		fmt.Fprintf(c.stdout, "nothing runs until you review and approve it: homard task approve %s\n", in.ID)
+		return nil
+	})
 }
 
 // taskPrompt is PROMPT, or stdin when it is "-" (one trailing newline
@@ -292,39 +290,37 @@ every run is checked against the seal before it starts.
 Without a terminal, pass --yes (after reading 'homard task show ID').`,
 		Example: `  homard task approve task_3f9a2c1d7e4b5a60
   homard task show task_3f9a2c1d7e4b5a60 && homard task approve task_3f9a2c1d7e4b5a60 --yes`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			id := args[0]
-			in, err := taskInfo(cmd.Context(), r, id)
-			if err != nil {
-				return err
-			}
-			if in.Hash == "" {
-				return fmt.Errorf("task %s: %s", id, termtext.Line(in.Problem))
-			}
-			w := c.stderrOrStdout(asJSON) // with --json, stdout is the JSON document alone
-			c.printBody(w, in)
-			fmt.Fprintf(w, "seal it will store (HMAC-SHA-256, prefix)  %s\n", in.SealIfApproved)
-			if ok, err := c.confirmed(yes, "Approve this task?", "approving", "not approved"); !ok {
-				return err
-			}
-			in, err = r.Tasks.Approve(cmd.Context(), id, in.Hash)
-			if err != nil {
-				return taskErr(err, id)
-			}
-			if asJSON {
-				return writeJSON(c.stdout, taskOut(in))
-			}
-			fmt.Fprintf(c.stdout, "approved %s: seal %s, until %s\n", in.ID, in.Seal, when(in.ExpiresAt))
-			if len(in.Next) > 0 {
-				fmt.Fprintf(c.stdout, "next run  %s (while homard serve runs)\n", when(in.Next[0]))
-			}
-			return nil
-		}),
 	}
 	cmd.Flags().BoolVar(&yes, "yes", false, "approve without asking (read the body first)")
 	jsonFlag(cmd, &asJSON, "print the approved task as JSON (the body and hash go to stderr)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		id := args[0]
+		in, err := taskInfo(ctx, r, id)
+		if err != nil {
+			return err
+		}
+		if in.Hash == "" {
+			return fmt.Errorf("task %s: %s", id, termtext.Line(in.Problem))
+		}
+		w := c.stderrOrStdout(asJSON) // with --json, stdout is the JSON document alone
+		c.printBody(w, in)
+		fmt.Fprintf(w, "seal it will store (HMAC-SHA-256, prefix)  %s\n", in.SealIfApproved)
+		if ok, err := c.confirmed(yes, "Approve this task?", "approving", "not approved"); !ok {
+			return err
+		}
+		in, err = r.Tasks.Approve(ctx, id, in.Hash)
+		if err != nil {
+			return taskErr(err, id)
+		}
+		if asJSON {
+			return writeJSON(c.stdout, taskOut(in))
+		}
+		fmt.Fprintf(c.stdout, "approved %s: seal %s, until %s\n", in.ID, in.Seal, when(in.ExpiresAt))
+		if len(in.Next) > 0 {
+			fmt.Fprintf(c.stdout, "next run  %s (while homard serve runs)\n", when(in.Next[0]))
+		}
+		return nil
+	})
 }
 
 func (c *cli) taskRenewCmd() *cobra.Command {
@@ -338,39 +334,37 @@ expired or not: only its expiry changes, and it is sealed again. A body
 that changed is refused; review it with 'homard task show ID'.`,
 		Example: `  homard task renew task_3f9a2c1d7e4b5a60
   homard task renew task_3f9a2c1d7e4b5a60 --expires 30d --yes`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			id := args[0]
-			d, err := parseSpan("--expires", expires)
-			if err != nil {
-				return err
-			}
-			in, err := taskInfo(cmd.Context(), r, id)
-			if err != nil {
-				return err
-			}
-			w := c.stderrOrStdout(asJSON)
-			if in.Hash != "" {
-				c.printBody(w, in)
-			}
-			if ok, err := c.confirmed(yes, "Renew this task's approval?", "renewing", "not renewed"); !ok {
-				return err
-			}
-			in, err = r.Tasks.Renew(cmd.Context(), id, d)
-			if err != nil {
-				return taskErr(err, id)
-			}
-			if asJSON {
-				return writeJSON(c.stdout, taskOut(in))
-			}
-			fmt.Fprintf(c.stdout, "renewed %s until %s: seal %s\n", in.ID, when(in.ExpiresAt), in.Seal)
-			return nil
-		}),
 	}
 	cmd.Flags().StringVar(&expires, "expires", "", "how long the new approval lasts, `D` such as 10d (default automation.expiry)")
 	cmd.Flags().BoolVar(&yes, "yes", false, "renew without asking")
 	jsonFlag(cmd, &asJSON, "print the renewed task as JSON")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		id := args[0]
+		d, err := parseSpan("--expires", expires)
+		if err != nil {
+			return err
+		}
+		in, err := taskInfo(ctx, r, id)
+		if err != nil {
+			return err
+		}
+		w := c.stderrOrStdout(asJSON)
+		if in.Hash != "" {
+			c.printBody(w, in)
+		}
+		if ok, err := c.confirmed(yes, "Renew this task's approval?", "renewing", "not renewed"); !ok {
+			return err
+		}
+		in, err = r.Tasks.Renew(ctx, id, d)
+		if err != nil {
+			return taskErr(err, id)
+		}
+		if asJSON {
+			return writeJSON(c.stdout, taskOut(in))
+		}
+		fmt.Fprintf(c.stdout, "renewed %s until %s: seal %s\n", in.ID, when(in.ExpiresAt), in.Seal)
+		return nil
+	})
 }
 
 // taskStatusCmd is pause or resume.
@@ -393,31 +387,26 @@ func (c *cli) taskStatusCmd(verb, short string, do func(*app.TaskService, contex
 
 func (c *cli) taskRmCmd() *cobra.Command {
 	var yes, asJSON bool
-	cmd := &cobra.Command{
-		Use:   "rm ID",
-		Short: "Remove a task for good (its runs stay readable; a run in progress stops)",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			id := args[0]
-			in, err := taskInfo(cmd.Context(), r, id)
-			if err != nil {
-				return err
-			}
-			if ok, err := c.confirmed(yes, fmt.Sprintf("Remove task %s (%s)? It cannot be undone.", in.ID, termtext.Line(in.Name)), "removing a task", "not removed"); !ok {
-				return err
-			}
-			in, err = r.Tasks.Remove(cmd.Context(), id)
-			if err != nil {
-				return taskErr(err, id)
-			}
-			if asJSON {
-				return writeJSON(c.stdout, taskOut(in))
-			}
-			fmt.Fprintf(c.stdout, "removed %s; its runs stay readable: homard task runs %s\n", in.ID, in.ID)
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "rm ID", Short: "Remove a task for good (its runs stay readable; a run in progress stops)"}
 	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
 	jsonFlag(cmd, &asJSON, "print the removed task as JSON")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		id := args[0]
+		in, err := taskInfo(ctx, r, id)
+		if err != nil {
+			return err
+		}
+		if ok, err := c.confirmed(yes, fmt.Sprintf("Remove task %s (%s)? It cannot be undone.", in.ID, termtext.Line(in.Name)), "removing a task", "not removed"); !ok {
+			return err
+		}
+		in, err = r.Tasks.Remove(ctx, id)
+		if err != nil {
+			return taskErr(err, id)
+		}
+		if asJSON {
+			return writeJSON(c.stdout, taskOut(in))
+		}
+		fmt.Fprintf(c.stdout, "removed %s; its runs stay readable: homard task runs %s\n", in.ID, in.ID)
+		return nil
+	})
 }

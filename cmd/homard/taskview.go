@@ -254,36 +254,31 @@ func delivery(r store.TaskRun) string {
 func (c *cli) taskRunsCmd() *cobra.Command {
 	var n int
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "runs ID",
-		Short: "List a task's last runs: slot, status, duration, tokens, delivery, summary or error, refused calls",
-		Args:  cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			if n < 1 || n > 1000 {
-				return usageErr("-n %d: want 1 to 1000 runs", n)
-			}
-			runs, err := r.Tasks.Runs(cmd.Context(), args[0], n)
-			if err != nil {
-				return taskErr(err, args[0])
-			}
-			return listing[store.TaskRun]{
-				json:   jsonEach(taskRunOut),
-				empty:  "no runs yet; try one now: homard task run-now " + termtext.Line(args[0]),
-				header: "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR\tREFUSED CALLS",
-				row: func(w io.Writer, run store.TaskRun) {
-					dur := "-"
-					if !run.EndedAt.IsZero() && !run.StartedAt.IsZero() {
-						dur = run.EndedAt.Sub(run.StartedAt).Round(time.Second / 10).String()
-					}
-					fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", run.ID, when(run.SlotAt), run.Status, when(run.StartedAt),
-						dur, run.Tokens, delivery(run), runResult(run, 80), refusedText(run, 80))
-				},
-			}.print(c, runs, asJSON)
-		}),
-	}
+	cmd := &cobra.Command{Use: "runs ID", Short: "List a task's last runs: slot, status, duration, tokens, delivery, summary or error, refused calls"}
 	cmd.Flags().IntVarP(&n, "n", "n", 20, "how many runs, newest first")
 	jsonFlag(cmd, &asJSON, "print a JSON array (docs/JSON.md, \"task run\"), summaries whole")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		if n < 1 || n > 1000 {
+			return usageErr("-n %d: want 1 to 1000 runs", n)
+		}
+		runs, err := r.Tasks.Runs(ctx, args[0], n)
+		if err != nil {
+			return taskErr(err, args[0])
+		}
+		return listing[store.TaskRun]{
+			json:   jsonEach(taskRunOut),
+			empty:  "no runs yet; try one now: homard task run-now " + termtext.Line(args[0]),
+			header: "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR\tREFUSED CALLS",
+			row: func(w io.Writer, run store.TaskRun) {
+				dur := "-"
+				if !run.EndedAt.IsZero() && !run.StartedAt.IsZero() {
+					dur = run.EndedAt.Sub(run.StartedAt).Round(time.Second / 10).String()
+				}
+				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", run.ID, when(run.SlotAt), run.Status, when(run.StartedAt),
+					dur, run.Tokens, delivery(run), runResult(run, 80), refusedText(run, 80))
+			},
+		}.print(c, runs, asJSON)
+	})
 }
 
 func (c *cli) taskRunNowCmd() *cobra.Command {
@@ -299,47 +294,45 @@ result delivered like any other ('homard task runs ID').
 
 Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
 (the run is recorded as interrupted).`,
-		Args: cobra.ExactArgs(1),
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, args []string) error {
-			// Each tool call is a line on stderr, as in `homard run`.
-			tools := &toolLog{}
-			if !asJSON {
-				tools.w = c.stderr
-			}
-			run, err := r.Tasks.RunNow(cmd.Context(), args[0], tools.event)
-			tools.flush()
-			if err != nil {
-				return taskErr(err, args[0])
-			}
-			if cmd.Context().Err() != nil {
-				return cmd.Context().Err() // Ctrl+C: exit 130
-			}
-			if asJSON {
-				if err := writeJSON(c.stdout, taskRunOut(run)); err != nil {
-					return err
-				}
-			} else {
-				fmt.Fprintf(c.stdout, "run %d %s (%d tokens, delivery %s)\n", run.ID, run.Status, run.Tokens, delivery(run))
-				if run.Summary != "" {
-					fmt.Fprintln(c.stdout, termtext.Visible(strings.TrimRight(run.Summary, "\n")))
-				}
-				if run.Refused != "" {
-					fmt.Fprintln(c.stdout, "refused during the run:")
-					fmt.Fprintln(c.stdout, termtext.Visible(run.Refused))
-				}
-			}
-			if run.Status != store.TaskRunSucceeded {
-				why := run.Error
-				if why == "" {
-					why = run.Status
-				}
-				return &exitError{code: exitFailure, err: fmt.Errorf("the run did not succeed: %s", why)}
-			}
-			return nil
-		}),
 	}
 	jsonFlag(cmd, &asJSON, "print the run as JSON (docs/JSON.md, \"task run\")")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		// Each tool call is a line on stderr, as in `homard run`.
+		tools := &toolLog{}
+		if !asJSON {
+			tools.w = c.stderr
+		}
+		run, err := r.Tasks.RunNow(ctx, args[0], tools.event)
+		tools.flush()
+		if err != nil {
+			return taskErr(err, args[0])
+		}
+		if ctx.Err() != nil {
+			return ctx.Err() // Ctrl+C: exit 130
+		}
+		if asJSON {
+			if err := writeJSON(c.stdout, taskRunOut(run)); err != nil {
+				return err
+			}
+		} else {
+			fmt.Fprintf(c.stdout, "run %d %s (%d tokens, delivery %s)\n", run.ID, run.Status, run.Tokens, delivery(run))
+			if run.Summary != "" {
+				fmt.Fprintln(c.stdout, termtext.Visible(strings.TrimRight(run.Summary, "\n")))
+			}
+			if run.Refused != "" {
+				fmt.Fprintln(c.stdout, "refused during the run:")
+				fmt.Fprintln(c.stdout, termtext.Visible(run.Refused))
+			}
+		}
+		if run.Status != store.TaskRunSucceeded {
+			why := run.Error
+			if why == "" {
+				why = run.Status
+			}
+			return &exitError{code: exitFailure, err: fmt.Errorf("the run did not succeed: %s", why)}
+		}
+		return nil
+	})
 }
 
 // taskPlanJSON is one line of `task tick --dry-run --json`
@@ -364,42 +357,40 @@ previous run still running, the task's runs per day or the day's token
 limit reached) or refuse it (its body does not decode), and why. Nothing is
 claimed, run or written: the scheduler in 'homard serve' is what runs tasks.
 A task not due yet is not listed; 'homard task list' shows the next runs.`,
-		Args: cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			if !dryRun {
-				return &exitError{code: exitUsage, err: errors.New("task tick only plans: add --dry-run (homard serve runs the tasks)")}
-			}
-			plan, err := r.Tasks.Plan(cmd.Context())
-			if err != nil {
-				return err
-			}
-			out := make([]taskPlanJSON, 0, len(plan))
-			for _, p := range plan {
-				j := taskPlanJSON{TaskID: p.TaskID, Name: p.Name, SlotKey: p.SlotKey, Action: p.Action, Why: p.Why}
-				if !p.Slot.IsZero() {
-					j.Slot = p.Slot.UTC().Format(time.RFC3339)
-				}
-				out = append(out, j)
-			}
-			if asJSON {
-				return writeJSON(c.stdout, out)
-			}
-			if len(out) == 0 {
-				fmt.Fprintln(c.stdout, "nothing is due now; homard task list shows the next runs")
-				return nil
-			}
-			tw := c.table("ID\tNAME\tACTION\tSLOT\tWHY")
-			for i, p := range plan {
-				slot := "-"
-				if !p.Slot.IsZero() {
-					slot = when(p.Slot)
-				}
-				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.Line(out[i].TaskID), termtext.Line(p.Name), p.Action, slot, termtext.Line(p.Why))
-			}
-			return tw.Flush()
-		}),
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only show the plan (required)")
 	jsonFlag(cmd, &asJSON, "print a JSON array (docs/JSON.md, \"task plan\")")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		if !dryRun {
+			return &exitError{code: exitUsage, err: errors.New("task tick only plans: add --dry-run (homard serve runs the tasks)")}
+		}
+		plan, err := r.Tasks.Plan(ctx)
+		if err != nil {
+			return err
+		}
+		out := make([]taskPlanJSON, 0, len(plan))
+		for _, p := range plan {
+			j := taskPlanJSON{TaskID: p.TaskID, Name: p.Name, SlotKey: p.SlotKey, Action: p.Action, Why: p.Why}
+			if !p.Slot.IsZero() {
+				j.Slot = p.Slot.UTC().Format(time.RFC3339)
+			}
+			out = append(out, j)
+		}
+		if asJSON {
+			return writeJSON(c.stdout, out)
+		}
+		if len(out) == 0 {
+			fmt.Fprintln(c.stdout, "nothing is due now; homard task list shows the next runs")
+			return nil
+		}
+		tw := c.table("ID\tNAME\tACTION\tSLOT\tWHY")
+		for i, p := range plan {
+			slot := "-"
+			if !p.Slot.IsZero() {
+				slot = when(p.Slot)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", termtext.Line(out[i].TaskID), termtext.Line(p.Name), p.Action, slot, termtext.Line(p.Why))
+		}
+		return tw.Flush()
+	})
 }

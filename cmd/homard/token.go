@@ -33,21 +33,19 @@ func (c *cli) tokenCreateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "create",
 		Short: "Create a token and print it once",
-		Args:  cobra.NoArgs,
 		Example: `  TOKEN=$(homard token create --name laptop)
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8787/api/info`,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			tok, t, err := r.Owner.TokenCreate(cmd.Context(), name)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(c.stdout, tok)
-			fmt.Fprintf(c.stderr, "token %s created; it is shown only now. Revoke it with: homard token revoke %s\n", t.ID, t.ID)
-			return nil
-		}),
 	}
 	cmd.Flags().StringVar(&name, "name", "", "a `NAME` to recognise the token by in 'homard token list'")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		tok, t, err := r.Owner.TokenCreate(ctx, name)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, tok)
+		fmt.Fprintf(c.stderr, "token %s created; it is shown only now. Revoke it with: homard token revoke %s\n", t.ID, t.ID)
+		return nil
+	})
 }
 
 func (c *cli) tokenListCmd() *cobra.Command {

@@ -14,10 +14,7 @@ import (
 )
 
 func (c *cli) toolCmd() *cobra.Command {
-	cmd := &cobra.Command{
-		Use:   "tool",
-		Short: "List tools, or propose a tool call exactly as a model would",
-	}
+	cmd := &cobra.Command{Use: "tool", Short: "List tools, or propose a tool call exactly as a model would"}
 	cmd.AddCommand(c.toolListCmd(), c.toolCallCmd())
 	return cmd
 }
@@ -60,47 +57,45 @@ it runs once. A changed argument is a new plan and needs a new approval.`,
 		Example: `  homard tool call read_file '{"path":"notes.txt"}'
   homard tool call write_file '{"path":"todo.md","content":"- tea\n"}' --session work
   homard tool call list_dir '{}' --as guest`,
-		Args: cobra.RangeArgs(1, 2),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			req.Tool = args[0]
-			if len(args) == 2 {
-				req.Args = args[1]
-			} else {
-				b, err := io.ReadAll(io.LimitReader(c.stdin, 8<<20))
-				if err != nil {
-					return fmt.Errorf("read arguments from stdin: %w", err)
-				}
-				req.Args = string(b)
-			}
-			r, err := c.open(cmd.Context(), app.Options{})
-			if err != nil {
-				return err
-			}
-			defer r.Close()
-			out, err := r.Call(cmd.Context(), req)
-			if err != nil {
-				return err
-			}
-			if err := writeJSON(c.stdout, out); err != nil {
-				return err
-			}
-			switch out.Decision {
-			case "ran":
-				return nil
-			case "pending":
-				return &exitError{code: exitPending}
-			case "denied":
-				return &exitError{code: exitDenied}
-			default:
-				return &exitError{code: exitToolErr}
-			}
-		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&req.As, "as", "owner", "entry trust of the caller: owner, guest or unknown")
 	f.StringVar(&req.Session, "session", "", "session `ID` the call and its approvals belong to (default cli)")
 	f.StringVar(&req.Mode, "mode", "", "permission mode for this call: safe, smart, autopilot or yolo (default from config)")
-	return cmd
+	return leafCmd(cmd, cobra.RangeArgs(1, 2), func(ctx context.Context, args []string) error {
+		req.Tool = args[0]
+		if len(args) == 2 {
+			req.Args = args[1]
+		} else {
+			b, err := io.ReadAll(io.LimitReader(c.stdin, 8<<20))
+			if err != nil {
+				return fmt.Errorf("read arguments from stdin: %w", err)
+			}
+			req.Args = string(b)
+		}
+		r, err := c.open(ctx, app.Options{})
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		out, err := r.Call(ctx, req)
+		if err != nil {
+			return err
+		}
+		if err := writeJSON(c.stdout, out); err != nil {
+			return err
+		}
+		switch out.Decision {
+		case "ran":
+			return nil
+		case "pending":
+			return &exitError{code: exitPending}
+		case "denied":
+			return &exitError{code: exitDenied}
+		default:
+			return &exitError{code: exitToolErr}
+		}
+	})
 }
 
 // writeJSON prints v as indented JSON. Strings in it may hold text from

@@ -36,31 +36,26 @@ cards in the web UI or with "homard approval approve ID --code N".`,
 
 func (c *cli) totpSetupCmd() *cobra.Command {
 	var force bool
-	cmd := &cobra.Command{
-		Use:   "setup",
-		Short: "Make a new secret and show it once as a QR code and a link",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			e, err := r.Owner.TOTP().Setup(cmd.Context(), r.Config.Owner, force)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintf(c.stdout, "Scan this with your authenticator app (it is shown once, never again):\n\n%s\n%s\n\n", e.QR, e.URI)
-			if !c.interactive() {
-				fmt.Fprintln(c.stdout, "then turn it on with the code the app shows: homard totp confirm CODE")
-				return nil
-			}
-			fmt.Fprint(c.stderr, "code the app shows now: ")
-			line, _ := bufio.NewReader(c.stdin).ReadString('\n')
-			if err := r.Owner.TOTP().Confirm(cmd.Context(), r.Config.Owner, strings.TrimSpace(line)); err != nil {
-				return fmt.Errorf("%w (the secret is kept: try again with `homard totp confirm CODE`)", err)
-			}
-			fmt.Fprintln(c.stdout, "authenticator on")
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "setup", Short: "Make a new secret and show it once as a QR code and a link"}
 	cmd.Flags().BoolVar(&force, "force", false, "replace the authenticator already set up (its codes stop working)")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		e, err := r.Owner.TOTP().Setup(ctx, r.Config.Owner, force)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(c.stdout, "Scan this with your authenticator app (it is shown once, never again):\n\n%s\n%s\n\n", e.QR, e.URI)
+		if !c.interactive() {
+			fmt.Fprintln(c.stdout, "then turn it on with the code the app shows: homard totp confirm CODE")
+			return nil
+		}
+		fmt.Fprint(c.stderr, "code the app shows now: ")
+		line, _ := bufio.NewReader(c.stdin).ReadString('\n')
+		if err := r.Owner.TOTP().Confirm(ctx, r.Config.Owner, strings.TrimSpace(line)); err != nil {
+			return fmt.Errorf("%w (the secret is kept: try again with `homard totp confirm CODE`)", err)
+		}
+		fmt.Fprintln(c.stdout, "authenticator on")
+		return nil
+	})
 }
 
 func (c *cli) totpConfirmCmd() *cobra.Command {
@@ -72,37 +67,32 @@ func (c *cli) totpConfirmCmd() *cobra.Command {
 
 func (c *cli) totpStatusCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{
-		Use:   "status",
-		Short: "Say whether the authenticator is on (never its secret)",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			st, err := r.Owner.TOTP().Status(cmd.Context(), r.Config.Owner)
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(c.stdout, st)
-			}
-			when := func(t time.Time) string { return t.Local().Format(time.DateTime) }
-			switch st.State {
-			case "none":
-				fmt.Fprintln(c.stdout, "no authenticator: homard totp setup")
-			case "pending":
-				fmt.Fprintf(c.stdout, "set up %s, not on yet: homard totp confirm CODE\n", when(st.Created))
-			default:
-				fmt.Fprintf(c.stdout, "on since %s", when(st.Activated))
-				if !st.LastUsed.IsZero() {
-					fmt.Fprintf(c.stdout, ", last code %s", when(st.LastUsed))
-				}
-				fmt.Fprintln(c.stdout)
-			}
-			fmt.Fprintf(c.stdout, "approvals that need a code: %s\n", codeNeeds(r.Config.Permissions.TOTP))
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "status", Short: "Say whether the authenticator is on (never its secret)"}
 	jsonFlag(cmd, &asJSON, "print the state as JSON")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		st, err := r.Owner.TOTP().Status(ctx, r.Config.Owner)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return writeJSON(c.stdout, st)
+		}
+		when := func(t time.Time) string { return t.Local().Format(time.DateTime) }
+		switch st.State {
+		case "none":
+			fmt.Fprintln(c.stdout, "no authenticator: homard totp setup")
+		case "pending":
+			fmt.Fprintf(c.stdout, "set up %s, not on yet: homard totp confirm CODE\n", when(st.Created))
+		default:
+			fmt.Fprintf(c.stdout, "on since %s", when(st.Activated))
+			if !st.LastUsed.IsZero() {
+				fmt.Fprintf(c.stdout, ", last code %s", when(st.LastUsed))
+			}
+			fmt.Fprintln(c.stdout)
+		}
+		fmt.Fprintf(c.stdout, "approvals that need a code: %s\n", codeNeeds(r.Config.Permissions.TOTP))
+		return nil
+	})
 }
 
 // codeNeeds says which approvals permissions.totp sets aside.
@@ -115,21 +105,16 @@ func codeNeeds(level string) string {
 
 func (c *cli) totpRemoveCmd() *cobra.Command {
 	var code string
-	cmd := &cobra.Command{
-		Use:   "remove --code CODE",
-		Short: "Remove the authenticator (a code from it is needed)",
-		Args:  cobra.NoArgs,
-		RunE: c.withRuntime(func(cmd *cobra.Command, r *app.Runtime, _ []string) error {
-			if err := r.Owner.TOTP().Remove(cmd.Context(), r.Config.Owner, code); err != nil {
-				return err
-			}
-			fmt.Fprintln(c.stdout, "authenticator removed")
-			if r.Config.Permissions.TOTP != "off" {
-				fmt.Fprintf(c.stdout, "permissions.totp is %q: approvals of that risk now cannot be given until you set one up again\n", r.Config.Permissions.TOTP)
-			}
-			return nil
-		}),
-	}
+	cmd := &cobra.Command{Use: "remove --code CODE", Short: "Remove the authenticator (a code from it is needed)"}
 	cmd.Flags().StringVar(&code, "code", "", "a code from the authenticator being removed")
-	return cmd
+	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		if err := r.Owner.TOTP().Remove(ctx, r.Config.Owner, code); err != nil {
+			return err
+		}
+		fmt.Fprintln(c.stdout, "authenticator removed")
+		if r.Config.Permissions.TOTP != "off" {
+			fmt.Fprintf(c.stdout, "permissions.totp is %q: approvals of that risk now cannot be given until you set one up again\n", r.Config.Permissions.TOTP)
+		}
+		return nil
+	})
 }
