@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -70,9 +69,7 @@ are and allow side effects again.`,
 		}
 		if asJSON {
 			report.Failed = failed
-			enc := json.NewEncoder(c.stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(report); err != nil {
+			if err := writeJSON(c.stdout, report); err != nil { // details quote provider errors
 				return err
 			}
 		}

@@ -5,7 +5,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -172,9 +171,7 @@ func (c *cli) versionCmd() *cobra.Command {
 	return leafCmd(cmd, cobra.NoArgs, func(_ context.Context, _ []string) error {
 		b := app.Build()
 		if asJSON {
-			enc := json.NewEncoder(c.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(b)
+			return writeJSON(c.stdout, b)
 		}
 		fmt.Fprintln(c.stdout, "homard", b)
 		return nil

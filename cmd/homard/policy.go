@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"time"
 
@@ -92,9 +91,7 @@ section is not judged here.`,
 					Before: replayDecision{string(ch.Before.Verdict), ch.Before.Rule, ch.Before.Reason},
 					After:  replayDecision{string(ch.After.Verdict), ch.After.Rule, ch.After.Reason}})
 			}
-			enc := json.NewEncoder(c.stdout)
-			enc.SetIndent("", "  ")
-			return enc.Encode(out)
+			return writeJSON(c.stdout, out) // plans and reasons quote what the model proposed
 		}
 		fmt.Fprintf(c.stdout, "replayed %d calls since %s (%d skipped: plan unreadable): %d would change under %s\n",
 			res.Replayed, from.Local().Format(time.DateTime), res.Skipped, len(res.Changes), termtext.Line(proposed))

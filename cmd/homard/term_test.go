@@ -133,3 +133,30 @@ func TestErrorsArePrintedVisibly(t *testing.T) {
 		t.Errorf("error %q does not show the escapes", errb.String())
 	}
 }
+
+// TestJSONGoesThroughTheEscaper: every JSON homard prints is written by
+// encodeJSON (writeJSON, writeJSONLine), which escapes what a terminal
+// would obey or hide: a JSON encoder leaves C1 controls, bidi overrides
+// and zero-width characters raw. No other file of the command encodes
+// JSON itself (doctor, policy replay and version once did, and a doctor
+// detail or a replayed plan quotes a provider or the model).
+func TestJSONGoesThroughTheEscaper(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") || f == "tool.go" { // tool.go holds encodeJSON
+			continue
+		}
+		src, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, enc := range []string{"json.NewEncoder(", "json.Marshal(", "json.MarshalIndent("} {
+			if bytes.Contains(src, []byte(enc)) {
+				t.Errorf("%s calls %s: print JSON with writeJSON or writeJSONLine", f, strings.TrimSuffix(enc, "("))
+			}
+		}
+	}
+}
