@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -100,7 +101,19 @@ func TestSoak(t *testing.T) {
 	addr := ln.Addr().String()
 	ln.Close()
 	serve := homard("serve", "--addr", addr, "--log-format", "json")
-	serve.Stderr = io.Discard
+	// The runtime's GC trace says what is live after each collection:
+	// RSS alone cannot tell a heap that grows from one the runtime has
+	// not yet handed back to the kernel.
+	if serve.Env == nil {
+		serve.Env = os.Environ()
+	}
+	serve.Env = append(serve.Env, "GODEBUG=gctrace=1")
+	stderr, err := serve.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var live liveHeap
+	go live.read(stderr)
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -174,18 +187,48 @@ loop:
 			if last > maxRSS.Load() {
 				maxRSS.Store(last)
 			}
-			t.Logf("%s: %d turns, %d errors, RSS %.1f MiB", time.Now().Format(time.TimeOnly), turns.Load(), errs.Load(), float64(last)/(1<<20))
+			t.Logf("%s: %d turns, %d errors, RSS %.1f MiB, live heap %d MB", time.Now().Format(time.TimeOnly), turns.Load(), errs.Load(), float64(last)/(1<<20), live.last.Load())
 		}
 	}
 	wg.Wait()
-	summary := fmt.Sprintf("soak: %v, %d sessions, a turn each every %v: %d turns, %d errors; serve RSS %.1f MiB at start, %.1f MiB highest, %.1f MiB last",
-		duration, sessions, pause, turns.Load(), errs.Load(), float64(start)/(1<<20), float64(maxRSS.Load())/(1<<20), float64(last)/(1<<20))
+	summary := fmt.Sprintf("soak: %v, %d sessions, a turn each every %v: %d turns, %d errors; serve RSS %.1f MiB at start, %.1f MiB highest, %.1f MiB last; live heap after GC %d MB in the first minute at most, %d MB highest, %d MB last (%d GCs)",
+		duration, sessions, pause, turns.Load(), errs.Load(), float64(start)/(1<<20), float64(maxRSS.Load())/(1<<20), float64(last)/(1<<20),
+		live.early.Load(), live.max.Load(), live.last.Load(), live.n.Load())
 	t.Log(summary)
 	if p := os.Getenv("SOAK_OUT"); p != "" {
 		os.WriteFile(p, []byte(summary+"\n"), 0o644)
 	}
 	if errs.Load() > 0 || turns.Load() == 0 {
 		t.Errorf("%s; want turns and no errors", summary)
+	}
+}
+
+// liveHeap reads GODEBUG=gctrace=1 lines ("… 4->5->2 MB, …": the heap
+// at the start and end of a collection, then what it left live).
+type liveHeap struct {
+	n, early, max, last atomic.Int64
+}
+
+var gcLine = regexp.MustCompile(`(\d+)->(\d+)->(\d+) MB`)
+
+func (h *liveHeap) read(r io.Reader) {
+	start := time.Now()
+	sc := bufio.NewScanner(r)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		m := gcLine.FindStringSubmatch(sc.Text())
+		if m == nil || !strings.HasPrefix(sc.Text(), "gc ") {
+			continue
+		}
+		mb, _ := strconv.ParseInt(m[3], 10, 64)
+		h.n.Add(1)
+		h.last.Store(mb)
+		if mb > h.max.Load() {
+			h.max.Store(mb)
+		}
+		if time.Since(start) < time.Minute && mb > h.early.Load() {
+			h.early.Store(mb)
+		}
 	}
 }
 
