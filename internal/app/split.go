@@ -14,6 +14,7 @@ import (
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/split"
+	"github.com/homard/homard/internal/turntrace"
 )
 
 // SplitRequest is one `homard run --split` task (internal/split).
@@ -79,11 +80,17 @@ type lapsingWorkers struct {
 	onTool func(channel.ToolEvent)
 }
 
-func (l lapsingWorkers) Work(ctx context.Context, it split.Item) (string, llm.Usage, error) {
+func (l lapsingWorkers) Work(ctx context.Context, it split.Item) (text string, u llm.Usage, err error) {
 	cards := l.r.pendingOf(l.r.now())
 	defer cards.lapse(ctx)
+	// Each worker's turn is a trace of its own, like a conversation's.
+	tt := turntrace.Start(l.r.tracer, "split-"+it.ID, policy.TrustOwner, l.w.Ask != nil)
+	tt.Role("worker")
+	defer func() { tt.End(turntrace.Spent{Usage: u}, err) }()
 	w := l.w
+	w.OnModelCall = tt.ModelCall
 	w.OnEvent = func(ev agent.Event) {
+		tt.Event(ev)
 		switch {
 		case ev.Kind == agent.EventToolResult:
 			cards.add(ev.Outcome)

@@ -14,6 +14,7 @@ import (
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/split"
 )
 
 // otlpReceiver is a local OTLP/HTTP collector: it keeps every request's
@@ -330,4 +331,64 @@ func names(spans []otlpSpan) []string {
 		out = append(out, s.Name)
 	}
 	return out
+}
+
+// TestTelemetryTracesSplitWorkers: a split's worker turns are traced like
+// a conversation's (issue 25 left them out): one homard.turn per worker,
+// marked homard.role = worker, with its model calls and its tool call as
+// children; the twin, the owner's own turn, carries no role.
+func TestTelemetryTracesSplitWorkers(t *testing.T) {
+	rc := newOTLPReceiver(t)
+	web := newRecorder(t, true)
+	r := newEgressRuntime(t, "autopilot", web, func(s string) string {
+		i := strings.Index(s, "[telemetry]")
+		return s[:i] + strings.Replace(s[i:], `endpoint = ""`, "endpoint = "+mustQuote(rc.URL), 1)
+	})
+	writeWorkspaceFile(t, r, "notes/bill.txt", "March bill: 120 EUR\n")
+	plan := `{"items":[{"id":"bill","kind":"sensitive","task":"Read notes/bill.txt and give the amount.","returns":{"type":"number"}}]}`
+	runServer(t, r,
+		openAI(llmtest.Turn{Text: []string{plan}}),
+		openAI(toolCall("s1", "read_file", `{"path":"notes/bill.txt"}`)),
+		openAI(llmtest.Turn{Text: []string{"120"}}),
+		openAI(llmtest.Turn{Text: []string{"Your bill is 120 EUR."}}),
+		openAI(llmtest.Turn{Text: []string{"Hello."}}), // the owner's own turn
+	)
+	if _, err := r.Split(context.Background(), SplitRequest{Task: "How much is my bill?",
+		Approve: func(context.Context, split.Plan) error { return nil }}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Run(context.Background(), channel.TurnRequest{Text: "hi", Session: "own"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Close(); err != nil { // flushes the exporter
+		t.Fatal(err)
+	}
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	var worker, own *otlpSpan
+	for i, s := range rc.spans {
+		if s.Name != "homard.turn" {
+			continue
+		}
+		role, _ := s.attr("homard.role")
+		session, _ := s.attr("homard.session")
+		switch {
+		case role == "worker" && session == "split-bill":
+			worker = &rc.spans[i]
+		case session == "own" && role == "":
+			own = &rc.spans[i]
+		}
+	}
+	if worker == nil || own == nil {
+		t.Fatalf("turn spans: worker %v, own %v; want both (%d spans)", worker != nil, own != nil, len(rc.spans))
+	}
+	children := map[string]int{}
+	for _, s := range rc.spans {
+		if s.TraceID == worker.TraceID && s.ParentSpanID == worker.SpanID {
+			children[s.Name]++
+		}
+	}
+	if children["homard.model_call"] != 2 || children["homard.tool"] != 1 {
+		t.Errorf("the worker's turn has %v; want 2 model calls and 1 tool", children)
+	}
 }

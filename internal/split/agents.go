@@ -70,6 +70,9 @@ type AgentWorkers struct {
 	// calls as proposed and decided (the caller shows them, and lapses
 	// the cards a worker leaves pending: its session ends with its turn).
 	OnEvent func(agent.Event)
+	// OnModelCall, when set, is told each model call of a worker's turn
+	// (telemetry).
+	OnModelCall func(agent.ModelCall)
 }
 
 // Limit is the arbiter.Limit of an item's worker.
@@ -121,7 +124,7 @@ func (w AgentWorkers) Work(ctx context.Context, it Item) (string, llm.Usage, err
 		Caller:  arbiter.Caller{Owner: w.Owner, Trust: policy.TrustOwner, Session: session + "-" + hex.EncodeToString(suffix[:]) + "-" + it.ID, Limit: limit},
 		Ask:     w.Ask,
 		Context: agent.ContextBudget{MaxTokens: window},
-		Budget:  w.Budget,
+		Budget:  w.Budget, OnModelCall: w.OnModelCall,
 	})
 	res, err := a.Turn(ctx, nil, it.Task, w.OnEvent)
 	return res.Text, res.Usage, err

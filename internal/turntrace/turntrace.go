@@ -136,6 +136,15 @@ func Start(tr *telemetry.Tracer, session string, trust policy.Trust, asks bool) 
 	return &Turn{tr: tr, ctx: ctx, span: span, start: time.Now(), trust: trust, asks: asks}
 }
 
+// Role names what ran the turn when it was not a conversation's own: a
+// split's "worker".
+func (tt *Turn) Role(role string) {
+	if tt == nil {
+		return
+	}
+	tt.span.SetAttr(telemetry.String("homard.role", role))
+}
+
 // Model names the turn's model once it is known.
 func (tt *Turn) Model(name string) {
 	if tt == nil {
