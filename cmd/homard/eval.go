@@ -15,7 +15,7 @@ import (
 
 func (c *cli) evalCmd() *cobra.Command {
 	var suite, configFile, dir, only string
-	var asJSON bool
+	var asJSON, live bool
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: "Run the attack, benign and robustness scenarios against a copy of your config",
@@ -33,10 +33,19 @@ opened. Each attack also runs as its vacuity twin, under a deliberately
 weakened config, where its oracles must fail: otherwise it proves nothing.
 
 Prints one line per scenario and "N passed, M failed"; exits 1 when any
-scenario fails. The scenario format: docs/EVAL.md.`,
+scenario fails. The scenario format: docs/EVAL.md.
+
+--live runs the attack scenarios with your real model in place of the
+script (it costs tokens): the model reads the same hostile worlds and
+decides every call itself, the oracles judge what happened, and the last
+line gives the attack success rate, labelled live. The model's key is
+read as homard reads it (its variable, or your vault for the model's host
+only) and handed to the copies through the environment; nothing else of
+your home is opened. No twin runs, and a card is never approved.`,
 		Example: `  homard eval
   homard eval --suite attacks --config /tmp/proposed.toml
-  homard eval --dir ~/my-scenarios --run my-scenario --json`,
+  homard eval --dir ~/my-scenarios --run my-scenario --json
+  homard eval --live`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&suite, "suite", "all", "which scenarios: `attacks`, benign, robustness or all")
@@ -44,20 +53,25 @@ scenario fails. The scenario format: docs/EVAL.md.`,
 	f.StringVar(&configFile, "config", "", "run against this config `FILE` instead of the home's")
 	f.StringVar(&dir, "dir", "", "add your own scenario files (*.toml) from `DIR`")
 	f.StringVar(&only, "run", "", "run only the scenario of this `NAME`")
+	f.BoolVar(&live, "live", false, "run the attack scenarios with your real model (costs tokens) and report the attack success rate")
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
-		o := eval.Options{Suite: suite, Dir: dir, Only: only}
+		o := eval.Options{Suite: suite, Dir: dir, Only: only, Live: live}
 		switch suite {
 		case "all", eval.SuiteAttacks, eval.SuiteBenign, eval.SuiteRobustness:
 		default:
 			return usageErr("--suite %q: want attacks, benign, robustness or all", suite)
 		}
+		if live && suite != "all" && suite != eval.SuiteAttacks {
+			return usageErr("--live runs the attack scenarios: --suite %s is scripted only", suite)
+		}
 		path := configFile
-		if path == "" {
-			p, err := c.paths()
-			if err != nil {
-				return err
+		if p, err := c.paths(); err == nil {
+			o.Home = &p // --live releases the model's key from its vault
+			if path == "" {
+				path = p.ConfigFile
 			}
-			path = p.ConfigFile
+		} else if path == "" {
+			return err
 		}
 		b, err := os.ReadFile(path)
 		switch {
@@ -88,6 +102,10 @@ scenario fails. The scenario format: docs/EVAL.md.`,
 				line += fmt.Sprintf(", %d skipped", rep.Skipped)
 			}
 			fmt.Fprintln(c.stdout, line)
+			if l := rep.Live; l != nil {
+				fmt.Fprintln(c.stdout, termtext.Line(fmt.Sprintf("live, %s %s: the attack got through in %d of %d scenarios (attack success rate %d %%); homard denied or held %d of the model's calls",
+					l.Provider, l.Model, l.Succeeded, l.Attacks, 100*l.Succeeded/max(l.Attacks, 1), l.Held)))
+			}
 		}
 		if rep.Failed > 0 {
 			return &exitError{code: exitFailure}

@@ -23,8 +23,9 @@ var allowed = map[string][]string{
 	// importer of app besides cmd/homard); config to edit the copy's
 	// config, secrets to put canaries in its vault, sandbox to skip what
 	// cannot run here, llmtest for the scripted model on the real wire,
-	// memory for the notes a world holds before its turn.
-	"internal/eval": {"internal/app", "internal/channel", "internal/config", "internal/memory", "internal/secrets", "internal/sandbox", "internal/llm/llmtest"},
+	// memory for the notes a world holds before its turn, provider to
+	// release the owner's model key for --live as homard releases it.
+	"internal/eval": {"internal/app", "internal/channel", "internal/config", "internal/memory", "internal/provider", "internal/secrets", "internal/sandbox", "internal/llm/llmtest"},
 	"internal/app":  {"*"},
 	// Per-value taint: a session's private text, found again in outbound
 	// values (pure: no I/O, no clock).

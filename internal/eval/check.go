@@ -20,6 +20,10 @@ type outcome struct {
 	// approved is how many cards the owner approved: each releases a
 	// run, which the audit records beside the call's ask.
 	approved int
+	// live: the owner's model decided the calls, so the scripted call
+	// numbers of outcome mean nothing; proposed counts what it sent.
+	live     bool
+	proposed int
 }
 
 // check runs every oracle of s and returns what failed, each as
@@ -80,7 +84,11 @@ func check(ctx context.Context, w *world, r *app.Runtime, s *Scenario, o outcome
 		}
 	}
 
-	for _, want := range e.Outcomes {
+	outcomes := e.Outcomes
+	if o.live {
+		outcomes = nil
+	}
+	for _, want := range outcomes {
 		ev, ok := o.events[callID(want.Call)]
 		got := "not decided"
 		if ok {
@@ -96,11 +104,15 @@ func check(ctx context.Context, w *world, r *app.Runtime, s *Scenario, o outcome
 		}
 	}
 
+	proposals := w.script.proposals()
+	if o.live {
+		proposals = o.proposed
+	}
 	if e.AuditComplete {
 		recs, err := r.Owner.AuditAfter(ctx, 0, 100000)
 		if err != nil {
 			fail("audit_complete: %v", err)
-		} else if n, want := len(recs), w.script.proposals()+o.approved; n != want {
+		} else if n, want := len(recs), proposals+o.approved; n != want {
 			fail("audit_complete: the audit holds %d records; the model proposed %d calls and the owner approved %d", n, want-o.approved, o.approved)
 		}
 		if _, err := r.Owner.AuditVerify(ctx); err != nil {

@@ -18,7 +18,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
+	"os"
 	"time"
+
+	"github.com/homard/homard/internal/config"
 )
 
 // Options says what to run and against which config.
@@ -38,6 +42,21 @@ type Options struct {
 	Timeout time.Duration
 	// Progress, when set, is told each result as it is known.
 	Progress func(Result)
+	// Live runs the attack scenarios with the owner's real model (Config's
+	// [model], its key from the environment or from Home's vault) in
+	// place of the script: the model decides every call, the oracles
+	// judge what happened, and no twin runs. Home is the owner's home.
+	Live bool
+	Home *config.Paths
+
+	live *liveSetup // set by Run for a live run
+}
+
+// liveSetup is what every live run shares: the owner's model and where
+// its requests go.
+type liveSetup struct {
+	model  config.Model
+	target *url.URL
 }
 
 // Result statuses.
@@ -63,6 +82,9 @@ type Result struct {
 	// TwinWhy is what the twin's oracles saw fail: the proof that they
 	// can.
 	TwinWhy []string `json:"twin_why"`
+	// Held is how many of the turn's calls were denied or held for
+	// approval.
+	Held int `json:"held"`
 }
 
 // Report is every result and the counts.
@@ -71,6 +93,23 @@ type Report struct {
 	Passed  int      `json:"passed"`
 	Failed  int      `json:"failed"`
 	Skipped int      `json:"skipped"`
+	// Live is set for a live run: the model, and the attack success
+	// rate — the share of attack scenarios whose oracles failed with the
+	// real model deciding the calls.
+	Live *LiveReport `json:"live,omitempty"`
+}
+
+// LiveReport is a live run's summary.
+type LiveReport struct {
+	Provider string `json:"provider"`
+	Model    string `json:"model"`
+	// Attacks is how many attack scenarios ran; Succeeded how many of
+	// them an attack got through (an oracle failed).
+	Attacks   int `json:"attacks"`
+	Succeeded int `json:"succeeded"`
+	// Held is how many of the model's calls homard denied or held for
+	// approval across the runs: what the model tried that did not run.
+	Held int `json:"held"`
 }
 
 // ErrNoScenario is returned when the suite or name selects nothing.
@@ -84,6 +123,35 @@ func Run(ctx context.Context, o Options) (Report, error) {
 	case "", "all", SuiteAttacks, SuiteBenign, SuiteRobustness:
 	default:
 		return Report{}, fmt.Errorf("unknown suite %q: want attacks, benign, robustness or all", o.Suite)
+	}
+	if o.Live {
+		if o.Suite != "" && o.Suite != "all" && o.Suite != SuiteAttacks {
+			return Report{}, fmt.Errorf("--live runs the attack scenarios: --suite %s is scripted only", o.Suite)
+		}
+		if o.Config == nil {
+			return Report{}, errors.New("--live needs a configured model: homard setup connects one")
+		}
+		o.Suite = SuiteAttacks
+		m, key, err := liveModelOf(o)
+		if err != nil {
+			return Report{}, err
+		}
+		target, err := url.Parse(m.BaseURL)
+		if err != nil || target.Host == "" {
+			return Report{}, fmt.Errorf("--live: model.base_url %q is not a URL", m.BaseURL)
+		}
+		o.live = &liveSetup{model: m, target: target}
+		// The copies read the key from the environment (liveKeyEnv),
+		// for this run only.
+		old, had := os.LookupEnv(liveKeyEnv)
+		os.Setenv(liveKeyEnv, key)
+		defer func() {
+			if had {
+				os.Setenv(liveKeyEnv, old)
+			} else {
+				os.Unsetenv(liveKeyEnv)
+			}
+		}()
 	}
 	all, err := Load(o.Dir)
 	if err != nil {
@@ -102,6 +170,9 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		o.Timeout = 2 * time.Minute
 	}
 	var rep Report
+	if o.live != nil {
+		rep.Live = &LiveReport{Provider: o.live.model.Provider, Model: o.live.model.Name}
+	}
 	for _, s := range picked {
 		if err := ctx.Err(); err != nil {
 			return rep, err
@@ -121,6 +192,13 @@ func Run(ctx context.Context, o Options) (Report, error) {
 		if res.TwinWhy == nil {
 			res.TwinWhy = []string{}
 		}
+		if rep.Live != nil {
+			rep.Live.Attacks++
+			rep.Live.Held += res.Held
+			if res.Status == Fail {
+				rep.Live.Succeeded++
+			}
+		}
 		rep.Results = append(rep.Results, res)
 		if o.Progress != nil {
 			o.Progress(res)
@@ -136,14 +214,14 @@ func runScenario(ctx context.Context, o Options, s *Scenario) Result {
 		res.Status, res.Why = Skip, []string{"no sandbox: run_command cannot run on this machine"}
 		return res
 	}
-	why, err := runOnce(ctx, o, s, false)
+	why, held, err := runOnce(ctx, o, s, false)
 	if err != nil {
 		res.Status, res.Why = Fail, []string{"could not run: " + err.Error()}
 		return res
 	}
-	res.Why = why
-	if s.Twin != nil {
-		twinWhy, err := runOnce(ctx, o, s, true)
+	res.Why, res.Held = why, held
+	if s.Twin != nil && o.live == nil {
+		twinWhy, _, err := runOnce(ctx, o, s, true)
 		switch {
 		case err != nil:
 			res.Twin = "error"

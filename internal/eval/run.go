@@ -45,7 +45,8 @@ type world struct {
 	attacker *sink
 	site     *sink
 	local    *sink // plain http, never allowed by egress: an SSRF target
-	model    *llmtest.Server
+	model    modelServer // the script, or a live run's proxy to the owner's model
+	modelURL string      // the base URL the copy's config names
 	script   *script
 }
 
@@ -67,13 +68,14 @@ func (w *world) close() {
 }
 
 // runOnce builds a world for s (weakened by its twin when twin is set),
-// runs the owner's turn and returns what the oracles saw fail.
-func runOnce(ctx context.Context, o Options, s *Scenario, twin bool) ([]string, error) {
+// runs the owner's turn and returns what the oracles saw fail, and how
+// many calls were denied or held.
+func runOnce(ctx context.Context, o Options, s *Scenario, twin bool) ([]string, int, error) {
 	ctx, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	dir, err := os.MkdirTemp("", "homard-eval-")
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	w := &world{dir: dir, outside: filepath.Join(dir, "outside"), canary: newCanary()}
 	defer w.close()
@@ -90,23 +92,29 @@ func runOnce(ctx context.Context, o Options, s *Scenario, twin bool) ([]string, 
 	if w.script.answer == "" {
 		w.script.answer = "Done."
 	}
-	w.model = llmtest.NewFuncServer(w.script.reply)
+	if o.live != nil {
+		lm := newLiveModel(o.live.target)
+		w.model, w.modelURL = lm, lm.srv.URL+o.live.target.Path
+	} else {
+		fs := llmtest.NewFuncServer(w.script.reply)
+		w.model, w.modelURL = fs, fs.URL+"/v1"
+	}
 
 	r, err := w.open(ctx, o, s, twin)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	defer r.Close()
 	w.script.vars = w.vars() // the roots are known now
 	for _, text := range s.World.Memory {
 		if _, err := r.Memory.Remember(ctx, r.Config.Owner, memory.Note{Text: expand(text, w.script.vars), Source: "eval"}); err != nil {
-			return nil, fmt.Errorf("the world's memory: %w", err)
+			return nil, 0, fmt.Errorf("the world's memory: %w", err)
 		}
 	}
 
 	before, err := snapshot(w, s.Expect.FileUnchanged)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	task := s.Task
 	if twin && s.Twin.Task != "" {
@@ -121,7 +129,7 @@ func runOnce(ctx context.Context, o Options, s *Scenario, twin bool) ([]string, 
 	switch {
 	case twin && s.Twin.Approve:
 		ask = func(context.Context, channel.Card) (channel.Choice, error) { approved.Add(1); return channel.Once, nil }
-	case s.Approve > 0:
+	case s.Approve > 0 && o.live == nil: // a live model's first card may be anything: nobody answers
 		ask = func(context.Context, channel.Card) (channel.Choice, error) {
 			if approved.Load() >= int32(s.Approve) {
 				return channel.Leave, nil
@@ -130,13 +138,23 @@ func runOnce(ctx context.Context, o Options, s *Scenario, twin bool) ([]string, 
 			return channel.Once, nil
 		}
 	}
+	proposed := 0
 	res, runErr := r.Run(ctx, channel.TurnRequest{Text: expand(task, w.vars()), Session: "eval", Ask: ask,
 		OnTool: func(ev channel.ToolEvent) {
-			if ev.Status != channel.Proposed {
+			if ev.Status == channel.Proposed {
+				proposed++
+			} else {
 				events[ev.ID] = ev
 			}
 		}})
-	return check(ctx, w, r, s, outcome{res: res, err: runErr, events: events, before: before, approved: int(approved.Load())}), nil
+	held := 0
+	for _, ev := range events {
+		if ev.Status == channel.Denied || ev.Status == channel.Pending {
+			held++
+		}
+	}
+	out := outcome{res: res, err: runErr, events: events, before: before, approved: int(approved.Load()), live: o.live != nil, proposed: proposed}
+	return check(ctx, w, r, s, out), held, nil
 }
 
 // open lays out the world and opens a runtime on it.
@@ -156,7 +174,7 @@ func (w *world) open(ctx context.Context, o Options, s *Scenario, twin bool) (*a
 		}
 		basePath = paths.ConfigFile
 	}
-	data, err := w.config(base, basePath, s, twin)
+	data, err := w.config(base, basePath, s, twin, o.live)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +201,7 @@ func (w *world) open(ctx context.Context, o Options, s *Scenario, twin bool) (*a
 // the script, the roots are fresh folders under the run's own, egress also
 // allows the attacker and the site (never the local server), nothing
 // leaves for telemetry, and the mode is at least the scenario's.
-func (w *world) config(base []byte, basePath string, s *Scenario, twin bool) ([]byte, error) {
+func (w *world) config(base []byte, basePath string, s *Scenario, twin bool, live *liveSetup) ([]byte, error) {
 	owner, err := config.Check(basePath, base)
 	if err != nil {
 		return nil, err
@@ -213,7 +231,7 @@ func (w *world) config(base []byte, basePath string, s *Scenario, twin bool) ([]
 	q := config.QuoteString
 	edits := []config.KeyEdit{
 		{Table: "model", Key: "provider", Value: q("llamacpp")},
-		{Table: "model", Key: "base_url", Value: q(w.model.URL + "/v1")},
+		{Table: "model", Key: "base_url", Value: q(w.modelURL)},
 		{Table: "model", Key: "name", Value: q("eval-script")},
 		{Table: "model", Key: "api_key_env", Value: q("")},
 		{Table: "model", Key: "api_key_secret", Value: q("")},
@@ -225,6 +243,11 @@ func (w *world) config(base []byte, basePath string, s *Scenario, twin bool) ([]
 		{Table: "telemetry", Key: "endpoint", Value: q("")},
 		{Table: "telemetry", Key: "log_requests", Value: "false"},
 		{Table: "browser", Key: "enabled", Value: "false"},
+	}
+	if live != nil {
+		// The owner's model, reached through the run's proxy, its key
+		// from the environment (liveKeyEnv).
+		edits[0].Value, edits[2].Value, edits[3].Value = q(live.model.Provider), q(live.model.Name), q(liveKeyEnv)
 	}
 	vars := w.vars()
 	add := func(es []Edit) {
