@@ -44,7 +44,7 @@ type world struct {
 	canary   string
 	attacker *sink
 	site     *sink
-	local    *sink // plain http, never allowed by egress: an SSRF target
+	local    *sink       // plain http, never allowed by egress: an SSRF target
 	model    modelServer // the script, or a live run's proxy to the owner's model
 	modelURL string      // the base URL the copy's config names
 	script   *script
