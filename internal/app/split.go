@@ -37,7 +37,7 @@ type SplitRequest struct {
 // planner role's model plans, the owner approves the plan (an audit
 // record), each item's worker runs with its kind's tools under hard
 // limits, and the planner writes the answer from the sanitised values.
-func (r *Runtime) Split(ctx context.Context, req SplitRequest) (split.Result, error) {
+func (r *Runtime) Split(ctx context.Context, req SplitRequest) (_ split.Result, err error) {
 	planner, pc, err := r.roleModel(config.RolePlanner)
 	if err != nil {
 		return split.Result{}, err
@@ -53,8 +53,15 @@ func (r *Runtime) Split(ctx context.Context, req SplitRequest) (split.Result, er
 		return r.Owner.Audit(ctx, "split_plan", policy.RuleSplitApproved, "the owner approved the plan",
 			map[string]string{"plan_hash": p.Hash(), "plan": p.String()}, nil)
 	}
+	// The planner's calls are a trace of their own (its workers' turns
+	// are theirs: lapsingWorkers).
+	tt := turntrace.Start(r.tracer, req.Session, policy.TrustOwner, req.Ask != nil)
+	tt.Role("planner")
+	steps := 0
+	onCall := func(mc agent.ModelCall) { steps++; mc.Step = steps; tt.ModelCall(mc) }
+	defer func() { tt.End(turntrace.Spent{}, err) }()
 	return split.Run(ctx, split.Options{
-		Task: req.Task, Approve: approve, OnValue: req.OnValue, Planner: split.ModelPlanner{Model: planner, Name: pc.Name},
+		Task: req.Task, Approve: approve, OnValue: req.OnValue, Planner: split.ModelPlanner{Model: planner, Name: pc.Name, OnCall: onCall},
 		Workers: r.splitWorkers(r.Arbiter, "", req.Ask, turnBudget(r.Config.Agent, policy.TrustOwner), nil),
 	})
 }

@@ -333,10 +333,11 @@ func names(spans []otlpSpan) []string {
 	return out
 }
 
-// TestTelemetryTracesSplitWorkers: a split's worker turns are traced like
-// a conversation's (issue 25 left them out): one homard.turn per worker,
+// TestTelemetryTracesSplitWorkers: a split's turns are traced like a
+// conversation's (issue 25 left them out): one homard.turn per worker,
 // marked homard.role = worker, with its model calls and its tool call as
-// children; the twin, the owner's own turn, carries no role.
+// children, and one for the planner (role planner) with its two calls;
+// the twin, the owner's own turn, carries no role.
 func TestTelemetryTracesSplitWorkers(t *testing.T) {
 	rc := newOTLPReceiver(t)
 	web := newRecorder(t, true)
@@ -365,7 +366,7 @@ func TestTelemetryTracesSplitWorkers(t *testing.T) {
 	}
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
-	var worker, own *otlpSpan
+	var worker, planner, own *otlpSpan
 	for i, s := range rc.spans {
 		if s.Name != "homard.turn" {
 			continue
@@ -375,20 +376,28 @@ func TestTelemetryTracesSplitWorkers(t *testing.T) {
 		switch {
 		case role == "worker" && session == "split-bill":
 			worker = &rc.spans[i]
+		case role == "planner":
+			planner = &rc.spans[i]
 		case session == "own" && role == "":
 			own = &rc.spans[i]
 		}
 	}
-	if worker == nil || own == nil {
-		t.Fatalf("turn spans: worker %v, own %v; want both (%d spans)", worker != nil, own != nil, len(rc.spans))
+	if worker == nil || planner == nil || own == nil {
+		t.Fatalf("turn spans: worker %v, planner %v, own %v; want all three (%d spans)", worker != nil, planner != nil, own != nil, len(rc.spans))
 	}
-	children := map[string]int{}
-	for _, s := range rc.spans {
-		if s.TraceID == worker.TraceID && s.ParentSpanID == worker.SpanID {
-			children[s.Name]++
+	children := func(turn *otlpSpan) map[string]int {
+		out := map[string]int{}
+		for _, s := range rc.spans {
+			if s.TraceID == turn.TraceID && s.ParentSpanID == turn.SpanID {
+				out[s.Name]++
+			}
 		}
+		return out
 	}
-	if children["homard.model_call"] != 2 || children["homard.tool"] != 1 {
-		t.Errorf("the worker's turn has %v; want 2 model calls and 1 tool", children)
+	if c := children(worker); c["homard.model_call"] != 2 || c["homard.tool"] != 1 {
+		t.Errorf("the worker's turn has %v; want 2 model calls and 1 tool", c)
+	}
+	if c := children(planner); c["homard.model_call"] != 2 || c["homard.tool"] != 0 {
+		t.Errorf("the planner's turn has %v; want its 2 model calls (the plan, the answer) and no tool", c)
 	}
 }
