@@ -118,13 +118,18 @@ never plans again. --tools is refused with --split: the plan gives each
 worker its kind's tools. If the planner finds PROMPT ambiguous it asks a
 question instead: nothing is added; rephrase the prompt and add it again.
 
+--remind makes a reminder: each run delivers PROMPT as it is ("Reminder:
+Call mum.") to --deliver, with no model call and no tools, so it costs
+nothing and arrives when the provider is down (at most 1 KiB of text).
+
 PROMPT is the last argument, or - to read it from stdin. Everything here
 is part of the body you approve; changing any of it needs a new task.`,
 		Example: `  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
   homard task add watch --every 6h --tools read_file,http_get --ceiling network:status.example.com --deliver telegram "Check the status page"
   homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris --max-calls 8 - < weekly-prompt.txt
   homard task add quiet --every 1d --tools "" "Write a haiku"      # no tools at all
-  homard task add bill --cron "0 9 1 * *" --tz Europe/Paris --split "My electricity bill (notes/bill.txt) in CHF at today's rate"`,
+  homard task add bill --cron "0 9 1 * *" --tz Europe/Paris --split "My electricity bill (notes/bill.txt) in CHF at today's rate"
+  homard task add mum --at 2026-12-24T18:00 --tz Europe/Paris --deliver telegram --remind "Call mum."`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&s.At, "at", "", "run once at `T` (2026-12-24T08:00 in --tz, or RFC 3339)")
@@ -141,6 +146,7 @@ is part of the body you approve; changing any of it needs a new task.`,
 	f.StringVar(&s.Deliver, "deliver", "", "where results go: web (default), "+config.PlatformList("or"))
 	f.StringVar(&s.CatchUp, "catch-up", "", "a slot missed while homard was down: skip (default) or once")
 	f.BoolVar(&s.Split, "split", false, "plan PROMPT now as planner and workers, and seal the plan: each run runs it (no --tools)")
+	f.BoolVar(&s.Reminder, "remind", false, "a reminder: each run delivers PROMPT as it is, with no model and no tools")
 	f.StringVar(&expires, "expires", "", "how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)")
 	jsonFlag(cmd, &asJSON, "print the task as JSON (docs/JSON.md, \"task\")")
 	return c.runtimeCmd(cmd, cobra.ExactArgs(2), func(ctx context.Context, r *app.Runtime, args []string) error {
@@ -150,9 +156,15 @@ is part of the body you approve; changing any of it needs a new task.`,
 			return err
 		}
 		s.Prompt = prompt
+		if s.Reminder && s.Split {
+			return usageErr("--remind takes no --split: a reminder's text is delivered as it is")
+		}
 		if cmd.Flags().Changed("tools") {
 			if s.Split {
 				return usageErr("--split takes no --tools: the plan gives each worker its kind's tools")
+			}
+			if s.Reminder {
+				return usageErr("--remind takes no --tools: a reminder calls no model and no tool")
 			}
 			s.Tools = splitTools(tools)
 		}

@@ -264,3 +264,44 @@ func TestTaskHostilePromptInert(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskReminder: `task add --remind` makes a reminder — listed as one,
+// approved like any task — whose run delivers its text with no model
+// request at all (the fake model has no reply scripted and records every
+// request); --remind with --tools is refused before anything is stored.
+func TestTaskReminder(t *testing.T) {
+	srv := llmtest.NewServer() // any request would be a failure: none is scripted
+	defer srv.Close()
+	_, homard := taskHome(t, srv)
+	run := func(args ...string) string {
+		t.Helper()
+		code, out, stderr := homard("", args...)
+		if code != 0 {
+			t.Fatalf("homard %s: exit %d\n%s%s", strings.Join(args, " "), code, out, stderr)
+		}
+		return out
+	}
+	if code, _, stderr := homard("", "task", "add", "x", "--every", "1h", "--remind", "--tools", "read_file", "Call mum."); code != exitUsage || !strings.Contains(stderr, "--remind takes no --tools") {
+		t.Errorf("--remind --tools: exit %d, %q; want a usage error", code, stderr)
+	}
+	added := decodeStrict[taskJSON](t, "task add", []byte(run("task", "add", "mum", "--every", "1d", "--remind", "--json", "Call mum.")))
+	var body struct {
+		Reminder bool     `json:"reminder"`
+		Tools    []string `json:"tools"`
+		Prompt   string   `json:"prompt"`
+	}
+	if err := json.Unmarshal(added.Body, &body); err != nil || !body.Reminder || body.Tools == nil || len(body.Tools) != 0 || body.Prompt != "Call mum." {
+		t.Errorf("body %s (%v); want a reminder with no tools", added.Body, err)
+	}
+	if out := run("task", "list"); !strings.Contains(out, "KIND") || !strings.Contains(out, "reminder") {
+		t.Errorf("task list:\n%s\nwant the reminder's kind", out)
+	}
+	run("task", "approve", added.ID, "--yes")
+	out := run("task", "run-now", added.ID)
+	if !strings.Contains(out, "Call mum.") {
+		t.Errorf("run-now:\n%s\nwant the reminder's text", out)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d model requests for a reminder; want none", n)
+	}
+}

@@ -121,7 +121,7 @@ func (c *cli) taskListCmd() *cobra.Command {
 	return listCmd(c, cmd, "print a JSON array (docs/JSON.md, \"task\")", load, listing[app.TaskInfo]{
 		json:   jsonEach(taskOut),
 		empty:  `no tasks; add one: homard task add NAME --every 1d "PROMPT"`,
-		header: "ID\tNAME\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM",
+		header: "ID\tNAME\tKIND\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM",
 		row: func(w io.Writer, in app.TaskInfo) {
 			last := "-"
 			if in.LastRun != nil {
@@ -135,10 +135,22 @@ func (c *cli) taskListCmd() *cobra.Command {
 			if problem == "" {
 				problem = "-"
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(in.ID), termtext.Line(in.Name), in.Status,
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(in.ID), termtext.Line(in.Name), taskKind(in), in.Status,
 				termtext.Line(in.Schedule), next, last, termtext.Line(problem))
 		},
 	})
+}
+
+// taskKind is what a task's runs do: deliver a reminder's text, run a
+// sealed split plan, or run a turn on its prompt.
+func taskKind(in app.TaskInfo) string {
+	switch {
+	case in.Body.Reminder:
+		return "reminder"
+	case in.Body.Split != nil:
+		return "split"
+	}
+	return "task"
 }
 
 func (c *cli) taskShowCmd() *cobra.Command {
@@ -153,6 +165,7 @@ func (c *cli) printTask(w io.Writer, in app.TaskInfo) {
 	c.printBody(w, in)
 	fmt.Fprintf(w, "schedule  %s\n", line(in.Schedule))
 	b := in.Body
+	fmt.Fprintf(w, "kind      %s\n", taskKind(in))
 	fmt.Fprintf(w, "tools     %s\n", toolList(b.Tools))
 	fmt.Fprintf(w, "ceiling   %s\n", ceilingText(b.Ceiling.String()))
 	printPlan(w, in)

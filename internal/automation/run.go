@@ -126,7 +126,7 @@ func (s *Service) runTaskSlotWith(ctx context.Context, t store.Task, runID int64
 	if b.Deliver != "" {
 		deliverTo = b.Deliver
 	}
-	text := taskDeliveryText(t, end, refused)
+	text := taskDeliveryText(t, b.Reminder, end, refused)
 	wctx := context.WithoutCancel(ctx)
 	err := s.o.Store.Write(wctx, func(tx *store.Tx) error {
 		if err := tx.FinishRun(runID, end); err != nil {
@@ -157,12 +157,14 @@ func (s *Service) runTaskSlotWith(ctx context.Context, t store.Task, runID int64
 // taskDeliveryText is what the owner is told about a run. A refused run
 // says only that it did not run: why is in the audit, never sent out. A
 // run that had calls refused (above its ceiling, outside its profile)
-// says which after its result.
-func taskDeliveryText(t store.Task, end store.TaskRunEnd, refused bool) string {
+// says which after its result. A reminder is its text.
+func taskDeliveryText(t store.Task, reminder bool, end store.TaskRunEnd, refused bool) string {
 	var text string
 	switch {
 	case refused:
 		return fmt.Sprintf("Scheduled task %s did not run. `homard task show %s` says what to do.", t.Name, t.ID)
+	case reminder && end.Status == store.TaskRunSucceeded:
+		return "Reminder: " + end.Summary
 	case end.Status == store.TaskRunSucceeded:
 		text = fmt.Sprintf("Scheduled task %s:\n\n%s", t.Name, end.Summary)
 	default:
@@ -211,7 +213,11 @@ func (s *Service) executeTask(ctx context.Context, t store.Task, runID int64, on
 	if err := s.o.Store.Write(ctx, func(tx *store.Tx) error { return tx.StartRun(runID) }); err != nil {
 		return refuse(err)
 	}
-	if b.Split != nil {
+	switch {
+	case b.Reminder:
+		// No model and no tools: the sealed text, as it is.
+		return store.TaskRunEnd{Status: store.TaskRunSucceeded, Summary: b.Prompt}, b, false
+	case b.Split != nil:
 		return s.workSplit(ctx, row, b, runID, onTool), b, false
 	}
 	return s.work(ctx, row, b, runID, onTool), b, false

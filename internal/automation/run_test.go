@@ -221,7 +221,7 @@ func TestDeliveryNamesRefusedCalls(t *testing.T) {
 		{store.TaskRunEnd{Status: store.TaskRunSucceeded, Summary: "done"}, false, []string{"done"}, "Refused"},
 		{store.TaskRunEnd{Status: store.TaskRunRefused, Error: "expired", Refused: line}, true, []string{"did not run"}, "Refused"},
 	} {
-		got := taskDeliveryText(tk, c.end, c.refused)
+		got := taskDeliveryText(tk, false, c.end, c.refused)
 		for _, w := range c.want {
 			if !strings.Contains(got, w) {
 				t.Errorf("taskDeliveryText(%+v) = %q; want it to contain %q", c.end, got, w)
@@ -230,5 +230,36 @@ func TestDeliveryNamesRefusedCalls(t *testing.T) {
 		if c.not != "" && strings.Contains(got, c.not) {
 			t.Errorf("taskDeliveryText(%+v) = %q; want no %q", c.end, got, c.not)
 		}
+	}
+}
+
+// TestReminderRunsNoModel: a reminder's run delivers its sealed text as it
+// is to every owner chat — no turn, no model — and a reminder that asks
+// for tools is refused when added. The twin, a task with a prompt, runs a
+// turn (TestRunDeliversItsSummaryToEveryOwnerChat).
+func TestReminderRunsNoModel(t *testing.T) {
+	turns := &scriptedTurns{summary: "never"}
+	out := &chatOutbox{}
+	s := newTestService(t, turns, out)
+	s.o.Model = func() (llm.Model, error) { t.Error("a reminder asked for the model"); return nil, nil }
+	in := addApprovedTask(t, s, TaskSpec{Name: "mum", Prompt: "Call mum.", At: time.Now().Add(time.Hour).Format(time.RFC3339), Deliver: "telegram", Reminder: true})
+	if !in.Body.Reminder || len(in.Body.Tools) != 0 {
+		t.Fatalf("body %+v; want a reminder with no tools", in.Body)
+	}
+	run, err := s.RunNow(t.Context(), in.ID, nil)
+	if err != nil {
+		t.Fatalf("RunNow: %v", err)
+	}
+	if run.Status != store.TaskRunSucceeded || run.Summary != "Call mum." || run.Tokens != 0 {
+		t.Errorf("run = %+v; want succeeded with the text, no tokens", run)
+	}
+	if want := "telegram/c1: Reminder: Call mum.|telegram/c2: Reminder: Call mum."; strings.Join(out.queued, "|") != want {
+		t.Errorf("queued %q; want %q", out.queued, want)
+	}
+	if turns.count() != 0 {
+		t.Errorf("%d turns ran for a reminder; want none", turns.count())
+	}
+	if _, err := s.Add(t.Context(), TaskSpec{Name: "x", Prompt: "p", Every: "1h", Reminder: true, Tools: []string{"read_file"}}); err == nil {
+		t.Error("a reminder with tools was added")
 	}
 }

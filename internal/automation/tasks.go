@@ -61,6 +61,9 @@ type TaskSpec struct {
 	// and the planner's answer (internal/split). Tools must be nil: each
 	// worker's tools are its item's kind's.
 	Split bool
+	// Reminder makes a reminder: each run delivers Prompt as it is, with
+	// no model and no tools (Tools must be nil, Split false).
+	Reminder bool
 }
 
 // TaskInfo is a task as the CLI and the web UI show it. Body is what the
@@ -264,6 +267,10 @@ func (s *Service) taskBody(spec TaskSpec, id string, now time.Time, plan *split.
 	tools := spec.Tools
 	need := s.CeilingFor(tools)
 	switch {
+	case spec.Reminder && (tools != nil || spec.Split):
+		return bad("a reminder takes no --tools and no --split: its text is delivered as it is, with no model")
+	case spec.Reminder:
+		tools, need = []string{}, s.CeilingFor(nil)
 	case plan != nil:
 		tools, need = []string{}, s.CeilingFor(s.splitTools(plan))
 	case tools == nil:
@@ -302,7 +309,7 @@ func (s *Service) taskBody(spec TaskSpec, id string, now time.Time, plan *split.
 			MaxCalls: orDefault(spec.MaxCalls, int64(a.MaxCalls)), MaxTurns: orDefault(spec.MaxTurns, int64(a.MaxTurns)),
 			MaxTokens: orDefault(spec.MaxTokens, int64(a.MaxTokens)), MaxRuntime: orDefault(spec.MaxRuntime, a.MaxRuntime.Std()),
 		},
-		Deliver: deliver, Expires: now.Add(expires).UTC().Truncate(time.Second), Split: plan,
+		Deliver: deliver, Expires: now.Add(expires).UTC().Truncate(time.Second), Split: plan, Reminder: spec.Reminder,
 	}
 	// Canonical form, as Decode would give it back: the profile sorted
 	// without repeats, never nil (the expiry is UTC already).

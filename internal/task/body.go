@@ -93,7 +93,18 @@ type Body struct {
 	// decodes to: its wire form has no "split" key, so its bytes, hash
 	// and seal are as they were.
 	Split *split.Plan
+	// Reminder makes the task a reminder: each run delivers Prompt as
+	// it is, with no model call and no tools, so it costs nothing and
+	// arrives when the provider is down. Tools stay empty and Split nil.
+	// False is what a body sealed before reminders existed decodes to:
+	// its wire form has no "reminder" key, so its bytes, hash and seal
+	// are as they were.
+	Reminder bool
 }
+
+// MaxReminder is the longest reminder text, in bytes: a line to read,
+// not a prompt.
+const MaxReminder = 1 << 10
 
 // wireVersion is the body format's version, sealed with the body, so a
 // later format cannot be read as this one.
@@ -122,6 +133,9 @@ type wire struct {
 	// Split is the sealed plan; omitempty (nil) keeps a plan-less body
 	// byte for byte what it was before the field existed.
 	Split *split.Plan `json:"split,omitempty"`
+	// Reminder: omitempty (false) keeps a task's body byte for byte what
+	// it was before reminders existed.
+	Reminder bool `json:"reminder,omitempty"`
 }
 
 type wireSchedule struct {
@@ -159,10 +173,11 @@ func (b Body) wire() wire {
 			MaxCalls: b.Budgets.MaxCalls, MaxTurns: b.Budgets.MaxTurns, MaxTokens: b.Budgets.MaxTokens,
 			MaxRuntime: b.Budgets.MaxRuntime.String(),
 		},
-		Deliver: b.Deliver,
-		Expires: b.Expires.UTC().Format(time.RFC3339Nano),
-		Ceiling: b.Ceiling.String(),
-		Split:   b.Split,
+		Deliver:  b.Deliver,
+		Expires:  b.Expires.UTC().Format(time.RFC3339Nano),
+		Ceiling:  b.Ceiling.String(),
+		Split:    b.Split,
+		Reminder: b.Reminder,
 	}
 }
 
@@ -210,7 +225,7 @@ func Decode(raw []byte) (Body, error) {
 		Sched:   Schedule{Kind: w.Schedule.Kind, Expr: w.Schedule.Expr, TZ: w.Schedule.TZ},
 		CatchUp: w.CatchUp, Tools: w.Tools, Mode: policy.Mode(w.Mode),
 		Budgets: Budgets{MaxCalls: w.Budgets.MaxCalls, MaxTurns: w.Budgets.MaxTurns, MaxTokens: w.Budgets.MaxTokens, MaxRuntime: rt},
-		Deliver: w.Deliver, Expires: exp.UTC(), Ceiling: ceiling, Split: w.Split,
+		Deliver: w.Deliver, Expires: exp.UTC(), Ceiling: ceiling, Split: w.Split, Reminder: w.Reminder,
 	}, nil
 }
 
@@ -248,6 +263,14 @@ func (b Body) Validate() error {
 	}
 	if c, err := policy.ParseCeiling(b.Ceiling.String()); err != nil || c.String() != b.Ceiling.String() {
 		return bad("ceiling %q: want read, write, network, network:HOSTS or send", b.Ceiling.String())
+	}
+	if b.Reminder {
+		switch {
+		case len(b.Prompt) > MaxReminder:
+			return bad("the reminder is %d bytes; the limit is %d", len(b.Prompt), MaxReminder)
+		case len(b.Tools) > 0 || b.Split != nil:
+			return bad("a reminder has no tools and no plan: it is delivered as it is")
+		}
 	}
 	if b.Split != nil {
 		if err := validPlan(*b.Split); err != nil {

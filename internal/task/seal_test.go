@@ -57,6 +57,8 @@ var changes = map[string]func(*Body){
 	// A split task has no tool profile; TestPlanIsSealed changes each
 	// part of a plan.
 	"Split": func(b *Body) { b.Tools, b.Split = []string{}, samplePlan() },
+	// A reminder has no tool profile either.
+	"Reminder": func(b *Body) { b.Tools, b.Reminder = []string{}, true },
 }
 
 func leafFields(t reflect.Type, prefix string) []string {
@@ -457,5 +459,41 @@ func TestSplitBodyRejects(t *testing.T) {
 		if _, err := Decode([]byte(raw)); err == nil {
 			t.Errorf("Decode(%s) succeeded; want an error", name)
 		}
+	}
+}
+
+// TestReminderBody: a reminder seals with no tools and no plan, its text
+// at most MaxReminder bytes; with tools, a plan or a longer text it is
+// refused. Its canonical form carries "reminder":true, which Decode
+// reads back (a body without it is not a reminder: TestCeilinglessBodyKeepsItsHash
+// holds the bytes of one sealed before reminders existed).
+func TestReminderBody(t *testing.T) {
+	remind := func() Body {
+		b := sample()
+		b.Tools, b.Reminder, b.Prompt = []string{}, true, "Call mum."
+		return b
+	}
+	if _, err := Seal(key, remind()); err != nil {
+		t.Fatalf("Seal(reminder) = %v", err)
+	}
+	for name, change := range map[string]func(b *Body){
+		"tools":     func(b *Body) { b.Tools = []string{"read_file"} },
+		"a plan":    func(b *Body) { b.Split = samplePlan() },
+		"long text": func(b *Body) { b.Prompt = strings.Repeat("x", MaxReminder+1) },
+		"no text":   func(b *Body) { b.Prompt = "" },
+	} {
+		b := remind()
+		change(&b)
+		if s, err := Seal(key, b); !errors.Is(err, ErrInvalid) {
+			t.Errorf("Seal(reminder with %s) = %q, %v; want ErrInvalid", name, s, err)
+		}
+	}
+	c, err := remind().Canonical()
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := Decode(c)
+	if err != nil || !d.Reminder || !strings.Contains(string(c), `"reminder":true`) {
+		t.Errorf("Decode(%s) = %+v, %v; want a reminder", c, d, err)
 	}
 }
