@@ -41,6 +41,7 @@ import (
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/tasktools"
 	"github.com/homard/homard/internal/telemetry"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
@@ -301,6 +302,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	all = append(all, tools.NewWebTools(client, r.Vault, cfg.Egress.SearchURL)...)
 	all = append(all, tools.NewReadArtifact(artifactSource{st: st}))
 	all = append(all, tools.MemoryTools(r.Memory)...)
+	all = append(all, tasktools.New(func() tasktools.Tasks { return r.Tasks.Proposals() })...) // owner's turns only (policy)
 	browserTools, err := r.newBrowser(client)
 	if err != nil {
 		return fmt.Errorf("%s: browser: %w", r.Paths.ConfigFile, err)

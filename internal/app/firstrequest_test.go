@@ -78,6 +78,9 @@ func TestFirstRequestSize(t *testing.T) {
 			if n := bytes.Count(body, []byte(`"cache_control":{"type":"ephemeral"}`)); n != c.cacheMark {
 				t.Errorf("%s: the request has %d cache marks; want %d", c.wire, n, c.cacheMark)
 			}
+			for _, tl := range tools {
+				t.Logf("  %5d %.60s", len(tl), tl)
+			}
 			t.Logf("%s: first request %d bytes, of which tool definitions %d bytes (%d tools)",
 				c.wire, len(body), len(fields["tools"]), len(tools))
 			if len(body) > maxFirstRequest {

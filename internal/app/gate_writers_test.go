@@ -181,6 +181,9 @@ func TestGateWritersCoverEveryWritingTool(t *testing.T) {
 	notRoots := map[string]string{
 		"remember": "writes the owner's memory file in homard's data folder, never a root",
 		"forget":   "the same",
+		// propose_task writes a task row in homard's database, never a
+		// root, and only once the owner approved its card (critical).
+		"propose_task": "writes a sealed task in homard's database, never a root",
 	}
 	var names []string
 	for _, w := range gateWriters {

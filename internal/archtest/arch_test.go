@@ -65,6 +65,10 @@ var allowed = map[string][]string{
 	// Policy replay (issue 25): recorded calls decided again under a
 	// proposed configuration (policy), read from the store.
 	"internal/replay": {"internal/policy", "internal/store", "internal/config"},
+	// propose_reminder and propose_task (issue 26): the model proposes a
+	// task's exact body as its plan, over the Tasks interface automation
+	// implements (Service.Proposals).
+	"internal/tasktools": {"internal/tool", "internal/policy"},
 	// The browser tools (issue 24): ordinary tools over the engine's
 	// Engine interface; egress checks a URL when it is planned.
 	"internal/browsertools": {"internal/tool", "internal/policy", "internal/egress", "internal/browser", "internal/channel"},
@@ -130,7 +134,7 @@ var allowed = map[string][]string{
 	// worker models through its own interfaces.
 	"internal/automation": {"internal/agent", "internal/arbiter", "internal/store", "internal/llm", "internal/task", "internal/schedule",
 		"internal/config", "internal/policy", "internal/tool", "internal/audit", "internal/channel", "internal/approval", "internal/sandbox",
-		"internal/split"},
+		"internal/split", "internal/tasktools"},
 
 	// The MCP client: the only importer of the go-sdk (see exclusive).
 	"internal/mcp": {"internal/tool", "internal/policy"},

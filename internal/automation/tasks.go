@@ -19,10 +19,11 @@ import (
 	"github.com/homard/homard/internal/task"
 )
 
-// ForbiddenTools are the memory tools: no task may use them (runs neither
-// recall nor capture memory, whatever a profile says), nor a client of
+// ForbiddenTools are the memory tools and the tools that propose tasks:
+// no task may use them (runs neither recall nor capture memory, and a
+// run never proposes a task, whatever a profile says), nor a client of
 // `homard mcp serve`.
-var ForbiddenTools = []string{"remember", "recall", "forget"}
+var ForbiddenTools = []string{"remember", "recall", "forget", "propose_task"}
 
 // CompleteTaskTool is the tool a run ends with; homard offers it to every
 // run and handles it itself (run.go). It is not in the registry, so
@@ -64,6 +65,13 @@ type TaskSpec struct {
 	// Reminder makes a reminder: each run delivers Prompt as it is, with
 	// no model and no tools (Tools must be nil, Split false).
 	Reminder bool
+	// ID and Since are a proposal's (Draft): the task's id, and the time
+	// its approval period and an --every schedule count from, instead of
+	// a new id and now. Derived from the call, they make the same call
+	// prepared again give the same body, so the owner's approval of its
+	// hash holds when the arbiter prepares it again to run it.
+	ID    string
+	Since time.Time
 }
 
 // TaskInfo is a task as the CLI and the web UI show it. Body is what the
@@ -240,7 +248,7 @@ func (s *Service) taskBody(spec TaskSpec, id string, now time.Time, plan *split.
 		if err != nil {
 			return bad("%v", err)
 		}
-		if !t.After(now) {
+		if !t.After(s.now()) {
 			return bad("--at %s is in the past", spec.At)
 		}
 		sched = task.Schedule{Kind: task.KindAt, Expr: task.AtExpr(t)}

@@ -60,6 +60,9 @@ const (
 	RuleLimitArtifact = "limit.artifact"
 	// RuleLimitMemoryOwner: a memory tool called by anyone but the owner.
 	RuleLimitMemoryOwner = "limit.memory-owner"
+	// RuleLimitTaskOwner: propose_task (a reminder or a task) called by
+	// anyone but the owner in their own conversation.
+	RuleLimitTaskOwner = "limit.task-owner"
 	// RuleLimitSandbox: run_command when no command sandbox can run.
 	RuleLimitSandbox = "limit.sandbox"
 	// RuleLimitSessionOwner: the call names a session that belongs to

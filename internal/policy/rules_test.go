@@ -34,6 +34,7 @@ var ruleTable = []struct {
 	{"RuleLimitEgress", RuleLimitEgress, "limit.egress"},
 	{"RuleLimitArtifact", RuleLimitArtifact, "limit.artifact"},
 	{"RuleLimitMemoryOwner", RuleLimitMemoryOwner, "limit.memory-owner"},
+	{"RuleLimitTaskOwner", RuleLimitTaskOwner, "limit.task-owner"},
 	{"RuleLimitSandbox", RuleLimitSandbox, "limit.sandbox"},
 	{"RuleLimitSessionOwner", RuleLimitSessionOwner, "limit.session-owner"},
 	{"RuleLimitIntegrity", RuleLimitIntegrity, "limit.integrity"},

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/homard/homard/internal/policy"
@@ -310,6 +311,21 @@ func validPlan(p split.Plan) error {
 }
 
 // NewID returns a new task id: "task_" and 16 random hex digits.
+// ValidID reports whether id has NewID's form: "task_" and 16 lowercase
+// hex digits.
+func ValidID(id string) bool {
+	h, ok := strings.CutPrefix(id, "task_")
+	if !ok || len(h) != 16 {
+		return false
+	}
+	for _, c := range h {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
+}
+
 func NewID() string {
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux

@@ -58,10 +58,10 @@ func TestDescriptionsKeepTheRules(t *testing.T) {
 			t.Fatalf("%s: schema: %v", s.Name, err)
 		}
 		if p, ok := schema.Properties["path"]; ok &&
-			!strings.Contains(p.Description, "relative to the workspace, or absolute under a root") {
+			!strings.Contains(p.Description, "workspace-relative, or absolute in a root") {
 			t.Errorf("%s: path parameter says %q; want how paths are written", s.Name, p.Description)
 		}
-		if p, ok := schema.Properties["pattern"]; ok && s.Name == "glob" && !strings.Contains(p.Description, "relative to the workspace") {
+		if p, ok := schema.Properties["pattern"]; ok && s.Name == "glob" && !strings.Contains(p.Description, "workspace-relative") {
 			t.Errorf("glob: pattern parameter says %q; want how paths are written", p.Description)
 		}
 	}

@@ -22,7 +22,7 @@ const editPreviewBytes = 2000
 
 // EditFileParams are edit_file's arguments.
 type EditFileParams struct {
-	Path    string `json:"path" jsonschema:"file: relative to the workspace, or absolute under a root"`
+	Path    string `json:"path" jsonschema:"workspace-relative, or absolute in a root"`
 	OldText string `json:"old_text"`
 	NewText string `json:"new_text"`
 }

@@ -22,7 +22,7 @@ const globMaxResults = 1000
 
 // GlobParams are glob's arguments.
 type GlobParams struct {
-	Pattern string `json:"pattern" jsonschema:"relative to the workspace, or absolute under a root"`
+	Pattern string `json:"pattern" jsonschema:"workspace-relative, or absolute in a root"`
 }
 
 // Glob is the glob tool. Matching is hand-rolled over fs.WalkDir on the

@@ -28,7 +28,7 @@ const (
 // GrepParams are grep's arguments.
 type GrepParams struct {
 	Pattern string `json:"pattern"`
-	Path    string `json:"path,omitempty" jsonschema:"file or directory: relative to the workspace, or absolute under a root; default the workspace root"`
+	Path    string `json:"path,omitempty" jsonschema:"file or folder: workspace-relative, or absolute in a root; default the root"`
 }
 
 // Grep is the grep tool.

@@ -22,7 +22,7 @@ const listMaxEntries = 1000
 
 // ListDirParams are list_dir's arguments.
 type ListDirParams struct {
-	Path string `json:"path,omitempty" jsonschema:"relative to the workspace, or absolute under a root; default the workspace root"`
+	Path string `json:"path,omitempty" jsonschema:"workspace-relative, or absolute in a root; default the root"`
 }
 
 // ListDir is the list_dir tool.

@@ -70,9 +70,9 @@ func openOwned(ctx context.Context, plan tool.Plan, body any, owner *string) (st
 
 // RememberParams are remember's arguments.
 type RememberParams struct {
-	Text    string `json:"text" jsonschema:"one short self-contained statement, at most 2000 bytes"`
+	Text    string `json:"text" jsonschema:"one short self-contained statement"`
 	Kind    string `json:"kind,omitempty" jsonschema:"fact (default), preference or task"`
-	TTLDays int    `json:"ttl_days,omitempty" jsonschema:"days to keep it, 1 to 3650; default forever"`
+	TTLDays int    `json:"ttl_days,omitempty" jsonschema:"days to keep it; default forever"`
 }
 
 // Remember is the remember tool.

@@ -25,7 +25,7 @@ const (
 
 // ReadFileParams are read_file's arguments.
 type ReadFileParams struct {
-	Path   string `json:"path" jsonschema:"relative to the workspace, or absolute under a root"`
+	Path   string `json:"path" jsonschema:"workspace-relative, or absolute in a root"`
 	Offset int    `json:"offset,omitempty" jsonschema:"first line, from 1"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"lines; default and maximum 2000"`
 }

@@ -38,7 +38,7 @@ const maxCommandTimeout = 10 * time.Minute
 
 // RunCommandParams are run_command's arguments.
 type RunCommandParams struct {
-	Program  string   `json:"program,omitempty" jsonschema:"bare name (looked up in /usr/local/bin, /usr/bin, /bin) or absolute path"`
+	Program  string   `json:"program,omitempty" jsonschema:"bare name (found on the command path) or absolute path"`
 	Args     []string `json:"args,omitempty" jsonschema:"one string each, passed literally"`
 	Recipe   string   `json:"recipe,omitempty" jsonschema:"a recipe's alias, instead of program and args"`
 	Cwd      string   `json:"cwd,omitempty" jsonschema:"workspace folder; default the root"`

@@ -18,7 +18,7 @@ var writeFileDoc string
 
 // WriteFileParams are write_file's arguments.
 type WriteFileParams struct {
-	Path    string `json:"path" jsonschema:"relative to the workspace, or absolute under a root"`
+	Path    string `json:"path" jsonschema:"workspace-relative, or absolute in a root"`
 	Content string `json:"content"`
 }
 
