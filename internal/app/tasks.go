@@ -145,6 +145,10 @@ func (w taskWiring) Queue(tx *store.Tx, platform, chat, text string) (int64, err
 	return w.r.Chats.Queue(tx, platform, chat, text)
 }
 
+func (w taskWiring) QueueReminder(tx *store.Tx, platform, chat, text, reminder string) (int64, error) {
+	return w.r.Chats.QueueReminder(tx, platform, chat, text, reminder)
+}
+
 // Card queues a run's approval card to the owner's chat.
 func (w taskWiring) Card(ctx context.Context, platform string, card channel.Card) error {
 	return w.r.Chats.QueueCard(ctx, platform, card)

@@ -14,7 +14,7 @@ import (
 // run keeps the first chat's outbox row, whose state (retried, sent,
 // failed) is the delivery's. A platform with no paired owner chat falls
 // back to the web, and says so.
-func (s *Service) deliverTask(ctx context.Context, tx *store.Tx, runID int64, target, text string) error {
+func (s *Service) deliverTask(ctx context.Context, tx *store.Tx, runID int64, target, text, reminder string) error {
 	if target == "web" {
 		return tx.SetRunDelivery(runID, "web", 0)
 	}
@@ -27,7 +27,13 @@ func (s *Service) deliverTask(ctx context.Context, tx *store.Tx, runID int64, ta
 	}
 	var first int64
 	for i, c := range chats {
-		id, err := s.o.Outbox.Queue(tx, target, c, s.o.Redactor.Redact(text))
+		queue := s.o.Outbox.Queue
+		if reminder != "" { // with its Snooze and Done buttons
+			queue = func(tx *store.Tx, platform, chat, text string) (int64, error) {
+				return s.o.Outbox.QueueReminder(tx, platform, chat, text, reminder)
+			}
+		}
+		id, err := queue(tx, target, c, s.o.Redactor.Redact(text))
 		if err != nil {
 			return fmt.Errorf("deliver task run %d to %s: %w", runID, target, err)
 		}

@@ -150,3 +150,49 @@ func (p proposals) Platforms() []string {
 	}
 	return out
 }
+
+// ReminderText is the sealed text of the owner's reminder id.
+func (s *Service) ReminderText(ctx context.Context, id string) (string, error) {
+	_, b, err := s.reminder(ctx, id)
+	return b.Prompt, err
+}
+
+// Snooze adds a reminder of the same text at now+d, delivered to deliver,
+// sealed at once: the owner asked for it by pressing Snooze in their own
+// chat under that reminder's delivery (chats checks the presser). It
+// returns when it is due.
+func (s *Service) Snooze(ctx context.Context, id string, d time.Duration, deliver string) (time.Time, error) {
+	_, b, err := s.reminder(ctx, id)
+	if err != nil {
+		return time.Time{}, err
+	}
+	at := s.now().Add(d).UTC().Truncate(time.Minute).Add(time.Minute)
+	name := b.Name
+	if len(name) > 56 {
+		name = name[:56]
+	}
+	dr, err := s.Draft(ctx, TaskSpec{Name: name + "-snoozed", Prompt: b.Prompt, At: at.Format(time.RFC3339), Deliver: deliver, Reminder: true})
+	if err != nil {
+		return time.Time{}, err
+	}
+	if _, err := s.AddApproved(ctx, dr.Canonical, "snooze of "+id); err != nil {
+		return time.Time{}, err
+	}
+	return at, nil
+}
+
+// reminder reads the owner's task id, which must be a reminder.
+func (s *Service) reminder(ctx context.Context, id string) (store.Task, task.Body, error) {
+	t, err := s.taskOf(ctx, id)
+	if err != nil {
+		return store.Task{}, task.Body{}, err
+	}
+	b, err := task.Decode(t.Body)
+	if err != nil {
+		return store.Task{}, task.Body{}, err
+	}
+	if !b.Reminder {
+		return store.Task{}, task.Body{}, fmt.Errorf("%w: task %s is not a reminder", ErrInvalid, id)
+	}
+	return t, b, nil
+}

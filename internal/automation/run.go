@@ -146,7 +146,11 @@ func (s *Service) runTaskSlotWith(ctx context.Context, t store.Task, runID int64
 		if err := s.auditTask(tx, t.Owner, t.ID, rule, "run "+fmt.Sprint(runID)+" of slot "+slot.UTC().Format(time.RFC3339)+" ended", why); err != nil {
 			return err
 		}
-		return s.deliverTask(wctx, tx, runID, deliverTo, text)
+		reminder := ""
+		if b.Reminder && end.Status == store.TaskRunSucceeded {
+			reminder = t.ID
+		}
+		return s.deliverTask(wctx, tx, runID, deliverTo, text, reminder)
 	})
 	if err != nil {
 		s.logger().Warn("record task run", "task", t.ID, "run", runID, "err", err)

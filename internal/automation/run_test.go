@@ -90,6 +90,10 @@ func (o *chatOutbox) Queue(tx *store.Tx, platform, chat, text string) (int64, er
 	return int64(100 + len(o.queued)), nil
 }
 
+func (o *chatOutbox) QueueReminder(tx *store.Tx, platform, chat, text, reminder string) (int64, error) {
+	return o.Queue(tx, platform, chat, text+" [buttons of "+reminder+"]")
+}
+
 func (o *chatOutbox) Card(context.Context, string, channel.Card) error { return nil }
 
 type noAnswers struct{}
@@ -253,7 +257,8 @@ func TestReminderRunsNoModel(t *testing.T) {
 	if run.Status != store.TaskRunSucceeded || run.Summary != "Call mum." || run.Tokens != 0 {
 		t.Errorf("run = %+v; want succeeded with the text, no tokens", run)
 	}
-	if want := "telegram/c1: Reminder: Call mum.|telegram/c2: Reminder: Call mum."; strings.Join(out.queued, "|") != want {
+	buttons := " [buttons of " + in.ID + "]"
+	if want := "telegram/c1: Reminder: Call mum." + buttons + "|telegram/c2: Reminder: Call mum." + buttons; strings.Join(out.queued, "|") != want {
 		t.Errorf("queued %q; want %q", out.queued, want)
 	}
 	if turns.count() != 0 {
@@ -261,5 +266,37 @@ func TestReminderRunsNoModel(t *testing.T) {
 	}
 	if _, err := s.Add(t.Context(), TaskSpec{Name: "x", Prompt: "p", Every: "1h", Reminder: true, Tools: []string{"read_file"}}); err == nil {
 		t.Error("a reminder with tools was added")
+	}
+}
+
+// TestSnooze: snoozing the owner's reminder adds a sealed, active one-off
+// copy of its text due about an hour later on the platform asked; a task
+// that is no reminder is refused.
+func TestSnooze(t *testing.T) {
+	s := newTestService(t, &scriptedTurns{}, &chatOutbox{})
+	in := addApprovedTask(t, s, TaskSpec{Name: "mum", Prompt: "Call mum.", Every: "1d", Deliver: "telegram", Reminder: true})
+	at, err := s.Snooze(t.Context(), in.ID, time.Hour, "telegram")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Until(at); d < 59*time.Minute || d > 62*time.Minute {
+		t.Errorf("snoozed until %v; want about an hour from now", at)
+	}
+	list, err := s.List(t.Context())
+	if err != nil || len(list) != 2 {
+		t.Fatalf("tasks %v, %v; want the reminder and its snooze", list, err)
+	}
+	var got TaskInfo
+	for _, x := range list {
+		if x.ID != in.ID {
+			got = x
+		}
+	}
+	if got.Status != store.TaskActive || !got.Body.Reminder || got.Body.Prompt != "Call mum." || got.Body.Sched.Kind != "at" || got.Seal == "" {
+		t.Errorf("snooze %+v; want an active sealed one-off reminder of the same text", got)
+	}
+	task := addApprovedTask(t, s, TaskSpec{Name: "digest", Prompt: "p", Every: "1d"})
+	if _, err := s.Snooze(t.Context(), task.ID, time.Hour, "telegram"); err == nil {
+		t.Error("a task that is no reminder was snoozed")
 	}
 }

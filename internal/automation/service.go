@@ -68,6 +68,9 @@ type Outbox interface {
 	// Queue queues text to chat on platform inside tx (in parts, if
 	// long) and returns its first part's outbox row id.
 	Queue(tx *store.Tx, platform, chat, text string) (int64, error)
+	// QueueReminder queues a reminder's delivery, text, with the buttons
+	// that snooze it or mark it done; reminder is its task's id.
+	QueueReminder(tx *store.Tx, platform, chat, text, reminder string) (int64, error)
 	// Card queues an approval card of a run to the first owner chat on
 	// platform and records it, so a press there is checked exactly as in
 	// an owner's own turn. Its buttons offer once and deny.

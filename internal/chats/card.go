@@ -189,6 +189,10 @@ func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 		c.log.Warn("button press refused", "platform", row.Platform, "why", why)
 		ack(pressRefused)
 	}
+	if _, _, ok := parseReminderButton(p.Data); ok {
+		c.reminderPress(ctx, a, row, in, refuse, ack)
+		return
+	}
 	if !parsed {
 		refuse("the button data is not a homard card's")
 		return

@@ -19,8 +19,9 @@ import (
 
 // fakeAdapter is an in-memory chat.Adapter: it records what homard sends.
 type fakeAdapter struct {
-	mu    sync.Mutex // guards calls
+	mu    sync.Mutex // guards calls, edits
 	calls []chat.Outbound
+	edits []string // "chat/message: text"
 }
 
 var _ chat.Adapter = (*fakeAdapter)(nil)
@@ -37,10 +38,15 @@ func (f *fakeAdapter) Send(_ context.Context, m chat.Outbound) (string, error) {
 	f.calls = append(f.calls, m)
 	return fmt.Sprintf("m%d", len(f.calls)), nil
 }
-func (f *fakeAdapter) Edit(context.Context, string, string, chat.Outbound) error { return nil }
-func (f *fakeAdapter) AckPress(context.Context, chat.Press, string) error        { return nil }
-func (f *fakeAdapter) Typing(context.Context, string) error                      { return nil }
-func (f *fakeAdapter) Leave(context.Context, string) error                       { return nil }
+func (f *fakeAdapter) Edit(_ context.Context, chatID, messageID string, m chat.Outbound) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.edits = append(f.edits, chatID+"/"+messageID+": "+m.Text)
+	return nil
+}
+func (f *fakeAdapter) AckPress(context.Context, chat.Press, string) error { return nil }
+func (f *fakeAdapter) Typing(context.Context, string) error               { return nil }
+func (f *fakeAdapter) Leave(context.Context, string) error                { return nil }
 
 // sentTexts is the texts of the parts sent to chatID.
 func (f *fakeAdapter) sentTexts(chatID string) []string {

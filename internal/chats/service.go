@@ -79,6 +79,9 @@ type Deps struct {
 	BadRequest error
 	// Now is the clock.
 	Now func() time.Time
+	// Reminders returns the service a reminder's buttons use (built after
+	// the chats); nil refuses their presses.
+	Reminders func() Reminders
 }
 
 // Service is the chat channels of one homard: it builds their adapters
