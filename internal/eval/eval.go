@@ -96,7 +96,7 @@ type Report struct {
 	// Live is set for a live run: the model, and the attack success
 	// rate — the share of attack scenarios whose oracles failed with the
 	// real model deciding the calls.
-	Live *LiveReport `json:"live,omitempty"`
+	Live *LiveReport `json:"live"`
 }
 
 // LiveReport is a live run's summary.
