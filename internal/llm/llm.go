@@ -89,6 +89,12 @@ const (
 	EventDone
 	// EventError carries Err; it is the last event of a failed stream.
 	EventError
+	// EventThinking carries nothing: the model is reasoning (a
+	// reasoning_content delta), which is not part of the answer. It tells
+	// the stream's deadlines that the model is still at work, so a long
+	// think before the answer or between tool calls is not taken for a
+	// stall; everything else skips it.
+	EventThinking
 )
 
 func (k EventKind) String() string {
@@ -103,6 +109,8 @@ func (k EventKind) String() string {
 		return "done"
 	case EventError:
 		return "error"
+	case EventThinking:
+		return "thinking"
 	}
 	return "unknown"
 }
