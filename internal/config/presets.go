@@ -35,6 +35,11 @@ type Preset struct {
 	// Zero means DefaultContextTokens. docs/PROVIDERS.md gives the window
 	// and its source for each.
 	ContextTokens int
+	// AutoToolChoiceOnly is true for a service that refuses any
+	// tool_choice but "auto" (Zhipu): a request that must not call tools
+	// then sends none, and homard refuses the calls such an answer holds
+	// (as it does for every tool-less answer).
+	AutoToolChoiceOnly bool
 	// ModelNote is said beside the model question of `homard setup`
 	// when the name needs explaining (Ark's endpoint ids). Empty means
 	// nothing to add.
@@ -62,7 +67,7 @@ var presets = []Preset{
 	// there; the international twins are named in the doc.
 	{Name: "zhipu", Title: "Zhipu GLM (BigModel)", Wire: ProviderOpenAI,
 		BaseURL: "https://open.bigmodel.cn/api/paas/v4", Model: "glm-4.5", KeyEnv: "ZHIPU_API_KEY",
-		ContextTokens: 96000},
+		ContextTokens: 96000, AutoToolChoiceOnly: true},
 	{Name: "minimax", Title: "MiniMax", Wire: ProviderOpenAI,
 		BaseURL: "https://api.minimaxi.com/v1", Model: "MiniMax-M2", KeyEnv: "MINIMAX_API_KEY",
 		ContextTokens: 96000},
@@ -121,6 +126,13 @@ func (m Model) Wire() string {
 func (m Model) Local() bool {
 	p, _ := LookupPreset(m.Provider)
 	return p.Local
+}
+
+// AutoToolChoiceOnly reports whether m's provider refuses any tool_choice
+// but "auto" (Preset.AutoToolChoiceOnly).
+func (m Model) AutoToolChoiceOnly() bool {
+	p, _ := LookupPreset(m.Provider)
+	return p.AutoToolChoiceOnly
 }
 
 // Context is the model.context_tokens p gives a file that leaves it out.

@@ -69,6 +69,9 @@ type Request struct {
 	// tools are still sent, so the prompt prefix — and the provider's
 	// prompt cache — stays the same, and a history holding tool calls
 	// stays valid for providers that require tool definitions with it.
+	// A server that refuses tool_choice "none" is not asked for it
+	// (openai.Client.AutoToolChoiceOnly): the answer may then hold calls
+	// anyway, and the caller must refuse them.
 	NoToolCalls bool
 	// MaxTokens caps the answer. Zero means the provider's default (the
 	// anthropic client, where the field is required, uses 4096).

@@ -1,6 +1,7 @@
 package openai
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -272,5 +273,57 @@ func TestReasoningKeepsStreamAlive(t *testing.T) {
 				t.Errorf("error %v; want ErrModelTimeout", err)
 			}
 		})
+	}
+}
+
+// zhipuToolChoice answers as Zhipu does a request whose tool_choice is
+// anything but "auto": HTTP 400 "Tool choice must be auto"; other requests
+// get a short answer.
+func zhipuToolChoice() *llmtest.Server {
+	return llmtest.NewFuncServer(func(n int, body []byte) llmtest.Reply {
+		var req struct {
+			ToolChoice *string `json:"tool_choice"`
+		}
+		if err := json.Unmarshal(body, &req); err != nil || (req.ToolChoice != nil && *req.ToolChoice != "auto") {
+			return llmtest.Reply{Status: 400, Body: `{"error":{"message":"Tool choice must be auto","code":400}}`}
+		}
+		return llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Model: "glm-4.5", Text: []string{"Done."}})}
+	})
+}
+
+// TestAutoToolChoiceOnly: Zhipu refuses tool_choice "none", which homard
+// sends for an answer that must not call tools (the final answer of a
+// turn, a summary). A client marked AutoToolChoiceOnly leaves tool_choice
+// out, keeping the tools; the twin, an unmarked client, still sends
+// "none" and gets the 400 the fake reproduces.
+func TestAutoToolChoiceOnly(t *testing.T) {
+	tools := []llm.ToolSpec{{Name: "read_file", Description: "d", Schema: json.RawMessage(`{"type":"object","properties":{}}`)}}
+	for _, only := range []bool{true, false} {
+		srv := zhipuToolChoice()
+		c := client(srv)
+		c.AutoToolChoiceOnly = only
+		for _, final := range []bool{false, true} {
+			s, err := c.Stream(t.Context(), llm.Request{Model: "glm-4.5", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}, Tools: tools, NoToolCalls: final})
+			if err == nil {
+				_, err = llm.Collect(s)
+			}
+			switch {
+			case !final || only:
+				if err != nil {
+					t.Errorf("AutoToolChoiceOnly %v, no tool calls %v: %v; want an answer", only, final, err)
+				}
+			case !errors.Is(err, llm.ErrBadRequest) || !strings.Contains(err.Error(), "Tool choice must be auto"):
+				t.Errorf("twin (unmarked), no tool calls: %v; want the fake's 400", err)
+			}
+		}
+		for _, r := range srv.Requests() {
+			if !strings.Contains(string(r.Body), `"read_file"`) {
+				t.Errorf("request %s dropped the tools", r.Body)
+			}
+			if only && strings.Contains(string(r.Body), "tool_choice") {
+				t.Errorf("AutoToolChoiceOnly request sent tool_choice: %s", r.Body)
+			}
+		}
+		srv.Close()
 	}
 }
