@@ -97,11 +97,11 @@ var ErrTest = errors.New("provider test failed")
 
 // Run connects homard to a model in one step. It builds the config the
 // answers describe (a new home as `homard init` would, or the existing
-// config.toml edited in place with its comments kept; a provider other than
-// the config's also sets model.context_tokens to its preset's size), validates it, tests
-// the provider with the key, and only then creates the home, stores the
-// key in the vault and replaces config.toml atomically. What the answers
-// leave empty keeps the config's. A failed setup writes nothing: a key the
+// config.toml edited in place with its comments kept; a provider other
+// than the config's also sets model.context_tokens to its preset's
+// size), validates it, tests the provider with the key, and only then
+// creates the home, stores the key in the vault and replaces config.toml
+// atomically. What the answers leave empty keeps the config's. A failed setup writes nothing: a key the
 // vault would refuse (too short) is refused before anything is written,
 // and so is a failed test unless o.SkipTest.
 func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
