@@ -64,6 +64,7 @@ func scriptParams(dir string) testscript.Params {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":  exitcode,
 			"fakemodel": fakemodel,
+			"fakezhipu": fakezhipu,
 			"totpcode":  totpcode,
 			"readenv":   readenv,
 			"replace":   replace,

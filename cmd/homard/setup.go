@@ -24,8 +24,9 @@ func (c *cli) setupCmd() *cobra.Command {
 		Use:   "setup",
 		Short: "Connect a model in one step: provider, model, key, mode, workspace",
 		Long: `setup asks which model provider to use (OpenAI, Anthropic, DeepSeek,
-OpenRouter, Moonshot/Kimi, Qwen, Ollama found on this machine, vLLM,
-llama.cpp), the model, the API key, the permission mode and the workspace
+OpenRouter, Moonshot/Kimi, Qwen, Zhipu GLM, MiniMax, SiliconFlow, Volcengine
+Ark/Doubao, Tencent Hunyuan, Baidu Qianfan, Ollama found on this machine,
+vLLM, llama.cpp; docs/PROVIDERS.md), the model, the API key, the permission mode and the workspace
 folders. It tests the provider with one tiny request before writing
 anything and says exactly what failed; a failed test writes nothing unless
 --skip-test.
@@ -41,6 +42,8 @@ in the vault is used again), the mode and the workspace folders. Only a
 first setup needs --provider.`,
 		Example: `  homard setup
   homard setup --non-interactive --provider deepseek --api-key-stdin < key.txt
+  homard setup --non-interactive --provider zhipu --api-key-stdin < key.txt
+  homard setup --non-interactive --provider volcengine --model ep-20250101123456-abcde --api-key-stdin < key.txt
   homard setup --non-interactive --provider ollama --model qwen3:8b
   homard setup --non-interactive --provider vllm --base-url http://127.0.0.1:8000/v1 --model Qwen/Qwen3-8B
   homard setup --non-interactive --mode autopilot`,

@@ -98,6 +98,9 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *setup.Options) 
 		if preset.Local {
 			desc = "The name of a model your server serves."
 		}
+		if preset.ModelNote != "" {
+			desc += " " + preset.ModelNote
+		}
 		if err := c.ask("model", huh.NewInput().Title("Which model?").Description(desc).
 			Value(&o.Model).Validate(nonEmpty("a model name")), func() string { return o.Model }); err != nil {
 			return err

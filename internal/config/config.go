@@ -38,7 +38,8 @@ const (
 	DefaultMaxFileBytes       = 8 << 20  // 8 MiB
 	DefaultMaxCheckpoints     = 100      // checkpoints kept
 	DefaultMaxCheckpointBytes = 64 << 20 // 64 MiB
-	// DefaultContextTokens is model.context_tokens when the file omits it.
+	// DefaultContextTokens is model.context_tokens when the file omits it
+	// and the provider has no size of its own (Preset.ContextTokens).
 	DefaultContextTokens = 24000
 	// MinContextTokens is the smallest model.context_tokens accepted: the
 	// system prompt and tools alone take a few thousand.
@@ -305,7 +306,8 @@ type Model struct {
 	// ContextTokens caps the estimated size of every request to the model
 	// (system prompt, tools, conversation summary and history); older
 	// turns are folded into a summary to stay within it. It does not
-	// include the answer. At least 4000; missing means 24000.
+	// include the answer. At least 4000; missing means the provider's
+	// size (Preset.ContextTokens, docs/PROVIDERS.md), 24000 for most.
 	ContextTokens int `toml:"context_tokens"`
 	// FirstEventTimeout bounds the wait from sending a request to the
 	// model's first streamed event; past it the turn ends with a clear

@@ -50,8 +50,9 @@ func Init(p Paths, o InitOptions) (*Config, error) {
 			return nil, fmt.Errorf("init config: provider %q: want one of %s", o.Provider, ProviderNames())
 		}
 		d := pr.model()
+		d.ContextTokens = pr.Context()
 		// not provider defaults
-		d.ContextTokens, d.FirstEventTimeout, d.IdleTimeout = c.Model.ContextTokens, c.Model.FirstEventTimeout, c.Model.IdleTimeout
+		d.FirstEventTimeout, d.IdleTimeout = c.Model.FirstEventTimeout, c.Model.IdleTimeout
 		d.RequestTimeout, d.ConnectTimeout = c.Model.RequestTimeout, c.Model.ConnectTimeout
 		c.Model = d
 	}

@@ -108,7 +108,7 @@ func TestInitRejectsBadOptions(t *testing.T) {
 		opts InitOptions
 		want string
 	}{
-		{"provider", InitOptions{Provider: "gemini"}, `provider "gemini": want one of openai, anthropic, deepseek, openrouter, moonshot, qwen, ollama, vllm, llamacpp`},
+		{"provider", InitOptions{Provider: "gemini"}, `provider "gemini": want one of openai, anthropic, deepseek, openrouter, moonshot, qwen, zhipu, minimax, siliconflow, volcengine, hunyuan, qianfan, ollama, vllm, llamacpp`},
 		{"mode", InitOptions{Mode: "fast"}, `mode "fast": want one of safe, smart, autopilot, yolo`},
 		{"base url", InitOptions{BaseURL: "localhost:8080"}, "model.base_url"},
 		{"key instead of variable", InitOptions{APIKeyEnv: "sk-secret-value"}, "model.api_key_env"},

@@ -92,6 +92,9 @@ func parse(name, dir string, data []byte, getenv func(string) string) (*Config, 
 		return nil, errors.Join(errs...)
 	}
 	applyModelDefaults(&c.Model)
+	if !md.IsDefined("model", "context_tokens") {
+		presetContext(&c.Model)
+	}
 	c.Channels.ByName() // an entry (off) for every platform left out
 
 	resolveRoots(c, dir, getenv, &ps)

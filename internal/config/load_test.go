@@ -204,7 +204,7 @@ func TestLoadBadValues(t *testing.T) {
 	}{
 		{"empty owner", `owner = "owner"`, `owner = ""`, []string{`owner = "": want a non-empty id`}, ""},
 		{"owner with space", `owner = "owner"`, `owner = "a b"`, []string{`owner = "a b"`}, ""},
-		{"provider", `provider = "openai"`, `provider = "gemini"`, []string{`model.provider = "gemini": want one of openai, anthropic, deepseek, openrouter, moonshot, qwen, ollama, vllm, llamacpp`}, ""},
+		{"provider", `provider = "openai"`, `provider = "gemini"`, []string{`model.provider = "gemini": want one of openai, anthropic, deepseek, openrouter, moonshot, qwen, zhipu, minimax, siliconflow, volcengine, hunyuan, qianfan, ollama, vllm, llamacpp`}, ""},
 		{"base_url scheme", `base_url = "https://api.openai.com/v1"`, `base_url = "ftp://h/v1"`,
 			[]string{`model.base_url = "ftp://h/v1": want an absolute http or https URL`}, ""},
 		{"base_url relative", `base_url = "https://api.openai.com/v1"`, `base_url = "api.openai.com/v1"`,

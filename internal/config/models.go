@@ -113,7 +113,8 @@ func (c *Config) RolesLine() string {
 }
 
 // applyModelLimits fills the provider-independent defaults of a model's
-// context size and timeouts.
+// context size and timeouts. Load then gives a file that leaves
+// context_tokens out its provider's size (presetContext).
 func applyModelLimits(m *Model) {
 	orDefault(&m.ContextTokens, DefaultContextTokens)
 	orDefault(&m.FirstEventTimeout, Duration(180*time.Second))
@@ -154,6 +155,9 @@ func decodeModels(md toml.MetaData, raw map[string]toml.Primitive, c *Config, ps
 			return err
 		}
 		applyModelDefaults(&m)
+		if !md.IsDefined("models", name, "context_tokens") {
+			presetContext(&m)
+		}
 		c.Models.Named[name] = m
 	}
 	return nil

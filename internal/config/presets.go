@@ -28,6 +28,22 @@ type Preset struct {
 	// Local is true for a server on the owner's own machine (Ollama,
 	// vLLM, llama.cpp): no key, and plain http on loopback is fine.
 	Local bool
+	// ContextTokens is model.context_tokens when the file leaves it out:
+	// three quarters of the default model's documented context window
+	// (the rest is room for the answer and for the estimate's error),
+	// at most 96000 so that one request of a long session stays cheap.
+	// Zero means DefaultContextTokens. docs/PROVIDERS.md gives the window
+	// and its source for each.
+	ContextTokens int
+	// AutoToolChoiceOnly is true for a service that refuses any
+	// tool_choice but "auto" (Zhipu): a request that must not call tools
+	// then sends none, and homard refuses the calls such an answer holds
+	// (as it does for every tool-less answer).
+	AutoToolChoiceOnly bool
+	// ModelNote is said beside the model question of `homard setup`
+	// when the name needs explaining (Ark's endpoint ids). Empty means
+	// nothing to add.
+	ModelNote string
 }
 
 // presets are every accepted model.provider, in the order error messages
@@ -46,6 +62,28 @@ var presets = []Preset{
 		BaseURL: "https://api.moonshot.ai/v1", Model: "kimi-k2.6", KeyEnv: "MOONSHOT_API_KEY"},
 	{Name: "qwen", Title: "Qwen (DashScope compatible mode)", Wire: ProviderOpenAI,
 		BaseURL: "https://dashscope-intl.aliyuncs.com/compatible-mode/v1", Model: "qwen-plus", KeyEnv: "DASHSCOPE_API_KEY"},
+	// The Chinese services (docs/PROVIDERS.md: sources, quirks). Their
+	// mainland endpoints: a key from the mainland console works only
+	// there; the international twins are named in the doc.
+	{Name: "zhipu", Title: "Zhipu GLM (BigModel)", Wire: ProviderOpenAI,
+		BaseURL: "https://open.bigmodel.cn/api/paas/v4", Model: "glm-4.5", KeyEnv: "ZHIPU_API_KEY",
+		ContextTokens: 96000, AutoToolChoiceOnly: true},
+	{Name: "minimax", Title: "MiniMax", Wire: ProviderOpenAI,
+		BaseURL: "https://api.minimaxi.com/v1", Model: "MiniMax-M2", KeyEnv: "MINIMAX_API_KEY",
+		ContextTokens: 96000},
+	{Name: "siliconflow", Title: "SiliconFlow", Wire: ProviderOpenAI,
+		BaseURL: "https://api.siliconflow.cn/v1", Model: "deepseek-ai/DeepSeek-V3", KeyEnv: "SILICONFLOW_API_KEY",
+		ContextTokens: 48000},
+	{Name: "volcengine", Title: "Volcengine Ark (Doubao)", Wire: ProviderOpenAI,
+		BaseURL: "https://ark.cn-beijing.volces.com/api/v3", Model: "doubao-seed-1-6-250615", KeyEnv: "ARK_API_KEY",
+		ContextTokens: 96000,
+		ModelNote:     "On Ark the name is often an inference endpoint id (ep-…) from the Ark console."},
+	{Name: "hunyuan", Title: "Tencent Hunyuan", Wire: ProviderOpenAI,
+		BaseURL: "https://api.hunyuan.cloud.tencent.com/v1", Model: "hunyuan-turbos-latest", KeyEnv: "HUNYUAN_API_KEY",
+		ContextTokens: 24000},
+	{Name: "qianfan", Title: "Baidu Qianfan (ERNIE)", Wire: ProviderOpenAI,
+		BaseURL: "https://qianfan.baidubce.com/v2", Model: "ernie-4.5-turbo-128k", KeyEnv: "QIANFAN_API_KEY",
+		ContextTokens: 96000},
 	{Name: "ollama", Title: "Ollama (local)", Wire: ProviderOpenAI,
 		BaseURL: "http://127.0.0.1:11434/v1", Local: true},
 	{Name: "vllm", Title: "vLLM (local)", Wire: ProviderOpenAI,
@@ -88,6 +126,31 @@ func (m Model) Wire() string {
 func (m Model) Local() bool {
 	p, _ := LookupPreset(m.Provider)
 	return p.Local
+}
+
+// AutoToolChoiceOnly reports whether m's provider refuses any tool_choice
+// but "auto" (Preset.AutoToolChoiceOnly).
+func (m Model) AutoToolChoiceOnly() bool {
+	p, _ := LookupPreset(m.Provider)
+	return p.AutoToolChoiceOnly
+}
+
+// Context is the model.context_tokens p gives a file that leaves it out.
+func (p Preset) Context() int {
+	if p.ContextTokens == 0 {
+		return DefaultContextTokens
+	}
+	return p.ContextTokens
+}
+
+// presetContext sets m's context size to its provider's default. Load
+// calls it when the file leaves context_tokens out: the size depends on
+// the provider the file chose, so it cannot be filled before decoding
+// like the other limits.
+func presetContext(m *Model) {
+	if p, ok := LookupPreset(m.Provider); ok {
+		m.ContextTokens = p.Context()
+	}
 }
 
 // preset turns p into the Model defaults Load fills in.

@@ -69,6 +69,9 @@ type Request struct {
 	// tools are still sent, so the prompt prefix — and the provider's
 	// prompt cache — stays the same, and a history holding tool calls
 	// stays valid for providers that require tool definitions with it.
+	// A server that refuses tool_choice "none" is not asked for it
+	// (openai.Client.AutoToolChoiceOnly): the answer may then hold calls
+	// anyway, and the caller must refuse them.
 	NoToolCalls bool
 	// MaxTokens caps the answer. Zero means the provider's default (the
 	// anthropic client, where the field is required, uses 4096).
@@ -89,6 +92,12 @@ const (
 	EventDone
 	// EventError carries Err; it is the last event of a failed stream.
 	EventError
+	// EventThinking carries nothing: the model is reasoning (a
+	// reasoning_content delta), which is not part of the answer. It tells
+	// the stream's deadlines that the model is still at work, so a long
+	// think before the answer or between tool calls is not taken for a
+	// stall; everything else skips it.
+	EventThinking
 )
 
 func (k EventKind) String() string {
@@ -103,6 +112,8 @@ func (k EventKind) String() string {
 		return "done"
 	case EventError:
 		return "error"
+	case EventThinking:
+		return "thinking"
 	}
 	return "unknown"
 }

@@ -209,7 +209,9 @@ func newWith(table string, m config.Model, key string, hc *http.Client) (llm.Mod
 func newClient(m config.Model, key string, hc *http.Client) (llm.Model, error) {
 	switch m.Wire() {
 	case config.ProviderOpenAI:
-		return openai.New(openai.Options{BaseURL: m.BaseURL, APIKey: key, HTTPClient: hc}), nil
+		c := openai.New(openai.Options{BaseURL: m.BaseURL, APIKey: key, HTTPClient: hc})
+		c.AutoToolChoiceOnly = m.AutoToolChoiceOnly()
+		return c, nil
 	case config.ProviderAnthropic:
 		if key == "" {
 			return nil, fmt.Errorf("%w: $%s is empty; export %s=… or keep it in the vault (model.api_key_secret); the key is never written to config.toml",

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/llm"
+	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/secrets"
 )
 
@@ -106,5 +108,35 @@ func TestClientsForRole(t *testing.T) {
 	_, _, err = c.For(cfg, config.RoleSummary, getenv, vault)
 	if !errors.Is(err, ErrNoKey) || !strings.Contains(err.Error(), "[models.far]") {
 		t.Errorf("For(summary) with a secret bound to another host: %v; want ErrNoKey naming [models.far]", err)
+	}
+}
+
+// TestZhipuClientSendsNoToolChoice: the zhipu preset's client leaves
+// tool_choice out of an answer that must not call tools (Zhipu refuses
+// any but "auto"), keeping the tools; the openai preset's, the twin,
+// still sends "none".
+func TestZhipuClientSendsNoToolChoice(t *testing.T) {
+	for _, tt := range []struct {
+		provider string
+		want     bool // tool_choice sent
+	}{{"zhipu", false}, {config.ProviderOpenAI, true}} {
+		srv := llmtest.NewServer(llmtest.Reply{Chunks: llmtest.OpenAIStream(llmtest.Turn{Text: []string{"ok"}})})
+		m, err := New(config.Model{Provider: tt.provider, BaseURL: srv.URL, Name: "glm-4.5"}, "key-0123456789")
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := m.Stream(t.Context(), llm.Request{Model: "glm-4.5", Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}},
+			Tools: []llm.ToolSpec{{Name: "read_file"}}, NoToolCalls: true})
+		if err == nil {
+			_, err = llm.Collect(s)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", tt.provider, err)
+		}
+		body := string(srv.Requests()[0].Body)
+		if strings.Contains(body, `"tool_choice":"none"`) != tt.want || !strings.Contains(body, `"read_file"`) {
+			t.Errorf("%s: request %s; want tools, tool_choice sent: %v", tt.provider, body, tt.want)
+		}
+		srv.Close()
 	}
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -96,10 +97,11 @@ var ErrTest = errors.New("provider test failed")
 
 // Run connects homard to a model in one step. It builds the config the
 // answers describe (a new home as `homard init` would, or the existing
-// config.toml edited in place with its comments kept), validates it, tests
-// the provider with the key, and only then creates the home, stores the
-// key in the vault and replaces config.toml atomically. What the answers
-// leave empty keeps the config's. A failed setup writes nothing: a key the
+// config.toml edited in place with its comments kept; a provider other
+// than the config's also sets model.context_tokens to its preset's
+// size), validates it, tests the provider with the key, and only then
+// creates the home, stores the key in the vault and replaces config.toml
+// atomically. What the answers leave empty keeps the config's. A failed setup writes nothing: a key the
 // vault would refuse (too short) is refused before anything is written,
 // and so is a failed test unless o.SkipTest.
 func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
@@ -184,6 +186,11 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 		{Table: "model", Key: "name", Value: config.QuoteString(m.Name)},
 		{Table: "model", Key: "api_key_env", Value: config.QuoteString(m.APIKeyEnv)},
 		{Table: "model", Key: "api_key_secret", Value: config.QuoteString(m.APIKeySecret)},
+	}
+	if oldModel.Provider != preset.Name {
+		// A new provider is a new model: its context size replaces the
+		// old model's (a new home's file holds the generic default).
+		edits = append(edits, config.KeyEdit{Table: "model", Key: "context_tokens", Value: strconv.Itoa(preset.Context())})
 	}
 	if o.Mode != "" {
 		if _, err := policy.ParseMode(o.Mode); err != nil {

@@ -15,6 +15,8 @@ func FuzzStream(f *testing.F) {
 	f.Add(llmtest.Join(llmtest.OpenAIStream(toolTurn)))
 	f.Add("data: {\"choices\":[{\"delta\":{\"tool_calls\":[{\"index\":-5,\"id\":\"a\"}]}}]}\n\ndata: [DONE]\n\n")
 	f.Add("data: {\"error\":{\"message\":\"x\"}}\n\n")
+	f.Add("data: {\"choices\":[{\"delta\":{\"content\":\" <think>a</th\"}}],\"usage\":{\"prompt_tokens\":1}}\n\ndata: {\"choices\":[{\"delta\":{\"content\":\"ink>b\",\"reasoning_content\":\"r\"}}]}\n\ndata: [DONE]\n\n")
+	f.Add("data: {\"choices\":[{\"delta\":{\"content\":\"<think>\"},\"finish_reason\":\"sensitive\"}]}\n\ndata: [DONE]\n\n")
 	f.Fuzz(func(t *testing.T, body string) {
 		s := newStream(context.Background(), io.NopCloser(strings.NewReader(body)), key)
 		defer s.Close()

@@ -1,13 +1,20 @@
 // Package openai is a streaming llm.Model for the OpenAI Chat Completions
 // API as spoken by OpenAI and by OpenAI-compatible servers (Ollama's /v1,
-// DeepSeek, vLLM, llama.cpp server, OpenRouter).
+// DeepSeek, vLLM, llama.cpp server, OpenRouter, and the Chinese services
+// of docs/PROVIDERS.md).
 //
 // It is a thin wire client on net/http + encoding/json and llm's SSE
 // reader, not the official SDK, to keep the binary lean. It POSTs
 // {BaseURL}/chat/completions with stream:true and
 // stream_options.include_usage, joins tool-call fragments by index,
-// reports usage including cached prompt tokens, and retries (see llm.Send)
-// only before the answer has started. The API key never appears in errors.
+// reports usage including cached prompt tokens once per answer, and
+// retries (see llm.Send) only before the answer has started. The API key
+// never appears in errors. The compatible servers' documented differences
+// are met in general terms, not per server: calls sent whole or without
+// an index, usage in every chunk, reasoning_content (a sign of life, not
+// answer text), a leading <think> block in the answer (dropped), finish
+// reasons that mean failure ("sensitive", "network_error"), and a server
+// that refuses tool_choice "none" (Client.AutoToolChoiceOnly).
 package openai
 
 import (
@@ -29,6 +36,13 @@ type Options = llm.Endpoint
 
 // Client is an llm.Model for one endpoint.
 type Client struct {
+	// AutoToolChoiceOnly is for a server that refuses any tool_choice but
+	// "auto" (Zhipu answers HTTP 400 "Tool choice must be auto"): a
+	// NoToolCalls request then sends no tool_choice, so the model may
+	// still propose calls, which the caller must refuse (agent does for
+	// every tool-less answer). Set it before the first Stream.
+	AutoToolChoiceOnly bool
+
 	opts Options
 	// wire remembers each message's JSON across the requests of a
 	// session (see llm.Memo).
@@ -108,7 +122,11 @@ type wireToolFuncDef struct {
 // messages' JSON (each written once per session, see llm.Memo) spliced in.
 // The bytes are those json.Marshal writes for the whole request.
 func (c *Client) encode(req llm.Request) ([]byte, error) {
-	env, err := json.Marshal(encodeRequest(req))
+	w := encodeRequest(req)
+	if c.AutoToolChoiceOnly {
+		w.ToolChoice = ""
+	}
+	env, err := json.Marshal(w)
 	if err != nil {
 		return nil, err
 	}
