@@ -217,6 +217,12 @@ func Decode(raw []byte) (Body, error) {
 	if err != nil {
 		return Body{}, fmt.Errorf("decode task body: expires: %w", err)
 	}
+	if y := exp.UTC().Year(); y < 1 || y > 9999 {
+		// In UTC it would print as a year RFC 3339 cannot hold, and the
+		// canonical form would not decode again (found by
+		// FuzzDecodeCanonical: "0000-01-01T0:00:00+01:00").
+		return Body{}, fmt.Errorf("decode task body: expires %q: the year in UTC must be 1 to 9999", w.Expires)
+	}
 	ceiling, err := policy.ParseCeiling(w.Ceiling)
 	if err != nil {
 		return Body{}, fmt.Errorf("decode task body: %w", err)
