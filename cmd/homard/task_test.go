@@ -305,3 +305,46 @@ func TestTaskReminder(t *testing.T) {
 		t.Errorf("%d model requests for a reminder; want none", n)
 	}
 }
+
+// TestTaskListFrom: `task list` has a FROM column saying where each task
+// came from, `task show` a from line and --json an origin: cli for a
+// task added here; a task whose row says chat (as a conversation's
+// approved proposal's does) reads chat. The origin is beside the body,
+// not in it: the same body, the same hash and seal.
+func TestTaskListFrom(t *testing.T) {
+	srv := llmtest.NewServer()
+	defer srv.Close()
+	e := newTaskE2E(t, srv)
+	digest := e.add("digest", "Summarise inbox.txt", "--every", "1h", "--tools", "read_file")
+	mum := e.approve(e.add("mum", "Call mum.", "--every", "1d", "--remind").ID)
+	if digest.Origin != "cli" || mum.Origin != "cli" {
+		t.Fatalf("origins %q, %q; want cli for tasks added with task add", digest.Origin, mum.Origin)
+	}
+	if _, err := e.openDB().Exec(`UPDATE tasks SET origin = 'chat' WHERE id = ?`, mum.ID); err != nil {
+		t.Fatal(err)
+	}
+
+	out := e.ok("task", "list")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 {
+		t.Fatalf("task list:\n%s\nwant a header and two tasks", out)
+	}
+	if f := strings.Fields(lines[0]); len(f) < 4 || f[2] != "KIND" || f[3] != "FROM" {
+		t.Errorf("task list header %q; want ID NAME KIND FROM …", lines[0])
+	}
+	for i, want := range [][]string{{digest.ID, "digest", "task", "cli", "pending"}, {mum.ID, "mum", "reminder", "chat", "active"}} {
+		if f := strings.Fields(lines[i+1]); len(f) < 5 || strings.Join(f[:5], " ") != strings.Join(want, " ") {
+			t.Errorf("task list row %q; want it to start %q", lines[i+1], strings.Join(want, " "))
+		}
+	}
+	if out := e.ok("task", "show", mum.ID); !strings.Contains(out, "\nfrom      chat (approved in a conversation)\n") {
+		t.Errorf("task show:\n%s\nwant a from line saying chat", out)
+	}
+	if out := e.ok("task", "show", digest.ID); !strings.Contains(out, "\nfrom      cli (homard task add)\n") {
+		t.Errorf("task show:\n%s\nwant a from line saying cli", out)
+	}
+	now := e.show(mum.ID)
+	if now.Origin != "chat" || now.Hash != mum.Hash || now.Seal != mum.Seal || now.Problem != "" {
+		t.Errorf("after its origin changed the task is %+v; want origin chat, the same hash and seal, nothing wrong", now)
+	}
+}

@@ -24,6 +24,7 @@ type taskJSON struct {
 	Name           string          `json:"name"`
 	Owner          string          `json:"owner"`
 	Status         string          `json:"status"`
+	Origin         string          `json:"origin"`
 	Schedule       string          `json:"schedule"`
 	Body           json.RawMessage `json:"body"`
 	Hash           string          `json:"hash"`
@@ -47,7 +48,7 @@ func taskOut(in app.TaskInfo) taskJSON {
 	for _, t := range in.Next {
 		next = append(next, t.UTC())
 	}
-	out := taskJSON{ID: in.ID, Name: in.Name, Owner: in.Owner, Status: in.Status, Schedule: in.Schedule, Body: body,
+	out := taskJSON{ID: in.ID, Name: in.Name, Owner: in.Owner, Status: in.Status, Origin: in.Origin, Schedule: in.Schedule, Body: body,
 		Hash: in.Hash, Ceiling: in.Body.Ceiling.String(), Seal: in.Seal, SealIfApproved: in.SealIfApproved, ApprovedAt: timeOrNull(in.ApprovedAt),
 		ExpiresAt: timeOrNull(in.ExpiresAt), NextRunAt: timeOrNull(in.NextRunAt), Next: next, Problem: in.Problem}
 	if in.LastRun != nil {
@@ -116,12 +117,12 @@ func (c *cli) printBody(w io.Writer, in app.TaskInfo) {
 }
 
 func (c *cli) taskListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: "List your tasks (not removed ones): status, schedule, next run, last run, problem"}
+	cmd := &cobra.Command{Use: "list", Short: "List your tasks (not removed ones): kind, where from, status, schedule, next run, last run, problem"}
 	load := func(ctx context.Context, r *app.Runtime) ([]app.TaskInfo, error) { return r.Tasks.List(ctx) }
 	return listCmd(c, cmd, "print a JSON array (docs/JSON.md, \"task\")", load, listing[app.TaskInfo]{
 		json:   jsonEach(taskOut),
 		empty:  `no tasks; add one: homard task add NAME --every 1d "PROMPT"`,
-		header: "ID\tNAME\tKIND\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM",
+		header: "ID\tNAME\tKIND\tFROM\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM",
 		row: func(w io.Writer, in app.TaskInfo) {
 			last := "-"
 			if in.LastRun != nil {
@@ -135,7 +136,7 @@ func (c *cli) taskListCmd() *cobra.Command {
 			if problem == "" {
 				problem = "-"
 			}
-			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(in.ID), termtext.Line(in.Name), taskKind(in), in.Status,
+			fmt.Fprintf(w, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", termtext.Line(in.ID), termtext.Line(in.Name), taskKind(in), termtext.Line(in.Origin), in.Status,
 				termtext.Line(in.Schedule), next, last, termtext.Line(problem))
 		},
 	})
@@ -166,6 +167,7 @@ func (c *cli) printTask(w io.Writer, in app.TaskInfo) {
 	fmt.Fprintf(w, "schedule  %s\n", line(in.Schedule))
 	b := in.Body
 	fmt.Fprintf(w, "kind      %s\n", taskKind(in))
+	fmt.Fprintf(w, "from      %s\n", originText(in.Origin))
 	fmt.Fprintf(w, "tools     %s\n", toolList(b.Tools))
 	fmt.Fprintf(w, "ceiling   %s\n", ceilingText(b.Ceiling.String()))
 	printPlan(w, in)
@@ -195,6 +197,19 @@ func (c *cli) printTask(w io.Writer, in app.TaskInfo) {
 			fmt.Fprintf(w, "refused   %s\n", refusedText(*lr, 100))
 		}
 	}
+}
+
+// originText says where a task came from, for a person.
+func originText(origin string) string {
+	switch origin {
+	case "cli":
+		return "cli (homard task add)"
+	case "web":
+		return "web (the web UI's tasks page)"
+	case "chat":
+		return "chat (approved in a conversation)"
+	}
+	return termtext.Line(origin)
 }
 
 // printPlan shows a split task's sealed plan as a plan's card does

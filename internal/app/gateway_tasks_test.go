@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -255,5 +256,135 @@ func TestGatewayApproveRefusesABodyEditedAfterShowing(t *testing.T) {
 	code, got, text := g.taskPost("/api/tasks/"+in.ID+"/approve", `{"hash":"`+again.Hash+`"}`)
 	if code != 200 || got.Status != "active" || got.Body != again.Body {
 		t.Fatalf("approve with the hash of the body read = %d %s; want 200, active", code, text)
+	}
+}
+
+// TestGatewayAddTask: POST /api/tasks adds a task exactly as `homard task
+// add` does — pending, the configured defaults, origin web — answering
+// 201 with its canonical body and hash; nothing runs before the owner
+// approves that hash, which makes it active. Every refused add stores
+// nothing: no credentials (401), a foreign or null Origin or a rebinding
+// Host with a valid token or cookie (403: the cross-site twin of the add
+// below), a form's content type (415), and a request that is not strict
+// JSON or a task that breaks a rule (400, saying what to fix).
+func TestGatewayAddTask(t *testing.T) {
+	r := newTestRuntime(t, "smart")
+	g := startGateway(t, r)
+	_, port, _ := strings.Cut(g.host, ":")
+	resp, _ := g.do(g.req("GET", strings.TrimPrefix(g.login, g.base), "", ""))
+	cookies := resp.Cookies()
+	if len(cookies) != 1 {
+		t.Fatalf("login set %v; want one cookie", resp.Header["Set-Cookie"])
+	}
+	cookie := cookies[0]
+	const good = `{"name":"digest","prompt":"Summarise inbox.txt","every":"2h","tools":["read_file"]}`
+	past := time.Now().Add(-time.Hour).UTC().Format(time.RFC3339)
+	for _, tc := range []struct {
+		name, body, token string
+		cookie            bool
+		origin, host      string
+		ctype             string
+		want              int
+		says              string
+	}{
+		{name: "no credentials", body: good, want: 401},
+		{name: "no credentials, same origin", body: good, origin: "http://127.0.0.1:" + port, want: 401},
+		{name: "forged cookie", body: good, origin: "http://127.0.0.1:" + port, ctype: "application/json", want: 401, says: "not logged in"},
+		{name: "token, foreign origin", body: good, token: g.token, origin: "https://evil.example", want: 403},
+		{name: "cookie, foreign origin", body: good, cookie: true, origin: "http://evil.example", want: 403},
+		{name: "cookie, null origin", body: good, cookie: true, origin: "null", want: 403},
+		{name: "cookie, rebinding host", body: good, cookie: true, host: "evil.example:" + port, want: 403},
+		{name: "cookie, a form's content type", body: good, cookie: true, ctype: "application/x-www-form-urlencoded", want: 415},
+		{name: "cookie, text/plain", body: good, cookie: true, ctype: "text/plain", want: 415},
+		{name: "not JSON", body: `name=digest&every=2h`, token: g.token, want: 400, says: "invalid JSON"},
+		{name: "unknown field", body: `{"name":"digest","prompt":"p","every":"2h","approved":true}`, token: g.token, want: 400, says: "unknown field"},
+		{name: "two values", body: good + good, token: g.token, want: 400, says: "more than one value"},
+		{name: "tools not a list", body: `{"name":"digest","prompt":"p","every":"2h","tools":"read_file"}`, token: g.token, want: 400, says: "invalid JSON"},
+		{name: "at in the past", body: `{"name":"digest","prompt":"p","at":"` + past + `"}`, token: g.token, want: 400, says: "in the past"},
+		{name: "no schedule", body: `{"name":"digest","prompt":"p"}`, token: g.token, want: 400, says: "exactly one of"},
+		{name: "bad expires", body: `{"name":"digest","prompt":"p","every":"2h","expires":"soon"}`, token: g.token, want: 400, says: "expires"},
+		{name: "expires too long", body: `{"name":"digest","prompt":"p","every":"2h","expires":"400d"}`, token: g.token, want: 400, says: "366 days"},
+		{name: "memory tool", body: `{"name":"digest","prompt":"p","every":"2h","tools":["remember"]}`, token: g.token, want: 400, says: "memory"},
+		{name: "reminder with tools", body: `{"name":"mum","prompt":"Call mum.","every":"1d","remind":true,"tools":["read_file"]}`, token: g.token, want: 400, says: "reminder"},
+		{name: "mode above max_mode", body: `{"name":"digest","prompt":"p","every":"2h","mode":"yolo"}`, token: g.token, want: 400, says: "max_mode"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			req := g.req("POST", "/api/tasks", tc.body, tc.token)
+			if tc.cookie {
+				req.AddCookie(cookie)
+			}
+			if tc.name == "forged cookie" {
+				req.AddCookie(&http.Cookie{Name: cookie.Name, Value: cookie.Value + "x"})
+			}
+			if tc.origin != "" {
+				req.Header.Set("Origin", tc.origin)
+			}
+			if tc.host != "" {
+				req.Host = tc.host
+			}
+			if tc.ctype != "" {
+				req.Header.Set("Content-Type", tc.ctype)
+			}
+			resp, body := g.do(req)
+			if resp.StatusCode != tc.want || !strings.Contains(body, tc.says) || !strings.Contains(body, `"error"`) {
+				t.Errorf("POST /api/tasks %s = %d %s; want %d saying %q", tc.body, resp.StatusCode, body, tc.want, tc.says)
+			}
+			if list, err := r.Tasks.List(context.Background()); err != nil || len(list) != 0 {
+				t.Errorf("after a refused add the tasks are %+v (%v); want none", list, err)
+			}
+		})
+	}
+
+	// The twin: the same request from the page's own origin, with the
+	// page's cookie, adds the task pending.
+	events := g.stream(g.req("GET", "/api/events", "", g.token))
+	req := g.req("POST", "/api/tasks", good, "")
+	req.AddCookie(cookie)
+	req.Header.Set("Origin", "http://127.0.0.1:"+port)
+	resp, text := g.do(req)
+	var added wire.TaskAdded
+	if resp.StatusCode != 201 {
+		t.Fatalf("POST /api/tasks %s = %d %s; want 201", good, resp.StatusCode, text)
+	}
+	if err := json.Unmarshal([]byte(text), &added); err != nil {
+		t.Fatalf("the answer %s: %v", text, err)
+	}
+	in, err := r.Tasks.Info(context.Background(), added.ID)
+	if err != nil {
+		t.Fatalf("the added task %s: %v", added.ID, err)
+	}
+	a := r.Config.Automation
+	if added.Status != "pending" || added.Origin != "web" || added.Body != in.Canonical || added.Hash != in.Hash || added.Seal != "" ||
+		added.SealIfApproved != in.SealIfApproved || len(added.Next) != 0 || added.Runs == nil || added.Warning != "" ||
+		resp.Header.Get("Location") != "/api/tasks/"+added.ID {
+		t.Fatalf("added %+v (Location %q); want pending, from the web, the stored body and hash, not sealed", added, resp.Header.Get("Location"))
+	}
+	if in.Status != store.TaskPending || in.Origin != "web" || in.Body.Deliver != "web" || string(in.Body.Mode) != a.Mode ||
+		in.Body.Budgets.MaxCalls != int64(a.MaxCalls) || in.Body.Ceiling.String() != "read" || strings.Join(in.Body.Tools, ",") != "read_file" {
+		t.Fatalf("stored %+v; want pending, from the web, with task add's defaults", in)
+	}
+	ev, _ := events.until("task_changed")
+	if d := decode[map[string]string](t, ev.data); d["task_id"] != added.ID || d["status"] != "pending" {
+		t.Errorf("task_changed %s; want the new task, pending", ev.data)
+	}
+	var list []wire.Task
+	g.getJSON("/api/tasks", &list)
+	if len(list) != 1 || list[0].ID != added.ID || list[0].Origin != "web" || !strings.Contains(list[0].Problem, "waiting for approval") {
+		t.Fatalf("GET /api/tasks = %+v; want the one task from the web, waiting for approval", list)
+	}
+
+	code, got, text := g.taskPost("/api/tasks/"+added.ID+"/approve", `{"hash":"`+added.Hash+`"}`)
+	if code != 200 || got.Status != "active" || got.Origin != "web" || got.Seal != added.SealIfApproved || len(got.Next) != 3 {
+		t.Fatalf("approve with the hash the add answered = %d %s; want 200, active, sealed %s", code, text, added.SealIfApproved)
+	}
+
+	// A reminder: no tools, delivered as it is; tools [] is none.
+	resp, text = g.do(g.req("POST", "/api/tasks", `{"name":"mum","prompt":"Call mum.","at":"`+time.Now().Add(3*time.Hour).UTC().Format(time.RFC3339)+`","remind":true}`, g.token))
+	if resp.StatusCode != 201 || !strings.Contains(text, `\"reminder\":true`) || !strings.Contains(text, `\"tools\":[]`) {
+		t.Errorf("add a reminder = %d %s; want 201 with a reminder's body", resp.StatusCode, text)
+	}
+	resp, text = g.do(g.req("POST", "/api/tasks", `{"name":"quiet","prompt":"Write a haiku","every":"1d","tools":[]}`, g.token))
+	if resp.StatusCode != 201 || !strings.Contains(text, `\"tools\":[]`) {
+		t.Errorf("add with tools [] = %d %s; want 201 with no tools", resp.StatusCode, text)
 	}
 }

@@ -12,8 +12,9 @@ import (
 )
 
 // Admin is the service as channel.TaskAdmin: the web UI's tasks page. It
-// shows, approves (bound to the hash the page showed), pauses, resumes,
-// renews and removes; adding a task stays in the CLI.
+// adds (pending, origin web), shows, approves (bound to the hash the page
+// showed), pauses, resumes, renews and removes. A split task is added
+// with the CLI only: the web has no way to ask for one.
 func (s *Service) Admin() channel.TaskAdmin { return taskAdmin{s} }
 
 // taskAdmin adapts Service to channel.TaskAdmin.
@@ -46,7 +47,7 @@ func shownTaskErr(err error) error {
 }
 
 func shownTask(in TaskInfo) channel.Task {
-	out := channel.Task{ID: in.ID, Name: in.Name, Status: in.Status, Schedule: in.Schedule, Next: in.Next,
+	out := channel.Task{ID: in.ID, Name: in.Name, Status: in.Status, Origin: in.Origin, Schedule: in.Schedule, Next: in.Next,
 		Problem: in.Problem, Canonical: in.Canonical, Hash: in.Hash, Ceiling: in.Body.Ceiling.String(), Seal: in.Seal, SealIfApproved: in.SealIfApproved,
 		ApprovedAt: in.ApprovedAt, ExpiresAt: in.ExpiresAt}
 	if in.LastRun != nil {
@@ -73,6 +74,21 @@ func shownTaskResult(in TaskInfo, err error) (channel.Task, error) {
 		return channel.Task{}, shownTaskErr(err)
 	}
 	return shownTask(in), nil
+}
+
+// AddTask is Add with origin web. Every refusal of the spec (a rule of
+// the body, of this homard's config, a bad name) is ErrInvalid: 400, not
+// the 409 the same body errors are for a stored task.
+func (a taskAdmin) AddTask(ctx context.Context, sp channel.TaskSpec) (channel.Task, error) {
+	in, err := a.s.Add(ctx, TaskSpec{Name: sp.Name, Prompt: sp.Prompt, At: sp.At, Every: sp.Every, Cron: sp.Cron, TZ: sp.TZ,
+		Tools: sp.Tools, Deliver: sp.Deliver, Mode: sp.Mode, Ceiling: sp.Ceiling, MaxCalls: sp.MaxCalls, Expires: sp.Expires,
+		Reminder: sp.Reminder, Origin: store.TaskFromWeb})
+	if errors.Is(err, task.ErrInvalid) && !errors.Is(err, ErrInvalid) {
+		err = fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	t, err := shownTaskResult(in, err)
+	t.Warning = in.Warning
+	return t, err
 }
 
 func (a taskAdmin) Task(ctx context.Context, id string) (channel.Task, error) {

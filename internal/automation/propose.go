@@ -28,7 +28,8 @@ type Draft struct {
 // Draft builds the body spec would be added with, checked as Add checks
 // it (schedule, tools, mode, ceiling, this homard's rules), without
 // storing anything. A split spec is refused: planning is a model call of
-// its own, for the CLI.
+// its own, for the CLI. A draft is what AddApproved stores, so its Info
+// is a task from a conversation (origin chat), whatever spec.Origin says.
 func (s *Service) Draft(ctx context.Context, spec TaskSpec) (Draft, error) {
 	if spec.Split {
 		return Draft{}, fmt.Errorf("%w: a split task is added with homard task add --split", ErrInvalid)
@@ -54,7 +55,7 @@ func (s *Service) Draft(ctx context.Context, spec TaskSpec) (Draft, error) {
 	if err != nil {
 		return Draft{}, err
 	}
-	in, err := s.describeTask(store.Task{ID: b.ID, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now}, b, nil)
+	in, err := s.describeTask(store.Task{ID: b.ID, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now, Origin: store.TaskFromChat}, b, nil)
 	if err != nil {
 		return Draft{}, err
 	}
@@ -63,7 +64,8 @@ func (s *Service) Draft(ctx context.Context, spec TaskSpec) (Draft, error) {
 
 // AddApproved stores the body canonical — a Draft's bytes, carried in a
 // plan the owner approved (approval names it) — and seals it: the task
-// is active at once. The bytes are decoded strictly and checked again
+// is active at once. Its origin is chat: both callers are the owner's
+// conversations (propose_task's card, a reminder's Snooze button). The bytes are decoded strictly and checked again
 // (its owner must be this homard's, the rules may have changed since
 // the draft); a body whose time has passed, or whose approval would have
 // ended, is refused and nothing is stored.
@@ -95,7 +97,7 @@ func (s *Service) AddApproved(ctx context.Context, canonical []byte, approval st
 	if next, err := nextSlot(b, now); err != nil || next.IsZero() {
 		return TaskInfo{}, fmt.Errorf("%w: its time has passed (the card was approved too late): nothing was stored; ask for it again", ErrTaskState)
 	}
-	row := store.Task{ID: b.ID, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now}
+	row := store.Task{ID: b.ID, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now, Origin: store.TaskFromChat}
 	err = s.o.Store.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertTask(row); err != nil {
 			return err

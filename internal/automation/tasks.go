@@ -72,13 +72,20 @@ type TaskSpec struct {
 	// hash holds when the arbiter prepares it again to run it.
 	ID    string
 	Since time.Time
+	// Origin is where the task is added from, recorded beside it (not
+	// sealed): store.TaskFromCLI (the default, "") or store.TaskFromWeb.
+	// A task from a conversation is added by AddApproved, not Add.
+	Origin string
 }
 
 // TaskInfo is a task as the CLI and the web UI show it. Body is what the
 // owner approves; every other field is derived or bookkeeping.
 type TaskInfo struct {
 	ID, Owner, Name, Status string
-	Body                    task.Body
+	// Origin is where the task came from: cli, web or chat
+	// (store.TaskFrom…). Bookkeeping, not part of the body.
+	Origin string
+	Body   task.Body
 	// Canonical is the exact sealed text; Hash its SHA-256 (hex).
 	Canonical string
 	Hash      string
@@ -338,6 +345,15 @@ func orDefault[T int64 | time.Duration](v, d T) T {
 // Add stores a new task, pending the owner's approval. Nothing runs
 // until `task approve`.
 func (s *Service) Add(ctx context.Context, spec TaskSpec) (TaskInfo, error) {
+	reason := "added, waiting for approval"
+	switch spec.Origin {
+	case "", store.TaskFromCLI:
+		spec.Origin = store.TaskFromCLI
+	case store.TaskFromWeb:
+		reason = "added in the web UI, waiting for approval"
+	default:
+		return TaskInfo{}, fmt.Errorf("%w: origin %q: a task is added from the cli or the web (a conversation's go through AddApproved)", ErrInvalid, spec.Origin)
+	}
 	if !validTaskName(spec.Name) {
 		return TaskInfo{}, fmt.Errorf("%w: task name %q: use 1 to 64 letters, digits, '-', '_' or '.'", ErrInvalid, spec.Name)
 	}
@@ -366,12 +382,12 @@ func (s *Service) Add(ctx context.Context, spec TaskSpec) (TaskInfo, error) {
 	if err != nil {
 		return TaskInfo{}, err
 	}
-	row := store.Task{ID: id, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now}
+	row := store.Task{ID: id, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now, Origin: spec.Origin}
 	err = s.o.Store.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertTask(row); err != nil {
 			return err
 		}
-		return s.auditTask(tx, b.Owner, id, policy.RuleTaskAdded, "added, waiting for approval", "")
+		return s.auditTask(tx, b.Owner, id, policy.RuleTaskAdded, reason, "")
 	})
 	if err != nil {
 		return TaskInfo{}, err
@@ -439,7 +455,7 @@ func (s *Service) taskInfo(ctx context.Context, t store.Task) (TaskInfo, error) 
 	}
 	b, err := task.Decode(t.Body)
 	if err != nil {
-		in := TaskInfo{ID: t.ID, Owner: t.Owner, Name: t.Name, Status: t.Status, Canonical: string(t.Body),
+		in := TaskInfo{ID: t.ID, Owner: t.Owner, Name: t.Name, Status: t.Status, Origin: t.Origin, Canonical: string(t.Body),
 			ApprovedAt: t.ApprovedAt, ExpiresAt: t.ExpiresAt, NextRunAt: t.NextRunAt, LastRun: last,
 			Problem: "its stored body does not decode: it changed since it was added"}
 		if len(t.MAC) >= sealPrefix {
@@ -452,7 +468,7 @@ func (s *Service) taskInfo(ctx context.Context, t store.Task) (TaskInfo, error) 
 
 // describeTask is TaskInfo of row t whose stored body decoded to b.
 func (s *Service) describeTask(t store.Task, b task.Body, last *store.TaskRun) (TaskInfo, error) {
-	in := TaskInfo{ID: t.ID, Owner: t.Owner, Name: t.Name, Status: t.Status, Canonical: string(t.Body), Body: b,
+	in := TaskInfo{ID: t.ID, Owner: t.Owner, Name: t.Name, Status: t.Status, Origin: t.Origin, Canonical: string(t.Body), Body: b,
 		ApprovedAt: t.ApprovedAt, ExpiresAt: t.ExpiresAt, NextRunAt: t.NextRunAt, LastRun: last}
 	if len(t.MAC) >= sealPrefix {
 		in.Seal = t.MAC[:sealPrefix]

@@ -7,10 +7,16 @@ import (
 )
 
 // TaskAdmin is the owner's scheduled tasks as the HTTP gateway manages
-// them: list, show, approve the body that was shown, pause, resume, renew
-// and remove. Adding a task is not here (only the CLI adds one), and no
-// turn reaches it: only the owner's authenticated requests do.
+// them: add one (pending), list, show, approve the body that was shown,
+// pause, resume, renew and remove. No turn reaches it: only the owner's
+// authenticated requests do.
 type TaskAdmin interface {
+	// AddTask adds a task from the web UI, pending the owner's approval,
+	// exactly as `homard task add` does (the same rules and defaults); it
+	// records origin web. Nothing runs until ApproveTask is given the
+	// hash of the body it returns. ErrInvalid, with what to fix, when the
+	// spec breaks a rule.
+	AddTask(ctx context.Context, spec TaskSpec) (Task, error)
 	// Tasks lists the owner's tasks that are not removed, oldest first.
 	Tasks(ctx context.Context) ([]Task, error)
 	// Task returns one task. ErrNotFound when the owner has no such task.
@@ -44,12 +50,34 @@ var (
 	ErrInvalid = errors.New("invalid request")
 )
 
+// TaskSpec is a task the owner asks to add from the web UI, as `homard
+// task add` asks for one (its flags of the same names). Zero values mean
+// the configured defaults.
+type TaskSpec struct {
+	Name   string
+	Prompt string // for a reminder, its text
+	// Exactly one of At, Every and Cron.
+	At, Every, Cron string
+	TZ              string // IANA zone of Cron and of a local At
+	// Tools is the tool profile: nil means the read-only tools, empty
+	// means none.
+	Tools    []string
+	Deliver  string // web or an enabled chat channel
+	Mode     string
+	Ceiling  string // read, write, network, network:HOSTS or send
+	MaxCalls int64
+	Expires  time.Duration // how long the approval lasts
+	Reminder bool          // deliver Prompt as it is, no model, no tools
+}
+
 // Task is a scheduled task as the owner sees it. Canonical is the exact
 // body the owner approves; its prompt is the owner's, but show it as
 // untrusted text all the same.
 type Task struct {
 	ID, Name string
 	Status   string // pending, active, paused or removed
+	// Origin is where the task came from: cli, web or chat (not sealed).
+	Origin   string
 	Schedule string // for a person: "every 1h0m0s from 2026-01-01T00:00:00Z", "cron 0 8 * * * Europe/Paris"
 	// Next are the next slots (none unless active).
 	Next []time.Time
@@ -70,6 +98,9 @@ type Task struct {
 	ApprovedAt           time.Time // zero until approved
 	ExpiresAt            time.Time // the approval's end; zero until approved
 	LastRun              *TaskRun  // nil before the first run
+	// Warning, from AddTask only, says what the task's own ceiling keeps
+	// its tools from doing ("" when it covers them all).
+	Warning string
 }
 
 // TaskRun is one slot of a task.

@@ -17,6 +17,15 @@ const (
 	TaskRemoved = "removed"
 )
 
+// Where a task came from (Task.Origin): `homard task add`, the web UI's
+// tasks page, or a conversation (a proposal approved on its card, a
+// reminder snoozed from a chat).
+const (
+	TaskFromCLI  = "cli"
+	TaskFromWeb  = "web"
+	TaskFromChat = "chat"
+)
+
 // Task is one scheduled task as stored. Body is the canonical JSON of
 // what the owner approves and MAC its seal (package task makes and checks
 // both); the other columns are copies for listing and scheduling, never
@@ -33,15 +42,18 @@ type Task struct {
 	NextRunAt  time.Time // zero: no slot left
 	CreatedAt  time.Time
 	WarnedAt   time.Time // when the owner was told the approval ends soon; zero: not yet
+	// Origin is where the task came from: TaskFromCLI, TaskFromWeb or
+	// TaskFromChat. Not sealed: bookkeeping, like Name.
+	Origin string
 }
 
-const taskColumns = `id, owner, name, body, mac, status, approved_at, expires_at, next_run_at, created_at, warned_at`
+const taskColumns = `id, owner, name, body, mac, status, approved_at, expires_at, next_run_at, created_at, warned_at, origin`
 
 func scanTask(sc interface{ Scan(...any) error }) (Task, error) {
 	var t Task
 	var body string
 	var approved, expires, next, created, warned sql.NullInt64
-	if err := sc.Scan(&t.ID, &t.Owner, &t.Name, &body, &t.MAC, &t.Status, &approved, &expires, &next, &created, &warned); err != nil {
+	if err := sc.Scan(&t.ID, &t.Owner, &t.Name, &body, &t.MAC, &t.Status, &approved, &expires, &next, &created, &warned, &t.Origin); err != nil {
 		return Task{}, err
 	}
 	t.Body = []byte(body)
@@ -51,11 +63,21 @@ func scanTask(sc interface{ Scan(...any) error }) (Task, error) {
 }
 
 // InsertTask stores a new task, pending approval: its MAC and approval
-// times are ignored (ApproveTask sets them). Its ID must be new.
+// times are ignored (ApproveTask sets them). Its ID must be new. An empty
+// Origin is TaskFromCLI (the column's default); any other value but the
+// three is refused.
 func (tx *Tx) InsertTask(t Task) error {
-	_, err := tx.exec(`INSERT INTO tasks (id, owner, name, body, status, next_run_at, created_at)
-		VALUES (?, ?, ?, ?, 'pending', ?, ?)`,
-		t.ID, t.Owner, t.Name, string(t.Body), nanos(t.NextRunAt), nanos(t.CreatedAt))
+	origin := t.Origin
+	switch origin {
+	case "":
+		origin = TaskFromCLI
+	case TaskFromCLI, TaskFromWeb, TaskFromChat:
+	default:
+		return fmt.Errorf("insert task %s: origin %q: want cli, web or chat", t.ID, t.Origin)
+	}
+	_, err := tx.exec(`INSERT INTO tasks (id, owner, name, body, status, next_run_at, created_at, origin)
+		VALUES (?, ?, ?, ?, 'pending', ?, ?, ?)`,
+		t.ID, t.Owner, t.Name, string(t.Body), nanos(t.NextRunAt), nanos(t.CreatedAt), origin)
 	if err != nil {
 		return fmt.Errorf("insert task %s: %w", t.ID, err)
 	}

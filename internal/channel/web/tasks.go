@@ -3,6 +3,7 @@ package web
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -11,15 +12,19 @@ import (
 	"github.com/homard/homard/internal/channel/web/wire"
 )
 
-// The scheduled tasks API (docs/API.md "Tasks"): list, show, and the
-// owner's actions on one task. There is no endpoint that adds a task:
-// only the CLI adds them.
+// The scheduled tasks API (docs/API.md "Tasks"): add a task (pending),
+// list, show, and the owner's actions on one task. Adding is `homard task
+// add` over HTTP: the same rules and defaults, and nothing runs until the
+// owner approves the hash of the body the add answered with. Every route
+// is behind the guard: authentication, Host and Origin checks, and for a
+// POST the JSON content type a cross-site form cannot send.
 
 // taskRunsShown is how many runs GET /api/tasks/{id} carries.
 const taskRunsShown = 20
 
 func (s *Server) taskRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/tasks", s.tasks)
+	mux.HandleFunc("POST /api/tasks", s.addTask)
 	mux.HandleFunc("GET /api/tasks/{id}", s.task)
 	mux.HandleFunc("POST /api/tasks/{id}/approve", s.approveTask)
 	mux.HandleFunc("POST /api/tasks/{id}/pause", s.taskAction(s.admin.PauseTask))
@@ -35,6 +40,31 @@ func (s *Server) tasks(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, jsonList(list, wire.NewTask))
+}
+
+// addTask adds a task from the web, pending (origin web): 201 with the
+// task as GET /api/tasks/{id} shows it — its canonical body and hash —
+// and the ceiling warning. A request that is not strict JSON of
+// wire.TaskAddRequest, or a task that breaks a rule, is 400 saying what
+// to fix, and nothing is stored.
+func (s *Server) addTask(w http.ResponseWriter, r *http.Request) {
+	var req wire.TaskAddRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	d, ok := parseExpiry(req.Expires)
+	if !ok {
+		writeError(w, http.StatusBadRequest, `expires: want a duration such as "240h" or "10d", or nothing for the configured expiry`)
+		return
+	}
+	t, err := s.admin.AddTask(r.Context(), req.Spec(d))
+	if err != nil {
+		s.fail(w, err)
+		return
+	}
+	s.hub.publish(newEvent("task_changed", map[string]string{"task_id": t.ID, "status": t.Status}))
+	w.Header().Set("Location", "/api/tasks/"+url.PathEscape(t.ID))
+	writeJSON(w, http.StatusCreated, wire.TaskAdded{TaskDetail: wire.NewTaskDetail(t, nil), Warning: t.Warning})
 }
 
 func (s *Server) task(w http.ResponseWriter, r *http.Request) {

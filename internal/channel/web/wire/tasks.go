@@ -9,9 +9,12 @@ import (
 // Task is one entry of GET /api/tasks: a scheduled task and where it
 // stands. Times are UTC; a time not set yet is null.
 type Task struct {
-	ID       string      `json:"id"`
-	Name     string      `json:"name"`
-	Status   string      `json:"status"` // pending, active, paused or removed
+	ID     string `json:"id"`
+	Name   string `json:"name"`
+	Status string `json:"status"` // pending, active, paused or removed
+	// Origin is where the task came from: cli (homard task add), web
+	// (POST /api/tasks) or chat (approved in a conversation). Not sealed.
+	Origin   string      `json:"origin"`
 	Schedule string      `json:"schedule"`
 	Next     []time.Time `json:"next"` // never null
 	// Problem says why the task will not run as things are; "" when it
@@ -39,6 +42,15 @@ type TaskDetail struct {
 	SealIfApproved string     `json:"seal_if_approved"`
 	ApprovedAt     *time.Time `json:"approved_at"`
 	Runs           []TaskRun  `json:"runs"` // newest first, never null
+}
+
+// TaskAdded is the answer of POST /api/tasks: the new task, pending, as
+// GET /api/tasks/{id} shows it (its body and hash, which approving must
+// name), and Warning, what the task's own ceiling keeps its tools from
+// doing ("" when it covers them all).
+type TaskAdded struct {
+	TaskDetail
+	Warning string `json:"warning"`
 }
 
 // TaskRun is one run of a task.
@@ -69,6 +81,36 @@ type TaskApproveRequest struct {
 	Hash string `json:"hash"`
 }
 
+// TaskAddRequest is the body of POST /api/tasks: a task to add, pending,
+// as `homard task add` takes one (its flags of the same names). Exactly
+// one of At, Every and Cron; every other field may be left out for the
+// configured default. Tools left out (or null) is the read-only tools,
+// [] is none. Expires is a Go duration or whole days ("240h", "10d").
+// A split task is added with the CLI only.
+type TaskAddRequest struct {
+	Name     string   `json:"name"`
+	Prompt   string   `json:"prompt"`
+	At       string   `json:"at,omitempty"`
+	Every    string   `json:"every,omitempty"`
+	Cron     string   `json:"cron,omitempty"`
+	TZ       string   `json:"tz,omitempty"`
+	Tools    []string `json:"tools"`
+	Deliver  string   `json:"deliver,omitempty"`
+	Mode     string   `json:"mode,omitempty"`
+	Ceiling  string   `json:"ceiling,omitempty"`
+	MaxCalls int64    `json:"max_calls,omitempty"`
+	Expires  string   `json:"expires,omitempty"`
+	Remind   bool     `json:"remind,omitempty"`
+}
+
+// Spec is the request as the task admin takes it, with expires parsed
+// by the caller.
+func (r TaskAddRequest) Spec(expires time.Duration) channel.TaskSpec {
+	return channel.TaskSpec{Name: r.Name, Prompt: r.Prompt, At: r.At, Every: r.Every, Cron: r.Cron, TZ: r.TZ,
+		Tools: r.Tools, Deliver: r.Deliver, Mode: r.Mode, Ceiling: r.Ceiling, MaxCalls: r.MaxCalls,
+		Expires: expires, Reminder: r.Remind}
+}
+
 // TaskRenewRequest is the body of POST /api/tasks/{id}/renew: how long the
 // new approval lasts, a Go duration or whole days ("240h", "10d"); empty
 // means the configured expiry.
@@ -87,7 +129,7 @@ func optTime(t time.Time) *time.Time {
 
 // NewTask is t on the wire.
 func NewTask(t channel.Task) Task {
-	out := Task{ID: t.ID, Name: t.Name, Status: t.Status, Schedule: t.Schedule, Next: make([]time.Time, 0, len(t.Next)),
+	out := Task{ID: t.ID, Name: t.Name, Status: t.Status, Origin: t.Origin, Schedule: t.Schedule, Next: make([]time.Time, 0, len(t.Next)),
 		Problem: t.Problem, Hash: t.Hash, Ceiling: t.Ceiling, ExpiresAt: optTime(t.ExpiresAt)}
 	for _, n := range t.Next {
 		out.Next = append(out.Next, n.UTC())

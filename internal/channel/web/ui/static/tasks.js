@@ -5,7 +5,12 @@
 // untrusted text all the same (textContent only, hidden characters
 // marked). Approve posts the hash shown next to that body, so a body
 // changed since the page loaded is refused (409) rather than approved.
-// Adding a task is not here: only the CLI adds one.
+//
+// "Add a task" posts the form to POST /api/tasks, which adds it pending,
+// as `homard task add` does; the answer — the stored body and its hash —
+// is drawn like any pending task, with the same Approve button, so
+// nothing runs until the owner approves what they read. The server's
+// words (an error, a warning) are shown as text.
 //
 // It defines window.homardTasks(ui) → {load, changed}, where ui holds
 // app.js's helpers ($, el, elm, button, clear, fmtTime, api).
@@ -23,6 +28,13 @@
       if (!r.delivery_state) return r.delivery;
       return r.delivery + ": " + r.delivery_state + (r.delivery_error ? " — " + r.delivery_error : "");
     }
+
+    // Where a task came from, for a person.
+    const originText = {
+      cli: "cli (homard task add)",
+      web: "web (this page)",
+      chat: "chat (approved in a conversation)",
+    };
 
     function statusBadge(status) {
       return el("span", "task-status status-" + String(status || "").replace(/[^a-z]/g, ""), status);
@@ -48,6 +60,7 @@
         head.appendChild(elm("strong", "task-name", t.name));
         head.appendChild(statusBadge(t.status));
         head.appendChild(elm("span", "task-schedule", t.schedule));
+        if (t.origin) head.appendChild(elm("span", "task-origin", "from " + t.origin));
         li.appendChild(head);
         const meta = [];
         if (t.next && t.next.length) meta.push("next " + fmtTime(t.next[0]));
@@ -60,7 +73,7 @@
         li.appendChild(open);
         ul.appendChild(li);
       }
-      if (!list || !list.length) ul.appendChild(el("li", "empty", "No tasks. Add one with homard task add."));
+      if (!list || !list.length) ul.appendChild(el("li", "empty", "No tasks yet. Add one with Add a task, or with homard task add."));
     }
 
     // show draws task id. Answers can arrive out of order (a live update
@@ -99,6 +112,7 @@
         return dd;
       }
       fact("Id", d.id, "sid");
+      fact("From", originText[d.origin] || d.origin || "", "task-from");
       fact("Schedule", d.schedule);
       // The blast ceiling: above it a run's call is refused, never asked.
       fact("Ceiling", d.ceiling || "none (sealed before ceilings)", "task-ceiling");
@@ -198,6 +212,92 @@
       const box = $("task-detail");
       if (d && shown.id === d.task_id && box.getAttribute("data-status") !== d.status) show(d.task_id);
     }
+
+    // ---------- adding a task ----------
+
+    const form = $("task-add");
+    const whenHint = {
+      every: { type: "text", placeholder: "1d, 6h, 90m", label: "Every how long" },
+      at: { type: "datetime-local", placeholder: "2026-12-24T08:00", label: "At what time (in the time zone)" },
+      cron: { type: "text", placeholder: "0 9 * * 1", label: "Cron expression, 5 fields (in the time zone)" },
+    };
+
+    // syncForm fits the fields to the choices: the kind of schedule, a
+    // reminder (no tools), a list of tools.
+    function syncForm() {
+      const kind = $("task-when").value;
+      const v = $("task-when-value"), hint = whenHint[kind] || whenHint.every;
+      if (v.type !== hint.type) { v.value = ""; v.type = hint.type; }
+      v.placeholder = hint.placeholder;
+      v.setAttribute("aria-label", hint.label);
+      $("task-tz").disabled = kind === "every"; // every counts in UTC from now
+      const remind = $("task-remind").checked;
+      $("task-tools-mode").disabled = remind;
+      $("task-tools").disabled = remind || $("task-tools-mode").value !== "list";
+    }
+
+    function openForm(open) {
+      form.hidden = !open;
+      $("task-add-open").setAttribute("aria-expanded", open ? "true" : "false");
+      if (!open) return;
+      // A local time means the browser's zone unless the owner says otherwise.
+      if (!$("task-tz").value) {
+        try { $("task-tz").value = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { /* leave it empty: automation.tz */ }
+      }
+      syncForm();
+      $("task-name").focus();
+    }
+
+    // request is the form as POST /api/tasks takes it: what is left
+    // empty is left out, for the server's defaults.
+    function request() {
+      const req = { name: $("task-name").value.trim(), prompt: $("task-prompt").value };
+      const kind = $("task-when").value;
+      req[kind] = $("task-when-value").value.trim();
+      const tz = $("task-tz").value.trim();
+      if (tz && kind !== "every") req.tz = tz;
+      if ($("task-remind").checked) {
+        req.remind = true;
+      } else if ($("task-tools-mode").value === "none") {
+        req.tools = [];
+      } else if ($("task-tools-mode").value === "list") {
+        req.tools = $("task-tools").value.split(/[\s,]+/).filter(Boolean);
+      }
+      const deliver = $("task-deliver").value.trim();
+      if (deliver) req.deliver = deliver;
+      return req;
+    }
+
+    async function submit(e) {
+      e.preventDefault();
+      const outcome = $("task-add-outcome");
+      const send = $("task-add-submit");
+      outcome.className = "outcome";
+      outcome.textContent = "";
+      send.disabled = true;
+      let d;
+      try { d = await api("POST", "/api/tasks", request()); }
+      catch (err) {
+        outcome.className = "outcome error";
+        outcome.textContent = err.message;
+        send.disabled = false;
+        return;
+      }
+      send.disabled = false;
+      form.reset();
+      $("task-deliver").value = "web";
+      openForm(false);
+      shown.id = d.id;
+      render(d, "Added, pending: nothing runs until you approve this body." + (d.warning ? " Warning: " + d.warning : ""), !!d.warning);
+      loadList();
+      const box = $("task-detail");
+      box.scrollIntoView({ block: "start" });
+    }
+
+    $("task-add-open").addEventListener("click", function () { openForm(form.hidden); });
+    $("task-add-cancel").addEventListener("click", function () { openForm(false); });
+    for (const id of ["task-when", "task-remind", "task-tools-mode"]) $(id).addEventListener("change", syncForm);
+    form.addEventListener("submit", submit);
 
     return { load: load, changed: changed };
   }
