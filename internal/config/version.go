@@ -178,7 +178,7 @@ func (m *Migration) Summary() string {
 // away. A backup with the same bytes is kept as it is.
 func (m *Migration) WriteBackup() (string, error) {
 	b := m.BackupPath()
-	taken := fmt.Errorf("back up %s: %s already exists and holds something else: move it away and run `homard config migrate`", m.Path, b)
+	taken := m.backupTaken()
 	old, err := os.ReadFile(b)
 	switch {
 	case err == nil && bytes.Equal(old, m.Before):
@@ -196,6 +196,26 @@ func (m *Migration) WriteBackup() (string, error) {
 		return "", fmt.Errorf("back up %s: %w", m.Path, err)
 	}
 	return b, nil
+}
+
+func (m *Migration) backupTaken() error {
+	return fmt.Errorf("back up %s: %s already exists and holds something else: move it away and run `homard config migrate`", m.Path, m.BackupPath())
+}
+
+// Check reports, writing nothing, what would stop Apply: the file does not
+// load (the error names lines of the file as it is), or a different file
+// is in the backup's place.
+func (m *Migration) Check() error {
+	if !m.Needed() {
+		return nil
+	}
+	if _, err := Check(m.Path, m.Before); err != nil {
+		return fmt.Errorf("migrate: %s does not load, so its migration would not be written: %w", m.Path, err)
+	}
+	if old, err := os.ReadFile(m.BackupPath()); err == nil && !bytes.Equal(old, m.Before) {
+		return m.backupTaken()
+	}
+	return nil
 }
 
 // Apply writes the migration: first the backup (WriteBackup), then After

@@ -372,3 +372,48 @@ func FuzzMigrate(f *testing.F) {
 		}
 	})
 }
+
+func TestMigrationDiff(t *testing.T) {
+	m, err := PlanMigration("config.toml", readV0(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `@@ -4,4 +4,5 @@
+ # The owner's id. Approvals and grants are bound to it.
+ owner = "owner"
++config_version = 1
+ 
+ [model]
+`
+	if got := m.Diff(); got != want {
+		t.Errorf("Diff() =\n%s\nwant\n%s", got, want)
+	}
+	current, err := PlanMigration("config.toml", m.After)
+	if err != nil || current.Diff() != "" {
+		t.Errorf("Diff() of a current file = %q, %v; want \"\"", current.Diff(), err)
+	}
+}
+
+func TestDiffHunks(t *testing.T) {
+	lines := func(ls ...string) []byte { return []byte(strings.Join(ls, "\n") + "\n") }
+	tests := []struct {
+		name          string
+		before, after []byte
+		want          string
+	}{
+		{"two far apart", lines("a", "b", "c", "d", "e", "f", "g", "h", "i", "j"), lines("A", "b", "c", "d", "e", "f", "g", "h", "i", "J"),
+			"@@ -1,3 +1,3 @@\n-a\n+A\n b\n c\n@@ -8,3 +8,3 @@\n h\n i\n-j\n+J\n"},
+		{"two close", lines("a", "b", "c", "d", "e", "f"), lines("a", "B", "c", "d", "E", "f"),
+			"@@ -1,6 +1,6 @@\n a\n-b\n+B\n c\n d\n-e\n+E\n f\n"},
+		{"crlf", []byte("a\r\nb\r\n"), []byte("a\r\nx\r\nb\r\n"), "@@ -1,2 +1,3 @@\n a\n+x\n b\n"},
+		{"removed", lines("a", "b"), lines("a"), "@@ -1,2 +1,1 @@\n a\n-b\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := &Migration{Before: tt.before, After: tt.after}
+			if got := m.Diff(); got != tt.want {
+				t.Errorf("Diff(%q → %q) =\n%s\nwant\n%s", tt.before, tt.after, got, tt.want)
+			}
+		})
+	}
+}
