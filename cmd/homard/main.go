@@ -123,7 +123,10 @@ Start with:
   homard audit --verify                check the audit chain
 
 Every command reads --home DIR (or $HOMARD_HOME); without it homard uses
-the XDG directories (~/.config/homard, ~/.local/share/homard).`,
+the XDG directories (~/.config/homard, ~/.local/share/homard).
+
+Tab completion: homard completion bash|zsh|fish prints the script for your
+shell; homard completion SHELL --help says where to put it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version prints "homard version <build>" through cobra's own
@@ -136,6 +139,11 @@ the XDG directories (~/.config/homard, ~/.local/share/homard).`,
 		return usageErr("%v\nsee `%s --help`", err, cmd.CommandPath())
 	})
 	root.AddCommand(c.initCmd(), c.setupCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd(), c.loginCmd(), c.serviceCmd(), c.channelCmd(), c.pairCmd(), c.taskCmd(), c.mcpCmd(), c.skillCmd(), c.totpCmd(), c.recipientCmd(), c.policyCmd(), c.logsCmd(), c.evalCmd(), c.configCmd())
+	// cobra adds `completion` (bash, zsh, fish, powershell) when it runs;
+	// added here, strictArgs covers it and the man pages list it. Its
+	// scripts go where root's output goes at this point.
+	root.SetOut(c.stdout)
+	root.InitDefaultCompletionCmd()
 	strictArgs(root) // last: it covers every command added above
 	return root
 }
