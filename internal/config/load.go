@@ -29,6 +29,10 @@ const maxFileSize = 1 << 20
 // Relative and "~/" root paths are resolved against the config file's folder
 // and HOME. On Unix a world-writable file is refused, since whoever can write
 // the config can widen what tools may do.
+//
+// A file of an older config_version is read as migrated to CurrentVersion,
+// in memory: Load never writes (ReadMigration and Migration.Apply do). A
+// newer config_version is refused with an error wrapping ErrNewerVersion.
 func Load(path string) (*Config, error) {
 	return load(path, os.Getenv)
 }
