@@ -123,7 +123,10 @@ Start with:
   homard audit --verify                check the audit chain
 
 Every command reads --home DIR (or $HOMARD_HOME); without it homard uses
-the XDG directories (~/.config/homard, ~/.local/share/homard).`,
+the XDG directories (~/.config/homard, ~/.local/share/homard).
+
+Tab completion: homard completion bash|zsh|fish prints the script for your
+shell; homard completion SHELL --help says where to put it.`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version prints "homard version <build>" through cobra's own
@@ -135,7 +138,12 @@ the XDG directories (~/.config/homard, ~/.local/share/homard).`,
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usageErr("%v\nsee `%s --help`", err, cmd.CommandPath())
 	})
-	root.AddCommand(c.initCmd(), c.setupCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd(), c.loginCmd(), c.serviceCmd(), c.channelCmd(), c.pairCmd(), c.taskCmd(), c.mcpCmd(), c.skillCmd(), c.totpCmd(), c.recipientCmd(), c.policyCmd(), c.logsCmd(), c.evalCmd())
+	root.AddCommand(c.initCmd(), c.setupCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd(), c.loginCmd(), c.serviceCmd(), c.channelCmd(), c.pairCmd(), c.taskCmd(), c.mcpCmd(), c.skillCmd(), c.totpCmd(), c.recipientCmd(), c.policyCmd(), c.logsCmd(), c.evalCmd(), c.configCmd())
+	// cobra adds `completion` (bash, zsh, fish, powershell) when it runs;
+	// added here, strictArgs covers it and the man pages list it. Its
+	// scripts go where root's output goes at this point.
+	root.SetOut(c.stdout)
+	root.InitDefaultCompletionCmd()
 	strictArgs(root) // last: it covers every command added above
 	return root
 }
@@ -155,13 +163,19 @@ func (c *cli) paths() (config.Paths, error) {
 }
 
 // open loads the runtime for commands that need it; o says what to leave
-// out (app.Options).
+// out (app.Options). Once it has opened, an older config file is migrated
+// (migrateConfig).
 func (c *cli) open(ctx context.Context, o app.Options) (*app.Runtime, error) {
 	p, err := c.paths()
 	if err != nil {
 		return nil, err
 	}
-	return app.Open(ctx, p, o)
+	r, err := app.Open(ctx, p, o)
+	if err != nil {
+		return nil, err
+	}
+	c.migrateConfig(p.ConfigFile)
+	return r, nil
 }
 
 func (c *cli) versionCmd() *cobra.Command {

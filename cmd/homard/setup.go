@@ -122,6 +122,9 @@ func (c *cli) printSetup(res setup.Result) {
 		verb = "created"
 	}
 	fmt.Fprintf(c.stdout, "%s %s\n", verb, termtext.Line(res.ConfigFile))
+	if res.Migrated != "" {
+		fmt.Fprintf(c.stdout, "migrated  %s\n", termtext.Line(res.Migrated))
+	}
 	fmt.Fprintf(c.stdout, "model     %s · %s · %s\n", termtext.Line(m.Provider), termtext.Line(m.BaseURL), termtext.Line(m.Name))
 	fmt.Fprintf(c.stdout, "key       %s\n", termtext.Line(res.KeyFrom))
 	fmt.Fprintf(c.stdout, "mode      %s\n", termtext.Line(res.Config.Permissions.Mode))

@@ -40,6 +40,10 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 	if err != nil {
 		return out
 	}
+	if m, err := config.ReadMigration(paths.ConfigFile); err == nil && m.Needed() { // doctor only reports it
+		out = append(out, Check{Name: "config", Info: true, Detail: "would migrate " + m.Summary() +
+			" at the next command that opens the home, keeping a backup; `homard config migrate --dry-run` shows it"})
+	}
 	out = append(out, modelChecks(ctx, cfg, paths, o)...)
 	for _, root := range cfg.Workspace.Roots {
 		fi, err := os.Stat(root.Path)

@@ -11,6 +11,9 @@
 //     loaded Config are absolute and clean.
 //   - Default, Render and Load round-trip: Load(Render(Default(p))) equals
 //     Default(p).
+//   - Files carry config_version (version.go). Load reads an older file as
+//     migrated in memory and never writes; Migration.Apply writes the
+//     migrated file after a backup. A newer version is refused.
 //   - Init writes a new config file atomically with mode 0600 and creates the
 //     data, checkpoint and workspace folders; it never creates the database.
 //
@@ -55,10 +58,13 @@ var (
 	backends = []string{"auto", "bwrap", "landlock", "host"}
 )
 
-// Config is the whole of config.toml. After Load no field is at its zero value
-// except Rules, which may be empty. The "missing means" notes below describe a
-// key the file leaves out; a key written with a zero or empty value is an
-// error unless its note says otherwise, so "0" never silently means a default.
+// Config is the whole of config.toml but config_version, which is the
+// file's format rather than a setting (version.go): a loaded Config is of
+// CurrentVersion, and Render writes it. After Load no field is at its zero
+// value except Rules, which may be empty. The "missing means" notes below
+// describe a key the file leaves out; a key written with a zero or empty
+// value is an error unless its note says otherwise, so "0" never silently
+// means a default.
 type Config struct {
 	// Owner is the owner's id; approvals and grants are bound to it.
 	// Missing means "owner".

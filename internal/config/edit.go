@@ -167,11 +167,19 @@ func editOne(data []byte, e KeyEdit) ([]byte, error) {
 	return append(out, data[at:]...), nil
 }
 
-// keyValue is one key/value statement: its table, its key, and the byte
-// span of its value text (without trailing blanks or comment).
+// keyValue is one key/value statement: its table, its key, where the key
+// starts, and the byte span of its value text (without trailing blanks or
+// comment).
 type keyValue struct {
 	table, key string
+	at         int
 	start, end int
+}
+
+// header is one table header ([name] or [[name]]) and where it starts.
+type header struct {
+	name string
+	at   int
 }
 
 // tableSpan is where a new key of a table goes: after the end of the line
@@ -182,8 +190,9 @@ type tableSpan struct {
 }
 
 type document struct {
-	keys   []keyValue
-	tables map[string]tableSpan
+	keys    []keyValue
+	headers []header
+	tables  map[string]tableSpan
 }
 
 // scan walks data statement by statement.
@@ -198,16 +207,19 @@ func scan(data []byte) (document, error) {
 		case s.peek() == '\n' || s.peek() == '\r' || s.peek() == '#':
 			s.skipLine()
 		case s.peek() == '[':
+			at := s.i
 			name, array, err := s.header()
 			if err != nil {
 				return doc, err
 			}
 			table = name
+			doc.headers = append(doc.headers, header{name: name, at: at})
 			s.skipLine()
 			if _, seen := doc.tables[name]; !seen || array {
 				doc.tables[name] = tableSpan{insertAt: s.i, array: array}
 			}
 		default:
+			at := s.i
 			key, err := s.key()
 			if err != nil {
 				return doc, err
@@ -218,7 +230,7 @@ func scan(data []byte) (document, error) {
 			if err != nil {
 				return doc, fmt.Errorf("edit config: line %d: key %s: %w", s.line(start), key, err)
 			}
-			doc.keys = append(doc.keys, keyValue{table: table, key: key, start: start, end: end})
+			doc.keys = append(doc.keys, keyValue{table: table, key: key, at: at, start: start, end: end})
 			s.skipLine()
 			if t, ok := doc.tables[table]; ok || table == "" {
 				t.insertAt = s.i
@@ -308,8 +320,10 @@ func (s *scanner) dotted(stop byte) (string, error) {
 			}
 			raw := string(s.data[start+1 : s.i-1])
 			if c == '"' {
-				// Only the escapes a key would plausibly hold.
-				raw = strings.NewReplacer(`\"`, `"`, `\\`, `\`).Replace(raw)
+				// A basic string's escapes as TOML reads them.
+				if v, err := decodeValue(string(s.data[start:s.i])); err == nil {
+					raw, _ = v.(string)
+				}
 			}
 			part.WriteString(raw)
 		case c == '.':

@@ -8,7 +8,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"runtime"
 	"strings"
@@ -30,53 +29,98 @@ const maxFileSize = 1 << 20
 // Relative and "~/" root paths are resolved against the config file's folder
 // and HOME. On Unix a world-writable file is refused, since whoever can write
 // the config can widen what tools may do.
+//
+// A file of an older config_version is read as migrated to CurrentVersion,
+// in memory: Load never writes (ReadMigration and Migration.Apply do). A
+// newer config_version is refused with an error wrapping ErrNewerVersion.
 func Load(path string) (*Config, error) {
 	return load(path, os.Getenv)
 }
 
 func load(path string, getenv func(string) string) (*Config, error) {
-	abs, err := filepath.Abs(path)
+	abs, data, err := readFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("load config %s: %w", path, err)
-	}
-	f, err := os.Open(abs)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("config file %s does not exist: run `homard setup` to create it: %w", path, err)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("load config: %w", err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("load config: %w", err)
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("load config: %s is not a regular file", path)
-	}
-	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o002 != 0 {
-		return nil, fmt.Errorf("load config: %s is writable by every user (mode %04o): run `chmod 600 %s`",
-			path, fi.Mode().Perm(), path)
-	}
-	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
-	if err != nil {
-		return nil, fmt.Errorf("load config: %w", err)
-	}
-	if len(data) > maxFileSize {
-		return nil, fmt.Errorf("load config: %s is larger than %d bytes", path, maxFileSize)
+		return nil, err
 	}
 	return parse(path, filepath.Dir(abs), data, getenv)
 }
 
-// parse decodes data, fills defaults, resolves root paths against dir and
-// validates. name is the file name used in error messages.
+// readFile reads the config file at path with Load's checks: it exists,
+// is a regular file no bigger than maxFileSize and, on Unix, is not
+// writable by every user. It returns the file's absolute path too.
+func readFile(path string) (string, []byte, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", nil, fmt.Errorf("load config %s: %w", path, err)
+	}
+	f, err := os.Open(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil, fmt.Errorf("config file %s does not exist: run `homard setup` to create it: %w", path, err)
+	}
+	if err != nil {
+		return "", nil, fmt.Errorf("load config: %w", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", nil, fmt.Errorf("load config: %w", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", nil, fmt.Errorf("load config: %s is not a regular file", path)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o002 != 0 {
+		return "", nil, fmt.Errorf("load config: %s is writable by every user (mode %04o): run `chmod 600 %s`",
+			path, fi.Mode().Perm(), path)
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return "", nil, fmt.Errorf("load config: %w", err)
+	}
+	if len(data) > maxFileSize {
+		return "", nil, fmt.Errorf("load config: %s is larger than %d bytes", path, maxFileSize)
+	}
+	return abs, data, nil
+}
+
+// parse migrates data to CurrentVersion in memory (version.go), decodes
+// it, fills defaults, resolves root paths against dir and validates. name
+// is the file name used in error messages. A file of a newer version is
+// refused before anything else: its keys may mean what this homard does
+// not know.
 func parse(name, dir string, data []byte, getenv func(string) string) (*Config, error) {
+	cur, _, _, err := migrate(data)
+	switch {
+	case errors.Is(err, ErrNewerVersion) || errors.Is(err, errBadVersion):
+		return nil, fmt.Errorf("%s: %w", name, err)
+	case err != nil:
+		// Not TOML, or config_version is not an integer: decoding the
+		// file as it is says where.
+		cur = data
+	}
+	c, err := decode(name, dir, cur, getenv)
+	if err != nil && !bytes.Equal(cur, data) {
+		// Errors name lines of the file on disk, which the owner sees,
+		// not of the migrated text.
+		if _, errOnDisk := decode(name, dir, data, getenv); errOnDisk != nil {
+			return nil, errOnDisk
+		}
+	}
+	return c, err
+}
+
+// decode decodes data, fills defaults, resolves root paths against dir and
+// validates.
+func decode(name, dir string, data []byte, getenv func(string) string) (*Config, error) {
 	// [models] holds a table per model name beside [models.roles]: it is
 	// left as primitives here (the outer field hides Config.Models from
 	// the decoder) and decoded by decodeModels.
+	// config_version is read by migrate (version.go), which has made
+	// it CurrentVersion; it is no setting, so it lives here, not in
+	// Config.
 	doc := struct {
 		*Config
-		Models map[string]toml.Primitive `toml:"models"`
+		Models  map[string]toml.Primitive `toml:"models"`
+		Version int64                     `toml:"config_version"`
 	}{Config: &Config{}}
 	c := doc.Config
 	applyDefaults(c)
@@ -88,7 +132,7 @@ func parse(name, dir string, data []byte, getenv func(string) string) (*Config, 
 	if err := decodeModels(md, doc.Models, c, &ps); err != nil {
 		return nil, decodeError(name, data, err)
 	}
-	if errs := unknownKeys(name, md); len(errs) > 0 {
+	if errs := unknownKeys(name, data, md); len(errs) > 0 {
 		return nil, errors.Join(errs...)
 	}
 	applyModelDefaults(&c.Model)
@@ -134,92 +178,6 @@ func decodeError(name string, data []byte, err error) error {
 }
 
 var typeErrorRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^line (\d+) \(last key "(.*)"\): (.*)$`) })
-
-// unknownKeys reports every key in the file that Config has no field for,
-// naming the table it is in and the keys allowed there. A key under an
-// unknown table is reported once, as the table.
-func unknownKeys(name string, md toml.MetaData) []error {
-	var errs []error
-	seen := make(map[string]bool)
-	for _, k := range md.Undecoded() {
-		table, allowed, ok := firstUnknown(k)
-		if !ok {
-			continue // a known key left undecoded, such as an empty array
-		}
-		bad := toml.Key(k[:len(table)+1]).String()
-		if seen[bad] {
-			continue
-		}
-		seen[bad] = true
-		where := "at the top level"
-		if len(table) > 0 {
-			where = "in [" + toml.Key(table).String() + "]"
-		}
-		errs = append(errs, fmt.Errorf("%s: unknown key %s: allowed %s: %s",
-			name, bad, where, strings.Join(allowed, ", ")))
-	}
-	return errs
-}
-
-// firstUnknown walks k through the Config type and returns the table holding
-// the first segment with no matching field, with the keys allowed there.
-func firstUnknown(k toml.Key) (table toml.Key, allowed []string, ok bool) {
-	t := reflect.TypeFor[Config]()
-	for i, seg := range k {
-		if t.Kind() == reflect.Map {
-			// A table of named entries ([channels.NAME]): the name is
-			// validate's to check; the entry's keys are the element's.
-			if t = t.Elem(); t.Kind() == reflect.Pointer {
-				t = t.Elem()
-			}
-			continue
-		}
-		if t.Kind() != reflect.Struct {
-			return nil, nil, false
-		}
-		if t == reflect.TypeFor[Models]() && seg != "roles" {
-			t = reflect.TypeFor[Model]() // [models.NAME] has the keys of [model]
-			continue
-		}
-		f, found := fieldByTag(t, seg)
-		if !found {
-			return k[:i], tagNames(t), true
-		}
-		t = f.Type
-		if t.Kind() == reflect.Slice && t.Elem().Kind() == reflect.Struct {
-			t = t.Elem()
-		}
-	}
-	return nil, nil, false
-}
-
-func fieldByTag(t reflect.Type, name string) (reflect.StructField, bool) {
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if tagName(f) == name {
-			return f, true
-		}
-	}
-	return reflect.StructField{}, false
-}
-
-func tagNames(t reflect.Type) []string {
-	names := make([]string, 0, t.NumField())
-	for i := range t.NumField() {
-		if n := tagName(t.Field(i)); n != "" {
-			names = append(names, n)
-		}
-	}
-	return names
-}
-
-func tagName(f reflect.StructField) string {
-	n, _, _ := strings.Cut(f.Tag.Get("toml"), ",")
-	if n == "-" {
-		return ""
-	}
-	return n
-}
 
 // resolveRoots expands "~/" and makes relative root paths absolute against
 // dir, the config file's folder; a root without access is "rw". It also

@@ -156,7 +156,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "owner, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, monitor, browser, telemetry, channels, mcp, rules"
+		top    = "config_version, owner, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, monitor, browser, telemetry, channels, mcp, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"
@@ -164,17 +164,23 @@ func TestLoadUnknownKeys(t *testing.T) {
 	)
 	tests := []struct {
 		name, old, new string
-		key, allowed   string
+		// at is ":line:col" of the unknown key in the file; key the key
+		// as named; suggest the "did you mean" ("" for none).
+		at, key, suggest, allowed string
 	}{
-		{"top level", `owner = "owner"`, "owner = \"owner\"\nownr = \"x\"", "ownr", "at the top level: " + top},
-		{"quoted dotted key", `owner = "owner"`, "owner = \"owner\"\n\"permissions.mode\" = \"yolo\"", `"permissions.mode"`, top},
-		{"unknown table", `[model]`, "[telegram]\ntoken = \"x\"\n[model]", "telegram", top},
-		{"model", `name = "gpt-4o-mini"`, "name = \"gpt-4o-mini\"\nmodel_name = \"x\"", "model.model_name", "in [model]: " + model},
-		{"model subtable", `[permissions]`, "[model.extra]\nx = 1\n[permissions]", "model.extra", model},
-		{"permissions", `mode = "smart"`, "modee = \"smart\"", "permissions.modee", "in [permissions]: " + perms},
-		{"workspace", `max_checkpoints = 10`, "max_checkpoint = 10", "workspace.max_checkpoint", "in [workspace]: " + wspace},
-		{"root", `path = "/ws/main" }`, `path = "/ws/main", writable = true }`, "workspace.roots.writable", "in [workspace.roots]: name, path"},
-		{"rule", `effect = "allow"`, "effekt = \"allow\"", "rules.effekt", "in [rules]: " + rule},
+		{"top level", `owner = "owner"`, "owner = \"owner\"\nownr = \"x\"", ":2:1", "ownr", "owner", "at the top level: " + top},
+		{"quoted dotted key", `owner = "owner"`, "owner = \"owner\"\n\"permissions.mode\" = \"yolo\"", ":2:1", `"permissions.mode"`, "", top},
+		{"unknown table", `[model]`, "[telegram]\ntoken = \"x\"\n[model]", ":3:1", "telegram", "", top},
+		{"misspelt table", `[permissions]`, "[permission]", ":9:1", "permission", "[permissions]", "at the top level: " + top},
+		{"model", `name = "gpt-4o-mini"`, "name = \"gpt-4o-mini\"\nmodel_name = \"x\"", ":7:1", "model.model_name", "", "in [model]: " + model},
+		{"model subtable", `[permissions]`, "[model.extra]\nx = 1\n[permissions]", ":9:1", "model.extra", "", model},
+		{"permissions", `mode = "smart"`, "modee = \"smart\"", ":10:1", "permissions.modee", "mode", "in [permissions]: " + perms},
+		{"swapped letters", `mode = "smart"`, "  mdoe = \"smart\"", ":10:3", "permissions.mdoe", "mode", "in [permissions]: " + perms},
+		{"dotted key", `capture = "on"`, "capture = \"on\"\nagent.max_call = 3", ":24:1", "memory.agent", "", "in [memory]: capture"},
+		{"workspace", `max_checkpoints = 10`, "max_checkpoint = 10", ":19:1", "workspace.max_checkpoint", "max_checkpoints", "in [workspace]: " + wspace},
+		{"root", `path = "/ws/main" }`, `path = "/ws/main", writable = true }`, ":17:1", "workspace.roots.writable", "", "in [workspace.roots]: name, path"},
+		{"rule", `effect = "allow"`, "effekt = \"allow\"", ":29:1", "rules.effekt", "effect", "in [rules]: " + rule},
+		{"control character", `mode = "smart"`, `"mo\u001bde" = "smart"`, ":10:1", `permissions."mo\u001bde"`, "mode", perms},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -184,7 +190,13 @@ func TestLoadUnknownKeys(t *testing.T) {
 				t.Fatalf("Load with %q accepted; want unknown key %s rejected", tt.new, tt.key)
 			}
 			msg := err.Error()
-			for _, want := range []string{path + ": ", "unknown key " + tt.key + ":", tt.allowed} {
+			wants := []string{path + tt.at + ": ", "unknown key " + tt.key + ":", tt.allowed}
+			if tt.suggest != "" {
+				wants = append(wants, ": did you mean "+tt.suggest+"? allowed")
+			} else if strings.Contains(msg, "did you mean") {
+				t.Errorf("Load with %q: error %q suggests a key; want none", tt.new, msg)
+			}
+			for _, want := range wants {
 				if !strings.Contains(msg, want) {
 					t.Errorf("Load with %q: error %q does not contain %q", tt.new, msg, want)
 				}
@@ -192,7 +204,34 @@ func TestLoadUnknownKeys(t *testing.T) {
 			if n := strings.Count(msg, "unknown key"); n != 1 {
 				t.Errorf("Load with %q: %d unknown keys reported in %q; want 1", tt.new, n, msg)
 			}
+			if strings.ContainsFunc(msg, func(r rune) bool { return r < 0x20 && r != '\n' }) {
+				t.Errorf("Load with %q: error %q holds a control character", tt.new, msg)
+			}
 		})
+	}
+}
+
+func TestClosest(t *testing.T) {
+	allowed := []string{"mode", "approval_ttl", "session_grant_ttl", "max_checkpoints", "max_checkpoint_bytes"}
+	tests := []struct {
+		bad, want string
+	}{
+		{"mdoe", "mode"},
+		{"Mode", "mode"},
+		{"mod", "mode"},
+		{"modes", "mode"},
+		{"md", ""},  // 2 edits: too far for a short name
+		{"xyz", ""}, // nothing alike
+		{"aproval_tl", "approval_ttl"},
+		{"max_checkpoint", "max_checkpoints"},
+		{"max_checkpoints_bytes", "max_checkpoint_bytes"},
+		{strings.Repeat("x", 1<<16), ""},
+	}
+	for _, tt := range tests {
+		got, ok := closest(tt.bad, allowed)
+		if got != tt.want || ok != (tt.want != "") {
+			t.Errorf("closest(%.20q) = %q, %v; want %q", tt.bad, got, ok, tt.want)
+		}
 	}
 }
 

@@ -25,6 +25,10 @@ func Render(c *Config) ([]byte, error) {
 	w(`# homard configuration. Unknown keys are rejected.
 # Durations use Go syntax ("90s", "30m", "12h"); sizes are in bytes.
 
+# The format of this file. homard migrates an older file (keeping a
+# backup) and refuses a newer one; see homard config migrate --help.
+config_version = %d
+
 # The owner's id. Approvals and grants are bound to it.
 owner = %s
 
@@ -61,7 +65,7 @@ request_timeout = %s
 # How long to wait for a connection to base_url (positive duration).
 connect_timeout = %s
 `,
-		quote(c.Owner),
+		CurrentVersion, quote(c.Owner),
 		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv), quote(c.Model.APIKeySecret), c.Model.ContextTokens,
 		quote(c.Model.FirstEventTimeout.String()), quote(c.Model.IdleTimeout.String()),
 		quote(c.Model.RequestTimeout.String()), quote(c.Model.ConnectTimeout.String()))

@@ -83,6 +83,9 @@ type Result struct {
 	KeyFrom string
 	// Test is the provider test's report; nil when it was skipped.
 	Test *provider.Report
+	// Migrated says how an older config file was brought to the current
+	// config_version and where its backup is; empty when it was current.
+	Migrated string
 	// Toolchains is doctor's suggestion when toolchains on the owner's
 	// $PATH are not where run_command looks (the commands.path line to
 	// add); empty when there is none.
@@ -114,6 +117,13 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 	if err != nil {
 		return res, err
 	}
+	// An older config is edited as migrated; storeSetup keeps a backup
+	// of it as it was before writing.
+	mig, err := config.PlanMigration(paths.ConfigFile, old)
+	if err != nil {
+		return res, fmt.Errorf("setup: %w", err)
+	}
+	old = mig.After
 	var oldModel config.Model
 	var oldRoots []config.Root
 	if exists {
@@ -241,7 +251,7 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 		}
 		res.Created = true
 	}
-	if err := storeSetup(paths, secret, o.APIKey, data, &res); err != nil {
+	if err := storeSetup(paths, secret, o.APIKey, data, mig, &res); err != nil {
 		if res.Created {
 			// Init's keyless config must not stand for a setup that
 			// failed: without it the home is not initialised, and setup
@@ -256,8 +266,9 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 	return res, nil
 }
 
-// storeSetup stores the key (when one was typed) and then the config.
-func storeSetup(paths config.Paths, secret secrets.Secret, key string, data []byte, res *Result) error {
+// storeSetup stores the key (when one was typed) and then the config,
+// after a backup of an older config as it was (mig).
+func storeSetup(paths config.Paths, secret secrets.Secret, key string, data []byte, mig *config.Migration, res *Result) error {
 	if secret.Name != "" {
 		v, err := secrets.OpenVault(paths.VaultFile(), paths.VaultKeyFile())
 		if err != nil {
@@ -266,6 +277,13 @@ func storeSetup(paths config.Paths, secret secrets.Secret, key string, data []by
 		if err := v.Set(secret, []byte(key)); err != nil {
 			return fmt.Errorf("setup: store the key: %w", err)
 		}
+	}
+	if mig.Needed() {
+		backup, err := mig.WriteBackup()
+		if err != nil {
+			return fmt.Errorf("setup: %w", err)
+		}
+		res.Migrated = mig.Summary() + "; the file as it was is in " + backup
 	}
 	cfg, err := config.WriteChecked(paths.ConfigFile, data)
 	if err != nil {
