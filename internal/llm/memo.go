@@ -49,18 +49,27 @@ func KeyOf(m Message) Key {
 	return k
 }
 
-// size is what a key holds on to, in bytes.
+// size is what a key holds on to, in bytes, and what its entry costs
+// besides: a memo of many short messages is bounded by their number too
+// (an hour's soak with 64 sessions of short turns grew its live heap to
+// 66 MB when only the text was counted).
 func (k Key) size() int {
-	return len(k.content) + len(k.toolCallID) + len(k.call[0]) + len(k.call[1]) + len(k.call[2]) + len(k.calls)
+	return entryCost + len(k.content) + len(k.toolCallID) + len(k.call[0]) + len(k.call[1]) + len(k.call[2]) + len(k.calls)
 }
 
+// entryCost is what one remembered message costs beyond its text: the
+// key's strings and the map's slot, and a typical value (a message's
+// wire JSON is counted as about its text again).
+const entryCost = 256
+
 // Memo remembers a value computed from a message, for at most MaxBytes of
-// messages (content and calls); past that it forgets everything and starts
-// again, so a memo costs nothing once its sessions are over and never more
-// than about MaxBytes plus its values. The zero Memo is ready to use, with
-// MaxBytes 8 MiB. It is safe for concurrent use.
+// messages (content and calls, and entryCost each); past that it forgets
+// everything and starts again, so a memo costs nothing once its sessions
+// are over and never more than about MaxBytes plus its values. The zero
+// Memo is ready to use, with MaxBytes 4 MiB. It is safe for concurrent
+// use.
 type Memo[V any] struct {
-	// MaxBytes bounds the messages remembered. Zero means 8 MiB.
+	// MaxBytes bounds the messages remembered. Zero means 4 MiB.
 	MaxBytes int
 
 	mu    sync.Mutex
@@ -99,7 +108,7 @@ func (c *Memo[V]) Get(m Message, f func(Message) V) V {
 	defer c.mu.Unlock()
 	limit := c.MaxBytes
 	if limit <= 0 {
-		limit = 8 << 20
+		limit = 4 << 20
 	}
 	if c.m == nil || c.bytes+k.size() > limit {
 		c.m, c.bytes = make(map[Key]V), 0

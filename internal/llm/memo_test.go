@@ -3,6 +3,8 @@ package llm
 import (
 	"encoding/json"
 	"fmt"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -42,7 +44,7 @@ func TestKeysTellMessagesApart(t *testing.T) {
 // past MaxBytes the memo starts again rather than growing, and a message
 // larger than the bound is computed every time, never kept.
 func TestMemoComputesOnceAndForgets(t *testing.T) {
-	m := Memo[int]{MaxBytes: 10}
+	m := Memo[int]{MaxBytes: 2*entryCost + 10} // two entries, 10 bytes of text
 	calls := 0
 	f := func(m Message) int { calls++; return len(m.Content) }
 	for range 3 {
@@ -57,16 +59,26 @@ func TestMemoComputesOnceAndForgets(t *testing.T) {
 	if m.Len() != 2 {
 		t.Fatalf("%d kept; want 2", m.Len())
 	}
-	m.Get(Message{Content: "x"}, f) // 11 > 10: forget, keep x alone
+	m.Get(Message{Content: "x"}, f) // a third entry: forget, keep x alone
 	if m.Len() != 1 {
 		t.Fatalf("%d kept after the bound; want 1", m.Len())
 	}
 	calls = 0
+	big := strings.Repeat("b", entryCost+11) // over the bound on its own
 	for range 2 {
-		m.Get(Message{Content: "eleven char"}, f)
+		m.Get(Message{Content: big}, f)
 	}
 	if calls != 2 {
 		t.Fatalf("a message over the bound was computed %d times; want 2 (never kept)", calls)
+	}
+	// Many short messages are bounded by their number: the entry cost
+	// counts, not only their text.
+	var many Memo[int]
+	for i := range 100000 {
+		many.Get(Message{Content: strconv.Itoa(i)}, f)
+	}
+	if n := many.Len(); n > (4<<20)/entryCost {
+		t.Errorf("%d short messages kept; want at most %d", n, (4<<20)/entryCost)
 	}
 }
 
