@@ -296,7 +296,18 @@ func (s *Store) Write(ctx context.Context, fn func(*Tx) error) (err error) {
 		return err
 	}
 	finished = true
-	if _, err := s.wexec(ctx, "COMMIT"); err != nil {
+	// A context cancelled by now rolls the transaction back; the COMMIT
+	// itself is not cancelled: cancelled halfway, the driver may report an
+	// error for a COMMIT that took effect, and the caller would act as if
+	// nothing was written (a scheduler stopped on a slot's instant claimed
+	// the slot, was told the claim failed, and never ran it:
+	// TestSchedulerRestart, about 1 run in 100).
+	if err := ctx.Err(); err != nil {
+		err = errors.Join(fmt.Errorf("commit: %w", err), s.rollback())
+		runAll(tx.onRollback)
+		return err
+	}
+	if _, err := s.wexec(context.WithoutCancel(ctx), "COMMIT"); err != nil {
 		// A failed COMMIT (cancelled, SQLITE_BUSY, disk full) may leave
 		// the transaction open; never leave it for the next Write.
 		err = errors.Join(fmt.Errorf("commit: %w", err), s.rollback())
