@@ -197,12 +197,7 @@ func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 		refuse("the button data is not a homard card's")
 		return
 	}
-	owner, err := c.s.d.Store.IsChatOwner(ctx, row.Platform, in.Sender.ID)
-	if err != nil {
-		return // stays received
-	}
-	if !owner || !in.Sender.IsChat || !in.Chat.Direct || in.Sender.Bot {
-		refuse("the presser is not a paired owner in their own direct chat")
+	if !c.ownerPressed(ctx, row, in, refuse) {
 		return
 	}
 	card, err := c.s.d.Store.ChatCardOf(ctx, id)
@@ -268,6 +263,22 @@ func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 	if ok, err := c.setCard(ctx, id, cardAnswered); err == nil && ok {
 		c.editCard(ctx, a, card, "Answered here: "+answeredText(choice)+".")
 	}
+}
+
+// ownerPressed reports whether the press in is a paired owner's, who is
+// the chat, in their own direct chat (a card's and a reminder's buttons
+// are theirs only); anyone else's press is refused. false and no refusal:
+// the owners could not be read, and the delivery stays received.
+func (c *Runner) ownerPressed(ctx context.Context, row store.InboxRow, in chat.Inbound, refuse func(string)) bool {
+	owner, err := c.s.d.Store.IsChatOwner(ctx, row.Platform, in.Sender.ID)
+	if err != nil {
+		return false
+	}
+	if !owner || !in.Sender.IsChat || !in.Chat.Direct || in.Sender.Bot {
+		refuse("the presser is not a paired owner in their own direct chat")
+		return false
+	}
+	return true
 }
 
 // parseButton reads "a:<approval id>:<hash12>:<o|s|a|d>".

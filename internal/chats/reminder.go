@@ -47,12 +47,7 @@ func parseReminderButton(data string) (id string, snooze, ok bool) {
 func (c *Runner) reminderPress(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, refuse func(string), ack func(string)) {
 	p := *in.Press
 	id, snooze, _ := parseReminderButton(p.Data)
-	owner, err := c.s.d.Store.IsChatOwner(ctx, row.Platform, in.Sender.ID)
-	if err != nil {
-		return // stays received
-	}
-	if !owner || !in.Sender.IsChat || !in.Chat.Direct || in.Sender.Bot {
-		refuse("the presser is not a paired owner in their own direct chat")
+	if !c.ownerPressed(ctx, row, in, refuse) {
 		return
 	}
 	if c.s.d.Reminders == nil {

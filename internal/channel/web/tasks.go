@@ -52,9 +52,8 @@ func (s *Server) addTask(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &req) {
 		return
 	}
-	d, ok := parseExpiry(req.Expires)
+	d, ok := readExpiry(w, req.Expires)
 	if !ok {
-		writeError(w, http.StatusBadRequest, `expires: want a duration such as "240h" or "10d", or nothing for the configured expiry`)
 		return
 	}
 	t, err := s.admin.AddTask(r.Context(), req.Spec(d))
@@ -114,14 +113,23 @@ func (s *Server) approveTask(w http.ResponseWriter, r *http.Request) {
 	s.taskDone(w, r, t, err, true)
 }
 
+// readExpiry reads a request's expires, or answers 400 saying how to
+// write it.
+func readExpiry(w http.ResponseWriter, v string) (time.Duration, bool) {
+	d, ok := parseExpiry(v)
+	if !ok {
+		writeError(w, http.StatusBadRequest, `expires: want a duration such as "240h" or "10d", or nothing for the configured expiry`)
+	}
+	return d, ok
+}
+
 func (s *Server) renewTask(w http.ResponseWriter, r *http.Request) {
 	var req wire.TaskRenewRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
-	d, ok := parseExpiry(req.Expires)
+	d, ok := readExpiry(w, req.Expires)
 	if !ok {
-		writeError(w, http.StatusBadRequest, `expires: want a duration such as "240h" or "10d", or nothing for the configured expiry`)
 		return
 	}
 	t, err := s.admin.RenewTask(r.Context(), r.PathValue("id"), d)
