@@ -43,7 +43,11 @@ var allowed = map[string][]string{
 	// for the rule ids and actions.
 	"internal/monitor": {"internal/policy"},
 	// config validates [channels.NAME] against the platform table.
-	"internal/config": {"internal/channel/chat", "internal/channel/platforms", "internal/policy"},
+	"internal/config": {"internal/channel/chat", "internal/channel/platforms", "internal/policy", "internal/lang"},
+	// The language a person reads (issue 26): the setting, the catalog,
+	// dates and numbers; stdlib only. langscan is its tests' reader.
+	"internal/lang":          {},
+	"internal/lang/langscan": {},
 	// `homard service`: the systemd unit that runs serve (the bubblewrap check from sandbox).
 	"internal/service": {"internal/config", "internal/sandbox"},
 	// `homard setup` and `init`: the config, the key in the vault, the

@@ -69,6 +69,11 @@ type Config struct {
 	// Owner is the owner's id; approvals and grants are bound to it.
 	// Missing means "owner".
 	Owner string `toml:"owner"`
+	// Lang is the language homard speaks to the owner: "auto" (from
+	// LC_ALL, LC_MESSAGES or LANG), "en" or "zh" (internal/lang). A chat
+	// whose platform reports the person's language follows it instead.
+	// Missing means "auto".
+	Lang string `toml:"lang"`
 	// Model is the language model homard talks to.
 	Model Model `toml:"model"`
 	// Models are further named models and which model plays each role
@@ -537,6 +542,7 @@ func applyModelDefaults(m *Model) {
 // Roots have no default here: it depends on Paths, which Load does not know.
 func applyDefaults(c *Config) {
 	orDefault(&c.Owner, "owner")
+	orDefault(&c.Lang, "auto")
 	applyModelLimits(&c.Model)
 	applyModelsDefaults(&c.Models)
 	p := &c.Permissions

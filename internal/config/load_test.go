@@ -92,7 +92,7 @@ func TestLoadBase(t *testing.T) {
 		t.Fatalf("Load(baseConfig): %v", err)
 	}
 	want := &Config{
-		Owner: "owner",
+		Owner: "owner", Lang: "auto",
 		Model: Model{Provider: "openai", BaseURL: "https://api.openai.com/v1", Name: "gpt-4o-mini", APIKeyEnv: "OPENAI_API_KEY", ContextTokens: DefaultContextTokens, FirstEventTimeout: Duration(180 * time.Second), IdleTimeout: Duration(90 * time.Second), RequestTimeout: Duration(10 * time.Minute), ConnectTimeout: Duration(30 * time.Second)},
 		Permissions: Permissions{
 			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
@@ -124,7 +124,7 @@ roots = [{ name = "main", path = "/ws" }]
 		t.Fatalf("Load(minimal): %v", err)
 	}
 	want := &Config{
-		Owner: "owner",
+		Owner: "owner", Lang: "auto",
 		Model: Model{Provider: "anthropic", BaseURL: "https://api.anthropic.com", Name: "claude-sonnet-4-5", APIKeyEnv: "ANTHROPIC_API_KEY", ContextTokens: DefaultContextTokens, FirstEventTimeout: Duration(180 * time.Second), IdleTimeout: Duration(90 * time.Second), RequestTimeout: Duration(10 * time.Minute), ConnectTimeout: Duration(30 * time.Second)},
 		Permissions: Permissions{
 			Mode: "smart", ApprovalTTL: Duration(30 * time.Minute), SessionGrantTTL: Duration(12 * time.Hour),
@@ -156,7 +156,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "config_version, owner, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, monitor, browser, telemetry, channels, mcp, rules"
+		top    = "config_version, owner, lang, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, monitor, browser, telemetry, channels, mcp, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"
@@ -242,6 +242,7 @@ func TestLoadBadValues(t *testing.T) {
 		secret         string   // must not appear in the error
 	}{
 		{"empty owner", `owner = "owner"`, `owner = ""`, []string{`owner = "": want a non-empty id`}, ""},
+		{"unknown lang", `owner = "owner"`, "owner = \"owner\"\nlang = \"fr\"", []string{`lang = "fr": want one of auto, en, zh`}, ""},
 		{"owner with space", `owner = "owner"`, `owner = "a b"`, []string{`owner = "a b"`}, ""},
 		{"provider", `provider = "openai"`, `provider = "gemini"`, []string{`model.provider = "gemini": want one of openai, anthropic, deepseek, openrouter, moonshot, qwen, zhipu, minimax, siliconflow, volcengine, hunyuan, qianfan, ollama, vllm, llamacpp`}, ""},
 		{"base_url scheme", `base_url = "https://api.openai.com/v1"`, `base_url = "ftp://h/v1"`,

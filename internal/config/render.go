@@ -32,6 +32,11 @@ config_version = %d
 # The owner's id. Approvals and grants are bound to it.
 owner = %s
 
+# The language homard speaks: "auto" (from LC_ALL, LC_MESSAGES or LANG),
+# "en" or "zh". A chat whose platform reports its language follows it.
+# --json output, API fields and rule ids stay English.
+lang = %s
+
 [model]
 # "openai" (OpenAI or any OpenAI-compatible server), "anthropic", or a
 # preset with its own defaults: "deepseek", "openrouter", "moonshot",
@@ -65,7 +70,7 @@ request_timeout = %s
 # How long to wait for a connection to base_url (positive duration).
 connect_timeout = %s
 `,
-		CurrentVersion, quote(c.Owner),
+		CurrentVersion, quote(c.Owner), quote(c.Lang),
 		quote(c.Model.Provider), quote(c.Model.BaseURL), quote(c.Model.Name), quote(c.Model.APIKeyEnv), quote(c.Model.APIKeySecret), c.Model.ContextTokens,
 		quote(c.Model.FirstEventTimeout.String()), quote(c.Model.IdleTimeout.String()),
 		quote(c.Model.RequestTimeout.String()), quote(c.Model.ConnectTimeout.String()))

@@ -49,7 +49,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := &Config{
-		Owner: "telegram:42é",
+		Owner: "telegram:42é", Lang: "zh",
 		Model: Model{Provider: "anthropic", BaseURL: "http://localhost:8080/proxy", Name: `we"ird\model`, APIKeyEnv: "MY_KEY_2", ContextTokens: 128000, FirstEventTimeout: Duration(10 * time.Minute), IdleTimeout: Duration(45 * time.Second), RequestTimeout: 0, ConnectTimeout: Duration(5 * time.Second)},
 		Models: Models{
 			Roles: Roles{Main: "main", Planner: "big", Worker: "local", Capture: "local", Summary: "local"},

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/policy"
 )
 
@@ -33,6 +34,9 @@ var (
 func validate(c *Config, ps *problems) {
 	if c.Owner == "" || strings.ContainsFunc(c.Owner, badIDRune) {
 		ps.add("owner = %q: want a non-empty id without spaces or control characters", c.Owner)
+	}
+	if !slices.Contains(lang.Settings, c.Lang) {
+		ps.add("lang = %q: want one of %s", c.Lang, strings.Join(lang.Settings, ", "))
 	}
 	validateModel("model", &c.Model, ps)
 	validateModels(c, ps)

@@ -1,0 +1,10 @@
+package lang
+
+// zhSets are the parts of the Chinese catalog, one per area, so that
+// each area's messages are kept together. Key: the English text (a fmt
+// format), value: its translation with the same verbs (an explicit
+// index, %[2]s, may reorder them).
+var zhSets = []map[string]string{zhCommon}
+
+// zhCommon holds messages shared by several surfaces.
+var zhCommon = map[string]string{}
