@@ -16,6 +16,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/service"
 	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/termtext"
@@ -63,6 +64,10 @@ type cli struct {
 	stderr io.Writer
 
 	answers   chan stdinLine // approval answers read from stdin, started on first use
+	// say prints what a person reads in their language (internal/lang):
+	// c.say.T("…"), c.say.Fprintf(w, "…", …). --json output never
+	// goes through it.
+	say lang.Printer
 	beforeAsk func()         // ends a streamed line before a card is shown
 }
 
@@ -74,7 +79,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, say: lang.For(lang.FromEnv(os.Getenv))}
 	root := c.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
