@@ -38,6 +38,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 
@@ -169,7 +170,7 @@ func New(o Options) *Agent {
 		a.summary, a.sumName = o.SummaryModel, o.SummaryModelName
 	}
 	specs := slices.Clone(o.Tools)
-	slices.SortStableFunc(specs, func(x, y tool.Spec) int { return strings.Compare(x.Name, y.Name) })
+	sort.SliceStable(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 	for _, s := range specs {
 		if _, dup := a.byName[s.Name]; dup {
 			continue // the registry refuses duplicates; keep the first

@@ -1,7 +1,7 @@
 package app
 
 import (
-	"slices"
+	"sort"
 	"strings"
 
 	"github.com/homard/homard/internal/agent"
@@ -106,7 +106,7 @@ func (r *Runtime) MessageCut(text string) int {
 }
 
 func sortSpecs(specs []tool.Spec) {
-	slices.SortFunc(specs, func(x, y tool.Spec) int { return strings.Compare(x.Name, y.Name) })
+	sort.Slice(specs, func(i, j int) bool { return specs[i].Name < specs[j].Name })
 }
 
 // forward rewrites a call_tool{name, arguments} call into the named

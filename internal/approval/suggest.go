@@ -1,13 +1,13 @@
 package approval
 
 import (
-	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -89,7 +89,7 @@ func (s *Service) Suggest(ctx context.Context, owner string) ([]Suggestion, erro
 			out = append(out, *g)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b Suggestion) int { return cmp.Compare(b.Count, a.Count) })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Count > out[j].Count })
 	return out, nil
 }
 

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -150,8 +151,9 @@ func Fingerprint(tools []Tool, instructions string) string {
 		}
 		entries = append(entries, entry{t.Name, t.Description, schema})
 	}
-	slices.SortFunc(entries, func(a, b entry) int {
-		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Description, b.Description), strings.Compare(string(a.InputSchema), string(b.InputSchema)))
+	sort.Slice(entries, func(i, j int) bool {
+		a, b := entries[i], entries[j]
+		return cmp.Or(strings.Compare(a.Name, b.Name), strings.Compare(a.Description, b.Description), strings.Compare(string(a.InputSchema), string(b.InputSchema))) < 0
 	})
 	doc := struct {
 		Version      int     `json:"v"`

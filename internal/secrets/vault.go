@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -260,7 +261,7 @@ func (v *Vault) List() []Secret {
 		s.Hosts = slices.Clone(s.Hosts)
 		out = append(out, s)
 	}
-	slices.SortFunc(out, func(a, b Secret) int { return strings.Compare(a.Name, b.Name) })
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out
 }
 
@@ -396,7 +397,7 @@ func (v *Vault) save(entries map[string]sealed) error {
 	for _, e := range entries {
 		list = append(list, e)
 	}
-	slices.SortFunc(list, func(a, b sealed) int { return strings.Compare(a.Name, b.Name) })
+	sort.Slice(list, func(i, j int) bool { return list[i].Name < list[j].Name })
 	b, err := json.MarshalIndent(list, "", "  ")
 	if err != nil {
 		return fmt.Errorf("save vault: %w", err)

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"syscall"
@@ -171,7 +172,7 @@ func kind(m fs.FileMode) string {
 // because it is the only mode a copy keeps.
 func hashFiles(files []File) string {
 	files = slices.Clone(files)
-	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	sort.Slice(files, func(i, j int) bool { return files[i].Path < files[j].Path })
 	h := sha256.New()
 	for _, f := range files {
 		switch {

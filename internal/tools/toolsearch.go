@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 
@@ -50,7 +51,7 @@ var _ tool.Typed[ToolSearchParams] = (*ToolSearch)(nil)
 // runtime holds (fixed for its life).
 func NewToolSearch(catalog []tool.Spec) tool.Tool {
 	c := slices.Clone(catalog)
-	slices.SortFunc(c, func(x, y tool.Spec) int { return strings.Compare(x.Name, y.Name) })
+	sort.Slice(c, func(i, j int) bool { return c[i].Name < c[j].Name })
 	return tool.Adapt[ToolSearchParams](&ToolSearch{catalog: c})
 }
 
@@ -128,11 +129,12 @@ func SearchTools(catalog []tool.Spec, query string, limit int) []tool.Spec {
 			hits = append(hits, hit{s, score})
 		}
 	}
-	slices.SortStableFunc(hits, func(x, y hit) int {
+	sort.SliceStable(hits, func(i, j int) bool {
+		x, y := hits[i], hits[j]
 		if x.score != y.score {
-			return y.score - x.score
+			return x.score > y.score
 		}
-		return strings.Compare(x.s.Name, y.s.Name)
+		return x.s.Name < y.s.Name
 	})
 	out := make([]tool.Spec, 0, min(limit, len(hits)))
 	for _, h := range hits[:min(limit, len(hits))] {

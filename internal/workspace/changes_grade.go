@@ -2,17 +2,18 @@ package workspace
 
 import (
 	"bytes"
-	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
-	"golang.org/x/sys/unix"
 	"path"
 	"slices"
+	"sort"
 	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/sys/unix"
 )
 
 // Grade is how much a change set may do unasked. The caller maps it to
@@ -508,7 +509,7 @@ func (g *grader) finish() error {
 		out.Reasons = append(out.Reasons, Reason{Grade: k.grade, Text: k.text, Paths: g.reasons[k], Refused: k.refused})
 		out.Grade = max(out.Grade, k.grade)
 	}
-	slices.SortStableFunc(out.Reasons, func(a, b Reason) int { return cmp.Compare(b.Grade, a.Grade) })
+	sort.SliceStable(out.Reasons, func(i, j int) bool { return out.Reasons[i].Grade > out.Reasons[j].Grade })
 	h := sha256.New()
 	for _, c := range g.changes {
 		fmt.Fprintf(h, "%d\x00%s\x00%d\x00%o\x00%s\x00%s\x00", c.Op, c.Rel, c.Kind, uint32(c.Mode), c.SHA256, c.Target)

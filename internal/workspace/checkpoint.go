@@ -10,7 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -133,7 +133,7 @@ func (c *checkpoints) list() ([]Checkpoint, error) {
 		}
 		out = append(out, cp)
 	}
-	slices.SortFunc(out, func(a, b Checkpoint) int { return strings.Compare(b.ID, a.ID) })
+	sort.Slice(out, func(i, j int) bool { return out[i].ID > out[j].ID })
 	return out, nil
 }
 
