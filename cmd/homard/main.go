@@ -63,12 +63,12 @@ type cli struct {
 	stdout io.Writer
 	stderr io.Writer
 
-	answers   chan stdinLine // approval answers read from stdin, started on first use
+	answers chan stdinLine // approval answers read from stdin, started on first use
 	// say prints what a person reads in their language (internal/lang):
 	// c.say.T("…"), c.say.Fprintf(w, "…", …). --json output never
 	// goes through it.
-	say lang.Printer
-	beforeAsk func()         // ends a streamed line before a card is shown
+	say       lang.Printer
+	beforeAsk func() // ends a streamed line before a card is shown
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
