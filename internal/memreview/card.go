@@ -1,0 +1,132 @@
+package memreview
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/lang"
+	"github.com/homard/homard/internal/memory"
+	"github.com/homard/homard/internal/store"
+)
+
+// cardButtons is how many proposals get a button of their own: a row
+// holds five buttons on Discord, with "Approve all" and "Dismiss". After
+// a press the card shows the next pending ones.
+const cardButtons = 3
+
+// cardTextRunes caps a note's text on the card.
+const cardTextRunes = 200
+
+// Line is proposal p as one line for a person: what it does, with the
+// texts of the units it touches (units: the owner's units now; a unit no
+// longer there shows its id alone). The texts are the model's and the
+// owner's: a terminal caller prints the line through termtext.
+func Line(pr lang.Printer, p store.MemoryReviewProposal, units []memory.Unit) string {
+	text := func(id string) string {
+		for _, u := range units {
+			if u.ID == id {
+				return strconv.Quote(cut(u.Text))
+			}
+		}
+		return pr.T("(no longer in memory)")
+	}
+	var b strings.Builder
+	switch p.Action {
+	case memory.Merge:
+		b.WriteString(pr.Sprintf("merge into %q:", cut(p.Text)))
+		for _, id := range p.IDs {
+			b.WriteString(" " + id + " " + text(id) + ";")
+		}
+	case memory.Delete:
+		b.WriteString(pr.Sprintf("delete %s %s", p.IDs[0], text(p.IDs[0])))
+	case memory.Replace:
+		b.WriteString(pr.Sprintf("replace %s %s with %q", p.IDs[0], text(p.IDs[0]), cut(p.Text)))
+	}
+	if p.Reason != "" {
+		b.WriteString(pr.Sprintf(" (why: %s)", cut(p.Reason)))
+	}
+	if p.Status != Pending {
+		b.WriteString(" [" + pr.T(p.Status) + "]")
+	}
+	return b.String()
+}
+
+func cut(s string) string {
+	if rs := []rune(s); len(rs) > cardTextRunes {
+		return string(rs[:cardTextRunes]) + "…"
+	}
+	return s
+}
+
+// statuses are the proposal statuses as a person reads them.
+var _ = []string{lang.N("pending"), lang.N("approved"), lang.N("dismissed"), lang.N("stale")}
+
+// Card is review r as one chat card: its text and its buttons (one per
+// pending proposal, up to cardButtons, then "Approve all" and "Dismiss";
+// none when nothing is pending). A button's data is
+// "v:<review id>:<n|a|x>".
+func Card(pr lang.Printer, r store.MemoryReview, units []memory.Unit) (string, []chat.Button) {
+	var b strings.Builder
+	b.WriteString(pr.Sprintf("Weekly memory review: %d proposals. Nothing changes until you approve one.\n", len(r.Proposals)))
+	for _, p := range r.Proposals {
+		fmt.Fprintf(&b, "\n%d. %s\n", p.N, Line(pr, p, units))
+	}
+	if r.Dropped > 0 {
+		b.WriteString("\n" + pr.Sprintf("%d proposals of the model failed the checks and were dropped.", r.Dropped) + "\n")
+	}
+	b.WriteString("\n" + pr.T("Also on the computer: homard memory review") + "\n")
+	var buttons []chat.Button
+	for _, p := range r.Proposals {
+		if p.Status == Pending && len(buttons) < cardButtons {
+			buttons = append(buttons, chat.Button{Label: pr.Sprintf("Approve %d", p.N), Data: "v:" + r.ID + ":" + strconv.Itoa(p.N)})
+		}
+	}
+	if len(buttons) > 0 {
+		buttons = append(buttons, chat.Button{Label: pr.T("Approve all"), Data: "v:" + r.ID + ":a"},
+			chat.Button{Label: pr.T("Dismiss"), Data: "v:" + r.ID + ":x"})
+	}
+	return b.String(), buttons
+}
+
+// ParseButton reads a review card's button data "v:<review id>:<n|a|x>":
+// n a proposal's number (0 for a and x), dismiss for x.
+func ParseButton(data string) (id string, n int, dismiss, ok bool) {
+	f := strings.Split(data, ":")
+	if len(f) != 3 || f[0] != "v" || !strings.HasPrefix(f[1], "rv_") || len(f[1]) > 40 {
+		return "", 0, false, false
+	}
+	switch f[2] {
+	case "a":
+		return f[1], 0, false, true
+	case "x":
+		return f[1], 0, true, true
+	}
+	n, err := strconv.Atoi(f[2])
+	if err != nil || n < 1 || n > memory.MaxChanges {
+		return "", 0, false, false
+	}
+	return f[1], n, false, true
+}
+
+// Press answers a review card's button (data as ParseButton reads it) for
+// the owner, whom the caller has checked is the presser, and returns the
+// card as it is then.
+func (s *Service) Press(ctx context.Context, data string) (string, []chat.Button, error) {
+	id, n, dismiss, ok := ParseButton(data)
+	if !ok {
+		return "", nil, ErrNoReview
+	}
+	r, err := s.Answer(ctx, id, n, dismiss)
+	if err != nil {
+		return "", nil, err
+	}
+	units, _, err := s.d.Memory.List(ctx, s.d.Owner)
+	if err != nil {
+		return "", nil, err
+	}
+	text, buttons := Card(lang.Printer{}, r, units)
+	return text, buttons, nil
+}
