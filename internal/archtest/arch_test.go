@@ -37,6 +37,12 @@ var allowed = map[string][]string{
 	// Memory capture: batches of the owner's turns, one model call without
 	// tools, offers to memory's candidate buffer; recall before a turn.
 	"internal/capture": {"internal/store", "internal/memory", "internal/config", "internal/llm", "internal/agent", "internal/channel"},
+	// The weekly memory review: a tool-less model call over the owner's
+	// units, its checked proposals stored and queued as one card (the
+	// card's buttons are channel/chat's plain type; its text goes through
+	// lang); schedule for the weekly slot.
+	"internal/memreview": {"internal/store", "internal/memory", "internal/config", "internal/llm", "internal/schedule",
+		"internal/lang", "internal/channel/chat"},
 	// The owner's second factor: authenticators kept in the store.
 	"internal/totp": {"internal/store"},
 	// Monitors over a session's trajectory: pure (times passed in); policy
