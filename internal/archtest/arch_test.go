@@ -17,7 +17,10 @@ const module = "github.com/homard/homard"
 var allowed = map[string][]string{
 	// audit: `homard audit verify --file` checks an export with no home
 	// and no runtime.
-	"cmd/homard": {"internal/app", "internal/audit", "internal/channel", "internal/config", "internal/eval", "internal/service", "internal/setup", "internal/split", "internal/store", "internal/termtext", "internal/lang"},
+	// memreview: `homard memory review` prints a proposal as the card does
+	// (memreview.Line) and tells its errors apart.
+	"cmd/homard": {"internal/app", "internal/audit", "internal/channel", "internal/config", "internal/eval", "internal/service", "internal/setup", "internal/split", "internal/store", "internal/termtext", "internal/lang",
+		"internal/memreview"},
 	// homard eval (issue 25): scenarios run through the composed runtime
 	// in a throw-away home, as a command drives it (app, the one other
 	// importer of app besides cmd/homard); config to edit the copy's

@@ -22,28 +22,32 @@ const cardTextRunes = 200
 
 // Line is proposal p as one line for a person: what it does, with the
 // texts of the units it touches (units: the owner's units now; a unit no
-// longer there shows its id alone). The texts are the model's and the
-// owner's: a terminal caller prints the line through termtext.
+// longer there shows its id alone; an answered proposal shows ids only).
+// The texts are the model's and the owner's: a terminal caller prints the
+// line through termtext.
 func Line(pr lang.Printer, p store.MemoryReviewProposal, units []memory.Unit) string {
 	text := func(id string) string {
+		if p.Status != Pending {
+			return "" // what it was made from is gone or was kept
+		}
 		for _, u := range units {
 			if u.ID == id {
-				return strconv.Quote(cut(u.Text))
+				return " " + strconv.Quote(cut(u.Text))
 			}
 		}
-		return pr.T("(no longer in memory)")
+		return " " + pr.T("(no longer in memory)")
 	}
 	var b strings.Builder
 	switch p.Action {
 	case memory.Merge:
 		b.WriteString(pr.Sprintf("merge into %q:", cut(p.Text)))
 		for _, id := range p.IDs {
-			b.WriteString(" " + id + " " + text(id) + ";")
+			b.WriteString(" " + id + text(id) + ";")
 		}
 	case memory.Delete:
-		b.WriteString(pr.Sprintf("delete %s %s", p.IDs[0], text(p.IDs[0])))
+		b.WriteString(pr.Sprintf("delete %s%s", p.IDs[0], text(p.IDs[0])))
 	case memory.Replace:
-		b.WriteString(pr.Sprintf("replace %s %s with %q", p.IDs[0], text(p.IDs[0]), cut(p.Text)))
+		b.WriteString(pr.Sprintf("replace %s%s with %q", p.IDs[0], text(p.IDs[0]), cut(p.Text)))
 	}
 	if p.Reason != "" {
 		b.WriteString(pr.Sprintf(" (why: %s)", cut(p.Reason)))

@@ -1,0 +1,133 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"strconv"
+
+	"github.com/spf13/cobra"
+
+	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/memreview"
+	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/termtext"
+)
+
+// memoryReviewLong is the weekly review's part of `homard memory review
+// --help`.
+const memoryReviewLong = `
+
+Once a week (memory.review = "on", the default; memory.review_day, sunday,
+at 09:00) homard serve asks the model, without tools, for duplicate,
+contradicting and stale notes in memory.md, and looks for exact duplicates
+itself (it still finds those when the model is down). What it proposes
+waits here as one review, and in your direct chats as one card; nothing
+changes until you approve. Approving edits only the notes a proposal
+names; a note edited by hand since the review is left alone (run a new
+review).
+
+  homard memory review --now                review memory now
+  homard memory review approve N|all        apply proposal N, or all of them
+  homard memory review dismiss              drop the review's proposals
+  homard memory review dismiss N            drop proposal N`
+
+// memoryReviewNow makes a review now and shows it.
+func (c *cli) memoryReviewNow(ctx context.Context, r *app.Runtime) error {
+	rev, err := r.Owner.MemoryReviewRun(ctx)
+	switch {
+	case errors.Is(err, memreview.ErrTooFew):
+		c.say.Fprintf(c.stdout, "%s\n", err.Error())
+		return nil
+	case err != nil && len(rev.Proposals) == 0:
+		return err
+	case err != nil:
+		c.say.Fprintf(c.stderr, "warning: %v\n", err)
+	}
+	if len(rev.Proposals) == 0 {
+		c.say.Fprintf(c.stdout, "%s\n", c.say.Sprintf("memory review: nothing to change (%d proposals of the model failed the checks and were dropped)", rev.Dropped))
+		return nil
+	}
+	return c.printMemoryReview(ctx, r, rev)
+}
+
+// showMemoryReview prints the open review, if one waits.
+func (c *cli) showMemoryReview(ctx context.Context, r *app.Runtime) error {
+	rev, err := r.Owner.MemoryReviewOpen(ctx)
+	if errors.Is(err, store.ErrNotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	c.say.Fprintf(c.stdout, "\n")
+	return c.printMemoryReview(ctx, r, rev)
+}
+
+// printMemoryReview prints rev's proposals, one a line, through termtext:
+// their texts are the model's and the memory's.
+func (c *cli) printMemoryReview(ctx context.Context, r *app.Runtime, rev store.MemoryReview) error {
+	units, _, err := r.Owner.MemoryList(ctx)
+	if err != nil {
+		return err
+	}
+	c.say.Fprintf(c.stdout, "memory review %s (%s): %d proposals\n", termtext.Line(rev.ID), c.say.DateTime(rev.CreatedAt), len(rev.Proposals))
+	for _, p := range rev.Proposals {
+		c.say.Fprintf(c.stdout, "  %d. %s\n", p.N, termtext.Line(memreview.Line(c.say, p, units)))
+	}
+	if rev.Dropped > 0 {
+		c.say.Fprintf(c.stdout, "  (%d proposals of the model failed the checks and were dropped)\n", rev.Dropped)
+	}
+	if rev.Status == "open" {
+		c.say.Fprintf(c.stdout, "approve: homard memory review approve N|all; drop: homard memory review dismiss [N]\n")
+	}
+	return nil
+}
+
+// memoryApproveCmd is `homard memory review approve N|all`.
+func (c *cli) memoryApproveCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "approve N|all",
+		Short:   "Apply a proposal of the memory review (or all of them)",
+		Example: "  homard memory review approve 2\n  homard memory review approve all",
+	}
+	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		n, err := proposalArg(args[0])
+		if err != nil {
+			return err
+		}
+		return c.answerMemoryReview(ctx, r, n, false)
+	})
+}
+
+// proposalArg reads N or "all" (0).
+func proposalArg(s string) (int, error) {
+	if s == "all" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 1 {
+		return 0, usageErr("%q: want a proposal's number or all (homard memory review lists them)", s)
+	}
+	return n, nil
+}
+
+// answerMemoryReview approves or dismisses proposal n (0: all pending)
+// and shows the review as it is then.
+func (c *cli) answerMemoryReview(ctx context.Context, r *app.Runtime, n int, dismiss bool) error {
+	rev, err := r.Owner.MemoryReviewAnswer(ctx, n, dismiss)
+	if errors.Is(err, memreview.ErrNoReview) || errors.Is(err, memreview.ErrProposal) {
+		return usageErr("%v", err)
+	}
+	if err != nil {
+		return err
+	}
+	for _, p := range rev.Proposals {
+		if p.Status == memreview.Stale && (n == 0 || p.N == n) {
+			c.say.Fprintf(c.stderr, "proposal %d: %v\n", p.N, errStaleHint)
+		}
+	}
+	return c.printMemoryReview(ctx, r, rev)
+}
+
+// errStaleHint is what a stale proposal tells the owner.
+var errStaleHint = errors.New("memory.md changed since this review was made; nothing was changed: run `homard memory review --now` for a new review")
