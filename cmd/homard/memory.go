@@ -275,7 +275,7 @@ func (c *cli) memoryDismissCmd() *cobra.Command {
 			n := 0
 			if len(args) == 1 {
 				var err error
-				if n, err = proposalArg(args[0]); err != nil {
+				if n, err = proposalArg(c.say, args[0]); err != nil {
 					return err
 				}
 			}

@@ -3,11 +3,13 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/memreview"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/termtext"
@@ -36,15 +38,18 @@ func (c *cli) memoryReviewNow(ctx context.Context, r *app.Runtime) error {
 	rev, err := r.Owner.MemoryReviewRun(ctx)
 	switch {
 	case errors.Is(err, memreview.ErrTooFew):
-		c.say.Fprintf(c.stdout, "%s\n", err.Error())
+		fmt.Fprintln(c.stdout, err)
 		return nil
 	case err != nil && len(rev.Proposals) == 0:
 		return err
 	case err != nil:
-		c.say.Fprintf(c.stderr, "warning: %v\n", err)
+		fmt.Fprintln(c.stderr, termtext.Line(err.Error()))
 	}
 	if len(rev.Proposals) == 0 {
-		c.say.Fprintf(c.stdout, "%s\n", c.say.Sprintf("memory review: nothing to change (%d proposals of the model failed the checks and were dropped)", rev.Dropped))
+		fmt.Fprintln(c.stdout, memreview.Nothing(c.say))
+		if rev.Dropped > 0 {
+			fmt.Fprintln(c.stdout, memreview.Dropped(c.say, rev.Dropped))
+		}
 		return nil
 	}
 	return c.printMemoryReview(ctx, r, rev)
@@ -59,7 +64,7 @@ func (c *cli) showMemoryReview(ctx context.Context, r *app.Runtime) error {
 	if err != nil {
 		return err
 	}
-	c.say.Fprintf(c.stdout, "\n")
+	fmt.Fprintln(c.stdout)
 	return c.printMemoryReview(ctx, r, rev)
 }
 
@@ -70,15 +75,15 @@ func (c *cli) printMemoryReview(ctx context.Context, r *app.Runtime, rev store.M
 	if err != nil {
 		return err
 	}
-	c.say.Fprintf(c.stdout, "memory review %s (%s): %d proposals\n", termtext.Line(rev.ID), c.say.DateTime(rev.CreatedAt), len(rev.Proposals))
+	fmt.Fprintln(c.stdout, termtext.Line(memreview.Heading(c.say, rev)))
 	for _, p := range rev.Proposals {
-		c.say.Fprintf(c.stdout, "  %d. %s\n", p.N, termtext.Line(memreview.Line(c.say, p, units)))
+		fmt.Fprintf(c.stdout, "  %d. %s\n", p.N, termtext.Line(memreview.Line(c.say, p, units)))
 	}
 	if rev.Dropped > 0 {
-		c.say.Fprintf(c.stdout, "  (%d proposals of the model failed the checks and were dropped)\n", rev.Dropped)
+		fmt.Fprintln(c.stdout, "  "+memreview.Dropped(c.say, rev.Dropped))
 	}
 	if rev.Status == "open" {
-		c.say.Fprintf(c.stdout, "approve: homard memory review approve N|all; drop: homard memory review dismiss [N]\n")
+		fmt.Fprintln(c.stdout, memreview.Hint(c.say))
 	}
 	return nil
 }
@@ -91,7 +96,7 @@ func (c *cli) memoryApproveCmd() *cobra.Command {
 		Example: "  homard memory review approve 2\n  homard memory review approve all",
 	}
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
-		n, err := proposalArg(args[0])
+		n, err := proposalArg(c.say, args[0])
 		if err != nil {
 			return err
 		}
@@ -100,13 +105,13 @@ func (c *cli) memoryApproveCmd() *cobra.Command {
 }
 
 // proposalArg reads N or "all" (0).
-func proposalArg(s string) (int, error) {
+func proposalArg(say lang.Printer, s string) (int, error) {
 	if s == "all" {
 		return 0, nil
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < 1 {
-		return 0, usageErr("%q: want a proposal's number or all (homard memory review lists them)", s)
+		return 0, usageErr("%s", memreview.BadNumber(say, s))
 	}
 	return n, nil
 }
@@ -123,11 +128,8 @@ func (c *cli) answerMemoryReview(ctx context.Context, r *app.Runtime, n int, dis
 	}
 	for _, p := range rev.Proposals {
 		if p.Status == memreview.Stale && (n == 0 || p.N == n) {
-			c.say.Fprintf(c.stderr, "proposal %d: %v\n", p.N, errStaleHint)
+			fmt.Fprintln(c.stderr, memreview.StaleNote(c.say, p.N))
 		}
 	}
 	return c.printMemoryReview(ctx, r, rev)
 }
-
-// errStaleHint is what a stale proposal tells the owner.
-var errStaleHint = errors.New("memory.md changed since this review was made; nothing was changed: run `homard memory review --now` for a new review")

@@ -66,7 +66,7 @@ func (c *Runner) reviewPress(ctx context.Context, a chat.Adapter, row store.Inbo
 		return
 	}
 	if c.s.d.Reviews == nil {
-		refuse("memory reviews are not available here")
+		refuse("memory reviews are not available here") // lang:en (the audit's reason)
 		return
 	}
 	text, buttons, err := c.s.d.Reviews().Press(ctx, p.Data)
@@ -76,7 +76,7 @@ func (c *Runner) reviewPress(ctx context.Context, a chat.Adapter, row store.Inbo
 		return
 	}
 	c.finish(ctx, row, inboxHandled, "memory review answered")
-	ack("OK")
+	ack("") // the edited card says what was done
 	if max := a.MaxChars(); max > 0 {
 		text = chat.Split(text, max)[0]
 	}

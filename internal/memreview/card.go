@@ -79,7 +79,7 @@ func Card(pr lang.Printer, r store.MemoryReview, units []memory.Unit) (string, [
 		fmt.Fprintf(&b, "\n%d. %s\n", p.N, Line(pr, p, units))
 	}
 	if r.Dropped > 0 {
-		b.WriteString("\n" + pr.Sprintf("%d proposals of the model failed the checks and were dropped.", r.Dropped) + "\n")
+		b.WriteString("\n" + Dropped(pr, r.Dropped) + "\n")
 	}
 	b.WriteString("\n" + pr.T("Also on the computer: homard memory review") + "\n")
 	var buttons []chat.Button
@@ -93,6 +93,36 @@ func Card(pr lang.Printer, r store.MemoryReview, units []memory.Unit) (string, [
 			chat.Button{Label: pr.T("Dismiss"), Data: "v:" + r.ID + ":x"})
 	}
 	return b.String(), buttons
+}
+
+// Heading is r's first line in `homard memory review`.
+func Heading(pr lang.Printer, r store.MemoryReview) string {
+	return pr.Sprintf("Memory review %s (%s): %d proposals", r.ID, pr.DateTime(r.CreatedAt), len(r.Proposals))
+}
+
+// Dropped says how many of the model's proposals failed the checks.
+func Dropped(pr lang.Printer, n int) string {
+	return pr.Sprintf("%d proposals of the model failed the checks and were dropped.", n)
+}
+
+// Hint says how to answer an open review on the computer.
+func Hint(pr lang.Printer) string {
+	return pr.T("Approve: homard memory review approve N|all. Drop: homard memory review dismiss [N].")
+}
+
+// Nothing says that a review found nothing to change.
+func Nothing(pr lang.Printer) string {
+	return pr.T("Memory review: nothing to change.")
+}
+
+// StaleNote says that proposal n was not applied: memory.md changed.
+func StaleNote(pr lang.Printer, n int) string {
+	return pr.Sprintf("Proposal %d was not applied: memory.md changed since this review was made. Run `homard memory review --now` for a new review.", n)
+}
+
+// BadNumber says that s names no proposal.
+func BadNumber(pr lang.Printer, s string) string {
+	return pr.Sprintf("%q: want a proposal's number or all (homard memory review lists them)", s)
 }
 
 // ParseButton reads a review card's button data "v:<review id>:<n|a|x>":
