@@ -241,12 +241,19 @@ func Duplicates(units []Unit) []Change {
 		if len(g) < 2 {
 			continue
 		}
-		slices.SortStableFunc(g, func(a, b Unit) int { return a.Created.Compare(b.Created) })
-		ids := make([]string, len(g))
+		oldest := 0 // its text is kept; the ids in file order after it
 		for i, u := range g {
-			ids[i] = u.ID
+			if u.Created.Before(g[oldest].Created) {
+				oldest = i
+			}
 		}
-		out = append(out, Change{Action: Merge, IDs: ids, Text: g[0].Text, Reason: "the same note written more than once"})
+		ids := []string{g[oldest].ID}
+		for i, u := range g {
+			if i != oldest {
+				ids = append(ids, u.ID)
+			}
+		}
+		out = append(out, Change{Action: Merge, IDs: ids, Text: g[oldest].Text, Reason: "the same note written more than once"})
 	}
 	return out
 }

@@ -20,42 +20,36 @@ const cardButtons = 3
 // cardTextRunes caps a note's text on the card.
 const cardTextRunes = 200
 
-// Line is proposal p as one line for a person: what it does, with the
-// texts of the units it touches (units: the owner's units now; a unit no
-// longer there shows its id alone; an answered proposal shows ids only).
-// The texts are the model's and the owner's: a terminal caller prints the
+// Line is proposal p as one line for a person: what it does to which
+// units, with their texts now while it is pending (units: the owner's
+// units; a unit no longer there says so), the new text and why. The
+// texts are the model's and the owner's: a terminal caller prints the
 // line through termtext.
 func Line(pr lang.Printer, p store.MemoryReviewProposal, units []memory.Unit) string {
-	text := func(id string) string {
-		if p.Status != Pending {
-			return "" // what it was made from is gone or was kept
-		}
-		for _, u := range units {
-			if u.ID == id {
-				return " " + strconv.Quote(cut(u.Text))
-			}
-		}
-		return " " + pr.T("(no longer in memory)")
-	}
-	var b strings.Builder
-	switch p.Action {
-	case memory.Merge:
-		b.WriteString(pr.Sprintf("merge into %q:", cut(p.Text)))
+	was := p.IDs
+	if p.Status == Pending {
+		was = nil
 		for _, id := range p.IDs {
-			b.WriteString(" " + id + text(id) + ";")
+			t := pr.T("(no longer in memory)")
+			for _, u := range units {
+				if u.ID == id {
+					t = strconv.Quote(cut(u.Text))
+				}
+			}
+			was = append(was, id+" "+t)
 		}
-	case memory.Delete:
-		b.WriteString(pr.Sprintf("delete %s%s", p.IDs[0], text(p.IDs[0])))
-	case memory.Replace:
-		b.WriteString(pr.Sprintf("replace %s%s with %q", p.IDs[0], text(p.IDs[0]), cut(p.Text)))
+	}
+	line := pr.T(p.Action) + " " + strings.Join(was, "; ")
+	if p.Text != "" {
+		line += pr.Sprintf(" → %q", cut(p.Text))
 	}
 	if p.Reason != "" {
-		b.WriteString(pr.Sprintf(" (why: %s)", cut(p.Reason)))
+		line += pr.Sprintf(" (why: %s)", cut(p.Reason))
 	}
 	if p.Status != Pending {
-		b.WriteString(" [" + pr.T(p.Status) + "]")
+		line += " [" + pr.T(p.Status) + "]"
 	}
-	return b.String()
+	return line
 }
 
 func cut(s string) string {
@@ -65,8 +59,9 @@ func cut(s string) string {
 	return s
 }
 
-// statuses are the proposal statuses as a person reads them.
-var _ = []string{lang.N("pending"), lang.N("approved"), lang.N("dismissed"), lang.N("stale")}
+// words are the actions and statuses as a person reads them.
+var _ = []string{lang.N("merge"), lang.N("delete"), lang.N("replace"),
+	lang.N("pending"), lang.N("approved"), lang.N("dismissed"), lang.N("stale")}
 
 // Card is review r as one chat card: its text and its buttons (one per
 // pending proposal, up to cardButtons, then "Approve all" and "Dismiss";

@@ -232,38 +232,34 @@ func (s *Service) Answer(ctx context.Context, id string, n int, dismiss bool) (s
 	if err != nil {
 		return r, err
 	}
-	found := false
+	found, open := false, false
 	for i, p := range r.Proposals {
 		if p.Status != Pending || n != 0 && p.N != n {
+			open = open || p.Status == Pending
 			continue
 		}
-		found = true
-		status := Dismissed
-		if !dismiss {
-			status = Approved
-			err := s.d.Memory.Apply(ctx, s.d.Owner, memory.Change{Action: p.Action, IDs: p.IDs, Text: p.Text, Bound: p.Bound})
-			switch {
-			case errors.Is(err, memory.ErrStale):
-				status = Stale
-			case err != nil:
-				return r, err
-			}
+		found, r.Proposals[i].Status = true, Dismissed
+		if dismiss {
+			continue
 		}
-		if err := s.d.Store.Write(ctx, func(tx *store.Tx) error {
-			_, err := tx.SetMemoryReviewProposal(r.ID, p.N, status)
-			return err
-		}); err != nil {
+		err := s.d.Memory.Apply(ctx, s.d.Owner, memory.Change{Action: p.Action, IDs: p.IDs, Text: p.Text, Bound: p.Bound})
+		r.Proposals[i].Status = Approved
+		if errors.Is(err, memory.ErrStale) {
+			r.Proposals[i].Status = Stale
+		} else if err != nil {
+			// What was applied before it stays applied and recorded.
+			r.Proposals[i].Status, open = Pending, true
+			_ = s.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.PutMemoryReview(r) })
 			return r, err
 		}
-		r.Proposals[i].Status = status
 	}
 	if !found {
 		return r, ErrProposal
 	}
-	if !slices.ContainsFunc(r.Proposals, func(p store.MemoryReviewProposal) bool { return p.Status == Pending }) {
+	if !open {
 		r.Status = "closed"
 	}
-	return r, nil
+	return r, s.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.PutMemoryReview(r) })
 }
 
 // Due runs the weekly review when its slot has come (at most catchUp

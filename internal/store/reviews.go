@@ -4,8 +4,8 @@ import (
 	"context"
 	"database/sql"
 	"errors"
+	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
 )
 
@@ -20,86 +20,52 @@ type MemoryReview struct {
 	Proposals []MemoryReviewProposal
 }
 
-// MemoryReviewProposal is one row of memory_review_proposals.
+// MemoryReviewProposal is one proposal of a review.
 type MemoryReviewProposal struct {
-	N      int
-	Action string // merge, delete or replace
-	IDs    []string
-	Text   string
-	Reason string
-	Bound  string
-	Status string // pending, approved, dismissed or stale
+	N      int      `json:"n"`
+	Action string   `json:"action"` // merge, delete or replace
+	IDs    []string `json:"ids"`
+	Text   string   `json:"text"`
+	Reason string   `json:"reason"`
+	Bound  string   `json:"bound"`
+	Status string   `json:"status"` // pending, approved, dismissed or stale
 }
 
-// PutMemoryReview stores a new review with its proposals and closes
-// owner's reviews that were open before it.
+// PutMemoryReview stores review r, new or changed; a new open review
+// closes owner's reviews open before it.
 func (tx *Tx) PutMemoryReview(r MemoryReview) error {
-	if _, err := tx.exec(`UPDATE memory_reviews SET status = 'closed' WHERE owner = ? AND status = 'open'`, r.Owner); err != nil {
-		return fmt.Errorf("save memory review: %w", err)
+	props, err := json.Marshal(r.Proposals)
+	if err == nil && r.Status == "open" {
+		_, err = tx.exec(`UPDATE memory_reviews SET status = 'closed' WHERE owner = ? AND status = 'open' AND id != ?`, r.Owner, r.ID)
 	}
-	if _, err := tx.exec(`INSERT INTO memory_reviews (id, owner, created_at, status, dropped) VALUES (?, ?, ?, ?, ?)`,
-		r.ID, r.Owner, r.CreatedAt.UnixNano(), r.Status, r.Dropped); err != nil {
-		return fmt.Errorf("save memory review: %w", err)
+	if err == nil {
+		_, err = tx.exec(`INSERT INTO memory_reviews (id, owner, created_at, status, dropped, proposals) VALUES (?, ?, ?, ?, ?, ?)
+			ON CONFLICT (id) DO UPDATE SET status = excluded.status, proposals = excluded.proposals`,
+			r.ID, r.Owner, r.CreatedAt.UnixNano(), r.Status, r.Dropped, string(props))
 	}
-	for _, p := range r.Proposals {
-		if _, err := tx.exec(`INSERT INTO memory_review_proposals (review_id, n, action, ids, text, reason, bound, status)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, r.ID, p.N, p.Action, strings.Join(p.IDs, " "), p.Text, p.Reason, p.Bound, p.Status); err != nil {
-			return fmt.Errorf("save memory review: %w", err)
-		}
+	if err != nil {
+		return fmt.Errorf("save memory review: %w", err)
 	}
 	return nil
-}
-
-// SetMemoryReviewProposal sets proposal n of review id from pending to
-// status, and closes the review when none is pending any more. ok is
-// false when the proposal was not pending.
-func (tx *Tx) SetMemoryReviewProposal(id string, n int, status string) (ok bool, err error) {
-	res, err := tx.exec(`UPDATE memory_review_proposals SET status = ? WHERE review_id = ? AND n = ? AND status = 'pending'`, status, id, n)
-	if err != nil {
-		return false, fmt.Errorf("answer memory review: %w", err)
-	}
-	if k, _ := res.RowsAffected(); k == 0 {
-		return false, nil
-	}
-	_, err = tx.exec(`UPDATE memory_reviews SET status = 'closed' WHERE id = ? AND NOT EXISTS
-		(SELECT 1 FROM memory_review_proposals WHERE review_id = ? AND status = 'pending')`, id, id)
-	if err != nil {
-		return false, fmt.Errorf("answer memory review: %w", err)
-	}
-	return true, nil
 }
 
 // OpenMemoryReview returns owner's open review, or ErrNotFound.
 func (s *Store) OpenMemoryReview(ctx context.Context, owner string) (MemoryReview, error) {
 	var r MemoryReview
 	var created int64
-	err := s.readRow(ctx, `SELECT id, owner, created_at, status, dropped FROM memory_reviews
-		WHERE owner = ? AND status = 'open' ORDER BY created_at DESC LIMIT 1`, owner).Scan(&r.ID, &r.Owner, &created, &r.Status, &r.Dropped)
+	var props string
+	err := s.readRow(ctx, `SELECT id, owner, created_at, status, dropped, proposals FROM memory_reviews
+		WHERE owner = ? AND status = 'open' ORDER BY created_at DESC LIMIT 1`, owner).Scan(&r.ID, &r.Owner, &created, &r.Status, &r.Dropped, &props)
 	if errors.Is(err, sql.ErrNoRows) {
 		return r, ErrNotFound
+	}
+	if err == nil {
+		err = json.Unmarshal([]byte(props), &r.Proposals)
 	}
 	if err != nil {
 		return r, fmt.Errorf("memory review: %w", err)
 	}
 	r.CreatedAt = time.Unix(0, created).UTC()
-	rows, err := s.readRows(ctx, `SELECT n, action, ids, text, reason, bound, status FROM memory_review_proposals
-		WHERE review_id = ? ORDER BY n`, r.ID)
-	if err != nil {
-		return r, fmt.Errorf("memory review: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var p MemoryReviewProposal
-		var ids string
-		if err := rows.Scan(&p.N, &p.Action, &ids, &p.Text, &p.Reason, &p.Bound, &p.Status); err != nil {
-			return r, fmt.Errorf("memory review: %w", err)
-		}
-		p.IDs = strings.Fields(ids)
-		r.Proposals = append(r.Proposals, p)
-	}
-	if err := rows.Err(); err != nil {
-		return r, fmt.Errorf("memory review: %w", err)
-	}
 	return r, nil
 }
 
