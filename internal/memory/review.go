@@ -220,40 +220,25 @@ func (m *Memory) checkChange(byID map[string]Unit, c Change, taken map[string]bo
 }
 
 // Duplicates proposes a merge for every group of units with the same
-// normalized text (Normalize), keeping the oldest unit's text; it needs no
-// model.
+// normalized text (Normalize), keeping the text of the group's first unit
+// in the file; it needs no model.
 func Duplicates(units []Unit) []Change {
-	groups := map[string][]Unit{}
-	var order []string
+	var out []Change
+	at := map[string]int{} // normalized text → its change in out (-1: none yet)
+	first := map[string]Unit{}
 	for _, u := range units {
 		n := Normalize(u.Text)
-		if n == "" {
-			continue
+		f, seen := first[n]
+		switch {
+		case n == "":
+		case !seen:
+			first[n], at[n] = u, -1
+		case at[n] < 0:
+			at[n] = len(out)
+			out = append(out, Change{Action: Merge, IDs: []string{f.ID, u.ID}, Text: f.Text, Reason: "the same note written more than once"})
+		default:
+			out[at[n]].IDs = append(out[at[n]].IDs, u.ID)
 		}
-		if groups[n] == nil {
-			order = append(order, n)
-		}
-		groups[n] = append(groups[n], u)
-	}
-	var out []Change
-	for _, n := range order {
-		g := groups[n]
-		if len(g) < 2 {
-			continue
-		}
-		oldest := 0 // its text is kept; the ids in file order after it
-		for i, u := range g {
-			if u.Created.Before(g[oldest].Created) {
-				oldest = i
-			}
-		}
-		ids := []string{g[oldest].ID}
-		for i, u := range g {
-			if i != oldest {
-				ids = append(ids, u.ID)
-			}
-		}
-		out = append(out, Change{Action: Merge, IDs: ids, Text: g[oldest].Text, Reason: "the same note written more than once"})
 	}
 	return out
 }
