@@ -68,23 +68,15 @@ func (c *cli) showMemoryReview(ctx context.Context, r *app.Runtime) error {
 	return c.printMemoryReview(ctx, r, rev)
 }
 
-// printMemoryReview prints rev's proposals, one a line, through termtext:
-// their texts are the model's and the memory's.
+// printMemoryReview prints rev as its card reads, through termtext: its
+// texts are the model's and the memory's.
 func (c *cli) printMemoryReview(ctx context.Context, r *app.Runtime, rev store.MemoryReview) error {
 	units, _, err := r.Owner.MemoryList(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(c.stdout, termtext.Line(memreview.Heading(c.say, rev)))
-	for _, p := range rev.Proposals {
-		fmt.Fprintf(c.stdout, "  %d. %s\n", p.N, termtext.Line(memreview.Line(c.say, p, units)))
-	}
-	if rev.Dropped > 0 {
-		fmt.Fprintln(c.stdout, "  "+memreview.Dropped(c.say, rev.Dropped))
-	}
-	if rev.Status == "open" {
-		fmt.Fprintln(c.stdout, memreview.Hint(c.say))
-	}
+	text, _ := memreview.Card(c.say, rev, units)
+	fmt.Fprint(c.stdout, termtext.Visible(text))
 	return nil
 }
 

@@ -76,7 +76,9 @@ func Card(pr lang.Printer, r store.MemoryReview, units []memory.Unit) (string, [
 	if r.Dropped > 0 {
 		b.WriteString("\n" + Dropped(pr, r.Dropped) + "\n")
 	}
-	b.WriteString("\n" + pr.T("Also on the computer: homard memory review") + "\n")
+	if r.Status == "open" {
+		b.WriteString("\n" + pr.T("On the computer: homard memory review approve N|all, or dismiss [N].") + "\n")
+	}
 	var buttons []chat.Button
 	for _, p := range r.Proposals {
 		if p.Status == Pending && len(buttons) < cardButtons {
@@ -90,19 +92,9 @@ func Card(pr lang.Printer, r store.MemoryReview, units []memory.Unit) (string, [
 	return b.String(), buttons
 }
 
-// Heading is r's first line in `homard memory review`.
-func Heading(pr lang.Printer, r store.MemoryReview) string {
-	return pr.Sprintf("Memory review %s (%s): %d proposals", r.ID, pr.DateTime(r.CreatedAt), len(r.Proposals))
-}
-
 // Dropped says how many of the model's proposals failed the checks.
 func Dropped(pr lang.Printer, n int) string {
 	return pr.Sprintf("%d proposals of the model failed the checks and were dropped.", n)
-}
-
-// Hint says how to answer an open review on the computer.
-func Hint(pr lang.Printer) string {
-	return pr.T("Approve: homard memory review approve N|all. Drop: homard memory review dismiss [N].")
 }
 
 // Nothing says that a review found nothing to change.
