@@ -214,15 +214,20 @@ holding a secret is never proposed, stored or shown.
   homard memory review accept ID --replace UNIT_ID
                                             remember it and forget UNIT_ID
                                             (the old preference) in one write
-  homard memory review dismiss ID           drop it; it is not proposed again`,
+  homard memory review dismiss ID           drop it; it is not proposed again` + memoryReviewLong,
 	}
-	cmd.AddCommand(c.memoryAcceptCmd(), c.memoryDismissCmd())
+	var now bool
+	cmd.Flags().BoolVar(&now, "now", false, "review memory now for duplicates, contradictions and stale notes")
+	cmd.AddCommand(c.memoryAcceptCmd(), c.memoryDismissCmd(), c.memoryApproveCmd())
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
+		if now {
+			return c.memoryReviewNow(ctx, r)
+		}
 		list, err := r.Owner.MemoryReview(ctx)
 		if err != nil {
 			return err
 		}
-		return listing[app.MemoryCandidate]{
+		err = listing[app.MemoryCandidate]{
 			empty:  "no candidates",
 			header: "ID\tSTATUS\tKIND\tSEEN\tLAST SEEN\tSOURCE\tTEXT",
 			row: func(w io.Writer, k app.MemoryCandidate) {
@@ -234,6 +239,10 @@ holding a secret is never proposed, stored or shown.
 					k.LastSeen.Format(time.DateOnly), termtext.Line(k.Source), shorten(k.Text, 80))
 			},
 		}.print(c, list, false)
+		if err != nil {
+			return err
+		}
+		return c.showMemoryReview(ctx, r)
 	})
 }
 
@@ -260,10 +269,24 @@ func (c *cli) memoryAcceptCmd() *cobra.Command {
 }
 
 func (c *cli) memoryDismissCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "dismiss ID", Short: "Drop a proposed note; it is not proposed again"}
-	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
-		k, err := r.Owner.MemoryDismiss(ctx, id)
-		return "dismissed " + termtext.Line(k.ID), reviewErr(err)
+	cmd := &cobra.Command{Use: "dismiss [ID|N]", Short: "Drop a proposed note (it is not proposed again), or the memory review's proposals"}
+	return c.runtimeCmd(cmd, cobra.MaximumNArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
+		if len(args) == 0 || !strings.HasPrefix(args[0], "c_") {
+			n := 0
+			if len(args) == 1 {
+				var err error
+				if n, err = proposalArg(c.say, args[0]); err != nil {
+					return err
+				}
+			}
+			return c.answerMemoryReview(ctx, r, n, true)
+		}
+		k, err := r.Owner.MemoryDismiss(ctx, args[0])
+		if err != nil {
+			return reviewErr(err)
+		}
+		fmt.Fprintf(c.stdout, "dismissed %s\n", termtext.Line(k.ID))
+		return nil
 	})
 }
 

@@ -31,6 +31,7 @@ import (
 	"github.com/homard/homard/internal/integrity"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/memory"
+	"github.com/homard/homard/internal/memreview"
 	"github.com/homard/homard/internal/monitor"
 	"github.com/homard/homard/internal/owner"
 	"github.com/homard/homard/internal/policy"
@@ -97,6 +98,7 @@ type Runtime struct {
 	// captures is memory capture (internal/capture); nil until open
 	// made it.
 	captures *capture.Service
+	reviews  *memreview.Service // the weekly memory review (internal/memreview)
 	// log is serve's logger for background work (nil: slog.Default).
 	log atomic.Pointer[slog.Logger]
 	// egress is the web tools' client; extensions' proxies use it too.
@@ -259,15 +261,15 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	})
 	// Capture runs after the reply, so it outlives the request that
 	// started it (capture.New keeps ctx's values, not its end).
+	// The weekly memory review uses capture's model role.
+	capModel := func() (llm.Model, string, error) { m, c, err := r.roleModel(config.RoleCapture); return m, c.Name, err }
+	now := func() time.Time { return r.now() } // tests move r.now
 	r.captures = capture.New(ctx, capture.Deps{
-		Store: st, Memory: r.Memory, Owner: cfg.Owner, Redact: r.redactor.Redact, Log: r.logger,
-		Now:      func() time.Time { return r.now() }, // tests move r.now
+		Store: st, Memory: r.Memory, Owner: cfg.Owner, Redact: r.redactor.Redact, Log: r.logger, Now: now, Model: capModel,
 		Settings: func() config.Memory { return r.Config.Memory },
-		Model: func() (llm.Model, string, error) {
-			m, c, err := r.roleModel(config.RoleCapture)
-			return m, c.Name, err
-		},
 	})
+	r.reviews = memreview.New(memreview.Deps{Store: st, Memory: r.Memory, Owner: cfg.Owner, Config: func() *config.Config { return r.Config },
+		Model: capModel, Cards: func() memreview.Cards { return r.Chats }, Now: now, Log: r.logger})
 	// Reconcile hand edits made while homard was not running. A failure
 	// is not fatal here: recall reconciles again and doctor reports it.
 	if !o.inspect {
@@ -351,7 +353,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		return fmt.Errorf("%s: %w", r.Paths.ConfigFile, err)
 	}
 	r.Owner = owner.New(owner.Deps{
-		Owner: cfg.Owner, Store: st, Approvals: r.Approvals, Memory: r.Memory, Vault: r.Vault, Gate: gate,
+		Owner: cfg.Owner, Store: st, Approvals: r.Approvals, Memory: r.Memory, Reviews: r.reviews, Vault: r.Vault, Gate: gate,
 		Now: r.now, Redact: r.redactor.Redact, LockSession: r.lockSessionOf, ChannelOfSecret: r.channelOfSecret,
 		TOTP:     &totp.Service{Store: st, Key: r.Vault.DerivedKey, Issuer: "homard", Now: r.now},
 		CodeFrom: codeFrom, CodeFromReach: codeFromReach,

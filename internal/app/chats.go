@@ -22,7 +22,7 @@ func (r *Runtime) newChats() *chats.Service {
 		Store: r.Store, Config: r.Config, ConfigFile: r.Paths.ConfigFile,
 		Turns: r.Channel(), Approvals: chatApprovals{r}, Redactor: r.redactor, Tokens: r.Vault,
 		Splitter: chatSplitter{r}, Untrusted: agent.WrapUntrusted, BadRequest: ErrBadRequest, Now: r.now,
-		Reminders: func() chats.Reminders { return r.Tasks },
+		Reminders: func() chats.Reminders { return r.Tasks }, Reviews: func() chats.MemoryReviews { return r.reviews },
 	})
 }
 

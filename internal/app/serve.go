@@ -221,6 +221,7 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 	captureTick := time.NewTicker(capture.CheckEvery)
 	defer captureTick.Stop()
 	go r.captures.Loop(pruneCtx, captureTick.C)
+	go r.reviews.Loop(pruneCtx) // the weekly memory review; ends with serve
 	defer func() {
 		if err := r.FlushCapture(context.WithoutCancel(ctx)); err != nil {
 			log.Warn("capturing the turns still waiting failed", "err", err)

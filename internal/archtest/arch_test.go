@@ -17,7 +17,10 @@ const module = "github.com/homard/homard"
 var allowed = map[string][]string{
 	// audit: `homard audit verify --file` checks an export with no home
 	// and no runtime.
-	"cmd/homard": {"internal/app", "internal/audit", "internal/channel", "internal/config", "internal/eval", "internal/service", "internal/setup", "internal/split", "internal/store", "internal/termtext", "internal/lang"},
+	// memreview: `homard memory review` prints a proposal as the card does
+	// (memreview.Line) and tells its errors apart.
+	"cmd/homard": {"internal/app", "internal/audit", "internal/channel", "internal/config", "internal/eval", "internal/service", "internal/setup", "internal/split", "internal/store", "internal/termtext", "internal/lang",
+		"internal/memreview"},
 	// homard eval (issue 25): scenarios run through the composed runtime
 	// in a throw-away home, as a command drives it (app, the one other
 	// importer of app besides cmd/homard); config to edit the copy's
@@ -37,6 +40,12 @@ var allowed = map[string][]string{
 	// Memory capture: batches of the owner's turns, one model call without
 	// tools, offers to memory's candidate buffer; recall before a turn.
 	"internal/capture": {"internal/store", "internal/memory", "internal/config", "internal/llm", "internal/agent", "internal/channel"},
+	// The weekly memory review: a tool-less model call over the owner's
+	// units, its checked proposals stored and queued as one card (the
+	// card's buttons are channel/chat's plain type; its text goes through
+	// lang); schedule for the weekly slot.
+	"internal/memreview": {"internal/store", "internal/memory", "internal/config", "internal/llm", "internal/schedule",
+		"internal/lang", "internal/channel/chat"},
 	// The owner's second factor: authenticators kept in the store.
 	"internal/totp": {"internal/store"},
 	// Monitors over a session's trajectory: pure (times passed in); policy

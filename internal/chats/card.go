@@ -193,6 +193,10 @@ func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 		c.reminderPress(ctx, a, row, in, refuse, ack)
 		return
 	}
+	if isReviewButton(p.Data) {
+		c.reviewPress(ctx, a, row, in, refuse, ack)
+		return
+	}
 	if !parsed {
 		refuse("the button data is not a homard card's")
 		return

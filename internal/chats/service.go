@@ -82,6 +82,9 @@ type Deps struct {
 	// Reminders returns the service a reminder's buttons use (built after
 	// the chats); nil refuses their presses.
 	Reminders func() Reminders
+	// Reviews returns the weekly memory review its card's buttons answer
+	// (built after the chats); nil refuses their presses.
+	Reviews func() MemoryReviews
 }
 
 // Service is the chat channels of one homard: it builds their adapters

@@ -191,6 +191,15 @@ type Memory struct {
 	// before `homard serve` captures them anyway (at least "1m"). Missing
 	// means "10m".
 	CaptureIdle Duration `toml:"capture_idle"`
+	// Review is "on" (once a week `homard serve` asks the model, without
+	// tools, for duplicates, contradictions and stale notes in memory and
+	// shows its proposals as one review card; nothing changes until the
+	// owner approves) or "off" (no review call). Missing means "on".
+	Review string `toml:"review"`
+	// ReviewDay is the weekday of the review, at 09:00 in automation.tz
+	// (the system's zone when that is empty): "monday" to "sunday".
+	// Missing means "sunday".
+	ReviewDay string `toml:"review_day"`
 }
 
 // Memory capture defaults.
@@ -199,6 +208,10 @@ const (
 	DefaultCaptureIdle  = 10 * time.Minute
 	maxCaptureEvery     = 50
 )
+
+// Weekdays are memory.review_day's values, Sunday first (time.Weekday's
+// order).
+var Weekdays = []string{"sunday", "monday", "tuesday", "wednesday", "thursday", "friday", "saturday"}
 
 // Sandbox selects the process confinement backend.
 type Sandbox struct {
@@ -560,6 +573,8 @@ func applyDefaults(c *Config) {
 	orDefault(&c.Memory.Capture, "on")
 	orDefault(&c.Memory.CaptureEvery, DefaultCaptureEvery)
 	orDefault(&c.Memory.CaptureIdle, Duration(DefaultCaptureIdle))
+	orDefault(&c.Memory.Review, "on")
+	orDefault(&c.Memory.ReviewDay, "sunday")
 	orDefault(&c.Artifacts.Keep, Duration(720*time.Hour))
 	orDefault(&c.Commands.Timeout, Duration(60*time.Second))
 	orDefault(&c.Commands.MaxOutputBytes, 64<<10)

@@ -71,7 +71,7 @@ var (
 	defaultSandbox  = Sandbox{Backend: "auto"}
 	defaultCommands = Commands{Allow: []string{}, Unknown: "sandbox", HostTools: []string{}, Env: []string{}, Timeout: Duration(60 * time.Second), MaxOutputBytes: 64 << 10, Path: []string{}, WarmCache: ptrTo(true)}
 	defaultModels   = Models{Roles: Roles{Main: "main", Planner: "main", Worker: "main", Capture: "main", Summary: "main"}, Named: map[string]Model{}}
-	defaultMemory   = Memory{Capture: "on", CaptureEvery: 4, CaptureIdle: Duration(10 * time.Minute)}
+	defaultMemory   = Memory{Capture: "on", CaptureEvery: 4, CaptureIdle: Duration(10 * time.Minute), Review: "on", ReviewDay: "sunday"}
 	defaultAgent    = Agent{MaxCalls: 24, MaxUnits: 48, ReserveUnits: 8, GuestMaxTokens: 20000, GuestMaxCalls: 4, ExtensionToolBudget: 1500}
 	defaultEgress   = Egress{Allow: []string{}, SearchURL: "https://www.bing.com/search?format=rss&q={query}"}
 	defaultFiles    = Files{Sensitive: []string{}, AllowSensitive: []string{}}
@@ -275,6 +275,10 @@ func TestLoadBadValues(t *testing.T) {
 			[]string{`memory.capture_every = -1: want a number of turns from 1 to 50`}, ""},
 		{"memory capture_idle too short", `capture = "on"`, "capture = \"on\"\ncapture_idle = \"30s\"",
 			[]string{`memory.capture_idle = "30s": want a duration of at least "1m"`}, ""},
+		{"memory review neither on nor off", `capture = "on"`, "capture = \"on\"\nreview = \"weekly\"",
+			[]string{`memory.review = "weekly": want on or off`}, ""},
+		{"memory review_day unknown", `capture = "on"`, "capture = \"on\"\nreview_day = \"sun\"",
+			[]string{`memory.review_day = "sun": want one of sunday, monday`}, ""},
 		{"sandbox backend", `owner = "owner"`, "owner = \"owner\"\n[sandbox]\nbackend = \"docker\"",
 			[]string{`sandbox.backend = "docker": want one of auto, bwrap, landlock, host`}, ""},
 		{"commands allow shell syntax", `owner = "owner"`, "owner = \"owner\"\n[commands]\nallow = [\"sh -c\"]",

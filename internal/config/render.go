@@ -210,6 +210,13 @@ capture_every = %d
 # A session quiet this long has its waiting turns captured by homard serve
 # (at least "1m"); homard run captures at its end, serve when it stops.
 capture_idle = %s
+# "on": once a week homard serve asks the model (without tools) for
+# duplicate, contradicting and stale notes in memory and shows what it
+# proposes as one review card; nothing changes until you approve
+# (homard memory review). "off": no review call.
+review = %s
+# The review's weekday, at 09:00 in automation.tz: "monday" to "sunday".
+review_day = %s
 
 [artifacts]
 # A tool result longer than the model should read at once is kept whole as
@@ -259,6 +266,7 @@ extension_tool_budget = %d
 		quote(c.Sandbox.Backend),
 		quoteList(c.Commands.Allow), quote(c.Commands.Unknown), quoteList(c.Commands.HostTools), quoteList(c.Commands.Env), quote(c.Commands.Timeout.String()), c.Commands.MaxOutputBytes, quoteList(c.Commands.Path), c.Commands.Warm(), renderRecipes(c.Commands.Recipes),
 		quoteList(c.Egress.Allow), quote(c.Egress.SearchURL), quote(c.Memory.Capture), c.Memory.CaptureEvery, quote(c.Memory.CaptureIdle.String()),
+		quote(c.Memory.Review), quote(c.Memory.ReviewDay),
 		quote(c.Artifacts.Keep.String()),
 		quote(c.Gateway.Addr), quote(c.Gateway.ApprovalWait.String()), quote(c.Gateway.PingInterval.String()),
 		c.Agent.MaxCalls, c.Agent.MaxUnits, c.Agent.ReserveUnits,

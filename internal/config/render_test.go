@@ -76,7 +76,7 @@ func TestRenderCustomRoundTrips(t *testing.T) {
 		Commands: Commands{Allow: []string{"python3", "/usr/local/bin/my-tool"}, Unknown: "ask", HostTools: []string{"tools/run-on-open.sh", ".zed/"}, Env: []string{"GOPATH"},
 			Timeout: Duration(5 * time.Minute), MaxOutputBytes: 1000, Path: []string{bin}, WarmCache: ptrTo(false)},
 		Egress:    Egress{Allow: []string{"http://127.0.0.1:3900"}, SearchURL: "https://search.example/rss?q={query}"},
-		Memory:    Memory{Capture: "off", CaptureEvery: 7, CaptureIdle: Duration(3 * time.Minute)},
+		Memory:    Memory{Capture: "off", CaptureEvery: 7, CaptureIdle: Duration(3 * time.Minute), Review: "off", ReviewDay: "friday"},
 		Artifacts: Artifacts{Keep: Duration(36 * time.Hour)},
 		Gateway:   Gateway{Addr: "[::1]:9000", ApprovalWait: Duration(90 * time.Second), PingInterval: Duration(500 * time.Millisecond)},
 		Agent:     Agent{MaxCalls: 3, MaxUnits: 5, ReserveUnits: 0, MaxTokens: 7000, GuestMaxTokens: 900, GuestMaxCalls: 2},

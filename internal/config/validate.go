@@ -79,6 +79,12 @@ func validateRunLimits(c *Config, ps *problems) {
 	if c.Memory.CaptureEvery < 1 || c.Memory.CaptureEvery > maxCaptureEvery {
 		ps.add("memory.capture_every = %d: want a number of turns from 1 to %d (4 is the default)", c.Memory.CaptureEvery, maxCaptureEvery)
 	}
+	if c.Memory.Review != "on" && c.Memory.Review != "off" {
+		ps.add("memory.review = %q: want on or off", c.Memory.Review)
+	}
+	if !slices.Contains(Weekdays, c.Memory.ReviewDay) {
+		ps.add("memory.review_day = %q: want one of %s", c.Memory.ReviewDay, strings.Join(Weekdays, ", "))
+	}
 	if c.Memory.CaptureIdle.Std() < time.Minute {
 		ps.add("memory.capture_idle = %q: want a duration of at least \"1m\", such as \"10m\"", c.Memory.CaptureIdle)
 	}

@@ -71,6 +71,9 @@ func (p Problem) String() string {
 // document is a parsed memory.md: its units and its unreadable sections in
 // file order.
 type document struct {
+	// head is what the file holds before its first unit, as written; ""
+	// (a new or headless file) is written as homard's own header.
+	head     string
 	sections []section
 }
 
@@ -130,7 +133,7 @@ var metaKeys = []string{"kind", "created", "updated", "source", "expires"}
 // created line (the file's modification time).
 func parse(data string, fallback time.Time) *document {
 	d := &document{}
-	var cur []string
+	var cur, head []string
 	curLine := 0
 	seen := map[string]bool{}
 	flush := func() {
@@ -153,11 +156,16 @@ func parse(data string, fallback time.Time) *document {
 		}
 		if cur != nil {
 			cur = append(cur, l)
+		} else {
+			head = append(head, l)
 		}
-		// Lines before the first unit are the file's header; homard
-		// writes its own header back.
+		// Lines before the first unit are the file's header, written
+		// back as they were (an edit changes only the units it names).
 	}
 	flush()
+	if h := strings.Join(head, "\n"); strings.TrimSpace(h) != "" {
+		d.head = strings.TrimRight(h, "\n") + "\n"
+	}
 	return d
 }
 
@@ -278,7 +286,11 @@ homard gives it an id on its next write. Deleting a section forgets it. -->
 // (hand-added ones with their id); problem sections exactly as they were.
 func (d *document) format() []byte {
 	var b strings.Builder
-	b.WriteString(header)
+	if d.head != "" {
+		b.WriteString(d.head)
+	} else {
+		b.WriteString(header)
+	}
 	for _, s := range d.sections {
 		b.WriteString("\n")
 		if s.problem != nil {

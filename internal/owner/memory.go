@@ -1,8 +1,12 @@
 package owner
 
 import (
+	"errors"
+	"strconv"
+
 	"context"
 	"fmt"
+	"github.com/homard/homard/internal/store"
 	"time"
 
 	"github.com/homard/homard/internal/memory"
@@ -71,4 +75,56 @@ func (o *Actions) MemoryAccept(ctx context.Context, id, replace string) (memory.
 // MemoryDismiss drops a waiting note.
 func (o *Actions) MemoryDismiss(ctx context.Context, id string) (memory.Candidate, error) {
 	return o.d.Memory.Dismiss(ctx, o.d.Owner, id)
+}
+
+// Reviews is the weekly memory review as the owner answers it
+// (memreview.Service).
+type Reviews interface {
+	// Run makes a review now and returns it (a review with no proposal is
+	// not kept).
+	Run(ctx context.Context) (store.MemoryReview, error)
+	// Open is the open review (store.ErrNotFound: none waits).
+	Open(ctx context.Context) (store.MemoryReview, error)
+	// Answer approves or dismisses proposal n of review id (0: every
+	// pending one; id "": the open review).
+	Answer(ctx context.Context, id string, n int, dismiss bool) (store.MemoryReview, error)
+}
+
+// errNoReviews: the review is not wired in this process.
+var errNoReviews = errors.New("the weekly memory review is not available here")
+
+// MemoryReviewRun makes a memory review now: its proposals wait for the
+// owner; nothing in memory changes.
+func (o *Actions) MemoryReviewRun(ctx context.Context) (store.MemoryReview, error) {
+	if o.d.Reviews == nil {
+		return store.MemoryReview{}, errNoReviews
+	}
+	return o.d.Reviews.Run(ctx)
+}
+
+// MemoryReviewOpen is the memory review waiting for the owner
+// (store.ErrNotFound when none does).
+func (o *Actions) MemoryReviewOpen(ctx context.Context) (store.MemoryReview, error) {
+	if o.d.Reviews == nil {
+		return store.MemoryReview{}, errNoReviews
+	}
+	return o.d.Reviews.Open(ctx)
+}
+
+// MemoryReviewAnswer approves (or dismisses) proposal n of the open
+// memory review, every pending one when n is 0; an approval edits only
+// the units the proposal names. It is audited as the owner's.
+func (o *Actions) MemoryReviewAnswer(ctx context.Context, n int, dismiss bool) (store.MemoryReview, error) {
+	if o.d.Reviews == nil {
+		return store.MemoryReview{}, errNoReviews
+	}
+	r, err := o.d.Reviews.Answer(ctx, "", n, dismiss)
+	if err != nil {
+		return r, err
+	}
+	what, summary := "memory.review-approve", "the owner approved memory review proposals" // lang:en
+	if dismiss {
+		what, summary = "memory.review-dismiss", "the owner dismissed memory review proposals" // lang:en
+	}
+	return r, o.Audit(ctx, what, "owner.memory", summary, map[string]string{"review": r.ID, "proposal": strconv.Itoa(n)}, nil)
 }

@@ -30,7 +30,9 @@ type Deps struct {
 	Store     *store.Store
 	Approvals *approval.Service
 	Memory    *memory.Memory
-	Vault     *secrets.Vault
+	// Reviews is the weekly memory review (memreview.Service); nil: none.
+	Reviews Reviews
+	Vault   *secrets.Vault
 	// Gate rolls checkpoints back (the one gate for every write).
 	Gate *changeset.Gate
 	// Now is the clock. Nil means time.Now.
