@@ -273,7 +273,7 @@ func (c *Runner) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 		text = string(r[:guestMaxChars]) + "\n(cut: a guest's message is limited)" // lang:en: for the model
 	}
 	p := c.replyPrinter(ctx, row.Platform, in)
-	req := channel.TurnRequest{Session: session, Text: text, As: trust}
+	req := channel.TurnRequest{Session: session, Text: text, As: trust, Lang: p.Tag().String()}
 	var set store.ChatSettings
 	if trust == trustOwner || trust == trustSplit {
 		req.Ask = c.ask(row.Platform, in.Chat.ID)
