@@ -15,32 +15,33 @@ import (
 // routes builds the handler chain: logging, the guard, then the mux.
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /login", s.login)
-	mux.HandleFunc("POST /logout", s.logout)
-	mux.HandleFunc("GET /api/info", s.info)
-	mux.HandleFunc("GET /api/sessions", s.sessions)
-	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
-	mux.HandleFunc("POST /api/sessions/{id}/cancel", s.cancelSession)
+	mux.HandleFunc("GET /login", s.login)                             // lang:en
+	mux.HandleFunc("POST /logout", s.logout)                          // lang:en
+	mux.HandleFunc("GET /api/info", s.info)                           // lang:en
+	mux.HandleFunc("GET /api/lang", s.lang)                           // lang:en
+	mux.HandleFunc("GET /api/sessions", s.sessions)                   // lang:en
+	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)     // lang:en
+	mux.HandleFunc("POST /api/sessions/{id}/cancel", s.cancelSession) // lang:en
 	mux.HandleFunc("DELETE /api/sessions/{id}", s.deleteSession)
-	mux.HandleFunc("POST /api/login", s.loginLink)
-	mux.HandleFunc("GET /api/sessions/{id}/stream", s.follow)
-	mux.HandleFunc("POST /api/chat", s.chat)
-	mux.HandleFunc("GET /api/approvals", s.approvals)
-	mux.HandleFunc("GET /api/approvals/{id}", s.approval)
-	mux.HandleFunc("POST /api/approvals/{id}", s.answer)
-	mux.HandleFunc("GET /api/grants", s.grants)
-	mux.HandleFunc("POST /api/grants/{id}/revoke", s.revokeGrant)
-	mux.HandleFunc("GET /api/audit", s.audit)
-	mux.HandleFunc("GET /api/events", s.events)
-	mux.HandleFunc("GET /api/memory", s.memory)
-	mux.HandleFunc("GET /api/memory/review", s.memoryReview)
-	mux.HandleFunc("POST /api/memory/review/{id}", s.memoryReviewAnswer)
+	mux.HandleFunc("POST /api/login", s.loginLink)                       // lang:en
+	mux.HandleFunc("GET /api/sessions/{id}/stream", s.follow)            // lang:en
+	mux.HandleFunc("POST /api/chat", s.chat)                             // lang:en
+	mux.HandleFunc("GET /api/approvals", s.approvals)                    // lang:en
+	mux.HandleFunc("GET /api/approvals/{id}", s.approval)                // lang:en
+	mux.HandleFunc("POST /api/approvals/{id}", s.answer)                 // lang:en
+	mux.HandleFunc("GET /api/grants", s.grants)                          // lang:en
+	mux.HandleFunc("POST /api/grants/{id}/revoke", s.revokeGrant)        // lang:en
+	mux.HandleFunc("GET /api/audit", s.audit)                            // lang:en
+	mux.HandleFunc("GET /api/events", s.events)                          // lang:en
+	mux.HandleFunc("GET /api/memory", s.memory)                          // lang:en
+	mux.HandleFunc("GET /api/memory/review", s.memoryReview)             // lang:en
+	mux.HandleFunc("POST /api/memory/review/{id}", s.memoryReviewAnswer) // lang:en
 	mux.HandleFunc("DELETE /api/memory/{id}", s.forget)
 	s.taskRoutes(mux)
-	mux.HandleFunc("GET /api/artifacts/{id}", s.artifact)
+	mux.HandleFunc("GET /api/artifacts/{id}", s.artifact) // lang:en
 	s.browserRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such API endpoint")
+		writeError(w, http.StatusNotFound, "no such API endpoint") // lang:en
 	})
 	for p, h := range s.o.Callbacks {
 		mux.Handle("POST "+p, http.MaxBytesHandler(h, maxBody))
@@ -48,10 +49,10 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/callbacks/", func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := s.o.Callbacks[r.URL.Path]; ok {
 			w.Header().Set("Allow", http.MethodPost)
-			writeError(w, http.StatusMethodNotAllowed, "POST only")
+			writeError(w, http.StatusMethodNotAllowed, "POST only") // lang:en
 			return
 		}
-		writeError(w, http.StatusNotFound, "no such callback")
+		writeError(w, http.StatusNotFound, "no such callback") // lang:en
 	})
 	mux.Handle("/", s.static())
 	return s.logged(s.guard(mux))
@@ -80,18 +81,18 @@ func readJSONMax(w http.ResponseWriter, r *http.Request, v any, limit int64) boo
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error()) // lang:en
 		return false
 	}
 	if dec.Decode(&struct{}{}) != io.EOF {
-		writeError(w, http.StatusBadRequest, "invalid JSON body: more than one value")
+		writeError(w, http.StatusBadRequest, "invalid JSON body: more than one value") // lang:en
 		return false
 	}
 	return true
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Type", "application/json; charset=utf-8") // lang:en
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
 }
@@ -190,7 +191,7 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 	t, ok := s.turns[id]
 	s.mu.Unlock()
 	if !ok {
-		writeError(w, http.StatusNotFound, "session "+id+" has no running turn")
+		writeError(w, http.StatusNotFound, "session "+id+" has no running turn") // lang:en
 		return
 	}
 	s.watch(w, r, t)
@@ -199,7 +200,7 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !s.cancelTurn(id) {
-		writeError(w, http.StatusNotFound, "session "+id+" has no running turn")
+		writeError(w, http.StatusNotFound, "session "+id+" has no running turn") // lang:en
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"session": id})
@@ -253,7 +254,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	c := req.Choice
 	if !c.Approves() && c != channel.Deny {
-		writeError(w, http.StatusBadRequest, "choice: want once, session, always or deny")
+		writeError(w, http.StatusBadRequest, "choice: want once, session, always or deny") // lang:en
 		return
 	}
 	a, err := s.admin.Answer(r.Context(), r.PathValue("id"), c, req.Code)
@@ -271,7 +272,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 	var err error
 	if v := q.Get("after"); v != "" {
 		if aq.After, err = strconv.ParseInt(v, 10, 64); err != nil || aq.After < 0 {
-			writeError(w, http.StatusBadRequest, "after: want a sequence number")
+			writeError(w, http.StatusBadRequest, "after: want a sequence number") // lang:en
 			return
 		}
 	}
@@ -280,18 +281,18 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 	case "newest":
 		aq.Newest = true
 	default:
-		writeError(w, http.StatusBadRequest, "order: want oldest (the default) or newest")
+		writeError(w, http.StatusBadRequest, "order: want oldest (the default) or newest") // lang:en
 		return
 	}
 	if v := q.Get("before"); v != "" {
 		if aq.Before, err = strconv.ParseInt(v, 10, 64); err != nil || aq.Before < 0 || !aq.Newest {
-			writeError(w, http.StatusBadRequest, "before: want a sequence number, with order=newest")
+			writeError(w, http.StatusBadRequest, "before: want a sequence number, with order=newest") // lang:en
 			return
 		}
 	}
 	if v := q.Get("limit"); v != "" {
 		if aq.Limit, err = strconv.Atoi(v); err != nil || aq.Limit < 1 || aq.Limit > 1000 {
-			writeError(w, http.StatusBadRequest, "limit: want 1 to 1000")
+			writeError(w, http.StatusBadRequest, "limit: want 1 to 1000") // lang:en
 			return
 		}
 	}
@@ -383,11 +384,11 @@ func (s *Server) memoryReviewAnswer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Action != "accept" && req.Action != "dismiss" {
-		writeError(w, http.StatusBadRequest, "action: want accept or dismiss")
+		writeError(w, http.StatusBadRequest, "action: want accept or dismiss") // lang:en
 		return
 	}
 	if req.Action == "dismiss" && req.Replace != "" {
-		writeError(w, http.StatusBadRequest, "replace goes with accept only")
+		writeError(w, http.StatusBadRequest, "replace goes with accept only") // lang:en
 		return
 	}
 	id := r.PathValue("id")

@@ -23,14 +23,14 @@ import (
 const taskRunsShown = 20
 
 func (s *Server) taskRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /api/tasks", s.tasks)
-	mux.HandleFunc("POST /api/tasks", s.addTask)
-	mux.HandleFunc("GET /api/tasks/{id}", s.task)
-	mux.HandleFunc("POST /api/tasks/{id}/approve", s.approveTask)
-	mux.HandleFunc("POST /api/tasks/{id}/pause", s.taskAction(s.admin.PauseTask))
-	mux.HandleFunc("POST /api/tasks/{id}/resume", s.taskAction(s.admin.ResumeTask))
-	mux.HandleFunc("POST /api/tasks/{id}/remove", s.taskAction(s.admin.RemoveTask))
-	mux.HandleFunc("POST /api/tasks/{id}/renew", s.renewTask)
+	mux.HandleFunc("GET /api/tasks", s.tasks)                                       // lang:en
+	mux.HandleFunc("POST /api/tasks", s.addTask)                                    // lang:en
+	mux.HandleFunc("GET /api/tasks/{id}", s.task)                                   // lang:en
+	mux.HandleFunc("POST /api/tasks/{id}/approve", s.approveTask)                   // lang:en
+	mux.HandleFunc("POST /api/tasks/{id}/pause", s.taskAction(s.admin.PauseTask))   // lang:en
+	mux.HandleFunc("POST /api/tasks/{id}/resume", s.taskAction(s.admin.ResumeTask)) // lang:en
+	mux.HandleFunc("POST /api/tasks/{id}/remove", s.taskAction(s.admin.RemoveTask)) // lang:en
+	mux.HandleFunc("POST /api/tasks/{id}/renew", s.renewTask)                       // lang:en
 }
 
 func (s *Server) tasks(w http.ResponseWriter, r *http.Request) {
@@ -106,7 +106,7 @@ func (s *Server) approveTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(req.Hash) == "" {
-		writeError(w, http.StatusBadRequest, "hash: send the hash of the body you read (GET /api/tasks/{id})")
+		writeError(w, http.StatusBadRequest, "hash: send the hash of the body you read (GET /api/tasks/{id})") // lang:en
 		return
 	}
 	t, err := s.admin.ApproveTask(r.Context(), r.PathValue("id"), strings.TrimSpace(req.Hash))
@@ -118,7 +118,7 @@ func (s *Server) approveTask(w http.ResponseWriter, r *http.Request) {
 func readExpiry(w http.ResponseWriter, v string) (time.Duration, bool) {
 	d, ok := parseExpiry(v)
 	if !ok {
-		writeError(w, http.StatusBadRequest, `expires: want a duration such as "240h" or "10d", or nothing for the configured expiry`)
+		writeError(w, http.StatusBadRequest, `expires: want a duration such as "240h" or "10d", or nothing for the configured expiry`) // lang:en
 	}
 	return d, ok
 }
