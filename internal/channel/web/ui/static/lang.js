@@ -1,18 +1,10 @@
-// homard web UI: the language the page speaks (issue 26 point 3).
-//
-// GET /api/lang answers {lang, messages}: lang is "en", "zh" or "auto"
-// (the browser's navigator.language decides), messages the Chinese
-// catalog, keyed by the English text. t(key, args…) is the
-// text in the page's language, its %s and %d (or %[2]s) filled with args
-// in order; a key with no entry is itself, so English needs no table and
-// a missing translation never loses a message. Only homard's own words
-// go through t: text from the model, a tool, memory or the audit log is
-// shown as it is, and the API's fields and values are never translated.
-//
-// It defines window.homardLang → {t, load, tag}. load() fetches the
-// table once and translates the page's own labels (index.html's text and
-// its placeholder, aria-label and title attributes) that are listed in
-// pageLabels; app.js awaits it before it draws anything.
+// homard web UI: the page's language (issue 26 point 3). GET /api/lang
+// is {lang: "en"|"zh"|"auto", messages: the Chinese catalog keyed by the
+// English text}; "auto" follows navigator.language. t(key, args…) is key
+// in the page's language with %s, %d, %[n]s filled from args; a key with
+// no entry is itself. Only homard's own words go through t, never text
+// from the model, a tool, memory or the audit log, nor API values.
+// window.homardLang → {t, load, tag}; app.js awaits load() first.
 "use strict";
 
 (function () {
@@ -35,8 +27,8 @@
     return arguments.length > 1 ? format(s, Array.prototype.slice.call(arguments, 1)) : s;
   }
 
-  // pageLabels are the catalog keys of index.html's own text, listed
-  // through an identity t so that the catalog test reads them.
+  // pageLabels: index.html's own words (an identity t lists them for the
+  // catalog test).
   const pageLabels = new Set((function (t) {
     return [
       t("Skip to the message box"), t("Chat"), t("Approvals"), t("Audit"), t("Memory"), t("Tasks"), t("Browser"),
@@ -58,8 +50,7 @@
     ];
   })(function (k) { return k; }));
 
-  // translatePage replaces each listed label of the page, keeping the
-  // white space around a text node's words.
+  // translatePage translates the listed labels of the page.
   function translatePage() {
     const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
     for (let n = walk.nextNode(); n; n = walk.nextNode()) {
@@ -74,8 +65,7 @@
     }
   }
 
-  // load asks the server for the page's language once. Without an
-  // answer (an older server, no login yet) the page stays English.
+  // load asks once; without an answer the page stays English.
   let loading = null;
   function load() {
     if (!loading) {
