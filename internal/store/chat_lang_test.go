@@ -18,7 +18,9 @@ func TestChatLang(t *testing.T) {
 	if got, err := s.ChatSettings(ctx, "telegram", "42"); err != nil || got != (ChatSettings{Lang: "zh-hans"}) {
 		t.Errorf("after SetChatLang: %+v, %v; want only the language set", got, err)
 	}
-	err := s.Write(ctx, func(tx *Tx) error { return tx.SetChatSettings("telegram", "42", ChatSettings{MaxCalls: 3, ToolsOff: true}) })
+	err := s.Write(ctx, func(tx *Tx) error {
+		return tx.SetChatSettings("telegram", "42", ChatSettings{MaxCalls: 3, ToolsOff: true})
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
