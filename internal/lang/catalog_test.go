@@ -20,6 +20,7 @@ var scripts = []string{
 	"internal/channel/web/ui/static/app.js",
 	"internal/channel/web/ui/static/tasks.js",
 	"internal/channel/web/ui/static/browser.js",
+	"internal/channel/web/ui/static/markdown.js",
 }
 
 // TestCatalogComplete fails when a catalogued package uses a key with no

@@ -12,7 +12,8 @@ import "strings"
 // cost 32 bytes an entry (6.6 KB here) of the binary's budget.
 var zhWeb = unpack(zhWebText)
 
-const zhWebText = ` Warning: %s	 警告：%s
+const zhWebText = `[image: %s] %s	[图片：%s] %s
+ Warning: %s	 警告：%s
  · busy	 · 忙碌
  · has read your data: fetches ask	 · 已读取你的数据：联网获取需询问
  — Show it again to read the task as it is now.	 —— 请重新显示，查看任务当前的内容。
