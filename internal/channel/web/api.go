@@ -12,36 +12,37 @@ import (
 	"github.com/homard/homard/internal/channel/web/wire"
 )
 
-// routes builds the handler chain: logging, the guard, then the mux.
+// routes builds the handler chain: logging, the guard, then the mux. Its
+// literals are routes and API errors, English on purpose (lang:en).
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /login", s.login)                             // lang:en
-	mux.HandleFunc("POST /logout", s.logout)                          // lang:en
-	mux.HandleFunc("GET /api/info", s.info)                           // lang:en
-	mux.HandleFunc("GET /api/lang", s.lang)                           // lang:en
-	mux.HandleFunc("GET /api/sessions", s.sessions)                   // lang:en
-	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)     // lang:en
-	mux.HandleFunc("POST /api/sessions/{id}/cancel", s.cancelSession) // lang:en
+	mux.HandleFunc("GET /login", s.login)
+	mux.HandleFunc("POST /logout", s.logout)
+	mux.HandleFunc("GET /api/info", s.info)
+	mux.HandleFunc("GET /api/lang", s.lang)
+	mux.HandleFunc("GET /api/sessions", s.sessions)
+	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
+	mux.HandleFunc("POST /api/sessions/{id}/cancel", s.cancelSession)
 	mux.HandleFunc("DELETE /api/sessions/{id}", s.deleteSession)
-	mux.HandleFunc("POST /api/login", s.loginLink)                       // lang:en
-	mux.HandleFunc("GET /api/sessions/{id}/stream", s.follow)            // lang:en
-	mux.HandleFunc("POST /api/chat", s.chat)                             // lang:en
-	mux.HandleFunc("GET /api/approvals", s.approvals)                    // lang:en
-	mux.HandleFunc("GET /api/approvals/{id}", s.approval)                // lang:en
-	mux.HandleFunc("POST /api/approvals/{id}", s.answer)                 // lang:en
-	mux.HandleFunc("GET /api/grants", s.grants)                          // lang:en
-	mux.HandleFunc("POST /api/grants/{id}/revoke", s.revokeGrant)        // lang:en
-	mux.HandleFunc("GET /api/audit", s.audit)                            // lang:en
-	mux.HandleFunc("GET /api/events", s.events)                          // lang:en
-	mux.HandleFunc("GET /api/memory", s.memory)                          // lang:en
-	mux.HandleFunc("GET /api/memory/review", s.memoryReview)             // lang:en
-	mux.HandleFunc("POST /api/memory/review/{id}", s.memoryReviewAnswer) // lang:en
+	mux.HandleFunc("POST /api/login", s.loginLink)
+	mux.HandleFunc("GET /api/sessions/{id}/stream", s.follow)
+	mux.HandleFunc("POST /api/chat", s.chat)
+	mux.HandleFunc("GET /api/approvals", s.approvals)
+	mux.HandleFunc("GET /api/approvals/{id}", s.approval)
+	mux.HandleFunc("POST /api/approvals/{id}", s.answer)
+	mux.HandleFunc("GET /api/grants", s.grants)
+	mux.HandleFunc("POST /api/grants/{id}/revoke", s.revokeGrant)
+	mux.HandleFunc("GET /api/audit", s.audit)
+	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("GET /api/memory", s.memory)
+	mux.HandleFunc("GET /api/memory/review", s.memoryReview)
+	mux.HandleFunc("POST /api/memory/review/{id}", s.memoryReviewAnswer)
 	mux.HandleFunc("DELETE /api/memory/{id}", s.forget)
 	s.taskRoutes(mux)
-	mux.HandleFunc("GET /api/artifacts/{id}", s.artifact) // lang:en
+	mux.HandleFunc("GET /api/artifacts/{id}", s.artifact)
 	s.browserRoutes(mux)
 	mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
-		writeError(w, http.StatusNotFound, "no such API endpoint") // lang:en
+		writeError(w, http.StatusNotFound, "no such API endpoint")
 	})
 	for p, h := range s.o.Callbacks {
 		mux.Handle("POST "+p, http.MaxBytesHandler(h, maxBody))
@@ -49,10 +50,10 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("/callbacks/", func(w http.ResponseWriter, r *http.Request) {
 		if _, ok := s.o.Callbacks[r.URL.Path]; ok {
 			w.Header().Set("Allow", http.MethodPost)
-			writeError(w, http.StatusMethodNotAllowed, "POST only") // lang:en
+			writeError(w, http.StatusMethodNotAllowed, "POST only")
 			return
 		}
-		writeError(w, http.StatusNotFound, "no such callback") // lang:en
+		writeError(w, http.StatusNotFound, "no such callback")
 	})
 	mux.Handle("/", s.static())
 	return s.logged(s.guard(mux))

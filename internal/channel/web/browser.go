@@ -43,13 +43,14 @@ var browserKeys = map[string]bool{
 	"Home": true, "End": true, "PageUp": true, "PageDown": true,
 }
 
+// browserRoutes adds the browser view's routes (lang:en).
 func (s *Server) browserRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /api/browser", s.withBrowser(s.browserState))                                     // lang:en
-	mux.HandleFunc("POST /api/browser/take", s.withBrowser(s.browserAction(channel.BrowserControl.Take))) // lang:en
-	mux.HandleFunc("POST /api/browser/give", s.withBrowser(s.browserAction(channel.BrowserControl.Give))) // lang:en
-	mux.HandleFunc("POST /api/browser/open", s.withBrowser(s.browserOpen))                                // lang:en
-	mux.HandleFunc("POST /api/browser/input", s.withBrowser(s.browserInput))                              // lang:en
-	mux.HandleFunc("GET /api/browser/frames", s.withBrowser(s.browserFrames))                             // lang:en
+	mux.HandleFunc("GET /api/browser", s.withBrowser(s.browserState))
+	mux.HandleFunc("POST /api/browser/take", s.withBrowser(s.browserAction(channel.BrowserControl.Take)))
+	mux.HandleFunc("POST /api/browser/give", s.withBrowser(s.browserAction(channel.BrowserControl.Give)))
+	mux.HandleFunc("POST /api/browser/open", s.withBrowser(s.browserOpen))
+	mux.HandleFunc("POST /api/browser/input", s.withBrowser(s.browserInput))
+	mux.HandleFunc("GET /api/browser/frames", s.withBrowser(s.browserFrames))
 }
 
 // browserHandler is a route that needs the browser.

@@ -22,15 +22,16 @@ import (
 // taskRunsShown is how many runs GET /api/tasks/{id} carries.
 const taskRunsShown = 20
 
+// taskRoutes adds the Tasks API's routes (lang:en).
 func (s *Server) taskRoutes(mux *http.ServeMux) {
-	mux.HandleFunc("GET /api/tasks", s.tasks)                                       // lang:en
-	mux.HandleFunc("POST /api/tasks", s.addTask)                                    // lang:en
-	mux.HandleFunc("GET /api/tasks/{id}", s.task)                                   // lang:en
-	mux.HandleFunc("POST /api/tasks/{id}/approve", s.approveTask)                   // lang:en
-	mux.HandleFunc("POST /api/tasks/{id}/pause", s.taskAction(s.admin.PauseTask))   // lang:en
-	mux.HandleFunc("POST /api/tasks/{id}/resume", s.taskAction(s.admin.ResumeTask)) // lang:en
-	mux.HandleFunc("POST /api/tasks/{id}/remove", s.taskAction(s.admin.RemoveTask)) // lang:en
-	mux.HandleFunc("POST /api/tasks/{id}/renew", s.renewTask)                       // lang:en
+	mux.HandleFunc("GET /api/tasks", s.tasks)
+	mux.HandleFunc("POST /api/tasks", s.addTask)
+	mux.HandleFunc("GET /api/tasks/{id}", s.task)
+	mux.HandleFunc("POST /api/tasks/{id}/approve", s.approveTask)
+	mux.HandleFunc("POST /api/tasks/{id}/pause", s.taskAction(s.admin.PauseTask))
+	mux.HandleFunc("POST /api/tasks/{id}/resume", s.taskAction(s.admin.ResumeTask))
+	mux.HandleFunc("POST /api/tasks/{id}/remove", s.taskAction(s.admin.RemoveTask))
+	mux.HandleFunc("POST /api/tasks/{id}/renew", s.renewTask)
 }
 
 func (s *Server) tasks(w http.ResponseWriter, r *http.Request) {
