@@ -5,11 +5,13 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/channel/tui"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/llm"
 )
 
@@ -30,7 +32,7 @@ func (r *Runtime) Chat(ctx context.Context, o ChatOptions) (string, error) {
 		o.Session = "chat"
 	}
 	rt, _, attached := r.TurnRuntime()
-	last, err := tui.Run(ctx, rt, tui.Options{Session: o.Session, In: o.In, Out: o.Out})
+	last, err := tui.Run(ctx, rt, tui.Options{Session: o.Session, In: o.In, Out: o.Out, Lang: lang.ForTurn("", r.Config.Lang, os.Getenv)})
 	if !attached {
 		// This process ran the turns: capture what waits before it
 		// ends (Close waits for it), even when leaving cancelled ctx.

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 
 	"github.com/homard/homard/internal/agent"
@@ -13,6 +14,7 @@ import (
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/provider"
@@ -102,7 +104,7 @@ func (r *Runtime) Run(ctx context.Context, req channel.TurnRequest) (_ channel.T
 		Tools:     tools,
 		Forward:   forward,
 		Callable:  callable,
-		System:    systemPrompt,
+		System:    systemPrompt + lang.PromptLine(lang.ForTurn(req.Lang, r.Config.Lang, os.Getenv)), // nothing for English
 		Caller:    caller,
 		Ask:       r.asker(req.Ask),
 		Context:   agent.ContextBudget{MaxTokens: mc.ContextTokens},

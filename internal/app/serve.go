@@ -184,7 +184,7 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 		LocalKey: local.Key, Base: base,
 		Runtime: r.Channel(), Admin: r.Admin(), Addr: addr, PublicOrigin: o.PublicOrigin, TLS: useTLS,
 		UI: o.UI, Log: log, ApprovalWait: g.ApprovalWait.Std(), PingInterval: g.PingInterval.Std(),
-		Now: r.now, Callbacks: callbacks,
+		Now: r.now, Callbacks: callbacks, Lang: r.Config.Lang,
 		Artifacts: artifactView{st: r.Store, owner: r.Config.Owner}, Browser: r.browserControl(),
 	})
 	if err != nil {

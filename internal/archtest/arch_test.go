@@ -115,8 +115,10 @@ var allowed = map[string][]string{
 	"internal/agent":        {"internal/llm", "internal/tool", "internal/policy", "internal/arbiter", "internal/store", "internal/memory"},
 	"internal/channel":      {},
 	"internal/channel/chat": {}, // the chat-platform adapter contract: plain types
-	"internal/channel/tui":  {"internal/channel", "internal/termtext"},
-	"internal/channel/web":  {"internal/channel", "internal/channel/web/wire"},
+	// lang: the TUI's and the web UI's labels and notices in the owner's
+	// language (issue 26 point 3).
+	"internal/channel/tui": {"internal/channel", "internal/termtext", "internal/lang"},
+	"internal/channel/web": {"internal/channel", "internal/channel/web/wire", "internal/lang"},
 	// The gateway's JSON shapes, shared by the gateway and app's attach client.
 	"internal/channel/web/wire": {"internal/channel"},
 	"internal/termtext":         {},
@@ -169,9 +171,10 @@ var allowed = map[string][]string{
 	// The chat core (app implements its Turner and Approvals): config for
 	// the channels' sections, audit and policy for a refused delivery's
 	// record in the delivery's own transaction, secrets for ErrNoSecret of
-	// a missing bot token.
+	// a missing bot token; lang for cards and notices in the chat's
+	// language.
 	"internal/chats": {"internal/store", "internal/approval", "internal/channel", "internal/channel/chat",
-		"internal/config", "internal/audit", "internal/policy", "internal/secrets"},
+		"internal/config", "internal/audit", "internal/policy", "internal/secrets", "internal/lang"},
 }
 
 // adapters, in an allowed list, stands for every chat adapter package: a

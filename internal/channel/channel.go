@@ -77,6 +77,11 @@ type TurnRequest struct {
 	// makes anyway (limit.tools-off): the owner's /tools off, for text
 	// relayed from somewhere untrusted.
 	NoTools bool
+	// Lang is the language the owner reads in this turn's channel ("zh",
+	// "en"; a chat's language). Empty means the config's lang (auto: the
+	// environment's). Chinese adds one line to the system prompt; English
+	// adds nothing.
+	Lang string
 }
 
 // Status is where a tool call stands.

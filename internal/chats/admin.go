@@ -40,29 +40,29 @@ func (s *Service) Adapters() ([]chat.Adapter, error) {
 func (s *Service) adapter(p string, cfg config.Channel) (chat.Adapter, error) {
 	token, err := s.d.Tokens.ChannelToken(cfg.TokenSecret, p)
 	if errors.Is(err, secrets.ErrNoSecret) {
-		return nil, fmt.Errorf("channel %s: no bot token: store it with `homard secret set %s --channel %s`", p, cfg.TokenSecret, p)
+		return nil, fmt.Errorf("channel %s: no bot token: store it with `homard secret set %s --channel %s`", p, cfg.TokenSecret, p) // lang:en
 	}
 	if err != nil {
-		return nil, fmt.Errorf("channel %s: token: %w", p, err)
+		return nil, fmt.Errorf("channel %s: token: %w", p, err) // lang:en
 	}
 	set := chat.Settings{APIBase: cfg.Base(p), AppID: cfg.AppID, Callback: cfg.Callback(), Token: token, Log: slog.Default()}
 	if cfg.Callback() {
 		key, err := s.d.Tokens.ChannelToken(cfg.EncryptKeySecret, p)
 		if errors.Is(err, secrets.ErrNoSecret) {
-			return nil, fmt.Errorf("channel %s: callback mode needs the Encrypt Key: store it with `homard secret set %s --channel %s`", p, cfg.EncryptKeySecret, p)
+			return nil, fmt.Errorf("channel %s: callback mode needs the Encrypt Key: store it with `homard secret set %s --channel %s`", p, cfg.EncryptKeySecret, p) // lang:en
 		}
 		if err != nil {
-			return nil, fmt.Errorf("channel %s: encrypt key: %w", p, err)
+			return nil, fmt.Errorf("channel %s: encrypt key: %w", p, err) // lang:en
 		}
 		set.EncryptKey = key
 	}
 	row, ok := config.PlatformOf(p)
 	if !ok || row.New == nil {
-		return nil, fmt.Errorf("channel %s: %w", p, ErrAdapterMissing)
+		return nil, fmt.Errorf("channel %s: %w", p, ErrAdapterMissing) // lang:en
 	}
 	a, err := row.New(set)
 	if err != nil {
-		return nil, fmt.Errorf("channel %s: %w", p, err)
+		return nil, fmt.Errorf("channel %s: %w", p, err) // lang:en
 	}
 	return a, nil
 }
@@ -126,10 +126,10 @@ func (s *Service) Allow(ctx context.Context, platform, chatID string, allow bool
 		return fmt.Errorf("%w: %q", ErrPairPlatform, platform)
 	}
 	if chatID == "" || len(chatID) > 64 || strings.ContainsFunc(chatID, func(c rune) bool { return c <= ' ' || c == 0x7f }) {
-		return fmt.Errorf("%w: chat id %q: want the group's id as `homard channel list` or the platform shows it", s.d.BadRequest, chatID)
+		return fmt.Errorf("%w: chat id %q: want the group's id as `homard channel list` or the platform shows it", s.d.BadRequest, chatID) // lang:en
 	}
 	if !allow && slices.Contains(s.d.Config.Channels.ByName()[platform].Groups, chatID) {
-		return fmt.Errorf("%w: %s is listed in channels.%s.groups in %s; remove it there", s.d.BadRequest, chatID, platform, s.d.ConfigFile)
+		return fmt.Errorf("%w: %s is listed in channels.%s.groups in %s; remove it there", s.d.BadRequest, chatID, platform, s.d.ConfigFile) // lang:en
 	}
 	return s.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetChatAllowed(platform, chatID, allow) })
 }
@@ -164,23 +164,23 @@ func (s *Service) Checks(ctx context.Context, offline bool, stand []chat.Adapter
 			out = append(out, Check{Name: name, Detail: err.Error()})
 			continue
 		}
-		detail := "token in the vault"
+		detail := "token in the vault" // lang:en
 		if !offline {
 			ictx, cancel := context.WithTimeout(ctx, 10*time.Second)
 			info, err := a.Info(ictx)
 			cancel()
 			switch {
 			case errors.Is(err, chat.ErrUnauthorized):
-				out = append(out, Check{Name: name, Detail: fmt.Sprintf("the platform refused the bot token; store the right one with `homard secret set %s --channel %s`", cfg.TokenSecret, p)})
+				out = append(out, Check{Name: name, Detail: fmt.Sprintf("the platform refused the bot token; store the right one with `homard secret set %s --channel %s`", cfg.TokenSecret, p)}) // lang:en
 				continue
 			case err != nil:
-				out = append(out, Check{Name: name, Detail: fmt.Sprintf("the platform did not answer: %s; check channels.%s.api_base and the network", errText(err), p)})
+				out = append(out, Check{Name: name, Detail: fmt.Sprintf("the platform did not answer: %s; check channels.%s.api_base and the network", errText(err), p)}) // lang:en
 				continue
 			}
-			detail = fmt.Sprintf("bot @%s (%s) answers", info.Username, info.ID)
+			detail = fmt.Sprintf("bot @%s (%s) answers", info.Username, info.ID) // lang:en
 		}
 		if st := states[p]; strings.Contains(st.LastError, chat.ErrConflict.Error()) {
-			out = append(out, Check{Name: name, Detail: "a second poller: " + chat.ErrConflict.Error() + "; stop the other homard (or program) using this bot token, then restart `homard serve`"})
+			out = append(out, Check{Name: name, Detail: "a second poller: " + chat.ErrConflict.Error() + "; stop the other homard (or program) using this bot token, then restart `homard serve`"}) // lang:en
 			continue
 		}
 		owners, err := s.d.Store.ChatOwners(ctx, p)
@@ -188,9 +188,9 @@ func (s *Service) Checks(ctx context.Context, offline bool, stand []chat.Adapter
 		case err != nil:
 			out = append(out, Check{Name: name, Detail: err.Error()})
 		case len(owners) == 0:
-			out = append(out, Check{Name: name, Detail: detail + "; no owner paired: run `homard pair " + p + "`"})
+			out = append(out, Check{Name: name, Detail: detail + "; no owner paired: run `homard pair " + p + "`"}) // lang:en
 		default:
-			out = append(out, Check{Name: name, OK: true, Detail: fmt.Sprintf("%s; %d owner(s) paired", detail, len(owners))})
+			out = append(out, Check{Name: name, OK: true, Detail: fmt.Sprintf("%s; %d owner(s) paired", detail, len(owners))}) // lang:en
 		}
 	}
 	return out

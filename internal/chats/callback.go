@@ -28,9 +28,9 @@ func (s *Service) Callbacks(adapters []chat.Adapter, e Exposure) (map[string]htt
 			continue
 		}
 		if !e.AllowRemote || (!e.TLS && !e.BehindProxy) {
-			return nil, fmt.Errorf("%w: channels.%s.mode = \"callback\" needs %s to reach this server over HTTPS at %s: "+
-				"run `homard serve --allow-remote` with --tls-cert and --tls-key, or with --behind-proxy --public-origin https://HOST behind a TLS proxy; "+
-				"or set mode = \"long\" (the default), which needs no public address", s.d.BadRequest, p.Name, p.Title, p.CallbackPath)
+			return nil, fmt.Errorf("%w: channels.%s.mode = \"callback\" needs %s to reach this server over HTTPS at %s: "+ // lang:en
+				"run `homard serve --allow-remote` with --tls-cert and --tls-key, or with --behind-proxy --public-origin https://HOST behind a TLS proxy; "+ // lang:en
+				"or set mode = \"long\" (the default), which needs no public address", s.d.BadRequest, p.Name, p.Title, p.CallbackPath) // lang:en
 		}
 		for _, a := range adapters {
 			if a.Platform() != p.Name {
@@ -38,7 +38,7 @@ func (s *Service) Callbacks(adapters []chat.Adapter, e Exposure) (map[string]htt
 			}
 			h, ok := a.(http.Handler)
 			if !ok {
-				return nil, fmt.Errorf("channel %s: callback mode: this adapter takes no HTTP callbacks", p.Name)
+				return nil, fmt.Errorf("channel %s: callback mode: this adapter takes no HTTP callbacks", p.Name) // lang:en
 			}
 			out[p.CallbackPath] = h
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/store"
 )
 
@@ -37,11 +38,15 @@ func hashPrefix(planHash string) string {
 	return h
 }
 
-// CardText is a card as plain chat text: the exact plan, the hash prefix,
-// the risk and why homard asks.
-func CardText(c channel.Card) string {
+// CardText is a card as plain chat text in English: the exact plan, the
+// hash prefix, the risk and why homard asks.
+func CardText(c channel.Card) string { return cardText(lang.Printer{}, c) }
+
+// cardText is a card as plain chat text in p's language. The plan, the
+// preview and what a rule covers are shown exactly as they are.
+func cardText(p lang.Printer, c channel.Card) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Approval needed: %s\n\n%s\n\nrisk: %s\nwhy: %s\nplan hash: %s\n", c.Tool, c.Plan, c.Risk, c.Reason, hashPrefix(c.PlanHash))
+	p.Fprintf(&b, "Approval needed: %s\n\n%s\n\nrisk: %s\nwhy: %s\nplan hash: %s\n", c.Tool, c.Plan, c.Risk, c.Reason, hashPrefix(c.PlanHash))
 	if p := strings.TrimSpace(c.Preview); p != "" {
 		if r := []rune(p); len(r) > cardPreviewChars {
 			p = string(r[:cardPreviewChars]) + "\n…"
@@ -49,28 +54,36 @@ func CardText(c channel.Card) string {
 		fmt.Fprintf(&b, "\n%s\n", p)
 	}
 	if c.PreviewOmitted > 0 || len([]rune(c.Preview)) > cardPreviewChars {
-		fmt.Fprintf(&b, "(the whole preview: homard approval show %s --full)\n", c.ApprovalID)
+		p.Fprintf(&b, "(the whole preview: homard approval show %s --full)\n", c.ApprovalID)
 	}
 	if c.Allows(channel.Session) && c.Covers != "" && !c.CoversShown() {
-		which := "\"This session\" or \"Always\" also lets"
-		if !c.Allows(channel.Always) {
-			which = "\"This session\" also lets"
+		if c.Allows(channel.Always) {
+			p.Fprintf(&b, "\n\"This session\" or \"Always\" also lets run without asking: %s\n", c.Covers)
+		} else {
+			p.Fprintf(&b, "\n\"This session\" also lets run without asking: %s\n", c.Covers)
 		}
-		fmt.Fprintf(&b, "\n%s run without asking: %s\n", which, c.Covers)
 	}
 	return b.String()
 }
 
-// CardButtons are the card's answers: what c.Allows (a critical or
-// once-only card offers only once and deny). Data is "a:<approval id>:<hash12>:<o|s|a|d>".
-func CardButtons(c channel.Card) []chat.Button {
-	labels := []struct{ label, code string }{{"Approve once", "o"}, {"This session", "s"}, {"Always", "a"}, {"Deny", "d"}}
+// CardButtons are the card's answers in English: what c.Allows (a
+// critical or once-only card offers only once and deny). Data is
+// "a:<approval id>:<hash12>:<o|s|a|d>".
+func CardButtons(c channel.Card) []chat.Button { return cardButtons(lang.Printer{}, c) }
+
+// cardLabels are the card's buttons and their one-letter codes.
+var cardLabels = []struct{ label, code string }{{lang.N("Approve once"), "o"}, {lang.N("This session"), "s"}, {lang.N("Always"), "a"}, {lang.N("Deny"), "d"}}
+
+// cardButtons are CardButtons labelled in p's language; their data is
+// the same in every language.
+func cardButtons(p lang.Printer, c channel.Card) []chat.Button {
+	labels := cardLabels
 	var out []chat.Button
 	for _, l := range labels {
 		if !c.Allows(choiceCodes[l.code]) {
 			continue
 		}
-		out = append(out, chat.Button{Label: l.label, Data: "a:" + c.ApprovalID + ":" + hashPrefix(c.PlanHash) + ":" + l.code})
+		out = append(out, chat.Button{Label: p.T(l.label), Data: "a:" + c.ApprovalID + ":" + hashPrefix(c.PlanHash) + ":" + l.code})
 	}
 	return out
 }
@@ -81,14 +94,15 @@ func CardButtons(c channel.Card) []chat.Button {
 // passed. It records nothing itself: the press path records the answer.
 func (c *Runner) ask(platform, chatID string) func(context.Context, channel.Card) (channel.Choice, error) {
 	return func(ctx context.Context, card channel.Card) (channel.Choice, error) {
-		buttons := CardButtons(card)
+		p := c.s.printer(ctx, platform, chatID)
+		buttons := cardButtons(p, card)
 		for _, b := range buttons {
 			if len(b.Data) > chat.MaxButtonData {
-				return channel.Leave, fmt.Errorf("approval card: button data of %d bytes", len(b.Data))
+				return channel.Leave, fmt.Errorf("approval card: button data of %d bytes", len(b.Data)) // lang:en
 			}
 		}
 		err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error {
-			id, err := c.queue(tx, platform, chatID, CardText(card), "", buttons)
+			id, err := c.queue(tx, platform, chatID, cardText(p, card), "", buttons)
 			if err != nil {
 				return err
 			}
@@ -132,15 +146,16 @@ func (s *Service) QueueCard(ctx context.Context, platform string, card channel.C
 	if err != nil || len(chats) == 0 {
 		return err
 	}
-	buttons := CardButtons(card)
+	c := chats[0]
+	p := s.printer(ctx, platform, c)
+	buttons := cardButtons(p, card)
 	for _, b := range buttons {
 		if len(b.Data) > chat.MaxButtonData {
-			return fmt.Errorf("approval card: button data of %d bytes", len(b.Data))
+			return fmt.Errorf("approval card: button data of %d bytes", len(b.Data)) // lang:en
 		}
 	}
-	c := chats[0]
 	return s.d.Store.Write(ctx, func(tx *store.Tx) error {
-		_, id, err := queueChat(tx, platform, c, CardText(card), "", buttons, 0, s.d.Now())
+		_, id, err := queueChat(tx, platform, c, cardText(p, card), "", buttons, 0, s.d.Now())
 		if err != nil {
 			return err
 		}
@@ -149,14 +164,14 @@ func (s *Service) QueueCard(ctx context.Context, platform string, card channel.C
 	})
 }
 
-// Notices answered to button presses.
-const (
-	pressRefused  = "This button is not for you."
-	pressAnswered = "This card was already answered or has expired."
-	pressOnceOnly = "This card can only be approved once or denied; it is still waiting."
-	pressNoAlways = "This card can be approved once or for this session, not always; it is still waiting."
-	pressFailed   = "homard could not record that answer; try `homard approval` on the computer."
-	pressCode     = "Approving this needs a code from your authenticator app: approve it in the web UI or with `homard approval approve ID --code CODE`; it is still waiting."
+// Notices answered to button presses (catalog keys).
+var (
+	pressRefused  = lang.N("This button is not for you.")
+	pressAnswered = lang.N("This card was already answered or has expired.")
+	pressOnceOnly = lang.N("This card can only be approved once or denied; it is still waiting.")
+	pressNoAlways = lang.N("This card can be approved once or for this session, not always; it is still waiting.")
+	pressFailed   = lang.N("homard could not record that answer; try `homard approval` on the computer.")
+	pressCode     = lang.N("Approving this needs a code from your authenticator app: approve it in the web UI or with `homard approval approve ID --code CODE`; it is still waiting.")
 )
 
 // press checks a button press and, only when everything holds, records
@@ -166,12 +181,15 @@ const (
 // the approval is still pending. Anything else is refused and audited.
 func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
 	if in.Press == nil {
-		c.finish(ctx, row, inboxIgnored, "press without data")
+		c.finish(ctx, row, inboxIgnored, "press without data") // lang:en
 		return
 	}
 	p := *in.Press
+	pr := c.replyPrinter(ctx, row.Platform, in)
+	// ack shows notice, a catalog key or text already translated, to the
+	// presser in their language.
 	ack := func(notice string) {
-		if err := a.AckPress(ctx, p, notice); err != nil && ctx.Err() == nil {
+		if err := a.AckPress(ctx, p, pr.T(notice)); err != nil && ctx.Err() == nil {
 			c.log.Warn("ack press", "platform", row.Platform, "err", err)
 		}
 	}
@@ -181,7 +199,7 @@ func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 			if err := c.auditChat(tx, in, "chat.press-refused", why, id); err != nil {
 				return err
 			}
-			return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "press refused: "+why)
+			return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "press refused: "+why) // lang:en
 		})
 		if err != nil && ctx.Err() == nil {
 			c.log.Warn("refuse press", "err", err)
@@ -198,15 +216,16 @@ func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 		return
 	}
 	if !parsed {
-		refuse("the button data is not a homard card's")
+		refuse("the button data is not a homard card's") // lang:en
 		return
 	}
 	if !c.ownerPressed(ctx, row, in, refuse) {
 		return
 	}
+	c.rememberLang(ctx, row.Platform, in)
 	card, err := c.s.d.Store.ChatCardOf(ctx, id)
 	if errors.Is(err, store.ErrNotFound) {
-		refuse("no card was sent for this approval")
+		refuse("no card was sent for this approval") // lang:en
 		return
 	}
 	if err != nil {
@@ -226,18 +245,18 @@ func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 		}
 	}
 	if card.Platform != row.Platform || card.ChatID != in.Chat.ID || card.MessageID == "" || card.MessageID != p.MessageID || card.HashPrefix != h12 {
-		refuse("the press is not on the card message homard recorded for this approval")
+		refuse("the press is not on the card message homard recorded for this approval") // lang:en
 		return
 	}
 	if card.State != cardOpen {
-		c.finish(ctx, row, inboxHandled, "card already answered")
+		c.finish(ctx, row, inboxHandled, "card already answered") // lang:en
 		ack(pressAnswered)
 		return
 	}
 	_, err = c.s.d.Approvals.Answer(ctx, id, choice)
 	switch {
 	case errors.Is(err, approval.ErrScopeNotAllowed):
-		c.finish(ctx, row, inboxHandled, "scope not allowed")
+		c.finish(ctx, row, inboxHandled, "scope not allowed") // lang:en
 		// The card stays open: the answers it offers still work.
 		if a, gerr := c.s.d.Approvals.Get(ctx, id); gerr == nil && !a.OnceOnly() && a.NoAlways() {
 			ack(pressNoAlways)
@@ -248,24 +267,25 @@ func (c *Runner) press(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 	case errors.Is(err, channel.ErrCodeNeeded):
 		// A button carries no code; the card stays open for Deny and the
 		// approval waits for an answer where a code can be typed.
-		c.finish(ctx, row, inboxHandled, "code needed")
-		ack(strings.Replace(pressCode, "ID", id, 1))
+		c.finish(ctx, row, inboxHandled, "code needed") // lang:en
+		ack(strings.Replace(pr.T(pressCode), "ID", id, 1))
 		return
 	case errors.Is(err, approval.ErrAlreadyDecided), errors.Is(err, approval.ErrExpired):
-		c.finish(ctx, row, inboxHandled, "card already answered")
+		c.finish(ctx, row, inboxHandled, "card already answered") // lang:en
 		ack(pressAnswered)
 		c.closeCard(ctx, a, card, "")
 		return
 	case err != nil:
 		c.log.Warn("record chat answer", "approval", id, "err", err)
-		c.finish(ctx, row, inboxHandled, "answer not recorded")
+		c.finish(ctx, row, inboxHandled, "answer not recorded") // lang:en
 		ack(pressFailed)
 		return
 	}
 	c.finish(ctx, row, inboxHandled, "answered "+string(choice))
 	ack(answeredText(choice))
 	if ok, err := c.setCard(ctx, id, cardAnswered); err == nil && ok {
-		c.editCard(ctx, a, card, "Answered here: "+answeredText(choice)+".")
+		cp := c.s.printer(ctx, card.Platform, card.ChatID)
+		c.editCard(ctx, a, card, cp.Sprintf("Answered here: %s.", cp.T(answeredText(choice))))
 	}
 }
 
@@ -279,7 +299,7 @@ func (c *Runner) ownerPressed(ctx context.Context, row store.InboxRow, in chat.I
 		return false
 	}
 	if !owner || !in.Sender.IsChat || !in.Chat.Direct || in.Sender.Bot {
-		refuse("the presser is not a paired owner in their own direct chat")
+		refuse("the presser is not a paired owner in their own direct chat") // lang:en
 		return false
 	}
 	return true
@@ -295,16 +315,17 @@ func parseButton(data string) (id, h12 string, c channel.Choice, ok bool) {
 	return f[1], f[2], c, ok
 }
 
+// answeredText is the catalog key of what an answer did.
 func answeredText(c channel.Choice) string {
 	switch c {
 	case channel.Once:
-		return "Approved once"
+		return lang.N("Approved once")
 	case channel.Session:
-		return "Approved for this session"
+		return lang.N("Approved for this session")
 	case channel.Always:
-		return "Approved always"
+		return lang.N("Approved always")
 	}
-	return "Denied"
+	return lang.N("Denied")
 }
 
 func (c *Runner) setCard(ctx context.Context, id, state string) (ok bool, err error) {
@@ -329,14 +350,16 @@ func (c *Runner) editCard(ctx context.Context, a chat.Adapter, card store.ChatCa
 }
 
 // closeCard marks an open card closed and edits it to say how its
-// approval ended (line, or one made from the approval's status).
+// approval ended (line, translated for the card's chat, or one made
+// from the approval's status).
 func (c *Runner) closeCard(ctx context.Context, a chat.Adapter, card store.ChatCard, line string) {
 	ok, err := c.setCard(ctx, card.ApprovalID, cardClosed)
 	if err != nil || !ok {
 		return
 	}
+	p := c.s.printer(ctx, card.Platform, card.ChatID)
 	if line == "" {
-		line = "This card was answered elsewhere or has expired."
+		line = p.T("This card was answered elsewhere or has expired.")
 	}
 	c.editCard(ctx, a, card, line)
 }
@@ -357,15 +380,16 @@ func (c *Runner) checkCards(ctx context.Context, a chat.Adapter) {
 			continue
 		}
 		var line string
+		p := c.s.printer(ctx, card.Platform, card.ChatID)
 		switch {
 		case ap.Status == approval.Pending && c.s.d.Now().Before(ap.ExpiresAt):
 			continue
 		case ap.Status == approval.Pending, ap.Status == approval.Expired:
-			line = "This card has expired."
+			line = p.T("This card has expired.")
 		case ap.Status == approval.Denied:
-			line = "Answered elsewhere: denied."
+			line = p.T("Answered elsewhere: denied.")
 		default:
-			line = "Answered elsewhere: approved (" + string(ap.Scope) + ")."
+			line = p.Sprintf("Answered elsewhere: approved (%s).", ap.Scope)
 		}
 		c.closeCard(ctx, a, card, line)
 	}

@@ -24,6 +24,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/store"
 )
 
@@ -142,13 +143,13 @@ var _ chat.Sink = (*Runner)(nil)
 // the dispatcher decides.
 func (c *Runner) Receive(ctx context.Context, in chat.Inbound) error {
 	if in.Platform == "" || in.DeliveryID == "" {
-		return fmt.Errorf("save chat delivery: no platform or delivery id")
+		return fmt.Errorf("save chat delivery: no platform or delivery id") // lang:en
 	}
 	in.Text = c.s.d.Redactor.Redact(in.Text)
 	in.Quoted = c.s.d.Redactor.Redact(in.Quoted)
 	payload, err := json.Marshal(in)
 	if err != nil {
-		return fmt.Errorf("save chat delivery: %w", err)
+		return fmt.Errorf("save chat delivery: %w", err) // lang:en
 	}
 	row := store.InboxRow{
 		Platform: in.Platform, Bot: in.Bot, DeliveryID: in.DeliveryID, Kind: string(in.Kind),
@@ -266,7 +267,7 @@ func (c *Runner) recover(ctx context.Context) error {
 			if row.Note != trustOwner && row.Note != trustSplit {
 				continue
 			}
-			if _, err := c.queue(tx, row.Platform, row.ChatID, interruptedNotice, "", nil); err != nil {
+			if _, err := c.queue(tx, row.Platform, row.ChatID, c.s.txPrinter(tx, row.Platform, row.ChatID).T(interruptedNotice), "", nil); err != nil {
 				return err
 			}
 		}
@@ -274,7 +275,7 @@ func (c *Runner) recover(ctx context.Context) error {
 	})
 }
 
-const interruptedNotice = "A message of yours was interrupted by a restart of homard and was not run again; its tools may have acted. `homard audit` on the computer shows what ran."
+var interruptedNotice = lang.N("A message of yours was interrupted by a restart of homard and was not run again; its tools may have acted. `homard audit` on the computer shows what ran.")
 
 // dispatchLoop reads received deliveries in order until ctx ends.
 func (c *Runner) dispatchLoop(ctx context.Context) {
@@ -310,7 +311,7 @@ func (c *Runner) scan(ctx context.Context) {
 		}
 		var in chat.Inbound
 		if err := json.Unmarshal([]byte(row.Payload), &in); err != nil {
-			c.finish(ctx, row, inboxIgnored, "unreadable payload")
+			c.finish(ctx, row, inboxIgnored, "unreadable payload") // lang:en
 			continue
 		}
 		a := c.adapters[row.Platform]
@@ -382,7 +383,7 @@ func queueChat(tx *store.Tx, platform, chatID, text, replyTo string, buttons []c
 		limit = taskChatLimit
 	}
 	if strings.TrimSpace(text) == "" {
-		text = "(no answer)"
+		text = "(no answer)" // lang:en: a model's empty reply, marked
 	}
 	parts := chat.Split(text, limit)
 	for i, p := range parts {

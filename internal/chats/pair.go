@@ -12,6 +12,7 @@ import (
 
 	"github.com/homard/homard/internal/channel/chat"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/store"
 )
 
@@ -33,14 +34,14 @@ const (
 	pairRateWindow     = time.Minute
 )
 
-// Replies to /pair in a direct chat.
-const (
-	pairAccepted = "Code accepted. Confirm on the computer where `homard pair` runs."
-	pairWrong    = "That code is not valid."
-	pairLocked   = "That code is not valid. This account sent too many wrong codes, so it is not heard again for this pairing; if you are the owner, run `homard pair` again."
-	pairBusy     = "Too many wrong codes were sent to this bot in the last minute, so this one was not checked (and nothing was used up). Wait a minute and send it again."
-	pairDone     = "Paired: this account is now the owner of this homard."
-	pairDeclined = "The pairing was declined on the computer."
+// Replies to /pair in a direct chat (catalog keys).
+var (
+	pairAccepted = lang.N("Code accepted. Confirm on the computer where `homard pair` runs.")
+	pairWrong    = lang.N("That code is not valid.")
+	pairLocked   = lang.N("That code is not valid. This account sent too many wrong codes, so it is not heard again for this pairing; if you are the owner, run `homard pair` again.")
+	pairBusy     = lang.N("Too many wrong codes were sent to this bot in the last minute, so this one was not checked (and nothing was used up). Wait a minute and send it again.")
+	pairDone     = lang.N("Paired: this account is now the owner of this homard.")
+	pairDeclined = lang.N("The pairing was declined on the computer.")
 )
 
 // PairCode is a pairing in progress: the code to send to the bot as
@@ -66,7 +67,7 @@ func knownPlatform(p string) bool {
 // PairStart makes a one-time pairing code for platform.
 func (s *Service) PairStart(ctx context.Context, platform string) (PairCode, error) {
 	if !knownPlatform(platform) {
-		return PairCode{}, fmt.Errorf("pair %q: %w", platform, ErrPairPlatform)
+		return PairCode{}, fmt.Errorf("pair %q: %w", platform, ErrPairPlatform) // lang:en
 	}
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // crypto/rand.Read never fails on Linux
@@ -112,7 +113,7 @@ func (s *Service) PairConfirm(ctx context.Context, id int64, accept bool) error 
 		return err
 	}
 	if p.State != "used" {
-		return fmt.Errorf("confirm pairing: the code was not used (%s)", p.State)
+		return fmt.Errorf("confirm pairing: the code was not used (%s)", p.State) // lang:en
 	}
 	now := s.d.Now()
 	return s.d.Store.Write(ctx, func(tx *store.Tx) error {
@@ -127,6 +128,7 @@ func (s *Service) PairConfirm(ctx context.Context, id int64, accept bool) error 
 		if err := tx.UpdatePairing(p); err != nil {
 			return err
 		}
+		text = s.txPrinter(tx, p.Platform, p.UsedChat).T(text)
 		_, err := tx.InsertOutbox(store.OutboxRow{Platform: p.Platform, ChatID: p.UsedChat, Text: text, CreatedAt: now})
 		return err
 	})
@@ -142,6 +144,7 @@ func (c *Runner) pairAttempt(ctx context.Context, row store.InboxRow, in chat.In
 	code = strings.ToUpper(strings.ReplaceAll(code, "-", ""))
 	h := sha256.Sum256([]byte(code))
 	now := c.s.d.Now()
+	pr := c.replyPrinter(ctx, row.Platform, in)
 	err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error {
 		open, err := tx.OpenPairings(row.Platform, now)
 		if err != nil {
@@ -149,7 +152,7 @@ func (c *Runner) pairAttempt(ctx context.Context, row store.InboxRow, in chat.In
 		}
 		if len(open) == 0 {
 			// No pairing in progress: like any stranger's message.
-			return c.turnAway(tx, row, in, now, "chat.pair-none", "a pairing code was sent while no pairing was in progress", "pair: none open")
+			return c.turnAway(tx, row, in, now, "chat.pair-none", "a pairing code was sent while no pairing was in progress", "pair: none open") // lang:en
 		}
 		// The pairings this sender may still try: the ones it has not sent
 		// pairSenderTries wrong codes to since they started.
@@ -168,20 +171,20 @@ func (c *Runner) pairAttempt(ctx context.Context, row store.InboxRow, in chat.In
 			// Not checked, not answered: the sender was told at its last
 			// wrong code, and an answer to each message would let it make
 			// the bot write as fast as it writes.
-			if err := c.auditChat(tx, in, "chat.pair-locked", "a pairing code from an account that sent too many wrong codes: not checked", ""); err != nil {
+			if err := c.auditChat(tx, in, "chat.pair-locked", "a pairing code from an account that sent too many wrong codes: not checked", ""); err != nil { // lang:en
 				return err
 			}
-			return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "pair: sender sent too many wrong codes")
+			return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "pair: sender sent too many wrong codes") // lang:en
 		}
 		recent, err := tx.WrongPairCodes(row.Platform, "", now.Add(-pairRateWindow))
 		if err != nil {
 			return err
 		}
 		if recent >= pairWrongPerMinute {
-			if err := c.auditChat(tx, in, "chat.pair-limited", "a pairing code while too many wrong codes were being sent: not checked, nothing spent", ""); err != nil {
+			if err := c.auditChat(tx, in, "chat.pair-limited", "a pairing code while too many wrong codes were being sent: not checked, nothing spent", ""); err != nil { // lang:en
 				return err
 			}
-			return c.answer(tx, row, in, pairBusy, inboxReceived, "pair: too many wrong codes on the platform")
+			return c.answer(tx, row, in, pr.T(pairBusy), inboxReceived, "pair: too many wrong codes on the platform") // lang:en
 		}
 		reply := pairWrong
 		matched := false
@@ -192,6 +195,11 @@ func (c *Runner) pairAttempt(ctx context.Context, row store.InboxRow, in chat.In
 				reply = pairAccepted
 				if err := tx.UpdatePairing(p); err != nil {
 					return err
+				}
+				if in.Lang != "" { // the language PairConfirm's word is sent in
+					if err := tx.SetChatLang(row.Platform, in.Chat.ID, in.Lang); err != nil {
+						return err
+					}
 				}
 			}
 		}
@@ -210,11 +218,11 @@ func (c *Runner) pairAttempt(ctx context.Context, row store.InboxRow, in chat.In
 			if locked {
 				reply = pairLocked
 			}
-			if err := c.auditChat(tx, in, "chat.pair-wrong", "a wrong pairing code", ""); err != nil {
+			if err := c.auditChat(tx, in, "chat.pair-wrong", "a wrong pairing code", ""); err != nil { // lang:en
 				return err
 			}
 		}
-		return c.answer(tx, row, in, reply, inboxReceived, "pair")
+		return c.answer(tx, row, in, pr.T(reply), inboxReceived, "pair")
 	})
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("chat pairing", "err", err)

@@ -25,7 +25,8 @@ const snoozeFor = time.Hour
 // QueueReminder queues a reminder's delivery to chatID with a Snooze and a
 // Done button. A button's data is "r:<task id>:<s|d>".
 func (s *Service) QueueReminder(tx *store.Tx, platform, chatID, text, reminder string) (int64, error) {
-	buttons := []chat.Button{{Label: "Snooze 1h", Data: "r:" + reminder + ":s"}, {Label: "Done", Data: "r:" + reminder + ":d"}}
+	p := s.txPrinter(tx, platform, chatID)
+	buttons := []chat.Button{{Label: p.T("Snooze 1h"), Data: "r:" + reminder + ":s"}, {Label: p.T("Done"), Data: "r:" + reminder + ":d"}}
 	first, _, err := queueChat(tx, platform, chatID, text, "", buttons, 0, s.d.Now())
 	return first, err
 }
@@ -51,29 +52,30 @@ func (c *Runner) reminderPress(ctx context.Context, a chat.Adapter, row store.In
 		return
 	}
 	if c.s.d.Reminders == nil {
-		refuse("reminders are not available here")
+		refuse("reminders are not available here") // lang:en
 		return
 	}
 	rem := c.s.d.Reminders()
 	text, err := rem.ReminderText(ctx, id)
 	if err != nil {
-		refuse("not a reminder of the owner's: " + err.Error())
+		refuse("not a reminder of the owner's: " + err.Error()) // lang:en
 		return
 	}
-	line, note := "Done.", "done"
+	pr := c.replyPrinter(ctx, row.Platform, in)
+	line, note := pr.T("Done."), "done"
 	if snooze {
 		at, err := rem.Snooze(ctx, id, snoozeFor, row.Platform)
 		if err != nil {
 			c.log.Warn("snooze", "task", id, "err", err)
-			c.finish(ctx, row, inboxHandled, "snooze failed")
-			ack("Could not snooze it: " + err.Error())
+			c.finish(ctx, row, inboxHandled, "snooze failed") // lang:en
+			ack(pr.Sprintf("Could not snooze it: %s", err))
 			return
 		}
-		line, note = "Snoozed until "+at.Local().Format("15:04")+".", "snoozed"
+		line, note = pr.Sprintf("Snoozed until %s.", at.Local().Format("15:04")), "snoozed"
 	}
 	c.finish(ctx, row, inboxHandled, "reminder "+note)
 	ack(line)
-	out := chat.Outbound{ChatID: in.Chat.ID, Text: "Reminder: " + text + "\n" + line}
+	out := chat.Outbound{ChatID: in.Chat.ID, Text: "Reminder: " + text + "\n" + line} // lang:en: as automation sent it
 	if err := a.Edit(ctx, in.Chat.ID, p.MessageID, out); err != nil && ctx.Err() == nil {
 		c.log.Warn("edit reminder", "platform", row.Platform, "err", err)
 	}

@@ -30,7 +30,7 @@ func isReviewButton(data string) bool {
 func (s *Service) QueueMemoryReview(ctx context.Context, text string, buttons []chat.Button) error {
 	for _, b := range buttons {
 		if len(b.Data) > chat.MaxButtonData {
-			return fmt.Errorf("memory review card: button data of %d bytes", len(b.Data))
+			return fmt.Errorf("memory review card: button data of %d bytes", len(b.Data)) // lang:en (an error for the log)
 		}
 	}
 	for _, p := range config.Platforms {
@@ -71,11 +71,11 @@ func (c *Runner) reviewPress(ctx context.Context, a chat.Adapter, row store.Inbo
 	}
 	text, buttons, err := c.s.d.Reviews().Press(ctx, p.Data)
 	if err != nil {
-		c.finish(ctx, row, inboxHandled, "memory review press failed")
+		c.finish(ctx, row, inboxHandled, "memory review press failed") // lang:en (the inbox row's note)
 		ack(err.Error())
 		return
 	}
-	c.finish(ctx, row, inboxHandled, "memory review answered")
+	c.finish(ctx, row, inboxHandled, "memory review answered") // lang:en (the inbox row's note)
 	ack("") // the edited card says what was done
 	if max := a.MaxChars(); max > 0 {
 		text = chat.Split(text, max)[0]

@@ -97,7 +97,7 @@ type Service struct {
 // New returns the chat service over d.
 func New(d Deps) *Service {
 	if d.BadRequest == nil {
-		d.BadRequest = errors.New("bad request")
+		d.BadRequest = errors.New("bad request") // lang:en
 	}
 	return &Service{d: d}
 }

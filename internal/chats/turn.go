@@ -13,15 +13,16 @@ import (
 	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
 )
 
-// Short replies homard itself writes into chats.
-const (
-	privateNotice = "This bot is private: it answers its owner only."
-	leaveNotice   = "This bot answers only in chats its owner allowed, so it is leaving."
-	newSession    = "Started a new conversation."
+// Short replies homard itself writes into chats (catalog keys).
+var (
+	privateNotice = lang.N("This bot is private: it answers its owner only.")
+	leaveNotice   = lang.N("This bot answers only in chats its owner allowed, so it is leaving.")
+	newSession    = lang.N("Started a new conversation.")
 )
 
 // guestMaxChars caps what a guest's message puts before the model: a
@@ -44,20 +45,20 @@ var pairRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^
 func (c *Runner) handle(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound) {
 	switch {
 	case in.Kind == chat.KindOther:
-		c.finish(ctx, row, inboxIgnored, "not a new message")
+		c.finish(ctx, row, inboxIgnored, "not a new message") // lang:en
 		return
 	case in.Sender.Bot:
-		c.finish(ctx, row, inboxIgnored, "from a bot")
+		c.finish(ctx, row, inboxIgnored, "from a bot") // lang:en
 		return
 	case in.Kind == chat.KindJoin:
 		if in.Chat.Direct {
-			c.finish(ctx, row, inboxIgnored, "direct chat")
+			c.finish(ctx, row, inboxIgnored, "direct chat") // lang:en
 			return
 		}
 		c.group(ctx, a, row, in, false)
 		return
 	case in.Kind != chat.KindMessage:
-		c.finish(ctx, row, inboxIgnored, "unknown kind")
+		c.finish(ctx, row, inboxIgnored, "unknown kind") // lang:en
 		return
 	}
 	if !in.Chat.Direct {
@@ -77,6 +78,7 @@ func (c *Runner) handle(ctx context.Context, a chat.Adapter, row store.InboxRow,
 		c.stranger(ctx, row, in)
 		return
 	}
+	c.rememberLang(ctx, row.Platform, in)
 	if c.command(ctx, row, in) {
 		return
 	}
@@ -99,7 +101,7 @@ func (c *Runner) group(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 	case ok && message && in.Mentioned:
 		c.startTurn(ctx, a, row, in, trustGuest)
 	case ok:
-		c.finish(ctx, row, inboxIgnored, "group message without a mention")
+		c.finish(ctx, row, inboxIgnored, "group message without a mention") // lang:en
 	default:
 		c.leave(ctx, a, row, in)
 	}
@@ -123,13 +125,13 @@ func (c *Runner) leave(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 		if err != nil {
 			return err
 		}
-		return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "group not allowed")
+		return tx.SetInboxState(row.ID, inboxReceived, inboxIgnored, "group not allowed") // lang:en
 	})
 	if err != nil || !first {
 		return
 	}
 	c.log.Info("leaving a group that is not allowed", "platform", row.Platform, "chat", in.Chat.ID)
-	if _, err := a.Send(ctx, chat.Outbound{ChatID: in.Chat.ID, Text: leaveNotice, Key: "leave-" + in.Chat.ID}); err != nil {
+	if _, err := a.Send(ctx, chat.Outbound{ChatID: in.Chat.ID, Text: c.replyPrinter(ctx, row.Platform, in).T(leaveNotice), Key: "leave-" + in.Chat.ID}); err != nil {
 		c.log.Warn("group notice", "platform", row.Platform, "err", err)
 	}
 	if err := a.Leave(ctx, groupOf(in.Chat)); err != nil {
@@ -141,7 +143,7 @@ func (c *Runner) leave(ctx context.Context, a chat.Adapter, row store.InboxRow, 
 // one short notice per chat per NoticeEvery, an audit record.
 func (c *Runner) stranger(ctx context.Context, row store.InboxRow, in chat.Inbound) {
 	err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error {
-		return c.turnAway(tx, row, in, c.s.d.Now(), "chat.unknown-sender", "a direct message from a sender who is not a paired owner: no model call", "unknown sender")
+		return c.turnAway(tx, row, in, c.s.d.Now(), "chat.unknown-sender", "a direct message from a sender who is not a paired owner: no model call", "unknown sender") // lang:en
 	})
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("chat stranger", "err", err)
@@ -158,7 +160,11 @@ func (c *Runner) turnAway(tx *store.Tx, row store.InboxRow, in chat.Inbound, now
 		return err
 	}
 	if due {
-		if _, err := c.queue(tx, row.Platform, in.Chat.ID, privateNotice, "", nil); err != nil {
+		p := c.s.txPrinter(tx, row.Platform, in.Chat.ID)
+		if in.Lang != "" {
+			p = lang.For(c.s.tagOf(in.Lang))
+		}
+		if _, err := c.queue(tx, row.Platform, in.Chat.ID, p.T(privateNotice), "", nil); err != nil {
 			return err
 		}
 	}
@@ -199,7 +205,7 @@ func (c *Runner) newSession(ctx context.Context, row store.InboxRow, in chat.Inb
 		if err := tx.SetChatSession(row.Platform, in.Chat.ID, id); err != nil {
 			return err
 		}
-		return c.answer(tx, row, in, newSession, inboxReceived, "/new")
+		return c.answer(tx, row, in, c.s.txPrinter(tx, row.Platform, in.Chat.ID).T(newSession), inboxReceived, "/new")
 	})
 	if err != nil && ctx.Err() == nil {
 		c.log.Warn("chat /new", "err", err)
@@ -208,7 +214,7 @@ func (c *Runner) newSession(ctx context.Context, row store.InboxRow, in chat.Inb
 
 // turnText is what the model reads for a delivery: the sender's own text,
 // and forwarded or quoted text only between untrusted markers (wrap puts
-// them), never as the sender's words.
+// them), never as the sender's words. It is the model's text: lang:en.
 func turnText(in chat.Inbound, wrap func(string) string) string {
 	var b strings.Builder
 	if in.Forwarded {
@@ -228,7 +234,7 @@ func turnText(in chat.Inbound, wrap func(string) string) string {
 // goroutine; the chat's later deliveries wait until it ends.
 func (c *Runner) startTurn(ctx context.Context, a chat.Adapter, row store.InboxRow, in chat.Inbound, trust string) {
 	if strings.TrimSpace(in.Text) == "" && strings.TrimSpace(in.Quoted) == "" {
-		c.finish(ctx, row, inboxIgnored, "no text")
+		c.finish(ctx, row, inboxIgnored, "no text") // lang:en
 		return
 	}
 	err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.SetInboxState(row.ID, inboxReceived, inboxRunning, trust) })
@@ -264,9 +270,10 @@ func (c *Runner) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 	go func() { defer close(typed); c.typing(typingCtx, a, in.Chat.ID) }()
 	text := turnText(in, c.s.d.Untrusted)
 	if r := []rune(text); trust == trustGuest && len(r) > guestMaxChars {
-		text = string(r[:guestMaxChars]) + "\n(cut: a guest's message is limited)"
+		text = string(r[:guestMaxChars]) + "\n(cut: a guest's message is limited)" // lang:en: for the model
 	}
-	req := channel.TurnRequest{Session: session, Text: text, As: trust}
+	p := c.replyPrinter(ctx, row.Platform, in)
+	req := channel.TurnRequest{Session: session, Text: text, As: trust, Lang: p.Tag().String()}
 	var set store.ChatSettings
 	if trust == trustOwner || trust == trustSplit {
 		req.Ask = c.ask(row.Platform, in.Chat.ID)
@@ -283,9 +290,9 @@ func (c *Runner) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 	}
 	var res channel.TurnResult
 	if trust == trustSplit && set.ToolsOff {
-		res.Text = "Tools are off in this chat, and /split runs workers with tools: send /tools on first, or the task without /split."
+		res.Text = p.T("Tools are off in this chat, and /split runs workers with tools: send /tools on first, or the task without /split.")
 	} else if trust == trustSplit {
-		res.Text, err = c.split(ctx, session, in.Text, req.Ask)
+		res.Text, err = c.split(ctx, p, session, in.Text, req.Ask)
 		trust = trustOwner // the inbox row's note
 	} else {
 		res, err = c.s.d.Turns.Turn(ctx, req)
@@ -299,11 +306,11 @@ func (c *Runner) turn(ctx context.Context, a chat.Adapter, row store.InboxRow, i
 	if res.Stopped != "" {
 		// A turn cut by a budget says so: one cut by its token budget
 		// (every guest turn has one) ends with no answer of its own.
-		reply = strings.TrimSpace(reply + "\n\n(homard stopped this turn early: " + res.Stopped + ")")
+		reply = strings.TrimSpace(reply + p.Sprintf("\n\n(homard stopped this turn early: %s)", res.Stopped))
 	}
 	if err != nil {
 		c.log.Warn("chat turn failed", "platform", row.Platform, "inbox", row.ID, "err", err)
-		reply = "That did not work: homard could not finish this turn. The log of `homard serve` on the computer says why."
+		reply = p.T("That did not work: homard could not finish this turn. The log of `homard serve` on the computer says why.")
 	}
 	if trust == trustGuest {
 		// A guest's call that needs approval is refused: no card, and no
@@ -346,12 +353,12 @@ const trustSplit = "split"
 
 // split runs an owner's /split: the task as a planner and workers, the
 // plan approved as a card in this chat.
-func (c *Runner) split(ctx context.Context, session, task string, ask func(context.Context, channel.Card) (channel.Choice, error)) (string, error) {
+func (c *Runner) split(ctx context.Context, p lang.Printer, session, task string, ask func(context.Context, channel.Card) (channel.Choice, error)) (string, error) {
 	switch {
 	case c.s.d.Splitter == nil:
-		return "/split is not available in this homard.", nil
+		return p.T("/split is not available in this homard."), nil
 	case task == "":
-		return "Usage: /split TASK — a planner writes a plan of workers that never share what they read (public ones read the web, sensitive ones your files); you approve the plan here before anything runs.", nil
+		return p.T("Usage: /split TASK — a planner writes a plan of workers that never share what they read (public ones read the web, sensitive ones your files); you approve the plan here before anything runs."), nil
 	}
 	return c.s.d.Splitter.Split(ctx, session, task, ask)
 }

@@ -98,6 +98,28 @@ func Resolve(setting string, getenv func(string) string) (Tag, error) {
 	return EN, fmt.Errorf("lang = %q: use one of %s", setting, strings.Join(Settings, ", "))
 }
 
+// ForTurn is the language of a model turn: code when it names one ("zh",
+// "zh-hans", "en"), else the setting resolved with getenv (an invalid
+// setting is English; config validation reports it).
+func ForTurn(code, setting string, getenv func(string) string) Tag {
+	if t, ok := Parse(code); ok {
+		return t
+	}
+	t, _ := Resolve(setting, getenv)
+	return t
+}
+
+// PromptLine is what the system prompt gets for t: for Chinese, one line
+// asking the model to answer in Simplified Chinese; for English, nothing
+// (the first request's byte budget has no room, and English is the
+// prompt's own language).
+func PromptLine(t Tag) string {
+	if t == ZH {
+		return "\nAnswer in Simplified Chinese unless the owner writes in another language."
+	}
+	return ""
+}
+
 // Printer prints messages in one language. The zero Printer prints
 // English.
 type Printer struct{ tag Tag }

@@ -4,7 +4,7 @@ package lang
 // each area's messages are kept together. Key: the English text (a fmt
 // format), value: its translation with the same verbs (an explicit
 // index, %[2]s, may reorder them).
-var zhSets = []map[string]string{zhCommon, zhReview}
+var zhSets = []map[string]string{zhCommon, zhReview, zhChats, zhTUI, zhWeb}
 
 // zhCommon holds messages shared by several surfaces.
 var zhCommon = map[string]string{}

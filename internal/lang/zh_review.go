@@ -10,7 +10,6 @@ var zhReview = map[string]string{
 	"On the computer: homard memory review approve N|all, or dismiss [N].": "在电脑上：homard memory review approve N|all，或 dismiss [N]。",
 	"Approve %d":                        "批准 %d",
 	"Approve all":                       "全部批准",
-	"Dismiss":                           "放弃",
 	"Memory review: nothing to change.": "记忆整理：没有需要更改的内容。",
 	"Proposal %d was not applied: memory.md changed since this review was made. Run `homard memory review --now` for a new review.": "提议 %d 未应用：自本次整理以来 memory.md 已被修改。请运行 `homard memory review --now` 重新整理。",
 	"Weekly memory review: %d proposals. Nothing changes until you approve one.\n":                                                  "每周记忆整理：%d 条提议。在你批准之前不会做任何更改。\n",
@@ -18,8 +17,6 @@ var zhReview = map[string]string{
 	"merge":     "合并",
 	"delete":    "删除",
 	"replace":   "替换",
-	"approved":  "已批准",
 	"dismissed": "已放弃",
-	"pending":   "待处理",
 	"stale":     "已过时",
 }

@@ -146,6 +146,12 @@ type Inbound struct {
 	// not the sender).
 	Forwarded bool
 
+	// Lang is the sender's language as the platform states it (Telegram
+	// from.language_code such as "zh-hans", Discord's interaction
+	// locale), empty where the platform gives none. The chat core keeps
+	// it as the chat's language for its cards and notices.
+	Lang string
+
 	// Press is set when Kind is KindPress.
 	Press *Press
 }

@@ -74,6 +74,7 @@ type interaction struct {
 	ID        string  `json:"id"`
 	Type      int     `json:"type"`
 	Token     string  `json:"token"`
+	Locale    string  `json:"locale"` // the presser's client language ("zh-CN")
 	GuildID   string  `json:"guild_id"`
 	ChannelID string  `json:"channel_id"`
 	Member    *member `json:"member"`
@@ -198,6 +199,7 @@ func decodeInteraction(raw json.RawMessage, botID string) (chat.Inbound, error) 
 		DeliveryID: it.ID,
 		Kind:       chat.KindOther,
 		Chat:       chat.Chat{ID: it.ChannelID, Group: it.GuildID, Direct: it.GuildID == ""},
+		Lang:       it.Locale,
 	}
 	u := it.User
 	if it.Member != nil && it.Member.User != nil {

@@ -28,6 +28,9 @@ type user struct {
 	FirstName string `json:"first_name"`
 	LastName  string `json:"last_name"`
 	Username  string `json:"username"`
+	// LanguageCode is the user's IETF language tag ("en", "zh-hans"),
+	// when Telegram knows it.
+	LanguageCode string `json:"language_code"`
 }
 
 type chatInfo struct {
@@ -111,6 +114,7 @@ func inbound(u update, me *user) chat.Inbound {
 		q := u.CallbackQuery
 		in.Kind = chat.KindPress
 		in.Sender = sender(&q.From)
+		in.Lang = q.From.LanguageCode
 		in.Press = &chat.Press{ID: q.ID, Data: q.Data}
 		if m := q.Message; m != nil {
 			in.Chat = chatOf(m.Chat)
@@ -149,6 +153,7 @@ func fillMessage(in *chat.Inbound, m *message, me *user) {
 	}
 	if m.From != nil {
 		in.Sender = sender(m.From)
+		in.Lang = m.From.LanguageCode
 	}
 	if m.SenderChat != nil {
 		// Sent on behalf of a chat (a channel, an anonymous admin): the

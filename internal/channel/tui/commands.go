@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/lang"
 )
 
 // command runs a slash command.
@@ -17,18 +18,18 @@ func (m *Model) command(text string) (tea.Model, tea.Cmd) {
 	arg = strings.TrimSpace(arg)
 	switch strings.ToLower(name) {
 	case "/help", "/?":
-		m.note(helpText)
+		m.note(m.p.T(helpText))
 	case "/exit", "/quit":
 		return m.quit()
 	case "/cancel":
 		if !m.busy {
-			m.note("No turn is running.")
+			m.note(m.p.T("No turn is running."))
 		} else {
 			m.cancelTurn()
 		}
 	case "/new", "/clear":
 		if m.busy {
-			m.note("A turn is running: /cancel it first.")
+			m.note(m.p.T("A turn is running: /cancel it first."))
 			break
 		}
 		id := fmt.Sprintf("chat-%d", time.Now().Unix())
@@ -37,24 +38,28 @@ func (m *Model) command(text string) (tea.Model, tea.Cmd) {
 		}
 		m.session = id
 		m.entries, m.last, m.spent = nil, nil, spent{}
-		m.note(fmt.Sprintf("New session %s. Resume it later with: homard chat --session %s", id, id))
+		m.note(m.p.Sprintf("New session %s. Resume it later with: homard chat --session %s", id, id))
 	case "/budget":
 		m.note(m.setBudget(arg))
 	case "/tools":
 		switch strings.ToLower(arg) {
 		case "off":
 			m.toolsOff = true
-			m.note("Tools off: the next turns offer the model no tool, and any call it makes anyway is refused (limit.tools-off). /tools on turns them back on.")
+			m.note(m.p.T("Tools off: the next turns offer the model no tool, and any call it makes anyway is refused (limit.tools-off). /tools on turns them back on."))
 		case "on":
 			m.toolsOff = false
-			m.note("Tools on.")
+			m.note(m.p.T("Tools on."))
 		case "":
-			m.note(map[bool]string{true: "Tools are off (/tools on).", false: "Tools are on (/tools off for text from somewhere you do not trust)."}[m.toolsOff])
+			if m.toolsOff {
+				m.note(m.p.T("Tools are off (/tools on)."))
+			} else {
+				m.note(m.p.T("Tools are on (/tools off for text from somewhere you do not trust)."))
+			}
 		default:
-			m.note("Usage: /tools off, /tools on")
+			m.note(m.p.T("Usage: /tools off, /tools on"))
 		}
 	default:
-		m.note(fmt.Sprintf("Unknown command %s. /help lists the commands; start a message with // to send a leading /.", clean(name)))
+		m.note(m.p.Sprintf("Unknown command %s. /help lists the commands; start a message with // to send a leading /.", clean(name)))
 	}
 	m.refresh()
 	return m, nil
@@ -67,7 +72,7 @@ func (m *Model) setBudget(arg string) string {
 	if arg == "" {
 		out := m.budget()
 		if m.maxCalls > 0 {
-			out += fmt.Sprintf("\nNext turns: at most %d tool calls (/budget off lifts it).", m.maxCalls)
+			out += m.p.Sprintf("\nNext turns: at most %d tool calls (/budget off lifts it).", m.maxCalls)
 		}
 		return out
 	}
@@ -75,27 +80,28 @@ func (m *Model) setBudget(arg string) string {
 	switch {
 	case strings.EqualFold(arg, "off") || err == nil && n == 0:
 		m.maxCalls = 0
-		return "Tool-call cap lifted: turns use agent.max_calls."
+		return m.p.T("Tool-call cap lifted: turns use agent.max_calls.")
 	case err != nil || n < 0 || n > 1000:
-		return "Usage: /budget (report), /budget N (at most N tool calls a turn), /budget off"
+		return m.p.T("Usage: /budget (report), /budget N (at most N tool calls a turn), /budget off")
 	}
 	m.maxCalls = n
-	return fmt.Sprintf("Next turns: at most %d tool calls each (never more than agent.max_calls).", n)
+	return m.p.Sprintf("Next turns: at most %d tool calls each (never more than agent.max_calls).", n)
 }
 
 func (m *Model) budget() string {
 	if m.last == nil {
-		return "No turn has finished yet in this session."
+		return m.p.T("No turn has finished yet in this session.")
 	}
 	r := m.last
 	s := m.spent
-	out := fmt.Sprintf("Last turn: %d of %d tool calls, %d of %d budget units; tokens: %d in (%d cached), %d out.\n"+
-		"This session, %s in this chat: %d tokens in, %d out; prompt cache: %d tokens read (%d%% of the input), %d written.",
-		r.Calls, r.MaxCalls, r.Units, r.MaxUnits, r.Usage.Input, r.Usage.Cached, r.Usage.Output,
-		plural(s.turns, "turn", "turns"), s.Input, s.Output, s.Cached, s.hitPercent(), s.CacheWrite)
+	p := m.p
+	out := p.Sprintf("Last turn: %d of %d tool calls, %d of %d budget units; tokens: %d in (%d cached), %d out.\n",
+		r.Calls, r.MaxCalls, r.Units, r.MaxUnits, r.Usage.Input, r.Usage.Cached, r.Usage.Output) +
+		p.Sprintf("This session, %s in this chat: %d tokens in, %d out; prompt cache: %d tokens read (%d%% of the input), %d written.",
+			plural(p, s.turns, lang.N("1 turn"), lang.N("%d turns")), s.Input, s.Output, s.Cached, s.hitPercent(), s.CacheWrite)
 	if c := r.Capture; c.Calls > 0 {
-		out += fmt.Sprintf("\nMemory capture in this session so far: %s covering %d turns; tokens: %d in (%d cached), %d out.",
-			plural(c.Calls, "call", "calls"), c.Turns, c.Usage.Input, c.Usage.Cached, c.Usage.Output)
+		out += p.Sprintf("\nMemory capture in this session so far: %s covering %d turns; tokens: %d in (%d cached), %d out.",
+			plural(p, c.Calls, lang.N("1 call"), lang.N("%d calls")), c.Turns, c.Usage.Input, c.Usage.Cached, c.Usage.Output)
 	}
 	return out
 }
@@ -124,15 +130,17 @@ func (s spent) hitPercent() int {
 	return s.Cached * 100 / s.Input
 }
 
-// plural is "1 one" or "n many".
-func plural(n int, one, many string) string {
+// plural is one (a catalog key such as "1 turn") or many (one with %d)
+// for n, in p's language.
+func plural(p lang.Printer, n int, one, many string) string {
 	if n == 1 {
-		return "1 " + one
+		return p.T(one)
 	}
-	return fmt.Sprintf("%d %s", n, many)
+	return p.Sprintf(many, n)
 }
 
-const helpText = `Keys
+// helpText is /help (a catalog key).
+var helpText = lang.N(`Keys
   Enter             send the message
   Alt+Enter, Ctrl+J new line in the message
   PgUp, PgDn        scroll the conversation (Ctrl+Home, Ctrl+End: top, bottom)
@@ -152,4 +160,4 @@ Commands
   /tools off no tool offered in the next turns, for text you do not trust
            (/tools on)
   /exit    leave; a running turn is cancelled (Ctrl+C leaves when none runs)
-A message starting with // sends one leading /.`
+A message starting with // sends one leading /.`)

@@ -16,7 +16,6 @@ package tui
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -27,6 +26,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/lang"
 )
 
 // Options configure Run.
@@ -36,6 +36,9 @@ type Options struct {
 	// In and Out are the terminal; nil means the process's.
 	In  io.Reader
 	Out io.Writer
+	// Lang is the language of the chat's labels, hints and notices (and
+	// of the turns' system prompt line). The zero value is English.
+	Lang lang.Tag
 }
 
 // Run shows the chat on the terminal until the owner leaves (/exit, or
@@ -45,13 +48,13 @@ type Options struct {
 // or "" when the chat did not start.
 func Run(ctx context.Context, rt channel.Runtime, o Options) (string, error) {
 	if o.Session == "" {
-		return "", errors.New("tui: no session")
+		return "", errors.New("tui: no session") // lang:en
 	}
 	history, err := rt.History(ctx, o.Session)
 	if err != nil {
 		return "", err
 	}
-	m := New(ctx, rt, o.Session, history)
+	m := newModel(ctx, rt, o.Session, history, lang.For(o.Lang))
 	defer m.Close()
 	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithAltScreen()}
 	if o.In != nil {
@@ -95,6 +98,7 @@ type Model struct {
 	maxCalls      int   // /budget N: each next turn's tool-call cap; 0 none
 	toolsOff      bool  // /tools off: next turns offer no tool
 	quitting      bool
+	p             lang.Printer // the language of what homard says here
 }
 
 // openCard is an approval card waiting for the owner's key.
@@ -103,12 +107,17 @@ type openCard struct {
 	reply chan<- channel.Choice // buffered: sending never blocks
 }
 
-// New builds the model for session, showing history first. ctx bounds the
-// model's turns; Close ends them.
+// New builds the model for session in English, showing history first.
+// ctx bounds the model's turns; Close ends them.
 func New(ctx context.Context, rt channel.Runtime, session string, history []channel.Message) *Model {
+	return newModel(ctx, rt, session, history, lang.Printer{})
+}
+
+// newModel is New speaking p's language.
+func newModel(ctx context.Context, rt channel.Runtime, session string, history []channel.Message, p lang.Printer) *Model {
 	life, cancel := context.WithCancel(ctx)
 	in := textarea.New()
-	in.Placeholder = "Message homard — Enter sends, Alt+Enter or Ctrl+J adds a line, /help"
+	in.Placeholder = p.T("Message homard — Enter sends, Alt+Enter or Ctrl+J adds a line, /help")
 	in.ShowLineNumbers = false
 	in.Prompt = "› "
 	in.CharLimit = 32 * 1024
@@ -120,7 +129,7 @@ func New(ctx context.Context, rt channel.Runtime, session string, history []chan
 		events: make(chan tea.Msg), turns: &sync.WaitGroup{},
 		session: session, vp: viewport.New(80, 20), input: in,
 		tools: map[string]*entry{},
-		width: 80, height: 24,
+		width: 80, height: 24, p: p,
 	}
 	m.showHistory(history)
 	m.layout()
@@ -255,7 +264,7 @@ func (m *Model) submit() (tea.Model, tea.Cmd) {
 		return m.command(text)
 	}
 	if m.busy {
-		m.note("A turn is running: wait for it, or /cancel it.")
+		m.note(m.p.T("A turn is running: wait for it, or /cancel it."))
 		return m, nil
 	}
 	if strings.HasPrefix(text, "//") {
@@ -282,7 +291,7 @@ func (m *Model) start(text string) {
 	}
 	req := channel.TurnRequest{
 		Session: m.session,
-		Text:    text, MaxCalls: m.maxCalls, NoTools: m.toolsOff,
+		Text:    text, MaxCalls: m.maxCalls, NoTools: m.toolsOff, Lang: m.p.Tag().String(),
 		OnText: func(s string) { send(textMsg(s)) },
 		OnTool: func(ev channel.ToolEvent) { send(toolMsg(ev)) },
 		Ask: func(ctx context.Context, c channel.Card) (channel.Choice, error) {
@@ -313,11 +322,11 @@ func (m *Model) cancelTurn() {
 	m.cancelled = true
 	m.cancel()
 	if m.card != nil {
-		m.card.entry.answer = "cancelled"
+		m.card.entry.answer = m.p.T("cancelled")
 		m.card.entry.dirty()
 		m.closeCard()
 	}
-	m.note("Cancelling…")
+	m.note(m.p.T("Cancelling…"))
 }
 
 // tool adds or updates the line of a tool call.
@@ -359,29 +368,29 @@ func (m *Model) answerCard(k string) {
 	var said string
 	switch k {
 	case "o", "O":
-		choice, said = channel.Once, "approved once"
+		choice, said = channel.Once, lang.N("approved once")
 	case "s", "S":
-		choice, said = channel.Session, "approved for this session"
+		choice, said = channel.Session, lang.N("approved for this session")
 	case "a", "A":
-		choice, said = channel.Always, "approved always (scoped rule)"
+		choice, said = channel.Always, lang.N("approved always (scoped rule)")
 	case "d", "D":
-		choice, said = channel.Deny, "denied"
+		choice, said = channel.Deny, lang.N("denied")
 	case "esc":
-		choice, said = channel.Leave, "left pending"
+		choice, said = channel.Leave, lang.N("left pending")
 	default:
 		return
 	}
 	if !c.entry.card.Allows(choice) {
-		c.entry.hint = "This card can only be approved once (o) or denied (d)."
+		c.entry.hint = m.p.T("This card can only be approved once (o) or denied (d).")
 		if c.entry.card.Allows(channel.Session) {
-			c.entry.hint = "This command runs code: approve it once (o), for this session (s), or deny it (d)."
+			c.entry.hint = m.p.T("This command runs code: approve it once (o), for this session (s), or deny it (d).")
 		}
 		c.entry.dirty()
 		m.refresh()
 		return
 	}
 	c.reply <- choice
-	c.entry.answer = said
+	c.entry.answer = m.p.T(said)
 	c.entry.hint = ""
 	c.entry.dirty()
 	m.closeCard()
@@ -397,23 +406,23 @@ func (m *Model) closeCard() {
 func (m *Model) done(msg doneMsg) {
 	m.busy, m.cancel, m.answer = false, nil, nil
 	if m.card != nil { // the turn ended without an answer to its card
-		m.card.entry.answer = "not answered"
+		m.card.entry.answer = m.p.T("not answered")
 		m.closeCard()
 	}
 	switch {
 	case msg.err != nil && (m.cancelled || errors.Is(msg.err, context.Canceled)):
-		m.note("Cancelled. Nothing of this turn was kept in the conversation; tool calls it made are in the audit log.")
+		m.note(m.p.T("Cancelled. Nothing of this turn was kept in the conversation; tool calls it made are in the audit log."))
 	case msg.err != nil:
-		m.add(&entry{kind: kindError, text: "error: " + msg.err.Error()})
+		m.add(&entry{kind: kindError, text: m.p.Sprintf("error: %s", msg.err)})
 	default:
 		res := msg.res
 		m.last = &res
 		m.spent.add(res.Usage)
 		if res.Stopped != "" {
-			m.note("Stopped early: " + res.Stopped)
+			m.note(m.p.Sprintf("Stopped early: %s", res.Stopped))
 		}
 		for _, id := range res.Pending {
-			m.note(fmt.Sprintf("Waiting for approval %s: homard approval approve %s, then ask again.", id, id))
+			m.note(m.p.Sprintf("Waiting for approval %s: homard approval approve %s, then ask again.", id, id))
 		}
 	}
 	m.cancelled = false
@@ -433,11 +442,12 @@ func (m *Model) showHistory(h []channel.Message) {
 		}
 	}
 	if len(h) > 0 {
-		m.note(fmt.Sprintf("Resumed session %s.", m.session))
+		m.note(m.p.Sprintf("Resumed session %s.", m.session))
 	}
 }
 
 func (m *Model) add(e *entry) *entry {
+	e.p = m.p
 	m.entries = append(m.entries, e)
 	return e
 }

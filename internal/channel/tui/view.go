@@ -1,12 +1,12 @@
 package tui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/lipgloss"
 
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/lang"
 )
 
 type entryKind int
@@ -26,9 +26,10 @@ type entry struct {
 	text   string
 	tool   channel.ToolEvent
 	card   channel.Card
-	answer string   // how the card was answered; empty while open
-	hint   string   // a card's correction ("critical: only o or d")
-	md     mdStream // an answer's rendering, kept as it streams
+	answer string       // how the card was answered; empty while open
+	hint   string       // a card's correction ("critical: only o or d")
+	md     mdStream     // an answer's rendering, kept as it streams
+	p      lang.Printer // the language of a card's labels
 
 	cachedWidth int
 	cached      []string
@@ -118,42 +119,42 @@ func toolLines(ev channel.ToolEvent, width int) []string {
 // it, wrapped), the plan hash's first 12 hex characters, why homard asks,
 // and the keys, or how it was answered.
 func cardLines(e *entry, width int) []string {
-	c := e.card
+	c, p := e.card, e.p
 	inner := max(width-4, 8) // "│ " … " │"
 	var body []string
 	// The header is in reverse video, which text from the model can never
 	// be (no escape sequence of its own reaches the terminal): a card the
 	// model draws with box characters has no such line.
-	body = append(body, styleCardHead.Render(fit("approval needed: "+clean(c.Tool)+" · risk "+clean(c.Risk)+" · "+clean(c.ApprovalID), inner)))
+	body = append(body, styleCardHead.Render(fit(p.Sprintf("approval needed: %s · risk %s · %s", clean(c.Tool), clean(c.Risk), clean(c.ApprovalID)), inner)))
 	for _, l := range wrap(clean(strings.TrimRight(c.Plan, "\n")), inner-2) {
 		body = append(body, "  "+l)
 	}
-	body = append(body, previewLines(c, inner)...)
-	meta := "plan hash " + shortHash(c.PlanHash)
+	body = append(body, previewLines(p, c, inner)...)
+	meta := p.Sprintf("plan hash %s", shortHash(c.PlanHash))
 	if !c.ExpiresAt.IsZero() {
-		meta += " · expires " + c.ExpiresAt.Local().Format("15:04")
+		meta += p.Sprintf(" · expires %s", c.ExpiresAt.Local().Format("15:04"))
 	}
 	body = append(body, styleDim.Render(fit(meta, inner)))
 	if c.Reason != "" {
-		body = append(body, hang(styleDim.Render("why: "), clean(c.Reason), inner)...)
+		body = append(body, hang(styleDim.Render(p.T("why: ")), clean(c.Reason), inner)...)
 	}
 	switch {
 	case e.answer != "":
 		body = append(body, styleBold.Render(fit("→ "+e.answer, inner)))
 	case c.Critical():
-		body = append(body, styleBold.Render(fit("critical: [o]nce · [d]eny · Esc leave pending", inner)))
+		body = append(body, styleBold.Render(fit(p.T("critical: [o]nce · [d]eny · Esc leave pending"), inner)))
 	case !c.Allows(channel.Session):
-		body = append(body, styleBold.Render(fit("[o]nce · [d]eny · Esc leave pending", inner)))
+		body = append(body, styleBold.Render(fit(p.T("[o]nce · [d]eny · Esc leave pending"), inner)))
 	case !c.Allows(channel.Always):
 		if c.Covers != "" && !c.CoversShown() {
-			body = append(body, hang(styleDim.Render("session would cover: "), clean(c.Covers), inner)...)
+			body = append(body, hang(styleDim.Render(p.T("session would cover: ")), clean(c.Covers), inner)...)
 		}
-		body = append(body, styleBold.Render(fit("[o]nce · [s]ession · [d]eny · Esc leave pending", inner)))
+		body = append(body, styleBold.Render(fit(p.T("[o]nce · [s]ession · [d]eny · Esc leave pending"), inner)))
 	default:
 		if c.Covers != "" && !c.CoversShown() {
-			body = append(body, hang(styleDim.Render("session/always would cover: "), clean(c.Covers), inner)...)
+			body = append(body, hang(styleDim.Render(p.T("session/always would cover: ")), clean(c.Covers), inner)...)
 		}
-		body = append(body, styleBold.Render(fit("[o]nce · [s]ession · [a]lways · [d]eny · Esc leave pending", inner)))
+		body = append(body, styleBold.Render(fit(p.T("[o]nce · [s]ession · [a]lways · [d]eny · Esc leave pending"), inner)))
 	}
 	if e.hint != "" {
 		body = append(body, styleError.Render(fit(e.hint, inner)))
@@ -174,11 +175,11 @@ const cardPreviewLines = 40
 // coloured by their first character (which homard wrote: every content
 // line of a diff starts with "+", "-" or " "), and a line saying how to
 // see what was left out.
-func previewLines(c channel.Card, inner int) []string {
+func previewLines(p lang.Printer, c channel.Card, inner int) []string {
 	if c.Preview == "" {
 		return nil
 	}
-	out := []string{styleDim.Render(fit("─ what it does ─", inner))}
+	out := []string{styleDim.Render(fit(p.T("─ what it does ─"), inner))}
 	lines := strings.Split(strings.TrimRight(c.Preview, "\n"), "\n")
 	omitted := c.PreviewOmitted
 	if len(lines) > cardPreviewLines {
@@ -195,7 +196,7 @@ func previewLines(c channel.Card, inner int) []string {
 		}
 	}
 	if omitted > 0 {
-		out = append(out, hang(styleDim.Render("… "), clean(fmt.Sprintf("%d more lines; homard approval show %s --full", omitted, c.ApprovalID)), inner)...)
+		out = append(out, hang(styleDim.Render("… "), clean(p.Sprintf("%d more lines; homard approval show %s --full", omitted, c.ApprovalID)), inner)...)
 	}
 	return out
 }
@@ -272,26 +273,27 @@ func (m *Model) View() string {
 		return ""
 	}
 	w := m.vp.Width
-	head := "homard chat · " + m.session
+	head := "homard chat · " + m.session // lang:en: the command's name
 	if m.info.Model != "" {
 		head += " · " + m.info.Model
 	}
 	if m.info.Mode != "" {
-		head += " · " + m.info.Mode + " mode"
+		head += m.p.Sprintf(" · %s mode", m.info.Mode)
 	}
 	var foot string
 	switch {
 	case m.card != nil && m.card.entry.card.Critical():
-		foot = "critical: o approve once · d deny · Esc leave pending · Ctrl+C cancel the turn"
+		foot = lang.N("critical: o approve once · d deny · Esc leave pending · Ctrl+C cancel the turn")
 	case m.card != nil:
-		foot = "o once · s session · a always · d deny · Esc leave pending · Ctrl+C cancel"
+		foot = lang.N("o once · s session · a always · d deny · Esc leave pending · Ctrl+C cancel")
 	case m.busy && m.cancelled:
-		foot = "cancelling…"
+		foot = lang.N("cancelling…")
 	case m.busy:
-		foot = "working… Ctrl+C or /cancel stops the turn · PgUp/PgDn scroll"
+		foot = lang.N("working… Ctrl+C or /cancel stops the turn · PgUp/PgDn scroll")
 	default:
-		foot = "Enter send · Alt+Enter/Ctrl+J new line · PgUp/PgDn scroll · /help · Ctrl+C quit"
+		foot = lang.N("Enter send · Alt+Enter/Ctrl+J new line · PgUp/PgDn scroll · /help · Ctrl+C quit")
 	}
+	foot = m.p.T(foot)
 	return strings.Join([]string{
 		styleBar.Render(padRight(fit(clean(head), w), w)),
 		m.vp.View(),

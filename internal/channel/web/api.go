@@ -12,12 +12,14 @@ import (
 	"github.com/homard/homard/internal/channel/web/wire"
 )
 
-// routes builds the handler chain: logging, the guard, then the mux.
+// routes builds the handler chain: logging, the guard, then the mux. Its
+// literals are routes and API errors, English on purpose (lang:en).
 func (s *Server) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /login", s.login)
 	mux.HandleFunc("POST /logout", s.logout)
 	mux.HandleFunc("GET /api/info", s.info)
+	mux.HandleFunc("GET /api/lang", s.lang)
 	mux.HandleFunc("GET /api/sessions", s.sessions)
 	mux.HandleFunc("GET /api/sessions/{id}/messages", s.messages)
 	mux.HandleFunc("POST /api/sessions/{id}/cancel", s.cancelSession)
@@ -80,18 +82,18 @@ func readJSONMax(w http.ResponseWriter, r *http.Request, v any, limit int64) boo
 	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error())
+		writeError(w, http.StatusBadRequest, "invalid JSON body: "+err.Error()) // lang:en
 		return false
 	}
 	if dec.Decode(&struct{}{}) != io.EOF {
-		writeError(w, http.StatusBadRequest, "invalid JSON body: more than one value")
+		writeError(w, http.StatusBadRequest, "invalid JSON body: more than one value") // lang:en
 		return false
 	}
 	return true
 }
 
 func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json; charset=utf-8")
+	w.Header().Set("Content-Type", "application/json; charset=utf-8") // lang:en
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
 }
@@ -190,7 +192,7 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 	t, ok := s.turns[id]
 	s.mu.Unlock()
 	if !ok {
-		writeError(w, http.StatusNotFound, "session "+id+" has no running turn")
+		writeError(w, http.StatusNotFound, "session "+id+" has no running turn") // lang:en
 		return
 	}
 	s.watch(w, r, t)
@@ -199,7 +201,7 @@ func (s *Server) follow(w http.ResponseWriter, r *http.Request) {
 func (s *Server) cancelSession(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !s.cancelTurn(id) {
-		writeError(w, http.StatusNotFound, "session "+id+" has no running turn")
+		writeError(w, http.StatusNotFound, "session "+id+" has no running turn") // lang:en
 		return
 	}
 	writeJSON(w, http.StatusAccepted, map[string]string{"session": id})
@@ -253,7 +255,7 @@ func (s *Server) answer(w http.ResponseWriter, r *http.Request) {
 	}
 	c := req.Choice
 	if !c.Approves() && c != channel.Deny {
-		writeError(w, http.StatusBadRequest, "choice: want once, session, always or deny")
+		writeError(w, http.StatusBadRequest, "choice: want once, session, always or deny") // lang:en
 		return
 	}
 	a, err := s.admin.Answer(r.Context(), r.PathValue("id"), c, req.Code)
@@ -271,7 +273,7 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 	var err error
 	if v := q.Get("after"); v != "" {
 		if aq.After, err = strconv.ParseInt(v, 10, 64); err != nil || aq.After < 0 {
-			writeError(w, http.StatusBadRequest, "after: want a sequence number")
+			writeError(w, http.StatusBadRequest, "after: want a sequence number") // lang:en
 			return
 		}
 	}
@@ -280,18 +282,18 @@ func (s *Server) audit(w http.ResponseWriter, r *http.Request) {
 	case "newest":
 		aq.Newest = true
 	default:
-		writeError(w, http.StatusBadRequest, "order: want oldest (the default) or newest")
+		writeError(w, http.StatusBadRequest, "order: want oldest (the default) or newest") // lang:en
 		return
 	}
 	if v := q.Get("before"); v != "" {
 		if aq.Before, err = strconv.ParseInt(v, 10, 64); err != nil || aq.Before < 0 || !aq.Newest {
-			writeError(w, http.StatusBadRequest, "before: want a sequence number, with order=newest")
+			writeError(w, http.StatusBadRequest, "before: want a sequence number, with order=newest") // lang:en
 			return
 		}
 	}
 	if v := q.Get("limit"); v != "" {
 		if aq.Limit, err = strconv.Atoi(v); err != nil || aq.Limit < 1 || aq.Limit > 1000 {
-			writeError(w, http.StatusBadRequest, "limit: want 1 to 1000")
+			writeError(w, http.StatusBadRequest, "limit: want 1 to 1000") // lang:en
 			return
 		}
 	}
@@ -383,11 +385,11 @@ func (s *Server) memoryReviewAnswer(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if req.Action != "accept" && req.Action != "dismiss" {
-		writeError(w, http.StatusBadRequest, "action: want accept or dismiss")
+		writeError(w, http.StatusBadRequest, "action: want accept or dismiss") // lang:en
 		return
 	}
 	if req.Action == "dismiss" && req.Replace != "" {
-		writeError(w, http.StatusBadRequest, "replace goes with accept only")
+		writeError(w, http.StatusBadRequest, "replace goes with accept only") // lang:en
 		return
 	}
 	id := r.PathValue("id")

@@ -14,7 +14,7 @@ import (
 // gives a document opened from it an opaque origin with no script, so
 // it can never act as the gateway's origin (read /api, use the cookie),
 // and default-src 'none' lets it load nothing.
-const artifactCSP = "sandbox; default-src 'none'"
+const artifactCSP = "sandbox; default-src 'none'" // lang:en
 
 // inlineImages are the only types served as themselves: pictures a
 // browser draws and never runs. Anything else is a download.
@@ -26,13 +26,13 @@ var inlineImages = map[string]bool{"image/png": true, "image/jpeg": true}
 // keeps no artifacts.
 func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
 	if s.o.Artifacts == nil {
-		writeError(w, http.StatusNotFound, "this server has no artifacts to show")
+		writeError(w, http.StatusNotFound, "this server has no artifacts to show") // lang:en
 		return
 	}
 	a, err := s.o.Artifacts.Artifact(r.Context(), r.PathValue("id"))
 	if err != nil {
 		if errors.Is(err, channel.ErrNotFound) {
-			writeError(w, http.StatusNotFound, "no such artifact")
+			writeError(w, http.StatusNotFound, "no such artifact") // lang:en
 			return
 		}
 		s.fail(w, err)
@@ -44,7 +44,7 @@ func (s *Server) artifact(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cross-Origin-Resource-Policy", "same-origin")
 	switch {
 	case a.MIME == "":
-		h.Set("Content-Type", "text/plain; charset=utf-8")
+		h.Set("Content-Type", "text/plain; charset=utf-8") // lang:en
 		w.WriteHeader(http.StatusOK)
 		w.Write([]byte(a.Text))
 		return

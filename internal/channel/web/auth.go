@@ -22,7 +22,7 @@ const (
 
 // csp forbids inline script and every foreign source: the UI's script is
 // a separate file, and model output is never fetched.
-const csp = "default-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'"
+const csp = "default-src 'self'; img-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'" // lang:en
 
 // randomToken returns 32 random bytes, base64url.
 func randomToken() string {
@@ -72,9 +72,10 @@ func (s *Server) login(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	if !ok {
-		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		w.Header().Set("Content-Type", "text/html; charset=utf-8") // lang:en
 		w.WriteHeader(http.StatusUnauthorized)
-		w.Write([]byte(pageHead + `<h1>This login link is not valid</h1><p>It was used already, it expired (links last 10 minutes), or it was mistyped. Run <code>homard login</code> on the machine running <code>homard serve</code> for a new one.</p></body></html>`))
+		p := s.pagePrinter(r)
+		w.Write([]byte(page(p, p.T("This login link is not valid"), p.T("It was used already, it expired (links last 10 minutes), or it was mistyped. Run <code>homard login</code> on the machine running <code>homard serve</code> for a new one."))))
 		return
 	}
 	http.SetCookie(w, &http.Cookie{
@@ -139,7 +140,7 @@ func (s *Server) local(r *http.Request) bool {
 // gets 403, so a leaked token cannot mint browser sessions.
 func (s *Server) loginLink(w http.ResponseWriter, r *http.Request) {
 	if !s.local(r) {
-		writeError(w, http.StatusForbidden, "only `homard login` on the machine running homard serve can create a login link")
+		writeError(w, http.StatusForbidden, "only `homard login` on the machine running homard serve can create a login link") // lang:en
 		return
 	}
 	u := s.LoginURL(s.o.Base)
@@ -157,11 +158,11 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		h.Set("X-Frame-Options", "DENY")
 		h.Set("Cross-Origin-Opener-Policy", "same-origin")
 		if !s.hosts[strings.ToLower(r.Host)] {
-			writeError(w, http.StatusForbidden, "this server answers only to its own address (Host header refused)")
+			writeError(w, http.StatusForbidden, "this server answers only to its own address (Host header refused)") // lang:en
 			return
 		}
 		if o := r.Header.Get("Origin"); o != "" && !s.origins[strings.ToLower(o)] {
-			writeError(w, http.StatusForbidden, "cross-origin request refused")
+			writeError(w, http.StatusForbidden, "cross-origin request refused") // lang:en
 			return
 		}
 		if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/login" || r.URL.Path == "/logout" {
@@ -169,13 +170,13 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		}
 		if strings.HasPrefix(r.URL.Path, "/api/") || r.URL.Path == "/logout" {
 			if !s.authenticated(r) {
-				writeError(w, http.StatusUnauthorized, "not logged in: open the login URL homard serve printed, or send Authorization: Bearer <token> from `homard token create`")
+				writeError(w, http.StatusUnauthorized, "not logged in: open the login URL homard serve printed, or send Authorization: Bearer <token> from `homard token create`") // lang:en
 				return
 			}
 			if r.Method == http.MethodPost || r.Method == http.MethodDelete {
 				mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 				if err != nil || mt != "application/json" {
-					writeError(w, http.StatusUnsupportedMediaType, "send Content-Type: application/json")
+					writeError(w, http.StatusUnsupportedMediaType, "send Content-Type: application/json") // lang:en
 					return
 				}
 			}

@@ -43,6 +43,7 @@ var browserKeys = map[string]bool{
 	"Home": true, "End": true, "PageUp": true, "PageDown": true,
 }
 
+// browserRoutes adds the browser view's routes (lang:en).
 func (s *Server) browserRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/browser", s.withBrowser(s.browserState))
 	mux.HandleFunc("POST /api/browser/take", s.withBrowser(s.browserAction(channel.BrowserControl.Take)))
@@ -137,11 +138,11 @@ func (s *Server) browserOpen(w http.ResponseWriter, r *http.Request, b channel.B
 // (javascript:, file:, chrome:) from reaching it.
 func checkOpenURL(raw string) error {
 	if len(raw) > maxURL {
-		return fmt.Errorf("url: more than %d bytes", maxURL)
+		return fmt.Errorf("url: more than %d bytes", maxURL) // lang:en
 	}
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return errors.New("url: want an absolute http:// or https:// address")
+		return errors.New("url: want an absolute http:// or https:// address") // lang:en
 	}
 	return nil
 }
@@ -177,23 +178,23 @@ func checkInput(in wire.BrowserInput) error {
 	mouse := in.Kind == channel.MousePress || in.Kind == channel.MouseRelease || in.Kind == channel.MouseMove
 	switch {
 	case !mouse && in.Kind != wire.InputKey && in.Kind != wire.InputText:
-		return errors.New("kind: want press, release, move, key or text")
+		return errors.New("kind: want press, release, move, key or text") // lang:en
 	case mouse && (in.X == nil || in.Y == nil):
-		return errors.New("x, y: a mouse event needs both")
+		return errors.New("x, y: a mouse event needs both") // lang:en
 	case mouse && (*in.X < 0 || *in.Y < 0 || *in.X > maxCoord || *in.Y > maxCoord):
-		return fmt.Errorf("x, y: want CSS pixels from 0 to %d", maxCoord)
+		return fmt.Errorf("x, y: want CSS pixels from 0 to %d", maxCoord) // lang:en
 	case mouse && (in.Key != "" || in.Text != ""):
-		return errors.New("key, text: not for a mouse event")
+		return errors.New("key, text: not for a mouse event") // lang:en
 	case !mouse && (in.X != nil || in.Y != nil):
-		return errors.New("x, y: only for a mouse event")
+		return errors.New("x, y: only for a mouse event") // lang:en
 	case in.Kind == wire.InputKey && in.Text != "", in.Kind == wire.InputText && in.Key != "":
-		return errors.New("send either a key (kind key) or text (kind text)")
+		return errors.New("send either a key (kind key) or text (kind text)") // lang:en
 	case in.Kind == wire.InputKey && !browserKeys[in.Key]:
-		return errors.New("key: want Enter, Backspace, Tab, Escape, Delete, an arrow, Home, End, PageUp or PageDown")
+		return errors.New("key: want Enter, Backspace, Tab, Escape, Delete, an arrow, Home, End, PageUp or PageDown") // lang:en
 	case in.Kind == wire.InputText && (in.Text == "" || len(in.Text) > maxInputText):
-		return fmt.Errorf("text: want 1 to %d bytes", maxInputText)
+		return fmt.Errorf("text: want 1 to %d bytes", maxInputText) // lang:en
 	case in.Kind == wire.InputText && (!utf8.ValidString(in.Text) || containsControl(in.Text)):
-		return errors.New("text: no control characters (send Enter, Tab… as kind key)")
+		return errors.New("text: no control characters (send Enter, Tab… as kind key)") // lang:en
 	}
 	return nil
 }

@@ -24,7 +24,7 @@ type Exposure struct {
 }
 
 // ErrExposed is returned by CheckAddr for an address it refuses.
-var ErrExposed = errors.New("refusing to listen beyond loopback")
+var ErrExposed = errors.New("refusing to listen beyond loopback") // lang:en
 
 // CheckAddr says whether the gateway may listen on addr: a loopback
 // address always; any other only with AllowRemote and either TLS or
@@ -34,12 +34,12 @@ var ErrExposed = errors.New("refusing to listen beyond loopback")
 func CheckAddr(addr string, e Exposure) error {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return fmt.Errorf("listen address %q: want host:port such as 127.0.0.1:8787", addr)
+		return fmt.Errorf("listen address %q: want host:port such as 127.0.0.1:8787", addr) // lang:en
 	}
 	if e.BehindProxy || e.PublicOrigin != "" {
 		u, err := url.Parse(e.PublicOrigin)
 		if err != nil || u.Scheme != "https" || u.Host == "" || (u.Path != "" && u.Path != "/") {
-			return fmt.Errorf("%w: --public-origin must be https://HOST[:PORT], the address people open (--behind-proxy needs it)", ErrExposed)
+			return fmt.Errorf("%w: --public-origin must be https://HOST[:PORT], the address people open (--behind-proxy needs it)", ErrExposed) // lang:en
 		}
 	}
 	if isLoopbackHost(host) {
@@ -47,14 +47,14 @@ func CheckAddr(addr string, e Exposure) error {
 	}
 	switch {
 	case !e.AllowRemote:
-		return fmt.Errorf("%w: %s is not a loopback address; anyone who can reach it could try to drive your agent. "+
-			"Keep 127.0.0.1, or pass --allow-remote with --tls-cert/--tls-key, or with --behind-proxy --public-origin https://HOST", ErrExposed, addr)
+		return fmt.Errorf("%w: %s is not a loopback address; anyone who can reach it could try to drive your agent. "+ // lang:en
+			"Keep 127.0.0.1, or pass --allow-remote with --tls-cert/--tls-key, or with --behind-proxy --public-origin https://HOST", ErrExposed, addr) // lang:en
 	case !e.TLS && !e.BehindProxy:
-		return fmt.Errorf("%w: --allow-remote needs --tls-cert and --tls-key, or --behind-proxy --public-origin https://HOST: "+
-			"cookies and tokens must not cross the network in clear text", ErrExposed)
+		return fmt.Errorf("%w: --allow-remote needs --tls-cert and --tls-key, or --behind-proxy --public-origin https://HOST: "+ // lang:en
+			"cookies and tokens must not cross the network in clear text", ErrExposed) // lang:en
 	case e.TLS && e.PublicOrigin == "" && !isSpecific(host):
-		return fmt.Errorf("%w: %s listens on every interface: pass --public-origin https://NAME:PORT, the address browsers use, "+
-			"so that the Host check can accept it", ErrExposed, addr)
+		return fmt.Errorf("%w: %s listens on every interface: pass --public-origin https://NAME:PORT, the address browsers use, "+ // lang:en
+			"so that the Host check can accept it", ErrExposed, addr) // lang:en
 	}
 	return nil
 }

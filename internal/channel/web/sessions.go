@@ -14,12 +14,12 @@ func (s *Server) deleteSession(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	if _, busy := s.turns[id]; busy {
 		s.mu.Unlock()
-		writeError(w, http.StatusConflict, "session "+id+" is running a turn; wait for it to finish or cancel it, then delete it")
+		writeError(w, http.StatusConflict, "session "+id+" is running a turn; wait for it to finish or cancel it, then delete it") // lang:en
 		return
 	}
 	if s.deleting[id] {
 		s.mu.Unlock()
-		writeError(w, http.StatusConflict, "session "+id+" is being deleted already")
+		writeError(w, http.StatusConflict, "session "+id+" is being deleted already") // lang:en
 		return
 	}
 	s.deleting[id] = true

@@ -17,7 +17,7 @@ type event struct {
 func newEvent(name string, v any) event {
 	b, err := json.Marshal(v)
 	if err != nil { // only plain structs are sent; cannot happen
-		b = []byte(`{"error":"encode event"}`)
+		b = []byte(`{"error":"encode event"}`) // lang:en
 	}
 	return event{name: name, data: b}
 }
@@ -32,7 +32,7 @@ type stream struct {
 // startStream sends the event-stream headers.
 func startStream(w http.ResponseWriter) *stream {
 	h := w.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Content-Type", "text/event-stream; charset=utf-8") // lang:en
 	h.Set("Cache-Control", "no-store")
 	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
 	w.WriteHeader(http.StatusOK)
@@ -57,7 +57,7 @@ func (st *stream) send(evs ...event) error {
 }
 
 func (st *stream) ping() error {
-	if _, err := io.WriteString(st.w, ": ping\n\n"); err != nil {
+	if _, err := io.WriteString(st.w, ": ping\n\n"); err != nil { // lang:en
 		return err
 	}
 	return st.rc.Flush()

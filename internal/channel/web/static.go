@@ -4,15 +4,16 @@ import (
 	"io/fs"
 	"net/http"
 	"strings"
+
+	"github.com/homard/homard/internal/lang"
 )
 
-// pageHead starts the server's own small pages. No inline script or
-// style: the CSP forbids both.
-const pageHead = `<!doctype html><html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>homard</title></head><body>`
-
-const loginPage = pageHead + `<h1>homard</h1><p>Open the login URL printed by <code>homard serve</code> in this browser. It works once and for 10 minutes; run <code>homard login</code> on that machine for a new one.</p></body></html>`
-
-const placeholderPage = pageHead + `<h1>homard</h1><p>You are logged in. This build has no web UI; the API is at <code>/api/</code> (see docs/API.md).</p></body></html>`
+// The server's own small pages (see page): no inline script or style,
+// the CSP forbids both. Catalog keys.
+var (
+	loginPage       = lang.N("Open the login URL printed by <code>homard serve</code> in this browser. It works once and for 10 minutes; run <code>homard login</code> on that machine for a new one.")
+	placeholderPage = lang.N("You are logged in. This build has no web UI; the API is at <code>/api/</code> (see docs/API.md).")
+)
 
 // static serves the UI. "/" without a session serves a page that says how
 // to log in and holds no data; the UI's other files hold no data either
@@ -24,20 +25,22 @@ func (s *Server) static() http.Handler {
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != http.MethodGet && r.Method != http.MethodHead {
-			w.Header().Set("Allow", "GET, HEAD")
-			writeError(w, http.StatusMethodNotAllowed, "method not allowed")
+			w.Header().Set("Allow", "GET, HEAD")                             // lang:en
+			writeError(w, http.StatusMethodNotAllowed, "method not allowed") // lang:en
 			return
 		}
 		if r.URL.Path == "/" || r.URL.Path == "/index.html" {
 			if !s.authenticated(r) {
-				w.Header().Set("Content-Type", "text/html; charset=utf-8")
+				w.Header().Set("Content-Type", "text/html; charset=utf-8") // lang:en
 				w.Header().Set("Cache-Control", "no-store")
-				w.Write([]byte(loginPage))
+				p := s.pagePrinter(r)
+				w.Write([]byte(page(p, "homard", p.T(loginPage))))
 				return
 			}
 			if files == nil {
-				w.Header().Set("Content-Type", "text/html; charset=utf-8")
-				w.Write([]byte(placeholderPage))
+				w.Header().Set("Content-Type", "text/html; charset=utf-8") // lang:en
+				p := s.pagePrinter(r)
+				w.Write([]byte(page(p, "homard", p.T(placeholderPage))))
 				return
 			}
 			if r.URL.Path == "/index.html" { // FileServer would redirect to /

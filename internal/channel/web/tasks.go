@@ -22,6 +22,7 @@ import (
 // taskRunsShown is how many runs GET /api/tasks/{id} carries.
 const taskRunsShown = 20
 
+// taskRoutes adds the Tasks API's routes (lang:en).
 func (s *Server) taskRoutes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /api/tasks", s.tasks)
 	mux.HandleFunc("POST /api/tasks", s.addTask)
@@ -106,7 +107,7 @@ func (s *Server) approveTask(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(req.Hash) == "" {
-		writeError(w, http.StatusBadRequest, "hash: send the hash of the body you read (GET /api/tasks/{id})")
+		writeError(w, http.StatusBadRequest, "hash: send the hash of the body you read (GET /api/tasks/{id})") // lang:en
 		return
 	}
 	t, err := s.admin.ApproveTask(r.Context(), r.PathValue("id"), strings.TrimSpace(req.Hash))
@@ -118,7 +119,7 @@ func (s *Server) approveTask(w http.ResponseWriter, r *http.Request) {
 func readExpiry(w http.ResponseWriter, v string) (time.Duration, bool) {
 	d, ok := parseExpiry(v)
 	if !ok {
-		writeError(w, http.StatusBadRequest, `expires: want a duration such as "240h" or "10d", or nothing for the configured expiry`)
+		writeError(w, http.StatusBadRequest, `expires: want a duration such as "240h" or "10d", or nothing for the configured expiry`) // lang:en
 	}
 	return d, ok
 }

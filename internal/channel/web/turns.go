@@ -61,18 +61,18 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if strings.TrimSpace(req.Message) == "" {
-		writeError(w, http.StatusBadRequest, "message is empty")
+		writeError(w, http.StatusBadRequest, "message is empty") // lang:en
 		return
 	}
 	if len(req.Message) > MaxMessage {
-		writeError(w, http.StatusBadRequest, fmt.Sprintf("message: %d bytes, more than %d MiB; send less", len(req.Message), MaxMessage>>20))
+		writeError(w, http.StatusBadRequest, fmt.Sprintf("message: %d bytes, more than %d MiB; send less", len(req.Message), MaxMessage>>20)) // lang:en
 		return
 	}
 	if req.Session == "" {
 		req.Session = "web-" + strconv.FormatInt(s.o.Now().Unix(), 10) + "-" + randomToken()[:6]
 	}
 	if !validSession(req.Session) {
-		writeError(w, http.StatusBadRequest, "session: want 1 to 128 printable characters without spaces")
+		writeError(w, http.StatusBadRequest, "session: want 1 to 128 printable characters without spaces") // lang:en
 		return
 	}
 	t, status, msg := s.start(req.Session, req.Message)
@@ -88,13 +88,13 @@ func (s *Server) start(session, text string) (*turn, int, string) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.stopping {
-		return nil, http.StatusServiceUnavailable, "homard is shutting down"
+		return nil, http.StatusServiceUnavailable, "homard is shutting down" // lang:en
 	}
 	if _, busy := s.turns[session]; busy {
-		return nil, http.StatusConflict, fmt.Sprintf("session %s is busy with another turn", session)
+		return nil, http.StatusConflict, fmt.Sprintf("session %s is busy with another turn", session) // lang:en
 	}
 	if s.deleting[session] {
-		return nil, http.StatusConflict, fmt.Sprintf("session %s is being deleted; try again", session)
+		return nil, http.StatusConflict, fmt.Sprintf("session %s is being deleted; try again", session) // lang:en
 	}
 	ctx, cancel := context.WithCancel(s.base)
 	t := &turn{session: session, cancel: cancel, wake: make(chan struct{})}
@@ -130,7 +130,7 @@ func (s *Server) run(ctx context.Context, t *turn, text string) {
 	if err != nil {
 		msg := err.Error()
 		if errors.Is(err, context.Canceled) {
-			msg = "the turn was cancelled; nothing of it was stored"
+			msg = "the turn was cancelled; nothing of it was stored" // lang:en
 			s.log.Info("turn cancelled", "session", t.session)
 		} else {
 			s.log.Warn("turn failed", "session", t.session, "err", err)

@@ -86,6 +86,10 @@ type Options struct {
 	// (/api/browser…). Nil means it is off: those routes answer 404 and
 	// the web UI hides its Browser view.
 	Browser channel.BrowserControl
+	// Lang is the config's lang: "en" or "zh" is the web UI's language;
+	// "auto" or empty lets each browser choose by its own language
+	// (navigator.language; Accept-Language for the server's pages).
+	Lang string
 }
 
 // Server is the gateway's http.Handler and the turns it runs.
@@ -118,7 +122,7 @@ type Server struct {
 // listener bound to o.Addr.
 func New(o Options) (*Server, error) {
 	if o.Runtime == nil || o.Admin == nil {
-		return nil, errors.New("web: Runtime and Admin are required")
+		return nil, errors.New("web: Runtime and Admin are required") // lang:en
 	}
 	if o.ApprovalWait <= 0 {
 		o.ApprovalWait = 30 * time.Minute
@@ -151,7 +155,7 @@ func New(o Options) (*Server, error) {
 	}
 	for p := range o.Callbacks {
 		if !strings.HasPrefix(p, "/callbacks/") || len(p) == len("/callbacks/") || strings.ContainsAny(p, "{} ") {
-			return nil, fmt.Errorf("web: callback path %q: want /callbacks/NAME", p)
+			return nil, fmt.Errorf("web: callback path %q: want /callbacks/NAME", p) // lang:en
 		}
 	}
 	s.base, s.cancel = context.WithCancel(context.Background())
@@ -167,7 +171,7 @@ func New(o Options) (*Server, error) {
 func (s *Server) allow(addr, public string) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil || port == "" || port == "0" {
-		return errors.New("web: Addr must be the bound host:port")
+		return errors.New("web: Addr must be the bound host:port") // lang:en
 	}
 	add := func(h string) {
 		h = strings.ToLower(h)
@@ -184,7 +188,7 @@ func (s *Server) allow(addr, public string) error {
 	if public != "" {
 		u, err := url.Parse(public)
 		if err != nil || u.Scheme != "https" || u.Host == "" || u.Path != "" && u.Path != "/" {
-			return errors.New("web: PublicOrigin must be an https origin such as https://homard.example.com")
+			return errors.New("web: PublicOrigin must be an https origin such as https://homard.example.com") // lang:en
 		}
 		h := strings.ToLower(u.Host)
 		s.hosts[h] = true

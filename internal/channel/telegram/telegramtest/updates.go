@@ -13,10 +13,16 @@ type User struct {
 	LastName  string
 	Username  string
 	IsBot     bool
+	// LanguageCode is the user's client language ("zh-hans"); Telegram
+	// leaves it out when it does not know it.
+	LanguageCode string
 }
 
 func (u User) json() map[string]any {
 	m := map[string]any{"id": u.ID, "is_bot": u.IsBot, "first_name": u.FirstName}
+	if u.LanguageCode != "" {
+		m["language_code"] = u.LanguageCode
+	}
 	if u.LastName != "" {
 		m["last_name"] = u.LastName
 	}

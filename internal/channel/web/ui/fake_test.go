@@ -2,6 +2,7 @@ package ui_test
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/channel/web/ui"
+	"github.com/homard/homard/internal/lang"
 )
 
 // The real server (homard serve) is written elsewhere; fakeServer speaks
@@ -88,6 +90,7 @@ type fakeServer struct {
 	refuse     map[string]string // session id → the 409 message DELETE answers
 	dropped    []string          // sessions DELETE removed
 	browser    *fakeBrowser      // nil: the browser is off
+	lang       string            // the config's lang GET /api/lang answers with; "" means auto
 	artifacts  map[string]channel.Artifact
 }
 
@@ -117,6 +120,7 @@ func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
 		w.WriteHeader(http.StatusNoContent)
 	})
 	mux.HandleFunc("GET /api/info", f.authed(f.info))
+	mux.HandleFunc("GET /api/lang", f.authed(f.langs))
 	mux.HandleFunc("GET /api/sessions", f.authed(f.listSessions))
 	mux.HandleFunc("GET /api/sessions/{id}/messages", f.authed(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
@@ -224,6 +228,19 @@ func (f *fakeServer) loginURL() string { return f.srv.URL + "/login?t=" + f.toke
 
 func (f *fakeServer) info(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"model": "scripted", "mode": "safe", "workspace": "/home/owner/work", "owner": "owner", "version": "test"})
+}
+
+// langs answers GET /api/lang as internal/channel/web does: the setting
+// ("auto" when unset) and, unless it is "en", the Chinese catalog.
+func (f *fakeServer) langs(w http.ResponseWriter, r *http.Request) {
+	f.mu.Lock()
+	setting := cmp.Or(f.lang, "auto")
+	f.mu.Unlock()
+	msgs := map[string]string{}
+	if setting != "en" {
+		msgs = lang.Catalog(lang.ZH)
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"lang": setting, "messages": msgs})
 }
 
 func (f *fakeServer) listSessions(w http.ResponseWriter, r *http.Request) {

@@ -3,7 +3,7 @@
 // nothing is fetched from a CDN and no npm step is needed to build homard.
 //
 // Contract: FS returns the files rooted at the static folder (index.html,
-// app.css, markdown.js, tasks.js, browser.js, app.js); the server serves them at "/"
+// app.css, lang.js, markdown.js, tasks.js, browser.js, app.js); the server serves them at "/"
 // next to the API of spec/API.md, under a Content-Security-Policy of
 // default-src 'self' with no 'unsafe-inline' (the page has no inline
 // script, style or handler). The scripts render everything that came from

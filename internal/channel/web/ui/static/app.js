@@ -10,6 +10,9 @@
 "use strict";
 
 (function () {
+  // t is the page's language (lang.js): homard's own words only.
+  const t = window.homardLang.t;
+
   // ---------- small DOM helpers ----------
 
   function $(id) { return document.getElementById(id); }
@@ -44,7 +47,7 @@
       if (multiline && (ch === "\n" || ch === "\t")) continue;
       if (m.index > last) frag.appendChild(document.createTextNode(s.slice(last, m.index)));
       const span = el("span", "hidden-char", hiddenToken(ch));
-      span.title = "hidden character U+" + ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0");
+      span.title = t("hidden character U+%s", ch.codePointAt(0).toString(16).toUpperCase().padStart(4, "0"));
       frag.appendChild(span);
       last = m.index + ch.length;
     }
@@ -93,7 +96,7 @@
     if (!s) return "";
     const d = new Date(s);
     if (isNaN(d.getTime())) return String(s);
-    return d.toLocaleString();
+    return d.toLocaleString(window.homardLang.tag() === "zh" ? "zh-CN" : undefined);
   }
 
   // hashPrefix turns "sha256:abcdef…" into its first 12 hex digits.
@@ -189,11 +192,16 @@
 
   // ---------- approval cards ----------
 
-  const choiceLabels = { once: "Approve once", session: "This session", always: "Always", deny: "Deny" };
-  const statusText = {
-    approved: "Approved", denied: "Denied", consumed: "Approved and used",
-    expired: "Expired", pending: "Waiting for your answer", closed: "No longer pending",
-  };
+  function choiceLabel(ch) {
+    return { once: t("Approve once"), session: t("This session"), always: t("Always"), deny: t("Deny") }[ch];
+  }
+  function statusText(status) {
+    const s = {
+      approved: t("Approved"), denied: t("Denied"), consumed: t("Approved and used"),
+      expired: t("Expired"), pending: t("Waiting for your answer"), closed: t("No longer pending"),
+    }[status];
+    return s || status;
+  }
 
   function cardEntry(a) {
     const id = a.approval_id || a.id;
@@ -211,28 +219,28 @@
     const d = entry.data;
     const card = el("article", "card");
     card.setAttribute("data-approval-id", id);
-    card.setAttribute("aria-label", "Approval for " + d.tool);
-    const head = elm("h3", null, "Approve " + d.tool + "?");
-    const risk = el("span", "risk risk-" + String(d.risk || "unknown").replace(/[^a-z]/g, ""), d.risk || "unknown risk");
+    card.setAttribute("aria-label", t("Approval for %s", d.tool));
+    const head = elm("h3", null, t("Approve %s?", d.tool));
+    const risk = el("span", "risk risk-" + String(d.risk || "unknown").replace(/[^a-z]/g, ""), d.risk || t("unknown risk"));
     head.appendChild(document.createTextNode(" "));
     head.appendChild(risk);
     card.appendChild(head);
-    const planLabel = el("p", "label", "Exactly what will run:");
+    const planLabel = el("p", "label", t("Exactly what will run:"));
     card.appendChild(planLabel);
     card.appendChild(elm("pre", "plan", d.plan || "", true));
     if (d.preview) {
-      card.appendChild(el("p", "label", "What it does:"));
+      card.appendChild(el("p", "label", t("What it does:")));
       const pre = el("pre", "preview");
       fillPreview(pre, d.preview, d.preview_kind === "diff");
       card.appendChild(pre);
       if (d.preview_omitted_lines > 0) {
-        const more = button("Show all (" + d.preview_omitted_lines + " more lines)", async function () {
+        const more = button(t("Show all (%d more lines)", d.preview_omitted_lines), async function () {
           more.disabled = true;
           try {
             const full = await api("GET", "/api/approvals/" + encodeURIComponent(id));
             fillPreview(pre, full.preview_full || "", full.preview_kind === "diff");
             more.remove();
-          } catch (e) { more.disabled = false; more.textContent = "Show all (failed: " + e.message + ")"; }
+          } catch (e) { more.disabled = false; more.textContent = t("Show all (failed: %s)", e.message); }
         }, "expand");
         card.appendChild(more);
       }
@@ -244,12 +252,12 @@
       dl.appendChild(dd);
       return dd;
     }
-    fact("Hash", hashPrefix(d.plan_hash), "hash").title = d.plan_hash || "";
-    const who = (state.info && state.info.owner ? state.info.owner + ", " : "") + "the model in session " + (d.session || "?");
-    fact("Asked by", who, "who");
-    if (d.reason) fact("Why", d.reason, "reason");
-    if (d.covers && d.risk !== "critical" && !d.once_only) fact(d.no_always ? "Session would cover" : "Session or always would cover", d.covers, "covers");
-    const exp = fact("Expires", "", "expires");
+    fact(t("Hash"), hashPrefix(d.plan_hash), "hash").title = d.plan_hash || "";
+    const who = (state.info && state.info.owner ? state.info.owner + ", " : "") + t("the model in session %s", d.session || "?");
+    fact(t("Asked by"), who, "who");
+    if (d.reason) fact(t("Why"), d.reason, "reason");
+    if (d.covers && d.risk !== "critical" && !d.once_only) fact(d.no_always ? t("Session would cover") : t("Session or always would cover"), d.covers, "covers");
+    const exp = fact(t("Expires"), "", "expires");
     exp.setAttribute("data-expires", d.expires_at || "");
     tickOne(exp);
     card.appendChild(dl);
@@ -270,12 +278,12 @@
       codeInput.autocomplete = "one-time-code";
       codeInput.maxLength = 6;
       codeInput.className = "code";
-      codeInput.placeholder = "code";
-      codeInput.setAttribute("aria-label", "Code from your authenticator app");
+      codeInput.placeholder = t("code");
+      codeInput.setAttribute("aria-label", t("Code from your authenticator app"));
       actions.appendChild(codeInput);
     }
     for (const ch of choices) {
-      const b = button(choiceLabels[ch], function () { answer(id, ch, codeInput && ch !== "deny" ? codeInput.value.trim() : ""); }, ch === "deny" ? "deny" : "approve");
+      const b = button(choiceLabel(ch), function () { answer(id, ch, codeInput && ch !== "deny" ? codeInput.value.trim() : ""); }, ch === "deny" ? "deny" : "approve");
       b.setAttribute("data-choice", ch);
       actions.appendChild(b);
     }
@@ -316,7 +324,7 @@
     for (const b of card.querySelectorAll(".actions button")) b.disabled = !pending;
     card.querySelector(".actions").hidden = !pending;
     const out = card.querySelector(".outcome");
-    out.textContent = pending ? (note || "") : (statusText[status] || status) + (note ? " — " + note : "");
+    out.textContent = pending ? (note || "") : statusText(status) + (note ? " — " + note : "");
   }
 
   function setCardStatus(id, status, note) {
@@ -347,11 +355,11 @@
       if (code) body.code = code;
       const a = await api("POST", "/api/approvals/" + encodeURIComponent(id), body);
       const st = (a && a.status) || (choice === "deny" ? "denied" : "approved");
-      setCardStatus(id, st, choice === "deny" ? "" : "scope: " + choice);
+      setCardStatus(id, st, choice === "deny" ? "" : t("scope: %s", choice));
     } catch (e) {
-      if (e.status === 409) setCardStatus(id, "closed", "answered elsewhere or expired");
+      if (e.status === 409) setCardStatus(id, "closed", t("answered elsewhere or expired"));
       else if (e.status === 403 && entry) { entry.answeredHere = false; for (const n of entry.nodes) paintCard(n, entry.status, e.message); }
-      else if (entry) { for (const n of entry.nodes) paintCard(n, entry.status, "Error: " + e.message); }
+      else if (entry) { for (const n of entry.nodes) paintCard(n, entry.status, t("Error: %s", e.message)); }
     }
     if (focusCard && focusCard.isConnected) focusCard.querySelector(".outcome").focus();
   }
@@ -366,12 +374,12 @@
 
   function tickOne(node) {
     const s = node.getAttribute("data-expires");
-    if (!s) { node.textContent = "unknown"; return; }
-    const t = new Date(s).getTime();
-    const left = Math.round((t - Date.now()) / 1000);
+    if (!s) { node.textContent = t("unknown"); return; }
+    const at = new Date(s).getTime();
+    const left = Math.round((at - Date.now()) / 1000);
     if (isNaN(left)) { node.textContent = s; return; }
     if (left <= 0) {
-      node.textContent = "expired at " + fmtTime(s);
+      node.textContent = t("expired at %s", fmtTime(s));
       const card = node.closest(".card");
       if (card) {
         const id = card.getAttribute("data-approval-id");
@@ -381,7 +389,7 @@
       return;
     }
     const m = Math.floor(left / 60), sec = left % 60;
-    node.textContent = "in " + (m ? m + " min " : "") + sec + " s (" + fmtTime(s) + ")";
+    node.textContent = m ? t("in %d min %d s (%s)", m, sec, fmtTime(s)) : t("in %d s (%s)", sec, fmtTime(s));
   }
 
   setInterval(function () {
@@ -393,13 +401,13 @@
   function transcript() { return $("transcript"); }
 
   function scrollDown() {
-    const t = transcript();
-    t.scrollTop = t.scrollHeight;
+    const tr = transcript();
+    tr.scrollTop = tr.scrollHeight;
   }
 
   function addUser(text) {
     const m = el("div", "msg user");
-    m.appendChild(el("div", "who", "You"));
+    m.appendChild(el("div", "who", t("You")));
     const body = el("div", "text", text);
     m.appendChild(body);
     transcript().appendChild(m);
@@ -439,9 +447,16 @@
     if (a && a.timer) setAssistant(a, a.text);
   }
 
+  // statusWord is a call's status or an audit decision for a person (the
+  // API's value stays in data attributes).
+  function statusWord(s) {
+    const w = { proposed: t("proposed"), ran: t("ran"), denied: t("denied"), pending: t("pending"), failed: t("failed"), error: t("error") }[s];
+    return w || s || "";
+  }
+
   function toolLine(ev) {
-    const t = transcript();
-    let line = ev.id ? t.querySelector('.tool[data-tool-id="' + CSS.escape(String(ev.id)) + '"]') : null;
+    const tr = transcript();
+    let line = ev.id ? tr.querySelector('.tool[data-tool-id="' + CSS.escape(String(ev.id)) + '"]') : null;
     if (!line) {
       line = el("div", "tool");
       if (ev.id) line.setAttribute("data-tool-id", ev.id);
@@ -450,11 +465,11 @@
       line.appendChild(el("span", "tool-reason"));
       line.appendChild(el("pre", "tool-plan"));
       line.appendChild(el("pre", "tool-preview"));
-      t.appendChild(line);
+      tr.appendChild(line);
     }
     line.setAttribute("data-status", ev.status || "");
     setMarked(line.querySelector(".tool-name"), "⚙ " + (ev.name || "tool"));
-    line.querySelector(".tool-status").textContent = ev.status || "";
+    line.querySelector(".tool-status").textContent = statusWord(ev.status);
     setMarked(line.querySelector(".tool-reason"), ev.reason || "");
     const plan = line.querySelector(".tool-plan");
     setMarked(plan, ev.plan || ev.args || "", true);
@@ -476,7 +491,7 @@
       box.appendChild(artifactPicture(String(ev.artifact)));
       return box;
     }
-    const a = el("a", null, "whole result");
+    const a = el("a", null, t("whole result"));
     a.href = "/api/artifacts/" + encodeURIComponent(String(ev.artifact));
     a.target = "_blank";
     a.rel = "noopener noreferrer";
@@ -489,7 +504,7 @@
   function artifactPicture(id) {
     const img = document.createElement("img");
     img.src = "/api/artifacts/" + encodeURIComponent(id);
-    img.alt = "screenshot";
+    img.alt = t("screenshot");
     img.className = "screenshot";
     return img;
   }
@@ -529,7 +544,7 @@
     setStreaming(true);
     // Screen readers wait for the streamed answer instead of reading every redraw.
     transcript().setAttribute("aria-busy", "true");
-    chatStatus("Thinking…");
+    chatStatus(t("Thinking…"));
     let answerMsg = null;
     let streamed = false;
     const body = { message: text };
@@ -560,7 +575,7 @@
             streamed = true;
             transcript().setAttribute("aria-busy", "true");
             appendAssistant(answerMsg, d.text || "");
-            chatStatus("Answering…");
+            chatStatus(t("Answering…"));
             break;
           case "tool":
             flushAssistant(answerMsg);
@@ -571,7 +586,7 @@
             flushAssistant(answerMsg);
             transcript().setAttribute("aria-busy", "false"); // the card must be announced
             addCardToTranscript(d);
-            chatStatus("Waiting for your approval…");
+            chatStatus(t("Waiting for your approval…"));
             break;
           case "done": {
             state.ownEnd = { session: d.session || state.session, key: turnEndKey(d) };
@@ -580,24 +595,24 @@
             // drawn only when nothing was streamed.
             if (d.text && !streamed) setAssistant(answerMsg || addAssistant(""), d.text);
             const parts = [];
-            if (d.calls !== undefined) parts.push("calls " + d.calls + "/" + (d.max_calls || "∞"));
-            if (d.units !== undefined) parts.push("units " + d.units + "/" + (d.max_units || "∞"));
-            if (d.usage) parts.push("tokens in " + (d.usage.input || 0) + " out " + (d.usage.output || 0));
-            if (d.stopped) parts.push("stopped: " + d.stopped);
-            if (d.pending && d.pending.length) parts.push(d.pending.length + " approval(s) pending");
+            if (d.calls !== undefined) parts.push(t("calls %s/%s", d.calls, d.max_calls || "∞"));
+            if (d.units !== undefined) parts.push(t("units %s/%s", d.units, d.max_units || "∞"));
+            if (d.usage) parts.push(t("tokens in %d out %d", d.usage.input || 0, d.usage.output || 0));
+            if (d.stopped) parts.push(t("stopped: %s", d.stopped));
+            if (d.pending && d.pending.length) parts.push(t("%d approval(s) pending", d.pending.length));
             transcript().appendChild(el("div", "usage", parts.join(" · ")));
             scrollDown();
             break;
           }
           case "error":
             state.ownEnd = { session: state.session, key: turnEndKey(d) };
-            transcript().appendChild(el("div", "msg error", d.error || "error"));
+            transcript().appendChild(el("div", "msg error", d.error || t("error")));
             break;
         }
       });
       chatStatus("");
     } catch (e) {
-      transcript().appendChild(el("div", "msg error", "Connection lost: " + e.message));
+      transcript().appendChild(el("div", "msg error", t("Connection lost: %s", e.message)));
       chatStatus("");
     } finally {
       flushAssistant(answerMsg);
@@ -660,8 +675,8 @@
   // confirmDelete asks inside actions whether to delete s, then does.
   function confirmDelete(s, li, actions, del) {
     clear(actions);
-    actions.appendChild(el("span", "confirm", "Delete this conversation for good? The audit trail keeps its calls."));
-    const yes = button("Yes, delete", async function () {
+    actions.appendChild(el("span", "confirm", t("Delete this conversation for good? The audit trail keeps its calls.")));
+    const yes = button(t("Yes, delete"), async function () {
       try {
         await api("DELETE", "/api/sessions/" + encodeURIComponent(s.id));
         sessionGone(s.id);
@@ -673,7 +688,7 @@
       }
     }, "deny");
     actions.appendChild(yes);
-    actions.appendChild(button("Keep", function () { clear(actions); actions.appendChild(del); del.focus(); }));
+    actions.appendChild(button(t("Keep"), function () { clear(actions); actions.appendChild(del); del.focus(); }));
     yes.focus();
   }
 
@@ -693,19 +708,19 @@
       addSessionOption(s.id, false, sessionLabel(s));
       const li = el("li", "session");
       li.setAttribute("data-session", s.id);
-      li.appendChild(elm("span", "title", s.title || "(no message yet)"));
+      li.appendChild(elm("span", "title", s.title || t("(no message yet)")));
       li.appendChild(elm("span", "sid", s.id));
-      li.appendChild(el("span", "meta", s.turns + " turns · last " + fmtTime(s.last_at || s.created_at) + (s.busy ? " · busy" : "") +
-        (s.private_since ? " · has read your data: fetches ask" : "")));
-      li.appendChild(button("Open", function () { location.hash = "#chat"; openSession(s.id); }));
+      li.appendChild(el("span", "meta", t("%d turns · last %s", s.turns, fmtTime(s.last_at || s.created_at)) + (s.busy ? t(" · busy") : "") +
+        (s.private_since ? t(" · has read your data: fetches ask") : "")));
+      li.appendChild(button(t("Open"), function () { location.hash = "#chat"; openSession(s.id); }));
       const actions = el("span", "actions");
-      const del = button("Delete", function () { confirmDelete(s, li, actions, del); }, "deny");
-      del.setAttribute("aria-label", "Delete session " + markedString(s.title || s.id));
+      const del = button(t("Delete"), function () { confirmDelete(s, li, actions, del); }, "deny");
+      del.setAttribute("aria-label", t("Delete session %s", markedString(s.title || s.id)));
       actions.appendChild(del);
       li.appendChild(actions);
       ul.appendChild(li);
     }
-    if (!list || !list.length) ul.appendChild(el("li", "empty", "No sessions yet."));
+    if (!list || !list.length) ul.appendChild(el("li", "empty", t("No sessions yet.")));
     if (state.session) $("session-select").value = state.session;
   }
 
@@ -725,7 +740,7 @@
       entry.status = a.status || "pending";
       box.appendChild(makeCard(a));
     }
-    if (!list || !list.length) box.appendChild(el("p", "empty", "Nothing here."));
+    if (!list || !list.length) box.appendChild(el("p", "empty", t("Nothing here.")));
     updatePendingCount();
     loadGrants();
   }
@@ -743,11 +758,11 @@
     for (const g of list || []) {
       const li = el("li", "grant");
       li.setAttribute("data-grant-id", g.id);
-      const covers = g.template || (g.patterns && g.patterns.length ? g.patterns.join(" ") : "calls without a path");
-      const scope = g.scope === "session" ? "this session (" + g.session + ")" : "every session";
-      li.appendChild(elm("span", "grant-what", g.tool + " on " + covers));
-      li.appendChild(elm("span", "grant-meta", scope + " · up to " + g.max_risk + " risk · until " + fmtTime(g.expires_at)));
-      const revoke = button("Revoke", async function () {
+      const covers = g.template || (g.patterns && g.patterns.length ? g.patterns.join(" ") : t("calls without a path"));
+      const scope = g.scope === "session" ? t("this session (%s)", g.session) : t("every session");
+      li.appendChild(elm("span", "grant-what", t("%s on %s", g.tool, covers)));
+      li.appendChild(elm("span", "grant-meta", t("%s · up to %s risk · until %s", scope, g.max_risk, fmtTime(g.expires_at))));
+      const revoke = button(t("Revoke"), async function () {
         revoke.disabled = true;
         try { await api("POST", "/api/grants/" + encodeURIComponent(g.id) + "/revoke"); loadGrants(); }
         catch (e) { revoke.disabled = false; li.appendChild(el("span", "error", e.message)); }
@@ -755,7 +770,7 @@
       li.appendChild(revoke);
       ul.appendChild(li);
     }
-    if (!list || !list.length) ul.appendChild(el("li", "empty", "No standing approvals."));
+    if (!list || !list.length) ul.appendChild(el("li", "empty", t("No standing approvals.")));
   }
 
   // ---------- audit view ----------
@@ -784,20 +799,20 @@
       head.appendChild(el("span", "seq", "#" + r.seq));
       head.appendChild(el("time", null, fmtTime(r.time)));
       head.appendChild(elm("strong", "tool-name", r.tool));
-      head.appendChild(el("span", "decision", r.decision));
+      head.appendChild(el("span", "decision", statusWord(r.decision)));
       li.appendChild(head);
       const meta = [];
-      if (r.session) meta.push("session " + r.session);
-      if (r.trust) meta.push("trust " + r.trust);
-      if (r.rule) meta.push("rule " + r.rule);
-      if (r.plan_hash) meta.push("hash " + hashPrefix(r.plan_hash));
-      if (r.approval_id) meta.push("approval " + r.approval_id);
+      if (r.session) meta.push(t("session %s", r.session));
+      if (r.trust) meta.push(t("trust %s", r.trust));
+      if (r.rule) meta.push(t("rule %s", r.rule));
+      if (r.plan_hash) meta.push(t("hash %s", hashPrefix(r.plan_hash)));
+      if (r.approval_id) meta.push(t("approval %s", r.approval_id));
       li.appendChild(el("div", "meta", meta.join(" · ")));
       if (r.reason) li.appendChild(elm("div", "reason", r.reason));
       if (r.args) li.appendChild(elm("pre", "args", typeof r.args === "string" ? r.args : JSON.stringify(r.args), true));
       ol.appendChild(li);
     }
-    if (reset && !recs.length) ol.appendChild(el("li", "empty", "No records."));
+    if (reset && !recs.length) ol.appendChild(el("li", "empty", t("No records.")));
     audit.before = (page && page.next) || 0;
     $("audit-more").hidden = !audit.before;
   }
@@ -815,25 +830,25 @@
     for (const m of list || []) {
       const li = el("li", "unit");
       li.appendChild(elm("div", "unit-text", m.text));
-      const meta = [m.kind, m.source, m.created ? "since " + fmtTime(m.created) : "", m.expires ? "expires " + fmtTime(m.expires) : ""].filter(Boolean);
+      const meta = [m.kind, m.source, m.created ? t("since %s", fmtTime(m.created)) : "", m.expires ? t("expires %s", fmtTime(m.expires)) : ""].filter(Boolean);
       li.appendChild(el("div", "meta", meta.join(" · ")));
       const actions = el("div", "actions");
-      const forget = button("Forget", function () {
+      const forget = button(t("Forget"), function () {
         clear(actions);
-        actions.appendChild(el("span", "confirm", "Forget this for good?"));
-        const yes = button("Yes, forget", async function () {
+        actions.appendChild(el("span", "confirm", t("Forget this for good?")));
+        const yes = button(t("Yes, forget"), async function () {
           try { await api("DELETE", "/api/memory/" + encodeURIComponent(m.id)); li.remove(); }
           catch (e) { actions.appendChild(el("span", "error", e.message)); }
         }, "deny");
         actions.appendChild(yes);
-        actions.appendChild(button("Keep", function () { clear(actions); actions.appendChild(forget); forget.focus(); }));
+        actions.appendChild(button(t("Keep"), function () { clear(actions); actions.appendChild(forget); forget.focus(); }));
         yes.focus();
       });
       actions.appendChild(forget);
       li.appendChild(actions);
       ul.appendChild(li);
     }
-    if (!list || !list.length) ul.appendChild(el("li", "empty", q ? "No match." : "Nothing remembered yet."));
+    if (!list || !list.length) ul.appendChild(el("li", "empty", q ? t("No match.") : t("Nothing remembered yet.")));
     const rv = $("memory-review");
     let review = [];
     try { review = await api("GET", "/api/memory/review"); } catch (e) { review = []; }
@@ -841,7 +856,7 @@
     for (const r of review || []) {
       const li = el("li", "unit");
       li.appendChild(elm("div", "unit-text", r.text));
-      const meta = [r.kind, r.status, r.count ? r.count + "×" : "", r.conflicts_with ? "conflicts with " + r.conflicts_with : ""].filter(Boolean);
+      const meta = [r.kind, r.status, r.count ? r.count + "×" : "", r.conflicts_with ? t("conflicts with %s", r.conflicts_with) : ""].filter(Boolean);
       li.appendChild(el("div", "meta", meta.join(" · ")));
       const actions = el("div", "actions");
       const answer = function (action, replace) {
@@ -853,13 +868,13 @@
           loadMemory();
         };
       };
-      actions.appendChild(button("Remember", answer("accept")));
-      if (r.conflicts_with) actions.appendChild(button("Remember, forget " + r.conflicts_with, answer("accept", r.conflicts_with)));
-      actions.appendChild(button("Dismiss", answer("dismiss")));
+      actions.appendChild(button(t("Remember"), answer("accept")));
+      if (r.conflicts_with) actions.appendChild(button(t("Remember, forget %s", r.conflicts_with), answer("accept", r.conflicts_with)));
+      actions.appendChild(button(t("Dismiss"), answer("dismiss")));
       li.appendChild(actions);
       rv.appendChild(li);
     }
-    if (!review || !review.length) rv.appendChild(el("li", "empty", "Nothing to review."));
+    if (!review || !review.length) rv.appendChild(el("li", "empty", t("Nothing to review.")));
   }
 
   // ---------- live events ----------
@@ -870,13 +885,13 @@
     const live = $("live");
     let opened = false;
     es.onopen = function () {
-      live.textContent = "live"; live.classList.add("on");
+      live.textContent = t("live"); live.classList.add("on");
       // After a reconnect, decisions made while the stream was down were
       // missed: ask the server which cards are still pending.
       if (opened) syncPending();
       opened = true;
     };
-    es.onerror = function () { live.textContent = "offline"; live.classList.remove("on"); };
+    es.onerror = function () { live.textContent = t("offline"); live.classList.remove("on"); };
     function on(name, f) {
       es.addEventListener(name, function (e) {
         let d;
@@ -897,7 +912,7 @@
       const entry = state.cards.get(d.approval_id);
       if (!entry) return;
       if (entry.answeredHere) { if (entry.status === "pending") setCardStatus(d.approval_id, d.status || "decided", ""); return; }
-      setCardStatus(d.approval_id, d.status || "decided", "answered elsewhere");
+      setCardStatus(d.approval_id, d.status || "decided", t("answered elsewhere"));
     });
     on("task_changed", tasks.changed);
     on("browser_changed", browser.changed);
@@ -922,7 +937,7 @@
     try { list = await api("GET", "/api/approvals?status=pending"); } catch (e) { return; }
     const still = new Set((list || []).map(function (a) { return a.id; }));
     for (const [id, entry] of state.cards) {
-      if (entry.status === "pending" && !still.has(id)) setCardStatus(id, "closed", "answered elsewhere or expired");
+      if (entry.status === "pending" && !still.has(id)) setCardStatus(id, "closed", t("answered elsewhere or expired"));
     }
     for (const a of list || []) cardEntry(a);
     updatePendingCount();
@@ -972,12 +987,13 @@
   }
 
   async function start() {
+    await window.homardLang.load(); // the page's language, before anything is drawn
     wire();
     try { state.info = await api("GET", "/api/info"); }
-    catch (e) { if (e.status !== 401) { $("info").textContent = "error: " + e.message; } return; }
+    catch (e) { if (e.status !== 401) { $("info").textContent = t("error: %s", e.message); } return; }
     const i = state.info || {};
-    $("info").textContent = [i.model, i.mode && "mode " + i.mode, i.owner].filter(Boolean).join(" · ");
-    $("info").title = (i.workspace ? "workspace " + i.workspace + " · " : "") + "homard " + (i.version || "");
+    $("info").textContent = [i.model, i.mode && t("mode %s", i.mode), i.owner].filter(Boolean).join(" · ");
+    $("info").title = (i.workspace ? t("workspace %s", i.workspace) + " · " : "") + "homard " + (i.version || "");
     await browser.probe(); // shows the Browser entry when the server runs one
     document.body.setAttribute("data-ready", "1");
     route();

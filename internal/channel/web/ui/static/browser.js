@@ -15,6 +15,7 @@
 "use strict";
 
 (function () {
+  const t = window.homardLang.t; // the page's language (lang.js)
   // Keys sent by name; every other key that types one character is sent
   // as text.
   const NAMED_KEYS = new Set(["Enter", "Backspace", "Tab", "Escape", "Delete", "ArrowUp", "ArrowDown", "ArrowLeft", "ArrowRight",
@@ -45,8 +46,8 @@
       const view = $("view-browser");
       view.setAttribute("data-owner", s.owner ? "owner" : "model");
       view.setAttribute("data-running", s.running ? "1" : "0");
-      $("browser-who").textContent = !s.running ? "The browser is not running; it starts when homard's model first uses it." :
-        s.owner ? "You have the browser." : "homard's model has the browser.";
+      $("browser-who").textContent = !s.running ? t("The browser is not running; it starts when homard's model first uses it.") :
+        s.owner ? t("You have the browser.") : t("homard's model has the browser.");
       setMarked($("browser-title"), s.title || "");
       setMarked($("browser-url"), s.url || "");
       $("browser-take").hidden = s.owner;

@@ -11,6 +11,8 @@
 "use strict";
 
 (function () {
+  const t = window.homardLang.t; // the page's language (lang.js)
+
   function el(tag, cls, text) {
     const e = document.createElement(tag);
     if (cls) e.className = cls;
@@ -46,7 +48,7 @@
         if (m) {
           // Never an <img>: loading it would send data to whoever chose the URL.
           flush();
-          parent.appendChild(el("span", "image", "[image: " + m[1] + "] " + m[2]));
+          parent.appendChild(el("span", "image", t("[image: %s] %s", m[1], m[2])));
           i += m[0].length; continue;
         }
       }

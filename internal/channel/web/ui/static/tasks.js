@@ -18,23 +18,22 @@
 
 (function () {
   function tasksView(ui) {
+    const t = window.homardLang.t; // the page's language (lang.js)
     const $ = ui.$, el = ui.el, elm = ui.elm, button = ui.button, clear = ui.clear, fmtTime = ui.fmtTime, api = ui.api;
     const shown = { id: "" }; // the task whose detail is open
 
     // deliveryText says where a run's summary went:
     // "telegram: failed — chat not found", "web", "not delivered".
     function deliveryText(r) {
-      if (!r.delivery) return r.status === "succeeded" ? "not delivered yet" : "";
+      if (!r.delivery) return r.status === "succeeded" ? t("not delivered yet") : "";
       if (!r.delivery_state) return r.delivery;
       return r.delivery + ": " + r.delivery_state + (r.delivery_error ? " — " + r.delivery_error : "");
     }
 
     // Where a task came from, for a person.
-    const originText = {
-      cli: "cli (homard task add)",
-      web: "web (this page)",
-      chat: "chat (approved in a conversation)",
-    };
+    function originText(o) {
+      return { cli: t("cli (homard task add)"), web: t("web (this page)"), chat: t("chat (approved in a conversation)") }[o];
+    }
 
     function statusBadge(status) {
       return el("span", "task-status status-" + String(status || "").replace(/[^a-z]/g, ""), status);
@@ -53,27 +52,27 @@
       try { list = await api("GET", "/api/tasks"); }
       catch (e) { clear(ul); ul.appendChild(el("li", "error", e.message)); return; }
       clear(ul);
-      for (const t of list || []) {
+      for (const task of list || []) {
         const li = el("li", "task");
-        li.setAttribute("data-task-id", t.id);
+        li.setAttribute("data-task-id", task.id);
         const head = el("div", "task-head");
-        head.appendChild(elm("strong", "task-name", t.name));
-        head.appendChild(statusBadge(t.status));
-        head.appendChild(elm("span", "task-schedule", t.schedule));
-        if (t.origin) head.appendChild(elm("span", "task-origin", "from " + t.origin));
+        head.appendChild(elm("strong", "task-name", task.name));
+        head.appendChild(statusBadge(task.status));
+        head.appendChild(elm("span", "task-schedule", task.schedule));
+        if (task.origin) head.appendChild(elm("span", "task-origin", t("from %s", task.origin)));
         li.appendChild(head);
         const meta = [];
-        if (t.next && t.next.length) meta.push("next " + fmtTime(t.next[0]));
-        if (t.last_run) meta.push("last run " + t.last_run.status + " " + fmtTime(t.last_run.started_at));
-        if (t.expires_at) meta.push("approved until " + fmtTime(t.expires_at));
+        if (task.next && task.next.length) meta.push(t("next %s", fmtTime(task.next[0])));
+        if (task.last_run) meta.push(t("last run %s %s", task.last_run.status, fmtTime(task.last_run.started_at)));
+        if (task.expires_at) meta.push(t("approved until %s", fmtTime(task.expires_at)));
         if (meta.length) li.appendChild(el("div", "meta", meta.join(" · ")));
-        if (t.problem) li.appendChild(elm("div", "task-problem", t.problem));
-        const open = button("Show", function () { show(t.id); });
-        open.setAttribute("aria-label", "Show task " + t.name);
+        if (task.problem) li.appendChild(elm("div", "task-problem", task.problem));
+        const open = button(t("Show"), function () { show(task.id); });
+        open.setAttribute("aria-label", t("Show task %s", task.name));
         li.appendChild(open);
         ul.appendChild(li);
       }
-      if (!list || !list.length) ul.appendChild(el("li", "empty", "No tasks yet. Add one with Add a task, or with homard task add."));
+      if (!list || !list.length) ul.appendChild(el("li", "empty", t("No tasks yet. Add one with Add a task, or with homard task add.")));
     }
 
     // show draws task id. Answers can arrive out of order (a live update
@@ -100,7 +99,7 @@
       box.hidden = false;
       box.setAttribute("data-task-id", d.id);
       box.setAttribute("data-status", d.status);
-      const h = elm("h2", null, "Task " + d.name + " ");
+      const h = elm("h2", null, t("Task %s", d.name) + " ");
       h.appendChild(statusBadge(d.status));
       box.appendChild(h);
       if (d.problem) box.appendChild(elm("p", "task-problem", d.problem));
@@ -111,19 +110,19 @@
         dl.appendChild(dd);
         return dd;
       }
-      fact("Id", d.id, "sid");
-      fact("From", originText[d.origin] || d.origin || "", "task-from");
-      fact("Schedule", d.schedule);
+      fact(t("Id"), d.id, "sid");
+      fact(t("From"), originText(d.origin) || d.origin || "", "task-from");
+      fact(t("Schedule"), d.schedule);
       // The blast ceiling: above it a run's call is refused, never asked.
-      fact("Ceiling", d.ceiling || "none (sealed before ceilings)", "task-ceiling");
-      if (d.next && d.next.length) fact("Next runs", d.next.map(fmtTime).join(", "));
-      fact("Body hash", d.hash, "hash task-hash");
-      if (d.seal) fact("Seal", d.seal, "hash task-seal");
-      if (d.seal_if_approved && d.seal_if_approved !== d.seal) fact("Seal if approved", d.seal_if_approved, "hash task-seal-next");
-      if (d.approved_at) fact("Approved", fmtTime(d.approved_at));
-      if (d.expires_at) fact("Approval ends", fmtTime(d.expires_at));
+      fact(t("Ceiling"), d.ceiling || t("none (sealed before ceilings)"), "task-ceiling");
+      if (d.next && d.next.length) fact(t("Next runs"), d.next.map(fmtTime).join(", "));
+      fact(t("Body hash"), d.hash, "hash task-hash");
+      if (d.seal) fact(t("Seal"), d.seal, "hash task-seal");
+      if (d.seal_if_approved && d.seal_if_approved !== d.seal) fact(t("Seal if approved"), d.seal_if_approved, "hash task-seal-next");
+      if (d.approved_at) fact(t("Approved"), fmtTime(d.approved_at));
+      if (d.expires_at) fact(t("Approval ends"), fmtTime(d.expires_at));
       box.appendChild(dl);
-      box.appendChild(el("p", "label", "Exactly what you approve (the task's body, as stored):"));
+      box.appendChild(el("p", "label", t("Exactly what you approve (the task's body, as stored):")));
       box.appendChild(elm("pre", "task-body", d.body, true));
 
       const actions = el("div", "actions");
@@ -137,12 +136,12 @@
           try {
             const req = typeof body === "function" ? body() : (body || {});
             const next = await api("POST", "/api/tasks/" + encodeURIComponent(d.id) + path, req);
-            if (shown.id === d.id) render(next, label + ": done."); // unless another task was opened meanwhile
+            if (shown.id === d.id) render(next, t("%s: done.", label)); // unless another task was opened meanwhile
             loadList();
           } catch (e) {
             for (const x of actions.querySelectorAll("button")) x.disabled = false;
             outcome.className = "outcome error";
-            outcome.textContent = e.message + (e.status === 409 ? " — Show it again to read the task as it is now." : "");
+            outcome.textContent = e.message + (e.status === 409 ? t(" — Show it again to read the task as it is now.") : "");
           }
         }, cls);
         b.setAttribute("data-action", path.slice(1));
@@ -153,19 +152,19 @@
       const changed = d.seal && d.seal_if_approved && d.seal !== d.seal_if_approved;
       if (d.status === "pending" || (changed && d.status !== "removed")) {
         // The hash shown above, not the task as it may be by now.
-        act("Approve body " + String(d.hash).slice(0, 12), "/approve", { hash: d.hash }, "approve");
+        act(t("Approve body %s", String(d.hash).slice(0, 12)), "/approve", { hash: d.hash }, "approve");
       }
-      if (d.status === "active") act("Pause", "/pause");
-      if (d.status === "paused") act("Resume", "/resume", undefined, "approve");
+      if (d.status === "active") act(t("Pause"), "/pause");
+      if (d.status === "paused") act(t("Resume"), "/resume", undefined, "approve");
       if (d.status === "active" || d.status === "paused") {
         const days = el("input", "renew-days");
         days.type = "number"; days.min = "1"; days.max = "366"; days.value = "10";
-        days.setAttribute("aria-label", "Renew for how many days");
+        days.setAttribute("aria-label", t("Renew for how many days"));
         actions.appendChild(days);
-        act("Renew (days)", "/renew", function () { return { expires: (days.value || "10") + "d" }; });
+        act(t("Renew (days)"), "/renew", function () { return { expires: (days.value || "10") + "d" }; });
       }
-      if (d.status !== "removed") act("Remove", "/remove", undefined, "deny");
-      actions.appendChild(button("Show again", function () { show(d.id); }));
+      if (d.status !== "removed") act(t("Remove"), "/remove", undefined, "deny");
+      actions.appendChild(button(t("Show again"), function () { show(d.id); }));
       box.appendChild(actions);
       box.appendChild(outcome);
       box.appendChild(runsTable(d.runs || []));
@@ -173,11 +172,11 @@
 
     function runsTable(runs) {
       const wrap = el("div", "runs-wrap");
-      wrap.appendChild(el("h3", null, "Last runs"));
-      if (!runs.length) { wrap.appendChild(el("p", "empty", "No runs yet.")); return wrap; }
+      wrap.appendChild(el("h3", null, t("Last runs")));
+      if (!runs.length) { wrap.appendChild(el("p", "empty", t("No runs yet."))); return wrap; }
       const table = el("table", "runs");
       const head = el("tr");
-      for (const c of ["Slot", "Status", "Started", "Ended", "Tokens", "Summary or error", "Refused calls", "Delivery"]) head.appendChild(el("th", null, c));
+      for (const c of [t("Slot"), t("Status"), t("Started"), t("Ended"), t("Tokens"), t("Summary or error"), t("Refused calls"), t("Delivery")]) head.appendChild(el("th", null, c));
       const thead = el("thead");
       thead.appendChild(head);
       table.appendChild(thead);
@@ -188,7 +187,7 @@
         tr.appendChild(el("td", null, fmtTime(r.slot_at)));
         tr.appendChild(el("td", "run-status", r.status));
         tr.appendChild(el("td", null, fmtTime(r.started_at)));
-        tr.appendChild(el("td", null, r.ended_at ? fmtTime(r.ended_at) : "running"));
+        tr.appendChild(el("td", null, r.ended_at ? fmtTime(r.ended_at) : t("running")));
         tr.appendChild(el("td", "num", String(r.tokens || 0)));
         tr.appendChild(elm("td", r.error ? "run-result error" : "run-result", r.error || r.summary, true));
         tr.appendChild(elm("td", r.refused ? "run-refused error" : "run-refused", r.refused || "", true));
@@ -217,9 +216,9 @@
 
     const form = $("task-add");
     const whenHint = {
-      every: { type: "text", placeholder: "1d, 6h, 90m", label: "Every how long" },
-      at: { type: "datetime-local", placeholder: "2026-12-24T08:00", label: "At what time (in the time zone)" },
-      cron: { type: "text", placeholder: "0 9 * * 1", label: "Cron expression, 5 fields (in the time zone)" },
+      every: { type: "text", placeholder: "1d, 6h, 90m", label: t("Every how long") },
+      at: { type: "datetime-local", placeholder: "2026-12-24T08:00", label: t("At what time (in the time zone)") },
+      cron: { type: "text", placeholder: "0 9 * * 1", label: t("Cron expression, 5 fields (in the time zone)") },
     };
 
     // syncForm fits the fields to the choices: the kind of schedule, a
@@ -288,7 +287,7 @@
       $("task-deliver").value = "web";
       openForm(false);
       shown.id = d.id;
-      render(d, "Added, pending: nothing runs until you approve this body." + (d.warning ? " Warning: " + d.warning : ""), !!d.warning);
+      render(d, t("Added, pending: nothing runs until you approve this body.") + (d.warning ? t(" Warning: %s", d.warning) : ""), !!d.warning);
       loadList();
       const box = $("task-detail");
       box.scrollIntoView({ block: "start" });
