@@ -52,6 +52,8 @@ type MCPServerReport struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// NetworkAll: the server has the unfiltered host network (network = true).
 	NetworkAll bool `json:"network_all,omitempty"`
+	// Login is the login of a server with auth = "oauth"; nil for others.
+	Login *MCPLogin `json:"login,omitempty"`
 }
 
 // MCPTool is one tool a server lists.
@@ -85,7 +87,7 @@ func (s *Service) MCPServers() []MCPServerReport {
 	if s.mcp.reports == nil {
 		out := make([]MCPServerReport, 0, len(s.o.Config.MCP.Servers))
 		for _, sc := range s.o.Config.MCP.Servers {
-			out = append(out, MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPOff, NetworkAll: sc.Network.All, Tools: []MCPTool{}})
+			out = append(out, MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPOff, NetworkAll: sc.Network.All, Tools: []MCPTool{}, Login: s.loginReport(sc.Name)})
 		}
 		return out
 	}
@@ -120,6 +122,13 @@ func (s *Service) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
 		}
 		cfg.Transport = s.o.Egress.Transport()
 	}
+	if sc.Auth == MCPAuthOAuth {
+		oauth, err := s.mcpOAuth(sc)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.OAuth = oauth
+	}
 	if sc.TokenSecret != "" {
 		u, err := url.Parse(sc.URL)
 		if err != nil || u.Host == "" {
@@ -136,8 +145,15 @@ func (s *Service) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
 }
 
 // connectMCP starts one server and compares its listing with the trusted
-// one. srv is nil when the server failed.
+// one. srv is nil when the server failed. The report's login is read
+// after the start, which may have refreshed it.
 func (s *Service) connectMCP(ctx context.Context, sc config.MCPServer) (*mcp.Server, mcp.Listing, MCPServerReport) {
+	srv, l, rep := s.connectOne(ctx, sc)
+	rep.Login = s.loginReport(sc.Name)
+	return srv, l, rep
+}
+
+func (s *Service) connectOne(ctx context.Context, sc config.MCPServer) (*mcp.Server, mcp.Listing, MCPServerReport) {
 	rep := MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPFailed, NetworkAll: sc.Network.All, Tools: []MCPTool{}}
 	cfg, err := s.mcpConfig(sc)
 	if err != nil {
@@ -319,6 +335,13 @@ func (s *Service) MCPChecks(ctx context.Context) []Check {
 			c.Detail = fmt.Sprintf("%s: did not start, so its tools are absent: %s (homard mcp test %s retries)", sc.Name, rep.Error, sc.Name)
 		}
 		out = append(out, c)
+		if l := rep.Login; l != nil && l.LoggedIn {
+			c = Check{Name: "mcp", Info: true, Detail: fmt.Sprintf("%s: logged in (vault secret %s, bound to its host)", sc.Name, l.Secret)}
+			if !l.Expires.IsZero() {
+				c.Detail += fmt.Sprintf("; its token expires %s and is refreshed before", l.Expires.Local().Format(time.DateTime))
+			}
+			out = append(out, c)
+		}
 		if sc.Network.All {
 			out = append(out, Check{Name: "mcp", Info: true, Detail: fmt.Sprintf("%s: network = true gives it the unfiltered host network: list the hosts it needs instead (network = [\"api.example.com\"])", sc.Name)})
 		}

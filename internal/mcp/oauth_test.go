@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -30,31 +29,16 @@ func newOAuthRig(t *testing.T, register bool) *oauthRig {
 	if err := mcptest.WriteSpec(spec, mcptest.Default()); err != nil {
 		t.Fatal(err)
 	}
-	as := mcptest.NewAuthServer(register)
-	asSrv := httptest.NewServer(as)
-	t.Cleanup(asSrv.Close)
-	as.URL = asSrv.URL
-	inner := mcptest.NewHTTP(spec)
-	p := &mcptest.Protected{Path: "/mcp", Auth: as, Next: inner}
-	pSrv := httptest.NewServer(p)
-	t.Cleanup(pSrv.Close)
-	p.URL = pSrv.URL
-	return &oauthRig{as: as, mcp: inner, mcpURL: pSrv.URL + "/mcp"}
+	rig := mcptest.NewOAuthRig(spec, register)
+	t.Cleanup(rig.Close)
+	return &oauthRig{as: rig.Auth, mcp: rig.Server, mcpURL: rig.URL}
 }
 
-// browser plays the person's browser: it opens authURL, which the fake
-// authorization server answers with a redirect to the loopback listener,
-// and follows it.
+// browser plays the person's browser (mcptest.Browse).
 func browser(t *testing.T, authURL string) {
 	t.Helper()
-	resp, err := http.Get(authURL)
-	if err != nil {
+	if err := mcptest.Browse(authURL); err != nil {
 		t.Errorf("browser: %v", err)
-		return
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		t.Errorf("browser: %s ended with status %d", authURL, resp.StatusCode)
 	}
 }
 

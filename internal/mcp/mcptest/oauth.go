@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"strings"
@@ -246,4 +247,48 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_ = json.NewEncoder(w).Encode(v)
+}
+
+// OAuthRig is an AuthServer and, behind its tokens, the HTTP server of a
+// Spec file, each on its own loopback httptest server.
+type OAuthRig struct {
+	Auth   *AuthServer
+	Server *HTTP  // the MCP server; it records every Authorization header
+	URL    string // the MCP endpoint, ending in /mcp
+	Origin string // the MCP server's scheme://host:port
+	closes []func()
+}
+
+// NewOAuthRig starts the two servers; Close stops them.
+func NewOAuthRig(specPath string, register bool) *OAuthRig {
+	as := NewAuthServer(register)
+	asSrv := httptest.NewServer(as)
+	as.URL = asSrv.URL
+	inner := NewHTTP(specPath)
+	p := &Protected{Path: "/mcp", Auth: as, Next: inner}
+	pSrv := httptest.NewServer(p)
+	p.URL = pSrv.URL
+	return &OAuthRig{Auth: as, Server: inner, URL: pSrv.URL + "/mcp", Origin: pSrv.URL, closes: []func(){asSrv.Close, pSrv.Close}}
+}
+
+// Close stops both servers.
+func (r *OAuthRig) Close() {
+	for _, c := range r.closes {
+		c()
+	}
+}
+
+// Browse plays the person's browser: it opens authURL, which the
+// AuthServer answers with a redirect to the client's loopback listener,
+// and follows it there.
+func Browse(authURL string) error {
+	resp, err := http.Get(authURL)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("the browser ended on status %d", resp.StatusCode)
+	}
+	return nil
 }
