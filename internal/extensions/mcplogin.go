@@ -117,11 +117,13 @@ func (s *Service) oauthServer(name string) (config.MCPServer, error) {
 }
 
 // LoginMCP logs in to url server name (auth = "oauth") with the MCP
-// authorization flow (mcp.Login): every request through egress, the same
-// checks as the server's own; the browser is sent back to redirectURL,
-// fetch shows the person the address and returns the code. The tokens are
+// authorization flow (mcp.Login), every request through egress under the
+// same checks as the server's own. show is given the address the person
+// opens (the remote server's: print it through termtext); the browser is
+// sent back to a listener on 127.0.0.1, or the person pastes the address
+// it ended on (or its code) into pasted, which may be nil. The tokens are
 // stored in the vault, bound to the server's host alone.
-func (s *Service) LoginMCP(ctx context.Context, name, redirectURL string, fetch mcp.CodeFetcher) (MCPLogin, error) {
+func (s *Service) LoginMCP(ctx context.Context, name string, show func(authURL string), pasted <-chan string) (MCPLogin, error) {
 	sc, err := s.oauthServer(name)
 	if err != nil {
 		return MCPLogin{}, err
@@ -132,8 +134,33 @@ func (s *Service) LoginMCP(ctx context.Context, name, redirectURL string, fetch 
 	if err := s.o.Egress.Check(sc.URL); err != nil {
 		return MCPLogin{}, fmt.Errorf("mcp server %s: url %s: %w", sc.Name, sc.URL, err)
 	}
+	red, err := mcp.ListenRedirect()
+	if err != nil {
+		return MCPLogin{}, err
+	}
+	defer red.Close()
+	fetch := func(ctx context.Context, authURL string) (mcp.AuthCode, error) {
+		show(authURL)
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel() // ends the wait below
+		type result struct {
+			code mcp.AuthCode
+			err  error
+		}
+		got := make(chan result, 1)
+		go func() {
+			c, err := red.Wait(ctx)
+			got <- result{c, err}
+		}()
+		select {
+		case r := <-got:
+			return r.code, r.err
+		case line := <-pasted:
+			return mcp.ParsePasted(line, authURL)
+		}
+	}
 	ts, err := mcp.Login(ctx, mcp.LoginConfig{URL: sc.URL, Transport: s.o.Egress.Transport(), ClientID: sc.ClientID,
-		Scopes: sc.Scopes, RedirectURL: redirectURL, Fetch: fetch})
+		Scopes: sc.Scopes, RedirectURL: red.URL, Fetch: fetch})
 	if err != nil {
 		return MCPLogin{}, fmt.Errorf("mcp server %s: login: %w", sc.Name, err)
 	}

@@ -3,6 +3,7 @@ package extensions
 import (
 	"context"
 	"errors"
+	"net/http"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -10,25 +11,19 @@ import (
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/egress"
-	"github.com/homard/homard/internal/mcp"
 	"github.com/homard/homard/internal/mcp/mcptest"
 	"github.com/homard/homard/internal/secrets"
 )
 
-// loginWith runs LoginMCP with a loopback redirect and the test's browser.
+// loginWith runs LoginMCP with the test's browser following the
+// authorization server's redirect to the loopback listener.
 func loginWith(t *testing.T, s *Service, name string) (MCPLogin, error) {
 	t.Helper()
-	red, err := mcp.ListenRedirect()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer red.Close()
-	return s.LoginMCP(context.Background(), name, red.URL, func(ctx context.Context, authURL string) (mcp.AuthCode, error) {
+	return s.LoginMCP(context.Background(), name, func(authURL string) {
 		if err := mcptest.Browse(authURL); err != nil {
-			return mcp.AuthCode{}, err
+			t.Errorf("browser: %v", err)
 		}
-		return red.Wait(ctx)
-	})
+	}, nil)
 }
 
 // TestMCPLoginThroughEgress: a url server with auth = "oauth" fails to
@@ -68,7 +63,7 @@ func TestMCPLoginThroughEgress(t *testing.T) {
 	if toks := rig.Auth.Tokens(); len(toks) != 0 {
 		t.Fatalf("the authorization server outside egress issued %d tokens", len(toks))
 	}
-	if _, err := s.LoginMCP(ctx, "ghost", "http://127.0.0.1:1/callback", nil); err == nil {
+	if _, err := s.LoginMCP(ctx, "ghost", func(string) {}, nil); err == nil {
 		t.Error("LoginMCP(ghost) succeeded; want it refused")
 	}
 
@@ -132,5 +127,22 @@ func TestMCPLoginThroughEgress(t *testing.T) {
 	}
 	if err := s.LogoutMCP("web"); err == nil {
 		t.Error("a second logout succeeded; want not logged in")
+	}
+
+	// Over SSH the redirect cannot reach this machine: the person pastes
+	// the address the browser ended on.
+	pasted := make(chan string, 1)
+	l, err = s.LoginMCP(ctx, "web", func(authURL string) {
+		noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		resp, err := noFollow.Get(authURL)
+		if err != nil {
+			t.Errorf("browser: %v", err)
+			return
+		}
+		resp.Body.Close()
+		pasted <- resp.Header.Get("Location")
+	}, pasted)
+	if err != nil || !l.LoggedIn {
+		t.Fatalf("LoginMCP with the address pasted = %+v, %v; want logged in", l, err)
 	}
 }
