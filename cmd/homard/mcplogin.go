@@ -17,7 +17,7 @@ const loginWait = 15 * time.Minute
 
 func (c *cli) mcpLoginCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "login NAME",
+		Use:   "login NAME", // lang:en
 		Short: c.say.T("Log in to a hosted MCP server (auth = \"oauth\"); its tokens are kept in the vault"),
 		Long: c.say.T(`login runs the MCP authorization flow for a url server with auth = "oauth":
 it finds the server's authorization server, registers homard with it where
@@ -74,7 +74,7 @@ to the model or to a stdio server.`),
 }
 
 func (c *cli) mcpLogoutCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "logout NAME", Short: c.say.T("Remove a hosted MCP server's login from the vault")}
+	cmd := &cobra.Command{Use: "logout NAME", Short: c.say.T("Remove a hosted MCP server's login from the vault")} // lang:en: the usage
 	return leafCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, args []string) error {
 		r, err := c.open(ctx, app.Options{SkipMCP: true})
 		if err != nil {
