@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -17,18 +16,8 @@ const loginWait = 15 * time.Minute
 
 func (c *cli) mcpLoginCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:   "login NAME", // lang:en
-		Short: c.say.T("Log in to a hosted MCP server (auth = \"oauth\"); its tokens are kept in the vault"),
-		Long: c.say.T(`login runs the MCP authorization flow for a url server with auth = "oauth":
-it finds the server's authorization server, registers homard with it where
-it offers that (otherwise set client_id), and prints an address to open in
-a browser. After you log in, the browser is sent back to homard on
-127.0.0.1. When homard runs on another machine (over SSH) that address does
-not load: paste it here instead (or only its code).
-
-The tokens are kept in the vault, released only to the server's host;
-homard refreshes them before they expire. They are never shown, never given
-to the model or to a stdio server.`),
+		Use:     "login NAME", // lang:en
+		Short:   c.say.T("Log in to a hosted MCP server (auth = \"oauth\"); its tokens are kept in the vault"),
 		Example: "  homard mcp login tracker", // lang:en
 	}
 	return leafCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, args []string) error {
@@ -39,21 +28,10 @@ to the model or to a stdio server.`),
 		defer r.Close()
 		ctx, cancel := context.WithTimeout(ctx, loginWait)
 		defer cancel()
-		pasted := make(chan string)
+		pasted := make(chan string, 1)
 		go func() { // ends with ctx: readAnswer returns when it does
-			for {
-				line, err := c.readAnswer(ctx)
-				if err != nil {
-					return
-				}
-				if strings.TrimSpace(line) == "" {
-					continue
-				}
-				select {
-				case pasted <- line:
-				case <-ctx.Done():
-				}
-				return
+			if line, err := c.readAnswer(ctx); err == nil {
+				pasted <- line
 			}
 		}()
 		show := func(authURL string) {
@@ -66,7 +44,7 @@ to the model or to a stdio server.`),
 		}
 		c.say.Fprintf(c.stdout, "logged in to %s: its tokens are in the vault as %s, released only to its host\n", args[0], l.Secret)
 		if !l.Expires.IsZero() {
-			c.say.Fprintf(c.stdout, "the access token expires %s; homard refreshes it before\n", c.say.DateTime(l.Expires.Local()))
+			c.say.Fprintf(c.stdout, "the access token expires %s; homard refreshes it before\n", l.Expires.Local().Format(time.DateTime))
 		}
 		c.say.Fprintf(c.stdout, "homard mcp test %s lists its tools; they are offered from homard's next start once trusted\n", args[0])
 		return nil
@@ -100,7 +78,7 @@ func (c *cli) mcpLoginNote(rep app.MCPServerReport) string {
 	case l.Expires.IsZero():
 		return c.say.T(" (logged in)")
 	}
-	return c.say.Sprintf(" (logged in; token expires %s)", c.say.DateTime(rep.Login.Expires.Local()))
+	return c.say.Sprintf(" (logged in; token expires %s)", rep.Login.Expires.Local().Format(time.DateTime))
 }
 
 // mcpLoginJSON is the login of an mcpJSON (docs/JSON.md, "mcp login").

@@ -110,18 +110,14 @@ command = ["/bin/srv"]
 auth = "oauth"`, "a token is only sent to a url server"},
 		{"auth unknown", `name = "a"
 url = "https://x.example/mcp"
-auth = "basic"`, `auth = "basic": want "oauth"`},
+auth = "basic"`, `auth = "basic": set auth = "oauth" for a server that asks for a login`},
 		{"auth and token", `name = "a"
 url = "https://x.example/mcp"
 auth = "oauth"
-token_secret = "t"`, `set token_secret (a fixed token) or auth = "oauth" (a login), not both`},
+token_secret = "t"`, `or token_secret for a fixed token, not both`},
 		{"scopes without auth", `name = "a"
 url = "https://x.example/mcp"
-scopes = ["tools"]`, `scopes and client_id are for a login: add auth = "oauth"`},
-		{"bad scope", `name = "a"
-url = "https://x.example/mcp"
-auth = "oauth"
-scopes = ["a b"]`, `scopes[0] = "a b": want a scope name`},
+scopes = ["tools"]`, `scopes and client_id only with it`},
 		{"unknown key", `name = "a"
 command = ["/bin/srv"]
 sandbox = false`, "unknown key mcp.servers.sandbox"},

@@ -84,14 +84,19 @@ type mcpHub struct {
 func (s *Service) MCPServers() []MCPServerReport {
 	s.mcp.mu.Lock()
 	defer s.mcp.mu.Unlock()
+	var out []MCPServerReport
 	if s.mcp.reports == nil {
-		out := make([]MCPServerReport, 0, len(s.o.Config.MCP.Servers))
+		out = make([]MCPServerReport, 0, len(s.o.Config.MCP.Servers))
 		for _, sc := range s.o.Config.MCP.Servers {
-			out = append(out, MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPOff, NetworkAll: sc.Network.All, Tools: []MCPTool{}, Login: s.loginReport(sc.Name)})
+			out = append(out, MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPOff, NetworkAll: sc.Network.All, Tools: []MCPTool{}})
 		}
-		return out
+	} else {
+		out = append([]MCPServerReport(nil), s.mcp.reports...)
 	}
-	return append([]MCPServerReport(nil), s.mcp.reports...)
+	for i := range out { // read now: a start may have refreshed it since
+		out[i].Login = s.MCPLoginOf(out[i].Name)
+	}
+	return out
 }
 
 // mcpLauncher is how a stdio server's process is started: in the
@@ -123,11 +128,11 @@ func (s *Service) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
 		cfg.Transport = s.o.Egress.Transport()
 	}
 	if sc.Auth == MCPAuthOAuth {
-		oauth, err := s.mcpOAuth(sc)
+		ts, err := s.mcpLogin(sc)
 		if err != nil {
 			return cfg, err
 		}
-		cfg.OAuth = oauth
+		cfg.OAuth = &mcp.OAuth{Tokens: ts, Save: func(next mcp.TokenSet) error { return s.saveMCPLogin(sc, next) }}
 	}
 	if sc.TokenSecret != "" {
 		u, err := url.Parse(sc.URL)
@@ -145,15 +150,8 @@ func (s *Service) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
 }
 
 // connectMCP starts one server and compares its listing with the trusted
-// one. srv is nil when the server failed. The report's login is read
-// after the start, which may have refreshed it.
+// one. srv is nil when the server failed.
 func (s *Service) connectMCP(ctx context.Context, sc config.MCPServer) (*mcp.Server, mcp.Listing, MCPServerReport) {
-	srv, l, rep := s.connectOne(ctx, sc)
-	rep.Login = s.loginReport(sc.Name)
-	return srv, l, rep
-}
-
-func (s *Service) connectOne(ctx context.Context, sc config.MCPServer) (*mcp.Server, mcp.Listing, MCPServerReport) {
 	rep := MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPFailed, NetworkAll: sc.Network.All, Tools: []MCPTool{}}
 	cfg, err := s.mcpConfig(sc)
 	if err != nil {
@@ -280,6 +278,7 @@ func (s *Service) InspectMCP(ctx context.Context, name string) (MCPServerReport,
 	if srv != nil {
 		_ = srv.Close()
 	}
+	rep.Login = s.MCPLoginOf(name)
 	if rep.Status == MCPFailed {
 		return rep, fmt.Errorf("mcp server %s did not start: %s", name, rep.Error)
 	}
@@ -335,12 +334,8 @@ func (s *Service) MCPChecks(ctx context.Context) []Check {
 			c.Detail = fmt.Sprintf("%s: did not start, so its tools are absent: %s (homard mcp test %s retries)", sc.Name, rep.Error, sc.Name)
 		}
 		out = append(out, c)
-		if l := rep.Login; l != nil && l.LoggedIn {
-			c = Check{Name: "mcp", Info: true, Detail: fmt.Sprintf("%s: logged in (vault secret %s, bound to its host)", sc.Name, l.Secret)}
-			if !l.Expires.IsZero() {
-				c.Detail += fmt.Sprintf("; its token expires %s and is refreshed before", l.Expires.Local().Format(time.DateTime))
-			}
-			out = append(out, c)
+		if l := s.MCPLoginOf(sc.Name); l != nil && l.LoggedIn {
+			out = append(out, Check{Name: "mcp", Info: true, Detail: sc.Name + ": logged in; its token expires " + l.Expires.Local().Format(time.DateTime) + " (refreshed before)"})
 		}
 		if sc.Network.All {
 			out = append(out, Check{Name: "mcp", Info: true, Detail: fmt.Sprintf("%s: network = true gives it the unfiltered host network: list the hosts it needs instead (network = [\"api.example.com\"])", sc.Name)})

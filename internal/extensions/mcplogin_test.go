@@ -17,7 +17,7 @@ import (
 
 // loginWith runs LoginMCP with the test's browser following the
 // authorization server's redirect to the loopback listener.
-func loginWith(t *testing.T, s *Service, name string) (MCPLogin, error) {
+func loginWith(t *testing.T, s *Service, name string) (*MCPLogin, error) {
 	t.Helper()
 	return s.LoginMCP(context.Background(), name, func(authURL string) {
 		if err := mcptest.Browse(authURL); err != nil {
@@ -54,8 +54,8 @@ func TestMCPLoginThroughEgress(t *testing.T) {
 	if _, err := s.InspectMCP(ctx, "web"); err == nil || !strings.Contains(err.Error(), "homard mcp login web") {
 		t.Fatalf("InspectMCP before a login = %v; want it to say homard mcp login web", err)
 	}
-	if l, ok := s.MCPLoginOf("web"); !ok || l.LoggedIn {
-		t.Fatalf("MCPLoginOf(web) before a login = %+v, %v; want not logged in", l, ok)
+	if l := s.MCPLoginOf("web"); l == nil || l.LoggedIn {
+		t.Fatalf("MCPLoginOf(web) before a login = %+v; want not logged in", l)
 	}
 	if _, err := loginWith(t, s, "web"); err == nil || !strings.Contains(err.Error(), "[egress] allow") {
 		t.Fatalf("LoginMCP with the authorization server outside egress.allow = %v; want egress's refusal", err)
@@ -73,7 +73,7 @@ func TestMCPLoginThroughEgress(t *testing.T) {
 	}
 	s = h.service(t, nil)
 	l, err := loginWith(t, s, "web")
-	if err != nil || !l.LoggedIn || !l.Refreshable || l.Expires.IsZero() {
+	if err != nil || l == nil || !l.LoggedIn || !l.Refreshable || l.Expires.IsZero() {
 		t.Fatalf("LoginMCP = %+v, %v; want logged in, refreshable, with an expiry", l, err)
 	}
 	mcpHost, _ := url.Parse(rig.Origin)
@@ -142,7 +142,7 @@ func TestMCPLoginThroughEgress(t *testing.T) {
 		resp.Body.Close()
 		pasted <- resp.Header.Get("Location")
 	}, pasted)
-	if err != nil || !l.LoggedIn {
+	if err != nil || l == nil || !l.LoggedIn {
 		t.Fatalf("LoginMCP with the address pasted = %+v, %v; want logged in", l, err)
 	}
 }

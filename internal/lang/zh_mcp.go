@@ -17,21 +17,4 @@ var zhMCP = map[string]string{
 	" (not logged in: homard mcp login %s)":                                                                                                                    "（未登录：homard mcp login %s）",
 	" (logged in)":                                                                                                                                             "（已登录）",
 	" (logged in; token expires %s)":                                                                                                                           "（已登录；令牌于 %s 过期）",
-	`login runs the MCP authorization flow for a url server with auth = "oauth":
-it finds the server's authorization server, registers homard with it where
-it offers that (otherwise set client_id), and prints an address to open in
-a browser. After you log in, the browser is sent back to homard on
-127.0.0.1. When homard runs on another machine (over SSH) that address does
-not load: paste it here instead (or only its code).
-
-The tokens are kept in the vault, released only to the server's host;
-homard refreshes them before they expire. They are never shown, never given
-to the model or to a stdio server.`: `login 为设置了 auth = "oauth" 的 url 服务器执行 MCP 授权流程：
-它找到服务器的授权服务器，在其提供时向它注册 homard（否则请设置
-client_id），并打印一个要在浏览器中打开的地址。登录后，浏览器会被
-送回 127.0.0.1 上的 homard。当 homard 运行在另一台机器上（通过 SSH）
-时该地址无法打开：请把它粘贴到这里（或只粘贴其中的 code）。
-
-令牌保存在保险库中，只发给该服务器的主机；homard 会在过期前刷新。
-它们从不显示，也从不交给模型或 stdio 服务器。`,
 }

@@ -1,20 +1,27 @@
 package mcp
 
 import (
-	"bytes"
 	"context"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/auth"
-	"github.com/modelcontextprotocol/go-sdk/oauthex"
-	"golang.org/x/oauth2"
 )
+
+// The OAuth 2.1 flow of the MCP authorization spec is written here rather
+// than taken from the go-sdk's auth and oauthex packages with
+// golang.org/x/oauth2: those three weigh 123 KB in the binary, which its
+// 25 MB ceiling cannot pay; the flow homard needs (one authorization code
+// grant with PKCE, one refresh grant) is this file.
 
 // TokenSet is a url server's OAuth login as homard keeps it (in the vault,
 // bound to the server's host): the tokens and the client registration
@@ -26,8 +33,7 @@ type TokenSet struct {
 	ClientID     string    `json:"client_id"`
 	ClientSecret string    `json:"client_secret,omitempty"`
 	TokenURL     string    `json:"token_url"`
-	AuthStyle    int       `json:"auth_style,omitempty"` // oauth2.AuthStyle
-	Scopes       []string  `json:"scopes,omitempty"`
+	Resource     string    `json:"resource"` // RFC 8707: the server's URL
 }
 
 // refreshMargin is how long before its expiry a token is refreshed: a
@@ -61,90 +67,253 @@ type LoginConfig struct {
 	Fetch CodeFetcher
 }
 
-// ErrNoLoginAsked: the server answered without asking for a login.
-var ErrNoLoginAsked = errors.New("the server did not ask for a login (it answered without 401)")
+// ErrLoginNeeded: the server's login is missing, expired without a
+// refresh token, or its refresh was refused.
+var ErrLoginNeeded = errors.New("its login expired")
 
-// Login runs the authorization code flow of the MCP authorization spec
-// with the go-sdk's handler: an unauthenticated request draws the
-// server's 401 and WWW-Authenticate, from which the protected-resource
-// metadata and then the authorization server's metadata are discovered
-// (with the well-known fallbacks); the client is the pre-registered one
-// or registers itself (RFC 7591); PKCE S256 and state protect the code,
-// which is exchanged for the tokens. Every request goes through
-// lc.Transport and none follows a redirect.
+// Login runs the authorization code flow of the MCP authorization spec:
+// an unauthenticated request draws the server's 401, whose
+// WWW-Authenticate names the protected-resource metadata (RFC 9728; else
+// its well-known addresses), which names the authorization server, whose
+// metadata (RFC 8414) must offer PKCE S256. The client is lc.ClientID or
+// registers itself (RFC 7591) as a public client; the person is sent to
+// authorize with a PKCE challenge, a random state and the resource
+// (RFC 8707); the state and issuer that come back are checked before the
+// code is exchanged. Every request goes through lc.Transport, none
+// follows a redirect, and every metadata address must be https (or http
+// on loopback, which egress allows only when [egress] allow lists it).
 func Login(ctx context.Context, lc LoginConfig) (TokenSet, error) {
-	if !redirectURLOK(lc.RedirectURL) || lc.Fetch == nil {
+	if p, err := url.Parse(lc.RedirectURL); err != nil || p.Scheme != "http" || p.Hostname() != "127.0.0.1" || lc.Fetch == nil {
 		return TokenSet{}, errors.New("login: want a redirect URL on http://127.0.0.1 and a code fetcher")
 	}
-	client := oauthClient(lc.Transport)
-	probe, err := http.NewRequestWithContext(ctx, http.MethodPost, lc.URL, bytes.NewReader([]byte(
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"homard","version":"1"}}}`)))
+	c := oauthClient(lc.Transport)
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, lc.URL, strings.NewReader(
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"homard","version":"1"}}}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	resp, err := c.Do(req)
 	if err != nil {
 		return TokenSet{}, err
 	}
-	probe.Header.Set("Content-Type", "application/json")
-	probe.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := client.Do(probe)
-	if err != nil {
-		return TokenSet{}, fmt.Errorf("reach the server: %w", err)
-	}
+	resp.Body.Close()
 	if resp.StatusCode != http.StatusUnauthorized {
-		_ = resp.Body.Close()
-		return TokenSet{}, fmt.Errorf("%w: status %d", ErrNoLoginAsked, resp.StatusCode)
+		return TokenSet{}, fmt.Errorf("the server answered %d without asking for a login (401); remove auth = \"oauth\" if it needs none", resp.StatusCode)
+	}
+	challenge := strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
+
+	// The protected resource's metadata: where the challenge says, then
+	// at the endpoint's path, then at the root.
+	u, _ := url.Parse(lc.URL)
+	root := u.Scheme + "://" + u.Host
+	var prm struct {
+		Resource             string   `json:"resource"`
+		AuthorizationServers []string `json:"authorization_servers"`
+		ScopesSupported      []string `json:"scopes_supported"`
+	}
+	found := false
+	for _, at := range [][2]string{{authParam(challenge, "resource_metadata"), lc.URL},
+		{root + "/.well-known/oauth-protected-resource" + u.EscapedPath(), lc.URL}, {root + "/.well-known/oauth-protected-resource", root}} {
+		if at[0] != "" && getJSON(ctx, c, at[0], &prm) == nil {
+			if strings.TrimSuffix(prm.Resource, "/") != strings.TrimSuffix(at[1], "/") {
+				return TokenSet{}, fmt.Errorf("the server's metadata names resource %q, not %q", prm.Resource, at[1])
+			}
+			found = true
+			break
+		}
+	}
+	if !found || len(prm.AuthorizationServers) == 0 {
+		return TokenSet{}, errors.New("the server names no authorization server (no protected-resource metadata)")
 	}
 
-	var (
-		mu  sync.Mutex // guards got; the handler calls NewTokenSource once
-		got TokenSet
-	)
-	cfg := &auth.AuthorizationCodeHandlerConfig{
-		DynamicClientRegistrationConfig: &auth.DynamicClientRegistrationConfig{Metadata: &oauthex.ClientRegistrationMetadata{
-			RedirectURIs:            []string{lc.RedirectURL},
-			TokenEndpointAuthMethod: "none", // a public client: homard keeps no secret it did not get
-			GrantTypes:              []string{"authorization_code", "refresh_token"},
-			ResponseTypes:           []string{"code"},
-			ClientName:              "homard",
-		}},
-		RedirectURL:         lc.RedirectURL,
-		RequestRefreshToken: true,
-		Client:              client,
-		AuthorizationCodeFetcher: func(ctx context.Context, a *auth.AuthorizationArgs) (*auth.AuthorizationResult, error) {
-			c, err := lc.Fetch(ctx, a.URL)
-			if err != nil {
-				return nil, err
-			}
-			return &auth.AuthorizationResult{Code: c.Code, State: c.State, Iss: c.Iss}, nil
-		},
-		NewTokenSource: func(_ context.Context, c *oauth2.Config, t *oauth2.Token) (oauth2.TokenSource, error) {
-			mu.Lock()
-			got = TokenSet{AccessToken: t.AccessToken, RefreshToken: t.RefreshToken, Expiry: t.Expiry,
-				ClientID: c.ClientID, ClientSecret: c.ClientSecret, TokenURL: c.Endpoint.TokenURL,
-				AuthStyle: int(c.Endpoint.AuthStyle), Scopes: slices.Clone(c.Scopes)}
-			mu.Unlock()
-			return oauth2.StaticTokenSource(t), nil
-		},
+	// The authorization server's metadata (RFC 8414, then OpenID).
+	issuer := prm.AuthorizationServers[0]
+	if err := metadataURL(issuer); err != nil {
+		return TokenSet{}, err
 	}
-	if lc.ClientID != "" {
-		cfg.PreregisteredClient = &oauthex.ClientCredentials{ClientID: lc.ClientID}
-		cfg.DynamicClientRegistrationConfig = nil
+	var as struct {
+		Issuer       string   `json:"issuer"`
+		Authorize    string   `json:"authorization_endpoint"`
+		Token        string   `json:"token_endpoint"`
+		Register     string   `json:"registration_endpoint"`
+		PKCE         []string `json:"code_challenge_methods_supported"`
+		Scopes       []string `json:"scopes_supported"`
+		IssParameter bool     `json:"authorization_response_iss_parameter_supported"`
 	}
-	if len(lc.Scopes) > 0 {
-		cfg.ScopeFilter = func([]string) []string { return slices.Clone(lc.Scopes) }
+	iu, _ := url.Parse(issuer)
+	iroot, ipath := iu.Scheme+"://"+iu.Host, strings.TrimSuffix(iu.EscapedPath(), "/")
+	err = errors.New("no metadata")
+	for _, at := range []string{iroot + "/.well-known/oauth-authorization-server" + ipath, iroot + "/.well-known/openid-configuration" + ipath, issuer + "/.well-known/openid-configuration"} {
+		if err = getJSON(ctx, c, at, &as); err == nil {
+			break
+		}
 	}
-	h, err := auth.NewAuthorizationCodeHandler(cfg)
+	switch {
+	case err != nil:
+		return TokenSet{}, fmt.Errorf("the authorization server's metadata: %w", err)
+	case strings.TrimSuffix(as.Issuer, "/") != strings.TrimSuffix(issuer, "/"):
+		return TokenSet{}, fmt.Errorf("the authorization server's metadata names issuer %q, not %q", as.Issuer, issuer)
+	case !slices.Contains(as.PKCE, "S256"):
+		return TokenSet{}, errors.New("the authorization server does not offer PKCE S256, which the MCP authorization spec requires")
+	}
+	for _, e := range []string{as.Authorize, as.Token} {
+		if err := metadataURL(e); err != nil {
+			return TokenSet{}, err
+		}
+	}
+
+	ts := TokenSet{ClientID: lc.ClientID, TokenURL: as.Token, Resource: lc.URL}
+	if ts.ClientID == "" {
+		if as.Register == "" || metadataURL(as.Register) != nil {
+			return TokenSet{}, errors.New("the authorization server offers no dynamic client registration: register homard there and set client_id")
+		}
+		var reg struct {
+			ClientID     string `json:"client_id"`
+			ClientSecret string `json:"client_secret"`
+		}
+		// A public client (no secret) that may refresh; the redirect URL
+		// is homard's own loopback address, with nothing to escape.
+		body := `{"redirect_uris":["` + lc.RedirectURL + `"],"token_endpoint_auth_method":"none","grant_types":["authorization_code","refresh_token"],"response_types":["code"],"client_name":"homard"}`
+		if err := post(ctx, c, as.Register, "application/json", body, &reg); err != nil || reg.ClientID == "" {
+			return TokenSet{}, fmt.Errorf("register homard with the authorization server: %v", err)
+		}
+		ts.ClientID, ts.ClientSecret = reg.ClientID, reg.ClientSecret
+	}
+
+	scopes := lc.Scopes
+	if len(scopes) == 0 {
+		scopes = strings.Fields(authParam(challenge, "scope"))
+	}
+	if len(scopes) == 0 {
+		scopes = prm.ScopesSupported
+	}
+	if slices.Contains(as.Scopes, "offline_access") && !slices.Contains(scopes, "offline_access") {
+		scopes = append(slices.Clip(scopes), "offline_access") // a refresh token, where asked for so
+	}
+	verifier, state := rand.Text()+rand.Text(), rand.Text()
+	sum := sha256.Sum256([]byte(verifier))
+	q := "response_type=code&code_challenge_method=S256&client_id=" + url.QueryEscape(ts.ClientID) + "&redirect_uri=" + url.QueryEscape(lc.RedirectURL) +
+		"&state=" + state + "&code_challenge=" + base64.RawURLEncoding.EncodeToString(sum[:]) + "&resource=" + url.QueryEscape(lc.URL)
+	if len(scopes) > 0 {
+		q += "&scope=" + url.QueryEscape(strings.Join(scopes, " "))
+	}
+	sep := "?"
+	if strings.Contains(as.Authorize, "?") {
+		sep = "&"
+	}
+	code, err := lc.Fetch(ctx, as.Authorize+sep+q)
+	switch {
+	case err != nil:
+		return TokenSet{}, err
+	case code.State != state:
+		return TokenSet{}, errors.New("the redirect's state is not the one homard sent: a forged or stale login; start again")
+	case code.Iss != "" && code.Iss != as.Issuer, code.Iss == "" && as.IssParameter:
+		return TokenSet{}, errors.New("the redirect's issuer is not the authorization server homard asked")
+	}
+	err = ts.grant(ctx, c, "authorization_code&code="+url.QueryEscape(code.Code)+"&redirect_uri="+url.QueryEscape(lc.RedirectURL)+"&code_verifier="+verifier, time.Now())
+	return ts, err
+}
+
+// grant asks the token endpoint for tokens and keeps them in ts; form is
+// the grant type and its parameters, URL-encoded.
+func (ts *TokenSet) grant(ctx context.Context, c *http.Client, form string, now time.Time) error {
+	form = "grant_type=" + form + "&client_id=" + url.QueryEscape(ts.ClientID) + "&resource=" + url.QueryEscape(ts.Resource)
+	if ts.ClientSecret != "" {
+		form += "&client_secret=" + url.QueryEscape(ts.ClientSecret) // client_secret_post
+	}
+	var t struct {
+		Access    string `json:"access_token"`
+		Refresh   string `json:"refresh_token"`
+		ExpiresIn int64  `json:"expires_in"`
+	}
+	if err := post(ctx, c, ts.TokenURL, "application/x-www-form-urlencoded", form, &t); err != nil {
+		return fmt.Errorf("the token endpoint: %w", err)
+	}
+	if t.Access == "" {
+		return errors.New("the token endpoint sent no access token")
+	}
+	ts.AccessToken, ts.Expiry = t.Access, time.Time{}
+	if t.ExpiresIn > 0 {
+		ts.Expiry = now.Add(time.Duration(t.ExpiresIn) * time.Second)
+	}
+	if t.Refresh != "" { // a rotated refresh token replaces the old one
+		ts.RefreshToken = t.Refresh
+	}
+	return nil
+}
+
+// authParam is the value of one auth-param of a WWW-Authenticate header
+// (name="value" or name=token), "" when absent.
+func authParam(h, name string) string {
+	for i := 0; ; {
+		j := strings.Index(h[i:], name+"=")
+		if j < 0 {
+			return ""
+		}
+		i += j
+		if i > 0 && h[i-1] != ' ' && h[i-1] != ',' {
+			i += len(name)
+			continue
+		}
+		v := h[i+len(name)+1:]
+		if rest, ok := strings.CutPrefix(v, `"`); ok {
+			v, _, _ = strings.Cut(rest, `"`)
+			return v
+		}
+		v, _, _ = strings.Cut(v, ",")
+		return strings.TrimSpace(v)
+	}
+}
+
+// metadataURL refuses an address from metadata that is neither https nor
+// http on loopback (the spec's rule; egress then applies its own).
+func metadataURL(s string) error {
+	u, err := url.Parse(s)
+	if err == nil && u.Host != "" && (u.Scheme == "https" || u.Scheme == "http" && (u.Hostname() == "127.0.0.1" || u.Hostname() == "localhost" || u.Hostname() == "::1")) {
+		return nil
+	}
+	return fmt.Errorf("the authorization metadata names %q: want an https address", s)
+}
+
+func getJSON(ctx context.Context, c *http.Client, u string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
-		_ = resp.Body.Close()
-		return TokenSet{}, err
+		return err
 	}
-	if err := h.Authorize(ctx, probe, resp); err != nil { // closes resp.Body
-		return TokenSet{}, err
+	req.Header.Set("Accept", "application/json")
+	return do(c, req, v)
+}
+
+func post(ctx context.Context, c *http.Client, u, contentType, body string, v any) error {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(body))
+	if err != nil {
+		return err
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if got.AccessToken == "" {
-		return TokenSet{}, errors.New("the authorization server sent no access token")
+	req.Header.Set("Content-Type", contentType)
+	req.Header.Set("Accept", "application/json")
+	return do(c, req, v)
+}
+
+// do sends req and decodes a 2xx JSON answer (at most 1 MiB) into v; an
+// OAuth error answer becomes its error code (RFC 6749 5.2), the remote
+// server's words.
+func do(c *http.Client, req *http.Request, v any) error {
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
 	}
-	return got, nil
+	defer resp.Body.Close()
+	b, err := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if err != nil {
+		return err
+	}
+	if resp.StatusCode/100 != 2 {
+		var e struct {
+			Error string `json:"error"`
+		}
+		_ = json.Unmarshal(b, &e)
+		return fmt.Errorf("status %d %s", resp.StatusCode, e.Error)
+	}
+	return json.Unmarshal(b, v)
 }
 
 // oauthClient is the client of the login's and the refreshes' requests:
@@ -172,10 +341,6 @@ type OAuth struct {
 	Save func(TokenSet) error
 }
 
-// ErrLoginNeeded: the server's login is missing, expired without a
-// refresh token, or its refresh was refused.
-var ErrLoginNeeded = errors.New("log in again")
-
 // oauthTokens hands out a server's access token, refreshing it refreshMargin
 // before it expires and once more when the server refuses it.
 type oauthTokens struct {
@@ -194,47 +359,30 @@ func newOAuthTokens(name string, o *OAuth, base http.RoundTripper) *oauthTokens 
 }
 
 // token returns the access token to send; renew asks for a fresh one
-// even if the current one has not expired (the server refused it).
+// even if the current one has not expired, unless it is no longer
+// refused (another request renewed it already).
 func (o *oauthTokens) token(ctx context.Context, renew bool, refused string) (string, error) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	if refused != "" && o.ts.AccessToken != refused {
-		return o.ts.AccessToken, nil // another request renewed it already
+	if renew && o.ts.AccessToken != refused {
+		return o.ts.AccessToken, nil
 	}
 	if !renew && o.ts.AccessToken != "" && (o.ts.Expiry.IsZero() || o.now().Add(refreshMargin).Before(o.ts.Expiry)) {
 		return o.ts.AccessToken, nil
 	}
-	if o.ts.RefreshToken == "" || o.ts.TokenURL == "" {
-		return "", fmt.Errorf("mcp server %s: its login expired and cannot be refreshed: %w with homard mcp login %s", o.name, ErrLoginNeeded, o.name)
-	}
-	cfg := oauth2.Config{ClientID: o.ts.ClientID, ClientSecret: o.ts.ClientSecret, Scopes: o.ts.Scopes,
-		Endpoint: oauth2.Endpoint{TokenURL: o.ts.TokenURL, AuthStyle: oauth2.AuthStyle(o.ts.AuthStyle)}}
-	// An empty access token makes the source refresh at once.
-	t, err := cfg.TokenSource(context.WithValue(ctx, oauth2.HTTPClient, o.client), &oauth2.Token{RefreshToken: o.ts.RefreshToken}).Token()
-	if err != nil {
-		var re *oauth2.RetrieveError
-		if errors.As(err, &re) {
-			err = fmt.Errorf("the authorization server refused (status %d, %s)", re.Response.StatusCode, re.ErrorCode)
-		}
-		return "", fmt.Errorf("mcp server %s: refresh its login: %v: %w with homard mcp login %s", o.name, err, ErrLoginNeeded, o.name)
-	}
 	next := o.ts
-	next.AccessToken, next.Expiry = t.AccessToken, t.Expiry
-	if t.RefreshToken != "" { // a rotated refresh token replaces the old one
-		next.RefreshToken = t.RefreshToken
-	}
-	if o.save != nil {
-		if err := o.save(next); err != nil {
-			return "", fmt.Errorf("mcp server %s: keep its refreshed login: %w", o.name, err)
+	err := ErrLoginNeeded
+	if next.RefreshToken != "" {
+		if err = next.grant(ctx, o.client, "refresh_token&refresh_token="+url.QueryEscape(next.RefreshToken), o.now()); err != nil {
+			err = fmt.Errorf("%w (refresh: %v)", ErrLoginNeeded, err)
 		}
+	}
+	if err == nil && o.save != nil {
+		err = o.save(next) // the vault: a rotated refresh token must not be lost
+	}
+	if err != nil {
+		return "", fmt.Errorf("mcp server %s: %w: run homard mcp login %s", o.name, err, o.name)
 	}
 	o.ts = next
 	return next.AccessToken, nil
-}
-
-// redirectURLOK reports whether u is a loopback http redirect URL, the
-// only kind Login asks an authorization server to send a code to.
-func redirectURLOK(u string) bool {
-	p, err := url.Parse(u)
-	return err == nil && p.Scheme == "http" && p.Hostname() == "127.0.0.1"
 }

@@ -54,7 +54,7 @@ func (r *oauthRig) login(t *testing.T, clientID string, tamper func(*AuthCode)) 
 	return Login(context.Background(), LoginConfig{URL: r.mcpURL, ClientID: clientID, RedirectURL: red.URL,
 		Fetch: func(ctx context.Context, authURL string) (AuthCode, error) {
 			browser(t, authURL)
-			c, err := red.Wait(ctx)
+			c, err := red.Wait(ctx, nil, authURL)
 			if tamper != nil {
 				tamper(&c)
 			}
