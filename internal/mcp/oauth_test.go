@@ -19,6 +19,7 @@ import (
 // its tokens, both on loopback.
 type oauthRig struct {
 	as     *mcptest.AuthServer
+	prot   *mcptest.Protected
 	mcp    *mcptest.HTTP
 	mcpURL string
 }
@@ -31,7 +32,7 @@ func newOAuthRig(t *testing.T, register bool) *oauthRig {
 	}
 	rig := mcptest.NewOAuthRig(spec, register)
 	t.Cleanup(rig.Close)
-	return &oauthRig{as: rig.Auth, mcp: rig.Server, mcpURL: rig.URL}
+	return &oauthRig{as: rig.Auth, prot: rig.Protected, mcp: rig.Server, mcpURL: rig.URL}
 }
 
 // browser plays the person's browser (mcptest.Browse).
@@ -271,6 +272,47 @@ func TestParsePasted(t *testing.T) {
 		got, err := ParsePasted(c.in, authURL)
 		if (err != nil) != c.wantErr || got != c.want {
 			t.Errorf("ParsePasted(%q) = %+v, %v; want %+v, error %v", c.in, got, err, c.want, c.wantErr)
+		}
+	}
+}
+
+// TestOAuthDiscoveryRefusals: metadata a hostile or broken server sends
+// is refused before the person is sent anywhere: a protected resource
+// that names another resource, an authorization server on plain http off
+// loopback, an issuer other than the one named, no PKCE S256. The login
+// of TestOAuthLoginThenConnect is their twin.
+func TestOAuthDiscoveryRefusals(t *testing.T) {
+	for name, c := range map[string]struct {
+		prm, as func(map[string]any)
+		want    string
+	}{
+		"another resource":       {prm: func(m map[string]any) { m["resource"] = "https://other.example/mcp" }, want: "names resource"},
+		"plain http auth server": {prm: func(m map[string]any) { m["authorization_servers"] = []string{"http://as.example"} }, want: "want an https address"},
+		"another issuer":         {as: func(m map[string]any) { m["issuer"] = "https://evil.example" }, want: "names issuer"},
+		"no PKCE":                {as: func(m map[string]any) { delete(m, "code_challenge_methods_supported") }, want: "PKCE S256"},
+		"http token endpoint":    {as: func(m map[string]any) { m["token_endpoint"] = "http://as.example/token" }, want: "want an https address"},
+	} {
+		r := newOAuthRig(t, true)
+		r.prot.Meta, r.as.Meta = c.prm, c.as
+		_, err := r.login(t, "", func(*AuthCode) { t.Errorf("%s: the person was sent to authorize", name) })
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: Login = %v; want a refusal containing %q", name, err, c.want)
+		}
+	}
+}
+
+// TestAuthParam reads WWW-Authenticate parameters, quoted or not, and
+// only whole parameter names.
+func TestAuthParam(t *testing.T) {
+	const h = `Bearer error="invalid_token", xresource_metadata="https://evil.example/x", resource_metadata="https://mcp.example/.well-known/oauth-protected-resource/mcp", scope=tools`
+	for name, want := range map[string]string{
+		"resource_metadata": "https://mcp.example/.well-known/oauth-protected-resource/mcp",
+		"scope":             "tools",
+		"error":             "invalid_token",
+		"realm":             "",
+	} {
+		if got := authParam(h, name); got != want {
+			t.Errorf("authParam(%s) = %q; want %q", name, got, want)
 		}
 	}
 }

@@ -30,6 +30,9 @@ type AuthServer struct {
 	Register bool
 	// ExpiresIn is an access token's lifetime. Zero means an hour.
 	ExpiresIn time.Duration
+	// Meta, when set, changes the metadata it serves (a hostile or broken
+	// server: another issuer, no PKCE).
+	Meta func(map[string]any)
 
 	mu        sync.Mutex // guards the fields below
 	n         int
@@ -107,6 +110,9 @@ func (a *AuthServer) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"scopes_supported": []string{"tools", "offline_access"}, "token_endpoint_auth_methods_supported": []string{"none"}}
 		if a.Register {
 			meta["registration_endpoint"] = a.URL + "/register"
+		}
+		if a.Meta != nil {
+			a.Meta(meta)
 		}
 		writeJSON(w, http.StatusOK, meta)
 	case "/register":
@@ -225,13 +231,18 @@ type Protected struct {
 	Path string // the MCP endpoint's path, such as "/mcp"
 	Auth *AuthServer
 	Next http.Handler
+	// Meta, when set, changes the protected-resource metadata it serves.
+	Meta func(map[string]any)
 }
 
 func (p *Protected) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	meta := "/.well-known/oauth-protected-resource" + p.Path
 	if r.URL.Path == meta {
-		writeJSON(w, http.StatusOK, map[string]any{"resource": p.URL + p.Path, "authorization_servers": []string{p.Auth.URL},
-			"scopes_supported": []string{"tools"}})
+		m := map[string]any{"resource": p.URL + p.Path, "authorization_servers": []string{p.Auth.URL}, "scopes_supported": []string{"tools"}}
+		if p.Meta != nil {
+			p.Meta(m)
+		}
+		writeJSON(w, http.StatusOK, m)
 		return
 	}
 	tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
@@ -252,11 +263,12 @@ func writeJSON(w http.ResponseWriter, status int, v any) {
 // OAuthRig is an AuthServer and, behind its tokens, the HTTP server of a
 // Spec file, each on its own loopback httptest server.
 type OAuthRig struct {
-	Auth   *AuthServer
-	Server *HTTP  // the MCP server; it records every Authorization header
-	URL    string // the MCP endpoint, ending in /mcp
-	Origin string // the MCP server's scheme://host:port
-	closes []func()
+	Auth      *AuthServer
+	Protected *Protected
+	Server    *HTTP  // the MCP server; it records every Authorization header
+	URL       string // the MCP endpoint, ending in /mcp
+	Origin    string // the MCP server's scheme://host:port
+	closes    []func()
 }
 
 // NewOAuthRig starts the two servers; Close stops them.
@@ -268,7 +280,7 @@ func NewOAuthRig(specPath string, register bool) *OAuthRig {
 	p := &Protected{Path: "/mcp", Auth: as, Next: inner}
 	pSrv := httptest.NewServer(p)
 	p.URL = pSrv.URL
-	return &OAuthRig{Auth: as, Server: inner, URL: pSrv.URL + "/mcp", Origin: pSrv.URL, closes: []func(){asSrv.Close, pSrv.Close}}
+	return &OAuthRig{Auth: as, Protected: p, Server: inner, URL: pSrv.URL + "/mcp", Origin: pSrv.URL, closes: []func(){asSrv.Close, pSrv.Close}}
 }
 
 // Close stops both servers.
