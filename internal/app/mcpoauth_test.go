@@ -23,8 +23,19 @@ import (
 // a turn calls its tool: the access token (30 s long, so always within
 // the refresh margin) is refreshed before it is sent, the refreshed login
 // is written back to the vault, and no token, access or refresh, appears
-// in any request to the model, in the audit log or in the tool result.
+// in any request to the model, in the audit log or in the tool result;
+// nor in the environment of a stdio server configured beside it (its env
+// tool shows it, with its own variable as the twin).
 func TestMCPOAuthTurn(t *testing.T) {
+	sandboxOK(t) // the stdio server runs in the service sandbox
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := mcptest.Default()
+	local.Tools = append(local.Tools, mcptest.Tool{Name: "env", Description: "Show the environment.", InputSchema: json.RawMessage(`{"type":"object"}`)})
+	localSpec := filepath.Join(t.TempDir(), "local.json")
+	writeSpec(t, localSpec, local)
 	spec := filepath.Join(t.TempDir(), "spec.json")
 	writeSpec(t, spec, mcptest.Default())
 	rig := mcptest.NewOAuthRig(spec, true)
@@ -46,6 +57,8 @@ func TestMCPOAuthTurn(t *testing.T) {
 	i := strings.Index(cfg, "[egress]")
 	cfg = cfg[:i] + strings.Replace(cfg[i:], "allow = []", fmt.Sprintf("allow = [%q, %q]", rig.Origin, rig.Auth.URL), 1)
 	cfg += fmt.Sprintf("\n[[mcp.servers]]\nname = \"web\"\nurl = %q\nauth = \"oauth\"\n", rig.URL)
+	cfg += fmt.Sprintf("\n[[mcp.servers]]\nname = \"local\"\ncommand = [%q]\nenv = { %s = %q }\nmounts = [%q, %q]\n",
+		exe, mcptest.SpecEnv, localSpec, filepath.Dir(exe), filepath.Dir(localSpec))
 	if err := os.WriteFile(paths.ConfigFile, []byte(cfg), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -55,7 +68,7 @@ func TestMCPOAuthTurn(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { r.Close() })
-	if st := mcpStatus(t, r); st.Status != MCPFailed || !strings.Contains(st.Error, "homard mcp login web") {
+	if st := r.Extensions.MCPServers()[0]; st.Status != MCPFailed || !strings.Contains(st.Error, "homard mcp login web") {
 		t.Fatalf("before a login: status %s, error %q; want failed, naming homard mcp login web", st.Status, st.Error)
 	}
 	browse := func(authURL string) {
@@ -66,12 +79,14 @@ func TestMCPOAuthTurn(t *testing.T) {
 	if _, err := r.Extensions.LoginMCP(ctx, "web", browse, nil); err != nil {
 		t.Fatal(err)
 	}
-	rep, err := r.Extensions.InspectMCP(ctx, "web")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := r.Extensions.TrustMCP(ctx, rep); err != nil {
-		t.Fatal(err)
+	for _, name := range []string{"web", "local"} {
+		rep, err := r.Extensions.InspectMCP(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := r.Extensions.TrustMCP(ctx, rep); err != nil {
+			t.Fatal(err)
+		}
 	}
 	r.Close()
 	before := rig.Auth.Refreshes()
@@ -121,10 +136,15 @@ func TestMCPOAuthTurn(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
+	env := mcpCall(t, r, "", "mcp__local__env", `{}`)
+	if env.Result == nil || !strings.Contains(env.Result.Text, mcptest.SpecEnv+"=") {
+		t.Fatalf("the stdio server's env tool: %s (%s) %+v; want its environment", env.Decision, env.Reason, env.Result)
+	}
+	seen = append(seen, env.Result.Text)
 	for _, s := range seen {
 		for _, tok := range tokens {
 			if strings.Contains(s, tok) {
-				t.Errorf("token %s appears in what the model or the audit log got", tok)
+				t.Errorf("token %s appears in what the model, the audit log or the stdio server got", tok)
 			}
 		}
 	}
