@@ -87,19 +87,14 @@ func Login(ctx context.Context, lc LoginConfig) (TokenSet, error) {
 		return TokenSet{}, errors.New("login: want a redirect URL on http://127.0.0.1 and a code fetcher")
 	}
 	c := oauthClient(lc.Transport)
-	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, lc.URL, strings.NewReader(
-		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"homard","version":"1"}}}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := c.Do(req)
-	if err != nil {
-		return TokenSet{}, err
+	// An initialize request without a token: the server answers 401.
+	err := post(ctx, c, lc.URL, "application/json",
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"homard","version":"1"}}}`, nil)
+	var st *statusError
+	if !errors.As(err, &st) || st.code != http.StatusUnauthorized {
+		return TokenSet{}, fmt.Errorf("the server did not ask for a login (401): %v", err)
 	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		return TokenSet{}, fmt.Errorf("the server answered %d without asking for a login (401); remove auth = \"oauth\" if it needs none", resp.StatusCode)
-	}
-	challenge := strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
+	challenge := st.challenge
 
 	// The protected resource's metadata: where the challenge says, then
 	// at the endpoint's path, then at the root.
@@ -127,7 +122,7 @@ func Login(ctx context.Context, lc LoginConfig) (TokenSet, error) {
 
 	// The authorization server's metadata (RFC 8414, then OpenID).
 	issuer := prm.AuthorizationServers[0]
-	if err := metadataURL(issuer); err != nil {
+	if err = metadataURL(issuer); err != nil {
 		return TokenSet{}, err
 	}
 	var as struct {
@@ -311,10 +306,23 @@ func do(c *http.Client, req *http.Request, v any) error {
 			Error string `json:"error"`
 		}
 		_ = json.Unmarshal(b, &e)
-		return fmt.Errorf("status %d %s", resp.StatusCode, e.Error)
+		return &statusError{resp.StatusCode, e.Error, strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")}
+	}
+	if v == nil {
+		return nil
 	}
 	return json.Unmarshal(b, v)
 }
+
+// statusError is an answer other than 2xx: its status, its OAuth error
+// code (RFC 6749 5.2) and its WWW-Authenticate challenge, the remote
+// server's words.
+type statusError struct {
+	code             int
+	oauth, challenge string
+}
+
+func (e *statusError) Error() string { return fmt.Sprintf("status %d %s", e.code, e.oauth) }
 
 // oauthClient is the client of the login's and the refreshes' requests:
 // base carries them (egress), no redirect is followed (a redirect could

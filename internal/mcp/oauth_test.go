@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"path/filepath"
 	"slices"
@@ -314,5 +315,23 @@ func TestAuthParam(t *testing.T) {
 		if got := authParam(h, name); got != want {
 			t.Errorf("authParam(%s) = %q; want %q", name, got, want)
 		}
+	}
+}
+
+// TestOAuthLoginNotAsked: a server that answers without a 401 asked for
+// no login, and homard sends the person nowhere.
+func TestOAuthLoginNotAsked(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		_, _ = w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
+	}))
+	defer srv.Close()
+	_, err := Login(context.Background(), LoginConfig{URL: srv.URL + "/mcp", RedirectURL: "http://127.0.0.1:1/callback",
+		Fetch: func(context.Context, string) (AuthCode, error) {
+			t.Error("the person was sent to authorize")
+			return AuthCode{}, nil
+		}})
+	if err == nil || !strings.Contains(err.Error(), "did not ask for a login") {
+		t.Errorf("Login against a server without a login = %v; want it to say so", err)
 	}
 }
