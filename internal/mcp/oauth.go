@@ -108,7 +108,7 @@ func Login(ctx context.Context, lc LoginConfig) (TokenSet, error) {
 	found := false
 	for _, at := range [][2]string{{authParam(challenge, "resource_metadata"), lc.URL},
 		{root + "/.well-known/oauth-protected-resource" + u.EscapedPath(), lc.URL}, {root + "/.well-known/oauth-protected-resource", root}} {
-		if at[0] != "" && getJSON(ctx, c, at[0], &prm) == nil {
+		if at[0] != "" && metadataURL(at[0]) == nil && getJSON(ctx, c, at[0], &prm) == nil {
 			if strings.TrimSuffix(prm.Resource, "/") != strings.TrimSuffix(at[1], "/") {
 				return TokenSet{}, fmt.Errorf("the server's metadata names resource %q, not %q", prm.Resource, at[1])
 			}
