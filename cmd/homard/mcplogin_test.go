@@ -52,6 +52,17 @@ func TestMCPLoginCommand(t *testing.T) {
 		t.Errorf("mcp login plain: exit %d, stderr %q; want a refusal naming auth = \"oauth\"", code, errb.String())
 	}
 
+	// A hostile authorization server's address is printed inert; a paste
+	// that is neither an address nor a code ends the login.
+	rig.Auth.Meta = func(m map[string]any) { m["authorization_endpoint"] = rig.Auth.URL + "/authorize?x=\u202eevil\u200b" }
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"--home", home, "mcp", "login", "web"}, strings.NewReader("not a code\n"), &out, &errb); code == 0 ||
+		!strings.Contains(out.String(), "Open this address") || strings.ContainsAny(out.String()+errb.String(), "\u202e\u200b") {
+		t.Errorf("mcp login with a hostile address and a bad paste: exit %d\nstdout %q\nstderr %q; want the address inert and a refusal", code, out.String(), errb.String())
+	}
+	rig.Auth.Meta = nil
+
 	stdinR, stdinW := io.Pipe()
 	stdoutR, stdoutW := io.Pipe()
 	done := make(chan int, 1)
