@@ -3,6 +3,7 @@ package extensions
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"strings"
@@ -40,6 +41,9 @@ func (s *Service) mcpLogin(sc config.MCPServer) (mcp.TokenSet, error) {
 		if v, err = s.o.Vault.ReleaseValue("mcp-login-"+sc.Name, u.Scheme, strings.ToLower(u.Host)); err == nil {
 			err = json.Unmarshal([]byte(v), &ts)
 		}
+	}
+	if errors.Is(err, secrets.ErrNoSecret) {
+		err = errors.New("none is stored")
 	}
 	if err != nil {
 		return ts, fmt.Errorf("mcp server %s asks for a login: %w: run homard mcp login %s", sc.Name, err, sc.Name)
