@@ -37,6 +37,7 @@ var jsonObjects = map[string]any{
 	"task plan":      taskPlanJSON{},
 	"mcp":            mcpJSON{},
 	"mcp tool":       mcpToolJSON{},
+	"mcp login":      mcpLoginJSON{},
 	"skill":          app.SkillJSON{},
 	"eval":           eval.Report{},
 	"eval result":    eval.Result{},

@@ -29,7 +29,7 @@ until you trust them again. A trust takes effect at homard's next start
 homard mcp serve is the other way round: homard as an MCP server, its tools
 offered to another MCP client through homard's arbiter.`,
 	}
-	cmd.AddCommand(c.mcpListCmd(), c.mcpTestCmd(), c.mcpTrustCmd(), c.mcpServeCmd())
+	cmd.AddCommand(c.mcpListCmd(), c.mcpTestCmd(), c.mcpTrustCmd(), c.mcpServeCmd(), c.mcpLoginCmd(), c.mcpLogoutCmd())
 	return cmd
 }
 
@@ -54,7 +54,7 @@ func (c *cli) mcpListCmd() *cobra.Command {
 		empty:  "no MCP servers: add a [[mcp.servers]] table to the config (docs/CONFIG.md)",
 		header: "NAME\tTRANSPORT\tTOOLS\tSTATUS",
 		row: func(w io.Writer, rep app.MCPServerReport) {
-			fmt.Fprintf(w, "%s\t%s\t%d\t%s\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools), termtext.Line(mcpStatusLine(rep)))
+			fmt.Fprintf(w, "%s\t%s\t%d\t%s%s\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools), termtext.Line(mcpStatusLine(rep)), c.mcpLoginNote(rep))
 		},
 	})
 }
@@ -199,6 +199,7 @@ type mcpJSON struct {
 	Truncated          bool          `json:"truncated"`
 	NetworkAll         bool          `json:"network_all"`
 	Tools              []mcpToolJSON `json:"tools"`
+	Login              *mcpLoginJSON `json:"login"` // null: no auth = "oauth"
 }
 
 // mcpToolJSON is one tool of an mcpJSON.
@@ -214,7 +215,7 @@ type mcpToolJSON struct {
 func mcpOut(rep app.MCPServerReport) mcpJSON {
 	out := mcpJSON{Name: rep.Name, Transport: rep.Transport, Status: rep.Status, Error: rep.Error, Fingerprint: rep.Fingerprint,
 		TrustedFingerprint: rep.TrustedFingerprint, TrustedAt: timeOrNull(rep.TrustedAt), StartMS: rep.StartMillis,
-		Instructions: rep.Instructions, Truncated: rep.Truncated, NetworkAll: rep.NetworkAll, Tools: []mcpToolJSON{}}
+		Instructions: rep.Instructions, Truncated: rep.Truncated, NetworkAll: rep.NetworkAll, Tools: []mcpToolJSON{}, Login: mcpLoginOut(rep)}
 	for _, t := range rep.Tools {
 		schema := t.InputSchema
 		if !json.Valid(schema) {

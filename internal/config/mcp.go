@@ -56,6 +56,18 @@ type MCPServer struct {
 	// TokenSecret names the vault secret sent as a bearer token to URL
 	// (released only to URL's host). Empty means no token; URL servers only.
 	TokenSecret string `toml:"token_secret"`
+	// Auth is "oauth" for a url server that asks for a login (the MCP
+	// authorization spec): `homard mcp login NAME` stores its tokens in the
+	// vault, bound to URL's host, and homard refreshes them. Empty means
+	// none; exclusive with TokenSecret.
+	Auth string `toml:"auth"`
+	// Scopes replace the scopes the server asks for at login. Missing or
+	// empty keeps the server's; auth = "oauth" only.
+	Scopes []string `toml:"scopes"`
+	// ClientID is a client registered beforehand with the authorization
+	// server. Empty means homard registers itself (dynamic client
+	// registration), which the server must then offer; auth = "oauth" only.
+	ClientID string `toml:"client_id"`
 	// StartTimeout bounds starting the server, its handshake and its first
 	// tool listing. Missing or "0s" means 10s.
 	StartTimeout Duration `toml:"start_timeout"`
@@ -192,8 +204,8 @@ func validateMCPCommand(key string, s *MCPServer, ps *problems) {
 	case strings.Contains(prog, "/") && (!filepath.IsAbs(prog) || filepath.Clean(prog) != prog):
 		ps.add("%s.command[0] = %q: want an absolute, clean program path or a program name found in env's PATH", key, prog)
 	}
-	if s.TokenSecret != "" {
-		ps.add("%s.token_secret: a token is only sent to a url server; give a stdio server what it needs in env", key)
+	if s.TokenSecret != "" || s.Auth != "" || len(s.Scopes) > 0 || s.ClientID != "" {
+		ps.add("%s: token_secret, auth, scopes and client_id: a token is only sent to a url server; give a stdio server what it needs in env", key)
 	}
 }
 
@@ -209,6 +221,9 @@ func validateMCPURL(key string, s *MCPServer, ps *problems) {
 	}
 	if s.TokenSecret != "" && !secretNameRE().MatchString(s.TokenSecret) {
 		ps.add("%s.token_secret: want the name of a vault secret (a-z, 0-9, _ and -), not the token itself", key)
+	}
+	if s.Auth != "" && s.Auth != "oauth" || s.Auth != "" && s.TokenSecret != "" || s.Auth == "" && (len(s.Scopes) > 0 || s.ClientID != "") {
+		ps.add("%s: auth = %q: set auth = \"oauth\" for a server that asks for a login (homard mcp login %s; scopes and client_id only with it), or token_secret for a fixed token, not both", key, s.Auth, s.Name)
 	}
 	if len(s.Env) > 0 || len(s.Mounts) > 0 || s.Network.Any() || len(s.Secrets) > 0 {
 		ps.add("%s: env, mounts, network and secrets are for a stdio server (command); an HTTP server runs elsewhere (its token is token_secret)", key)
@@ -253,6 +268,15 @@ func renderMCP(w func(string, ...any), m *MCP) {
 		if s.TokenSecret != "" {
 			w("token_secret = %s\n", quote(s.TokenSecret))
 		}
+		if s.Auth != "" {
+			w("auth = %s\n", quote(s.Auth))
+		}
+		if len(s.Scopes) > 0 {
+			w("scopes = %s\n", quoteList(s.Scopes))
+		}
+		if s.ClientID != "" {
+			w("client_id = %s\n", quote(s.ClientID))
+		}
 		if s.StartTimeout != 0 {
 			w("start_timeout = %s\n", quote(s.StartTimeout.String()))
 		}
@@ -291,6 +315,11 @@ const exampleMCP = `
 #   url           a streamable-HTTP server instead of command
 #   token_secret  the vault secret sent to url as a bearer token
 #                 (homard secret set NAME --host HOST)
+#   auth          "oauth" for a server that asks for a login: homard mcp
+#                 login NAME stores it in the vault, homard refreshes it
+#   scopes        the scopes to ask for at login ([] keeps the server's)
+#   client_id     a client registered with its authorization server (""
+#                 means homard registers itself, where the server offers it)
 #   start_timeout how long it may take to start and list its tools ("10s")
 #   call_timeout  how long one tool call may take ("60s")
 #
@@ -309,4 +338,11 @@ const exampleMCP = `
 # name = "tracker"
 # url = "https://mcp.tracker.example/mcp"
 # token_secret = "tracker"
+#
+# [[mcp.servers]]
+# name = "hosted"
+# url = "https://mcp.hosted.example/mcp"
+# auth = "oauth"
+# scopes = []
+# client_id = ""
 `

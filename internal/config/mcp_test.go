@@ -20,6 +20,7 @@ func TestMCPRoundTrips(t *testing.T) {
 		},
 		{Name: "wide", Command: []string{"/usr/local/bin/wide"}, Network: MCPNetwork{All: true}},
 		{Name: "tracker", URL: "https://mcp.tracker.example/mcp", TokenSecret: "tracker-token"},
+		{Name: "hosted", URL: "https://mcp.hosted.example/mcp", Auth: "oauth", Scopes: []string{"tools:read", "offline_access"}, ClientID: "homard-123"},
 	}
 	got, data := renderLoad(t, want)
 	if !reflect.DeepEqual(got.MCP, want.MCP) {
@@ -44,8 +45,8 @@ func TestMCPExampleIsValid(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load(uncommented example): %v\n%s", err, doc)
 	}
-	if len(c.MCP.Servers) != 2 || c.MCP.Servers[0].Name != "everything" || c.MCP.Servers[1].URL == "" {
-		t.Errorf("example servers loaded as %+v; want everything (stdio) and tracker (url)", c.MCP.Servers)
+	if len(c.MCP.Servers) != 3 || c.MCP.Servers[0].Name != "everything" || c.MCP.Servers[1].URL == "" || c.MCP.Servers[2].Auth != "oauth" {
+		t.Errorf("example servers loaded as %+v; want everything (stdio), tracker (url) and hosted (a login)", c.MCP.Servers)
 	}
 	if d := Default(Paths{WorkspaceDir: "/ws"}); len(d.MCP.Servers) != 0 {
 		t.Errorf("Default has servers %+v; want none", d.MCP.Servers)
@@ -104,6 +105,19 @@ secrets = ["key"]`, "env, mounts, network and secrets are for a stdio server"},
 		{"negative timeout", `name = "a"
 command = ["/bin/srv"]
 call_timeout = "-1s"`, "call_timeout"},
+		{"auth on stdio", `name = "a"
+command = ["/bin/srv"]
+auth = "oauth"`, "a token is only sent to a url server"},
+		{"auth unknown", `name = "a"
+url = "https://x.example/mcp"
+auth = "basic"`, `auth = "basic": set auth = "oauth" for a server that asks for a login`},
+		{"auth and token", `name = "a"
+url = "https://x.example/mcp"
+auth = "oauth"
+token_secret = "t"`, `or token_secret for a fixed token, not both`},
+		{"scopes without auth", `name = "a"
+url = "https://x.example/mcp"
+scopes = ["tools"]`, `scopes and client_id only with it`},
 		{"unknown key", `name = "a"
 command = ["/bin/srv"]
 sandbox = false`, "unknown key mcp.servers.sandbox"},
@@ -123,6 +137,7 @@ sandbox = false`, "unknown key mcp.servers.sandbox"},
 		"name = \"b1\"\ncommand = [\"/opt/b/srv\"]\nnetwork = [\"api.example.com\"]\nenv = {}",
 		"name = \"b2\"\ncommand = [\"/opt/b/srv\"]\nnetwork = [\"api.example.com\"]\nsecrets = [\"example-key\"]",
 		"name = \"c\"\nurl = \"http://127.0.0.1:9000/mcp\"",
+		"name = \"d\"\nurl = \"https://mcp.example.com/mcp\"\nauth = \"oauth\"\nscopes = [\"tools\"]\nclient_id = \"c-1\"",
 	} {
 		doc := minimalConfig(t) + "\n[[mcp.servers]]\n" + ok + "\n"
 		if _, err := Load(writeConfig(t, doc)); err != nil {

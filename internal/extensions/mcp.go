@@ -52,6 +52,8 @@ type MCPServerReport struct {
 	Truncated bool `json:"truncated,omitempty"`
 	// NetworkAll: the server has the unfiltered host network (network = true).
 	NetworkAll bool `json:"network_all,omitempty"`
+	// Login is the login of a server with auth = "oauth"; nil for others.
+	Login *MCPLogin `json:"login,omitempty"`
 }
 
 // MCPTool is one tool a server lists.
@@ -82,14 +84,19 @@ type mcpHub struct {
 func (s *Service) MCPServers() []MCPServerReport {
 	s.mcp.mu.Lock()
 	defer s.mcp.mu.Unlock()
+	var out []MCPServerReport
 	if s.mcp.reports == nil {
-		out := make([]MCPServerReport, 0, len(s.o.Config.MCP.Servers))
+		out = make([]MCPServerReport, 0, len(s.o.Config.MCP.Servers))
 		for _, sc := range s.o.Config.MCP.Servers {
 			out = append(out, MCPServerReport{Name: sc.Name, Transport: transportOf(sc), Status: MCPOff, NetworkAll: sc.Network.All, Tools: []MCPTool{}})
 		}
-		return out
+	} else {
+		out = append([]MCPServerReport(nil), s.mcp.reports...)
 	}
-	return append([]MCPServerReport(nil), s.mcp.reports...)
+	for i := range out { // read now: a start may have refreshed it since
+		out[i].Login = s.MCPLoginOf(out[i].Name)
+	}
+	return out
 }
 
 // mcpLauncher is how a stdio server's process is started: in the
@@ -119,6 +126,13 @@ func (s *Service) mcpConfig(sc config.MCPServer) (mcp.ServerConfig, error) {
 			return cfg, fmt.Errorf("mcp server %s: url %s: %w", sc.Name, sc.URL, err)
 		}
 		cfg.Transport = s.o.Egress.Transport()
+	}
+	if sc.Auth == MCPAuthOAuth {
+		ts, err := s.mcpLogin(sc)
+		if err != nil {
+			return cfg, err
+		}
+		cfg.OAuth = &mcp.OAuth{Tokens: ts, Save: func(next mcp.TokenSet) error { return s.saveMCPLogin(sc, next) }}
 	}
 	if sc.TokenSecret != "" {
 		u, err := url.Parse(sc.URL)
@@ -264,6 +278,7 @@ func (s *Service) InspectMCP(ctx context.Context, name string) (MCPServerReport,
 	if srv != nil {
 		_ = srv.Close()
 	}
+	rep.Login = s.MCPLoginOf(name)
 	if rep.Status == MCPFailed {
 		return rep, fmt.Errorf("mcp server %s did not start: %s", name, rep.Error)
 	}
@@ -319,6 +334,9 @@ func (s *Service) MCPChecks(ctx context.Context) []Check {
 			c.Detail = fmt.Sprintf("%s: did not start, so its tools are absent: %s (homard mcp test %s retries)", sc.Name, rep.Error, sc.Name)
 		}
 		out = append(out, c)
+		if l := s.MCPLoginOf(sc.Name); l != nil && l.LoggedIn {
+			out = append(out, Check{Name: "mcp", Info: true, Detail: sc.Name + ": logged in; its token expires " + l.Expires.Local().Format(time.DateTime) + " (refreshed before)"})
+		}
 		if sc.Network.All {
 			out = append(out, Check{Name: "mcp", Info: true, Detail: fmt.Sprintf("%s: network = true gives it the unfiltered host network: list the hosts it needs instead (network = [\"api.example.com\"])", sc.Name)})
 		}

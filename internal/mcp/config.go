@@ -46,6 +46,10 @@ type ServerConfig struct {
 	URL string
 	// Token is sent as "Authorization: Bearer TOKEN" to URL. Empty sends none.
 	Token string
+	// OAuth is the server's login instead of Token: its access token is
+	// sent to URL alone, refreshed before it expires and once when the
+	// server refuses it. Nil means none.
+	OAuth *OAuth
 	// Transport carries the HTTP requests to URL. Nil means
 	// http.DefaultTransport; the app passes its egress proxy's.
 	Transport http.RoundTripper

@@ -3,7 +3,11 @@
 //
 // Contract: a Server is one configured MCP server, reached over stdio (a
 // process started by a Launcher, read with a 4 MiB line cap) or over
-// streamable HTTP (a bearer token, no redirects, an 8 MiB body cap). The
+// streamable HTTP (a bearer token or an OAuth login, no redirects, an
+// 8 MiB body cap). Login runs the MCP authorization flow for a url server
+// (discovery, dynamic registration, PKCE S256, a loopback Redirect or a
+// pasted address); a login's token is refreshed before it expires and
+// sent, like a static one, only to the endpoint's scheme and host. The
 // client advertises no capabilities (no roots, sampling or elicitation),
 // never subscribes to resources, never follows resource links, and drops
 // the server's log messages. A server's instructions are kept for the

@@ -10,16 +10,17 @@ import (
 )
 
 // httpClient is the client a streamable-HTTP server at endpoint is
-// reached with: the bearer token on every request to endpoint's scheme and
-// host (and on none to any other), every response body capped at
-// MaxHTTPBody, and no redirect followed (a redirect would carry the token
-// to a host the operator did not name). No overall timeout: calls are
-// bounded by their context.
-func httpClient(base http.RoundTripper, endpoint, token string) *http.Client {
+// reached with: the bearer token (the static one, or the OAuth login's,
+// refreshed) on every request to endpoint's scheme and host (and on none
+// to any other), every response body capped at MaxHTTPBody, and no
+// redirect followed (a redirect would carry the token to a host the
+// operator did not name). No overall timeout: calls are bounded by their
+// context.
+func httpClient(base http.RoundTripper, endpoint, token string, login *oauthTokens) *http.Client {
 	if base == nil {
 		base = http.DefaultTransport
 	}
-	b := &bearer{base: base, token: token}
+	b := &bearer{base: base, token: token, login: login}
 	if u, err := url.Parse(endpoint); err == nil {
 		b.scheme, b.host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
 	}
@@ -33,15 +34,50 @@ func httpClient(base http.RoundTripper, endpoint, token string) *http.Client {
 
 type bearer struct {
 	base         http.RoundTripper
-	token        string
-	scheme, host string // the endpoint's, lowercased: where the token may go
+	token        string       // a static token; "" for none
+	login        *oauthTokens // an OAuth login instead of token; nil for none
+	scheme, host string       // the endpoint's, lowercased: where the token may go
 }
 
 func (b *bearer) RoundTrip(req *http.Request) (*http.Response, error) {
-	if b.token != "" && strings.ToLower(req.URL.Scheme) == b.scheme && strings.ToLower(req.URL.Host) == b.host {
-		req = req.Clone(req.Context())
-		req.Header.Set("Authorization", "Bearer "+b.token)
+	if strings.ToLower(req.URL.Scheme) != b.scheme || strings.ToLower(req.URL.Host) != b.host {
+		return b.send(req)
 	}
+	if b.login == nil {
+		if b.token != "" {
+			req = req.Clone(req.Context())
+			req.Header.Set("Authorization", "Bearer "+b.token)
+		}
+		return b.send(req)
+	}
+	tok, err := b.login.token(req.Context(), false, "")
+	if err != nil {
+		return nil, err
+	}
+	first := req.Clone(req.Context())
+	first.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := b.send(first)
+	if err != nil || resp.StatusCode != http.StatusUnauthorized || (req.Body != nil && req.GetBody == nil) {
+		return resp, err
+	}
+	// Refused: refresh once and send the request again.
+	_, _ = io.Copy(io.Discard, resp.Body)
+	_ = resp.Body.Close()
+	if tok, err = b.login.token(req.Context(), true, tok); err != nil {
+		return nil, err
+	}
+	again := req.Clone(req.Context())
+	if req.GetBody != nil {
+		if again.Body, err = req.GetBody(); err != nil {
+			return nil, err
+		}
+	}
+	again.Header.Set("Authorization", "Bearer "+tok)
+	return b.send(again)
+}
+
+// send passes req on and caps the response body.
+func (b *bearer) send(req *http.Request) (*http.Response, error) {
 	resp, err := b.base.RoundTrip(req)
 	if err != nil {
 		return nil, err

@@ -34,7 +34,7 @@ func TestBearerOnlyToTheEndpointHost(t *testing.T) {
 	}
 	for _, c := range cases {
 		base := &recordAuth{}
-		hc := httpClient(base, endpoint, "s3cret")
+		hc := httpClient(base, endpoint, "s3cret", nil)
 		resp, err := hc.Get(c.url)
 		if err != nil {
 			t.Fatalf("GET %s: %v", c.url, err)

@@ -21,6 +21,7 @@ type Server struct {
 	cfg      ServerConfig
 	launcher Launcher
 	now      func() time.Time // the clock of the restart backoff; tests set it
+	login    *oauthTokens     // a url server's OAuth login; nil for none
 
 	// opMu serialises the slow operations that replace the session or the
 	// listing (start, list); it is taken before mu, never while holding mu.
@@ -49,6 +50,9 @@ func Connect(ctx context.Context, cfg ServerConfig, launcher Launcher) (*Server,
 		return nil, err
 	}
 	s := &Server{cfg: cfg, launcher: launcher, now: time.Now, backoff: minBackoff}
+	if cfg.OAuth != nil {
+		s.login = newOAuthTokens(cfg.Name, cfg.OAuth, cfg.Transport)
+	}
 	s.opMu.Lock()
 	defer s.opMu.Unlock()
 	if err := s.start(ctx); err != nil {
@@ -68,13 +72,16 @@ func checkConfig(cfg ServerConfig, launcher Launcher) error {
 		if launcher == nil {
 			return fmt.Errorf("mcp server %s: no launcher for its command", cfg.Name)
 		}
-		if cfg.Token != "" {
+		if cfg.Token != "" || cfg.OAuth != nil {
 			return fmt.Errorf("mcp server %s: a token is only sent to a url server", cfg.Name)
 		}
 	case cfg.URL != "":
 		u, err := url.Parse(cfg.URL)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("mcp server %s: url %q is not an http or https address", cfg.Name, cfg.URL)
+		}
+		if cfg.Token != "" && cfg.OAuth != nil {
+			return fmt.Errorf("mcp server %s: a static token or an OAuth login, not both", cfg.Name)
 		}
 	default:
 		return fmt.Errorf("mcp server %s: set command (a stdio server) or url (an HTTP server)", cfg.Name)
@@ -93,7 +100,7 @@ func (s *Server) start(ctx context.Context) error {
 	if s.cfg.URL != "" {
 		transport = &sdk.StreamableClientTransport{
 			Endpoint:   s.cfg.URL,
-			HTTPClient: httpClient(s.cfg.Transport, s.cfg.URL, s.cfg.Token),
+			HTTPClient: httpClient(s.cfg.Transport, s.cfg.URL, s.cfg.Token, s.login),
 			MaxRetries: -1, // a lost server is restarted by Server, with backoff
 			// No standalone stream: only answers to homard's own requests
 			// are read, never server-initiated requests.

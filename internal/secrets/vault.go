@@ -107,10 +107,19 @@ func OpenVault(path, keyPath string) (*Vault, error) {
 	if err != nil {
 		return nil, fmt.Errorf("vault key: %w", err)
 	}
-	v := &Vault{path: path, keyPath: keyPath, aead: aead, prk: prk, entries: map[string]sealed{}}
+	v := &Vault{path: path, keyPath: keyPath, aead: aead, prk: prk}
+	if v.entries, err = readEntries(path); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// readEntries reads the vault file; a missing one holds nothing.
+func readEntries(path string) (map[string]sealed, error) {
+	entries := map[string]sealed{}
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return v, nil
+		return entries, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("open vault: %w", err)
@@ -120,9 +129,19 @@ func OpenVault(path, keyPath string) (*Vault, error) {
 		return nil, fmt.Errorf("%w: %s: %v", ErrVaultFormat, path, err)
 	}
 	for _, e := range list {
-		v.entries[e.Name] = e
+		entries[e.Name] = e
 	}
-	return v, nil
+	return entries, nil
+}
+
+// reload takes the file's entries before a change is written, so a write
+// keeps what another process stored since this one opened the vault (the
+// CLI's secret set beside a running serve that refreshes an MCP login).
+// The caller holds v.mu. An unreadable file keeps the entries in memory.
+func (v *Vault) reload() {
+	if e, err := readEntries(v.path); err == nil {
+		v.entries = e
+	}
 }
 
 func loadKey(keyPath string) ([]byte, error) {
@@ -220,6 +239,7 @@ func (v *Vault) Set(s Secret, value []byte) error {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.reload()
 	e := sealed{Secret: s, Nonce: make([]byte, v.aead.NonceSize())}
 	_, _ = rand.Read(e.Nonce)
 	e.Box = v.aead.Seal(nil, e.Nonce, value, associated(s))
@@ -239,6 +259,7 @@ func (v *Vault) Set(s Secret, value []byte) error {
 func (v *Vault) Remove(name string) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.reload()
 	if _, ok := v.entries[name]; !ok {
 		return fmt.Errorf("secret %q: %w", name, ErrNoSecret)
 	}

@@ -197,3 +197,42 @@ func TestVaultPlainHTTP(t *testing.T) {
 		t.Errorf("ReleaseValue(lan) after reopening = %v; want the value", err)
 	}
 }
+
+// TestVaultWriteKeepsAnotherProcesssSecrets: two openings of one vault
+// (a running serve and the CLI): what one stores survives the other's
+// later write, and a removal by one is not undone by the other.
+func TestVaultWriteKeepsAnotherProcesssSecrets(t *testing.T) {
+	dir := t.TempDir()
+	path, key := filepath.Join(dir, "vault.json"), filepath.Join(dir, "vault.key")
+	serve, err := OpenVault(path, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cli, err := OpenVault(path, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.Set(Secret{Name: "added", Hosts: []string{"api.example.com"}}, []byte("sk-added-0123456789abcdef")); err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Set(Secret{Name: "login", Hosts: []string{"mcp.example.com"}}, []byte("refreshed-0123456789abcdef")); err != nil {
+		t.Fatal(err)
+	}
+	if err := cli.Remove("login"); err != nil {
+		t.Fatal(err)
+	}
+	if err := serve.Set(Secret{Name: "other", Hosts: []string{"x.example.com"}}, []byte("other-0123456789abcdef")); err != nil {
+		t.Fatal(err)
+	}
+	again, err := OpenVault(path, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, s := range again.List() {
+		names = append(names, s.Name)
+	}
+	if strings.Join(names, ",") != "added,other" {
+		t.Errorf("vault after writes from two openings holds %v; want added and other (login removed)", names)
+	}
+}
