@@ -49,8 +49,10 @@ type Options struct {
 	Vault  *secrets.Vault
 	// Egress reaches url servers and backs each extension's proxy.
 	Egress *egress.Client
-	// Redactor hides secrets in the arguments an MCP call's card shows.
-	// Nil shows them as they are.
+	// Redactor hides secrets in the arguments an MCP call's card shows,
+	// and learns a hosted server's login tokens when they are read or
+	// refreshed (so a server that echoes its token into a result is
+	// redacted too). Nil shows them as they are.
 	Redactor Redactor
 	// Now is the clock. Nil means time.Now.
 	Now func() time.Time
@@ -66,8 +68,12 @@ type Options struct {
 	Host Host
 }
 
-// Redactor is the one method of secrets.Redactor an MCP call's Display needs.
-type Redactor interface{ Redact(s string) string }
+// Redactor is what extensions needs of secrets.Redactor: an MCP call's
+// Display redacts, a login's tokens are learnt.
+type Redactor interface {
+	Redact(s string) string
+	Learn(values ...string)
+}
 
 // Service is one homard's extensions: the MCP servers it connected, the
 // skill library, and serving its tools to paired MCP clients.

@@ -48,7 +48,16 @@ func (s *Service) mcpLogin(sc config.MCPServer) (mcp.TokenSet, error) {
 	if err != nil {
 		return ts, fmt.Errorf("mcp server %s asks for a login: %w: run homard mcp login %s", sc.Name, err, sc.Name)
 	}
+	s.learn(ts)
 	return ts, nil
+}
+
+// learn tells the redactor ts's tokens: a login stored after this
+// process started, or refreshed, is redacted like the vault's values.
+func (s *Service) learn(ts mcp.TokenSet) {
+	if s.o.Redactor != nil {
+		s.o.Redactor.Learn(ts.AccessToken, ts.RefreshToken, ts.ClientSecret)
+	}
 }
 
 // saveMCPLogin stores ts as server sc's login, bound to its url's host
@@ -59,6 +68,7 @@ func (s *Service) saveMCPLogin(sc config.MCPServer, ts mcp.TokenSet) error {
 	if err != nil {
 		return err
 	}
+	s.learn(ts)
 	b, _ := json.Marshal(ts)
 	return s.o.Vault.Set(secrets.Secret{Name: "mcp-login-" + sc.Name, Hosts: []string{u.Host}, AllowHTTP: u.Scheme == "http"}, b)
 }

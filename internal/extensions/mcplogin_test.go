@@ -104,6 +104,13 @@ func TestMCPLoginThroughEgress(t *testing.T) {
 		t.Errorf("the server got Authorization %q; want the vault's access token", auths[len(auths)-1])
 	}
 
+	// The redactor knows the access token on its own (the vault holds the
+	// whole login as one value): a server echoing it is redacted; the
+	// text around it is not.
+	if got := s.o.Redactor.Redact("your token was " + tok + " ok"); strings.Contains(got, tok) || !strings.HasSuffix(got, " ok") {
+		t.Errorf("Redact of the echoed access token = %q; want it hidden, the rest kept", got)
+	}
+
 	// A stdio server next to it gets none of it in its environment.
 	exe := filepath.Join(t.TempDir(), "srv")
 	stdio, err := s.mcpConfig(config.MCPServer{Name: "local", Command: []string{exe}, Env: map[string]string{"A": "1"}})

@@ -77,14 +77,15 @@ func FuzzTransform(f *testing.F) {
 	f.Add("ｆｕｌｌ", "ÉtéBrûlant-Ünïcødé-Clé-9x7Q", "·", uint8(6))
 	f.Fuzz(func(t *testing.T, text, value, sep string, how uint8) {
 		r := NewRedactor(value)
-		if r.tf != nil {
+		x := r.current()
+		if x != nil && x.tf != nil {
 			want := false
 			for _, sk := range skeletons(text) {
-				for _, n := range r.tf.needles {
+				for _, n := range x.tf.needles {
 					want = want || strings.Contains(sk.t, n.s)
 				}
 			}
-			if got := r.tf.hasPiece(text); got != want {
+			if got := x.tf.hasPiece(text); got != want {
 				t.Fatalf("hasPiece(%q) = %v; the skeletons say %v", text, got, want)
 			}
 		}
@@ -96,7 +97,7 @@ func FuzzTransform(f *testing.F) {
 		}
 		// The transforms are a model's text: valid UTF-8 (a stray byte
 		// of a separator could join one of the value's into a letter).
-		if r.tf == nil || testSkeleton(sep) != "" || strings.Contains(sep, "[") && !isMarker(sep) ||
+		if x == nil || x.tf == nil || testSkeleton(sep) != "" || strings.Contains(sep, "[") && !isMarker(sep) ||
 			!utf8.ValidString(value) || !utf8.ValidString(sep) {
 			return
 		}
@@ -111,7 +112,7 @@ func FuzzTransform(f *testing.F) {
 			v = spaced(v, sep)
 		}
 		args := map[string]string{"a": text, "b": v}
-		split := how&8 != 0 && !r.tf.values[0].whole() // only a value searched in halves is found cut
+		split := how&8 != 0 && !x.tf.values[0].whole() // only a value searched in halves is found cut
 		if split {                                     // cut in two, around a third argument
 			cut := int(how>>4) * len(v) / 16
 			args = map[string]string{"a": v[cut:], "b": text, "c": v[:cut]}
@@ -127,11 +128,11 @@ func FuzzTransform(f *testing.F) {
 		if out == marker(KindUnredactable) {
 			return
 		}
-		if r.tf.hasPiece(out) {
+		if x.tf.hasPiece(out) {
 			t.Fatalf("Redact left a piece of %q in %q", value, out)
 		}
 		plain := testSkeleton(markerRE.ReplaceAllString(out, ""))
-		if x := r.tf.values[0]; strings.Contains(plain, x.fwd) || strings.Contains(plain, x.rev) {
+		if x := x.tf.values[0]; strings.Contains(plain, x.fwd) || strings.Contains(plain, x.rev) {
 			t.Fatalf("Redact left %q (transformed) in %q", value, out)
 		}
 	})

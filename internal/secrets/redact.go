@@ -29,6 +29,8 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 )
 
 const (
@@ -44,8 +46,17 @@ const (
 )
 
 // Redactor replaces secrets in text. The zero value and a nil *Redactor
-// know no values and redact patterns only.
+// know no values and redact patterns only. It is safe for concurrent use;
+// Learn adds values (a token refreshed after start) while it is in use.
 type Redactor struct {
+	mu    sync.Mutex            // serialises Learn
+	known []string              // the values its index was built from
+	idx   atomic.Pointer[index] // nil until a value long enough is known
+}
+
+// index is the search structure over a set of known values; an index is
+// never changed once built, so a reader needs no lock.
+type index struct {
 	needles  []string           // every encoded form of every known value
 	byPrefix map[uint32][]int32 // needle ids by their first four bytes, longest first
 	filter   []uint64           // bit filterHash(first four bytes) of every needle
@@ -56,37 +67,67 @@ type Redactor struct {
 // example the vault's. Values shorter than MinKnownLen bytes are ignored.
 func NewRedactor(known ...string) *Redactor {
 	r := &Redactor{}
-	seen := make(map[string]bool)
-	var values []string // the known values long enough to look for
-	for _, v := range known {
-		if len(v) < MinKnownLen {
-			continue
+	r.Learn(known...)
+	return r
+}
+
+// Learn adds known values (shorter than MinKnownLen: ignored) and builds
+// the index again, swapped in whole: a Redact running meanwhile uses the
+// old or the new one, never half of each.
+func (r *Redactor) Learn(values ...string) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	added := false
+	for _, v := range values {
+		if len(v) >= MinKnownLen && !slices.Contains(r.known, v) {
+			r.known = append(r.known, v)
+			added = true
 		}
-		values = append(values, v)
+	}
+	if added {
+		r.idx.Store(newIndex(r.known))
+	}
+}
+
+// newIndex builds the index over values (each at least MinKnownLen long);
+// nil when no encoded form is long enough to look for.
+func newIndex(values []string) *index {
+	x := &index{}
+	seen := make(map[string]bool)
+	for _, v := range values {
 		for _, n := range Encodings(v) {
 			if len(n) >= 4 && !seen[n] {
 				seen[n] = true
-				r.needles = append(r.needles, n)
+				x.needles = append(x.needles, n)
 			}
 		}
 	}
-	if len(r.needles) == 0 {
-		return r
+	if len(x.needles) == 0 {
+		return nil
 	}
-	r.tf = newTransforms(values)
-	r.byPrefix = make(map[uint32][]int32)
-	r.filter = make([]uint64, filterBits/64)
-	for id, n := range r.needles {
+	x.tf = newTransforms(values)
+	x.byPrefix = make(map[uint32][]int32)
+	x.filter = make([]uint64, filterBits/64)
+	for id, n := range x.needles {
 		w := word(n, 0)
-		r.byPrefix[w] = append(r.byPrefix[w], int32(id))
+		x.byPrefix[w] = append(x.byPrefix[w], int32(id))
 		h := filterHash(w)
-		r.filter[h/64] |= 1 << (h % 64)
+		x.filter[h/64] |= 1 << (h % 64)
 	}
-	for w, ids := range r.byPrefix {
-		slices.SortFunc(ids, func(a, b int32) int { return len(r.needles[b]) - len(r.needles[a]) })
-		r.byPrefix[w] = ids
+	for w, ids := range x.byPrefix {
+		slices.SortFunc(ids, func(a, b int32) int { return len(x.needles[b]) - len(x.needles[a]) })
+		x.byPrefix[w] = ids
 	}
-	return r
+	return x
+}
+
+// current is the index in use; nil for a nil Redactor or one that knows
+// no value.
+func (r *Redactor) current() *index {
+	if r == nil {
+		return nil
+	}
+	return r.idx.Load()
 }
 
 // Encodings lists the forms in which a value may appear in text: raw, lower
@@ -143,7 +184,7 @@ func filterHash(w uint32) uint32 { return (w * 0x9E3779B1) >> 16 }
 
 // knownSpans returns the merged byte ranges of s covered by known values,
 // in order. With firstOnly it stops at the first.
-func (r *Redactor) knownSpans(s string, firstOnly bool) [][2]int {
+func (r *index) knownSpans(s string, firstOnly bool) [][2]int {
 	if r == nil || len(r.needles) == 0 {
 		return nil
 	}
@@ -198,9 +239,10 @@ func (r *Redactor) Redact(s string) string {
 // pass redacts known values and pieces of transformed ones, then each
 // pattern once.
 func (r *Redactor) pass(s string) string {
-	spans := r.knownSpans(s, false)
-	if r.transformed(s) {
-		spans = mergeSpans(append(spans, r.tf.spans(s)...))
+	x := r.current()
+	spans := x.knownSpans(s, false)
+	if x.transformed(s) {
+		spans = mergeSpans(append(spans, x.tf.spans(s)...))
 	}
 	if spans != nil {
 		var b strings.Builder
@@ -229,7 +271,7 @@ func (r *Redactor) pass(s string) string {
 // rule is left out: "token: 3" is common in honest arguments. Half of a
 // transformed value alone is not reported, though Redact hides it.
 func (r *Redactor) Contains(s string) (kind string, ok bool) {
-	if r.knownSpans(s, true) != nil || r.transformed(s) && r.tf.whole(s) {
+	if x := r.current(); x.knownSpans(s, true) != nil || x.transformed(s) && x.tf.whole(s) {
 		return KindKnown, true
 	}
 	fold := foldScan(s)
@@ -253,7 +295,7 @@ func (r *Redactor) Contains(s string) (kind string, ok bool) {
 
 // transformed reports whether s may hold a piece of a transformed value
 // (transform.go): the cheap test before the search that allocates.
-func (r *Redactor) transformed(s string) bool {
+func (r *index) transformed(s string) bool {
 	return r != nil && r.tf != nil && r.tf.hasPiece(s)
 }
 

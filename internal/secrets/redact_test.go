@@ -325,3 +325,36 @@ func TestConcurrentUse(t *testing.T) {
 		}
 	}
 }
+
+// TestRedactorLearn: a value learnt after the redactor was built (a token
+// refreshed after start) is redacted from then on, while Redact runs
+// concurrently (go test -race); a value too short to look for is ignored.
+func TestRedactorLearn(t *testing.T) {
+	r := NewRedactor("first-CANARY-value")
+	const later = "later-CANARY-refreshed-token"
+	if got := r.Redact("x " + later); got != "x "+later {
+		t.Fatalf("Redact before Learn = %q; want it unchanged", got)
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 200 {
+			r.Redact("first-CANARY-value and " + later)
+		}
+	}()
+	r.Learn(later, "abc")
+	<-done
+	for _, s := range []string{later, "first-CANARY-value"} {
+		if got := r.Redact("x " + s); strings.Contains(got, s) {
+			t.Errorf("Redact after Learn = %q; want %q hidden", got, s)
+		}
+	}
+	if got := r.Redact("abc"); got != "abc" {
+		t.Errorf("a 3-byte value was learnt: %q", got)
+	}
+	var zero Redactor
+	zero.Learn(later)
+	if got := zero.Redact(later); strings.Contains(got, later) {
+		t.Errorf("the zero Redactor did not learn: %q", got)
+	}
+}

@@ -118,7 +118,7 @@ func TestTransformFalsePositives(t *testing.T) {
 		}
 		values += len(vault)
 		r := NewRedactor(vault...)
-		if r.tf == nil {
+		if tfOf(r) == nil {
 			t.Fatal("no vault value qualifies for the transform search")
 		}
 		// The control: each value that qualifies, reversed and spaced out
@@ -131,7 +131,7 @@ func TestTransformFalsePositives(t *testing.T) {
 			host := texts[vals.IntN(files)].text
 			at := vals.IntN(len(host) + 1)
 			in := host[:at] + " " + spaced(swapCase(reverseString(v)), "\u200b") + " " + host[at:]
-			if !r.tf.hasPiece(in) || !r.tf.whole(in) {
+			if !tfOf(r).hasPiece(in) || !tfOf(r).whole(in) {
 				t.Errorf("control: %q reversed and spaced is not found", v)
 			}
 		}
@@ -140,17 +140,17 @@ func TestTransformFalsePositives(t *testing.T) {
 				t.Fatalf("%s holds a vault value: the draw is not random", tx.name)
 			}
 			start := time.Now()
-			hit := r.tf.hasPiece(tx.text)
+			hit := tfOf(r).hasPiece(tx.text)
 			spent += time.Since(start)
 			scanned += len(tx.text)
 			if !hit {
 				continue
 			}
 			fired++
-			if r.tf.whole(tx.text) {
+			if tfOf(r).whole(tx.text) {
 				wholes++
 			}
-			for _, sp := range r.tf.spans(tx.text) {
+			for _, sp := range tfOf(r).spans(tx.text) {
 				t.Logf("false positive in %s: %q (vault %q)", tx.name, tx.text[sp[0]:sp[1]], vault)
 			}
 		}

@@ -392,8 +392,31 @@ func (v *Vault) Values() ([]string, error) {
 			continue
 		}
 		out = append(out, string(plain))
+		out = append(out, tokenFields(plain)...)
 	}
 	return out, errors.Join(errs...)
+}
+
+// tokenFields returns the token and secret fields of a value that is a
+// JSON object (a hosted MCP server's login: access_token, refresh_token,
+// client_secret), each a known value on its own: a server that echoes its
+// own token is redacted though the vault holds the whole object.
+func tokenFields(plain []byte) []string {
+	if len(plain) == 0 || plain[0] != '{' {
+		return nil
+	}
+	var obj map[string]any
+	if json.Unmarshal(plain, &obj) != nil {
+		return nil
+	}
+	var out []string
+	for k, v := range obj {
+		k = strings.ToLower(k)
+		if s, ok := v.(string); ok && (strings.HasSuffix(k, "token") || strings.HasSuffix(k, "secret")) {
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 // associated binds a ciphertext to its entry's name, hosts, header and

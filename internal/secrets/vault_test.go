@@ -236,3 +236,33 @@ func TestVaultWriteKeepsAnotherProcesssSecrets(t *testing.T) {
 		t.Errorf("vault after writes from two openings holds %v; want added and other (login removed)", names)
 	}
 }
+
+// TestValuesSplitsALoginsTokens: a value that is a JSON object (a hosted
+// MCP server's login) gives its token and secret fields as known values
+// of their own, so each is redacted where it appears alone; another
+// field and a plain value are not split.
+func TestValuesSplitsALoginsTokens(t *testing.T) {
+	v, _, _ := openTestVault(t)
+	login := `{"access_token":"at-CANARY-0123456789","refresh_token":"rt-CANARY-9876543210","client_secret":"cs-CANARY-55555","token_url":"https://as.example/token","client_id":"homard-client-1"}`
+	if err := v.Set(Secret{Name: "mcp-login-web", Hosts: []string{"mcp.example"}}, []byte(login)); err != nil {
+		t.Fatal(err)
+	}
+	if err := v.Set(Secret{Name: "plain", Hosts: []string{"api.example"}}, []byte(`{not json "token": x`)); err != nil {
+		t.Fatal(err)
+	}
+	vals, err := v.Values()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewRedactor(vals...)
+	for _, tok := range []string{"at-CANARY-0123456789", "rt-CANARY-9876543210", "cs-CANARY-55555"} {
+		if got := r.Redact("echo " + tok); strings.Contains(got, tok) {
+			t.Errorf("Redact(%q) = %q; want the field hidden on its own", tok, got)
+		}
+	}
+	for _, keep := range []string{"homard-client-1", "https://as.example/token"} {
+		if got := r.Redact("see " + keep); got != "see "+keep {
+			t.Errorf("Redact(%q) = %q; a non-secret field of the login was treated as a secret", keep, got)
+		}
+	}
+}
