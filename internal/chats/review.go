@@ -76,7 +76,7 @@ func (c *Runner) reviewPress(ctx context.Context, a chat.Adapter, row store.Inbo
 		return
 	}
 	c.finish(ctx, row, inboxHandled, "memory review answered") // lang:en (the inbox row's note)
-	ack("") // the edited card says what was done
+	ack("")                                                    // the edited card says what was done
 	if max := a.MaxChars(); max > 0 {
 		text = chat.Split(text, max)[0]
 	}
