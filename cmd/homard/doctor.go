@@ -15,8 +15,8 @@ func (c *cli) doctorCmd() *cobra.Command {
 	var ack, offline, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the config, the model, the database, the audit chain and the workspace roots",
-		Long: `doctor checks the config, the model (its key is set or in the vault, its
+		Short: c.say.T("Check the config, the model, the database, the audit chain and the workspace roots"),
+		Long: c.say.T(`doctor checks the config, the model (its key is set or in the vault, its
 endpoint answers and takes the key; --offline skips the network), the
 database, the audit chain, the workspace roots, the sandbox, and what the
 last start recovered (tool runs a stopped homard left running, stray temp
@@ -26,11 +26,11 @@ When homard finds its database or its audit log damaged it refuses every
 action with side effects (reads go on) until you have looked: run doctor to
 see what is wrong, keep a copy of the data folder if you want to
 investigate, then run 'homard doctor --ack' to accept the records as they
-are and allow side effects again.`,
+are and allow side effects again.`),
 	}
-	cmd.Flags().BoolVar(&offline, "offline", false, "skip the checks that use the network (the model endpoint)")
-	jsonFlag(cmd, &asJSON, "print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}")
-	cmd.Flags().BoolVar(&ack, "ack", false, "accept homard's records as they are after a problem doctor reported, and allow side effects again")
+	cmd.Flags().BoolVar(&offline, "offline", false, c.say.T("skip the checks that use the network (the model endpoint)"))
+	jsonFlag(cmd, &asJSON, c.say.T("print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}"))
+	cmd.Flags().BoolVar(&ack, "ack", false, c.say.T("accept homard's records as they are after a problem doctor reported, and allow side effects again"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {
@@ -40,11 +40,11 @@ are and allow side effects again.`,
 			problem, err := app.Acknowledge(ctx, p)
 			switch {
 			case errors.Is(err, app.ErrNothingToAck):
-				fmt.Fprintln(c.stdout, "nothing to acknowledge: no problem is holding side effects")
+				c.say.Fprintln(c.stdout, "nothing to acknowledge: no problem is holding side effects")
 			case err != nil:
 				return err
 			default:
-				fmt.Fprintf(c.stdout, "acknowledged: %s\nside effects are allowed again\n", termtext.Line(problem))
+				c.say.Fprintf(c.stdout, "acknowledged: %s\nside effects are allowed again\n", termtext.Line(problem))
 			}
 		}
 		checks := app.Doctor(ctx, p, app.DoctorOptions{Offline: offline})
@@ -74,7 +74,7 @@ are and allow side effects again.`,
 			}
 		}
 		if failed > 0 {
-			return &exitError{code: exitFailure, err: fmt.Errorf("%d check(s) failed", failed)}
+			return &exitError{code: exitFailure, err: c.say.Errorf("%d check(s) failed", failed)}
 		}
 		return nil
 	})
