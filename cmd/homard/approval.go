@@ -13,14 +13,15 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) approvalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approval",
-		Short: c.say.T("List, inspect, approve or deny calls waiting for you"),
-		Long: c.say.T(`An approval is bound to the tool, the SHA-256 of the exact canonical plan,
+		Short: lang.N("List, inspect, approve or deny calls waiting for you"),
+		Long: lang.N(`An approval is bound to the tool, the SHA-256 of the exact canonical plan,
 the owner and the session, and it expires. It is single use. Scopes:
 
   once     this exact plan, one run
@@ -42,9 +43,9 @@ end one with 'revoke ID'. See docs/APPROVALS.md.`),
 
 func (c *cli) approvalListCmd() *cobra.Command {
 	var all, asJSON bool
-	cmd := &cobra.Command{Use: "list", Short: c.say.T("List pending approvals (--all for every state)")}
-	cmd.Flags().BoolVar(&all, "all", false, c.say.T("include approved, denied, consumed and expired approvals"))
-	jsonFlag(cmd, &asJSON, c.say.T("print JSON"))
+	cmd := &cobra.Command{Use: "list", Short: lang.N("List pending approvals (--all for every state)")}
+	cmd.Flags().BoolVar(&all, "all", false, lang.N("include approved, denied, consumed and expired approvals"))
+	jsonFlag(cmd, &asJSON, lang.N("print JSON"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		status := "pending"
 		if all {
@@ -73,12 +74,12 @@ func (c *cli) approvalListCmd() *cobra.Command {
 
 func (c *cli) approvalShowCmd() *cobra.Command {
 	var full bool
-	cmd := &cobra.Command{Use: "show ID", Short: c.say.T("Show one approval card: the exact plan, what it does (a diff, an argv), its hash, who asked, when it expires")} // lang:en
+	cmd := &cobra.Command{Use: "show ID", Short: lang.N("Show one approval card: the exact plan, what it does (a diff, an argv), its hash, who asked, when it expires")} // lang:en
 	load := func(ctx context.Context, r *app.Runtime, id string) (app.Approval, error) {
 		return r.Owner.Approval(ctx, id)
 	}
 	toJSON := func(a app.Approval) app.ApprovalJSON { return app.NewApprovalJSON(a, true) }
-	showCmd(c, cmd, c.say.T("print JSON (docs/JSON.md), with the whole preview"), load, toJSON, func(w io.Writer, a app.Approval) {
+	showCmd(c, cmd, lang.N("print JSON (docs/JSON.md), with the whole preview"), load, toJSON, func(w io.Writer, a app.Approval) {
 		// Every field may hold text the model chose (the tool name, the
 		// plan, a reason quoting it): each goes through the one printer.
 		line := termtext.Line
@@ -103,7 +104,7 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 			c.printPreview(w, a.Preview, previewOpts{colour: isTerminal(w), full: full, id: a.ID})
 		}
 	})
-	cmd.Flags().BoolVar(&full, "full", false, c.say.T("show the whole preview (a long diff is cut at 200 lines otherwise)"))
+	cmd.Flags().BoolVar(&full, "full", false, lang.N("show the whole preview (a long diff is cut at 200 lines otherwise)"))
 	return cmd
 }
 
@@ -111,12 +112,12 @@ func (c *cli) approvalGrantsCmd() *cobra.Command {
 	var all, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "grants",
-		Short: c.say.T("List standing session and always approvals (grants)"),
-		Long: c.say.T(`A session or always approval leaves a grant: later calls it covers run
+		Short: lang.N("List standing session and always approvals (grants)"),
+		Long: lang.N(`A session or always approval leaves a grant: later calls it covers run
 without asking until it expires. End one with: homard approval revoke ID`),
 	}
-	cmd.Flags().BoolVar(&all, "all", false, c.say.T("include revoked and expired grants"))
-	jsonFlag(cmd, &asJSON, c.say.T("print JSON (docs/JSON.md)"))
+	cmd.Flags().BoolVar(&all, "all", false, lang.N("include revoked and expired grants"))
+	jsonFlag(cmd, &asJSON, lang.N("print JSON (docs/JSON.md)"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		list, err := r.Owner.Grants(ctx, all)
 		if err != nil {
@@ -157,7 +158,7 @@ without asking until it expires. End one with: homard approval revoke ID`),
 func (c *cli) approvalRevokeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "revoke ID", // lang:en
-		Short: c.say.T("End a grant now: the calls it covered ask again"),
+		Short: lang.N("End a grant now: the calls it covered ask again"),
 		/* lang:en */ Example: `  homard approval grants
   homard approval revoke gr_1a2b3c4d5e6f7a8b`,
 	}
@@ -171,8 +172,8 @@ func (c *cli) approvalApproveCmd() *cobra.Command {
 	var scope, code string
 	cmd := &cobra.Command{
 		Use:   "approve ID", // lang:en
-		Short: c.say.T("Approve a pending call (once, for this session, or always)"),
-		Long: c.say.T(`Approve a pending call (once, for this session, or always).
+		Short: lang.N("Approve a pending call (once, for this session, or always)"),
+		Long: lang.N(`Approve a pending call (once, for this session, or always).
 
 With permissions.totp set, approving a card of that risk or higher needs a
 code from your authenticator app (homard totp setup): give it with --code,
@@ -181,8 +182,8 @@ or type it when asked at a terminal. A code works once.`),
   homard approval approve ap_1a2b3c4d5e6f7a8b --scope session
   homard approval approve ap_1a2b3c4d5e6f7a8b --code 492039`,
 	}
-	cmd.Flags().StringVar(&scope, "scope", "once", c.say.T("once, session or always"))
-	cmd.Flags().StringVar(&code, "code", "", c.say.T("a code from your authenticator app, for a card that needs one (permissions.totp)"))
+	cmd.Flags().StringVar(&scope, "scope", "once", lang.N("once, session or always"))
+	cmd.Flags().StringVar(&code, "code", "", lang.N("a code from your authenticator app, for a card that needs one (permissions.totp)"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		a, err := r.Owner.ApproveCode(ctx, args[0], scope, code)
 		if errors.Is(err, channel.ErrCodeNeeded) && code == "" && c.interactive() {
@@ -203,7 +204,7 @@ or type it when asked at a terminal. A code works once.`),
 }
 
 func (c *cli) approvalDenyCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "deny ID", Short: c.say.T("Deny a pending call")} // lang:en
+	cmd := &cobra.Command{Use: "deny ID", Short: lang.N("Deny a pending call")} // lang:en
 	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
 		return "denied " + termtext.Line(id), r.Owner.Deny(ctx, id)
 	})
@@ -225,19 +226,19 @@ func (c *cli) approvalSuggestCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "suggest",
-		Short: c.say.T("Grants homard proposes from what you approved again and again (nothing is applied until you accept one)"),
-		Long: c.say.T(`When you approved the same tool on the same folder or host at least 3 times
+		Short: lang.N("Grants homard proposes from what you approved again and again (nothing is applied until you accept one)"),
+		/* lang:en */ Long: `When you approved the same tool on the same folder or host at least 3 times
 in the last 7 days, homard proposes the grant that would have covered those
 calls: as narrow as they were (a file's folder, a web page's exact origin),
 no riskier than the riskiest of them, and expiring after 30 days. Nothing
 changes until you accept one. Never proposed: critical calls, commands
 (approve a command for the session on its card), calls without a path or
-host, and what an always grant already covers.`),
+host, and what an always grant already covers.`,
 		/* lang:en */ Example: `  homard approval suggest
   homard approval suggest accept 1
   homard approval suggest --json`,
 	}
-	jsonFlag(cmd, &asJSON, c.say.T("print JSON"))
+	jsonFlag(cmd, &asJSON, lang.N("print JSON"))
 	cmd.AddCommand(c.approvalSuggestAcceptCmd())
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		list, err := r.Owner.Suggestions(ctx)
@@ -268,7 +269,7 @@ host, and what an always grant already covers.`),
 func (c *cli) approvalSuggestAcceptCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "accept N|ID", // lang:en
-		Short: c.say.T("Make one suggestion a grant: an always approval of that scope, expiring after 30 days"),
+		Short: lang.N("Make one suggestion a grant: an always approval of that scope, expiring after 30 days"),
 		/* lang:en */ Example: `  homard approval suggest
   homard approval suggest accept 1`,
 	}

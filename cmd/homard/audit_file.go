@@ -12,6 +12,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -22,14 +23,14 @@ func (c *cli) auditExportCmd() *cobra.Command {
 	var since string
 	cmd := &cobra.Command{
 		Use:   "export",
-		Short: c.say.T("Write the audit records as JSON Lines that verify on their own"),
-		Long:  c.say.T("Write the audit records to stdout, oldest first, one JSON object per line:\nthe object `homard audit --json` prints, with every field the hash covers\n(time exactly as hashed, prev_hash and hash). The file alone can be checked\non any machine with `homard audit verify --file`, no homard database needed.\n\nWith --since the export starts at the first record at or after that time\nand runs to the last; its first record links to one the file does not hold,\nand verify says where it starts. A summary goes to stderr."),
+		Short: lang.N("Write the audit records as JSON Lines that verify on their own"),
+		Long:  auditExportLong,
 		/* lang:en */ Example: `  homard audit export > audit.jsonl
   homard audit export --since 7d > week.jsonl
   homard audit export --since 2026-03-01 > march.jsonl
   homard audit export | ssh backup 'cat > homard-audit.jsonl'`,
 	}
-	cmd.Flags().StringVar(&since, "since", "", c.say.T("start at the first record at or after `WHEN`: a duration back from now (36h, 7d) or a date (2026-03-01, local midnight, or RFC 3339)"))
+	cmd.Flags().StringVar(&since, "since", "", lang.N("start at the first record at or after `WHEN`: a duration back from now (36h, 7d) or a date (2026-03-01, local midnight, or RFC 3339)"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		from, err := c.parseSince(since, time.Now())
 		if err != nil {
@@ -83,16 +84,16 @@ func (c *cli) auditVerifyCmd() *cobra.Command {
 	var path, anchor string
 	cmd := &cobra.Command{
 		Use:   "verify --file FILE [--anchor SEQ:HASH]", // lang:en
-		Short: c.say.T("Check an export file's hash chain on its own, without a home"),
-		Long:  c.say.T("Recompute every record's hash in an export (`homard audit export`) from its\nfields, and check that seqs follow each other and each record links to the\none before it. It reads only the file: it needs no homard home and opens\nnone, so it works on another machine. Exit 0 when the chain is intact, 1 at\nthe first bad line, naming it, its record and why.\n\nAlone, this shows the file is one consistent chain: a changed byte, a\nremoved or moved line shows. It cannot show a file cut short, one missing\nits first records (it then says where it starts), or an edit whose author\nrecomputed every hash after it (the hash has no key). For that, pass the\nanchor `homard audit anchor` printed earlier and kept where homard's files\ncannot be edited with it: the file must reach that record with the same\nhash, which proves nothing up to it was changed or cut since."),
+		Short: lang.N("Check an export file's hash chain on its own, without a home"),
+		Long:  auditVerifyFileLong,
 		/* lang:en */ Example: `  homard audit verify --file audit.jsonl
   homard audit anchor > anchor.txt          # keep it somewhere else
   homard audit verify --file audit.jsonl --anchor "$(cat anchor.txt)"
   ssh backup cat homard-audit.jsonl | homard audit verify --file -`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&path, "file", "", c.say.T("the export to check, `FILE` (- reads stdin)"))
-	f.StringVar(&anchor, "anchor", "", c.say.T("the chain must reach this record, `SEQ:HASH` as homard audit anchor prints it (or a bare HASH)"))
+	f.StringVar(&path, "file", "", lang.N("the export to check, `FILE` (- reads stdin)"))
+	f.StringVar(&anchor, "anchor", "", lang.N("the chain must reach this record, `SEQ:HASH` as homard audit anchor prints it (or a bare HASH)"))
 	return leafCmd(cmd, cobra.NoArgs, func(_ context.Context, _ []string) error {
 		if path == "" {
 			return usage(c.say.Errorf("--file is required: the export to check (- for stdin); the database's own chain: homard audit --verify"))
@@ -148,12 +149,12 @@ func (c *cli) auditAnchorCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "anchor",
-		Short: c.say.T("Print the audit chain's head as SEQ:HASH, to keep somewhere else"),
-		Long:  c.say.T("Verify the whole chain and print its newest record as SEQ:HASH on one line.\nKeep it somewhere else (a password manager, a note on another machine):\nlater, `homard audit verify --file export.jsonl --anchor SEQ:HASH` proves that\nnothing up to that record was changed or cut. A broken chain has no anchor\nworth keeping: exit 1, naming the first broken record."),
+		Short: lang.N("Print the audit chain's head as SEQ:HASH, to keep somewhere else"),
+		Long:  auditAnchorLong,
 		/* lang:en */ Example: `  homard audit anchor
   homard audit anchor --json`,
 	}
-	jsonFlag(cmd, &asJSON, c.say.T("print {\"seq\":…,\"hash\":…} (schema: docs/JSON.md)"))
+	jsonFlag(cmd, &asJSON, lang.N("print {\"seq\":…,\"hash\":…} (schema: docs/JSON.md)"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		head, err := r.Owner.AuditAnchor(ctx)
 		if errors.Is(err, audit.ErrBroken) {
@@ -173,3 +174,38 @@ func (c *cli) auditAnchorCmd() *cobra.Command {
 		return nil
 	})
 }
+
+// auditExportLong is the command's long help, English only (lang:en; see
+// translateCobra).
+var auditExportLong = `Write the audit records to stdout, oldest first, one JSON object per line:
+the object ` + "`homard audit --json`" + ` prints, with every field the hash covers
+(time exactly as hashed, prev_hash and hash). The file alone can be checked
+on any machine with ` + "`homard audit verify --file`" + `, no homard database needed.
+
+With --since the export starts at the first record at or after that time
+and runs to the last; its first record links to one the file does not hold,
+and verify says where it starts. A summary goes to stderr.`
+
+// auditVerifyFileLong is the command's long help, English only (lang:en; see
+// translateCobra).
+var auditVerifyFileLong = `Recompute every record's hash in an export (` + "`homard audit export`" + `) from its
+fields, and check that seqs follow each other and each record links to the
+one before it. It reads only the file: it needs no homard home and opens
+none, so it works on another machine. Exit 0 when the chain is intact, 1 at
+the first bad line, naming it, its record and why.
+
+Alone, this shows the file is one consistent chain: a changed byte, a
+removed or moved line shows. It cannot show a file cut short, one missing
+its first records (it then says where it starts), or an edit whose author
+recomputed every hash after it (the hash has no key). For that, pass the
+anchor ` + "`homard audit anchor`" + ` printed earlier and kept where homard's files
+cannot be edited with it: the file must reach that record with the same
+hash, which proves nothing up to it was changed or cut since.`
+
+// auditAnchorLong is the command's long help, English only (lang:en; see
+// translateCobra).
+var auditAnchorLong = `Verify the whole chain and print its newest record as SEQ:HASH on one line.
+Keep it somewhere else (a password manager, a note on another machine):
+later, ` + "`homard audit verify --file export.jsonl --anchor SEQ:HASH`" + ` proves that
+nothing up to that record was changed or cut. A broken chain has no anchor
+worth keeping: exit 1, naming the first broken record.`

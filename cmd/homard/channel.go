@@ -12,14 +12,15 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) channelCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "channel",
-		Short: c.say.T("List the chat channels (Telegram, Discord, Feishu) and allow group chats"),
-		Long: c.say.T(`Chat channels run inside 'homard serve' when [channels.<platform>] enables
+		Short: lang.N("List the chat channels (Telegram, Discord, Feishu) and allow group chats"),
+		Long: lang.N(`Chat channels run inside 'homard serve' when [channels.<platform>] enables
 them (docs/CHANNELS.md). The bot answers its paired owners in direct chats
 (homard pair), and in group chats only those allowed here or in the config's
 groups list, and there only explicit mentions, as a guest.`),
@@ -29,9 +30,9 @@ groups list, and there only explicit mentions, as a guest.`),
 }
 
 func (c *cli) channelListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: c.say.T("Show each chat channel: enabled, bot, owners, groups, state and last error")}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("Show each chat channel: enabled, bot, owners, groups, state and last error")}
 	load := func(ctx context.Context, r *app.Runtime) ([]app.ChannelStatus, error) { return r.Chats.List(ctx) }
-	return listCmd(c, cmd, c.say.T("print a JSON array"), load, listing[app.ChannelStatus]{
+	return listCmd(c, cmd, lang.N("print a JSON array"), load, listing[app.ChannelStatus]{
 		header: "CHANNEL\tENABLED\tBOT\tOWNERS\tGROUPS\tSTATE\tLAST ERROR", // lang:en: column names (tabwriter aligns bytes, not wide characters)
 		row: func(w io.Writer, s app.ChannelStatus) {
 			bot, state, groups := "-", s.State, strings.Join(s.Groups, ",")
@@ -84,19 +85,19 @@ func (c *cli) pairCmd() *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "pair " + strings.Join(config.PlatformNames(), "|"),
-		Short: c.say.T("Pair your chat account as this homard's owner with a one-time code"),
-		Long: c.say.T(`pair prints a one-time code (valid 10 minutes, single use; wrong codes
+		Short: lang.N("Pair your chat account as this homard's owner with a one-time code"),
+		/* lang:en */ Long: `pair prints a one-time code (valid 10 minutes, single use; wrong codes
 never spend it: an account that sends 5 wrong ones is no longer heard for
 this pairing) and waits until you send "/pair CODE" to the bot in a direct chat.
 It then shows which account used it and asks you to confirm; that account
-becomes an owner. 'homard serve' must be running the channel.`),
+becomes an owner. 'homard serve' must be running the channel.`,
 		/* lang:en */ Example: `  homard pair telegram
   homard pair discord --json --yes     # scripts: {"code","expires_at"} first`,
 	}
 	f := cmd.Flags()
-	jsonFlag(cmd, &asJSON, c.say.T(`print {"code","expires_at"} as the first line`))
-	f.BoolVar(&yes, "yes", false, c.say.T("accept the account that used the code without asking"))
-	f.DurationVar(&timeout, "timeout", 10*time.Minute, c.say.T("how long to wait for the code (at most 10m)"))
+	jsonFlag(cmd, &asJSON, lang.N(`print {"code","expires_at"} as the first line`))
+	f.BoolVar(&yes, "yes", false, lang.N("accept the account that used the code without asking"))
+	f.DurationVar(&timeout, "timeout", 10*time.Minute, lang.N("how long to wait for the code (at most 10m)"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		pc, err := r.Chats.PairStart(ctx, args[0])
 		if err != nil {

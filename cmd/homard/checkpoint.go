@@ -10,28 +10,29 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) checkpointCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "checkpoint",
-		Short: c.say.T("List the saved copies of files tools replaced, and roll one back"),
-		Long: c.say.T(`Before write_file or edit_file replaces a file, homard keeps a checkpoint of
+		Short: lang.N("List the saved copies of files tools replaced, and roll one back"),
+		/* lang:en */ Long: `Before write_file or edit_file replaces a file, homard keeps a checkpoint of
 the old content (bounded in number and size; the oldest are pruned).
 A command's applied changes are one checkpoint: rolling it back removes
 what the command created and restores what it replaced or deleted.
 rollback first shows a preview; to proceed, pass the saved content's hash
-(or its first 8+ characters) with --hash, so you roll back exactly what you saw.`),
+(or its first 8+ characters) with --hash, so you roll back exactly what you saw.`,
 	}
 	cmd.AddCommand(c.checkpointListCmd(), c.checkpointRollbackCmd())
 	return cmd
 }
 
 func (c *cli) checkpointListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: c.say.T("List checkpoints, newest first")}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("List checkpoints, newest first")}
 	load := func(_ context.Context, r *app.Runtime) ([]app.Checkpoint, error) { return r.Workspace.Checkpoints() }
-	return listCmd(c, cmd, c.say.T("print a JSON array (schema: docs/JSON.md)"), load, listing[app.Checkpoint]{
+	return listCmd(c, cmd, lang.N("print a JSON array (schema: docs/JSON.md)"), load, listing[app.Checkpoint]{
 		json:   jsonEach(checkpointOut),
 		empty:  c.say.T("no checkpoints"),
 		header: "ID\tTIME\tROOT\tPATH\tBYTES\tHASH",
@@ -52,8 +53,8 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 
 func (c *cli) checkpointRollbackCmd() *cobra.Command {
 	var hash string
-	cmd := &cobra.Command{Use: "rollback ID [--hash HASH]", Short: c.say.T("Preview a rollback; with --hash, restore the saved content")} // lang:en
-	cmd.Flags().StringVar(&hash, "hash", "", c.say.T("the saved content's SHA-256 (8+ leading characters) shown by the preview"))
+	cmd := &cobra.Command{Use: "rollback ID [--hash HASH]", Short: lang.N("Preview a rollback; with --hash, restore the saved content")} // lang:en
+	cmd.Flags().StringVar(&hash, "hash", "", lang.N("the saved content's SHA-256 (8+ leading characters) shown by the preview"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		pv, err := r.Owner.RollbackPreview(args[0])
 		if err != nil {

@@ -8,11 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) configCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "config", Short: c.say.T("The config file itself: bring an older one to this homard's format")}
+	cmd := &cobra.Command{Use: "config", Short: lang.N("The config file itself: bring an older one to this homard's format")}
 	cmd.AddCommand(c.configMigrateCmd())
 	return cmd
 }
@@ -33,13 +34,13 @@ func (c *cli) configMigrateCmd() *cobra.Command {
 	var dryRun, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "migrate",
-		Short: c.say.T("Bring config.toml to this homard's config_version, keeping a backup (--dry-run shows it first)"),
-		Long:  c.say.Sprintf("config.toml carries config_version, the format it is written in; this\nhomard writes %d. A file without it is version 0: every config written\nbefore the key existed. homard reads an older file as migrated, so no\nsetting changes meaning, and the commands that open the home (run, chat,\nserve, tool, approval and the others that use the database) write the\nmigration once, keeping the file as it was and saying so on stderr.\ndoctor and --dry-run only report it.\n\nmigrate does it now: it prints each step and the diff, keeps the file as it\nis in config.toml.bak-vN (N its version; mode 0600), then writes the new\nfile atomically, and only if it loads. It never replaces a different backup\nand never writes a file changed since it was read. A config_version newer\nthan this homard is refused: upgrade homard (a file is never downgraded).\n\nExit status: 0 migrated, nothing to migrate, or --dry-run shown; 1 the file\nis missing, does not load, is newer than this homard, or a different backup\nis in the way (nothing is written then); 2 bad flags.", config.CurrentVersion),
+		Short: lang.N("Bring config.toml to this homard's config_version, keeping a backup (--dry-run shows it first)"),
+		Long:  configMigrateLong,
 		/* lang:en */ Example: `  homard config migrate --dry-run   the steps and the diff; writes nothing
   homard config migrate             write it, after a backup`,
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, c.say.T("print the steps and the diff and write nothing"))
-	jsonFlag(cmd, &asJSON, c.say.T("print JSON (docs/JSON.md)"))
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, lang.N("print the steps and the diff and write nothing"))
+	jsonFlag(cmd, &asJSON, lang.N("print JSON (docs/JSON.md)"))
 	return leafCmd(cmd, cobra.NoArgs, func(_ context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {
@@ -117,3 +118,23 @@ func (c *cli) migrateConfig(path string) {
 	}
 	c.say.Fprintf(c.stderr, "homard: migrated %s; the file as it was is in %s\n", termtext.Line(m.Summary()), termtext.Line(backup))
 }
+
+// configMigrateLong is the command's long help, English only (lang:en; see
+// translateCobra).
+var configMigrateLong = `config.toml carries config_version, the format it is written in; this
+homard writes ` + fmt.Sprint(config.CurrentVersion) + `. A file without it is version 0: every config written
+before the key existed. homard reads an older file as migrated, so no
+setting changes meaning, and the commands that open the home (run, chat,
+serve, tool, approval and the others that use the database) write the
+migration once, keeping the file as it was and saying so on stderr.
+doctor and --dry-run only report it.
+
+migrate does it now: it prints each step and the diff, keeps the file as it
+is in config.toml.bak-vN (N its version; mode 0600), then writes the new
+file atomically, and only if it loads. It never replaces a different backup
+and never writes a file changed since it was read. A config_version newer
+than this homard is refused: upgrade homard (a file is never downgraded).
+
+Exit status: 0 migrated, nothing to migrate, or --dry-run shown; 1 the file
+is missing, does not load, is newer than this homard, or a different backup
+is in the way (nothing is written then); 2 bad flags.`

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -15,8 +16,8 @@ func (c *cli) doctorCmd() *cobra.Command {
 	var ack, offline, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: c.say.T("Check the config, the model, the database, the audit chain and the workspace roots"),
-		Long: c.say.T(`doctor checks the config, the model (its key is set or in the vault, its
+		Short: lang.N("Check the config, the model, the database, the audit chain and the workspace roots"),
+		/* lang:en */ Long: `doctor checks the config, the model (its key is set or in the vault, its
 endpoint answers and takes the key; --offline skips the network), the
 database, the audit chain, the workspace roots, the sandbox, and what the
 last start recovered (tool runs a stopped homard left running, stray temp
@@ -26,11 +27,11 @@ When homard finds its database or its audit log damaged it refuses every
 action with side effects (reads go on) until you have looked: run doctor to
 see what is wrong, keep a copy of the data folder if you want to
 investigate, then run 'homard doctor --ack' to accept the records as they
-are and allow side effects again.`),
+are and allow side effects again.`,
 	}
-	cmd.Flags().BoolVar(&offline, "offline", false, c.say.T("skip the checks that use the network (the model endpoint)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}"))
-	cmd.Flags().BoolVar(&ack, "ack", false, c.say.T("accept homard's records as they are after a problem doctor reported, and allow side effects again"))
+	cmd.Flags().BoolVar(&offline, "offline", false, lang.N("skip the checks that use the network (the model endpoint)"))
+	jsonFlag(cmd, &asJSON, lang.N("print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}"))
+	cmd.Flags().BoolVar(&ack, "ack", false, lang.N("accept homard's records as they are after a problem doctor reported, and allow side effects again"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/eval"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -18,8 +19,8 @@ func (c *cli) evalCmd() *cobra.Command {
 	var asJSON, live bool
 	cmd := &cobra.Command{
 		Use:   "eval",
-		Short: c.say.T("Run the attack, benign and robustness scenarios against a copy of your config"),
-		Long: c.say.T(`Each scenario sets up a world (files, a vault secret, pages served on
+		Short: lang.N("Run the attack, benign and robustness scenarios against a copy of your config"),
+		/* lang:en */ Long: `Each scenario sets up a world (files, a vault secret, pages served on
 loopback), lets a scripted model make its tool calls through homard's real
 agent loop, arbiter and tools, and checks oracles: a canary in any encoding
 reaching an outside server or the model, a file changed or created where it
@@ -41,19 +42,19 @@ decides every call itself, the oracles judge what happened, and the last
 line gives the attack success rate, labelled live. The model's key is
 read as homard reads it (its variable, or your vault for the model's host
 only) and handed to the copies through the environment; nothing else of
-your home is opened. No twin runs, and a card is never approved.`),
+your home is opened. No twin runs, and a card is never approved.`,
 		/* lang:en */ Example: `  homard eval
   homard eval --suite attacks --config /tmp/proposed.toml
   homard eval --dir ~/my-scenarios --run my-scenario --json
   homard eval --live`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&suite, "suite", "all", c.say.T("which scenarios: `attacks`, benign, robustness or all"))
-	f.BoolVar(&asJSON, "json", false, c.say.T("print the report as JSON (docs/JSON.md, \"eval\")"))
-	f.StringVar(&configFile, "config", "", c.say.T("run against this config `FILE` instead of the home's"))
-	f.StringVar(&dir, "dir", "", c.say.T("add your own scenario files (*.toml) from `DIR`"))
-	f.StringVar(&only, "run", "", c.say.T("run only the scenario of this `NAME`"))
-	f.BoolVar(&live, "live", false, c.say.T("run the attack scenarios with your real model (costs tokens) and report the attack success rate"))
+	f.StringVar(&suite, "suite", "all", lang.N("which scenarios: `attacks`, benign, robustness or all"))
+	f.BoolVar(&asJSON, "json", false, lang.N("print the report as JSON (docs/JSON.md, \"eval\")"))
+	f.StringVar(&configFile, "config", "", lang.N("run against this config `FILE` instead of the home's"))
+	f.StringVar(&dir, "dir", "", lang.N("add your own scenario files (*.toml) from `DIR`"))
+	f.StringVar(&only, "run", "", lang.N("run only the scenario of this `NAME`"))
+	f.BoolVar(&live, "live", false, lang.N("run the attack scenarios with your real model (costs tokens) and report the attack success rate"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		o := eval.Options{Suite: suite, Dir: dir, Only: only, Live: live}
 		switch suite {

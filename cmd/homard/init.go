@@ -7,6 +7,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -14,8 +15,8 @@ func (c *cli) initCmd() *cobra.Command {
 	var o config.InitOptions
 	cmd := &cobra.Command{
 		Use:   "init",
-		Short: c.say.T("Create config.toml, the data folder, the database and a workspace"),
-		Long: c.say.T(`init creates a commented config.toml, the data folder with the SQLite
+		Short: lang.N("Create config.toml, the data folder, the database and a workspace"),
+		/* lang:en */ Long: `init creates a commented config.toml, the data folder with the SQLite
 database, and a workspace root, for you to fill in. It refuses to
 overwrite an existing config unless --force is given. To connect a model
 in one step (provider, key tested and kept in the encrypted vault, mode,
@@ -24,19 +25,19 @@ workspace), run 'homard setup' instead: it creates the home too.
 The API key is never written to the config: --api-key-env names the
 environment variable homard reads it from, or --api-key-secret names a
 secret in homard's encrypted vault (set it afterwards with
-'homard secret set NAME --host HOST', HOST being base_url's host).`),
+'homard secret set NAME --host HOST', HOST being base_url's host).`,
 		/* lang:en */ Example: `  homard init --home ~/homard
   homard init --provider anthropic --mode safe
   homard init --provider openai --base-url http://127.0.0.1:11434/v1 --model qwen3 --api-key-env OLLAMA_KEY`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Provider, "provider", "", c.say.T("model provider: ")+config.ProviderNames()+c.say.T(" (default openai; homard setup also tests it and stores the key)"))
-	f.StringVar(&o.BaseURL, "base-url", "", c.say.T("model API base `URL` (default per provider)"))
-	f.StringVar(&o.Model, "model", "", c.say.T("model `NAME` (default per provider)"))
-	f.StringVar(&o.APIKeySecret, "api-key-secret", "", c.say.T("vault secret `NAME` holding the API key, instead of an environment variable"))
-	f.StringVar(&o.APIKeyEnv, "api-key-env", "", c.say.T("environment `VAR` holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)"))
-	f.StringVar(&o.Mode, "mode", "", c.say.T("permission mode: safe, smart, autopilot or yolo (default smart)"))
-	f.BoolVar(&o.Force, "force", false, c.say.T("overwrite an existing config.toml"))
+	f.StringVar(&o.Provider, "provider", "", lang.N("model provider: ")+config.ProviderNames()+lang.N(" (default openai; homard setup also tests it and stores the key)"))
+	f.StringVar(&o.BaseURL, "base-url", "", lang.N("model API base `URL` (default per provider)"))
+	f.StringVar(&o.Model, "model", "", lang.N("model `NAME` (default per provider)"))
+	f.StringVar(&o.APIKeySecret, "api-key-secret", "", lang.N("vault secret `NAME` holding the API key, instead of an environment variable"))
+	f.StringVar(&o.APIKeyEnv, "api-key-env", "", lang.N("environment `VAR` holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)"))
+	f.StringVar(&o.Mode, "mode", "", lang.N("permission mode: safe, smart, autopilot or yolo (default smart)"))
+	f.BoolVar(&o.Force, "force", false, lang.N("overwrite an existing config.toml"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/lang"
@@ -87,9 +88,10 @@ func (c *cli) usageFunc(cmd *cobra.Command) error {
 	return nil
 }
 
-// translateCobra puts cobra's own words — the help flag, the help and
-// completion commands — in the printer's language, after cobra has added
-// them (root.InitDefaultHelpCmd, InitDefaultCompletionCmd).
+// translateCobra puts the command tree's help — every command's Short
+// and Long, every flag's usage, and cobra's own words: the help flag, the
+// help and completion commands — in the printer's language, once the
+// tree is built.
 func (c *cli) translateCobra(root *cobra.Command) {
 	root.InitDefaultHelpCmd()
 	for _, cmd := range root.Commands() {
@@ -102,9 +104,22 @@ func (c *cli) translateCobra(root *cobra.Command) {
 	}
 	var walk func(*cobra.Command)
 	walk = func(cmd *cobra.Command) {
+		// Short, Long and the flags' usage are catalog keys marked with
+		// lang.N where the commands are built: translated here in one
+		// place rather than at each of their hundreds of call sites,
+		// which the binary's size ceiling would feel. The longest Long
+		// texts (xxxLong, `/* lang:en */ Long:`) stay English for the
+		// same ceiling: translated, they would cost about 30 KB more.
+		cmd.Short, cmd.Long = c.say.T(cmd.Short), c.say.T(cmd.Long)
 		cmd.InitDefaultHelpFlag()
+		translate := func(f *pflag.Flag) { f.Usage = c.say.T(f.Usage) }
+		cmd.Flags().VisitAll(translate)
+		cmd.PersistentFlags().VisitAll(translate)
 		if f := cmd.Flags().Lookup("help"); f != nil {
 			f.Usage = c.say.Sprintf("help for %s", cmd.Name())
+		}
+		if f := cmd.Flags().Lookup("version"); f != nil {
+			f.Usage = c.say.Sprintf("version for %s", cmd.Name())
 		}
 		for _, sub := range cmd.Commands() {
 			walk(sub)

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -39,21 +40,21 @@ func (c *cli) logsCmd() *cobra.Command {
 	var last int
 	cmd := &cobra.Command{
 		Use:   "logs",
-		Short: c.say.T("What each model request contained: sizes, message roles, tool names (--follow to watch)"),
-		Long: c.say.T(`homard keeps a line per model request in its data folder
+		Short: lang.N("What each model request contained: sizes, message roles, tool names (--follow to watch)"),
+		/* lang:en */ Long: `homard keeps a line per model request in its data folder
 (model-requests.jsonl, rotated at 16 MiB; telemetry.log_requests): which
 role's model, how many bytes of system prompt and messages, each message's
 role and size, the tools an assistant message called, and the tools offered.
 The messages' text is kept too only with telemetry.log_model_inputs = true,
 and then redacted like everything homard stores. Nothing here is sent
-anywhere.`),
+anywhere.`,
 		/* lang:en */ Example: `  homard logs
   homard logs --follow
   homard logs -n 5 --json`,
 	}
-	cmd.Flags().BoolVarP(&follow, "follow", "f", false, c.say.T("keep printing requests as they are made"))
-	cmd.Flags().IntVarP(&last, "lines", "n", 20, c.say.T("how many of the last requests to print first (0: all)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print each request's line as stored (JSON Lines)"))
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, lang.N("keep printing requests as they are made"))
+	cmd.Flags().IntVarP(&last, "lines", "n", 20, lang.N("how many of the last requests to print first (0: all)"))
+	jsonFlag(cmd, &asJSON, lang.N("print each request's line as stored (JSON Lines)"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {

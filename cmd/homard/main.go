@@ -112,8 +112,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (c *cli) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "homard",
-		Short: c.say.T("A personal AI agent runtime where the model proposes and homard decides"),
-		Long: c.say.T(`homard runs a language model's tool calls through a deterministic arbiter:
+		Short: lang.N("A personal AI agent runtime where the model proposes and homard decides"),
+		Long: lang.N(`homard runs a language model's tool calls through a deterministic arbiter:
 every call is validated strictly, checked against hard limits no mode can
 lift, decided by policy and your permission mode, approved by you when
 needed (bound to the exact plan's hash), run confined to your workspace,
@@ -139,7 +139,7 @@ shell; homard completion SHELL --help says where to put it.`),
 		// the linker keep every exported method (+2.5 MB, measured).
 		Version: app.Build().String(),
 	}
-	root.PersistentFlags().StringVar(&c.home, "home", "", c.say.T("put config, data and workspace under `DIR` (default $HOMARD_HOME, else XDG)"))
+	root.PersistentFlags().StringVar(&c.home, "home", "", lang.N("put config, data and workspace under `DIR` (default $HOMARD_HOME, else XDG)"))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usage(c.say.Errorf("%v\nsee `%s --help`", err, cmd.CommandPath()))
 	})
@@ -189,8 +189,8 @@ func (c *cli) open(ctx context.Context, o app.Options) (*app.Runtime, error) {
 
 func (c *cli) versionCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{Use: "version", Short: c.say.T("Print the version, the commit it was built from and the platform")}
-	jsonFlag(cmd, &asJSON, c.say.T("print the build as JSON (version, revision, time, modified, go_version, platform)"))
+	cmd := &cobra.Command{Use: "version", Short: lang.N("Print the version, the commit it was built from and the platform")}
+	jsonFlag(cmd, &asJSON, lang.N("print the build as JSON (version, revision, time, modified, go_version, platform)"))
 	return leafCmd(cmd, cobra.NoArgs, func(_ context.Context, _ []string) error {
 		b := app.Build()
 		if asJSON {

@@ -12,14 +12,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) mcpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: c.say.T("MCP: see, test and trust the servers of [[mcp.servers]]; serve homard's tools to another client"),
-		Long: c.say.T(`An MCP server's tools are offered to the model as mcp__SERVER__TOOL, each
+		Short: lang.N("MCP: see, test and trust the servers of [[mcp.servers]]; serve homard's tools to another client"),
+		/* lang:en */ Long: `An MCP server's tools are offered to the model as mcp__SERVER__TOOL, each
 call decided by homard's permission checks like any other tool. A server
 offers nothing until you have read its tools and instructions and trusted
 them (homard mcp trust NAME); if they change later, its tools are withdrawn
@@ -27,7 +28,7 @@ until you trust them again. A trust takes effect at homard's next start
 (restart homard serve).
 
 homard mcp serve is the other way round: homard as an MCP server, its tools
-offered to another MCP client through homard's arbiter.`),
+offered to another MCP client through homard's arbiter.`,
 	}
 	cmd.AddCommand(c.mcpListCmd(), c.mcpTestCmd(), c.mcpTrustCmd(), c.mcpServeCmd())
 	return cmd
@@ -45,11 +46,11 @@ func (c *cli) mcpStatusLine(rep app.MCPServerReport) string {
 }
 
 func (c *cli) mcpListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: c.say.T("Start each configured server and say whether its tools are offered")}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("Start each configured server and say whether its tools are offered")}
 	load := func(_ context.Context, r *app.Runtime) ([]app.MCPServerReport, error) {
 		return r.Extensions.MCPServers(), nil
 	}
-	return listCmd(c, cmd, c.say.T("print the servers as JSON (docs/JSON.md, \"mcp\")"), load, listing[app.MCPServerReport]{
+	return listCmd(c, cmd, lang.N("print the servers as JSON (docs/JSON.md, \"mcp\")"), load, listing[app.MCPServerReport]{
 		json:   jsonEach(mcpOut),
 		empty:  c.say.T("no MCP servers: add a [[mcp.servers]] table to the config (docs/CONFIG.md)"),
 		header: "NAME\tTRANSPORT\tTOOLS\tSTATUS",
@@ -61,8 +62,8 @@ func (c *cli) mcpListCmd() *cobra.Command {
 
 func (c *cli) mcpTestCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{Use: "test NAME", Short: c.say.T("Start one server, list its tools and stop it, trusting nothing")} // lang:en
-	jsonFlag(cmd, &asJSON, c.say.T("print the server as JSON (docs/JSON.md, \"mcp\")"))
+	cmd := &cobra.Command{Use: "test NAME", Short: lang.N("Start one server, list its tools and stop it, trusting nothing")} // lang:en
+	jsonFlag(cmd, &asJSON, lang.N("print the server as JSON (docs/JSON.md, \"mcp\")"))
 	return leafCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, args []string) error {
 		r, err := c.open(ctx, app.Options{SkipMCP: true}) // it starts the one server it looks at
 		if err != nil {
@@ -90,20 +91,20 @@ func (c *cli) mcpTrustCmd() *cobra.Command {
 	var yes, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "trust NAME", // lang:en
-		Short: c.say.T("Show a server's tools and instructions with their fingerprint, then trust them"),
-		Long: c.say.T(`trust starts the server, shows every tool it lists (its name, the name the
+		Short: lang.N("Show a server's tools and instructions with their fingerprint, then trust them"),
+		/* lang:en */ Long: `trust starts the server, shows every tool it lists (its name, the name the
 model sees, its description and input schema) and its instructions, exactly
 as the model and homard would get them but printed inert, with the
 fingerprint that covers them all, then asks. What is trusted is that
 fingerprint: if the server lists anything else later, its tools are
 withdrawn until you trust again.
 
-Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`),
+Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 		/* lang:en */ Example: `  homard mcp trust everything
   homard mcp trust everything --yes --json`,
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, c.say.T("trust without asking (scripts; read the listing first)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print the trusted server as JSON (docs/JSON.md, \"mcp\"); needs --yes"))
+	cmd.Flags().BoolVar(&yes, "yes", false, lang.N("trust without asking (scripts; read the listing first)"))
+	jsonFlag(cmd, &asJSON, lang.N("print the trusted server as JSON (docs/JSON.md, \"mcp\"); needs --yes"))
 	return leafCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, args []string) error {
 		if asJSON && !yes {
 			return usage(c.say.Errorf("--json prints no question: pass --yes with it"))
@@ -128,7 +129,7 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`),
 			return nil
 		}
 		question := c.say.Sprintf("Trust these %d tools of %s?", len(rep.Tools), termtext.Line(rep.Name))
-		if ok, err := c.confirmed(yes, question, c.say.T("homard mcp trust"), c.say.T("not trusted; the server offers no tools")); !ok {
+		if ok, err := c.confirmed(yes, question, "homard mcp trust", c.say.T("not trusted; the server offers no tools")); !ok { // lang:en: a command
 			return err
 		}
 		if err := r.Extensions.TrustMCP(ctx, rep); err != nil {

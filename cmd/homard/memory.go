@@ -12,14 +12,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) memoryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "memory",
-		Short: c.say.T("Read, search and edit what homard remembers about you"),
-		Long: c.say.T(`homard's memory is a Markdown file you own: DATA/memory/OWNER/memory.md
+		Short: lang.N("Read, search and edit what homard remembers about you"),
+		/* lang:en */ Long: `homard's memory is a Markdown file you own: DATA/memory/OWNER/memory.md
 (with --home DIR: DIR/data/memory/owner/memory.md; mode 0600). Open it in
 any editor. Each unit is a section:
 
@@ -47,7 +48,7 @@ Before each of your turns the few units most relevant to your message are
 shown to the model as notes (data, not instructions; they cannot change
 permissions). After every few turns, notes the model proposes wait in
 "homard memory review" until a later capture proposes them again or you
-accept them (memory.capture = "off" in config.toml turns this off).`),
+accept them (memory.capture = "off" in config.toml turns this off).`,
 	}
 	cmd.AddCommand(c.memoryListCmd(), c.memorySearchCmd(), c.memoryAddCmd(), c.memoryForgetCmd(),
 		c.memoryRebuildCmd(), c.memoryReviewCmd())
@@ -58,11 +59,11 @@ func (c *cli) memoryListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: c.say.T("List every remembered unit, and sections of memory.md that cannot be read"),
+		Short: lang.N("List every remembered unit, and sections of memory.md that cannot be read"),
 		/* lang:en */ Example: `  homard memory list
   homard memory list --json | jq -r '.[] | select(.kind == "task") | .text'`,
 	}
-	jsonFlag(cmd, &asJSON, c.say.T("print a JSON array (schema: docs/JSON.md)"))
+	jsonFlag(cmd, &asJSON, lang.N("print a JSON array (schema: docs/JSON.md)"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		units, problems, err := r.Owner.MemoryList(ctx)
 		if err != nil {
@@ -130,11 +131,11 @@ func (c *cli) memorySearchCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "search QUERY", // lang:en
-		Short: c.say.T("Search memory as the recall tool does (best match first, expired units left out)"),
+		Short: lang.N("Search memory as the recall tool does (best match first, expired units left out)"),
 		/* lang:en */ Example: "  homard memory search oolong\n  homard memory search 乌龙",
 	}
-	cmd.Flags().IntVar(&limit, "limit", 10, c.say.T("most units to show (1 to 20)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print a JSON array (schema: docs/JSON.md)"))
+	cmd.Flags().IntVar(&limit, "limit", 10, lang.N("most units to show (1 to 20)"))
+	jsonFlag(cmd, &asJSON, lang.N("print a JSON array (schema: docs/JSON.md)"))
 	return c.runtimeCmd(cmd, cobra.MinimumNArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		units, err := r.Owner.MemorySearch(ctx, strings.Join(args, " "), limit)
 		if err != nil {
@@ -149,11 +150,11 @@ func (c *cli) memoryAddCmd() *cobra.Command {
 	var ttlDays int
 	cmd := &cobra.Command{
 		Use:   "add TEXT", // lang:en
-		Short: c.say.T("Remember something (written to memory.md before it is reported)"),
+		Short: lang.N("Remember something (written to memory.md before it is reported)"),
 		/* lang:en */ Example: "  homard memory add 'Prefers oolong tea without sugar' --kind preference\n  homard memory add 'Parking spot 42 this week' --kind task --ttl-days 7",
 	}
-	cmd.Flags().StringVar(&kind, "kind", "fact", c.say.T("fact, preference or task"))
-	cmd.Flags().IntVar(&ttlDays, "ttl-days", 0, c.say.T("forget it after this many `DAYS` (0: never)"))
+	cmd.Flags().StringVar(&kind, "kind", "fact", lang.N("fact, preference or task"))
+	cmd.Flags().IntVar(&ttlDays, "ttl-days", 0, lang.N("forget it after this many `DAYS` (0: never)"))
 	return c.runtimeCmd(cmd, cobra.MinimumNArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		if ttlDays < 0 {
 			return usage(c.say.Errorf("--ttl-days must not be negative"))
@@ -173,7 +174,7 @@ func (c *cli) memoryAddCmd() *cobra.Command {
 }
 
 func (c *cli) memoryForgetCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "forget ID", Short: c.say.T("Remove one unit from memory.md and from the index")} // lang:en
+	cmd := &cobra.Command{Use: "forget ID", Short: lang.N("Remove one unit from memory.md and from the index")} // lang:en
 	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
 		u, err := r.Owner.MemoryForget(ctx, id)
 		return "forgot " + termtext.Line(u.ID), err
@@ -181,7 +182,7 @@ func (c *cli) memoryForgetCmd() *cobra.Command {
 }
 
 func (c *cli) memoryRebuildCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "rebuild", Short: c.say.T("Recreate the search index from memory.md (safe to repeat)")}
+	cmd := &cobra.Command{Use: "rebuild", Short: lang.N("Recreate the search index from memory.md (safe to repeat)")}
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		st, err := r.Owner.MemoryRebuild(ctx)
 		if err != nil {
@@ -198,8 +199,8 @@ func (c *cli) memoryRebuildCmd() *cobra.Command {
 func (c *cli) memoryReviewCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "review",
-		Short: c.say.T("Review notes homard proposes to remember from your conversations"),
-		Long: c.say.T(`After every few of your turns (with memory.capture = "on", the default;
+		Short: lang.N("Review notes homard proposes to remember from your conversations"),
+		/* lang:en */ Long: `After every few of your turns (with memory.capture = "on", the default;
 memory.capture_every, 4) a model call without tools proposes short notes
 about you: facts, preferences, tasks. A proposed note waits here
 ("buffered") and is remembered on its own when a later capture proposes it
@@ -214,7 +215,7 @@ holding a secret is never proposed, stored or shown.
   homard memory review accept ID --replace UNIT_ID
                                             remember it and forget UNIT_ID
                                             (the old preference) in one write
-  homard memory review dismiss ID           drop it; it is not proposed again`),
+  homard memory review dismiss ID           drop it; it is not proposed again`,
 	}
 	cmd.AddCommand(c.memoryAcceptCmd(), c.memoryDismissCmd())
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
@@ -241,10 +242,10 @@ func (c *cli) memoryAcceptCmd() *cobra.Command {
 	var replace string
 	cmd := &cobra.Command{
 		Use:   "accept ID", // lang:en
-		Short: c.say.T("Remember a proposed note now (optionally replacing a unit it contradicts)"),
+		Short: lang.N("Remember a proposed note now (optionally replacing a unit it contradicts)"),
 		/* lang:en */ Example: "  homard memory review accept c_3f9a2c1d7e4b\n  homard memory review accept c_3f9a2c1d7e4b --replace m_0a1b2c3d4e5f",
 	}
-	cmd.Flags().StringVar(&replace, "replace", "", c.say.T("forget this memory `UNIT_ID` in the same write"))
+	cmd.Flags().StringVar(&replace, "replace", "", lang.N("forget this memory `UNIT_ID` in the same write"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		k, err := r.Owner.MemoryAccept(ctx, args[0], replace)
 		if err != nil {
@@ -260,7 +261,7 @@ func (c *cli) memoryAcceptCmd() *cobra.Command {
 }
 
 func (c *cli) memoryDismissCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "dismiss ID", Short: c.say.T("Drop a proposed note; it is not proposed again")} // lang:en
+	cmd := &cobra.Command{Use: "dismiss ID", Short: lang.N("Drop a proposed note; it is not proposed again")} // lang:en
 	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
 		k, err := r.Owner.MemoryDismiss(ctx, id)
 		return "dismissed " + termtext.Line(k.ID), c.reviewErr(err)

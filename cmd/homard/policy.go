@@ -9,11 +9,12 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) policyCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "policy", Short: c.say.T("See what a configuration change would do before you make it")}
+	cmd := &cobra.Command{Use: "policy", Short: lang.N("See what a configuration change would do before you make it")}
 	cmd.AddCommand(c.policyReplayCmd())
 	return cmd
 }
@@ -49,8 +50,8 @@ func (c *cli) policyReplayCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "replay --config NEW.toml", // lang:en
-		Short: c.say.T("Decide your recorded tool calls again under a proposed config, without running anything"),
-		Long: c.say.T(`Every tool call recorded since --since is decided twice — under the config in
+		Short: lang.N("Decide your recorded tool calls again under a proposed config, without running anything"),
+		/* lang:en */ Long: `Every tool call recorded since --since is decided twice — under the config in
 force and under --config — from its stored plan, and the calls whose verdict
 would change are listed: calls that ran and would now ask or be refused, and
 calls that asked and would now run. Nothing runs and nothing is changed.
@@ -59,14 +60,14 @@ What is replayed is the permission mode, the operator rules, the guest tools,
 commands.unknown and permissions.private_egress. Not replayed: grants and
 approvals (neither side uses them), and the hard limits a tool checks while
 planning (paths, sensitive files, egress): a changed [files] or [egress]
-section is not judged here.`),
+section is not judged here.`,
 		/* lang:en */ Example: `  cp ~/.config/homard/config.toml /tmp/new.toml && $EDITOR /tmp/new.toml
   homard policy replay --config /tmp/new.toml
   homard policy replay --config /tmp/new.toml --since 30d --json`,
 	}
-	cmd.Flags().StringVar(&proposed, "config", "", c.say.T("the proposed config.toml to replay against (required)"))
-	cmd.Flags().StringVar(&since, "since", "7d", c.say.T("how far back: 7d, 36h, or a date (2026-12-01)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print JSON (docs/JSON.md)"))
+	cmd.Flags().StringVar(&proposed, "config", "", lang.N("the proposed config.toml to replay against (required)"))
+	cmd.Flags().StringVar(&since, "since", "7d", lang.N("how far back: 7d, 36h, or a date (2026-12-01)"))
+	jsonFlag(cmd, &asJSON, lang.N("print JSON (docs/JSON.md)"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		if proposed == "" {
 			return usage(c.say.Errorf("--config NEW.toml is required: the configuration to replay against"))

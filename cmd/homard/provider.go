@@ -7,11 +7,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) providerCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "provider", Short: c.say.T("Check the configured model endpoint")}
+	cmd := &cobra.Command{Use: "provider", Short: lang.N("Check the configured model endpoint")}
 	cmd.AddCommand(c.providerTestCmd())
 	return cmd
 }
@@ -20,15 +21,15 @@ func (c *cli) providerTestCmd() *cobra.Command {
 	var timeout time.Duration
 	cmd := &cobra.Command{
 		Use:   "test",
-		Short: c.say.T("Send one tiny request (with one tool definition) and say what is wrong, if anything"),
-		Long: c.say.T(`test sends one short request to the model endpoint in config.toml, with one
+		Short: lang.N("Send one tiny request (with one tool definition) and say what is wrong, if anything"),
+		/* lang:en */ Long: `test sends one short request to the model endpoint in config.toml, with one
 tool definition so that a server without tool-call support is caught. It
 tells apart an unreachable server, a refused key (401/403), an unknown model
 name and a rejected request. The key is read from the environment variable
 named by model.api_key_env and never printed. The whole test gives up after
---timeout (default 60s) and says so.`),
+--timeout (default 60s) and says so.`,
 	}
-	cmd.Flags().DurationVar(&timeout, "timeout", app.ProviderTestTimeout, c.say.T("give up after `DURATION` (the whole test: connect, answer)"))
+	cmd.Flags().DurationVar(&timeout, "timeout", app.ProviderTestTimeout, lang.N("give up after `DURATION` (the whole test: connect, answer)"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		if timeout <= 0 {
 			return usage(c.say.Errorf("--timeout %s: want a positive duration such as 60s", timeout))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -35,8 +36,8 @@ func (c *cli) runCmd() *cobra.Command {
 	var sf splitFlags
 	cmd := &cobra.Command{
 		Use:   `run "TASK" | -`, // lang:en
-		Short: c.say.T("Run one turn of the agent on a task and print the answer"),
-		Long: c.say.T(`run sends TASK to the configured model as one turn of a conversation
+		Short: lang.N("Run one turn of the agent on a task and print the answer"),
+		/* lang:en */ Long: `run sends TASK to the configured model as one turn of a conversation
 (TASK "-" reads it from stdin, up to 8 MiB). A task longer than the model's
 request budget (model.context_tokens, with the system prompt and tools) is
 cut in its middle before the model sees it: a warning on stderr says by
@@ -106,19 +107,19 @@ then writes the answer from the sanitised values only, so a web page cannot
 talk to it.
 
 Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
-1 homard or the model endpoint failed, 130 interrupted.`),
+1 homard or the model endpoint failed, 130 interrupted.`,
 		/* lang:en */ Example: `  homard run "summarise notes.txt"
   git diff | homard run -
   homard run "add tea to todo.md" --session kitchen
   homard run "list my files" --json`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Session, "session", "", c.say.T("conversation `ID` to continue (default cli)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print one JSON object at the end instead of streaming"))
-	f.BoolVar(&sf.on, "split", false, c.say.T("run the task as a planner and workers that never share a context (see above)"))
-	f.StringVar(&sf.planHash, "plan-hash", "", c.say.T("with --split: approve the plan whose hash starts with this (12+ characters), as a previous run printed it"))
-	f.StringVar(&sf.code, "code", "", c.say.T("with --split: a code from your authenticator app, for a plan that needs one (permissions.totp)"))
-	f.StringVar(&askMode, "ask", "auto", c.say.T("ask about approvals inline: `auto` (on a terminal), always (read answers from stdin), never"))
+	f.StringVar(&req.Session, "session", "", lang.N("conversation `ID` to continue (default cli)"))
+	jsonFlag(cmd, &asJSON, lang.N("print one JSON object at the end instead of streaming"))
+	f.BoolVar(&sf.on, "split", false, lang.N("run the task as a planner and workers that never share a context (see above)"))
+	f.StringVar(&sf.planHash, "plan-hash", "", lang.N("with --split: approve the plan whose hash starts with this (12+ characters), as a previous run printed it"))
+	f.StringVar(&sf.code, "code", "", lang.N("with --split: a code from your authenticator app, for a plan that needs one (permissions.totp)"))
+	f.StringVar(&askMode, "ask", "auto", lang.N("ask about approvals inline: `auto` (on a terminal), always (read answers from stdin), never"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		req.Text = args[0]
 		fromStdin := req.Text == "-"

@@ -13,19 +13,20 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) secretCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "secret",
-		Short: c.say.T("Keep credentials in the encrypted vault, bound to the hosts they are for"),
-		Long: c.say.T(`Secrets are encrypted at rest (AES-256-GCM; the key is data/vault.key, mode
+		Short: lang.N("Keep credentials in the encrypted vault, bound to the hosts they are for"),
+		/* lang:en */ Long: `Secrets are encrypted at rest (AES-256-GCM; the key is data/vault.key, mode
 0600) and bound to host names. A tool refers to a secret by name only; homard
 puts the value into a request at the network boundary, and only for a bound
 host. The value never appears in a plan, a prompt, a tool result, the audit
 trail or a log: known values are redacted in raw, base64, hex and URL-encoded
-form, and a proposal whose arguments contain one is denied.`),
+form, and a proposal whose arguments contain one is denied.`,
 	}
 	cmd.AddCommand(c.secretSetCmd(), c.secretListCmd(), c.secretRmCmd())
 	return cmd
@@ -35,7 +36,7 @@ func (c *cli) secretSetCmd() *cobra.Command {
 	var s app.Secret
 	cmd := &cobra.Command{
 		Use:   "set NAME --host HOST", // lang:en
-		Short: c.say.T("Store a secret read from stdin (never from the command line)"),
+		Short: lang.N("Store a secret read from stdin (never from the command line)"),
 		/* lang:en */ Example: `  homard secret set github --host api.github.com        # type the token, then Enter
   printf %s "$TOKEN" | homard secret set github --host api.github.com
   homard secret set weather --host api.weather.example --header X-Api-Key --format '{}'
@@ -43,11 +44,12 @@ func (c *cli) secretSetCmd() *cobra.Command {
   homard secret set telegram --channel telegram              # a bot token: only that channel gets it`,
 	}
 	f := cmd.Flags()
-	f.StringSliceVar(&s.Hosts, "host", nil, c.say.T("host `NAME` the secret may be sent to (repeat for more; exact, no wildcards)"))
-	f.StringVar(&s.Header, "header", "Authorization", c.say.T("HTTP header the value goes into"))
-	f.StringVar(&s.Format, "format", c.say.T("Bearer {}"), c.say.T("header value; {} is replaced by the secret"))
-	f.StringVar(&s.Channel, "channel", "", c.say.T("a chat channel's bot token (`platform`: ")+config.PlatformList("or")+c.say.T("): no host; never released to a tool"))
-	f.BoolVar(&s.AllowHTTP, "allow-http", false, c.say.T("also send it over plain http:// (in clear text: only for a service on your own network without TLS)"))
+	f.StringSliceVar(&s.Hosts, "host", nil, lang.N("host `NAME` the secret may be sent to (repeat for more; exact, no wildcards)"))
+	f.StringVar(&s.Header, "header", "Authorization", lang.N("HTTP header the value goes into"))
+	f.StringVar(&s.Format, "format", "Bearer {}", lang.N( // lang:en: the default value
+		"header value; {} is replaced by the secret"))
+	f.StringVar(&s.Channel, "channel", "", lang.N("a chat channel's bot token (`platform`: ")+config.PlatformList("or")+lang.N("): no host; never released to a tool"))
+	f.BoolVar(&s.AllowHTTP, "allow-http", false, lang.N("also send it over plain http:// (in clear text: only for a service on your own network without TLS)"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(_ context.Context, r *app.Runtime, args []string) error {
 		s.Name = args[0]
 		value, err := c.readSecret(s.Name)
@@ -93,9 +95,9 @@ func (c *cli) readSecret(name string) ([]byte, error) {
 }
 
 func (c *cli) secretListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: c.say.T("List secret names and the hosts they are bound to (never values)")}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("List secret names and the hosts they are bound to (never values)")}
 	load := func(_ context.Context, r *app.Runtime) ([]app.Secret, error) { return r.Owner.SecretList(), nil }
-	return listCmd(c, cmd, c.say.T("print a JSON array (schema: docs/JSON.md)"), load, listing[app.Secret]{
+	return listCmd(c, cmd, lang.N("print a JSON array (schema: docs/JSON.md)"), load, listing[app.Secret]{
 		json:   jsonEach(secretOut),
 		empty:  c.say.T("no secrets"),
 		header: "NAME\tHOSTS\tSCHEMES\tHEADER\tFORMAT\tCREATED",
@@ -115,7 +117,7 @@ func (c *cli) secretListCmd() *cobra.Command {
 }
 
 func (c *cli) secretRmCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "rm NAME", Short: c.say.T("Delete a secret")} // lang:en
+	cmd := &cobra.Command{Use: "rm NAME", Short: lang.N("Delete a secret")} // lang:en
 	return c.argCmd(cmd, func(_ context.Context, r *app.Runtime, name string) (string, error) {
 		return "removed " + termtext.Line(name), r.Owner.SecretRemove(name)
 	})

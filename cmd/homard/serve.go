@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 )
 
 func (c *cli) serveCmd() *cobra.Command {
@@ -19,8 +20,8 @@ func (c *cli) serveCmd() *cobra.Command {
 	var logFormat string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: c.say.T("Run homard as a local HTTP service: the streaming API (and web UI)"),
-		Long: c.say.T(`serve runs the agent behind an HTTP API (JSON and Server-Sent Events,
+		Short: lang.N("Run homard as a local HTTP service: the streaming API (and web UI)"),
+		/* lang:en */ Long: `serve runs the agent behind an HTTP API (JSON and Server-Sent Events,
 described in docs/API.md) until you stop it with Ctrl+C or SIGTERM.
 
 It listens on gateway.addr from the config (default 127.0.0.1:8787), or
@@ -58,20 +59,20 @@ a line otherwise (a service, a container); --log-format text|json|auto
 chooses.
 
 On Ctrl+C or SIGTERM running turns get --grace to finish; then they are
-cancelled and nothing of them is stored.`),
+cancelled and nothing of them is stored.`,
 		/* lang:en */ Example: `  homard serve
   homard serve --addr 127.0.0.1:9000
   homard serve --allow-remote --addr 0.0.0.0:8787 --tls-cert cert.pem --tls-key key.pem`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Addr, "addr", "", c.say.T("listen on `HOST:PORT` (default gateway.addr, 127.0.0.1:8787)"))
-	f.BoolVar(&o.AllowRemote, "allow-remote", false, c.say.T("permit a non-loopback address (needs --tls-cert/--tls-key or --behind-proxy)"))
-	f.StringVar(&o.TLSCert, "tls-cert", "", c.say.T("serve HTTPS with this PEM certificate `FILE`"))
-	f.StringVar(&o.TLSKey, "tls-key", "", c.say.T("the PEM private key `FILE` of --tls-cert"))
-	f.BoolVar(&o.BehindProxy, "behind-proxy", false, c.say.T("a reverse proxy terminates TLS in front of this server"))
-	f.StringVar(&o.PublicOrigin, "public-origin", "", c.say.T("the `https://HOST[:PORT]` people open (with --behind-proxy, or --tls-cert on every interface)"))
-	f.StringVar(&logFormat, "log-format", "auto", c.say.T("log lines on stderr as `text`, json, or auto (json when stderr is not a terminal)"))
-	f.DurationVar(&o.Grace, "grace", 10*time.Second, c.say.T("how long running turns may finish on shutdown before they are cancelled"))
+	f.StringVar(&o.Addr, "addr", "", lang.N("listen on `HOST:PORT` (default gateway.addr, 127.0.0.1:8787)"))
+	f.BoolVar(&o.AllowRemote, "allow-remote", false, lang.N("permit a non-loopback address (needs --tls-cert/--tls-key or --behind-proxy)"))
+	f.StringVar(&o.TLSCert, "tls-cert", "", lang.N("serve HTTPS with this PEM certificate `FILE`"))
+	f.StringVar(&o.TLSKey, "tls-key", "", lang.N("the PEM private key `FILE` of --tls-cert"))
+	f.BoolVar(&o.BehindProxy, "behind-proxy", false, lang.N("a reverse proxy terminates TLS in front of this server"))
+	f.StringVar(&o.PublicOrigin, "public-origin", "", lang.N("the `https://HOST[:PORT]` people open (with --behind-proxy, or --tls-cert on every interface)"))
+	f.StringVar(&logFormat, "log-format", "auto", lang.N("log lines on stderr as `text`, json, or auto (json when stderr is not a terminal)"))
+	f.DurationVar(&o.Grace, "grace", 10*time.Second, lang.N("how long running turns may finish on shutdown before they are cancelled"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 		defer stop()

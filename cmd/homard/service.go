@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/service"
 	"github.com/spf13/cobra"
 )
@@ -14,8 +15,8 @@ import (
 func (c *cli) serviceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "service",
-		Short: c.say.T("Run homard serve as a systemd service (install, uninstall, status)"),
-		Long: c.say.T(`service writes a systemd unit that runs 'homard serve' for this home and
+		Short: lang.N("Run homard serve as a systemd service (install, uninstall, status)"),
+		/* lang:en */ Long: `service writes a systemd unit that runs 'homard serve' for this home and
 starts it at boot (a system unit) or at login (a user unit).
 
   homard service install            ~/.config/systemd/user/homard.service,
@@ -29,7 +30,7 @@ starts it at boot (a system unit) or at login (a user unit).
 A user unit stops when you log out unless lingering is on:
   loginctl enable-linger $USER
 serve prints its one-time login URL into the journal when it starts
-(journalctl --user -u homard); see docs/INSTALL.md.`),
+(journalctl --user -u homard); see docs/INSTALL.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usage(c.say.Errorf("service needs a subcommand: install, uninstall or status"))
@@ -42,13 +43,13 @@ serve prints its one-time login URL into the journal when it starts
 func (c *cli) serviceInstallCmd() *cobra.Command {
 	var o service.Options
 	var print bool
-	cmd := &cobra.Command{Use: "install", Short: c.say.T("Write the unit and start it (--print shows it and changes nothing)")}
+	cmd := &cobra.Command{Use: "install", Short: lang.N("Write the unit and start it (--print shows it and changes nothing)")}
 	f := cmd.Flags()
-	f.BoolVar(&o.System, "system", false, c.say.T("write a system unit (/etc/systemd/system, needs root and --home)"))
-	f.StringVar(&o.RunAs, "run-as", "", c.say.T("the `USER` a system unit runs as (default $SUDO_USER)"))
-	f.BoolVar(&print, "print", false, c.say.T("print the unit and change nothing"))
-	f.BoolVar(&o.Force, "force", false, c.say.T("replace an installed unit that differs"))
-	f.BoolVar(&o.NoStart, "no-start", false, c.say.T("write the unit only; do not run systemctl"))
+	f.BoolVar(&o.System, "system", false, lang.N("write a system unit (/etc/systemd/system, needs root and --home)"))
+	f.StringVar(&o.RunAs, "run-as", "", lang.N("the `USER` a system unit runs as (default $SUDO_USER)"))
+	f.BoolVar(&print, "print", false, lang.N("print the unit and change nothing"))
+	f.BoolVar(&o.Force, "force", false, lang.N("replace an installed unit that differs"))
+	f.BoolVar(&o.NoStart, "no-start", false, lang.N("write the unit only; do not run systemctl"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {
@@ -102,11 +103,11 @@ func (c *cli) serviceInstallCmd() *cobra.Command {
 
 func (c *cli) serviceUninstallCmd() *cobra.Command {
 	var o service.Options
-	cmd := &cobra.Command{Use: "uninstall", Short: c.say.T("Stop and disable the unit, and remove its file")}
+	cmd := &cobra.Command{Use: "uninstall", Short: lang.N("Stop and disable the unit, and remove its file")}
 	f := cmd.Flags()
-	f.BoolVar(&o.System, "system", false, c.say.T("the system unit (/etc/systemd/system)"))
-	f.BoolVar(&o.Force, "force", false, c.say.T("remove a homard.service that homard did not write"))
-	f.BoolVar(&o.NoStart, "no-stop", false, c.say.T("remove the file only; do not run systemctl"))
+	f.BoolVar(&o.System, "system", false, lang.N("the system unit (/etc/systemd/system)"))
+	f.BoolVar(&o.Force, "force", false, lang.N("remove a homard.service that homard did not write"))
+	f.BoolVar(&o.NoStart, "no-stop", false, lang.N("remove the file only; do not run systemctl"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		res, err := service.Uninstall(ctx, o)
 		if err != nil {
@@ -123,8 +124,8 @@ func (c *cli) serviceUninstallCmd() *cobra.Command {
 
 func (c *cli) serviceStatusCmd() *cobra.Command {
 	var o service.Options
-	cmd := &cobra.Command{Use: "status", Short: c.say.T("Show systemctl status homard")}
-	cmd.Flags().BoolVar(&o.System, "system", false, c.say.T("the system unit"))
+	cmd := &cobra.Command{Use: "status", Short: lang.N("Show systemctl status homard")}
+	cmd.Flags().BoolVar(&o.System, "system", false, lang.N("the system unit"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		if path, err := service.UnitPath(o); err == nil {
 			if _, err := os.Stat(path); err != nil {

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/termtext"
 )
@@ -21,8 +22,8 @@ func (c *cli) setupCmd() *cobra.Command {
 	var nonInteractive, keyStdin bool
 	cmd := &cobra.Command{
 		Use:   "setup",
-		Short: c.say.T("Connect a model in one step: provider, model, key, mode, workspace"),
-		Long: c.say.T(`setup asks which model provider to use (OpenAI, Anthropic, DeepSeek,
+		Short: lang.N("Connect a model in one step: provider, model, key, mode, workspace"),
+		Long: lang.N(`setup asks which model provider to use (OpenAI, Anthropic, DeepSeek,
 OpenRouter, Moonshot/Kimi, Qwen, Zhipu GLM, MiniMax, SiliconFlow, Volcengine
 Ark/Doubao, Tencent Hunyuan, Baidu Qianfan, Ollama found on this machine,
 vLLM, llama.cpp; docs/PROVIDERS.md), the model, the API key, the permission mode and the workspace
@@ -48,17 +49,17 @@ first setup needs --provider.`),
   homard setup --non-interactive --mode autopilot`,
 	}
 	f := cmd.Flags()
-	f.BoolVar(&nonInteractive, "non-interactive", false, c.say.T("ask nothing: take every answer from the flags"))
-	f.StringVar(&o.Provider, "provider", "", "`NAME`: "+config.ProviderNames()+c.say.T(" (default: keep; required in a new home)"))
-	f.StringVar(&o.BaseURL, "base-url", "", c.say.T("API base `URL` (default per provider)"))
-	f.StringVar(&o.Model, "model", "", c.say.T("model `NAME` (default per provider; required for local servers)"))
-	f.BoolVar(&keyStdin, "api-key-stdin", false, c.say.T("read the API key from stdin (one line) and keep it in the vault"))
-	f.StringVar(&o.Mode, "mode", "", c.say.T("permission mode: safe, smart, autopilot or yolo (default: keep, or smart)"))
-	f.StringSliceVar(&o.Workspaces, "workspace", nil, c.say.T("`DIR` tools may use (repeat for more; the first is root main; default: keep, or the home's workspace)"))
-	f.StringSliceVar(&o.ReadOnly, "read-only", nil, c.say.T("`DIR` tools may read but never change, e.g. your home (repeat for more; default: keep)"))
-	f.BoolVar(&o.SkipTest, "skip-test", false, c.say.T("write the config without testing the provider first"))
-	f.StringVar(&o.OllamaURL, "ollama-url", setup.DefaultOllamaURL, c.say.T("where to look for Ollama (`URL`)"))
-	f.DurationVar(&o.TestTimeout, "test-timeout", 30*time.Second, c.say.T("how long the provider test may take"))
+	f.BoolVar(&nonInteractive, "non-interactive", false, lang.N("ask nothing: take every answer from the flags"))
+	f.StringVar(&o.Provider, "provider", "", "`NAME`: "+config.ProviderNames()+lang.N(" (default: keep; required in a new home)"))
+	f.StringVar(&o.BaseURL, "base-url", "", lang.N("API base `URL` (default per provider)"))
+	f.StringVar(&o.Model, "model", "", lang.N("model `NAME` (default per provider; required for local servers)"))
+	f.BoolVar(&keyStdin, "api-key-stdin", false, lang.N("read the API key from stdin (one line) and keep it in the vault"))
+	f.StringVar(&o.Mode, "mode", "", lang.N("permission mode: safe, smart, autopilot or yolo (default: keep, or smart)"))
+	f.StringSliceVar(&o.Workspaces, "workspace", nil, lang.N("`DIR` tools may use (repeat for more; the first is root main; default: keep, or the home's workspace)"))
+	f.StringSliceVar(&o.ReadOnly, "read-only", nil, lang.N("`DIR` tools may read but never change, e.g. your home (repeat for more; default: keep)"))
+	f.BoolVar(&o.SkipTest, "skip-test", false, lang.N("write the config without testing the provider first"))
+	f.StringVar(&o.OllamaURL, "ollama-url", setup.DefaultOllamaURL, lang.N("where to look for Ollama (`URL`)"))
+	f.DurationVar(&o.TestTimeout, "test-timeout", 30*time.Second, lang.N("how long the provider test may take"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {

@@ -9,14 +9,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) skillCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "skill",
-		Short: c.say.T("Install, review and trust skills: small programs the model may run, asking you first"),
-		Long: c.say.T(`A skill is a folder with SKILL.md (front matter "name" and a one-line
+		Short: lang.N("Install, review and trust skills: small programs the model may run, asking you first"),
+		/* lang:en */ Long: `A skill is a folder with SKILL.md (front matter "name" and a one-line
 "description", then instructions) and skill.json (the program to run, a JSON
 schema of its parameters, and the roots, hosts and secrets it needs).
 
@@ -36,7 +37,7 @@ are applied as a checkpoint (homard checkpoint rollback undoes them), a git
 hook, a CI workflow or a sensitive file waits for your approval. Skills live in
 homard's data folder, never in the current directory or a workspace. Each
 installed tree is pinned by its hash: when a file changes, the skill is
-withdrawn ("changed: needs trust") until you trust it again.`),
+withdrawn ("changed: needs trust") until you trust it again.`,
 	}
 	cmd.AddCommand(c.skillAddCmd(), c.skillListCmd(), c.skillShowCmd(), c.skillTrustCmd(), c.skillRmCmd())
 	return cmd
@@ -46,26 +47,26 @@ func (c *cli) skillAddCmd() *cobra.Command {
 	var yes, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "add PATH", // lang:en
-		Short: c.say.T("Review a skill folder (SKILL.md, permissions, red flags), then install and trust it"),
-		Long: c.say.T(`add reads the folder PATH and refuses symlinks, devices, sockets, FIFOs,
+		Short: lang.N("Review a skill folder (SKILL.md, permissions, red flags), then install and trust it"),
+		/* lang:en */ Long: `add reads the folder PATH and refuses symlinks, devices, sockets, FIFOs,
 names with control or invisible characters, files over 1 MiB and more than 200
 files. It prints SKILL.md (escaped: nothing in it can move your cursor or
 hide text), the program, the permissions, the tree's hash and red flags:
 downloads piped into a shell, long base64 blobs, and scripts that reach the
 network themselves. Read them, then answer y. The files are copied into
-homard's home exactly as shown (never linked to PATH).`),
+homard's home exactly as shown (never linked to PATH).`,
 		/* lang:en */ Example: `  homard skill add ./weather
   homard skill add ./weather --yes --json    # in a script, after reviewing it`,
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, c.say.T("install without asking (review it first: this trusts the skill)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print the installed skill as JSON (docs/JSON.md)"))
+	cmd.Flags().BoolVar(&yes, "yes", false, lang.N("install without asking (review it first: this trusts the skill)"))
+	jsonFlag(cmd, &asJSON, lang.N("print the installed skill as JSON (docs/JSON.md)"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		rv, err := r.Extensions.SkillInspect(ctx, args[0])
 		if err != nil {
 			return err
 		}
 		question := c.say.Sprintf("install skill %s?", termtext.Line(rv.Name))
-		if err := c.reviewSkill(rv, asJSON, yes, question, c.say.T("skill add"), c.say.T("not installed")); err != nil {
+		if err := c.reviewSkill(rv, asJSON, yes, question, "skill add", c.say.T("not installed")); err != nil { // lang:en: a command
 			return err
 		}
 		s, err := r.Extensions.SkillInstall(ctx, rv)
@@ -81,9 +82,9 @@ homard's home exactly as shown (never linked to PATH).`),
 }
 
 func (c *cli) skillListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: c.say.T("List installed skills and their trust (trusted, changed: needs trust, …)")}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("List installed skills and their trust (trusted, changed: needs trust, …)")}
 	load := func(ctx context.Context, r *app.Runtime) ([]app.SkillJSON, error) { return r.Extensions.SkillList(ctx) }
-	return listCmd(c, cmd, c.say.T("print a JSON array of skills (docs/JSON.md)"), load, listing[app.SkillJSON]{
+	return listCmd(c, cmd, lang.N("print a JSON array of skills (docs/JSON.md)"), load, listing[app.SkillJSON]{
 		empty:  c.say.T("no skills; add one with `homard skill add PATH`"),
 		header: "NAME\tSTATE\tHASH\tFLAGS\tDESCRIPTION",
 		row: func(w io.Writer, s app.SkillJSON) {
@@ -93,27 +94,27 @@ func (c *cli) skillListCmd() *cobra.Command {
 }
 
 func (c *cli) skillShowCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "show NAME", Short: c.say.T("Show an installed skill: SKILL.md, program, permissions, hash and red flags")} // lang:en
+	cmd := &cobra.Command{Use: "show NAME", Short: lang.N("Show an installed skill: SKILL.md, program, permissions, hash and red flags")} // lang:en
 	load := func(ctx context.Context, r *app.Runtime, name string) (app.SkillReview, error) {
 		return r.Extensions.SkillShow(ctx, name)
 	}
 	toJSON := func(rv app.SkillReview) app.SkillJSON { return rv.SkillJSON }
-	return showCmd(c, cmd, c.say.T("print the skill as JSON (docs/JSON.md)"), load, toJSON, c.printSkillReview)
+	return showCmd(c, cmd, lang.N("print the skill as JSON (docs/JSON.md)"), load, toJSON, c.printSkillReview)
 }
 
 func (c *cli) skillTrustCmd() *cobra.Command {
 	var yes, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "trust NAME", // lang:en
-		Short: c.say.T("Review a skill whose files changed (or were copied in by hand) and trust it again"),
-		Long: c.say.T(`trust shows the skill as it is now, with the hash you trusted before and
+		Short: lang.N("Review a skill whose files changed (or were copied in by hand) and trust it again"),
+		Long: lang.N(`trust shows the skill as it is now, with the hash you trusted before and
 the hash of its files today, and asks. Only the files shown are trusted: if
 they change while you read, trust refuses and you run it again.`),
 		/* lang:en */ Example: `  homard skill trust weather
   homard skill trust weather --yes    # in a script, after reviewing it`,
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, c.say.T("trust without asking (review it first)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print the trusted skill as JSON (docs/JSON.md)"))
+	cmd.Flags().BoolVar(&yes, "yes", false, lang.N("trust without asking (review it first)"))
+	jsonFlag(cmd, &asJSON, lang.N("print the trusted skill as JSON (docs/JSON.md)"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		rv, err := r.Extensions.SkillShow(ctx, args[0])
 		if err != nil {
@@ -123,7 +124,7 @@ they change while you read, trust refuses and you run it again.`),
 			return c.say.Errorf("skill %s cannot be trusted: %s", termtext.Line(rv.Name), termtext.Line(rv.Problem))
 		}
 		question := c.say.Sprintf("trust skill %s with hash %s?", termtext.Line(rv.Name), shortHash(rv.Hash))
-		if err := c.reviewSkill(rv, asJSON, yes, question, c.say.T("skill trust"), c.say.T("not trusted")); err != nil {
+		if err := c.reviewSkill(rv, asJSON, yes, question, "skill trust", c.say.T("not trusted")); err != nil { // lang:en: a command
 			return err
 		}
 		if err := r.Extensions.SkillTrust(ctx, rv.Name, rv.Hash); err != nil {
@@ -142,7 +143,7 @@ they change while you read, trust refuses and you run it again.`),
 }
 
 func (c *cli) skillRmCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "rm NAME", Short: c.say.T("Delete an installed skill and its trust")} // lang:en
+	cmd := &cobra.Command{Use: "rm NAME", Short: lang.N("Delete an installed skill and its trust")} // lang:en
 	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, name string) (string, error) {
 		return "removed " + termtext.Line(name), r.Extensions.SkillRemove(ctx, name)
 	})

@@ -14,6 +14,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/termtext"
 )
@@ -25,8 +26,8 @@ import (
 func (c *cli) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "task",
-		Short: c.say.T("Scheduled tasks: add, approve, list, run now, pause, remove"),
-		Long:  c.say.Sprintf("A scheduled task is a prompt homard runs by itself, unattended, on a\nschedule, while 'homard serve' runs:\n\n  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris \"Summarise inbox.txt\"\n  homard task add watch --every 6h --tools read_file,http_get \"Check the status page\"\n  homard task add weekly --cron \"0 9 * * 1\" --tz Europe/Paris \"Plan my week from todo.md\"\n\nA new task is pending: nothing runs until you approve it. 'homard task\napprove ID' shows its exact body (prompt, schedule, zone, catch-up, tools,\nmode, budgets, delivery, expiry) and its hash, and seals it: homard stores\nan HMAC of those bytes under a key derived from the vault key. Before every\nrun the seal is checked: a body changed since (an edit, a row changed in\nthe database) or an expired approval (default 10 days; 'homard task renew\nID') does not run, and you are told.\n\nA run may only propose the tools of its profile (--tools; the read-only\ntools by default), in its mode (--mode; automation.mode, safe by default,\nnever above automation.max_mode), within its budgets; it ends only by\ncalling complete_task with a summary. A call that needs approval waits for\nyou on any channel (automation.approval_wait). Results go to --deliver:\n\"web\" (the web UI's tasks page and 'homard task runs ID') or a chat channel\nthat is enabled (%s), through its outbox.\n\nTry a task once in the foreground with 'homard task run-now ID'.", config.PlatformList("or")),
+		Short: lang.N("Scheduled tasks: add, approve, list, run now, pause, remove"),
+		Long:  taskLong,
 	}
 	cmd.AddCommand(c.taskAddCmd(), c.taskListCmd(), c.taskShowCmd(), c.taskApproveCmd(), c.taskRenewCmd(),
 		c.taskStatusCmd("pause", c.say.T("Stop a task's runs (a run in progress stops before its next tool call)"), (*app.TaskService).Pause),
@@ -61,8 +62,8 @@ func (c *cli) taskAddCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "add NAME PROMPT", // lang:en
-		Short: c.say.T("Add a task, pending your approval (PROMPT, or - to read it from stdin)"),
-		Long: c.say.T(`add stores a new task, pending: it does not run until 'homard task approve ID'.
+		Short: lang.N("Add a task, pending your approval (PROMPT, or - to read it from stdin)"),
+		/* lang:en */ Long: `add stores a new task, pending: it does not run until 'homard task approve ID'.
 
 When it runs, exactly one of:
   --at T         once: 2026-12-24T08:00 in --tz (or automation.tz), or RFC 3339
@@ -100,7 +101,7 @@ Call mum.") to --deliver, with no model call and no tools, so it costs
 nothing and arrives when the provider is down (at most 1 KiB of text).
 
 PROMPT is the last argument, or - to read it from stdin. Everything here
-is part of the body you approve; changing any of it needs a new task.`),
+is part of the body you approve; changing any of it needs a new task.`,
 		/* lang:en */ Example: `  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
   homard task add watch --every 6h --tools read_file,http_get --ceiling network:status.example.com --deliver telegram "Check the status page"
   homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris --max-calls 8 - < weekly-prompt.txt
@@ -109,23 +110,23 @@ is part of the body you approve; changing any of it needs a new task.`),
   homard task add mum --at 2026-12-24T18:00 --tz Europe/Paris --deliver telegram --remind "Call mum."`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&s.At, "at", "", c.say.T("run once at `T` (2026-12-24T08:00 in --tz, or RFC 3339)"))
-	f.StringVar(&s.Every, "every", "", c.say.T("run every `D` (90m, 6h, 1d), counted in UTC from now"))
-	f.StringVar(&s.Cron, "cron", "", c.say.T("run on a 5-field cron `EXPR` in --tz"))
-	f.StringVar(&s.TZ, "tz", "", c.say.T("IANA time `ZONE` of --cron and a local --at (default automation.tz)"))
-	f.StringVar(&tools, "tools", "", c.say.T("the tool profile, comma-separated (default: the read-only tools; \"\" for none)"))
-	f.StringVar(&s.Mode, "mode", "", c.say.T("permission `MODE` of its runs (default automation.mode; at most automation.max_mode)"))
-	f.StringVar(&ceiling, "ceiling", "", c.say.T("the highest effect its runs may reach, refused above it: read, write, network, network:HOSTS or send (default: the lowest covering --tools)"))
+	f.StringVar(&s.At, "at", "", lang.N("run once at `T` (2026-12-24T08:00 in --tz, or RFC 3339)"))
+	f.StringVar(&s.Every, "every", "", lang.N("run every `D` (90m, 6h, 1d), counted in UTC from now"))
+	f.StringVar(&s.Cron, "cron", "", lang.N("run on a 5-field cron `EXPR` in --tz"))
+	f.StringVar(&s.TZ, "tz", "", lang.N("IANA time `ZONE` of --cron and a local --at (default automation.tz)"))
+	f.StringVar(&tools, "tools", "", lang.N("the tool profile, comma-separated (default: the read-only tools; \"\" for none)"))
+	f.StringVar(&s.Mode, "mode", "", lang.N("permission `MODE` of its runs (default automation.mode; at most automation.max_mode)"))
+	f.StringVar(&ceiling, "ceiling", "", lang.N("the highest effect its runs may reach, refused above it: read, write, network, network:HOSTS or send (default: the lowest covering --tools)"))
 	f.Int64Var(&s.MaxCalls, "max-calls", 0, c.say.T("tool calls per run (default automation.max_calls)"))
 	f.Int64Var(&s.MaxTurns, "max-turns", 0, c.say.T("model calls per run (default automation.max_turns)"))
 	f.Int64Var(&s.MaxTokens, "max-tokens", 0, c.say.T("model tokens per run (default automation.max_tokens)"))
-	f.StringVar(&maxRuntime, "max-runtime", "", c.say.T("wall clock per run, `D` such as 10m (default automation.max_runtime)"))
-	f.StringVar(&s.Deliver, "deliver", "", c.say.T("where results go: web (default), ")+config.PlatformList("or"))
-	f.StringVar(&s.CatchUp, "catch-up", "", c.say.T("a slot missed while homard was down: skip (default) or once"))
-	f.BoolVar(&s.Split, "split", false, c.say.T("plan PROMPT now as planner and workers, and seal the plan: each run runs it (no --tools)"))
-	f.BoolVar(&s.Reminder, "remind", false, c.say.T("a reminder: each run delivers PROMPT as it is, with no model and no tools"))
-	f.StringVar(&expires, "expires", "", c.say.T("how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print the task as JSON (docs/JSON.md, \"task\")"))
+	f.StringVar(&maxRuntime, "max-runtime", "", lang.N("wall clock per run, `D` such as 10m (default automation.max_runtime)"))
+	f.StringVar(&s.Deliver, "deliver", "", lang.N("where results go: web (default), ")+config.PlatformList("or"))
+	f.StringVar(&s.CatchUp, "catch-up", "", lang.N("a slot missed while homard was down: skip (default) or once"))
+	f.BoolVar(&s.Split, "split", false, lang.N("plan PROMPT now as planner and workers, and seal the plan: each run runs it (no --tools)"))
+	f.BoolVar(&s.Reminder, "remind", false, lang.N("a reminder: each run delivers PROMPT as it is, with no model and no tools"))
+	f.StringVar(&expires, "expires", "", lang.N("how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)"))
+	jsonFlag(cmd, &asJSON, lang.N("print the task as JSON (docs/JSON.md, \"task\")"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(2), func(ctx context.Context, r *app.Runtime, args []string) error {
 		s.Name = args[0]
 		prompt, err := c.taskPrompt(args[1])
@@ -268,20 +269,20 @@ func (c *cli) taskApproveCmd() *cobra.Command {
 	var yes, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "approve ID", // lang:en
-		Short: c.say.T("Show a task's exact body and its hash, then seal it so it runs"),
-		Long: c.say.T(`approve prints the exact body you approve (its canonical JSON, indented
+		Short: lang.N("Show a task's exact body and its hash, then seal it so it runs"),
+		/* lang:en */ Long: `approve prints the exact body you approve (its canonical JSON, indented
 here for reading: the sealed bytes are the compact form), its SHA-256 and
 the prefix of the seal it will store (HMAC-SHA-256 under a key derived
 from the vault key), then asks. What is approved is the body with the hash
 shown: if the task changed in between, approving is refused. From then on
 every run is checked against the seal before it starts.
 
-Without a terminal, pass --yes (after reading 'homard task show ID').`),
+Without a terminal, pass --yes (after reading 'homard task show ID').`,
 		/* lang:en */ Example: `  homard task approve task_3f9a2c1d7e4b5a60
   homard task show task_3f9a2c1d7e4b5a60 && homard task approve task_3f9a2c1d7e4b5a60 --yes`,
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, c.say.T("approve without asking (read the body first)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print the approved task as JSON (the body and hash go to stderr)"))
+	cmd.Flags().BoolVar(&yes, "yes", false, lang.N("approve without asking (read the body first)"))
+	jsonFlag(cmd, &asJSON, lang.N("print the approved task as JSON (the body and hash go to stderr)"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		id := args[0]
 		in, err := c.taskInfo(ctx, r, id)
@@ -317,16 +318,16 @@ func (c *cli) taskRenewCmd() *cobra.Command {
 	var expires string
 	cmd := &cobra.Command{
 		Use:   "renew ID", // lang:en
-		Short: c.say.T("Approve an unchanged task again for --expires more (default automation.expiry)"),
-		Long: c.say.T(`renew re-approves a task whose body has not changed since you approved it,
+		Short: lang.N("Approve an unchanged task again for --expires more (default automation.expiry)"),
+		Long: lang.N(`renew re-approves a task whose body has not changed since you approved it,
 expired or not: only its expiry changes, and it is sealed again. A body
 that changed is refused; review it with 'homard task show ID'.`),
 		/* lang:en */ Example: `  homard task renew task_3f9a2c1d7e4b5a60
   homard task renew task_3f9a2c1d7e4b5a60 --expires 30d --yes`,
 	}
-	cmd.Flags().StringVar(&expires, "expires", "", c.say.T("how long the new approval lasts, `D` such as 10d (default automation.expiry)"))
-	cmd.Flags().BoolVar(&yes, "yes", false, c.say.T("renew without asking"))
-	jsonFlag(cmd, &asJSON, c.say.T("print the renewed task as JSON"))
+	cmd.Flags().StringVar(&expires, "expires", "", lang.N("how long the new approval lasts, `D` such as 10d (default automation.expiry)"))
+	cmd.Flags().BoolVar(&yes, "yes", false, lang.N("renew without asking"))
+	jsonFlag(cmd, &asJSON, lang.N("print the renewed task as JSON"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		id := args[0]
 		d, err := c.parseSpan("--expires", expires)
@@ -363,7 +364,7 @@ func (c *cli) taskStatusCmd(verb, short string, do func(*app.TaskService, contex
 		in, err := do(r.Tasks, ctx, id)
 		return in, c.taskErr(err, id)
 	}
-	return showCmd(c, cmd, c.say.T("print the task as JSON"), load, taskOut, func(w io.Writer, in app.TaskInfo) {
+	return showCmd(c, cmd, lang.N("print the task as JSON"), load, taskOut, func(w io.Writer, in app.TaskInfo) {
 		fmt.Fprintf(w, "%s is %s\n", in.ID, in.Status)
 		if len(in.Next) > 0 {
 			c.say.Fprintf(w, "next run  %s\n", when(in.Next[0]))
@@ -376,9 +377,9 @@ func (c *cli) taskStatusCmd(verb, short string, do func(*app.TaskService, contex
 
 func (c *cli) taskRmCmd() *cobra.Command {
 	var yes, asJSON bool
-	cmd := &cobra.Command{Use: "rm ID", Short: c.say.T("Remove a task for good (its runs stay readable; a run in progress stops)")}
-	cmd.Flags().BoolVar(&yes, "yes", false, c.say.T("remove without asking"))
-	jsonFlag(cmd, &asJSON, c.say.T("print the removed task as JSON"))
+	cmd := &cobra.Command{Use: "rm ID", Short: lang.N("Remove a task for good (its runs stay readable; a run in progress stops)")}
+	cmd.Flags().BoolVar(&yes, "yes", false, lang.N("remove without asking"))
+	jsonFlag(cmd, &asJSON, lang.N("print the removed task as JSON"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		id := args[0]
 		in, err := c.taskInfo(ctx, r, id)
@@ -399,3 +400,30 @@ func (c *cli) taskRmCmd() *cobra.Command {
 		return nil
 	})
 }
+
+// taskLong is the command's long help, English only (lang:en; see
+// translateCobra).
+var taskLong = `A scheduled task is a prompt homard runs by itself, unattended, on a
+schedule, while 'homard serve' runs:
+
+  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
+  homard task add watch --every 6h --tools read_file,http_get "Check the status page"
+  homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris "Plan my week from todo.md"
+
+A new task is pending: nothing runs until you approve it. 'homard task
+approve ID' shows its exact body (prompt, schedule, zone, catch-up, tools,
+mode, budgets, delivery, expiry) and its hash, and seals it: homard stores
+an HMAC of those bytes under a key derived from the vault key. Before every
+run the seal is checked: a body changed since (an edit, a row changed in
+the database) or an expired approval (default 10 days; 'homard task renew
+ID') does not run, and you are told.
+
+A run may only propose the tools of its profile (--tools; the read-only
+tools by default), in its mode (--mode; automation.mode, safe by default,
+never above automation.max_mode), within its budgets; it ends only by
+calling complete_task with a summary. A call that needs approval waits for
+you on any channel (automation.approval_wait). Results go to --deliver:
+"web" (the web UI's tasks page and 'homard task runs ID') or a chat channel
+that is enabled (` + config.PlatformList("or") + `), through its outbox.
+
+Try a task once in the foreground with 'homard task run-now ID'.`

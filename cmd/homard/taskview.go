@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/termtext"
 )
@@ -116,9 +117,9 @@ func (c *cli) printBody(w io.Writer, in app.TaskInfo) {
 }
 
 func (c *cli) taskListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: c.say.T("List your tasks (not removed ones): kind, where from, status, schedule, next run, last run, problem")}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("List your tasks (not removed ones): kind, where from, status, schedule, next run, last run, problem")}
 	load := func(ctx context.Context, r *app.Runtime) ([]app.TaskInfo, error) { return r.Tasks.List(ctx) }
-	return listCmd(c, cmd, c.say.T("print a JSON array (docs/JSON.md, \"task\")"), load, listing[app.TaskInfo]{
+	return listCmd(c, cmd, lang.N("print a JSON array (docs/JSON.md, \"task\")"), load, listing[app.TaskInfo]{
 		json:   jsonEach(taskOut),
 		empty:  c.say.T(`no tasks; add one: homard task add NAME --every 1d "PROMPT"`),
 		header: "ID\tNAME\tKIND\tFROM\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM", // lang:en: column names (tabwriter aligns bytes, not wide characters)
@@ -154,8 +155,8 @@ func taskKind(in app.TaskInfo) string {
 }
 
 func (c *cli) taskShowCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "show ID", Short: c.say.T("Show a task: its body, hash, seal, next 3 runs, problem and last run")} // lang:en
-	return showCmd(c, cmd, c.say.T("print the task as JSON (docs/JSON.md, \"task\")"), c.taskInfo, taskOut, c.printTask)
+	cmd := &cobra.Command{Use: "show ID", Short: lang.N("Show a task: its body, hash, seal, next 3 runs, problem and last run")} // lang:en
+	return showCmd(c, cmd, lang.N("print the task as JSON (docs/JSON.md, \"task\")"), c.taskInfo, taskOut, c.printTask)
 }
 
 // printTask shows a task in full: its body and hash (printBody), schedule,
@@ -281,9 +282,9 @@ func delivery(r store.TaskRun) string {
 func (c *cli) taskRunsCmd() *cobra.Command {
 	var n int
 	var asJSON bool
-	cmd := &cobra.Command{Use: "runs ID", Short: c.say.T("List a task's last runs: slot, status, duration, tokens, delivery, summary or error, refused calls")} // lang:en
-	cmd.Flags().IntVarP(&n, "n", "n", 20, c.say.T("how many runs, newest first"))
-	jsonFlag(cmd, &asJSON, c.say.T("print a JSON array (docs/JSON.md, \"task run\"), summaries whole"))
+	cmd := &cobra.Command{Use: "runs ID", Short: lang.N("List a task's last runs: slot, status, duration, tokens, delivery, summary or error, refused calls")} // lang:en
+	cmd.Flags().IntVarP(&n, "n", "n", 20, lang.N("how many runs, newest first"))
+	jsonFlag(cmd, &asJSON, lang.N("print a JSON array (docs/JSON.md, \"task run\"), summaries whole"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		if n < 1 || n > 1000 {
 			return usage(c.say.Errorf("-n %d: want 1 to 1000 runs", n))
@@ -312,17 +313,17 @@ func (c *cli) taskRunNowCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "run-now ID", // lang:en
-		Short: c.say.T("Run one slot of an approved task now, in the foreground, and print how it ended"),
-		Long: c.say.T(`run-now runs the task once, here, exactly as a scheduled slot runs: the seal
+		Short: lang.N("Run one slot of an approved task now, in the foreground, and print how it ended"),
+		/* lang:en */ Long: `run-now runs the task once, here, exactly as a scheduled slot runs: the seal
 and the expiry are checked first (a task not approved, changed or expired
 is refused and nothing runs), then the model works within the task's tools,
 mode and budgets until it calls complete_task. The run is recorded and its
 result delivered like any other ('homard task runs ID').
 
 Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
-(the run is recorded as interrupted).`),
+(the run is recorded as interrupted).`,
 	}
-	jsonFlag(cmd, &asJSON, c.say.T("print the run as JSON (docs/JSON.md, \"task run\")"))
+	jsonFlag(cmd, &asJSON, lang.N("print the run as JSON (docs/JSON.md, \"task run\")"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		// Each tool call is a line on stderr, as in `homard run`.
 		tools := &toolLog{say: c.say}
@@ -377,16 +378,16 @@ func (c *cli) taskTickCmd() *cobra.Command {
 	var dryRun, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "tick --dry-run", // lang:en
-		Short: c.say.T("Show what the scheduler would do now with each due task, and why (writes nothing)"),
-		Long: c.say.T(`tick --dry-run asks the scheduler what a tick now would do with each task
+		Short: lang.N("Show what the scheduler would do now with each due task, and why (writes nothing)"),
+		/* lang:en */ Long: `tick --dry-run asks the scheduler what a tick now would do with each task
 that is due: run a slot, skip it (missed while homard was down, the
 previous run still running, the task's runs per day or the day's token
 limit reached) or refuse it (its body does not decode), and why. Nothing is
 claimed, run or written: the scheduler in 'homard serve' is what runs tasks.
-A task not due yet is not listed; 'homard task list' shows the next runs.`),
+A task not due yet is not listed; 'homard task list' shows the next runs.`,
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, c.say.T("only show the plan (required)"))
-	jsonFlag(cmd, &asJSON, c.say.T("print a JSON array (docs/JSON.md, \"task plan\")"))
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, lang.N("only show the plan (required)"))
+	jsonFlag(cmd, &asJSON, lang.N("print a JSON array (docs/JSON.md, \"task plan\")"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		if !dryRun {
 			return &exitError{code: exitUsage, err: c.say.Errorf("task tick only plans: add --dry-run (homard serve runs the tasks)")}

@@ -10,13 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 )
 
 func (c *cli) totpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "totp",
-		Short: c.say.T("Set up the authenticator app whose codes approve what you set aside"),
-		Long: c.say.T(`A second factor for approvals: with permissions.totp = "high" (or
+		Short: lang.N("Set up the authenticator app whose codes approve what you set aside"),
+		/* lang:en */ Long: `A second factor for approvals: with permissions.totp = "high" (or
 "medium", "critical"), approving a card of that risk or higher needs a
 6-digit code from an authenticator app (any TOTP app: Aegis, Google
 Authenticator, 1Password…), so a stolen API token or a terminal left open is
@@ -28,7 +29,7 @@ not enough to approve it.
 
 A code works once. Five wrong codes in 15 minutes refuse every code for the
 rest of those 15 minutes. Chat buttons cannot carry a code: approve such
-cards in the web UI or with "homard approval approve ID --code N".`),
+cards in the web UI or with "homard approval approve ID --code N".`,
 	}
 	cmd.AddCommand(c.totpSetupCmd(), c.totpConfirmCmd(), c.totpStatusCmd(), c.totpRemoveCmd())
 	return cmd
@@ -36,8 +37,8 @@ cards in the web UI or with "homard approval approve ID --code N".`),
 
 func (c *cli) totpSetupCmd() *cobra.Command {
 	var force bool
-	cmd := &cobra.Command{Use: "setup", Short: c.say.T("Make a new secret and show it once as a QR code and a link")}
-	cmd.Flags().BoolVar(&force, "force", false, c.say.T("replace the authenticator already set up (its codes stop working)"))
+	cmd := &cobra.Command{Use: "setup", Short: lang.N("Make a new secret and show it once as a QR code and a link")}
+	cmd.Flags().BoolVar(&force, "force", false, lang.N("replace the authenticator already set up (its codes stop working)"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		e, err := r.Owner.TOTP().Setup(ctx, r.Config.Owner, force)
 		if err != nil {
@@ -59,7 +60,7 @@ func (c *cli) totpSetupCmd() *cobra.Command {
 }
 
 func (c *cli) totpConfirmCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "confirm CODE", Short: c.say.T("Turn the authenticator on with the first code it shows")} // lang:en
+	cmd := &cobra.Command{Use: "confirm CODE", Short: lang.N("Turn the authenticator on with the first code it shows")} // lang:en
 	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, code string) (string, error) {
 		return c.say.T("authenticator on"), r.Owner.TOTP().Confirm(ctx, r.Config.Owner, code)
 	})
@@ -67,8 +68,8 @@ func (c *cli) totpConfirmCmd() *cobra.Command {
 
 func (c *cli) totpStatusCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{Use: "status", Short: c.say.T("Say whether the authenticator is on (never its secret)")}
-	jsonFlag(cmd, &asJSON, c.say.T("print the state as JSON"))
+	cmd := &cobra.Command{Use: "status", Short: lang.N("Say whether the authenticator is on (never its secret)")}
+	jsonFlag(cmd, &asJSON, lang.N("print the state as JSON"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		st, err := r.Owner.TOTP().Status(ctx, r.Config.Owner)
 		if err != nil {
@@ -105,8 +106,8 @@ func (c *cli) codeNeeds(level string) string {
 
 func (c *cli) totpRemoveCmd() *cobra.Command {
 	var code string
-	cmd := &cobra.Command{Use: "remove --code CODE", Short: c.say.T("Remove the authenticator (a code from it is needed)")} // lang:en
-	cmd.Flags().StringVar(&code, "code", "", c.say.T("a code from the authenticator being removed"))
+	cmd := &cobra.Command{Use: "remove --code CODE", Short: lang.N("Remove the authenticator (a code from it is needed)")} // lang:en
+	cmd.Flags().StringVar(&code, "code", "", lang.N("a code from the authenticator being removed"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		if err := r.Owner.TOTP().Remove(ctx, r.Config.Owner, code); err != nil {
 			return err
