@@ -76,7 +76,7 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 	if card.Allows(channel.Session) && card.Covers != "" && !card.CoversShown() {
 		which := c.say.T("session or always")
 		if !card.Allows(channel.Always) {
-			which = "session"
+			which = c.say.T("session")
 		}
 		c.say.Fprintf(c.stderr, "   %s would also let run unasked: %s\n", which, termtext.Line(card.Covers))
 	}
