@@ -227,13 +227,13 @@ func (c *cli) approvalSuggestCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "suggest",
 		Short: lang.N("Grants homard proposes from what you approved again and again (nothing is applied until you accept one)"),
-		/* lang:en */ Long: `When you approved the same tool on the same folder or host at least 3 times
+		Long: lang.N(`When you approved the same tool on the same folder or host at least 3 times
 in the last 7 days, homard proposes the grant that would have covered those
 calls: as narrow as they were (a file's folder, a web page's exact origin),
 no riskier than the riskiest of them, and expiring after 30 days. Nothing
 changes until you accept one. Never proposed: critical calls, commands
 (approve a command for the session on its card), calls without a path or
-host, and what an always grant already covers.`,
+host, and what an always grant already covers.`),
 		/* lang:en */ Example: `  homard approval suggest
   homard approval suggest accept 1
   homard approval suggest --json`,

@@ -17,7 +17,7 @@ func (c *cli) chatCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "chat",
 		Short: lang.N("Talk with the agent in a terminal UI"),
-		/* lang:en */ Long: `chat opens a full-screen conversation with the configured model. Each
+		Long: lang.N(`chat opens a full-screen conversation with the configured model. Each
 message you send is one turn, decided exactly as with 'homard run': every
 tool call the model proposes goes through the arbiter, and one line per call
 shows its status (⋯ proposed, ✓ ran, ⏸ waits for approval, ✗ denied,
@@ -48,7 +48,7 @@ When 'homard serve' runs on the same home, chat talks to it: the serve
 runs the turns, and a card can be answered here or in a browser tab.
 
 chat needs a terminal (at least 80×24 is comfortable). For scripts and
-pipes, use 'homard run'.`,
+pipes, use 'homard run'.`),
 		/* lang:en */ Example: `  homard chat
   homard chat --session kitchen`,
 	}

@@ -36,7 +36,7 @@ func (c *cli) toolCallCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "call NAME 'JSON'", // lang:en
 		Short: lang.N("Propose one tool call through the whole arbiter pipeline"),
-		/* lang:en */ Long: `call proposes a tool call exactly as a model would: strict decoding, hard
+		Long: lang.N(`call proposes a tool call exactly as a model would: strict decoding, hard
 limits, policy, permission mode, approval, a confined run, redaction and an
 audit record. It prints one JSON object:
 
@@ -54,7 +54,7 @@ Exit status: 0 ran, 3 pending approval, 4 denied, 5 tool error or bad
 arguments, 2 usage error, 1 homard failed.
 
 After approving a pending call, run the same call again in the same session:
-it runs once. A changed argument is a new plan and needs a new approval.`,
+it runs once. A changed argument is a new plan and needs a new approval.`),
 		/* lang:en */ Example: `  homard tool call read_file '{"path":"notes.txt"}'
   homard tool call write_file '{"path":"todo.md","content":"- tea\n"}' --session work
   homard tool call list_dir '{}' --as guest`,
