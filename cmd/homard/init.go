@@ -31,7 +31,7 @@ secret in homard's encrypted vault (set it afterwards with
   homard init --provider openai --base-url http://127.0.0.1:11434/v1 --model qwen3 --api-key-env OLLAMA_KEY`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Provider, "provider", "", lang.N("model provider: ")+config.ProviderNames()+lang.N(" (default openai; homard setup also tests it and stores the key)"))
+	f.StringVar(&o.Provider, "provider", "", c.say.Sprintf("model provider: %s (default openai; homard setup also tests it and stores the key)", config.ProviderNames()))
 	f.StringVar(&o.BaseURL, "base-url", "", lang.N("model API base `URL` (default per provider)"))
 	f.StringVar(&o.Model, "model", "", lang.N("model `NAME` (default per provider)"))
 	f.StringVar(&o.APIKeySecret, "api-key-secret", "", lang.N("vault secret `NAME` holding the API key, instead of an environment variable"))

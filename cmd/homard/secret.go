@@ -48,7 +48,7 @@ func (c *cli) secretSetCmd() *cobra.Command {
 	f.StringVar(&s.Header, "header", "Authorization", lang.N("HTTP header the value goes into"))
 	f.StringVar(&s.Format, "format", "Bearer {}", lang.N( // lang:en: the default value
 		"header value; {} is replaced by the secret"))
-	f.StringVar(&s.Channel, "channel", "", lang.N("a chat channel's bot token (`platform`: ")+config.PlatformList("or")+lang.N("): no host; never released to a tool"))
+	f.StringVar(&s.Channel, "channel", "", c.say.Sprintf("a chat channel's bot token (`platform`: %s): no host; never released to a tool", config.PlatformList("or")))
 	f.BoolVar(&s.AllowHTTP, "allow-http", false, lang.N("also send it over plain http:// (in clear text: only for a service on your own network without TLS)"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(_ context.Context, r *app.Runtime, args []string) error {
 		s.Name = args[0]

@@ -50,7 +50,7 @@ first setup needs --provider.`),
 	}
 	f := cmd.Flags()
 	f.BoolVar(&nonInteractive, "non-interactive", false, lang.N("ask nothing: take every answer from the flags"))
-	f.StringVar(&o.Provider, "provider", "", "`NAME`: "+config.ProviderNames()+lang.N(" (default: keep; required in a new home)"))
+	f.StringVar(&o.Provider, "provider", "", c.say.Sprintf("`NAME`: %s (default: keep; required in a new home)", config.ProviderNames()))
 	f.StringVar(&o.BaseURL, "base-url", "", lang.N("API base `URL` (default per provider)"))
 	f.StringVar(&o.Model, "model", "", lang.N("model `NAME` (default per provider; required for local servers)"))
 	f.BoolVar(&keyStdin, "api-key-stdin", false, lang.N("read the API key from stdin (one line) and keep it in the vault"))

@@ -121,7 +121,7 @@ is part of the body you approve; changing any of it needs a new task.`,
 	f.Int64Var(&s.MaxTurns, "max-turns", 0, c.say.T("model calls per run (default automation.max_turns)"))
 	f.Int64Var(&s.MaxTokens, "max-tokens", 0, c.say.T("model tokens per run (default automation.max_tokens)"))
 	f.StringVar(&maxRuntime, "max-runtime", "", lang.N("wall clock per run, `D` such as 10m (default automation.max_runtime)"))
-	f.StringVar(&s.Deliver, "deliver", "", lang.N("where results go: web (default), ")+config.PlatformList("or"))
+	f.StringVar(&s.Deliver, "deliver", "", c.say.Sprintf("where results go: web (default), %s", config.PlatformList("or")))
 	f.StringVar(&s.CatchUp, "catch-up", "", lang.N("a slot missed while homard was down: skip (default) or once"))
 	f.BoolVar(&s.Split, "split", false, lang.N("plan PROMPT now as planner and workers, and seal the plan: each run runs it (no --tools)"))
 	f.BoolVar(&s.Reminder, "remind", false, lang.N("a reminder: each run delivers PROMPT as it is, with no model and no tools"))
