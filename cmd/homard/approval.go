@@ -93,10 +93,10 @@ func (c *cli) approvalShowCmd() *cobra.Command {
 		if cov := app.NewApprovalJSON(a, false).Covers; cov != "" {
 			c.say.Fprintf(w, "session   or always would also let run unasked: %s\n", line(cov))
 		}
-		c.say.Fprintf(w, "asked     %s\n", a.CreatedAt.Local().Format(time.RFC3339))
-		c.say.Fprintf(w, "expires   %s\n", a.ExpiresAt.Local().Format(time.RFC3339))
+		c.say.Fprintf(w, "asked     %s\n", c.stamp(a.CreatedAt))
+		c.say.Fprintf(w, "expires   %s\n", c.stamp(a.ExpiresAt))
 		if a.DecidedBy != "" {
-			c.say.Fprintf(w, "decided   %s by %s (scope %s)\n", a.DecidedAt.Local().Format(time.RFC3339), line(a.DecidedBy), a.Scope)
+			c.say.Fprintf(w, "decided   %s by %s (scope %s)\n", c.stamp(a.DecidedAt), line(a.DecidedBy), a.Scope)
 		}
 		fmt.Fprintf(w, "\n%s\n", termtext.Visible(a.Display))
 		if a.Preview != "" {

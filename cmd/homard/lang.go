@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -126,4 +127,13 @@ func (c *cli) translateCobra(root *cobra.Command) {
 		}
 	}
 	walk(root)
+}
+
+// stamp is t for a person: RFC 3339 in English (as --json has it), the
+// date and minute in Chinese ("2026年12月6日 18:00"), local time.
+func (c *cli) stamp(t time.Time) string {
+	if c.say.Tag() == lang.EN {
+		return t.Local().Format(time.RFC3339)
+	}
+	return c.say.DateTime(t.Local())
 }
