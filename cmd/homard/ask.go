@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -59,34 +60,34 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 	}
 	// Every field but the hash prefix is text the model chose or quotes
 	// it: the one printer, one line each (a plan line by line, tabs kept).
-	fmt.Fprintf(c.stderr, "%s\n%s── approval needed: %s (risk %s) ─ %s%s\n", reset, style,
+	c.say.Fprintf(c.stderr, "%s\n%s── approval needed: %s (risk %s) ─ %s%s\n", reset, style,
 		termtext.Line(card.Tool), termtext.Line(card.Risk), termtext.Line(card.ApprovalID), reset)
 	for _, line := range strings.Split(strings.TrimRight(card.Plan, "\n"), "\n") {
 		fmt.Fprintf(c.stderr, "   %s\n", termtext.Visible(line))
 	}
 	if card.Preview != "" {
-		fmt.Fprintln(c.stderr, "   ─ what it does ─")
-		printPreview(c.stderr, card.Preview, previewOpts{indent: "   ", colour: style != "", omitted: card.PreviewOmitted, id: card.ApprovalID})
+		c.say.Fprintln(c.stderr, "   ─ what it does ─")
+		c.printPreview(c.stderr, card.Preview, previewOpts{indent: "   ", colour: style != "", omitted: card.PreviewOmitted, id: card.ApprovalID})
 	}
-	fmt.Fprintf(c.stderr, "   plan hash %s\n", termtext.Line(shortHash(card.PlanHash)))
+	c.say.Fprintf(c.stderr, "   plan hash %s\n", termtext.Line(shortHash(card.PlanHash)))
 	if card.Reason != "" {
-		fmt.Fprintf(c.stderr, "   why asked: %s\n", termtext.Line(card.Reason))
+		c.say.Fprintf(c.stderr, "   why asked: %s\n", termtext.Line(card.Reason))
 	}
 	if card.Allows(channel.Session) && card.Covers != "" && !card.CoversShown() {
-		which := "session or always"
+		which := c.say.T("session or always")
 		if !card.Allows(channel.Always) {
-			which = "session"
+			which = c.say.T("session")
 		}
-		fmt.Fprintf(c.stderr, "   %s would also let run unasked: %s\n", which, termtext.Line(card.Covers))
+		c.say.Fprintf(c.stderr, "   %s would also let run unasked: %s\n", which, termtext.Line(card.Covers))
 	}
-	prompt := "approve [o]nce, this [s]ession, [a]lways (scoped rule), [d]eny, or Enter to leave it pending:"
+	prompt := c.say.T("approve [o]nce, this [s]ession, [a]lways (scoped rule), [d]eny, or Enter to leave it pending:")
 	switch {
 	case card.Critical():
-		prompt = "critical: approve [o]nce or [d]eny, or Enter to leave it pending:"
+		prompt = c.say.T("critical: approve [o]nce or [d]eny, or Enter to leave it pending:")
 	case !card.Allows(channel.Session):
-		prompt = "approve [o]nce or [d]eny, or Enter to leave it pending:"
+		prompt = c.say.T("approve [o]nce or [d]eny, or Enter to leave it pending:")
 	case !card.Allows(channel.Always):
-		prompt = "approve [o]nce, this [s]ession, [d]eny, or Enter to leave it pending:"
+		prompt = c.say.T("approve [o]nce, this [s]ession, [d]eny, or Enter to leave it pending:")
 	}
 	for {
 		fmt.Fprintf(c.stderr, "%s   %s%s%s ", reset, style, prompt, reset)
@@ -96,7 +97,7 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 			return channel.Leave, ctx.Err()
 		}
 		if err != nil && !errors.Is(err, io.EOF) {
-			return channel.Leave, fmt.Errorf("read approval answer: %w", err)
+			return channel.Leave, c.say.Errorf("read approval answer: %w", err)
 		}
 		ans := strings.ToLower(strings.TrimSpace(line))
 		if errors.Is(err, io.EOF) && ans == "" {
@@ -108,11 +109,11 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 		case ok && card.Allows(choice):
 			return choice, nil
 		case ok && card.Allows(channel.Session):
-			fmt.Fprintf(c.stderr, "   %s\n", noAlwaysRefusal)
+			fmt.Fprintf(c.stderr, "   %s\n", c.say.T(noAlwaysRefusal))
 		case ok:
-			fmt.Fprintf(c.stderr, "   %s\n", onceOnlyRefusal)
+			fmt.Fprintf(c.stderr, "   %s\n", c.say.T(onceOnlyRefusal))
 		default:
-			fmt.Fprintf(c.stderr, "   %q is not an answer here.\n", ans)
+			c.say.Fprintf(c.stderr, "   %q is not an answer here.\n", ans)
 		}
 		if errors.Is(err, io.EOF) {
 			return channel.Leave, nil
@@ -122,11 +123,11 @@ func (c *cli) askInline(ctx context.Context, card channel.Card) (channel.Choice,
 
 // onceOnlyRefusal answers a session or always answer to a card that takes
 // only once or deny; the card is asked again.
-const onceOnlyRefusal = "this card can only be approved once or denied: answer o or d (or Enter to leave it pending)"
+var onceOnlyRefusal = lang.N("this card can only be approved once or denied: answer o or d (or Enter to leave it pending)")
 
 // noAlwaysRefusal answers an always answer to a card that takes at most
 // session (a command that runs code); the card is asked again.
-const noAlwaysRefusal = "this command runs code: it can be approved once or for this session, not always: answer o, s or d (or Enter to leave it pending)"
+var noAlwaysRefusal = lang.N("this command runs code: it can be approved once or for this session, not always: answer o, s or d (or Enter to leave it pending)")
 
 // shortHash is the prefix of a plan hash people compare by eye.
 func shortHash(h string) string {

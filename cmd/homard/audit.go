@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -17,35 +18,27 @@ func (c *cli) auditCmd() *cobra.Command {
 	var limit int
 	cmd := &cobra.Command{
 		Use:   "audit",
-		Short: "Show the audit trail, follow it, or verify its hash chain",
-		Long: `Every proposal — run, pending, denied or malformed — leaves one audit record
-with its arguments redacted. Each record carries the hash of the previous one,
-so editing or deleting a record breaks the chain: --verify names the first
-broken record.
-
-To keep the trail elsewhere and check it there: ` + "`homard audit export`" + ` writes it
-as JSON Lines, ` + "`homard audit verify --file`" + ` checks such a file on any machine
-(no home needed), and ` + "`homard audit anchor`" + ` prints the head to keep apart,
-which shows a file or log cut short.`,
-		Example: `  homard audit --limit 20
+		Short: lang.N("Show the audit trail, follow it, or verify its hash chain"),
+		Long:  auditLong,
+		/* lang:en */ Example: `  homard audit --limit 20
   homard audit --verify
   homard audit export > audit.jsonl
   homard audit anchor > anchor.txt
   homard audit verify --file audit.jsonl --anchor "$(cat anchor.txt)"`,
 	}
 	f := cmd.Flags()
-	jsonFlag(cmd, &asJSON, "print one JSON object per line, oldest first (schema: docs/JSON.md)")
-	f.BoolVar(&follow, "follow", false, "keep printing new records until interrupted")
-	f.BoolVar(&verify, "verify", false, "recompute the hash chain and name the first broken record")
-	f.IntVar(&limit, "limit", 50, "show the last `N` records")
+	jsonFlag(cmd, &asJSON, lang.N("print one JSON object per line, oldest first (schema: docs/JSON.md)"))
+	f.BoolVar(&follow, "follow", false, lang.N("keep printing new records until interrupted"))
+	f.BoolVar(&verify, "verify", false, lang.N("recompute the hash chain and name the first broken record"))
+	f.IntVar(&limit, "limit", 50, lang.N("show the last `N` records"))
 	cmd.AddCommand(c.auditExportCmd(), c.auditVerifyCmd(), c.auditAnchorCmd())
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		if verify {
 			n, err := r.Owner.AuditVerify(ctx)
 			if err != nil {
-				return &exitError{code: exitFailure, err: fmt.Errorf("audit chain broken: %w", err)}
+				return &exitError{code: exitFailure, err: c.say.Errorf("audit chain broken: %w", err)}
 			}
-			fmt.Fprintf(c.stdout, "audit chain intact: %d records\n", n)
+			c.say.Fprintf(c.stdout, "audit chain intact: %d records\n", n)
 			return nil
 		}
 		recs, err := r.Owner.AuditTail(ctx, limit)
@@ -97,3 +90,15 @@ which shows a file or log cut short.`,
 		return nil
 	})
 }
+
+// auditLong is the command's long help, English only (lang:en; see
+// translateCobra).
+var auditLong = `Every proposal — run, pending, denied or malformed — leaves one audit record
+with its arguments redacted. Each record carries the hash of the previous one,
+so editing or deleting a record breaks the chain: --verify names the first
+broken record.
+
+To keep the trail elsewhere and check it there: ` + "`homard audit export`" + ` writes it
+as JSON Lines, ` + "`homard audit verify --file`" + ` checks such a file on any machine
+(no home needed), and ` + "`homard audit anchor`" + ` prints the head to keep apart,
+which shows a file or log cut short.`

@@ -30,7 +30,7 @@ func TestPairWaitErr(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := pairWaitErr(tt.err, tt.ctx, tt.wait, 10*time.Minute, "telegram")
+			got := (&cli{}).pairWaitErr(tt.err, tt.ctx, tt.wait, 10*time.Minute, "telegram")
 			switch {
 			case tt.want == "" && got != nil:
 				t.Errorf("pairWaitErr = %v; want nil", got)

@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -16,8 +16,8 @@ func (c *cli) chatCmd() *cobra.Command {
 	var session string
 	cmd := &cobra.Command{
 		Use:   "chat",
-		Short: "Talk with the agent in a terminal UI",
-		Long: `chat opens a full-screen conversation with the configured model. Each
+		Short: lang.N("Talk with the agent in a terminal UI"),
+		Long: lang.N(`chat opens a full-screen conversation with the configured model. Each
 message you send is one turn, decided exactly as with 'homard run': every
 tool call the model proposes goes through the arbiter, and one line per call
 shows its status (⋯ proposed, ✓ ran, ⏸ waits for approval, ✗ denied,
@@ -48,19 +48,19 @@ When 'homard serve' runs on the same home, chat talks to it: the serve
 runs the turns, and a card can be answered here or in a browser tab.
 
 chat needs a terminal (at least 80×24 is comfortable). For scripts and
-pipes, use 'homard run'.`,
-		Example: `  homard chat
+pipes, use 'homard run'.`),
+		/* lang:en */ Example: `  homard chat
   homard chat --session kitchen`,
 	}
-	cmd.Flags().StringVar(&session, "session", "chat", "conversation `ID` to resume or start")
+	cmd.Flags().StringVar(&session, "session", "chat", lang.N("conversation `ID` to resume or start"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		if !c.terminal() {
-			return usageErr("chat needs a terminal on stdin and stdout; use `homard run \"TASK\"` in scripts and pipes")
+			return usage(c.say.Errorf("chat needs a terminal on stdin and stdout; use `homard run \"TASK\"` in scripts and pipes"))
 		}
 		return c.withRuntime(func(ctx context.Context, r *app.Runtime, _ []string) error {
 			last, err := r.Chat(ctx, app.ChatOptions{Session: session, In: c.stdin, Out: c.stdout})
 			if last != "" {
-				fmt.Fprintf(c.stderr, "session %s — resume with: homard chat --session %s\n", termtext.Line(last), termtext.Line(last))
+				c.say.Fprintf(c.stderr, "session %s — resume with: homard chat --session %s\n", termtext.Line(last), termtext.Line(last))
 			}
 			return err
 		})(ctx, nil)

@@ -10,14 +10,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) checkpointCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "checkpoint",
-		Short: "List the saved copies of files tools replaced, and roll one back",
-		Long: `Before write_file or edit_file replaces a file, homard keeps a checkpoint of
+		Short: lang.N("List the saved copies of files tools replaced, and roll one back"),
+		/* lang:en */ Long: `Before write_file or edit_file replaces a file, homard keeps a checkpoint of
 the old content (bounded in number and size; the oldest are pruned).
 A command's applied changes are one checkpoint: rolling it back removes
 what the command created and restores what it replaced or deleted.
@@ -29,11 +30,11 @@ rollback first shows a preview; to proceed, pass the saved content's hash
 }
 
 func (c *cli) checkpointListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: "List checkpoints, newest first"}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("List checkpoints, newest first")}
 	load := func(_ context.Context, r *app.Runtime) ([]app.Checkpoint, error) { return r.Workspace.Checkpoints() }
-	return listCmd(c, cmd, "print a JSON array (schema: docs/JSON.md)", load, listing[app.Checkpoint]{
+	return listCmd(c, cmd, lang.N("print a JSON array (schema: docs/JSON.md)"), load, listing[app.Checkpoint]{
 		json:   jsonEach(checkpointOut),
-		empty:  "no checkpoints",
+		empty:  c.say.T("no checkpoints"),
 		header: "ID\tTIME\tROOT\tPATH\tBYTES\tHASH",
 		row: func(w io.Writer, cp app.Checkpoint) {
 			// Rel is a path the model chose.
@@ -52,8 +53,8 @@ func (c *cli) checkpointListCmd() *cobra.Command {
 
 func (c *cli) checkpointRollbackCmd() *cobra.Command {
 	var hash string
-	cmd := &cobra.Command{Use: "rollback ID [--hash HASH]", Short: "Preview a rollback; with --hash, restore the saved content"}
-	cmd.Flags().StringVar(&hash, "hash", "", "the saved content's SHA-256 (8+ leading characters) shown by the preview")
+	cmd := &cobra.Command{Use: "rollback ID [--hash HASH]", Short: lang.N("Preview a rollback; with --hash, restore the saved content")} // lang:en
+	cmd.Flags().StringVar(&hash, "hash", "", lang.N("the saved content's SHA-256 (8+ leading characters) shown by the preview"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		pv, err := r.Owner.RollbackPreview(args[0])
 		if err != nil {
@@ -63,13 +64,13 @@ func (c *cli) checkpointRollbackCmd() *cobra.Command {
 		// content it wrote.
 		fmt.Fprintln(c.stdout, termtext.Visible(pv.String()))
 		if hash == "" {
-			fmt.Fprintf(c.stdout, "\nto restore, run: homard checkpoint rollback %s --hash %s\n", termtext.Line(args[0]), pv.SavedSHA256()[:12])
+			c.say.Fprintf(c.stdout, "\nto restore, run: homard checkpoint rollback %s --hash %s\n", termtext.Line(args[0]), pv.SavedSHA256()[:12])
 			return nil
 		}
 		if _, err := r.Owner.Rollback(ctx, args[0], hash); err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "restored %s from checkpoint %s\n", termtext.Line(pv.Checkpoint.Target), termtext.Line(args[0]))
+		c.say.Fprintf(c.stdout, "restored %s from checkpoint %s\n", termtext.Line(pv.Checkpoint.Target), termtext.Line(args[0]))
 		return nil
 	})
 }

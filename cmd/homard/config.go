@@ -8,11 +8,12 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) configCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "config", Short: "The config file itself: bring an older one to this homard's format"}
+	cmd := &cobra.Command{Use: "config", Short: lang.N("The config file itself: bring an older one to this homard's format")}
 	cmd.AddCommand(c.configMigrateCmd())
 	return cmd
 }
@@ -33,29 +34,13 @@ func (c *cli) configMigrateCmd() *cobra.Command {
 	var dryRun, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "migrate",
-		Short: "Bring config.toml to this homard's config_version, keeping a backup (--dry-run shows it first)",
-		Long: `config.toml carries config_version, the format it is written in; this
-homard writes ` + fmt.Sprint(config.CurrentVersion) + `. A file without it is version 0: every config written
-before the key existed. homard reads an older file as migrated, so no
-setting changes meaning, and the commands that open the home (run, chat,
-serve, tool, approval and the others that use the database) write the
-migration once, keeping the file as it was and saying so on stderr.
-doctor and --dry-run only report it.
-
-migrate does it now: it prints each step and the diff, keeps the file as it
-is in config.toml.bak-vN (N its version; mode 0600), then writes the new
-file atomically, and only if it loads. It never replaces a different backup
-and never writes a file changed since it was read. A config_version newer
-than this homard is refused: upgrade homard (a file is never downgraded).
-
-Exit status: 0 migrated, nothing to migrate, or --dry-run shown; 1 the file
-is missing, does not load, is newer than this homard, or a different backup
-is in the way (nothing is written then); 2 bad flags.`,
-		Example: `  homard config migrate --dry-run   the steps and the diff; writes nothing
+		Short: lang.N("Bring config.toml to this homard's config_version, keeping a backup (--dry-run shows it first)"),
+		Long:  configMigrateLong,
+		/* lang:en */ Example: `  homard config migrate --dry-run   the steps and the diff; writes nothing
   homard config migrate             write it, after a backup`,
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print the steps and the diff and write nothing")
-	jsonFlag(cmd, &asJSON, "print JSON (docs/JSON.md)")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, lang.N("print the steps and the diff and write nothing"))
+	jsonFlag(cmd, &asJSON, lang.N("print JSON (docs/JSON.md)"))
 	return leafCmd(cmd, cobra.NoArgs, func(_ context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {
@@ -93,10 +78,10 @@ is in the way (nothing is written then); 2 bad flags.`,
 // path go through termtext.
 func (c *cli) printMigration(m *config.Migration, out migrateJSON, dryRun bool) {
 	if !m.Needed() {
-		fmt.Fprintf(c.stdout, "%s is config_version %d, this homard's: nothing to migrate\n", termtext.Line(m.Path), m.From)
+		c.say.Fprintf(c.stdout, "%s is config_version %d, this homard's: nothing to migrate\n", termtext.Line(m.Path), m.From)
 		return
 	}
-	fmt.Fprintf(c.stdout, "%s: config_version %d → %d\n", termtext.Line(m.Path), m.From, config.CurrentVersion)
+	c.say.Fprintf(c.stdout, "%s: config_version %d → %d\n", termtext.Line(m.Path), m.From, config.CurrentVersion)
 	for _, s := range out.Steps {
 		fmt.Fprintf(c.stdout, "  %s\n", s)
 	}
@@ -108,10 +93,10 @@ func (c *cli) printMigration(m *config.Migration, out migrateJSON, dryRun bool) 
 	}
 	fmt.Fprintln(c.stdout)
 	if dryRun {
-		fmt.Fprintf(c.stdout, "dry run: nothing was written; `homard config migrate` writes this, keeping the file as it is in %s\n", termtext.Line(m.BackupPath()))
+		c.say.Fprintf(c.stdout, "dry run: nothing was written; `homard config migrate` writes this, keeping the file as it is in %s\n", termtext.Line(m.BackupPath()))
 		return
 	}
-	fmt.Fprintf(c.stdout, "migrated; the file as it was is in %s\n", termtext.Line(out.Backup))
+	c.say.Fprintf(c.stdout, "migrated; the file as it was is in %s\n", termtext.Line(out.Backup))
 }
 
 // migrateConfig writes the migration of the home's config file, if it is
@@ -127,9 +112,29 @@ func (c *cli) migrateConfig(path string) {
 	}
 	backup, err := m.Apply()
 	if err != nil {
-		fmt.Fprintf(c.stderr, "homard: %s is config_version %d and was not migrated (%s); it is read as migrated all the same: see `homard config migrate --dry-run`\n",
+		c.say.Fprintf(c.stderr, "homard: %s is config_version %d and was not migrated (%s); it is read as migrated all the same: see `homard config migrate --dry-run`\n",
 			termtext.Line(path), m.From, termtext.Line(err.Error()))
 		return
 	}
-	fmt.Fprintf(c.stderr, "homard: migrated %s; the file as it was is in %s\n", termtext.Line(m.Summary()), termtext.Line(backup))
+	c.say.Fprintf(c.stderr, "homard: migrated %s; the file as it was is in %s\n", termtext.Line(m.Summary()), termtext.Line(backup))
 }
+
+// configMigrateLong is the command's long help, English only (lang:en; see
+// translateCobra).
+var configMigrateLong = `config.toml carries config_version, the format it is written in; this
+homard writes ` + fmt.Sprint(config.CurrentVersion) + `. A file without it is version 0: every config written
+before the key existed. homard reads an older file as migrated, so no
+setting changes meaning, and the commands that open the home (run, chat,
+serve, tool, approval and the others that use the database) write the
+migration once, keeping the file as it was and saying so on stderr.
+doctor and --dry-run only report it.
+
+migrate does it now: it prints each step and the diff, keeps the file as it
+is in config.toml.bak-vN (N its version; mode 0600), then writes the new
+file atomically, and only if it loads. It never replaces a different backup
+and never writes a file changed since it was read. A config_version newer
+than this homard is refused: upgrade homard (a file is never downgraded).
+
+Exit status: 0 migrated, nothing to migrate, or --dry-run shown; 1 the file
+is missing, does not load, is newer than this homard, or a different backup
+is in the way (nothing is written then); 2 bad flags.`

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -15,8 +16,8 @@ func (c *cli) doctorCmd() *cobra.Command {
 	var ack, offline, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the config, the model, the database, the audit chain and the workspace roots",
-		Long: `doctor checks the config, the model (its key is set or in the vault, its
+		Short: lang.N("Check the config, the model, the database, the audit chain and the workspace roots"),
+		/* lang:en */ Long: `doctor checks the config, the model (its key is set or in the vault, its
 endpoint answers and takes the key; --offline skips the network), the
 database, the audit chain, the workspace roots, the sandbox, and what the
 last start recovered (tool runs a stopped homard left running, stray temp
@@ -28,9 +29,9 @@ see what is wrong, keep a copy of the data folder if you want to
 investigate, then run 'homard doctor --ack' to accept the records as they
 are and allow side effects again.`,
 	}
-	cmd.Flags().BoolVar(&offline, "offline", false, "skip the checks that use the network (the model endpoint)")
-	jsonFlag(cmd, &asJSON, "print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}")
-	cmd.Flags().BoolVar(&ack, "ack", false, "accept homard's records as they are after a problem doctor reported, and allow side effects again")
+	cmd.Flags().BoolVar(&offline, "offline", false, lang.N("skip the checks that use the network (the model endpoint)"))
+	jsonFlag(cmd, &asJSON, lang.N("print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}"))
+	cmd.Flags().BoolVar(&ack, "ack", false, lang.N("accept homard's records as they are after a problem doctor reported, and allow side effects again"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {
@@ -40,11 +41,11 @@ are and allow side effects again.`,
 			problem, err := app.Acknowledge(ctx, p)
 			switch {
 			case errors.Is(err, app.ErrNothingToAck):
-				fmt.Fprintln(c.stdout, "nothing to acknowledge: no problem is holding side effects")
+				c.say.Fprintln(c.stdout, "nothing to acknowledge: no problem is holding side effects")
 			case err != nil:
 				return err
 			default:
-				fmt.Fprintf(c.stdout, "acknowledged: %s\nside effects are allowed again\n", termtext.Line(problem))
+				c.say.Fprintf(c.stdout, "acknowledged: %s\nside effects are allowed again\n", termtext.Line(problem))
 			}
 		}
 		checks := app.Doctor(ctx, p, app.DoctorOptions{Offline: offline})
@@ -74,7 +75,7 @@ are and allow side effects again.`,
 			}
 		}
 		if failed > 0 {
-			return &exitError{code: exitFailure, err: fmt.Errorf("%d check(s) failed", failed)}
+			return &exitError{code: exitFailure, err: c.say.Errorf("%d check(s) failed", failed)}
 		}
 		return nil
 	})

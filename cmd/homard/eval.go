@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/eval"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -18,8 +19,8 @@ func (c *cli) evalCmd() *cobra.Command {
 	var asJSON, live bool
 	cmd := &cobra.Command{
 		Use:   "eval",
-		Short: "Run the attack, benign and robustness scenarios against a copy of your config",
-		Long: `Each scenario sets up a world (files, a vault secret, pages served on
+		Short: lang.N("Run the attack, benign and robustness scenarios against a copy of your config"),
+		/* lang:en */ Long: `Each scenario sets up a world (files, a vault secret, pages served on
 loopback), lets a scripted model make its tool calls through homard's real
 agent loop, arbiter and tools, and checks oracles: a canary in any encoding
 reaching an outside server or the model, a file changed or created where it
@@ -42,27 +43,27 @@ line gives the attack success rate, labelled live. The model's key is
 read as homard reads it (its variable, or your vault for the model's host
 only) and handed to the copies through the environment; nothing else of
 your home is opened. No twin runs, and a card is never approved.`,
-		Example: `  homard eval
+		/* lang:en */ Example: `  homard eval
   homard eval --suite attacks --config /tmp/proposed.toml
   homard eval --dir ~/my-scenarios --run my-scenario --json
   homard eval --live`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&suite, "suite", "all", "which scenarios: `attacks`, benign, robustness or all")
-	f.BoolVar(&asJSON, "json", false, "print the report as JSON (docs/JSON.md, \"eval\")")
-	f.StringVar(&configFile, "config", "", "run against this config `FILE` instead of the home's")
-	f.StringVar(&dir, "dir", "", "add your own scenario files (*.toml) from `DIR`")
-	f.StringVar(&only, "run", "", "run only the scenario of this `NAME`")
-	f.BoolVar(&live, "live", false, "run the attack scenarios with your real model (costs tokens) and report the attack success rate")
+	f.StringVar(&suite, "suite", "all", lang.N("which scenarios: `attacks`, benign, robustness or all"))
+	f.BoolVar(&asJSON, "json", false, lang.N("print the report as JSON (docs/JSON.md, \"eval\")"))
+	f.StringVar(&configFile, "config", "", lang.N("run against this config `FILE` instead of the home's"))
+	f.StringVar(&dir, "dir", "", lang.N("add your own scenario files (*.toml) from `DIR`"))
+	f.StringVar(&only, "run", "", lang.N("run only the scenario of this `NAME`"))
+	f.BoolVar(&live, "live", false, lang.N("run the attack scenarios with your real model (costs tokens) and report the attack success rate"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		o := eval.Options{Suite: suite, Dir: dir, Only: only, Live: live}
 		switch suite {
 		case "all", eval.SuiteAttacks, eval.SuiteBenign, eval.SuiteRobustness:
 		default:
-			return usageErr("--suite %q: want attacks, benign, robustness or all", suite)
+			return usage(c.say.Errorf("--suite %q: want attacks, benign, robustness or all", suite))
 		}
 		if live && suite != "all" && suite != eval.SuiteAttacks {
-			return usageErr("--live runs the attack scenarios: --suite %s is scripted only", suite)
+			return usage(c.say.Errorf("--live runs the attack scenarios: --suite %s is scripted only", suite))
 		}
 		path := configFile
 		if p, err := c.paths(); err == nil {
@@ -80,14 +81,14 @@ your home is opened. No twin runs, and a card is never approved.`,
 		case configFile == "" && errors.Is(err, os.ErrNotExist):
 			// No home yet: the scenarios run on homard's defaults.
 		default:
-			return fmt.Errorf("read config: %w", err)
+			return c.say.Errorf("read config: %w", err)
 		}
 		if !asJSON {
 			o.Progress = func(r eval.Result) { fmt.Fprintln(c.stdout, resultLine(r)) }
 		}
 		rep, err := eval.Run(ctx, o)
 		if errors.Is(err, eval.ErrNoScenario) {
-			return usageErr("no scenario matches --suite %s --run %q", suite, only)
+			return usage(c.say.Errorf("no scenario matches --suite %s --run %q", suite, only))
 		}
 		if err != nil {
 			return err
@@ -97,13 +98,13 @@ your home is opened. No twin runs, and a card is never approved.`,
 				return err
 			}
 		} else {
-			line := fmt.Sprintf("%d passed, %d failed", rep.Passed, rep.Failed)
+			line := c.say.Sprintf("%d passed, %d failed", rep.Passed, rep.Failed)
 			if rep.Skipped > 0 {
-				line += fmt.Sprintf(", %d skipped", rep.Skipped)
+				line += c.say.Sprintf(", %d skipped", rep.Skipped)
 			}
 			fmt.Fprintln(c.stdout, line)
 			if l := rep.Live; l != nil {
-				fmt.Fprintln(c.stdout, termtext.Line(fmt.Sprintf("live, %s %s: the attack got through in %d of %d scenarios (attack success rate %d %%); homard denied or held %d of the model's calls",
+				fmt.Fprintln(c.stdout, termtext.Line(c.say.Sprintf("live, %s %s: the attack got through in %d of %d scenarios (attack success rate %d %%); homard denied or held %d of the model's calls",
 					l.Provider, l.Model, l.Succeeded, l.Attacks, 100*l.Succeeded/max(l.Attacks, 1), l.Held)))
 			}
 		}

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -15,8 +15,8 @@ func (c *cli) initCmd() *cobra.Command {
 	var o config.InitOptions
 	cmd := &cobra.Command{
 		Use:   "init",
-		Short: "Create config.toml, the data folder, the database and a workspace",
-		Long: `init creates a commented config.toml, the data folder with the SQLite
+		Short: lang.N("Create config.toml, the data folder, the database and a workspace"),
+		/* lang:en */ Long: `init creates a commented config.toml, the data folder with the SQLite
 database, and a workspace root, for you to fill in. It refuses to
 overwrite an existing config unless --force is given. To connect a model
 in one step (provider, key tested and kept in the encrypted vault, mode,
@@ -26,18 +26,18 @@ The API key is never written to the config: --api-key-env names the
 environment variable homard reads it from, or --api-key-secret names a
 secret in homard's encrypted vault (set it afterwards with
 'homard secret set NAME --host HOST', HOST being base_url's host).`,
-		Example: `  homard init --home ~/homard
+		/* lang:en */ Example: `  homard init --home ~/homard
   homard init --provider anthropic --mode safe
   homard init --provider openai --base-url http://127.0.0.1:11434/v1 --model qwen3 --api-key-env OLLAMA_KEY`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Provider, "provider", "", "model provider: "+config.ProviderNames()+" (default openai; homard setup also tests it and stores the key)")
-	f.StringVar(&o.BaseURL, "base-url", "", "model API base `URL` (default per provider)")
-	f.StringVar(&o.Model, "model", "", "model `NAME` (default per provider)")
-	f.StringVar(&o.APIKeySecret, "api-key-secret", "", "vault secret `NAME` holding the API key, instead of an environment variable")
-	f.StringVar(&o.APIKeyEnv, "api-key-env", "", "environment `VAR` holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)")
-	f.StringVar(&o.Mode, "mode", "", "permission mode: safe, smart, autopilot or yolo (default smart)")
-	f.BoolVar(&o.Force, "force", false, "overwrite an existing config.toml")
+	f.StringVar(&o.Provider, "provider", "", c.say.Sprintf("model provider: %s (default openai; homard setup also tests it and stores the key)", config.ProviderNames()))
+	f.StringVar(&o.BaseURL, "base-url", "", lang.N("model API base `URL` (default per provider)"))
+	f.StringVar(&o.Model, "model", "", lang.N("model `NAME` (default per provider)"))
+	f.StringVar(&o.APIKeySecret, "api-key-secret", "", lang.N("vault secret `NAME` holding the API key, instead of an environment variable"))
+	f.StringVar(&o.APIKeyEnv, "api-key-env", "", lang.N("environment `VAR` holding the API key (default OPENAI_API_KEY or ANTHROPIC_API_KEY)"))
+	f.StringVar(&o.Mode, "mode", "", lang.N("permission mode: safe, smart, autopilot or yolo (default smart)"))
+	f.BoolVar(&o.Force, "force", false, lang.N("overwrite an existing config.toml"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {
@@ -47,13 +47,13 @@ secret in homard's encrypted vault (set it afterwards with
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "created %s\n", termtext.Line(p.ConfigFile))
-		fmt.Fprintf(c.stdout, "database  %s\n", termtext.Line(p.DBFile))
+		c.say.Fprintf(c.stdout, "created %s\n", termtext.Line(p.ConfigFile))
+		c.say.Fprintf(c.stdout, "database  %s\n", termtext.Line(p.DBFile))
 		for _, r := range cfg.Workspace.Roots {
-			fmt.Fprintf(c.stdout, "workspace %s (%s)\n", termtext.Line(r.Path), termtext.Line(r.Name))
+			c.say.Fprintf(c.stdout, "workspace %s (%s)\n", termtext.Line(r.Path), termtext.Line(r.Name))
 		}
-		fmt.Fprintf(c.stdout, "mode      %s\n", cfg.Permissions.Mode)
-		fmt.Fprintln(c.stdout, "next: homard setup   (connect the model: provider, key, test)")
+		c.say.Fprintf(c.stdout, "mode      %s\n", cfg.Permissions.Mode)
+		c.say.Fprintln(c.stdout, "next: homard setup   (connect the model: provider, key, test)")
 		return nil
 	})
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -39,21 +40,21 @@ func (c *cli) logsCmd() *cobra.Command {
 	var last int
 	cmd := &cobra.Command{
 		Use:   "logs",
-		Short: "What each model request contained: sizes, message roles, tool names (--follow to watch)",
-		Long: `homard keeps a line per model request in its data folder
+		Short: lang.N("What each model request contained: sizes, message roles, tool names (--follow to watch)"),
+		/* lang:en */ Long: `homard keeps a line per model request in its data folder
 (model-requests.jsonl, rotated at 16 MiB; telemetry.log_requests): which
 role's model, how many bytes of system prompt and messages, each message's
 role and size, the tools an assistant message called, and the tools offered.
 The messages' text is kept too only with telemetry.log_model_inputs = true,
 and then redacted like everything homard stores. Nothing here is sent
 anywhere.`,
-		Example: `  homard logs
+		/* lang:en */ Example: `  homard logs
   homard logs --follow
   homard logs -n 5 --json`,
 	}
-	cmd.Flags().BoolVarP(&follow, "follow", "f", false, "keep printing requests as they are made")
-	cmd.Flags().IntVarP(&last, "lines", "n", 20, "how many of the last requests to print first (0: all)")
-	jsonFlag(cmd, &asJSON, "print each request's line as stored (JSON Lines)")
+	cmd.Flags().BoolVarP(&follow, "follow", "f", false, lang.N("keep printing requests as they are made"))
+	cmd.Flags().IntVarP(&last, "lines", "n", 20, lang.N("how many of the last requests to print first (0: all)"))
+	jsonFlag(cmd, &asJSON, lang.N("print each request's line as stored (JSON Lines)"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {
@@ -62,7 +63,7 @@ anywhere.`,
 		path := app.RequestLogFile(p)
 		f, err := os.Open(path)
 		if os.IsNotExist(err) && !follow {
-			fmt.Fprintf(c.stdout, "no model requests logged yet (%s); telemetry.log_requests keeps them\n", termtext.Line(path))
+			c.say.Fprintf(c.stdout, "no model requests logged yet (%s); telemetry.log_requests keeps them\n", termtext.Line(path))
 			return nil
 		}
 		var lines []string
@@ -142,7 +143,7 @@ func (c *cli) printRequest(line string, asJSON bool) {
 	}
 	var e requestLine
 	if err := json.Unmarshal([]byte(line), &e); err != nil {
-		fmt.Fprintf(c.stdout, "(unreadable line: %v)\n", err)
+		c.say.Fprintf(c.stdout, "(unreadable line: %v)\n", err)
 		return
 	}
 	roles := map[string]int{}
@@ -151,11 +152,11 @@ func (c *cli) printRequest(line string, asJSON bool) {
 		roles[m.Role]++
 		calls = append(calls, m.Calls...)
 	}
-	fmt.Fprintf(c.stdout, "%s  %-8s %-24s %7d bytes  %d messages (%d user, %d assistant, %d tool)  %d tools offered",
+	c.say.Fprintf(c.stdout, "%s  %-8s %-24s %7d bytes  %d messages (%d user, %d assistant, %d tool)  %d tools offered",
 		e.Time.Local().Format(time.DateTime), termtext.Line(e.Role), termtext.Line(e.Model), e.Bytes, len(e.Messages),
 		roles["user"], roles["assistant"], roles["tool"], len(e.Tools))
 	if len(calls) > 0 {
-		fmt.Fprintf(c.stdout, "  calls so far: %s", termtext.Line(strings.Join(calls, ", ")))
+		c.say.Fprintf(c.stdout, "  calls so far: %s", termtext.Line(strings.Join(calls, ", ")))
 	}
 	fmt.Fprintln(c.stdout)
 	for _, m := range e.Messages {

@@ -79,7 +79,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	context.AfterFunc(ctx, stop)
-	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, say: lang.For(lang.FromEnv(os.Getenv))}
+	c := &cli{stdin: stdin, stdout: stdout, stderr: stderr, say: sayFor(args, os.Getenv)}
 	root := c.rootCmd()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -91,7 +91,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	if ctx.Err() != nil {
 		// Interrupted: whatever error the interruption caused is its echo.
-		fmt.Fprintln(stderr, "homard: cancelled")
+		c.say.Fprintln(stderr, "homard: cancelled")
 		return exitInterrupted
 	}
 	var ee *exitError
@@ -112,8 +112,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 func (c *cli) rootCmd() *cobra.Command {
 	root := &cobra.Command{
 		Use:   "homard",
-		Short: "A personal AI agent runtime where the model proposes and homard decides",
-		Long: `homard runs a language model's tool calls through a deterministic arbiter:
+		Short: lang.N("A personal AI agent runtime where the model proposes and homard decides"),
+		Long: lang.N(`homard runs a language model's tool calls through a deterministic arbiter:
 every call is validated strictly, checked against hard limits no mode can
 lift, decided by policy and your permission mode, approved by you when
 needed (bound to the exact plan's hash), run confined to your workspace,
@@ -131,7 +131,7 @@ Every command reads --home DIR (or $HOMARD_HOME); without it homard uses
 the XDG directories (~/.config/homard, ~/.local/share/homard).
 
 Tab completion: homard completion bash|zsh|fish prints the script for your
-shell; homard completion SHELL --help says where to put it.`,
+shell; homard completion SHELL --help says where to put it.`),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// --version prints "homard version <build>" through cobra's own
@@ -139,9 +139,9 @@ shell; homard completion SHELL --help says where to put it.`,
 		// the linker keep every exported method (+2.5 MB, measured).
 		Version: app.Build().String(),
 	}
-	root.PersistentFlags().StringVar(&c.home, "home", "", "put config, data and workspace under `DIR` (default $HOMARD_HOME, else XDG)")
+	root.PersistentFlags().StringVar(&c.home, "home", "", lang.N("put config, data and workspace under `DIR` (default $HOMARD_HOME, else XDG)"))
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
-		return usageErr("%v\nsee `%s --help`", err, cmd.CommandPath())
+		return usage(c.say.Errorf("%v\nsee `%s --help`", err, cmd.CommandPath()))
 	})
 	root.AddCommand(c.initCmd(), c.setupCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd(), c.loginCmd(), c.serviceCmd(), c.channelCmd(), c.pairCmd(), c.taskCmd(), c.mcpCmd(), c.skillCmd(), c.totpCmd(), c.recipientCmd(), c.policyCmd(), c.logsCmd(), c.evalCmd(), c.configCmd())
 	// cobra adds `completion` (bash, zsh, fish, powershell) when it runs;
@@ -149,13 +149,17 @@ shell; homard completion SHELL --help says where to put it.`,
 	// scripts go where root's output goes at this point.
 	root.SetOut(c.stdout)
 	root.InitDefaultCompletionCmd()
-	strictArgs(root) // last: it covers every command added above
+	if c.say.Tag() == lang.ZH {
+		root.SetUsageFunc(c.usageFunc)
+		c.translateCobra(root)
+	}
+	c.strictArgs(root) // last: it covers every command added above
 	return root
 }
 
 func isUsage(err error) bool {
 	msg := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires exactly", "invalid argument"} {
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires exactly", "invalid argument"} { // lang:en: cobra's own errors
 		if strings.Contains(msg, p) {
 			return true
 		}
@@ -185,8 +189,8 @@ func (c *cli) open(ctx context.Context, o app.Options) (*app.Runtime, error) {
 
 func (c *cli) versionCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{Use: "version", Short: "Print the version, the commit it was built from and the platform"}
-	jsonFlag(cmd, &asJSON, "print the build as JSON (version, revision, time, modified, go_version, platform)")
+	cmd := &cobra.Command{Use: "version", Short: lang.N("Print the version, the commit it was built from and the platform")}
+	jsonFlag(cmd, &asJSON, lang.N("print the build as JSON (version, revision, time, modified, go_version, platform)"))
 	return leafCmd(cmd, cobra.NoArgs, func(_ context.Context, _ []string) error {
 		b := app.Build()
 		if asJSON {
@@ -196,3 +200,7 @@ func (c *cli) versionCmd() *cobra.Command {
 		return nil
 	})
 }
+
+// usage marks err, a message in the person's language, as a usage error
+// (exit 2): usage(c.say.Errorf("…", …)).
+func usage(err error) error { return &exitError{code: exitUsage, err: err} }

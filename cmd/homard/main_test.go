@@ -38,6 +38,11 @@ func TestMain(m *testing.M) {
 type cleanup struct{ m *testing.M }
 
 func (c cleanup) Run() int {
+	// The tests compare English output: they run in English whatever the
+	// machine's locale (a test that wants Chinese sets LANG itself).
+	os.Setenv("LANG", "C")
+	os.Unsetenv("LC_ALL")
+	os.Unsetenv("LC_MESSAGES")
 	code := c.m.Run()
 	if binDir != "" {
 		os.RemoveAll(binDir)

@@ -12,14 +12,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) mcpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "MCP: see, test and trust the servers of [[mcp.servers]]; serve homard's tools to another client",
-		Long: `An MCP server's tools are offered to the model as mcp__SERVER__TOOL, each
+		Short: lang.N("MCP: see, test and trust the servers of [[mcp.servers]]; serve homard's tools to another client"),
+		/* lang:en */ Long: `An MCP server's tools are offered to the model as mcp__SERVER__TOOL, each
 call decided by homard's permission checks like any other tool. A server
 offers nothing until you have read its tools and instructions and trusted
 them (homard mcp trust NAME); if they change later, its tools are withdrawn
@@ -34,10 +35,10 @@ offered to another MCP client through homard's arbiter.`,
 }
 
 // mcpStatusLine is a report's status as `mcp list` prints it.
-func mcpStatusLine(rep app.MCPServerReport) string {
+func (c *cli) mcpStatusLine(rep app.MCPServerReport) string {
 	switch rep.Status {
 	case app.MCPNew, app.MCPChanged:
-		return rep.Status + ": needs trust"
+		return c.say.Sprintf("%s: needs trust", rep.Status)
 	case app.MCPFailed:
 		return "failed: " + rep.Error
 	}
@@ -45,24 +46,24 @@ func mcpStatusLine(rep app.MCPServerReport) string {
 }
 
 func (c *cli) mcpListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: "Start each configured server and say whether its tools are offered"}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("Start each configured server and say whether its tools are offered")}
 	load := func(_ context.Context, r *app.Runtime) ([]app.MCPServerReport, error) {
 		return r.Extensions.MCPServers(), nil
 	}
-	return listCmd(c, cmd, "print the servers as JSON (docs/JSON.md, \"mcp\")", load, listing[app.MCPServerReport]{
+	return listCmd(c, cmd, lang.N("print the servers as JSON (docs/JSON.md, \"mcp\")"), load, listing[app.MCPServerReport]{
 		json:   jsonEach(mcpOut),
-		empty:  "no MCP servers: add a [[mcp.servers]] table to the config (docs/CONFIG.md)",
+		empty:  c.say.T("no MCP servers: add a [[mcp.servers]] table to the config (docs/CONFIG.md)"),
 		header: "NAME\tTRANSPORT\tTOOLS\tSTATUS",
 		row: func(w io.Writer, rep app.MCPServerReport) {
-			fmt.Fprintf(w, "%s\t%s\t%d\t%s%s\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools), termtext.Line(mcpStatusLine(rep)), c.mcpLoginNote(rep))
+			fmt.Fprintf(w, "%s\t%s\t%d\t%s%s\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools), termtext.Line(c.mcpStatusLine(rep)), c.mcpLoginNote(rep))
 		},
 	})
 }
 
 func (c *cli) mcpTestCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{Use: "test NAME", Short: "Start one server, list its tools and stop it, trusting nothing"}
-	jsonFlag(cmd, &asJSON, "print the server as JSON (docs/JSON.md, \"mcp\")")
+	cmd := &cobra.Command{Use: "test NAME", Short: lang.N("Start one server, list its tools and stop it, trusting nothing")} // lang:en
+	jsonFlag(cmd, &asJSON, lang.N("print the server as JSON (docs/JSON.md, \"mcp\")"))
 	return leafCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, args []string) error {
 		r, err := c.open(ctx, app.Options{SkipMCP: true}) // it starts the one server it looks at
 		if err != nil {
@@ -79,8 +80,8 @@ func (c *cli) mcpTestCmd() *cobra.Command {
 			return err
 		}
 		if !asJSON {
-			fmt.Fprintf(c.stdout, "%s: started and listed in %d ms, %d tools, fingerprint %s\nstatus: %s\n",
-				termtext.Line(rep.Name), rep.StartMillis, len(rep.Tools), rep.Fingerprint, termtext.Line(mcpStatusLine(rep)))
+			c.say.Fprintf(c.stdout, "%s: started and listed in %d ms, %d tools, fingerprint %s\nstatus: %s\n",
+				termtext.Line(rep.Name), rep.StartMillis, len(rep.Tools), rep.Fingerprint, termtext.Line(c.mcpStatusLine(rep)))
 		}
 		return nil
 	})
@@ -89,9 +90,9 @@ func (c *cli) mcpTestCmd() *cobra.Command {
 func (c *cli) mcpTrustCmd() *cobra.Command {
 	var yes, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "trust NAME",
-		Short: "Show a server's tools and instructions with their fingerprint, then trust them",
-		Long: `trust starts the server, shows every tool it lists (its name, the name the
+		Use:   "trust NAME", // lang:en
+		Short: lang.N("Show a server's tools and instructions with their fingerprint, then trust them"),
+		/* lang:en */ Long: `trust starts the server, shows every tool it lists (its name, the name the
 model sees, its description and input schema) and its instructions, exactly
 as the model and homard would get them but printed inert, with the
 fingerprint that covers them all, then asks. What is trusted is that
@@ -99,14 +100,14 @@ fingerprint: if the server lists anything else later, its tools are
 withdrawn until you trust again.
 
 Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
-		Example: `  homard mcp trust everything
+		/* lang:en */ Example: `  homard mcp trust everything
   homard mcp trust everything --yes --json`,
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, "trust without asking (scripts; read the listing first)")
-	jsonFlag(cmd, &asJSON, "print the trusted server as JSON (docs/JSON.md, \"mcp\"); needs --yes")
+	cmd.Flags().BoolVar(&yes, "yes", false, lang.N("trust without asking (scripts; read the listing first)"))
+	jsonFlag(cmd, &asJSON, lang.N("print the trusted server as JSON (docs/JSON.md, \"mcp\"); needs --yes"))
 	return leafCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, args []string) error {
 		if asJSON && !yes {
-			return usageErr("--json prints no question: pass --yes with it")
+			return usage(c.say.Errorf("--json prints no question: pass --yes with it"))
 		}
 		r, err := c.open(ctx, app.Options{SkipMCP: true})
 		if err != nil {
@@ -124,11 +125,11 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 			if asJSON {
 				return writeJSON(c.stdout, mcpOut(rep))
 			}
-			fmt.Fprintf(c.stdout, "already trusted: %s lists exactly what was trusted on %s\n", termtext.Line(rep.Name), rep.TrustedAt.Local().Format(time.DateTime))
+			c.say.Fprintf(c.stdout, "already trusted: %s lists exactly what was trusted on %s\n", termtext.Line(rep.Name), rep.TrustedAt.Local().Format(time.DateTime))
 			return nil
 		}
-		question := fmt.Sprintf("Trust these %d tools of %s?", len(rep.Tools), termtext.Line(rep.Name))
-		if ok, err := c.confirmed(yes, question, "homard mcp trust", "not trusted; the server offers no tools"); !ok {
+		question := c.say.Sprintf("Trust these %d tools of %s?", len(rep.Tools), termtext.Line(rep.Name))
+		if ok, err := c.confirmed(yes, question, "homard mcp trust", c.say.T("not trusted; the server offers no tools")); !ok { // lang:en: a command
 			return err
 		}
 		if err := r.Extensions.TrustMCP(ctx, rep); err != nil {
@@ -138,7 +139,7 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 			trusted, _ := r.Extensions.InspectMCP(ctx, args[0])
 			return writeJSON(c.stdout, mcpOut(trusted))
 		}
-		fmt.Fprintf(c.stdout, "trusted %s (%s); its tools are offered from homard's next start (restart homard serve)\n", termtext.Line(rep.Name), rep.Fingerprint)
+		c.say.Fprintf(c.stdout, "trusted %s (%s); its tools are offered from homard's next start (restart homard serve)\n", termtext.Line(rep.Name), rep.Fingerprint)
 		return nil
 	})
 }
@@ -148,26 +149,26 @@ Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
 // are shown, never obeyed.
 func (c *cli) printMCPServer(rep app.MCPServerReport) {
 	w := c.stdout
-	fmt.Fprintf(w, "MCP server %s (%s), %d tools\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools))
+	c.say.Fprintf(w, "MCP server %s (%s), %d tools\n", termtext.Line(rep.Name), rep.Transport, len(rep.Tools))
 	if rep.Status == app.MCPChanged {
-		fmt.Fprintf(w, "CHANGED since you trusted it (trusted %s, now %s)\n", rep.TrustedFingerprint, rep.Fingerprint)
+		c.say.Fprintf(w, "CHANGED since you trusted it (trusted %s, now %s)\n", rep.TrustedFingerprint, rep.Fingerprint)
 	}
 	if rep.Truncated {
-		fmt.Fprintln(w, "the server listed more pages of tools than homard reads; only the first are shown and offered")
+		c.say.Fprintln(w, "the server listed more pages of tools than homard reads; only the first are shown and offered")
 	}
-	fmt.Fprintln(w, "\ninstructions (never shown to the model):")
+	c.say.Fprintln(w, "\ninstructions (never shown to the model):")
 	if rep.Instructions == "" {
 		fmt.Fprintln(w, "  (none)")
 	} else {
 		fmt.Fprintln(w, indent(termtext.Visible(rep.Instructions)))
 	}
 	for _, t := range rep.Tools {
-		fmt.Fprintf(w, "\ntool %s → %s", termtext.Line(t.Name), termtext.Line(t.Mapped))
+		c.say.Fprintf(w, "\ntool %s → %s", termtext.Line(t.Name), termtext.Line(t.Mapped))
 		switch {
 		case t.Refused != "":
-			fmt.Fprintf(w, " (not offered: %s)", termtext.Line(t.Refused))
+			c.say.Fprintf(w, " (not offered: %s)", termtext.Line(t.Refused))
 		case t.ReadOnly:
-			fmt.Fprint(w, " (read_only: runs unasked in smart mode)")
+			fmt.Fprint(w, c.say.T(" (read_only: runs unasked in smart mode)"))
 		}
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, indent(termtext.Visible(t.Description)))
@@ -178,7 +179,7 @@ func (c *cli) printMCPServer(rep app.MCPServerReport) {
 		}
 		fmt.Fprintln(w, indent("schema: "+termtext.Visible(schema.String())))
 	}
-	fmt.Fprintf(w, "\nfingerprint %s\n", rep.Fingerprint)
+	c.say.Fprintf(w, "\nfingerprint %s\n", rep.Fingerprint)
 }
 
 func indent(s string) string {

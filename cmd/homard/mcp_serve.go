@@ -7,6 +7,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 )
 
 // mcpServeCmd is `homard mcp serve`: homard as an MCP server over stdio.
@@ -14,8 +15,8 @@ func (c *cli) mcpServeCmd() *cobra.Command {
 	var client string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Serve homard's tools to another MCP client over stdio, through homard's arbiter",
-		Long: `serve makes homard an MCP server on stdin and stdout, so another MCP client
+		Short: lang.N("Serve homard's tools to another MCP client over stdio, through homard's arbiter"),
+		/* lang:en */ Long: `serve makes homard an MCP server on stdin and stdout, so another MCP client
 (an editor, another agent) can use homard's tools as its guarded tool layer:
 
   {"command": "homard", "args": ["mcp", "serve", "--client", "editor"]}
@@ -30,7 +31,7 @@ client's model cannot approve its own calls. Results read from files, pages
 or commands reach the client between untrusted markers. The calls are in the
 audit log under session mcp-CLIENT.`,
 	}
-	cmd.Flags().StringVar(&client, "client", "client", "the client's name: its calls run in session mcp-NAME (lowercase letters, digits, '-')")
+	cmd.Flags().StringVar(&client, "client", "client", lang.N("the client's name: its calls run in session mcp-NAME (lowercase letters, digits, '-')"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		return r.Extensions.MCPServe(ctx, io.NopCloser(c.stdin), nopWriteCloser{c.stdout}, client)
 	})

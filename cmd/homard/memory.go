@@ -12,14 +12,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) memoryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "memory",
-		Short: "Read, search and edit what homard remembers about you",
-		Long: `homard's memory is a Markdown file you own: DATA/memory/OWNER/memory.md
+		Short: lang.N("Read, search and edit what homard remembers about you"),
+		/* lang:en */ Long: `homard's memory is a Markdown file you own: DATA/memory/OWNER/memory.md
 (with --home DIR: DIR/data/memory/owner/memory.md; mode 0600). Open it in
 any editor. Each unit is a section:
 
@@ -58,11 +59,11 @@ func (c *cli) memoryListCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List every remembered unit, and sections of memory.md that cannot be read",
-		Example: `  homard memory list
+		Short: lang.N("List every remembered unit, and sections of memory.md that cannot be read"),
+		/* lang:en */ Example: `  homard memory list
   homard memory list --json | jq -r '.[] | select(.kind == "task") | .text'`,
 	}
-	jsonFlag(cmd, &asJSON, "print a JSON array (schema: docs/JSON.md)")
+	jsonFlag(cmd, &asJSON, lang.N("print a JSON array (schema: docs/JSON.md)"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		units, problems, err := r.Owner.MemoryList(ctx)
 		if err != nil {
@@ -72,11 +73,11 @@ func (c *cli) memoryListCmd() *cobra.Command {
 			// Unreadable sections are not units: they are reported on
 			// stderr, so stdout stays one document.
 			for _, p := range problems {
-				fmt.Fprintf(c.stderr, "homard: memory.md: unreadable (kept, not searchable): %s\n", termtext.Line(p.String()))
+				c.say.Fprintf(c.stderr, "homard: memory.md: unreadable (kept, not searchable): %s\n", termtext.Line(p.String()))
 			}
 			return unitListing(r.Owner.Now(), "").print(c, units, asJSON)
 		}
-		empty := "no memory yet"
+		empty := c.say.T("no memory yet")
 		if len(problems) > 0 {
 			empty = "" // a table, even of no units, above what cannot be read
 		}
@@ -84,11 +85,11 @@ func (c *cli) memoryListCmd() *cobra.Command {
 			return err
 		}
 		for _, p := range problems {
-			fmt.Fprintf(c.stdout, "unreadable: %s\n", termtext.Line(p.String()))
+			c.say.Fprintf(c.stdout, "unreadable: %s\n", termtext.Line(p.String()))
 		}
 		if len(problems) > 0 {
 			path, _ := r.Owner.MemoryPath()
-			fmt.Fprintf(c.stdout, "fix the sections above in %s; they are kept but not searchable\n", termtext.Line(path))
+			c.say.Fprintf(c.stdout, "fix the sections above in %s; they are kept but not searchable\n", termtext.Line(path))
 		}
 		return nil
 	})
@@ -129,18 +130,18 @@ func (c *cli) memorySearchCmd() *cobra.Command {
 	var limit int
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "search QUERY",
-		Short:   "Search memory as the recall tool does (best match first, expired units left out)",
-		Example: "  homard memory search oolong\n  homard memory search 乌龙",
+		Use:   "search QUERY", // lang:en
+		Short: lang.N("Search memory as the recall tool does (best match first, expired units left out)"),
+		/* lang:en */ Example: "  homard memory search oolong\n  homard memory search 乌龙",
 	}
-	cmd.Flags().IntVar(&limit, "limit", 10, "most units to show (1 to 20)")
-	jsonFlag(cmd, &asJSON, "print a JSON array (schema: docs/JSON.md)")
+	cmd.Flags().IntVar(&limit, "limit", 10, lang.N("most units to show (1 to 20)"))
+	jsonFlag(cmd, &asJSON, lang.N("print a JSON array (schema: docs/JSON.md)"))
 	return c.runtimeCmd(cmd, cobra.MinimumNArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		units, err := r.Owner.MemorySearch(ctx, strings.Join(args, " "), limit)
 		if err != nil {
 			return err
 		}
-		return unitListing(r.Owner.Now(), "no match").print(c, units, asJSON)
+		return unitListing(r.Owner.Now(), c.say.T("no match")).print(c, units, asJSON)
 	})
 }
 
@@ -148,15 +149,15 @@ func (c *cli) memoryAddCmd() *cobra.Command {
 	var kind string
 	var ttlDays int
 	cmd := &cobra.Command{
-		Use:     "add TEXT",
-		Short:   "Remember something (written to memory.md before it is reported)",
-		Example: "  homard memory add 'Prefers oolong tea without sugar' --kind preference\n  homard memory add 'Parking spot 42 this week' --kind task --ttl-days 7",
+		Use:   "add TEXT", // lang:en
+		Short: lang.N("Remember something (written to memory.md before it is reported)"),
+		/* lang:en */ Example: "  homard memory add 'Prefers oolong tea without sugar' --kind preference\n  homard memory add 'Parking spot 42 this week' --kind task --ttl-days 7",
 	}
-	cmd.Flags().StringVar(&kind, "kind", "fact", "fact, preference or task")
-	cmd.Flags().IntVar(&ttlDays, "ttl-days", 0, "forget it after this many `DAYS` (0: never)")
+	cmd.Flags().StringVar(&kind, "kind", "fact", lang.N("fact, preference or task"))
+	cmd.Flags().IntVar(&ttlDays, "ttl-days", 0, lang.N("forget it after this many `DAYS` (0: never)"))
 	return c.runtimeCmd(cmd, cobra.MinimumNArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		if ttlDays < 0 {
-			return usageErr("--ttl-days must not be negative")
+			return usage(c.say.Errorf("--ttl-days must not be negative"))
 		}
 		u, err := r.Owner.MemoryAdd(ctx, strings.Join(args, " "), kind, time.Duration(ttlDays)*24*time.Hour)
 		switch {
@@ -167,13 +168,13 @@ func (c *cli) memoryAddCmd() *cobra.Command {
 		case err != nil:
 			return err
 		}
-		fmt.Fprintf(c.stdout, "remembered %s (%s)\n", termtext.Line(u.ID), u.Kind)
+		c.say.Fprintf(c.stdout, "remembered %s (%s)\n", termtext.Line(u.ID), u.Kind)
 		return nil
 	})
 }
 
 func (c *cli) memoryForgetCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "forget ID", Short: "Remove one unit from memory.md and from the index"}
+	cmd := &cobra.Command{Use: "forget ID", Short: lang.N("Remove one unit from memory.md and from the index")} // lang:en
 	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
 		u, err := r.Owner.MemoryForget(ctx, id)
 		return "forgot " + termtext.Line(u.ID), err
@@ -181,15 +182,15 @@ func (c *cli) memoryForgetCmd() *cobra.Command {
 }
 
 func (c *cli) memoryRebuildCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "rebuild", Short: "Recreate the search index from memory.md (safe to repeat)"}
+	cmd := &cobra.Command{Use: "rebuild", Short: lang.N("Recreate the search index from memory.md (safe to repeat)")}
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		st, err := r.Owner.MemoryRebuild(ctx)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "indexed %d units from %s\n", st.Indexed, termtext.Line(st.Path))
+		c.say.Fprintf(c.stdout, "indexed %d units from %s\n", st.Indexed, termtext.Line(st.Path))
 		for _, p := range st.Problems {
-			fmt.Fprintf(c.stdout, "unreadable (kept, not indexed): %s\n", termtext.Line(p.String()))
+			c.say.Fprintf(c.stdout, "unreadable (kept, not indexed): %s\n", termtext.Line(p.String()))
 		}
 		return nil
 	})
@@ -198,8 +199,8 @@ func (c *cli) memoryRebuildCmd() *cobra.Command {
 func (c *cli) memoryReviewCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "review",
-		Short: "Review notes homard proposes to remember from your conversations",
-		Long: `After every few of your turns (with memory.capture = "on", the default;
+		Short: lang.N("Review notes homard proposes to remember from your conversations"),
+		/* lang:en */ Long: `After every few of your turns (with memory.capture = "on", the default;
 memory.capture_every, 4) a model call without tools proposes short notes
 about you: facts, preferences, tasks. A proposed note waits here
 ("buffered") and is remembered on its own when a later capture proposes it
@@ -217,7 +218,7 @@ holding a secret is never proposed, stored or shown.
   homard memory review dismiss ID           drop it; it is not proposed again` + memoryReviewLong,
 	}
 	var now bool
-	cmd.Flags().BoolVar(&now, "now", false, "review memory now for duplicates, contradictions and stale notes")
+	cmd.Flags().BoolVar(&now, "now", false, lang.N("review memory now for duplicates, contradictions and stale notes"))
 	cmd.AddCommand(c.memoryAcceptCmd(), c.memoryDismissCmd(), c.memoryApproveCmd())
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		if now {
@@ -228,12 +229,12 @@ holding a secret is never proposed, stored or shown.
 			return err
 		}
 		err = listing[app.MemoryCandidate]{
-			empty:  "no candidates",
-			header: "ID\tSTATUS\tKIND\tSEEN\tLAST SEEN\tSOURCE\tTEXT",
+			empty:  c.say.T("no candidates"),
+			header: "ID\tSTATUS\tKIND\tSEEN\tLAST SEEN\tSOURCE\tTEXT", // lang:en: column names (tabwriter aligns bytes, not wide characters)
 			row: func(w io.Writer, k app.MemoryCandidate) {
 				status := k.Status
 				if k.ConflictsWith != "" {
-					status += " (conflicts with " + k.ConflictsWith + ")"
+					status += c.say.Sprintf(" (conflicts with %s)", k.ConflictsWith)
 				}
 				fmt.Fprintf(w, "%s\t%s\t%s\t%d\t%s\t%s\t%s\n", termtext.Line(k.ID), termtext.Line(status), k.Kind, k.Seen,
 					k.LastSeen.Format(time.DateOnly), termtext.Line(k.Source), shorten(k.Text, 80))
@@ -249,27 +250,27 @@ holding a secret is never proposed, stored or shown.
 func (c *cli) memoryAcceptCmd() *cobra.Command {
 	var replace string
 	cmd := &cobra.Command{
-		Use:     "accept ID",
-		Short:   "Remember a proposed note now (optionally replacing a unit it contradicts)",
-		Example: "  homard memory review accept c_3f9a2c1d7e4b\n  homard memory review accept c_3f9a2c1d7e4b --replace m_0a1b2c3d4e5f",
+		Use:   "accept ID", // lang:en
+		Short: lang.N("Remember a proposed note now (optionally replacing a unit it contradicts)"),
+		/* lang:en */ Example: "  homard memory review accept c_3f9a2c1d7e4b\n  homard memory review accept c_3f9a2c1d7e4b --replace m_0a1b2c3d4e5f",
 	}
-	cmd.Flags().StringVar(&replace, "replace", "", "forget this memory `UNIT_ID` in the same write")
+	cmd.Flags().StringVar(&replace, "replace", "", lang.N("forget this memory `UNIT_ID` in the same write"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		k, err := r.Owner.MemoryAccept(ctx, args[0], replace)
 		if err != nil {
-			return reviewErr(err)
+			return c.reviewErr(err)
 		}
 		if replace != "" {
-			fmt.Fprintf(c.stdout, "remembered %s as %s; forgot %s\n", termtext.Line(k.ID), termtext.Line(k.UnitID), termtext.Line(replace))
+			c.say.Fprintf(c.stdout, "remembered %s as %s; forgot %s\n", termtext.Line(k.ID), termtext.Line(k.UnitID), termtext.Line(replace))
 			return nil
 		}
-		fmt.Fprintf(c.stdout, "remembered %s as %s\n", termtext.Line(k.ID), termtext.Line(k.UnitID))
+		c.say.Fprintf(c.stdout, "remembered %s as %s\n", termtext.Line(k.ID), termtext.Line(k.UnitID))
 		return nil
 	})
 }
 
 func (c *cli) memoryDismissCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "dismiss [ID|N]", Short: "Drop a proposed note (it is not proposed again), or the memory review's proposals"}
+	cmd := &cobra.Command{Use: "dismiss [ID|N]" /* lang:en */, Short: lang.N("Drop a proposed note (it is not proposed again), or the memory review's proposals")}
 	return c.runtimeCmd(cmd, cobra.MaximumNArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		if len(args) == 0 || !strings.HasPrefix(args[0], "c_") {
 			n := 0
@@ -283,17 +284,17 @@ func (c *cli) memoryDismissCmd() *cobra.Command {
 		}
 		k, err := r.Owner.MemoryDismiss(ctx, args[0])
 		if err != nil {
-			return reviewErr(err)
+			return c.reviewErr(err)
 		}
-		fmt.Fprintf(c.stdout, "dismissed %s\n", termtext.Line(k.ID))
+		c.say.Fprintf(c.stdout, "dismissed %s\n", termtext.Line(k.ID))
 		return nil
 	})
 }
 
 // reviewErr turns an unknown id into a usage error that says what to do.
-func reviewErr(err error) error {
+func (c *cli) reviewErr(err error) error {
 	if errors.Is(err, app.ErrMemoryCandidate) {
-		return usageErr("%v (homard memory review lists them)", err)
+		return usage(c.say.Errorf("%v (homard memory review lists them)", err))
 	}
 	return err
 }

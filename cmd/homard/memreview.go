@@ -16,7 +16,8 @@ import (
 )
 
 // memoryReviewLong is the weekly review's part of `homard memory review
-// --help`.
+// --help`. lang:en: long help stays English (binary size), as the other
+// long helps.
 const memoryReviewLong = `
 
 Once a week (memory.review = "on", the default; memory.review_day, sunday,
@@ -83,9 +84,9 @@ func (c *cli) printMemoryReview(ctx context.Context, r *app.Runtime, rev store.M
 // memoryApproveCmd is `homard memory review approve N|all`.
 func (c *cli) memoryApproveCmd() *cobra.Command {
 	cmd := &cobra.Command{
-		Use:     "approve N|all",
-		Short:   "Apply a proposal of the memory review (or all of them)",
-		Example: "  homard memory review approve 2\n  homard memory review approve all",
+		Use:     "approve N|all", // lang:en
+		Short:   lang.N("Apply a proposal of the memory review (or all of them)"),
+		Example: "  homard memory review approve 2\n  homard memory review approve all", // lang:en
 	}
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		n, err := proposalArg(c.say, args[0])

@@ -9,11 +9,12 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) policyCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "policy", Short: "See what a configuration change would do before you make it"}
+	cmd := &cobra.Command{Use: "policy", Short: lang.N("See what a configuration change would do before you make it")}
 	cmd.AddCommand(c.policyReplayCmd())
 	return cmd
 }
@@ -48,9 +49,9 @@ func (c *cli) policyReplayCmd() *cobra.Command {
 	var proposed, since string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "replay --config NEW.toml",
-		Short: "Decide your recorded tool calls again under a proposed config, without running anything",
-		Long: `Every tool call recorded since --since is decided twice — under the config in
+		Use:   "replay --config NEW.toml", // lang:en
+		Short: lang.N("Decide your recorded tool calls again under a proposed config, without running anything"),
+		/* lang:en */ Long: `Every tool call recorded since --since is decided twice — under the config in
 force and under --config — from its stored plan, and the calls whose verdict
 would change are listed: calls that ran and would now ask or be refused, and
 calls that asked and would now run. Nothing runs and nothing is changed.
@@ -60,18 +61,18 @@ commands.unknown and permissions.private_egress. Not replayed: grants and
 approvals (neither side uses them), and the hard limits a tool checks while
 planning (paths, sensitive files, egress): a changed [files] or [egress]
 section is not judged here.`,
-		Example: `  cp ~/.config/homard/config.toml /tmp/new.toml && $EDITOR /tmp/new.toml
+		/* lang:en */ Example: `  cp ~/.config/homard/config.toml /tmp/new.toml && $EDITOR /tmp/new.toml
   homard policy replay --config /tmp/new.toml
   homard policy replay --config /tmp/new.toml --since 30d --json`,
 	}
-	cmd.Flags().StringVar(&proposed, "config", "", "the proposed config.toml to replay against (required)")
-	cmd.Flags().StringVar(&since, "since", "7d", "how far back: 7d, 36h, or a date (2026-12-01)")
-	jsonFlag(cmd, &asJSON, "print JSON (docs/JSON.md)")
+	cmd.Flags().StringVar(&proposed, "config", "", lang.N("the proposed config.toml to replay against (required)"))
+	cmd.Flags().StringVar(&since, "since", "7d", lang.N("how far back: 7d, 36h, or a date (2026-12-01)"))
+	jsonFlag(cmd, &asJSON, lang.N("print JSON (docs/JSON.md)"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		if proposed == "" {
-			return usageErr("--config NEW.toml is required: the configuration to replay against")
+			return usage(c.say.Errorf("--config NEW.toml is required: the configuration to replay against"))
 		}
-		from, err := parseSince(since, time.Now())
+		from, err := c.parseSince(since, time.Now())
 		if err != nil {
 			return err
 		}
@@ -93,7 +94,7 @@ section is not judged here.`,
 			}
 			return writeJSON(c.stdout, out) // plans and reasons quote what the model proposed
 		}
-		fmt.Fprintf(c.stdout, "replayed %d calls since %s (%d skipped: plan unreadable): %d would change under %s\n",
+		c.say.Fprintf(c.stdout, "replayed %d calls since %s (%d skipped: plan unreadable): %d would change under %s\n",
 			res.Replayed, from.Local().Format(time.DateTime), res.Skipped, len(res.Changes), termtext.Line(proposed))
 		if len(res.Changes) == 0 {
 			return nil

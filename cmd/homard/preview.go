@@ -37,7 +37,7 @@ type previewOpts struct {
 // (200 lines, 16 KiB) unless full, with a line saying how to see the
 // rest; every line through termtext, so control characters, escape
 // sequences and bidi controls in a file's content show as inert escapes.
-func printPreview(w io.Writer, preview string, o previewOpts) {
+func (c *cli) printPreview(w io.Writer, preview string, o previewOpts) {
 	if preview == "" {
 		return
 	}
@@ -57,7 +57,7 @@ func printPreview(w io.Writer, preview string, o previewOpts) {
 		fmt.Fprintf(w, "%s%s\n", o.indent, text)
 	}
 	if omitted > 0 {
-		fmt.Fprintf(w, "%s… %d more lines; `homard approval show %s --full`\n", o.indent, omitted, termtext.Line(o.id))
+		c.say.Fprintf(w, "%s… %d more lines; `homard approval show %s --full`\n", o.indent, omitted, termtext.Line(o.id))
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -34,9 +35,9 @@ func (c *cli) runCmd() *cobra.Command {
 	var askMode string
 	var sf splitFlags
 	cmd := &cobra.Command{
-		Use:   `run "TASK" | -`,
-		Short: "Run one turn of the agent on a task and print the answer",
-		Long: `run sends TASK to the configured model as one turn of a conversation
+		Use:   `run "TASK" | -`, // lang:en
+		Short: lang.N("Run one turn of the agent on a task and print the answer"),
+		/* lang:en */ Long: `run sends TASK to the configured model as one turn of a conversation
 (TASK "-" reads it from stdin, up to 8 MiB). A task longer than the model's
 request budget (model.context_tokens, with the system prompt and tools) is
 cut in its middle before the model sees it: a warning on stderr says by
@@ -107,26 +108,26 @@ talk to it.
 
 Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 1 homard or the model endpoint failed, 130 interrupted.`,
-		Example: `  homard run "summarise notes.txt"
+		/* lang:en */ Example: `  homard run "summarise notes.txt"
   git diff | homard run -
   homard run "add tea to todo.md" --session kitchen
   homard run "list my files" --json`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.Session, "session", "", "conversation `ID` to continue (default cli)")
-	jsonFlag(cmd, &asJSON, "print one JSON object at the end instead of streaming")
-	f.BoolVar(&sf.on, "split", false, "run the task as a planner and workers that never share a context (see above)")
-	f.StringVar(&sf.planHash, "plan-hash", "", "with --split: approve the plan whose hash starts with this (12+ characters), as a previous run printed it")
-	f.StringVar(&sf.code, "code", "", "with --split: a code from your authenticator app, for a plan that needs one (permissions.totp)")
-	f.StringVar(&askMode, "ask", "auto", "ask about approvals inline: `auto` (on a terminal), always (read answers from stdin), never")
+	f.StringVar(&req.Session, "session", "", lang.N("conversation `ID` to continue (default cli)"))
+	jsonFlag(cmd, &asJSON, lang.N("print one JSON object at the end instead of streaming"))
+	f.BoolVar(&sf.on, "split", false, lang.N("run the task as a planner and workers that never share a context (see above)"))
+	f.StringVar(&sf.planHash, "plan-hash", "", lang.N("with --split: approve the plan whose hash starts with this (12+ characters), as a previous run printed it"))
+	f.StringVar(&sf.code, "code", "", lang.N("with --split: a code from your authenticator app, for a plan that needs one (permissions.totp)"))
+	f.StringVar(&askMode, "ask", "auto", lang.N("ask about approvals inline: `auto` (on a terminal), always (read answers from stdin), never"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		req.Text = args[0]
 		fromStdin := req.Text == "-"
 		if fromStdin {
 			if askMode == "always" {
-				return usageErr("run -: the task is read from stdin, so --ask always cannot read answers there; use --ask never, or pass the task as an argument")
+				return usage(c.say.Errorf("run -: the task is read from stdin, so --ask always cannot read answers there; use --ask never, or pass the task as an argument"))
 			}
-			text, err := readTask(c.stdin)
+			text, err := c.readTask(c.stdin)
 			if err != nil {
 				return err
 			}
@@ -140,7 +141,7 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 			return c.runSplit(ctx, r, req.Text, sf, ask)
 		}
 		if cut := r.MessageCut(req.Text); cut > 0 {
-			fmt.Fprintf(c.stderr, "homard: warning: the task is %d characters; %d in its middle are cut before the model sees it, to fit model.context_tokens = %d (raise it if the model's window allows, or send less)\n",
+			c.say.Fprintf(c.stderr, "homard: warning: the task is %d characters; %d in its middle are cut before the model sees it, to fit model.context_tokens = %d (raise it if the model's window allows, or send less)\n",
 				utf8.RuneCountInString(req.Text), cut, r.Config.Model.ContextTokens)
 		}
 		switch askMode {
@@ -153,7 +154,7 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 			req.Ask = c.askInline
 		case "never":
 		default:
-			return usageErr("--ask %q: want auto, always or never", askMode)
+			return usage(c.say.Errorf("--ask %q: want auto, always or never", askMode))
 		}
 		var last string // the last streamed fragment, to end the line
 		// The answer is the model's text: it streams through the one
@@ -166,7 +167,7 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 				last = "\n"
 			}
 		}
-		tools := &toolLog{}
+		tools := &toolLog{say: c.say}
 		req.OnTool = tools.event
 		if !asJSON {
 			tools.w, tools.before = c.stderr, endText
@@ -183,7 +184,7 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 		// runs here under the session's lock.
 		rt, si, attached := r.TurnRuntime()
 		if attached {
-			fmt.Fprintf(c.stderr, "homard: homard serve (pid %d, %s) runs this turn\n", si.PID, si.URL)
+			c.say.Fprintf(c.stderr, "homard: homard serve (pid %d, %s) runs this turn\n", si.PID, si.URL)
 		}
 		res, err := rt.Turn(ctx, req)
 		endText()
@@ -214,11 +215,11 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 			}
 		} else {
 			if res.Stopped != "" {
-				fmt.Fprintf(c.stderr, "homard: stopped early: %s\n", res.Stopped)
+				c.say.Fprintf(c.stderr, "homard: stopped early: %s\n", res.Stopped)
 			}
 			for _, id := range res.Pending {
 				id = termtext.Line(id)
-				fmt.Fprintf(c.stdout, "waiting for approval: %s — homard approval approve %s, then run again\n", id, id)
+				c.say.Fprintf(c.stdout, "waiting for approval: %s — homard approval approve %s, then run again\n", id, id)
 			}
 		}
 		if len(res.Pending) > 0 {
@@ -232,16 +233,16 @@ Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
 const maxStdinTask = 8 << 20
 
 // readTask reads a task from stdin, at most maxStdinTask bytes.
-func readTask(stdin io.Reader) (string, error) {
+func (c *cli) readTask(stdin io.Reader) (string, error) {
 	b, err := io.ReadAll(io.LimitReader(stdin, maxStdinTask+1))
 	if err != nil {
-		return "", fmt.Errorf("run -: read the task from stdin: %w", err)
+		return "", c.say.Errorf("run -: read the task from stdin: %w", err)
 	}
 	if len(b) > maxStdinTask {
-		return "", usageErr("run -: the task on stdin is longer than %d MiB", maxStdinTask>>20)
+		return "", usage(c.say.Errorf("run -: the task on stdin is longer than %d MiB", maxStdinTask>>20))
 	}
 	if !utf8.Valid(b) {
-		return "", usageErr("run -: the task on stdin is not UTF-8 text")
+		return "", usage(c.say.Errorf("run -: the task on stdin is not UTF-8 text"))
 	}
 	return string(b), nil
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -53,6 +54,7 @@ type toolLog struct {
 	step   int              // the model step of the last event; 0 before any
 	open   *runTool         // the call being decided, not printed yet
 	calls  []runTool
+	say    lang.Printer // the person's language
 }
 
 // event takes one tool event.
@@ -65,7 +67,7 @@ func (l *toolLog) event(ev channel.ToolEvent) {
 			if l.before != nil {
 				l.before()
 			}
-			fmt.Fprintf(l.w, "homard: — step %d —\n", ev.Step)
+			l.say.Fprintf(l.w, "homard: — step %d —\n", ev.Step)
 		}
 		l.step = ev.Step
 	}
@@ -76,7 +78,7 @@ func (l *toolLog) event(ev channel.ToolEvent) {
 	if ev.Status == channel.Proposed {
 		if c.start.IsZero() {
 			c.start = l.clock()
-			l.print(startLine(*c))
+			l.print(l.startLine(*c))
 		}
 		return
 	}
@@ -106,7 +108,7 @@ func (l *toolLog) flush() {
 		c.ElapsedMS = c.took.Milliseconds()
 	}
 	l.calls = append(l.calls, *c)
-	l.print(toolLine(*c))
+	l.print(l.toolLine(*c))
 }
 
 // print prints one line on w, after ending the streamed answer's line.
@@ -155,18 +157,18 @@ const (
 
 // startLine is the line printed when c is proposed: its arguments (the
 // plan is not made yet), first line only, inert and capped.
-func startLine(c runTool) string {
-	return fmt.Sprintf("homard: tool %s starts: %s", termtext.Line(c.Name), capRunes(termtext.Line(firstLine(c.Plan)), linePlanRunes))
+func (l *toolLog) startLine(c runTool) string {
+	return l.say.Sprintf("homard: tool %s starts: %s", termtext.Line(c.Name), capRunes(termtext.Line(firstLine(c.Plan)), linePlanRunes))
 }
 
 // toolLine is the line printed once c is settled. Every part the model or
 // a tool could have written goes through termtext.Line, then is capped; a
 // plan shows its first line only (a command's plan lists its settings on
 // the next ones).
-func toolLine(c runTool) string {
+func (l *toolLog) toolLine(c runTool) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "homard: tool %s: %s — ", termtext.Line(c.Name), capRunes(termtext.Line(firstLine(c.Plan)), linePlanRunes))
-	b.WriteString(outcome(c))
+	l.say.Fprintf(&b, "homard: tool %s: %s — ", termtext.Line(c.Name), capRunes(termtext.Line(firstLine(c.Plan)), linePlanRunes))
+	b.WriteString(l.outcome(c))
 	if !c.start.IsZero() {
 		fmt.Fprintf(&b, " (%s)", elapsed(c.took))
 	}
@@ -174,7 +176,7 @@ func toolLine(c runTool) string {
 }
 
 // outcome says how c was decided and how it ended.
-func outcome(c runTool) string {
+func (l *toolLog) outcome(c runTool) string {
 	var b strings.Builder
 	reason := capRunes(termtext.Line(c.Reason), lineReasonRunes)
 	by := ""
@@ -183,19 +185,19 @@ func outcome(c runTool) string {
 	}
 	switch c.Decision {
 	case "pending":
-		fmt.Fprintf(&b, "asked → waiting for approval %s", termtext.Line(c.ApprovalID))
+		l.say.Fprintf(&b, "asked → waiting for approval %s", termtext.Line(c.ApprovalID))
 	case "denied":
-		b.WriteString("asked → denied")
+		b.WriteString(l.say.T("asked → denied"))
 	case "approved":
-		fmt.Fprintf(&b, "asked → approved → %s", c.Status)
+		l.say.Fprintf(&b, "asked → approved → %s", c.Status)
 	case "refused":
-		fmt.Fprintf(&b, "refused%s: %s", by, reason)
+		l.say.Fprintf(&b, "refused%s: %s", by, reason)
 		return b.String()
 	case "invalid":
-		fmt.Fprintf(&b, "invalid: %s", reason)
+		l.say.Fprintf(&b, "invalid: %s", reason)
 		return b.String()
 	default:
-		fmt.Fprintf(&b, "allowed%s → %s", by, c.Status)
+		l.say.Fprintf(&b, "allowed%s → %s", by, c.Status)
 	}
 	if c.Status == channel.Failed && reason != "" {
 		b.WriteString(": " + reason)

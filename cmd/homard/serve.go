@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 )
 
 func (c *cli) serveCmd() *cobra.Command {
@@ -19,8 +20,8 @@ func (c *cli) serveCmd() *cobra.Command {
 	var logFormat string
 	cmd := &cobra.Command{
 		Use:   "serve",
-		Short: "Run homard as a local HTTP service: the streaming API (and web UI)",
-		Long: `serve runs the agent behind an HTTP API (JSON and Server-Sent Events,
+		Short: lang.N("Run homard as a local HTTP service: the streaming API (and web UI)"),
+		/* lang:en */ Long: `serve runs the agent behind an HTTP API (JSON and Server-Sent Events,
 described in docs/API.md) until you stop it with Ctrl+C or SIGTERM.
 
 It listens on gateway.addr from the config (default 127.0.0.1:8787), or
@@ -59,24 +60,24 @@ chooses.
 
 On Ctrl+C or SIGTERM running turns get --grace to finish; then they are
 cancelled and nothing of them is stored.`,
-		Example: `  homard serve
+		/* lang:en */ Example: `  homard serve
   homard serve --addr 127.0.0.1:9000
   homard serve --allow-remote --addr 0.0.0.0:8787 --tls-cert cert.pem --tls-key key.pem`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&o.Addr, "addr", "", "listen on `HOST:PORT` (default gateway.addr, 127.0.0.1:8787)")
-	f.BoolVar(&o.AllowRemote, "allow-remote", false, "permit a non-loopback address (needs --tls-cert/--tls-key or --behind-proxy)")
-	f.StringVar(&o.TLSCert, "tls-cert", "", "serve HTTPS with this PEM certificate `FILE`")
-	f.StringVar(&o.TLSKey, "tls-key", "", "the PEM private key `FILE` of --tls-cert")
-	f.BoolVar(&o.BehindProxy, "behind-proxy", false, "a reverse proxy terminates TLS in front of this server")
-	f.StringVar(&o.PublicOrigin, "public-origin", "", "the `https://HOST[:PORT]` people open (with --behind-proxy, or --tls-cert on every interface)")
-	f.StringVar(&logFormat, "log-format", "auto", "log lines on stderr as `text`, json, or auto (json when stderr is not a terminal)")
-	f.DurationVar(&o.Grace, "grace", 10*time.Second, "how long running turns may finish on shutdown before they are cancelled")
+	f.StringVar(&o.Addr, "addr", "", lang.N("listen on `HOST:PORT` (default gateway.addr, 127.0.0.1:8787)"))
+	f.BoolVar(&o.AllowRemote, "allow-remote", false, lang.N("permit a non-loopback address (needs --tls-cert/--tls-key or --behind-proxy)"))
+	f.StringVar(&o.TLSCert, "tls-cert", "", lang.N("serve HTTPS with this PEM certificate `FILE`"))
+	f.StringVar(&o.TLSKey, "tls-key", "", lang.N("the PEM private key `FILE` of --tls-cert"))
+	f.BoolVar(&o.BehindProxy, "behind-proxy", false, lang.N("a reverse proxy terminates TLS in front of this server"))
+	f.StringVar(&o.PublicOrigin, "public-origin", "", lang.N("the `https://HOST[:PORT]` people open (with --behind-proxy, or --tls-cert on every interface)"))
+	f.StringVar(&logFormat, "log-format", "auto", lang.N("log lines on stderr as `text`, json, or auto (json when stderr is not a terminal)"))
+	f.DurationVar(&o.Grace, "grace", 10*time.Second, lang.N("how long running turns may finish on shutdown before they are cancelled"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 		defer stop()
 		o.Out, o.Log = c.stdout, c.stderr
-		format, err := resolveLogFormat(logFormat, c.stderr)
+		format, err := c.resolveLogFormat(logFormat, c.stderr)
 		if err != nil {
 			return err
 		}
@@ -87,7 +88,7 @@ cancelled and nothing of them is stored.`,
 
 // resolveLogFormat turns --log-format into serve's "text" or "json":
 // auto is json unless stderr is a terminal.
-func resolveLogFormat(flag string, stderr io.Writer) (string, error) {
+func (c *cli) resolveLogFormat(flag string, stderr io.Writer) (string, error) {
 	switch flag {
 	case "text", "json":
 		return flag, nil
@@ -97,5 +98,5 @@ func resolveLogFormat(flag string, stderr io.Writer) (string, error) {
 		}
 		return "json", nil
 	}
-	return "", usageErr("--log-format %q: use text, json or auto", flag)
+	return "", usage(c.say.Errorf("--log-format %q: use text, json or auto", flag))
 }

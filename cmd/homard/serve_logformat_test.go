@@ -29,12 +29,12 @@ func TestResolveLogFormat(t *testing.T) {
 		{"text", pw, "text"},
 		{"json", pw, "json"},
 	} {
-		got, err := resolveLogFormat(tc.flag, tc.stderr)
+		got, err := (&cli{}).resolveLogFormat(tc.flag, tc.stderr)
 		if err != nil || got != tc.want {
 			t.Errorf("resolveLogFormat(%q, %T) = %q, %v; want %q", tc.flag, tc.stderr, got, err, tc.want)
 		}
 	}
-	_, err = resolveLogFormat("yaml", pw)
+	_, err = (&cli{}).resolveLogFormat("yaml", pw)
 	var ee *exitError
 	if !errors.As(err, &ee) || ee.code != exitUsage {
 		t.Errorf("resolveLogFormat(yaml) = %v; want a usage error (exit %d)", err, exitUsage)

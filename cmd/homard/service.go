@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/service"
 	"github.com/spf13/cobra"
 )
@@ -14,8 +15,8 @@ import (
 func (c *cli) serviceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "service",
-		Short: "Run homard serve as a systemd service (install, uninstall, status)",
-		Long: `service writes a systemd unit that runs 'homard serve' for this home and
+		Short: lang.N("Run homard serve as a systemd service (install, uninstall, status)"),
+		/* lang:en */ Long: `service writes a systemd unit that runs 'homard serve' for this home and
 starts it at boot (a system unit) or at login (a user unit).
 
   homard service install            ~/.config/systemd/user/homard.service,
@@ -32,7 +33,7 @@ serve prints its one-time login URL into the journal when it starts
 (journalctl --user -u homard); see docs/INSTALL.md.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			return usageErr("service needs a subcommand: install, uninstall or status")
+			return usage(c.say.Errorf("service needs a subcommand: install, uninstall or status"))
 		},
 	}
 	cmd.AddCommand(c.serviceInstallCmd(), c.serviceUninstallCmd(), c.serviceStatusCmd())
@@ -42,19 +43,19 @@ serve prints its one-time login URL into the journal when it starts
 func (c *cli) serviceInstallCmd() *cobra.Command {
 	var o service.Options
 	var print bool
-	cmd := &cobra.Command{Use: "install", Short: "Write the unit and start it (--print shows it and changes nothing)"}
+	cmd := &cobra.Command{Use: "install", Short: lang.N("Write the unit and start it (--print shows it and changes nothing)")}
 	f := cmd.Flags()
-	f.BoolVar(&o.System, "system", false, "write a system unit (/etc/systemd/system, needs root and --home)")
-	f.StringVar(&o.RunAs, "run-as", "", "the `USER` a system unit runs as (default $SUDO_USER)")
-	f.BoolVar(&print, "print", false, "print the unit and change nothing")
-	f.BoolVar(&o.Force, "force", false, "replace an installed unit that differs")
-	f.BoolVar(&o.NoStart, "no-start", false, "write the unit only; do not run systemctl")
+	f.BoolVar(&o.System, "system", false, lang.N("write a system unit (/etc/systemd/system, needs root and --home)"))
+	f.StringVar(&o.RunAs, "run-as", "", lang.N("the `USER` a system unit runs as (default $SUDO_USER)"))
+	f.BoolVar(&print, "print", false, lang.N("print the unit and change nothing"))
+	f.BoolVar(&o.Force, "force", false, lang.N("replace an installed unit that differs"))
+	f.BoolVar(&o.NoStart, "no-start", false, lang.N("write the unit only; do not run systemctl"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		p, err := c.paths()
 		if err != nil {
 			return err
 		}
-		if o.Binary, err = selfPath(); err != nil {
+		if o.Binary, err = c.selfPath(); err != nil {
 			return err
 		}
 		if o.System && o.RunAs == "" {
@@ -67,34 +68,34 @@ func (c *cli) serviceInstallCmd() *cobra.Command {
 				return err
 			}
 			if path, err := service.UnitPath(o); err == nil {
-				fmt.Fprintf(c.stderr, "homard: would write %s:\n", path)
+				c.say.Fprintf(c.stderr, "homard: would write %s:\n", path)
 			}
 			fmt.Fprint(c.stdout, unit)
 			return nil
 		}
 		if o.System && os.Geteuid() != 0 {
-			return fmt.Errorf("a system service is written to /etc/systemd/system: run it as root (sudo %s service install --system ...), or use --print", o.Binary)
+			return c.say.Errorf("a system service is written to /etc/systemd/system: run it as root (sudo %s service install --system ...), or use --print", o.Binary)
 		}
 		res, err := service.Install(ctx, p, o)
 		if err != nil {
 			return err
 		}
 		if res.Changed {
-			fmt.Fprintf(c.stdout, "wrote %s\n", res.Path)
+			c.say.Fprintf(c.stdout, "wrote %s\n", res.Path)
 		} else {
-			fmt.Fprintf(c.stdout, "%s is already this unit\n", res.Path)
+			c.say.Fprintf(c.stdout, "%s is already this unit\n", res.Path)
 		}
-		sc, status := "systemctl --user", "homard service status"
+		sc, status := "systemctl --user", "homard service status" // lang:en: commands
 		if o.System {
-			sc, status = "systemctl", "homard service status --system"
+			sc, status = "systemctl", "homard service status --system" // lang:en: commands
 		}
 		if !res.Started {
-			fmt.Fprintf(c.stdout, "start it with: %s daemon-reload && %s enable --now homard\n", sc, sc)
+			c.say.Fprintf(c.stdout, "start it with: %s daemon-reload && %s enable --now homard\n", sc, sc)
 			return nil
 		}
-		fmt.Fprintf(c.stdout, "started; see it with: %s\n", status)
+		c.say.Fprintf(c.stdout, "started; see it with: %s\n", status)
 		if !o.System {
-			fmt.Fprintln(c.stdout, "to keep it running after you log out: loginctl enable-linger $USER")
+			c.say.Fprintln(c.stdout, "to keep it running after you log out: loginctl enable-linger $USER")
 		}
 		return nil
 	})
@@ -102,40 +103,40 @@ func (c *cli) serviceInstallCmd() *cobra.Command {
 
 func (c *cli) serviceUninstallCmd() *cobra.Command {
 	var o service.Options
-	cmd := &cobra.Command{Use: "uninstall", Short: "Stop and disable the unit, and remove its file"}
+	cmd := &cobra.Command{Use: "uninstall", Short: lang.N("Stop and disable the unit, and remove its file")}
 	f := cmd.Flags()
-	f.BoolVar(&o.System, "system", false, "the system unit (/etc/systemd/system)")
-	f.BoolVar(&o.Force, "force", false, "remove a homard.service that homard did not write")
-	f.BoolVar(&o.NoStart, "no-stop", false, "remove the file only; do not run systemctl")
+	f.BoolVar(&o.System, "system", false, lang.N("the system unit (/etc/systemd/system)"))
+	f.BoolVar(&o.Force, "force", false, lang.N("remove a homard.service that homard did not write"))
+	f.BoolVar(&o.NoStart, "no-stop", false, lang.N("remove the file only; do not run systemctl"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		res, err := service.Uninstall(ctx, o)
 		if err != nil {
 			return err
 		}
 		if !res.Changed {
-			fmt.Fprintf(c.stdout, "no unit at %s; nothing to remove\n", res.Path)
+			c.say.Fprintf(c.stdout, "no unit at %s; nothing to remove\n", res.Path)
 			return nil
 		}
-		fmt.Fprintf(c.stdout, "removed %s\n", res.Path)
+		c.say.Fprintf(c.stdout, "removed %s\n", res.Path)
 		return nil
 	})
 }
 
 func (c *cli) serviceStatusCmd() *cobra.Command {
 	var o service.Options
-	cmd := &cobra.Command{Use: "status", Short: "Show systemctl status homard"}
-	cmd.Flags().BoolVar(&o.System, "system", false, "the system unit")
+	cmd := &cobra.Command{Use: "status", Short: lang.N("Show systemctl status homard")}
+	cmd.Flags().BoolVar(&o.System, "system", false, lang.N("the system unit"))
 	return leafCmd(cmd, cobra.NoArgs, func(ctx context.Context, _ []string) error {
 		if path, err := service.UnitPath(o); err == nil {
 			if _, err := os.Stat(path); err != nil {
-				fmt.Fprintf(c.stdout, "no unit at %s: install one with homard service install\n", path)
+				c.say.Fprintf(c.stdout, "no unit at %s: install one with homard service install\n", path)
 				return &exitError{code: exitFailure}
 			}
 		}
 		out, err := service.Status(ctx, o)
 		fmt.Fprint(c.stdout, out)
 		if err != nil {
-			return fmt.Errorf("homard.service is not running, or systemctl failed (%w)", err)
+			return c.say.Errorf("homard.service is not running, or systemctl failed (%w)", err)
 		}
 		return nil
 	})
@@ -143,13 +144,13 @@ func (c *cli) serviceStatusCmd() *cobra.Command {
 
 // selfPath is the absolute path of the running homard, symlinks resolved,
 // for ExecStart.
-func selfPath() (string, error) {
+func (c *cli) selfPath() (string, error) {
 	p, err := os.Executable()
 	if err != nil {
-		return "", fmt.Errorf("find the homard binary: %w", err)
+		return "", c.say.Errorf("find the homard binary: %w", err)
 	}
 	if p, err = filepath.EvalSymlinks(p); err != nil {
-		return "", fmt.Errorf("find the homard binary: %w", err)
+		return "", c.say.Errorf("find the homard binary: %w", err)
 	}
 	return p, nil
 }

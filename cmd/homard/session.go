@@ -9,14 +9,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) sessionCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "session",
-		Short: "List your conversations and whether they have read your data",
-		Long: `A session is one conversation: homard run --session ID, a chat, a tab of
+		Short: lang.N("List your conversations and whether they have read your data"),
+		/* lang:en */ Long: `A session is one conversation: homard run --session ID, a chat, a tab of
 the web UI. Its history is replayed to the model on every turn.
 
 Once a session has read your private data (a file, command output, a
@@ -31,19 +32,19 @@ Start a new session for work that does not need your files.`,
 func (c *cli) sessionListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
-		Short: "List sessions, most recently active first",
-		Example: `  homard session list
+		Short: lang.N("List sessions, most recently active first"),
+		/* lang:en */ Example: `  homard session list
   homard session list --json | jq -r '.[] | select(.private_since == null) | .id'`,
 	}
 	load := func(ctx context.Context, r *app.Runtime) ([]app.SessionSummary, error) { return r.Owner.Sessions(ctx) }
-	return listCmd(c, cmd, "print a JSON array (schema: docs/JSON.md)", load, listing[app.SessionSummary]{
+	return listCmd(c, cmd, lang.N("print a JSON array (schema: docs/JSON.md)"), load, listing[app.SessionSummary]{
 		json:   jsonEach(sessionOut),
-		empty:  `no sessions yet; start one with: homard run "…" --session NAME`,
-		header: "SESSION\tTURNS\tLAST ACTIVE\tHAS READ YOUR DATA\tTITLE",
+		empty:  c.say.T(`no sessions yet; start one with: homard run "…" --session NAME`),
+		header: "SESSION\tTURNS\tLAST ACTIVE\tHAS READ YOUR DATA\tTITLE", // lang:en: column names (tabwriter aligns bytes, not wide characters)
 		row: func(w io.Writer, s app.SessionSummary) {
 			private := "no"
 			if !s.PrivateSince.IsZero() {
-				private = "since " + s.PrivateSince.Local().Format(time.DateTime) + " (fetches ask)"
+				private = c.say.Sprintf("since %s (fetches ask)", s.PrivateSince.Local().Format(time.DateTime))
 			}
 			title := "-"
 			if s.Title != "" {

@@ -41,15 +41,15 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *setup.Options) 
 		label := pr.Title
 		if pr.Name == "ollama" {
 			if ollamaErr == nil {
-				label += fmt.Sprintf(" — running, %d model(s)", len(ollama))
+				label += c.say.Sprintf(" — running, %d model(s)", len(ollama))
 			} else {
-				label += " — not running here"
+				label += c.say.T(" — not running here")
 			}
 		}
 		opts = append(opts, huh.NewOption(label, pr.Name))
 	}
-	if err := c.ask("provider", huh.NewSelect[string]().Title("Which model provider?").
-		Description("Hosted services need an API key; local servers run on this machine.").
+	if err := c.ask("provider", huh.NewSelect[string]().Title(c.say.T("Which model provider?")).
+		Description(c.say.T("Hosted services need an API key; local servers run on this machine.")).
 		Options(opts...).Value(&o.Provider), func() string { return o.Provider }); err != nil {
 		return err
 	}
@@ -67,9 +67,10 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *setup.Options) 
 		}
 	}
 	if preset.Local || preset.Name == config.ProviderOpenAI {
-		if err := c.ask("base URL", huh.NewInput().Title("Base URL of the API").
-			Description("Keep the default unless your server listens elsewhere.").
-			Value(&o.BaseURL).Validate(nonEmpty("a base URL")), func() string { return o.BaseURL }); err != nil {
+		if err := c.ask("base URL", // lang:en: a setting's name
+			huh.NewInput().Title(c.say.T("Base URL of the API")).
+				Description(c.say.T("Keep the default unless your server listens elsewhere.")).
+				Value(&o.BaseURL).Validate(c.nonEmpty(c.say.T("a base URL"))), func() string { return o.BaseURL }); err != nil {
 			return err
 		}
 	}
@@ -89,37 +90,37 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *setup.Options) 
 		if !slices.Contains(ollama, o.Model) {
 			o.Model = ollama[0]
 		}
-		if err := c.ask("model", huh.NewSelect[string]().Title("Which model? (pulled in Ollama)").Options(mopts...).Value(&o.Model),
+		if err := c.ask("model", huh.NewSelect[string]().Title(c.say.T("Which model? (pulled in Ollama)")).Options(mopts...).Value(&o.Model),
 			func() string { return o.Model }); err != nil {
 			return err
 		}
 	} else {
-		desc := "The model name the API expects."
+		desc := c.say.T("The model name the API expects.")
 		if preset.Local {
-			desc = "The name of a model your server serves."
+			desc = c.say.T("The name of a model your server serves.")
 		}
 		if preset.ModelNote != "" {
 			desc += " " + preset.ModelNote
 		}
-		if err := c.ask("model", huh.NewInput().Title("Which model?").Description(desc).
-			Value(&o.Model).Validate(nonEmpty("a model name")), func() string { return o.Model }); err != nil {
+		if err := c.ask("model", huh.NewInput().Title(c.say.T("Which model?")).Description(desc).
+			Value(&o.Model).Validate(c.nonEmpty(c.say.T("a model name"))), func() string { return o.Model }); err != nil {
 			return err
 		}
 	}
 
 	// 4. Key, masked; never echoed, never in config.toml.
 	if !preset.Local {
-		keep := "Leave it empty to use $" + preset.KeyEnv + "."
+		keep := c.say.Sprintf("Leave it empty to use $%s.", preset.KeyEnv)
 		if sameProvider && old.Model.APIKeySecret != "" {
-			keep = "Leave it empty to keep the one in vault secret " + old.Model.APIKeySecret + "."
+			keep = c.say.Sprintf("Leave it empty to keep the one in vault secret %s.", old.Model.APIKeySecret)
 		}
-		if err := c.ask("key", huh.NewInput().Title("API key for "+preset.Title).
-			Description("Stored encrypted in homard's vault as model-"+preset.Name+", never in config.toml. "+keep).
+		if err := c.ask("key", huh.NewInput().Title(c.say.Sprintf("API key for %s", preset.Title)).
+			Description(c.say.Sprintf("Stored encrypted in homard's vault as model-%s, never in config.toml. %s", preset.Name, keep)).
 			EchoMode(huh.EchoModePassword).Value(&o.APIKey), func() string {
 			if strings.TrimSpace(o.APIKey) == "" {
-				return "none typed"
+				return c.say.T("none typed")
 			}
-			return "typed (not shown)"
+			return c.say.T("typed (not shown)")
 		}); err != nil {
 			return err
 		}
@@ -135,10 +136,10 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *setup.Options) 
 	}
 	var mopts []huh.Option[string]
 	for _, m := range setup.Modes() {
-		mopts = append(mopts, huh.NewOption(fmt.Sprintf("%-9s %s", m.Name, m.Line), m.Name))
+		mopts = append(mopts, huh.NewOption(fmt.Sprintf("%-9s %s", m.Name, c.say.T(m.Line)), m.Name))
 	}
-	if err := c.ask("mode", huh.NewSelect[string]().Title("How much should homard ask before acting?").
-		Description("Hard limits hold in every mode; change it later in config.toml.").
+	if err := c.ask("mode", huh.NewSelect[string]().Title(c.say.T("How much should homard ask before acting?")).
+		Description(c.say.T("Hard limits hold in every mode; change it later in config.toml.")).
 		Options(mopts...).Value(&o.Mode), func() string { return o.Mode }); err != nil {
 		return err
 	}
@@ -160,9 +161,9 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *setup.Options) 
 	if len(o.Workspaces) > 0 {
 		answer = strings.Join(o.Workspaces, ", ")
 	}
-	if err := c.ask("workspace", huh.NewInput().Title("Which folders may homard's tools use?").
-		Description("Separate folders with commas; the first is the root named main.").
-		Value(&answer).Validate(nonEmpty("a folder")), func() string { return answer }); err != nil {
+	if err := c.ask("workspace", huh.NewInput().Title(c.say.T("Which folders may homard's tools use?")).
+		Description(c.say.T("Separate folders with commas; the first is the root named main.")).
+		Value(&answer).Validate(c.nonEmpty(c.say.T("a folder"))), func() string { return answer }); err != nil {
 		return err
 	}
 	dirs := appendFolders(nil, answer)
@@ -176,8 +177,8 @@ func (c *cli) setupWizard(cmd *cobra.Command, p config.Paths, o *setup.Options) 
 	if len(o.ReadOnly) > 0 {
 		answerRO = strings.Join(o.ReadOnly, ", ")
 	}
-	if err := c.ask("read-only", huh.NewInput().Title("Folders homard may read but never change? (optional)").
-		Description("For example ~ (your home): credentials in it stay hidden. Separate folders with commas; leave empty for none.").
+	if err := c.ask("read-only", huh.NewInput().Title(c.say.T("Folders homard may read but never change? (optional)")).
+		Description(c.say.T("For example ~ (your home): credentials in it stay hidden. Separate folders with commas; leave empty for none.")).
 		Value(&answerRO), func() string {
 		if answerRO == "" {
 			return "none"
@@ -210,18 +211,18 @@ func (c *cli) ask(label string, f huh.Field, shown func() string) error {
 	}
 	if err := form.Run(); err != nil {
 		if errors.Is(err, huh.ErrUserAborted) {
-			return &exitError{code: exitFailure, err: errors.New("setup cancelled; nothing was written")}
+			return &exitError{code: exitFailure, err: c.say.Errorf("setup cancelled; nothing was written")}
 		}
-		return fmt.Errorf("setup: %w", err)
+		return c.say.Errorf("setup: %w", err)
 	}
 	fmt.Fprintf(c.stdout, "%-10s %s\n", label, termtext.Line(shown()))
 	return nil
 }
 
-func nonEmpty(what string) func(string) error {
+func (c *cli) nonEmpty(what string) func(string) error {
 	return func(s string) error {
 		if strings.TrimSpace(s) == "" {
-			return fmt.Errorf("type %s", what)
+			return c.say.Errorf("type %s", what)
 		}
 		return nil
 	}

@@ -32,17 +32,17 @@ func (c *cli) runSplit(ctx context.Context, r *app.Runtime, task string, f split
 		switch {
 		case f.planHash != "":
 			if !strings.HasPrefix(hash, strings.ToLower(f.planHash)) || len(f.planHash) < 12 {
-				return fmt.Errorf("%w: --plan-hash %s is not this plan's (%s); the planner wrote another plan",
+				return c.say.Errorf("%w: --plan-hash %s is not this plan's (%s); the planner wrote another plan",
 					split.ErrNotApproved, termtext.Line(f.planHash), hash[:12])
 			}
 		case c.interactive():
-			fmt.Fprint(c.stderr, "run this plan? [y/N] ")
+			fmt.Fprint(c.stderr, c.say.T("run this plan? [y/N] "))
 			line, _ := bufio.NewReader(c.stdin).ReadString('\n')
 			if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
 				return split.ErrNotApproved
 			}
 		default:
-			fmt.Fprintf(c.stdout, "not run: approve exactly this plan with\n  homard run --split %s --plan-hash %s\n",
+			c.say.Fprintf(c.stdout, "not run: approve exactly this plan with\n  homard run --split %s --plan-hash %s\n",
 				quoteArg(task), hash[:12])
 			return split.ErrNotApproved
 		}
@@ -52,14 +52,14 @@ func (c *cli) runSplit(ctx context.Context, r *app.Runtime, task string, f split
 		}
 		code := f.code
 		if code == "" && c.interactive() {
-			fmt.Fprint(c.stderr, "code from your authenticator app: ")
+			fmt.Fprint(c.stderr, c.say.T("code from your authenticator app: "))
 			line, _ := bufio.NewReader(c.stdin).ReadString('\n')
 			code = strings.TrimSpace(line)
 		}
 		if code == "" {
-			return fmt.Errorf("%w: the plan is %s risk, class %s, and permissions.totp asks for a code: add --code CODE", channel.ErrCodeNeeded, risk, p.Reach())
+			return c.say.Errorf("%w: the plan is %s risk, class %s, and permissions.totp asks for a code: add --code CODE", channel.ErrCodeNeeded, risk, p.Reach())
 		}
-		return r.Owner.CheckCode(ctx, "the plan", code)
+		return r.Owner.CheckCode(ctx, "the plan", code) // lang:en: named in an English error
 	}
 	res, err := r.Split(ctx, app.SplitRequest{
 		Task: task, Ask: ask, Approve: approve,
@@ -67,7 +67,7 @@ func (c *cli) runSplit(ctx context.Context, r *app.Runtime, task string, f split
 			if v.OK {
 				fmt.Fprintf(c.stderr, "%s: %s\n", termtext.Line(v.Item), termtext.Line(v.Text))
 			} else {
-				fmt.Fprintf(c.stderr, "%s: no value (%s)\n", termtext.Line(v.Item), termtext.Line(v.Why))
+				c.say.Fprintf(c.stderr, "%s: no value (%s)\n", termtext.Line(v.Item), termtext.Line(v.Why))
 			}
 		},
 	})
@@ -81,12 +81,12 @@ func (c *cli) runSplit(ctx context.Context, r *app.Runtime, task string, f split
 		return err
 	}
 	if res.Question != "" {
-		return fmt.Errorf("the planner needs more before it can plan: %s (run again with a clearer task)", termtext.Line(res.Question))
+		return c.say.Errorf("the planner needs more before it can plan: %s (run again with a clearer task)", termtext.Line(res.Question))
 	}
 	fmt.Fprintln(c.stdout, termtext.Visible(strings.TrimRight(res.Answer, "\n")))
 	for _, v := range res.Values {
 		if v.Artifact != "" {
-			fmt.Fprintf(c.stdout, "\n— %s (as the worker wrote it; the planner did not read it) —\n%s\n", termtext.Line(v.Item), termtext.Visible(v.Artifact))
+			c.say.Fprintf(c.stdout, "\n— %s (as the worker wrote it; the planner did not read it) —\n%s\n", termtext.Line(v.Item), termtext.Visible(v.Artifact))
 		}
 	}
 	return nil

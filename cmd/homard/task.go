@@ -14,6 +14,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/termtext"
 )
@@ -25,35 +26,12 @@ import (
 func (c *cli) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "task",
-		Short: "Scheduled tasks: add, approve, list, run now, pause, remove",
-		Long: `A scheduled task is a prompt homard runs by itself, unattended, on a
-schedule, while 'homard serve' runs:
-
-  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
-  homard task add watch --every 6h --tools read_file,http_get "Check the status page"
-  homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris "Plan my week from todo.md"
-
-A new task is pending: nothing runs until you approve it. 'homard task
-approve ID' shows its exact body (prompt, schedule, zone, catch-up, tools,
-mode, budgets, delivery, expiry) and its hash, and seals it: homard stores
-an HMAC of those bytes under a key derived from the vault key. Before every
-run the seal is checked: a body changed since (an edit, a row changed in
-the database) or an expired approval (default 10 days; 'homard task renew
-ID') does not run, and you are told.
-
-A run may only propose the tools of its profile (--tools; the read-only
-tools by default), in its mode (--mode; automation.mode, safe by default,
-never above automation.max_mode), within its budgets; it ends only by
-calling complete_task with a summary. A call that needs approval waits for
-you on any channel (automation.approval_wait). Results go to --deliver:
-"web" (the web UI's tasks page and 'homard task runs ID') or a chat channel
-that is enabled (` + config.PlatformList("or") + `), through its outbox.
-
-Try a task once in the foreground with 'homard task run-now ID'.`,
+		Short: lang.N("Scheduled tasks: add, approve, list, run now, pause, remove"),
+		Long:  taskLong,
 	}
 	cmd.AddCommand(c.taskAddCmd(), c.taskListCmd(), c.taskShowCmd(), c.taskApproveCmd(), c.taskRenewCmd(),
-		c.taskStatusCmd("pause", "Stop a task's runs (a run in progress stops before its next tool call)", (*app.TaskService).Pause),
-		c.taskStatusCmd("resume", "Run a paused task again from its next slot (missed slots are not caught up)", (*app.TaskService).Resume),
+		c.taskStatusCmd("pause", c.say.T("Stop a task's runs (a run in progress stops before its next tool call)"), (*app.TaskService).Pause),
+		c.taskStatusCmd("resume", c.say.T("Run a paused task again from its next slot (missed slots are not caught up)"), (*app.TaskService).Resume),
 		c.taskRmCmd(), c.taskRunsCmd(), c.taskRunNowCmd(), c.taskTickCmd())
 	return cmd
 }
@@ -62,14 +40,14 @@ Try a task once in the foreground with 'homard task run-now ID'.`,
 // exit code: a broken rule is a usage error (2), an unknown id says where
 // to find the ids, the rest (not approved, expired, changed) keep their
 // message, which says what to do, with the real id in it.
-func taskErr(err error, id string) error {
+func (c *cli) taskErr(err error, id string) error {
 	switch {
 	case err == nil:
 		return nil
 	case errors.Is(err, app.ErrBadRequest), errors.Is(err, app.ErrTaskInvalid):
 		return &exitError{code: exitUsage, err: err}
 	case errors.Is(err, store.ErrNotFound):
-		return fmt.Errorf("no task %s; homard task list shows them", id)
+		return c.say.Errorf("no task %s; homard task list shows them", id)
 	}
 	if id != "" {
 		// The task package's messages name "ID" (homard task renew ID).
@@ -83,9 +61,9 @@ func (c *cli) taskAddCmd() *cobra.Command {
 	var tools, maxRuntime, expires, ceiling string
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "add NAME PROMPT",
-		Short: "Add a task, pending your approval (PROMPT, or - to read it from stdin)",
-		Long: `add stores a new task, pending: it does not run until 'homard task approve ID'.
+		Use:   "add NAME PROMPT", // lang:en
+		Short: lang.N("Add a task, pending your approval (PROMPT, or - to read it from stdin)"),
+		/* lang:en */ Long: `add stores a new task, pending: it does not run until 'homard task approve ID'.
 
 When it runs, exactly one of:
   --at T         once: 2026-12-24T08:00 in --tz (or automation.tz), or RFC 3339
@@ -124,7 +102,7 @@ nothing and arrives when the provider is down (at most 1 KiB of text).
 
 PROMPT is the last argument, or - to read it from stdin. Everything here
 is part of the body you approve; changing any of it needs a new task.`,
-		Example: `  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
+		/* lang:en */ Example: `  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
   homard task add watch --every 6h --tools read_file,http_get --ceiling network:status.example.com --deliver telegram "Check the status page"
   homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris --max-calls 8 - < weekly-prompt.txt
   homard task add quiet --every 1d --tools "" "Write a haiku"      # no tools at all
@@ -132,23 +110,23 @@ is part of the body you approve; changing any of it needs a new task.`,
   homard task add mum --at 2026-12-24T18:00 --tz Europe/Paris --deliver telegram --remind "Call mum."`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&s.At, "at", "", "run once at `T` (2026-12-24T08:00 in --tz, or RFC 3339)")
-	f.StringVar(&s.Every, "every", "", "run every `D` (90m, 6h, 1d), counted in UTC from now")
-	f.StringVar(&s.Cron, "cron", "", "run on a 5-field cron `EXPR` in --tz")
-	f.StringVar(&s.TZ, "tz", "", "IANA time `ZONE` of --cron and a local --at (default automation.tz)")
-	f.StringVar(&tools, "tools", "", "the tool profile, comma-separated (default: the read-only tools; \"\" for none)")
-	f.StringVar(&s.Mode, "mode", "", "permission `MODE` of its runs (default automation.mode; at most automation.max_mode)")
-	f.StringVar(&ceiling, "ceiling", "", "the highest effect its runs may reach, refused above it: read, write, network, network:HOSTS or send (default: the lowest covering --tools)")
-	f.Int64Var(&s.MaxCalls, "max-calls", 0, "tool calls per run (default automation.max_calls)")
-	f.Int64Var(&s.MaxTurns, "max-turns", 0, "model calls per run (default automation.max_turns)")
-	f.Int64Var(&s.MaxTokens, "max-tokens", 0, "model tokens per run (default automation.max_tokens)")
-	f.StringVar(&maxRuntime, "max-runtime", "", "wall clock per run, `D` such as 10m (default automation.max_runtime)")
-	f.StringVar(&s.Deliver, "deliver", "", "where results go: web (default), "+config.PlatformList("or"))
-	f.StringVar(&s.CatchUp, "catch-up", "", "a slot missed while homard was down: skip (default) or once")
-	f.BoolVar(&s.Split, "split", false, "plan PROMPT now as planner and workers, and seal the plan: each run runs it (no --tools)")
-	f.BoolVar(&s.Reminder, "remind", false, "a reminder: each run delivers PROMPT as it is, with no model and no tools")
-	f.StringVar(&expires, "expires", "", "how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)")
-	jsonFlag(cmd, &asJSON, "print the task as JSON (docs/JSON.md, \"task\")")
+	f.StringVar(&s.At, "at", "", lang.N("run once at `T` (2026-12-24T08:00 in --tz, or RFC 3339)"))
+	f.StringVar(&s.Every, "every", "", lang.N("run every `D` (90m, 6h, 1d), counted in UTC from now"))
+	f.StringVar(&s.Cron, "cron", "", lang.N("run on a 5-field cron `EXPR` in --tz"))
+	f.StringVar(&s.TZ, "tz", "", lang.N("IANA time `ZONE` of --cron and a local --at (default automation.tz)"))
+	f.StringVar(&tools, "tools", "", lang.N("the tool profile, comma-separated (default: the read-only tools; \"\" for none)"))
+	f.StringVar(&s.Mode, "mode", "", lang.N("permission `MODE` of its runs (default automation.mode; at most automation.max_mode)"))
+	f.StringVar(&ceiling, "ceiling", "", lang.N("the highest effect its runs may reach, refused above it: read, write, network, network:HOSTS or send (default: the lowest covering --tools)"))
+	f.Int64Var(&s.MaxCalls, "max-calls", 0, c.say.T("tool calls per run (default automation.max_calls)"))
+	f.Int64Var(&s.MaxTurns, "max-turns", 0, c.say.T("model calls per run (default automation.max_turns)"))
+	f.Int64Var(&s.MaxTokens, "max-tokens", 0, c.say.T("model tokens per run (default automation.max_tokens)"))
+	f.StringVar(&maxRuntime, "max-runtime", "", lang.N("wall clock per run, `D` such as 10m (default automation.max_runtime)"))
+	f.StringVar(&s.Deliver, "deliver", "", c.say.Sprintf("where results go: web (default), %s", config.PlatformList("or")))
+	f.StringVar(&s.CatchUp, "catch-up", "", lang.N("a slot missed while homard was down: skip (default) or once"))
+	f.BoolVar(&s.Split, "split", false, lang.N("plan PROMPT now as planner and workers, and seal the plan: each run runs it (no --tools)"))
+	f.BoolVar(&s.Reminder, "remind", false, lang.N("a reminder: each run delivers PROMPT as it is, with no model and no tools"))
+	f.StringVar(&expires, "expires", "", lang.N("how long the approval lasts, `D` such as 10d or 36h (default automation.expiry)"))
+	jsonFlag(cmd, &asJSON, lang.N("print the task as JSON (docs/JSON.md, \"task\")"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(2), func(ctx context.Context, r *app.Runtime, args []string) error {
 		s.Name = args[0]
 		prompt, err := c.taskPrompt(args[1])
@@ -157,44 +135,44 @@ is part of the body you approve; changing any of it needs a new task.`,
 		}
 		s.Prompt = prompt
 		if s.Reminder && s.Split {
-			return usageErr("--remind takes no --split: a reminder's text is delivered as it is")
+			return usage(c.say.Errorf("--remind takes no --split: a reminder's text is delivered as it is"))
 		}
 		if cmd.Flags().Changed("tools") {
 			if s.Split {
-				return usageErr("--split takes no --tools: the plan gives each worker its kind's tools")
+				return usage(c.say.Errorf("--split takes no --tools: the plan gives each worker its kind's tools"))
 			}
 			if s.Reminder {
-				return usageErr("--remind takes no --tools: a reminder calls no model and no tool")
+				return usage(c.say.Errorf("--remind takes no --tools: a reminder calls no model and no tool"))
 			}
 			s.Tools = splitTools(tools)
 		}
-		if s.MaxRuntime, err = parseSpan("--max-runtime", maxRuntime); err != nil {
+		if s.MaxRuntime, err = c.parseSpan("--max-runtime", maxRuntime); err != nil {
 			return err
 		}
-		if s.Expires, err = parseSpan("--expires", expires); err != nil {
+		if s.Expires, err = c.parseSpan("--expires", expires); err != nil {
 			return err
 		}
 		if cmd.Flags().Changed("ceiling") && ceiling == "" {
-			return usageErr("--ceiling \"\": want read, write, network, network:HOSTS or send (leave it out for the lowest covering --tools)")
+			return usage(c.say.Errorf("--ceiling \"\": want read, write, network, network:HOSTS or send (leave it out for the lowest covering --tools)"))
 		}
 		s.Ceiling = ceiling // the task service reads it (policy.ParseCeiling)
 		in, err := r.Tasks.Add(ctx, s)
 		if err != nil {
-			return taskErr(err, "")
+			return c.taskErr(err, "")
 		}
 		if in.Warning != "" {
-			fmt.Fprintf(c.stderr, "warning: %s\n", termtext.Line(in.Warning))
+			c.say.Fprintf(c.stderr, "warning: %s\n", termtext.Line(in.Warning))
 		}
 		if asJSON {
 			return writeJSON(c.stdout, taskOut(in))
 		}
-		fmt.Fprintf(c.stdout, "added %s (%s), status %s\n", in.ID, termtext.Line(in.Name), in.Status)
-		fmt.Fprintf(c.stdout, "schedule  %s\n", termtext.Line(in.Schedule))
-		fmt.Fprintf(c.stdout, "tools     %s\n", toolList(in.Body.Tools))
-		fmt.Fprintf(c.stdout, "ceiling   %s\n", ceilingText(in.Body.Ceiling.String()))
-		printPlan(c.stdout, in)
-		fmt.Fprintf(c.stdout, "hash      %s\n", in.Hash)
-		fmt.Fprintf(c.stdout, "nothing runs until you review and approve it: homard task approve %s\n", in.ID)
+		c.say.Fprintf(c.stdout, "added %s (%s), status %s\n", in.ID, termtext.Line(in.Name), in.Status)
+		c.say.Fprintf(c.stdout, "schedule  %s\n", termtext.Line(in.Schedule))
+		c.say.Fprintf(c.stdout, "tools     %s\n", c.toolList(in.Body.Tools))
+		c.say.Fprintf(c.stdout, "ceiling   %s\n", c.ceilingText(in.Body.Ceiling.String()))
+		c.printPlan(c.stdout, in)
+		c.say.Fprintf(c.stdout, "hash      %s\n", in.Hash)
+		c.say.Fprintf(c.stdout, "nothing runs until you review and approve it: homard task approve %s\n", in.ID)
 		return nil
 	})
 }
@@ -207,7 +185,7 @@ func (c *cli) taskPrompt(arg string) (string, error) {
 	}
 	b, err := io.ReadAll(io.LimitReader(c.stdin, 1<<20))
 	if err != nil {
-		return "", fmt.Errorf("read the prompt from stdin: %w", err)
+		return "", c.say.Errorf("read the prompt from stdin: %w", err)
 	}
 	return strings.TrimSuffix(strings.TrimSuffix(string(b), "\n"), "\r"), nil
 }
@@ -226,12 +204,12 @@ func splitTools(s string) []string {
 
 // parseSpan reads a duration flag that also takes whole days: "10d",
 // "1d12h", "36h", "90m". "" is zero (the configured default).
-func parseSpan(flag, s string) (time.Duration, error) {
+func (c *cli) parseSpan(flag, s string) (time.Duration, error) {
 	s = strings.TrimSpace(s)
 	if s == "" {
 		return 0, nil
 	}
-	bad := usageErr("%s %q: want a duration such as 10d, 36h or 90m", flag, s)
+	bad := usage(c.say.Errorf("%s %q: want a duration such as 10d, 36h or 90m", flag, s))
 	var d time.Duration
 	if days, rest, ok := strings.Cut(s, "d"); ok {
 		n, err := strconv.Atoi(days)
@@ -253,9 +231,9 @@ func parseSpan(flag, s string) (time.Duration, error) {
 	return d, nil
 }
 
-func toolList(tools []string) string {
+func (c *cli) toolList(tools []string) string {
 	if len(tools) == 0 {
-		return "(none: the run can only call complete_task)"
+		return c.say.T("(none: the run can only call complete_task)")
 	}
 	return termtext.Line(strings.Join(tools, ", "))
 }
@@ -265,7 +243,7 @@ func toolList(tools []string) string {
 // by a person who read what it approves, or by a script that says so.
 func (c *cli) confirm(question, what string) (bool, error) {
 	if !c.interactive() {
-		return false, usageErr("%s needs a person at a terminal to confirm; read what is shown above, then pass --yes", what)
+		return false, usage(c.say.Errorf("%s needs a person at a terminal to confirm; read what is shown above, then pass --yes", what))
 	}
 	fmt.Fprintf(c.stderr, "%s [y/N] ", question)
 	line, _ := bufio.NewReader(c.stdin).ReadString('\n')
@@ -290,9 +268,9 @@ func (c *cli) confirmed(yes bool, question, what, declined string) (bool, error)
 func (c *cli) taskApproveCmd() *cobra.Command {
 	var yes, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "approve ID",
-		Short: "Show a task's exact body and its hash, then seal it so it runs",
-		Long: `approve prints the exact body you approve (its canonical JSON, indented
+		Use:   "approve ID", // lang:en
+		Short: lang.N("Show a task's exact body and its hash, then seal it so it runs"),
+		/* lang:en */ Long: `approve prints the exact body you approve (its canonical JSON, indented
 here for reading: the sealed bytes are the compact form), its SHA-256 and
 the prefix of the seal it will store (HMAC-SHA-256 under a key derived
 from the vault key), then asks. What is approved is the body with the hash
@@ -300,36 +278,36 @@ shown: if the task changed in between, approving is refused. From then on
 every run is checked against the seal before it starts.
 
 Without a terminal, pass --yes (after reading 'homard task show ID').`,
-		Example: `  homard task approve task_3f9a2c1d7e4b5a60
+		/* lang:en */ Example: `  homard task approve task_3f9a2c1d7e4b5a60
   homard task show task_3f9a2c1d7e4b5a60 && homard task approve task_3f9a2c1d7e4b5a60 --yes`,
 	}
-	cmd.Flags().BoolVar(&yes, "yes", false, "approve without asking (read the body first)")
-	jsonFlag(cmd, &asJSON, "print the approved task as JSON (the body and hash go to stderr)")
+	cmd.Flags().BoolVar(&yes, "yes", false, lang.N("approve without asking (read the body first)"))
+	jsonFlag(cmd, &asJSON, lang.N("print the approved task as JSON (the body and hash go to stderr)"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		id := args[0]
-		in, err := taskInfo(ctx, r, id)
+		in, err := c.taskInfo(ctx, r, id)
 		if err != nil {
 			return err
 		}
 		if in.Hash == "" {
-			return fmt.Errorf("task %s: %s", id, termtext.Line(in.Problem))
+			return c.say.Errorf("task %s: %s", id, termtext.Line(in.Problem))
 		}
 		w := c.stderrOrStdout(asJSON) // with --json, stdout is the JSON document alone
 		c.printBody(w, in)
-		fmt.Fprintf(w, "seal it will store (HMAC-SHA-256, prefix)  %s\n", in.SealIfApproved)
-		if ok, err := c.confirmed(yes, "Approve this task?", "approving", "not approved"); !ok {
+		c.say.Fprintf(w, "seal it will store (HMAC-SHA-256, prefix)  %s\n", in.SealIfApproved)
+		if ok, err := c.confirmed(yes, c.say.T("Approve this task?"), "approving", c.say.T("not approved")); !ok {
 			return err
 		}
 		in, err = r.Tasks.Approve(ctx, id, in.Hash)
 		if err != nil {
-			return taskErr(err, id)
+			return c.taskErr(err, id)
 		}
 		if asJSON {
 			return writeJSON(c.stdout, taskOut(in))
 		}
-		fmt.Fprintf(c.stdout, "approved %s: seal %s, until %s\n", in.ID, in.Seal, when(in.ExpiresAt))
+		c.say.Fprintf(c.stdout, "approved %s: seal %s, until %s\n", in.ID, in.Seal, when(in.ExpiresAt))
 		if len(in.Next) > 0 {
-			fmt.Fprintf(c.stdout, "next run  %s (while homard serve runs)\n", when(in.Next[0]))
+			c.say.Fprintf(c.stdout, "next run  %s (while homard serve runs)\n", when(in.Next[0]))
 		}
 		return nil
 	})
@@ -339,24 +317,24 @@ func (c *cli) taskRenewCmd() *cobra.Command {
 	var yes, asJSON bool
 	var expires string
 	cmd := &cobra.Command{
-		Use:   "renew ID",
-		Short: "Approve an unchanged task again for --expires more (default automation.expiry)",
-		Long: `renew re-approves a task whose body has not changed since you approved it,
+		Use:   "renew ID", // lang:en
+		Short: lang.N("Approve an unchanged task again for --expires more (default automation.expiry)"),
+		Long: lang.N(`renew re-approves a task whose body has not changed since you approved it,
 expired or not: only its expiry changes, and it is sealed again. A body
-that changed is refused; review it with 'homard task show ID'.`,
-		Example: `  homard task renew task_3f9a2c1d7e4b5a60
+that changed is refused; review it with 'homard task show ID'.`),
+		/* lang:en */ Example: `  homard task renew task_3f9a2c1d7e4b5a60
   homard task renew task_3f9a2c1d7e4b5a60 --expires 30d --yes`,
 	}
-	cmd.Flags().StringVar(&expires, "expires", "", "how long the new approval lasts, `D` such as 10d (default automation.expiry)")
-	cmd.Flags().BoolVar(&yes, "yes", false, "renew without asking")
-	jsonFlag(cmd, &asJSON, "print the renewed task as JSON")
+	cmd.Flags().StringVar(&expires, "expires", "", lang.N("how long the new approval lasts, `D` such as 10d (default automation.expiry)"))
+	cmd.Flags().BoolVar(&yes, "yes", false, lang.N("renew without asking"))
+	jsonFlag(cmd, &asJSON, lang.N("print the renewed task as JSON"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		id := args[0]
-		d, err := parseSpan("--expires", expires)
+		d, err := c.parseSpan("--expires", expires)
 		if err != nil {
 			return err
 		}
-		in, err := taskInfo(ctx, r, id)
+		in, err := c.taskInfo(ctx, r, id)
 		if err != nil {
 			return err
 		}
@@ -364,17 +342,17 @@ that changed is refused; review it with 'homard task show ID'.`,
 		if in.Hash != "" {
 			c.printBody(w, in)
 		}
-		if ok, err := c.confirmed(yes, "Renew this task's approval?", "renewing", "not renewed"); !ok {
+		if ok, err := c.confirmed(yes, c.say.T("Renew this task's approval?"), "renewing", c.say.T("not renewed")); !ok {
 			return err
 		}
 		in, err = r.Tasks.Renew(ctx, id, d)
 		if err != nil {
-			return taskErr(err, id)
+			return c.taskErr(err, id)
 		}
 		if asJSON {
 			return writeJSON(c.stdout, taskOut(in))
 		}
-		fmt.Fprintf(c.stdout, "renewed %s until %s: seal %s\n", in.ID, when(in.ExpiresAt), in.Seal)
+		c.say.Fprintf(c.stdout, "renewed %s until %s: seal %s\n", in.ID, when(in.ExpiresAt), in.Seal)
 		return nil
 	})
 }
@@ -384,41 +362,68 @@ func (c *cli) taskStatusCmd(verb, short string, do func(*app.TaskService, contex
 	cmd := &cobra.Command{Use: verb + " ID", Short: short}
 	load := func(ctx context.Context, r *app.Runtime, id string) (app.TaskInfo, error) {
 		in, err := do(r.Tasks, ctx, id)
-		return in, taskErr(err, id)
+		return in, c.taskErr(err, id)
 	}
-	return showCmd(c, cmd, "print the task as JSON", load, taskOut, func(w io.Writer, in app.TaskInfo) {
+	return showCmd(c, cmd, lang.N("print the task as JSON"), load, taskOut, func(w io.Writer, in app.TaskInfo) {
 		fmt.Fprintf(w, "%s is %s\n", in.ID, in.Status)
 		if len(in.Next) > 0 {
-			fmt.Fprintf(w, "next run  %s\n", when(in.Next[0]))
+			c.say.Fprintf(w, "next run  %s\n", when(in.Next[0]))
 		}
 		if in.Problem != "" && in.Status != store.TaskPaused {
-			fmt.Fprintf(w, "problem   %s\n", termtext.Line(in.Problem))
+			c.say.Fprintf(w, "problem   %s\n", termtext.Line(in.Problem))
 		}
 	})
 }
 
 func (c *cli) taskRmCmd() *cobra.Command {
 	var yes, asJSON bool
-	cmd := &cobra.Command{Use: "rm ID", Short: "Remove a task for good (its runs stay readable; a run in progress stops)"}
-	cmd.Flags().BoolVar(&yes, "yes", false, "remove without asking")
-	jsonFlag(cmd, &asJSON, "print the removed task as JSON")
+	cmd := &cobra.Command{Use: "rm ID", Short: lang.N("Remove a task for good (its runs stay readable; a run in progress stops)")}
+	cmd.Flags().BoolVar(&yes, "yes", false, lang.N("remove without asking"))
+	jsonFlag(cmd, &asJSON, lang.N("print the removed task as JSON"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		id := args[0]
-		in, err := taskInfo(ctx, r, id)
+		in, err := c.taskInfo(ctx, r, id)
 		if err != nil {
 			return err
 		}
-		if ok, err := c.confirmed(yes, fmt.Sprintf("Remove task %s (%s)? It cannot be undone.", in.ID, termtext.Line(in.Name)), "removing a task", "not removed"); !ok {
+		if ok, err := c.confirmed(yes, c.say.Sprintf("Remove task %s (%s)? It cannot be undone.", in.ID, termtext.Line(in.Name)), c.say.T("removing a task"), c.say.T("not removed")); !ok {
 			return err
 		}
 		in, err = r.Tasks.Remove(ctx, id)
 		if err != nil {
-			return taskErr(err, id)
+			return c.taskErr(err, id)
 		}
 		if asJSON {
 			return writeJSON(c.stdout, taskOut(in))
 		}
-		fmt.Fprintf(c.stdout, "removed %s; its runs stay readable: homard task runs %s\n", in.ID, in.ID)
+		c.say.Fprintf(c.stdout, "removed %s; its runs stay readable: homard task runs %s\n", in.ID, in.ID)
 		return nil
 	})
 }
+
+// taskLong is the command's long help, English only (lang:en; see
+// translateCobra).
+var taskLong = `A scheduled task is a prompt homard runs by itself, unattended, on a
+schedule, while 'homard serve' runs:
+
+  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
+  homard task add watch --every 6h --tools read_file,http_get "Check the status page"
+  homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris "Plan my week from todo.md"
+
+A new task is pending: nothing runs until you approve it. 'homard task
+approve ID' shows its exact body (prompt, schedule, zone, catch-up, tools,
+mode, budgets, delivery, expiry) and its hash, and seals it: homard stores
+an HMAC of those bytes under a key derived from the vault key. Before every
+run the seal is checked: a body changed since (an edit, a row changed in
+the database) or an expired approval (default 10 days; 'homard task renew
+ID') does not run, and you are told.
+
+A run may only propose the tools of its profile (--tools; the read-only
+tools by default), in its mode (--mode; automation.mode, safe by default,
+never above automation.max_mode), within its budgets; it ends only by
+calling complete_task with a summary. A call that needs approval waits for
+you on any channel (automation.approval_wait). Results go to --deliver:
+"web" (the web UI's tasks page and 'homard task runs ID') or a chat channel
+that is enabled (` + config.PlatformList("or") + `), through its outbox.
+
+Try a task once in the foreground with 'homard task run-now ID'.`

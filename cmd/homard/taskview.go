@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/termtext"
 )
@@ -95,9 +95,9 @@ func when(t time.Time) string {
 		return "-"
 	}
 	l := t.Local()
-	s := l.Format("2006-01-02 15:04 MST")
+	s := l.Format("2006-01-02 15:04 MST") // lang:en: a layout
 	if _, off := l.Zone(); off != 0 {
-		s += " (" + t.UTC().Format("15:04 UTC") + ")"
+		s += " (" + t.UTC().Format("15:04 UTC") + ")" // lang:en: a layout
 	}
 	return s
 }
@@ -110,19 +110,19 @@ func (c *cli) printBody(w io.Writer, in app.TaskInfo) {
 	if json.Indent(&b, []byte(in.Canonical), "", "  ") == nil {
 		text = b.String()
 	}
-	fmt.Fprintf(w, "task %s (%s)  [%s]\n", termtext.Line(in.ID), termtext.Line(in.Name), in.Status)
-	fmt.Fprintln(w, "body (its canonical JSON, indented here for reading; the sealed bytes are the compact form):")
+	c.say.Fprintf(w, "task %s (%s)  [%s]\n", termtext.Line(in.ID), termtext.Line(in.Name), in.Status)
+	c.say.Fprintln(w, "body (its canonical JSON, indented here for reading; the sealed bytes are the compact form):")
 	fmt.Fprintln(w, termtext.Visible(text))
-	fmt.Fprintf(w, "sha256 of the body  %s\n", in.Hash)
+	c.say.Fprintf(w, "sha256 of the body  %s\n", in.Hash)
 }
 
 func (c *cli) taskListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: "List your tasks (not removed ones): kind, where from, status, schedule, next run, last run, problem"}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("List your tasks (not removed ones): kind, where from, status, schedule, next run, last run, problem")}
 	load := func(ctx context.Context, r *app.Runtime) ([]app.TaskInfo, error) { return r.Tasks.List(ctx) }
-	return listCmd(c, cmd, "print a JSON array (docs/JSON.md, \"task\")", load, listing[app.TaskInfo]{
+	return listCmd(c, cmd, lang.N("print a JSON array (docs/JSON.md, \"task\")"), load, listing[app.TaskInfo]{
 		json:   jsonEach(taskOut),
-		empty:  `no tasks; add one: homard task add NAME --every 1d "PROMPT"`,
-		header: "ID\tNAME\tKIND\tFROM\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM",
+		empty:  c.say.T(`no tasks; add one: homard task add NAME --every 1d "PROMPT"`),
+		header: "ID\tNAME\tKIND\tFROM\tSTATUS\tSCHEDULE\tNEXT RUN\tLAST RUN\tPROBLEM", // lang:en: column names (tabwriter aligns bytes, not wide characters)
 		row: func(w io.Writer, in app.TaskInfo) {
 			last := "-"
 			if in.LastRun != nil {
@@ -155,8 +155,8 @@ func taskKind(in app.TaskInfo) string {
 }
 
 func (c *cli) taskShowCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "show ID", Short: "Show a task: its body, hash, seal, next 3 runs, problem and last run"}
-	return showCmd(c, cmd, "print the task as JSON (docs/JSON.md, \"task\")", taskInfo, taskOut, c.printTask)
+	cmd := &cobra.Command{Use: "show ID", Short: lang.N("Show a task: its body, hash, seal, next 3 runs, problem and last run")} // lang:en
+	return showCmd(c, cmd, lang.N("print the task as JSON (docs/JSON.md, \"task\")"), c.taskInfo, taskOut, c.printTask)
 }
 
 // printTask shows a task in full: its body and hash (printBody), schedule,
@@ -164,50 +164,50 @@ func (c *cli) taskShowCmd() *cobra.Command {
 func (c *cli) printTask(w io.Writer, in app.TaskInfo) {
 	line := termtext.Line
 	c.printBody(w, in)
-	fmt.Fprintf(w, "schedule  %s\n", line(in.Schedule))
+	c.say.Fprintf(w, "schedule  %s\n", line(in.Schedule))
 	b := in.Body
-	fmt.Fprintf(w, "kind      %s\n", taskKind(in))
-	fmt.Fprintf(w, "from      %s\n", originText(in.Origin))
-	fmt.Fprintf(w, "tools     %s\n", toolList(b.Tools))
-	fmt.Fprintf(w, "ceiling   %s\n", ceilingText(b.Ceiling.String()))
-	printPlan(w, in)
-	fmt.Fprintf(w, "mode      %s   deliver %s   catch-up %s\n", line(string(b.Mode)), line(b.Deliver), line(b.CatchUp))
-	fmt.Fprintf(w, "budgets   %d tool calls, %d model calls, %d tokens, %v per run\n",
+	c.say.Fprintf(w, "kind      %s\n", taskKind(in))
+	c.say.Fprintf(w, "from      %s\n", c.originText(in.Origin))
+	c.say.Fprintf(w, "tools     %s\n", c.toolList(b.Tools))
+	c.say.Fprintf(w, "ceiling   %s\n", c.ceilingText(b.Ceiling.String()))
+	c.printPlan(w, in)
+	c.say.Fprintf(w, "mode      %s   deliver %s   catch-up %s\n", line(string(b.Mode)), line(b.Deliver), line(b.CatchUp))
+	c.say.Fprintf(w, "budgets   %d tool calls, %d model calls, %d tokens, %v per run\n",
 		b.Budgets.MaxCalls, b.Budgets.MaxTurns, b.Budgets.MaxTokens, b.Budgets.MaxRuntime)
 	seal := in.Seal
 	if seal == "" {
-		seal = "(not approved; approving would store " + in.SealIfApproved + ")"
+		seal = c.say.Sprintf("(not approved; approving would store %s)", in.SealIfApproved)
 	}
-	fmt.Fprintf(w, "seal      %s\n", seal)
-	fmt.Fprintf(w, "approved  %s\n", when(in.ApprovedAt))
-	fmt.Fprintf(w, "expires   %s\n", when(b.Expires))
+	c.say.Fprintf(w, "seal      %s\n", seal)
+	c.say.Fprintf(w, "approved  %s\n", when(in.ApprovedAt))
+	c.say.Fprintf(w, "expires   %s\n", when(b.Expires))
 	for i, t := range in.Next {
 		label := "          "
 		if i == 0 {
-			label = "next runs "
+			label = c.say.T("next runs ")
 		}
 		fmt.Fprintf(w, "%s%s\n", label, when(t))
 	}
 	if in.Problem != "" {
-		fmt.Fprintf(w, "problem   %s\n", line(in.Problem))
+		c.say.Fprintf(w, "problem   %s\n", line(in.Problem))
 	}
 	if lr := in.LastRun; lr != nil {
-		fmt.Fprintf(w, "last run  %d %s, started %s: %s\n", lr.ID, lr.Status, when(lr.StartedAt), runResult(*lr, 100))
+		c.say.Fprintf(w, "last run  %d %s, started %s: %s\n", lr.ID, lr.Status, when(lr.StartedAt), runResult(*lr, 100))
 		if lr.Refused != "" {
-			fmt.Fprintf(w, "refused   %s\n", refusedText(*lr, 100))
+			c.say.Fprintf(w, "refused   %s\n", c.refusedText(*lr, 100))
 		}
 	}
 }
 
 // originText says where a task came from, for a person.
-func originText(origin string) string {
+func (c *cli) originText(origin string) string {
 	switch origin {
 	case "cli":
-		return "cli (homard task add)"
+		return c.say.T("cli (homard task add)")
 	case "web":
-		return "web (the web UI's tasks page)"
+		return c.say.T("web (the web UI's tasks page)")
 	case "chat":
-		return "chat (approved in a conversation)"
+		return c.say.T("chat (approved in a conversation)")
 	}
 	return termtext.Line(origin)
 }
@@ -215,41 +215,41 @@ func originText(origin string) string {
 // printPlan shows a split task's sealed plan as a plan's card does
 // (split.Plan.String: items, kinds, hosts, return types, its hash), made
 // inert: the planner wrote it. Nothing for a normal task.
-func printPlan(w io.Writer, in app.TaskInfo) {
+func (c *cli) printPlan(w io.Writer, in app.TaskInfo) {
 	if in.Body.Split == nil {
 		return
 	}
-	fmt.Fprintln(w, "split     each run runs this plan's workers, then the planner answers from their values:")
+	c.say.Fprintln(w, "split     each run runs this plan's workers, then the planner answers from their values:")
 	fmt.Fprintln(w, termtext.Visible(in.Body.Split.String()))
 }
 
 // ceilingText is a task's blast ceiling (policy.Ceiling.String) for a
 // person.
-func ceilingText(c string) string {
-	if c == "" {
-		return "none (sealed before ceilings: its tools and mode limit it)"
+func (c *cli) ceilingText(ceiling string) string {
+	if ceiling == "" {
+		return c.say.T("none (sealed before ceilings: its tools and mode limit it)")
 	}
-	return termtext.Line(c)
+	return termtext.Line(ceiling)
 }
 
 // refusedText is the calls refused during a run on one line of at most
 // n characters, made inert: the first, and how many more; "-" for none.
-func refusedText(r store.TaskRun, n int) string {
+func (c *cli) refusedText(r store.TaskRun, n int) string {
 	if r.Refused == "" {
 		return "-"
 	}
 	lines := strings.Split(r.Refused, "\n")
 	s := lines[0]
 	if len(lines) > 1 {
-		s = fmt.Sprintf("%s (+%d more: --json)", s, len(lines)-1)
+		s = c.say.Sprintf("%s (+%d more: --json)", s, len(lines)-1)
 	}
 	return shorten(s, n)
 }
 
 // taskInfo loads the task id, an error told as taskErr tells it.
-func taskInfo(ctx context.Context, r *app.Runtime, id string) (app.TaskInfo, error) {
+func (c *cli) taskInfo(ctx context.Context, r *app.Runtime, id string) (app.TaskInfo, error) {
 	in, err := r.Tasks.Info(ctx, id)
-	return in, taskErr(err, id)
+	return in, c.taskErr(err, id)
 }
 
 // runResult is a run's summary, or its error, on one line of at most n
@@ -282,28 +282,28 @@ func delivery(r store.TaskRun) string {
 func (c *cli) taskRunsCmd() *cobra.Command {
 	var n int
 	var asJSON bool
-	cmd := &cobra.Command{Use: "runs ID", Short: "List a task's last runs: slot, status, duration, tokens, delivery, summary or error, refused calls"}
-	cmd.Flags().IntVarP(&n, "n", "n", 20, "how many runs, newest first")
-	jsonFlag(cmd, &asJSON, "print a JSON array (docs/JSON.md, \"task run\"), summaries whole")
+	cmd := &cobra.Command{Use: "runs ID", Short: lang.N("List a task's last runs: slot, status, duration, tokens, delivery, summary or error, refused calls")} // lang:en
+	cmd.Flags().IntVarP(&n, "n", "n", 20, lang.N("how many runs, newest first"))
+	jsonFlag(cmd, &asJSON, lang.N("print a JSON array (docs/JSON.md, \"task run\"), summaries whole"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		if n < 1 || n > 1000 {
-			return usageErr("-n %d: want 1 to 1000 runs", n)
+			return usage(c.say.Errorf("-n %d: want 1 to 1000 runs", n))
 		}
 		runs, err := r.Tasks.Runs(ctx, args[0], n)
 		if err != nil {
-			return taskErr(err, args[0])
+			return c.taskErr(err, args[0])
 		}
 		return listing[store.TaskRun]{
 			json:   jsonEach(taskRunOut),
-			empty:  "no runs yet; try one now: homard task run-now " + termtext.Line(args[0]),
-			header: "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR\tREFUSED CALLS",
+			empty:  c.say.Sprintf("no runs yet; try one now: homard task run-now %s", termtext.Line(args[0])),
+			header: "RUN\tSLOT\tSTATUS\tSTARTED\tDURATION\tTOKENS\tDELIVERY\tSUMMARY OR ERROR\tREFUSED CALLS", // lang:en: column names (tabwriter aligns bytes, not wide characters)
 			row: func(w io.Writer, run store.TaskRun) {
 				dur := "-"
 				if !run.EndedAt.IsZero() && !run.StartedAt.IsZero() {
 					dur = run.EndedAt.Sub(run.StartedAt).Round(time.Second / 10).String()
 				}
 				fmt.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", run.ID, when(run.SlotAt), run.Status, when(run.StartedAt),
-					dur, run.Tokens, delivery(run), runResult(run, 80), refusedText(run, 80))
+					dur, run.Tokens, delivery(run), runResult(run, 80), c.refusedText(run, 80))
 			},
 		}.print(c, runs, asJSON)
 	})
@@ -312,9 +312,9 @@ func (c *cli) taskRunsCmd() *cobra.Command {
 func (c *cli) taskRunNowCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "run-now ID",
-		Short: "Run one slot of an approved task now, in the foreground, and print how it ended",
-		Long: `run-now runs the task once, here, exactly as a scheduled slot runs: the seal
+		Use:   "run-now ID", // lang:en
+		Short: lang.N("Run one slot of an approved task now, in the foreground, and print how it ended"),
+		/* lang:en */ Long: `run-now runs the task once, here, exactly as a scheduled slot runs: the seal
 and the expiry are checked first (a task not approved, changed or expired
 is refused and nothing runs), then the model works within the task's tools,
 mode and budgets until it calls complete_task. The run is recorded and its
@@ -323,17 +323,17 @@ result delivered like any other ('homard task runs ID').
 Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
 (the run is recorded as interrupted).`,
 	}
-	jsonFlag(cmd, &asJSON, "print the run as JSON (docs/JSON.md, \"task run\")")
+	jsonFlag(cmd, &asJSON, lang.N("print the run as JSON (docs/JSON.md, \"task run\")"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
 		// Each tool call is a line on stderr, as in `homard run`.
-		tools := &toolLog{}
+		tools := &toolLog{say: c.say}
 		if !asJSON {
 			tools.w = c.stderr
 		}
 		run, err := r.Tasks.RunNow(ctx, args[0], tools.event)
 		tools.flush()
 		if err != nil {
-			return taskErr(err, args[0])
+			return c.taskErr(err, args[0])
 		}
 		if ctx.Err() != nil {
 			return ctx.Err() // Ctrl+C: exit 130
@@ -343,12 +343,12 @@ Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
 				return err
 			}
 		} else {
-			fmt.Fprintf(c.stdout, "run %d %s (%d tokens, delivery %s)\n", run.ID, run.Status, run.Tokens, delivery(run))
+			c.say.Fprintf(c.stdout, "run %d %s (%d tokens, delivery %s)\n", run.ID, run.Status, run.Tokens, delivery(run))
 			if run.Summary != "" {
 				fmt.Fprintln(c.stdout, termtext.Visible(strings.TrimRight(run.Summary, "\n")))
 			}
 			if run.Refused != "" {
-				fmt.Fprintln(c.stdout, "refused during the run:")
+				c.say.Fprintln(c.stdout, "refused during the run:")
 				fmt.Fprintln(c.stdout, termtext.Visible(run.Refused))
 			}
 		}
@@ -357,7 +357,7 @@ Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
 			if why == "" {
 				why = run.Status
 			}
-			return &exitError{code: exitFailure, err: fmt.Errorf("the run did not succeed: %s", why)}
+			return &exitError{code: exitFailure, err: c.say.Errorf("the run did not succeed: %s", why)}
 		}
 		return nil
 	})
@@ -377,20 +377,20 @@ type taskPlanJSON struct {
 func (c *cli) taskTickCmd() *cobra.Command {
 	var dryRun, asJSON bool
 	cmd := &cobra.Command{
-		Use:   "tick --dry-run",
-		Short: "Show what the scheduler would do now with each due task, and why (writes nothing)",
-		Long: `tick --dry-run asks the scheduler what a tick now would do with each task
+		Use:   "tick --dry-run", // lang:en
+		Short: lang.N("Show what the scheduler would do now with each due task, and why (writes nothing)"),
+		/* lang:en */ Long: `tick --dry-run asks the scheduler what a tick now would do with each task
 that is due: run a slot, skip it (missed while homard was down, the
 previous run still running, the task's runs per day or the day's token
 limit reached) or refuse it (its body does not decode), and why. Nothing is
 claimed, run or written: the scheduler in 'homard serve' is what runs tasks.
 A task not due yet is not listed; 'homard task list' shows the next runs.`,
 	}
-	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "only show the plan (required)")
-	jsonFlag(cmd, &asJSON, "print a JSON array (docs/JSON.md, \"task plan\")")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, lang.N("only show the plan (required)"))
+	jsonFlag(cmd, &asJSON, lang.N("print a JSON array (docs/JSON.md, \"task plan\")"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		if !dryRun {
-			return &exitError{code: exitUsage, err: errors.New("task tick only plans: add --dry-run (homard serve runs the tasks)")}
+			return &exitError{code: exitUsage, err: c.say.Errorf("task tick only plans: add --dry-run (homard serve runs the tasks)")}
 		}
 		plan, err := r.Tasks.Plan(ctx)
 		if err != nil {
@@ -408,7 +408,7 @@ A task not due yet is not listed; 'homard task list' shows the next runs.`,
 			return writeJSON(c.stdout, out)
 		}
 		if len(out) == 0 {
-			fmt.Fprintln(c.stdout, "nothing is due now; homard task list shows the next runs")
+			c.say.Fprintln(c.stdout, "nothing is due now; homard task list shows the next runs")
 			return nil
 		}
 		tw := c.table("ID\tNAME\tACTION\tSLOT\tWHY")

@@ -9,14 +9,15 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) tokenCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "token",
-		Short: "Create, list or revoke bearer tokens for the HTTP API",
-		Long: `A token lets a program use 'homard serve''s API with
+		Short: lang.N("Create, list or revoke bearer tokens for the HTTP API"),
+		/* lang:en */ Long: `A token lets a program use 'homard serve''s API with
 "Authorization: Bearer TOKEN" instead of a browser's login cookie. It acts
 as you, the owner: treat it like a password.
 
@@ -32,24 +33,24 @@ func (c *cli) tokenCreateCmd() *cobra.Command {
 	var name string
 	cmd := &cobra.Command{
 		Use:   "create",
-		Short: "Create a token and print it once",
-		Example: `  TOKEN=$(homard token create --name laptop)
+		Short: lang.N("Create a token and print it once"),
+		/* lang:en */ Example: `  TOKEN=$(homard token create --name laptop)
   curl -H "Authorization: Bearer $TOKEN" http://127.0.0.1:8787/api/info`,
 	}
-	cmd.Flags().StringVar(&name, "name", "", "a `NAME` to recognise the token by in 'homard token list'")
+	cmd.Flags().StringVar(&name, "name", "", lang.N("a `NAME` to recognise the token by in 'homard token list'"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		tok, t, err := r.Owner.TokenCreate(ctx, name)
 		if err != nil {
 			return err
 		}
 		fmt.Fprintln(c.stdout, tok)
-		fmt.Fprintf(c.stderr, "token %s created; it is shown only now. Revoke it with: homard token revoke %s\n", t.ID, t.ID)
+		c.say.Fprintf(c.stderr, "token %s created; it is shown only now. Revoke it with: homard token revoke %s\n", t.ID, t.ID)
 		return nil
 	})
 }
 
 func (c *cli) tokenListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: "List tokens (never their secrets)"}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("List tokens (never their secrets)")}
 	load := func(ctx context.Context, r *app.Runtime) ([]app.APIToken, error) { return r.Owner.TokenList(ctx) }
 	when := func(t time.Time) string {
 		if t.IsZero() {
@@ -57,10 +58,10 @@ func (c *cli) tokenListCmd() *cobra.Command {
 		}
 		return t.Local().Format(time.DateTime)
 	}
-	return listCmd(c, cmd, "print a JSON array (schema: docs/JSON.md)", load, listing[app.APIToken]{
+	return listCmd(c, cmd, lang.N("print a JSON array (schema: docs/JSON.md)"), load, listing[app.APIToken]{
 		json:   jsonEach(tokenOut),
-		empty:  "no tokens; create one with: homard token create --name NAME",
-		header: "ID\tNAME\tCREATED\tLAST USED\tSTATUS",
+		empty:  c.say.T("no tokens; create one with: homard token create --name NAME"),
+		header: "ID\tNAME\tCREATED\tLAST USED\tSTATUS", // lang:en: column names (tabwriter aligns bytes, not wide characters)
 		row: func(w io.Writer, t app.APIToken) {
 			status := "valid"
 			if !t.RevokedAt.IsZero() {
@@ -72,7 +73,7 @@ func (c *cli) tokenListCmd() *cobra.Command {
 }
 
 func (c *cli) tokenRevokeCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "revoke ID", Short: "Revoke a token at once"}
+	cmd := &cobra.Command{Use: "revoke ID", Short: lang.N("Revoke a token at once")} // lang:en
 	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, id string) (string, error) {
 		return "token " + id + " revoked", r.Owner.TokenRevoke(ctx, id)
 	})

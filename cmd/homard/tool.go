@@ -10,19 +10,20 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
 
 func (c *cli) toolCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "tool", Short: "List tools, or propose a tool call exactly as a model would"}
+	cmd := &cobra.Command{Use: "tool", Short: lang.N("List tools, or propose a tool call exactly as a model would")}
 	cmd.AddCommand(c.toolListCmd(), c.toolCallCmd())
 	return cmd
 }
 
 func (c *cli) toolListCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "list", Short: "List the tools with their action and risk class"}
+	cmd := &cobra.Command{Use: "list", Short: lang.N("List the tools with their action and risk class")}
 	load := func(_ context.Context, r *app.Runtime) ([]app.ToolInfo, error) { return r.Tools(), nil }
-	return listCmd(c, cmd, "print descriptions and JSON schemas as JSON", load, listing[app.ToolInfo]{
+	return listCmd(c, cmd, lang.N("print descriptions and JSON schemas as JSON"), load, listing[app.ToolInfo]{
 		header: "TOOL\tACTION\tRISK\tREAD-ONLY",
 		row: func(w io.Writer, t app.ToolInfo) {
 			fmt.Fprintf(w, "%s\t%s\t%s\t%v\n", termtext.Line(t.Name), termtext.Line(t.Action), termtext.Line(t.Risk), t.ReadOnly)
@@ -33,9 +34,9 @@ func (c *cli) toolListCmd() *cobra.Command {
 func (c *cli) toolCallCmd() *cobra.Command {
 	var req app.CallRequest
 	cmd := &cobra.Command{
-		Use:   "call NAME 'JSON'",
-		Short: "Propose one tool call through the whole arbiter pipeline",
-		Long: `call proposes a tool call exactly as a model would: strict decoding, hard
+		Use:   "call NAME 'JSON'", // lang:en
+		Short: lang.N("Propose one tool call through the whole arbiter pipeline"),
+		Long: lang.N(`call proposes a tool call exactly as a model would: strict decoding, hard
 limits, policy, permission mode, approval, a confined run, redaction and an
 audit record. It prints one JSON object:
 
@@ -53,15 +54,15 @@ Exit status: 0 ran, 3 pending approval, 4 denied, 5 tool error or bad
 arguments, 2 usage error, 1 homard failed.
 
 After approving a pending call, run the same call again in the same session:
-it runs once. A changed argument is a new plan and needs a new approval.`,
-		Example: `  homard tool call read_file '{"path":"notes.txt"}'
+it runs once. A changed argument is a new plan and needs a new approval.`),
+		/* lang:en */ Example: `  homard tool call read_file '{"path":"notes.txt"}'
   homard tool call write_file '{"path":"todo.md","content":"- tea\n"}' --session work
   homard tool call list_dir '{}' --as guest`,
 	}
 	f := cmd.Flags()
-	f.StringVar(&req.As, "as", "owner", "entry trust of the caller: owner, guest or unknown")
-	f.StringVar(&req.Session, "session", "", "session `ID` the call and its approvals belong to (default cli)")
-	f.StringVar(&req.Mode, "mode", "", "permission mode for this call: safe, smart, autopilot or yolo (default from config)")
+	f.StringVar(&req.As, "as", "owner", lang.N("entry trust of the caller: owner, guest or unknown"))
+	f.StringVar(&req.Session, "session", "", lang.N("session `ID` the call and its approvals belong to (default cli)"))
+	f.StringVar(&req.Mode, "mode", "", lang.N("permission mode for this call: safe, smart, autopilot or yolo (default from config)"))
 	return leafCmd(cmd, cobra.RangeArgs(1, 2), func(ctx context.Context, args []string) error {
 		req.Tool = args[0]
 		if len(args) == 2 {
@@ -69,7 +70,7 @@ it runs once. A changed argument is a new plan and needs a new approval.`,
 		} else {
 			b, err := io.ReadAll(io.LimitReader(c.stdin, 8<<20))
 			if err != nil {
-				return fmt.Errorf("read arguments from stdin: %w", err)
+				return c.say.Errorf("read arguments from stdin: %w", err)
 			}
 			req.Args = string(b)
 		}

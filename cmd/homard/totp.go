@@ -10,13 +10,14 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/lang"
 )
 
 func (c *cli) totpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "totp",
-		Short: "Set up the authenticator app whose codes approve what you set aside",
-		Long: `A second factor for approvals: with permissions.totp = "high" (or
+		Short: lang.N("Set up the authenticator app whose codes approve what you set aside"),
+		/* lang:en */ Long: `A second factor for approvals: with permissions.totp = "high" (or
 "medium", "critical"), approving a card of that risk or higher needs a
 6-digit code from an authenticator app (any TOTP app: Aegis, Google
 Authenticator, 1Password…), so a stolen API token or a terminal left open is
@@ -36,39 +37,39 @@ cards in the web UI or with "homard approval approve ID --code N".`,
 
 func (c *cli) totpSetupCmd() *cobra.Command {
 	var force bool
-	cmd := &cobra.Command{Use: "setup", Short: "Make a new secret and show it once as a QR code and a link"}
-	cmd.Flags().BoolVar(&force, "force", false, "replace the authenticator already set up (its codes stop working)")
+	cmd := &cobra.Command{Use: "setup", Short: lang.N("Make a new secret and show it once as a QR code and a link")}
+	cmd.Flags().BoolVar(&force, "force", false, lang.N("replace the authenticator already set up (its codes stop working)"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		e, err := r.Owner.TOTP().Setup(ctx, r.Config.Owner, force)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(c.stdout, "Scan this with your authenticator app (it is shown once, never again):\n\n%s\n%s\n\n", e.QR, e.URI)
+		c.say.Fprintf(c.stdout, "Scan this with your authenticator app (it is shown once, never again):\n\n%s\n%s\n\n", e.QR, e.URI)
 		if !c.interactive() {
-			fmt.Fprintln(c.stdout, "then turn it on with the code the app shows: homard totp confirm CODE")
+			c.say.Fprintln(c.stdout, "then turn it on with the code the app shows: homard totp confirm CODE")
 			return nil
 		}
-		fmt.Fprint(c.stderr, "code the app shows now: ")
+		fmt.Fprint(c.stderr, c.say.T("code the app shows now: "))
 		line, _ := bufio.NewReader(c.stdin).ReadString('\n')
 		if err := r.Owner.TOTP().Confirm(ctx, r.Config.Owner, strings.TrimSpace(line)); err != nil {
-			return fmt.Errorf("%w (the secret is kept: try again with `homard totp confirm CODE`)", err)
+			return c.say.Errorf("%w (the secret is kept: try again with `homard totp confirm CODE`)", err)
 		}
-		fmt.Fprintln(c.stdout, "authenticator on")
+		c.say.Fprintln(c.stdout, "authenticator on")
 		return nil
 	})
 }
 
 func (c *cli) totpConfirmCmd() *cobra.Command {
-	cmd := &cobra.Command{Use: "confirm CODE", Short: "Turn the authenticator on with the first code it shows"}
+	cmd := &cobra.Command{Use: "confirm CODE", Short: lang.N("Turn the authenticator on with the first code it shows")} // lang:en
 	return c.argCmd(cmd, func(ctx context.Context, r *app.Runtime, code string) (string, error) {
-		return "authenticator on", r.Owner.TOTP().Confirm(ctx, r.Config.Owner, code)
+		return c.say.T("authenticator on"), r.Owner.TOTP().Confirm(ctx, r.Config.Owner, code)
 	})
 }
 
 func (c *cli) totpStatusCmd() *cobra.Command {
 	var asJSON bool
-	cmd := &cobra.Command{Use: "status", Short: "Say whether the authenticator is on (never its secret)"}
-	jsonFlag(cmd, &asJSON, "print the state as JSON")
+	cmd := &cobra.Command{Use: "status", Short: lang.N("Say whether the authenticator is on (never its secret)")}
+	jsonFlag(cmd, &asJSON, lang.N("print the state as JSON"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		st, err := r.Owner.TOTP().Status(ctx, r.Config.Owner)
 		if err != nil {
@@ -80,40 +81,40 @@ func (c *cli) totpStatusCmd() *cobra.Command {
 		when := func(t time.Time) string { return t.Local().Format(time.DateTime) }
 		switch st.State {
 		case "none":
-			fmt.Fprintln(c.stdout, "no authenticator: homard totp setup")
+			c.say.Fprintln(c.stdout, "no authenticator: homard totp setup")
 		case "pending":
-			fmt.Fprintf(c.stdout, "set up %s, not on yet: homard totp confirm CODE\n", when(st.Created))
+			c.say.Fprintf(c.stdout, "set up %s, not on yet: homard totp confirm CODE\n", when(st.Created))
 		default:
-			fmt.Fprintf(c.stdout, "on since %s", when(st.Activated))
+			c.say.Fprintf(c.stdout, "on since %s", when(st.Activated))
 			if !st.LastUsed.IsZero() {
-				fmt.Fprintf(c.stdout, ", last code %s", when(st.LastUsed))
+				c.say.Fprintf(c.stdout, ", last code %s", when(st.LastUsed))
 			}
 			fmt.Fprintln(c.stdout)
 		}
-		fmt.Fprintf(c.stdout, "approvals that need a code: %s\n", codeNeeds(r.Config.Permissions.TOTP))
+		c.say.Fprintf(c.stdout, "approvals that need a code: %s\n", c.codeNeeds(r.Config.Permissions.TOTP))
 		return nil
 	})
 }
 
 // codeNeeds says which approvals permissions.totp sets aside.
-func codeNeeds(level string) string {
+func (c *cli) codeNeeds(level string) string {
 	if level == "off" {
-		return `none (permissions.totp = "off")`
+		return c.say.T(`none (permissions.totp = "off")`)
 	}
-	return level + ` risk and higher (permissions.totp = "` + level + `")`
+	return c.say.Sprintf(`%[1]s risk and higher (permissions.totp = "%[1]s")`, level)
 }
 
 func (c *cli) totpRemoveCmd() *cobra.Command {
 	var code string
-	cmd := &cobra.Command{Use: "remove --code CODE", Short: "Remove the authenticator (a code from it is needed)"}
-	cmd.Flags().StringVar(&code, "code", "", "a code from the authenticator being removed")
+	cmd := &cobra.Command{Use: "remove --code CODE", Short: lang.N("Remove the authenticator (a code from it is needed)")} // lang:en
+	cmd.Flags().StringVar(&code, "code", "", lang.N("a code from the authenticator being removed"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
 		if err := r.Owner.TOTP().Remove(ctx, r.Config.Owner, code); err != nil {
 			return err
 		}
-		fmt.Fprintln(c.stdout, "authenticator removed")
+		c.say.Fprintln(c.stdout, "authenticator removed")
 		if r.Config.Permissions.TOTP != "off" {
-			fmt.Fprintf(c.stdout, "permissions.totp is %q: approvals of that risk now cannot be given until you set one up again\n", r.Config.Permissions.TOTP)
+			c.say.Fprintf(c.stdout, "permissions.totp is %q: approvals of that risk now cannot be given until you set one up again\n", r.Config.Permissions.TOTP)
 		}
 		return nil
 	})

@@ -23,7 +23,7 @@ import (
 //   - a command's own validator still decides, but its error is replaced
 //     by one naming the missing or extra argument from the command's Use
 //     line ("show ID", "search QUERY").
-func strictArgs(root *cobra.Command) {
+func (cl *cli) strictArgs(root *cobra.Command) {
 	var walk func(*cobra.Command)
 	walk = func(c *cobra.Command) {
 		if c.HasSubCommands() {
@@ -31,14 +31,14 @@ func strictArgs(root *cobra.Command) {
 				// A group alone shows its help; anything after it must be
 				// one of its subcommands.
 				c.RunE = func(cmd *cobra.Command, _ []string) error { return cmd.Help() }
-				c.Args = unknownSubcommand
+				c.Args = cl.unknownSubcommand
 			} else if c.Args == nil {
-				c.Args = unknownSubcommand
+				c.Args = cl.unknownSubcommand
 			} else {
 				orig := c.Args
 				c.Args = func(cmd *cobra.Command, args []string) error {
 					if orig(cmd, args) != nil && len(args) > 0 {
-						return unknownSubcommand(cmd, args)
+						return cl.unknownSubcommand(cmd, args)
 					}
 					return nil
 				}
@@ -46,7 +46,7 @@ func strictArgs(root *cobra.Command) {
 		} else if orig := c.Args; orig != nil {
 			c.Args = func(cmd *cobra.Command, args []string) error {
 				if err := orig(cmd, args); err != nil {
-					return argsError(cmd, args, err)
+					return cl.argsError(cmd, args, err)
 				}
 				return nil
 			}
@@ -60,34 +60,34 @@ func strictArgs(root *cobra.Command) {
 
 // unknownSubcommand refuses any argument to a command that only takes
 // subcommands, suggesting the nearest.
-func unknownSubcommand(cmd *cobra.Command, args []string) error {
+func (cl *cli) unknownSubcommand(cmd *cobra.Command, args []string) error {
 	if len(args) == 0 {
 		return nil
 	}
-	msg := fmt.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
+	msg := cl.say.Sprintf("unknown command %q for %q", args[0], cmd.CommandPath())
 	if cmd.SuggestionsMinimumDistance <= 0 {
 		cmd.SuggestionsMinimumDistance = 2 // cobra's default, set only on its own path
 	}
 	if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
-		msg += "; did you mean " + quoteJoin(s) + "?"
+		msg += cl.say.Sprintf("; did you mean %s?", quoteJoin(s))
 	}
-	return usageErr("%s\nsee `%s --help` for its commands", msg, cmd.CommandPath())
+	return usage(cl.say.Errorf("%s\nsee `%s --help` for its commands", msg, cmd.CommandPath()))
 }
 
 // argsError rewrites a validator's error with the names from the
 // command's Use line: the first missing one, or how many are too many.
-func argsError(cmd *cobra.Command, args []string, err error) error {
+func (cl *cli) argsError(cmd *cobra.Command, args []string, err error) error {
 	required, optional, variadic := positionals(cmd.Use)
 	name := strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
-	see := fmt.Sprintf("\nusage: %s\nsee `%s --help`", cmd.UseLine(), cmd.CommandPath())
+	see := cl.say.Sprintf("\nusage: %s\nsee `%s --help`", cmd.UseLine(), cmd.CommandPath())
 	switch {
 	case len(args) < len(required):
-		return usageErr("%s: missing %s%s", name, required[len(args)], see)
+		return usage(cl.say.Errorf("%s: missing %s%s", name, required[len(args)], see))
 	case len(required) == 0 && len(optional) == 0 && len(args) > 0:
-		return usageErr("%s: takes no arguments; got %d (%s)%s", name, len(args), quoteArgs(args), see)
+		return usage(cl.say.Errorf("%s: takes no arguments; got %d (%s)%s", name, len(args), quoteArgs(args), see))
 	case !variadic && len(args) > len(required)+len(optional):
 		want := strings.Join(append(append([]string{}, required...), optional...), " ")
-		return usageErr("%s: too many arguments: want %s, got %d (%s)%s", name, want, len(args), quoteArgs(args), see)
+		return usage(cl.say.Errorf("%s: too many arguments: want %s, got %d (%s)%s", name, want, len(args), quoteArgs(args), see))
 	}
 	// The validator checks something the Use line does not say.
 	return usageErr("%s: %v%s", name, err, see)

@@ -62,7 +62,7 @@ var allowed = map[string][]string{
 	// `homard setup` and `init`: the config, the key in the vault, the
 	// provider test, the database created; run_command's program folders
 	// (tools) for the toolchain check.
-	"internal/setup":     {"internal/config", "internal/secrets", "internal/provider", "internal/llm", "internal/store", "internal/tools", "internal/policy"},
+	"internal/setup":     {"internal/config", "internal/secrets", "internal/provider", "internal/llm", "internal/store", "internal/tools", "internal/policy", "internal/lang"},
 	"internal/policy":    {},
 	"internal/tool":      {"internal/policy"},
 	"internal/changeset": {"internal/workspace", "internal/policy"}, // the one gate for every write

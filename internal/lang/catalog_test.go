@@ -12,7 +12,7 @@ import (
 
 // catalogued are the packages (relative to the module) whose every
 // user-facing string goes through the catalog.
-var catalogued = []string{"internal/memreview", "internal/chats", "internal/channel/tui", "internal/channel/web"}
+var catalogued = []string{"cmd/homard", "internal/setup", "internal/memreview", "internal/chats", "internal/channel/tui", "internal/channel/web"}
 
 // scripts are the web UI's scripts whose t("…") keys are catalog keys.
 var scripts = []string{

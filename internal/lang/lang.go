@@ -221,7 +221,7 @@ func lookup(t Tag, msg string) (string, bool) {
 	if t != ZH {
 		return "", false
 	}
-	zhOnce.Do(func() { zhAll = merge(zhSets) })
+	zhOnce.Do(func() { zhAll = merge(append(zhSets[:len(zhSets):len(zhSets)], unpack(zhPacked)...)) })
 	s, ok := zhAll[msg]
 	return s, ok
 }
@@ -250,7 +250,7 @@ func Catalog(t Tag) map[string]string {
 	if t != ZH {
 		return map[string]string{}
 	}
-	zhOnce.Do(func() { zhAll = merge(zhSets) })
+	zhOnce.Do(func() { zhAll = merge(append(zhSets[:len(zhSets):len(zhSets)], unpack(zhPacked)...)) })
 	out := make(map[string]string, len(zhAll))
 	for k, v := range zhAll {
 		out[k] = v

@@ -3,8 +3,9 @@ package lang
 // zhSets are the parts of the Chinese catalog, one per area, so that
 // each area's messages are kept together. Key: the English text (a fmt
 // format), value: its translation with the same verbs (an explicit
-// index, %[2]s, may reorder them).
-var zhSets = []map[string]string{zhCommon, zhReview, zhChats, zhTUI, zhWeb}
+// index, %[2]s, may reorder them). The CLI's and setup's parts are
+// packed (zhPacked, zh_packed.go).
+var zhSets = []map[string]string{zhCommon, zhReview, zhChats, zhTUI, zhWeb, zhMCP}
 
 // zhCommon holds messages shared by several surfaces.
 var zhCommon = map[string]string{}

@@ -10,7 +10,7 @@ import "strings"
 // text rather than a map literal: its keys are not in the binary
 // elsewhere (they are the scripts'), and a map literal's string headers
 // cost 32 bytes an entry (6.6 KB here) of the binary's budget.
-var zhWeb = unpack(zhWebText)
+var zhWeb = unpackText(zhWebText)
 
 const zhWebText = `[image: %s] %s	[图片：%s] %s
  Warning: %s	 警告：%s
@@ -222,8 +222,8 @@ web (this page)	网页（本页）
 whole result	完整结果
 workspace %s	工作区 %s`
 
-// unpack reads "key\ttranslation" lines into a map.
-func unpack(text string) map[string]string {
+// unpackText reads "key\ttranslation" lines into a map.
+func unpackText(text string) map[string]string {
 	m := make(map[string]string, strings.Count(text, "\n")+1)
 	for line := range strings.SplitSeq(text, "\n") {
 		if k, v, ok := strings.Cut(line, "\t"); ok {

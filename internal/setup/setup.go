@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/provider"
 	"github.com/homard/homard/internal/secrets"
@@ -70,6 +71,9 @@ type Options struct {
 	OllamaURL string
 	// Getenv reads the environment. Nil means os.Getenv.
 	Getenv func(string) string
+	// Say is the language of the errors and notes. The zero Printer is
+	// English.
+	Say lang.Printer
 }
 
 // Result says what Setup did.
@@ -93,10 +97,10 @@ type Result struct {
 }
 
 // ErrBadOption wraps an answer the owner gave wrong (the CLI exits 2).
-var ErrBadOption = errors.New("bad request")
+var ErrBadOption = errors.New("bad request") // lang:en: a sentinel
 
 // ErrTest wraps a failed provider test: nothing was written.
-var ErrTest = errors.New("provider test failed")
+var ErrTest = errors.New("provider test failed") // lang:en: a sentinel
 
 // Run connects homard to a model in one step. It builds the config the
 // answers describe (a new home as `homard init` would, or the existing
@@ -109,11 +113,12 @@ var ErrTest = errors.New("provider test failed")
 // and so is a failed test unless o.SkipTest.
 func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 	res := Result{ConfigFile: paths.ConfigFile}
+	say := o.Say
 	getenv := o.Getenv
 	if getenv == nil {
 		getenv = os.Getenv
 	}
-	old, exists, err := readConfig(paths)
+	old, exists, err := readConfig(say, paths)
 	if err != nil {
 		return res, err
 	}
@@ -121,7 +126,7 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 	// of it as it was before writing.
 	mig, err := config.PlanMigration(paths.ConfigFile, old)
 	if err != nil {
-		return res, fmt.Errorf("setup: %w", err)
+		return res, say.Errorf("setup: %w", err)
 	}
 	old = mig.After
 	var oldModel config.Model
@@ -134,13 +139,13 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 	}
 	if o.Provider == "" {
 		if oldModel.Provider == "" {
-			return res, fmt.Errorf("%w: setup needs --provider (there is no config to keep it from): one of %s", ErrBadOption, config.ProviderNames())
+			return res, say.Errorf("%w: setup needs --provider (there is no config to keep it from): one of %s", ErrBadOption, config.ProviderNames())
 		}
 		o.Provider = oldModel.Provider
 	}
 	preset, ok := config.LookupPreset(o.Provider)
 	if !ok {
-		return res, fmt.Errorf("setup: provider %q: want one of %s", o.Provider, config.ProviderNames())
+		return res, say.Errorf("setup: provider %q: want one of %s", o.Provider, config.ProviderNames())
 	}
 
 	m := config.Model{Provider: preset.Name, BaseURL: o.BaseURL, Name: o.Model}
@@ -163,21 +168,21 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 		m.Name = preset.Model
 	}
 	if m.Name == "" {
-		return res, missingModel(ctx, preset, o.OllamaURL)
+		return res, missingModel(say, ctx, preset, o.OllamaURL)
 	}
 	// The key: a new one goes to the vault; else keep the vault secret of
 	// the same provider and endpoint; else the environment variable.
 	secret := secrets.Secret{}
 	switch {
 	case o.APIKey != "":
-		s, err := modelSecret(m, preset)
+		s, err := modelSecret(say, m, preset)
 		if err != nil {
 			return res, err
 		}
 		// Refused here, before anything is written, if the vault would
 		// refuse it once the home exists.
 		if err := secrets.Check(s, []byte(o.APIKey)); err != nil {
-			return res, fmt.Errorf("%w: setup: the key: %w (nothing was written)", ErrBadOption, err)
+			return res, say.Errorf("%w: setup: the key: %w (nothing was written)", ErrBadOption, err)
 		}
 		secret = s
 		m.APIKeySecret = s.Name
@@ -204,12 +209,12 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 	}
 	if o.Mode != "" {
 		if _, err := policy.ParseMode(o.Mode); err != nil {
-			return res, fmt.Errorf("setup: %w", err)
+			return res, say.Errorf("setup: %w", err)
 		}
 		edits = append(edits, config.KeyEdit{Table: "permissions", Key: "mode", Value: config.QuoteString(o.Mode)})
 	}
 	if len(o.Workspaces) > 0 || o.ReadOnly != nil {
-		roots, err := setupRoots(o.Workspaces, o.ReadOnly, oldRoots, paths)
+		roots, err := setupRoots(say, o.Workspaces, o.ReadOnly, oldRoots, paths)
 		if err != nil {
 			return res, err
 		}
@@ -217,41 +222,41 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 	}
 	data, err := config.EditKeys(old, edits...)
 	if err != nil {
-		return res, fmt.Errorf("setup: %s: %w", paths.ConfigFile, err)
+		return res, say.Errorf("setup: %s: %w", paths.ConfigFile, err)
 	}
 	cfg, err := config.Check(paths.ConfigFile, data)
 	if err != nil {
-		return res, fmt.Errorf("setup: %w", err)
+		return res, say.Errorf("setup: %w", err)
 	}
 	if err := config.CheckRoots(cfg.Workspace.Roots, paths, config.OwnerHomes(getenv)); err != nil {
-		return res, fmt.Errorf("setup: %w", err)
+		return res, say.Errorf("setup: %w", err)
 	}
 
-	key, from, err := setupKey(cfg.Model, o.APIKey, exists, paths, getenv)
+	key, from, err := setupKey(say, cfg.Model, o.APIKey, exists, paths, getenv)
 	res.KeyFrom = from
 	if !o.SkipTest {
 		if err != nil {
-			return res, fmt.Errorf("%w: %w (nothing was written)", ErrTest, err)
+			return res, say.Errorf("%w: %w (nothing was written)", ErrTest, err)
 		}
 		timeout := o.TestTimeout
 		if timeout == 0 {
 			timeout = 30 * time.Second
 		}
-		rep, err := provider.Probe(ctx, cfg.Model, key, timeout, fmt.Sprintf("homard setup --test-timeout %s", 2*timeout))
+		rep, err := provider.Probe(ctx, cfg.Model, key, timeout, fmt.Sprintf("homard setup --test-timeout %s", 2*timeout)) // lang:en: a command
 		if err != nil {
-			return res, fmt.Errorf("%w: %s (nothing was written; fix it and run homard setup again, or pass --skip-test)",
-				ErrTest, ExplainError(cfg.Model, err))
+			return res, say.Errorf("%w: %s (nothing was written; fix it and run homard setup again, or pass --skip-test)",
+				ErrTest, Explain(say, cfg.Model, err))
 		}
 		res.Test = &rep
 	}
 
 	if !exists {
 		if _, err := Init(ctx, paths, config.InitOptions{}); err != nil {
-			return res, fmt.Errorf("setup: %w", err)
+			return res, say.Errorf("setup: %w", err)
 		}
 		res.Created = true
 	}
-	if err := storeSetup(paths, secret, o.APIKey, data, mig, &res); err != nil {
+	if err := storeSetup(say, paths, secret, o.APIKey, data, mig, &res); err != nil {
 		if res.Created {
 			// Init's keyless config must not stand for a setup that
 			// failed: without it the home is not initialised, and setup
@@ -268,26 +273,26 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 
 // storeSetup stores the key (when one was typed) and then the config,
 // after a backup of an older config as it was (mig).
-func storeSetup(paths config.Paths, secret secrets.Secret, key string, data []byte, mig *config.Migration, res *Result) error {
+func storeSetup(say lang.Printer, paths config.Paths, secret secrets.Secret, key string, data []byte, mig *config.Migration, res *Result) error {
 	if secret.Name != "" {
 		v, err := secrets.OpenVault(paths.VaultFile(), paths.VaultKeyFile())
 		if err != nil {
-			return fmt.Errorf("setup: open the vault: %w", err)
+			return say.Errorf("setup: open the vault: %w", err)
 		}
 		if err := v.Set(secret, []byte(key)); err != nil {
-			return fmt.Errorf("setup: store the key: %w", err)
+			return say.Errorf("setup: store the key: %w", err)
 		}
 	}
 	if mig.Needed() {
 		backup, err := mig.WriteBackup()
 		if err != nil {
-			return fmt.Errorf("setup: %w", err)
+			return say.Errorf("setup: %w", err)
 		}
-		res.Migrated = mig.Summary() + "; the file as it was is in " + backup
+		res.Migrated = say.Sprintf("%s; the file as it was is in %s", mig.Summary(), backup)
 	}
 	cfg, err := config.WriteChecked(paths.ConfigFile, data)
 	if err != nil {
-		return fmt.Errorf("setup: %w", err)
+		return say.Errorf("setup: %w", err)
 	}
 	res.Config = cfg
 	return nil
@@ -295,17 +300,17 @@ func storeSetup(paths config.Paths, secret secrets.Secret, key string, data []by
 
 // readConfig returns the config file's text, or when there is none yet the
 // commented file `homard init` would write.
-func readConfig(paths config.Paths) ([]byte, bool, error) {
+func readConfig(say lang.Printer, paths config.Paths) ([]byte, bool, error) {
 	data, err := os.ReadFile(paths.ConfigFile)
 	if err == nil {
 		return data, true, nil
 	}
 	if !errors.Is(err, os.ErrNotExist) {
-		return nil, false, fmt.Errorf("setup: %w", err)
+		return nil, false, say.Errorf("setup: %w", err)
 	}
 	data, err = config.Render(config.Default(paths))
 	if err != nil {
-		return nil, false, fmt.Errorf("setup: %w", err)
+		return nil, false, say.Errorf("setup: %w", err)
 	}
 	return data, false, nil
 }
@@ -313,15 +318,15 @@ func readConfig(paths config.Paths) ([]byte, bool, error) {
 // modelSecret is the vault entry for a typed key: named after the
 // provider, bound to the endpoint's host. Plain http is allowed only to
 // loopback, where the key never leaves the machine.
-func modelSecret(m config.Model, p config.Preset) (secrets.Secret, error) {
+func modelSecret(say lang.Printer, m config.Model, p config.Preset) (secrets.Secret, error) {
 	u, err := url.Parse(m.BaseURL)
 	if err != nil || u.Host == "" {
-		return secrets.Secret{}, fmt.Errorf("setup: base URL %q: want an absolute http or https URL such as %q", m.BaseURL, p.BaseURL)
+		return secrets.Secret{}, say.Errorf("setup: base URL %q: want an absolute http or https URL such as %q", m.BaseURL, p.BaseURL)
 	}
 	s := secrets.Secret{Name: "model-" + p.Name, Hosts: []string{strings.ToLower(u.Host)}}
 	if u.Scheme == "http" {
 		if !isLoopback(u.Hostname()) {
-			return s, fmt.Errorf("setup: the key would travel in clear text to %s: use an https URL; for a server on your own network without TLS, run `homard secret set %s --host %s --allow-http` yourself and put api_key_secret = %q in [model]",
+			return s, say.Errorf("setup: the key would travel in clear text to %s: use an https URL; for a server on your own network without TLS, run `homard secret set %s --host %s --allow-http` yourself and put api_key_secret = %q in [model]",
 				u.Host, s.Name, strings.ToLower(u.Host), s.Name)
 		}
 		s.AllowHTTP = true
@@ -339,14 +344,14 @@ func isLoopback(host string) bool {
 
 // setupKey finds the key the provider test sends and says where it comes
 // from. Nothing is created: the vault is opened only if it exists.
-func setupKey(m config.Model, typed string, homeExists bool, paths config.Paths, getenv func(string) string) (key, from string, err error) {
+func setupKey(say lang.Printer, m config.Model, typed string, homeExists bool, paths config.Paths, getenv func(string) string) (key, from string, err error) {
 	switch {
 	case typed != "":
-		return typed, "vault secret " + m.APIKeySecret, nil
+		return typed, say.Sprintf("vault secret %s", m.APIKeySecret), nil
 	case m.APIKeySecret != "":
-		from = "vault secret " + m.APIKeySecret
+		from = say.Sprintf("vault secret %s", m.APIKeySecret)
 		if _, err := os.Stat(paths.VaultKeyFile()); !homeExists || err != nil {
-			return "", from, fmt.Errorf("model.api_key_secret names %q but there is no vault here: type the key again", m.APIKeySecret)
+			return "", from, say.Errorf("model.api_key_secret names %q but there is no vault here: type the key again", m.APIKeySecret)
 		}
 		v, err := secrets.OpenVault(paths.VaultFile(), paths.VaultKeyFile())
 		if err != nil {
@@ -355,12 +360,12 @@ func setupKey(m config.Model, typed string, homeExists bool, paths config.Paths,
 		key, err := provider.Key(m, getenv, v)
 		return key, from, err
 	case m.APIKeyEnv == "":
-		return "", "no key (local server)", nil
+		return "", say.T("no key (local server)"), nil
 	}
 	from = "$" + m.APIKeyEnv
 	key = getenv(m.APIKeyEnv)
 	if key == "" && !m.Local() && !LoopbackURL(m.BaseURL) {
-		return "", from, fmt.Errorf("%s not set: type the key when homard setup asks, pass it with --api-key-stdin (it goes to the encrypted vault), or export %s=…", m.APIKeyEnv, m.APIKeyEnv)
+		return "", from, say.Errorf("%s not set: type the key when homard setup asks, pass it with --api-key-stdin (it goes to the encrypted vault), or export %s=…", m.APIKeyEnv, m.APIKeyEnv)
 	}
 	return key, from, nil
 }
@@ -377,7 +382,7 @@ var rootNameRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompil
 // the old config's writable roots when none are given) followed by the
 // read-only folders (or the old read-only roots when none are given), so
 // changing one list never drops the other or an access mode.
-func setupRoots(rw, ro []string, old []config.Root, paths config.Paths) ([]config.Root, error) {
+func setupRoots(say lang.Printer, rw, ro []string, old []config.Root, paths config.Paths) ([]config.Root, error) {
 	keep := func(readOnly bool) []string {
 		var dirs []string
 		for _, r := range old {
@@ -397,27 +402,27 @@ func setupRoots(rw, ro []string, old []config.Root, paths config.Paths) ([]confi
 		ro = keep(true)
 	}
 	if len(rw) == 0 {
-		return nil, errors.New("setup: no writable workspace folder: pass --workspace DIR (the first root, named main, is where relative paths point)")
+		return nil, say.Errorf("setup: no writable workspace folder: pass --workspace DIR (the first root, named main, is where relative paths point)")
 	}
-	return workspaceRoots(append(slices.Clone(rw), ro...), len(rw), paths)
+	return workspaceRoots(say, append(slices.Clone(rw), ro...), len(rw), paths)
 }
 
 // workspaceRoots turns folders into roots: absolute, existing (the home's
 // own workspace folder excepted: Init creates it), the first named "main",
 // the others after their base name; the folders from index firstRO on are
 // read-only.
-func workspaceRoots(dirs []string, firstRO int, paths config.Paths) ([]config.Root, error) {
+func workspaceRoots(say lang.Printer, dirs []string, firstRO int, paths config.Paths) ([]config.Root, error) {
 	var roots []config.Root
 	seen := map[string]bool{}
 	for i, d := range dirs {
 		abs, err := filepath.Abs(d)
 		if err != nil {
-			return nil, fmt.Errorf("setup: workspace %s: %w", d, err)
+			return nil, say.Errorf("setup: workspace %s: %w", d, err)
 		}
 		if abs != paths.WorkspaceDir {
 			fi, err := os.Stat(abs)
 			if err != nil || !fi.IsDir() {
-				return nil, fmt.Errorf("setup: workspace %s is not an existing folder: create it first or choose another", abs)
+				return nil, say.Errorf("setup: workspace %s is not an existing folder: create it first or choose another", abs)
 			}
 		}
 		name := "main"
@@ -447,10 +452,10 @@ type ModeInfo struct {
 
 // modeLines explains each policy mode in one line, for `homard setup`.
 var modeLines = map[policy.Mode]string{
-	policy.ModeSafe:      "asks before anything but low-risk reads",
-	policy.ModeSmart:     "also runs what your rules allow (a good start)",
-	policy.ModeAutopilot: "also runs low/medium risk actions; code in the sandbox",
-	policy.ModeYolo:      "asks only for critical actions",
+	policy.ModeSafe:      lang.N("asks before anything but low-risk reads"),
+	policy.ModeSmart:     lang.N("also runs what your rules allow (a good start)"),
+	policy.ModeAutopilot: lang.N("also runs low/medium risk actions; code in the sandbox"),
+	policy.ModeYolo:      lang.N("asks only for critical actions"),
 }
 
 // Modes lists the permission modes, most supervised first.
@@ -470,7 +475,7 @@ func Init(ctx context.Context, paths config.Paths, o config.InitOptions) (*confi
 	}
 	st, err := store.Open(ctx, paths.DBFile)
 	if err != nil {
-		return nil, fmt.Errorf("create database %s: %w", paths.DBFile, err)
+		return nil, fmt.Errorf("create database %s: %w", paths.DBFile, err) // lang:en: init's error
 	}
 	return cfg, st.Close()
 }

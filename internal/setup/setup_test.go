@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/lang"
 )
 
 // TestSetupKeyOverPlainHTTP: a typed key is sent over http only to
@@ -27,7 +28,7 @@ func TestSetupKeyOverPlainHTTP(t *testing.T) {
 	}
 	p, _ := config.LookupPreset("vllm")
 	for _, tt := range tests {
-		s, err := modelSecret(config.Model{Provider: "vllm", BaseURL: tt.url}, p)
+		s, err := modelSecret(lang.Printer{}, config.Model{Provider: "vllm", BaseURL: tt.url}, p)
 		switch {
 		case tt.want == "" && err != nil:
 			t.Errorf("modelSecret(%s) = %v; want accepted", tt.url, err)

@@ -50,11 +50,11 @@ func Toolchains(pathEnv string, system, have []string, roots []config.Root) Tool
 		}
 	}
 	if len(named) == 0 {
-		c.OK, c.Detail = true, "run_command finds every toolchain on your $PATH ("+strings.Join(ToolchainPrograms, ", ")+") that it may use"
+		c.OK, c.Detail = true, "run_command finds every toolchain on your $PATH ("+strings.Join(ToolchainPrograms, ", ")+") that it may use" // lang:en: doctor's check (internal/app), English
 		return c
 	}
 	c.Info = true
-	c.Detail = fmt.Sprintf("%s: on your $PATH but not where run_command looks (it never uses $PATH: %s and commands.path); to let it run them, put under [commands] in config.toml: %s",
+	c.Detail = fmt.Sprintf("%s: on your $PATH but not where run_command looks (it never uses $PATH: %s and commands.path); to let it run them, put under [commands] in config.toml: %s", // lang:en: doctor's check
 		strings.Join(named, ", "), strings.Join(system, ", "), tools.PathLine(have, dirs))
 	return c
 }
