@@ -1,7 +1,10 @@
 package web
 
 import (
+	"io/fs"
 	"net/http"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/homard/homard/internal/lang"
@@ -24,10 +27,42 @@ func (s *Server) lang(w http.ResponseWriter, r *http.Request) {
 		a.Lang = t.String()
 	}
 	if a.Lang != "en" {
-		a.Messages = lang.Catalog(lang.ZH)
+		keys := s.uiKeys()
+		for k, v := range lang.Catalog(lang.ZH) {
+			if keys[k] {
+				a.Messages[k] = v
+			}
+		}
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	writeJSON(w, http.StatusOK, a)
+}
+
+// scriptKey is a script's t("…") call with a double-quoted key, as
+// internal/lang/langscan reads it for the catalog test.
+var scriptKey = regexp.MustCompile(`\bt\("((?:[^"\\]|\\.)*)"`)
+
+// scriptKeys reads the keys the UI's scripts pass to t("…"), so that
+// /api/lang sends their translations alone rather than the whole catalog
+// (the CLI's and the chats' too: about a thousand entries).
+func scriptKeys(ui fs.FS) map[string]bool {
+	keys := map[string]bool{}
+	if ui == nil {
+		return keys
+	}
+	names, _ := fs.Glob(ui, "*.js")
+	for _, name := range names {
+		src, err := fs.ReadFile(ui, name)
+		if err != nil {
+			continue
+		}
+		for _, m := range scriptKey.FindAllSubmatch(src, -1) {
+			if k, err := strconv.Unquote(`"` + string(m[1]) + `"`); err == nil {
+				keys[k] = true
+			}
+		}
+	}
+	return keys
 }
 
 // pagePrinter is the language of the server's own small pages (login,

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/channel/web/ui"
 )
 
 // approvalsFake is fake with one pending approval.
@@ -41,7 +42,7 @@ func TestLang(t *testing.T) {
 		{"auto", "zh-CN,zh;q=0.9", "auto", true, "登录链接"},
 		{"", "en-US,en;q=0.8", "auto", true, "Open the login URL"},
 	} {
-		s, err := New(Options{Runtime: fake{}, Admin: approvalsFake{}, Addr: "127.0.0.1:8787", Lang: tc.setting})
+		s, err := New(Options{Runtime: fake{}, Admin: approvalsFake{}, Addr: "127.0.0.1:8787", Lang: tc.setting, UI: ui.FS()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,6 +76,10 @@ func TestLang(t *testing.T) {
 		if a.Lang != tc.lang || (a.Messages["Approve once"] == "批准一次") != tc.catalog || (len(a.Messages) > 0) != tc.catalog {
 			t.Errorf("lang %q: GET /api/lang = %q with %d messages (Approve once: %q); want %q, catalog %v",
 				tc.setting, a.Lang, len(a.Messages), a.Messages["Approve once"], tc.lang, tc.catalog)
+		}
+		// Only what the scripts translate is sent, not the CLI's part.
+		if _, ok := a.Messages["dismissed %s\n"]; ok {
+			t.Errorf("lang %q: GET /api/lang sent a CLI message; want the scripts' keys alone", tc.setting)
 		}
 		w = get("/api/approvals?status=pending", c)
 		if w.Code != 200 || !strings.Contains(w.Body.String(), `"status":"pending"`) {

@@ -103,6 +103,7 @@ type Server struct {
 	secure  bool            // cookies get Secure
 	handler http.Handler
 	hub     *hub
+	uiKeys  func() map[string]bool // the keys the UI's scripts translate (lang.go)
 
 	base   context.Context    // turns run on it; cancelled by Shutdown
 	cancel context.CancelFunc // cancels base
@@ -152,6 +153,7 @@ func New(o Options) (*Server, error) {
 		quit: make(chan struct{}), turns: map[string]*turn{}, logins: map[string]time.Time{},
 		cookies: map[string]time.Time{}, deleting: map[string]bool{},
 		secure: o.TLS,
+		uiKeys: sync.OnceValue(func() map[string]bool { return scriptKeys(o.UI) }),
 	}
 	for p := range o.Callbacks {
 		if !strings.HasPrefix(p, "/callbacks/") || len(p) == len("/callbacks/") || strings.ContainsAny(p, "{} ") {
