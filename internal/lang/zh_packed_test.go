@@ -11,11 +11,11 @@ import (
 	"testing"
 )
 
-var update = flag.Bool("update", false, "rewrite zh_cli.deflate and zh_setup.deflate from zhCLI and zhSetup")
+var update = flag.Bool("update", false, "rewrite the .deflate files of the packed parts from their _test.go sources")
 
 // In the tests the readable parts join zhSets, so that the catalog test
 // reads them as it reads every other part.
-func init() { zhSets = append(zhSets, zhCLI, zhSetup) }
+func init() { zhSets = append(zhSets, zhCLI, zhSetup, zhReview, zhChats, zhTUI, zhMCP) }
 
 // pack deflates a catalog part for zhPacked, keys sorted so that the
 // file changes only when the part does.
@@ -35,15 +35,24 @@ func pack(m map[string]string) ([]byte, error) {
 }
 
 // TestPackedCatalog fails when a packed part the binary carries is not
-// its readable source (zh_cli_test.go, zh_setup_test.go).
+// its readable source (zh_cli_test.go, zh_setup_test.go, …), and when
+// zhPacked carries a part this test does not check.
 func TestPackedCatalog(t *testing.T) {
-	for _, tc := range []struct {
+	parts := []struct {
 		file, packed string
 		part         map[string]string
 	}{
 		{"zh_cli.deflate", zhCLIPacked, zhCLI},
 		{"zh_setup.deflate", zhSetupPacked, zhSetup},
-	} {
+		{"zh_review.deflate", zhReviewPacked, zhReview},
+		{"zh_chats.deflate", zhChatsPacked, zhChats},
+		{"zh_tui.deflate", zhTUIPacked, zhTUI},
+		{"zh_mcp.deflate", zhMCPPacked, zhMCP},
+	}
+	if len(parts) != len(zhPacked) {
+		t.Errorf("zhPacked has %d parts; this test checks %d", len(zhPacked), len(parts))
+	}
+	for _, tc := range parts {
 		if *update {
 			b, err := pack(tc.part)
 			if err != nil {
@@ -93,7 +102,7 @@ func TestPackedLookup(t *testing.T) {
 	if got := For(EN).T("Usage:"); got != "Usage:" {
 		t.Errorf(`For(EN).T("Usage:") = %q; want Usage:`, got)
 	}
-	if m := unpack(zhPacked); len(m) != 2 || m[0]["Usage:"] != "用法：" {
+	if m := unpack(zhPacked); len(m) != len(zhPacked) || m[0]["Usage:"] != "用法：" {
 		t.Errorf("the packed CLI part has no Usage: entry")
 	}
 }

@@ -2,6 +2,7 @@ package lang
 
 // zhReview is the weekly memory review's part of the Chinese catalog
 // (internal/memreview: its card, and its lines in `homard memory review`).
+// The binary carries it packed (zh_packed.go).
 var zhReview = map[string]string{
 	" (why: %s)": "（原因：%s）",
 	"%d proposals of the model failed the checks and were dropped.":         "模型的 %d 条提议未通过检查，已丢弃。",
