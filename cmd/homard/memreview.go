@@ -15,25 +15,6 @@ import (
 	"github.com/homard/homard/internal/termtext"
 )
 
-// memoryReviewLong is the weekly review's part of `homard memory review
-// --help`. lang:en: long help stays English (binary size), as the other
-// long helps.
-const memoryReviewLong = `
-
-Once a week (memory.review = "on", the default; memory.review_day, sunday,
-at 09:00) homard serve asks the model, without tools, for duplicate,
-contradicting and stale notes in memory.md, and looks for exact duplicates
-itself (it still finds those when the model is down). What it proposes
-waits here as one review, and in your direct chats as one card; nothing
-changes until you approve. Approving edits only the notes a proposal
-names; a note edited by hand since the review is left alone (run a new
-review).
-
-  homard memory review --now                review memory now
-  homard memory review approve N|all        apply proposal N, or all of them
-  homard memory review dismiss              drop the review's proposals
-  homard memory review dismiss N            drop proposal N`
-
 // memoryReviewNow makes a review now and shows it.
 func (c *cli) memoryReviewNow(ctx context.Context, r *app.Runtime) error {
 	rev, err := r.Owner.MemoryReviewRun(ctx)
