@@ -27,7 +27,7 @@ func (c *cli) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "task",
 		Short: lang.N("Scheduled tasks: add, approve, list, run now, pause, remove"),
-		Long:  taskLong,
+		Long:  c.say.Sprintf(taskLong, config.PlatformList("or")),
 	}
 	cmd.AddCommand(c.taskAddCmd(), c.taskListCmd(), c.taskShowCmd(), c.taskApproveCmd(), c.taskRenewCmd(),
 		c.taskStatusCmd("pause", c.say.T("Stop a task's runs (a run in progress stops before its next tool call)"), (*app.TaskService).Pause),
@@ -401,9 +401,9 @@ func (c *cli) taskRmCmd() *cobra.Command {
 	})
 }
 
-// taskLong is the command's long help, English only (lang:en; see
-// translateCobra).
-var taskLong = `A scheduled task is a prompt homard runs by itself, unattended, on a
+// taskLong is the command's long help, a format of the chat platforms
+// homard delivers to.
+var taskLong = lang.N(`A scheduled task is a prompt homard runs by itself, unattended, on a
 schedule, while 'homard serve' runs:
 
   homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
@@ -424,6 +424,6 @@ never above automation.max_mode), within its budgets; it ends only by
 calling complete_task with a summary. A call that needs approval waits for
 you on any channel (automation.approval_wait). Results go to --deliver:
 "web" (the web UI's tasks page and 'homard task runs ID') or a chat channel
-that is enabled (` + config.PlatformList("or") + `), through its outbox.
+that is enabled (%s), through its outbox.
 
-Try a task once in the foreground with 'homard task run-now ID'.`
+Try a task once in the foreground with 'homard task run-now ID'.`)
