@@ -20,12 +20,15 @@ func (c *cli) memoryReviewNow(ctx context.Context, r *app.Runtime) error {
 	rev, err := r.Owner.MemoryReviewRun(ctx)
 	switch {
 	case errors.Is(err, memreview.ErrTooFew):
-		fmt.Fprintln(c.stdout, err)
+		fmt.Fprintln(c.stdout, memreview.ErrorText(c.say, err))
 		return nil
 	case err != nil && len(rev.Proposals) == 0:
+		if me := (*memreview.ModelError)(nil); errors.As(err, &me) {
+			return errors.New(memreview.ErrorText(c.say, err))
+		}
 		return err
 	case err != nil:
-		fmt.Fprintln(c.stderr, termtext.Line(err.Error()))
+		fmt.Fprintln(c.stderr, termtext.Line(memreview.ErrorText(c.say, err)))
 	}
 	if len(rev.Proposals) == 0 {
 		fmt.Fprintln(c.stdout, memreview.Nothing(c.say))
@@ -95,7 +98,7 @@ func proposalArg(say lang.Printer, s string) (int, error) {
 func (c *cli) answerMemoryReview(ctx context.Context, r *app.Runtime, n int, dismiss bool) error {
 	rev, err := r.Owner.MemoryReviewAnswer(ctx, n, dismiss)
 	if errors.Is(err, memreview.ErrNoReview) || errors.Is(err, memreview.ErrProposal) {
-		return usageErr("%v", err)
+		return usageErr("%s", memreview.ErrorText(c.say, err))
 	}
 	if err != nil {
 		return err
