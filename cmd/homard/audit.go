@@ -91,14 +91,13 @@ func (c *cli) auditCmd() *cobra.Command {
 	})
 }
 
-// auditLong is the command's long help, English only (lang:en; see
-// translateCobra).
-var auditLong = `Every proposal — run, pending, denied or malformed — leaves one audit record
+// auditLong is the command's long help (translated in translateCobra).
+var auditLong = lang.N(`Every proposal — run, pending, denied or malformed — leaves one audit record
 with its arguments redacted. Each record carries the hash of the previous one,
 so editing or deleting a record breaks the chain: --verify names the first
 broken record.
 
-To keep the trail elsewhere and check it there: ` + "`homard audit export`" + ` writes it
-as JSON Lines, ` + "`homard audit verify --file`" + ` checks such a file on any machine
-(no home needed), and ` + "`homard audit anchor`" + ` prints the head to keep apart,
-which shows a file or log cut short.`
+To keep the trail elsewhere and check it there: 'homard audit export' writes it
+as JSON Lines, 'homard audit verify --file' checks such a file on any machine
+(no home needed), and 'homard audit anchor' prints the head to keep apart,
+which shows a file or log cut short.`)

@@ -175,20 +175,18 @@ func (c *cli) auditAnchorCmd() *cobra.Command {
 	})
 }
 
-// auditExportLong is the command's long help, English only (lang:en; see
-// translateCobra).
-var auditExportLong = `Write the audit records to stdout, oldest first, one JSON object per line:
-the object ` + "`homard audit --json`" + ` prints, with every field the hash covers
+// auditExportLong is the command's long help (translated in translateCobra).
+var auditExportLong = lang.N(`Write the audit records to stdout, oldest first, one JSON object per line:
+the object 'homard audit --json' prints, with every field the hash covers
 (time exactly as hashed, prev_hash and hash). The file alone can be checked
-on any machine with ` + "`homard audit verify --file`" + `, no homard database needed.
+on any machine with 'homard audit verify --file', no homard database needed.
 
 With --since the export starts at the first record at or after that time
 and runs to the last; its first record links to one the file does not hold,
-and verify says where it starts. A summary goes to stderr.`
+and verify says where it starts. A summary goes to stderr.`)
 
-// auditVerifyFileLong is the command's long help, English only (lang:en; see
-// translateCobra).
-var auditVerifyFileLong = `Recompute every record's hash in an export (` + "`homard audit export`" + `) from its
+// auditVerifyFileLong is the command's long help (translated in translateCobra).
+var auditVerifyFileLong = lang.N(`Recompute every record's hash in an export ('homard audit export') from its
 fields, and check that seqs follow each other and each record links to the
 one before it. It reads only the file: it needs no homard home and opens
 none, so it works on another machine. Exit 0 when the chain is intact, 1 at
@@ -198,14 +196,13 @@ Alone, this shows the file is one consistent chain: a changed byte, a
 removed or moved line shows. It cannot show a file cut short, one missing
 its first records (it then says where it starts), or an edit whose author
 recomputed every hash after it (the hash has no key). For that, pass the
-anchor ` + "`homard audit anchor`" + ` printed earlier and kept where homard's files
+anchor 'homard audit anchor' printed earlier and kept where homard's files
 cannot be edited with it: the file must reach that record with the same
-hash, which proves nothing up to it was changed or cut since.`
+hash, which proves nothing up to it was changed or cut since.`)
 
-// auditAnchorLong is the command's long help, English only (lang:en; see
-// translateCobra).
-var auditAnchorLong = `Verify the whole chain and print its newest record as SEQ:HASH on one line.
+// auditAnchorLong is the command's long help (translated in translateCobra).
+var auditAnchorLong = lang.N(`Verify the whole chain and print its newest record as SEQ:HASH on one line.
 Keep it somewhere else (a password manager, a note on another machine):
-later, ` + "`homard audit verify --file export.jsonl --anchor SEQ:HASH`" + ` proves that
+later, 'homard audit verify --file export.jsonl --anchor SEQ:HASH' proves that
 nothing up to that record was changed or cut. A broken chain has no anchor
-worth keeping: exit 1, naming the first broken record.`
+worth keeping: exit 1, naming the first broken record.`)

@@ -86,11 +86,11 @@ func (c *cli) pairCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "pair " + strings.Join(config.PlatformNames(), "|"),
 		Short: lang.N("Pair your chat account as this homard's owner with a one-time code"),
-		/* lang:en */ Long: `pair prints a one-time code (valid 10 minutes, single use; wrong codes
+		Long: lang.N(`pair prints a one-time code (valid 10 minutes, single use; wrong codes
 never spend it: an account that sends 5 wrong ones is no longer heard for
 this pairing) and waits until you send "/pair CODE" to the bot in a direct chat.
 It then shows which account used it and asks you to confirm; that account
-becomes an owner. 'homard serve' must be running the channel.`,
+becomes an owner. 'homard serve' must be running the channel.`),
 		/* lang:en */ Example: `  homard pair telegram
   homard pair discord --json --yes     # scripts: {"code","expires_at"} first`,
 	}

@@ -18,12 +18,12 @@ func (c *cli) checkpointCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "checkpoint",
 		Short: lang.N("List the saved copies of files tools replaced, and roll one back"),
-		/* lang:en */ Long: `Before write_file or edit_file replaces a file, homard keeps a checkpoint of
+		Long: lang.N(`Before write_file or edit_file replaces a file, homard keeps a checkpoint of
 the old content (bounded in number and size; the oldest are pruned).
 A command's applied changes are one checkpoint: rolling it back removes
 what the command created and restores what it replaced or deleted.
 rollback first shows a preview; to proceed, pass the saved content's hash
-(or its first 8+ characters) with --hash, so you roll back exactly what you saw.`,
+(or its first 8+ characters) with --hash, so you roll back exactly what you saw.`),
 	}
 	cmd.AddCommand(c.checkpointListCmd(), c.checkpointRollbackCmd())
 	return cmd

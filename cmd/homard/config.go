@@ -35,7 +35,7 @@ func (c *cli) configMigrateCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "migrate",
 		Short: lang.N("Bring config.toml to this homard's config_version, keeping a backup (--dry-run shows it first)"),
-		Long:  configMigrateLong,
+		Long:  c.say.Sprintf(configMigrateLong, config.CurrentVersion),
 		/* lang:en */ Example: `  homard config migrate --dry-run   the steps and the diff; writes nothing
   homard config migrate             write it, after a backup`,
 	}
@@ -119,10 +119,10 @@ func (c *cli) migrateConfig(path string) {
 	c.say.Fprintf(c.stderr, "homard: migrated %s; the file as it was is in %s\n", termtext.Line(m.Summary()), termtext.Line(backup))
 }
 
-// configMigrateLong is the command's long help, English only (lang:en; see
-// translateCobra).
-var configMigrateLong = `config.toml carries config_version, the format it is written in; this
-homard writes ` + fmt.Sprint(config.CurrentVersion) + `. A file without it is version 0: every config written
+// configMigrateLong is the command's long help, a format of this homard's
+// config_version.
+var configMigrateLong = lang.N(`config.toml carries config_version, the format it is written in; this
+homard writes %d. A file without it is version 0: every config written
 before the key existed. homard reads an older file as migrated, so no
 setting changes meaning, and the commands that open the home (run, chat,
 serve, tool, approval and the others that use the database) write the
@@ -137,4 +137,4 @@ than this homard is refused: upgrade homard (a file is never downgraded).
 
 Exit status: 0 migrated, nothing to migrate, or --dry-run shown; 1 the file
 is missing, does not load, is newer than this homard, or a different backup
-is in the way (nothing is written then); 2 bad flags.`
+is in the way (nothing is written then); 2 bad flags.`)

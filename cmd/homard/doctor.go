@@ -17,7 +17,7 @@ func (c *cli) doctorCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "doctor",
 		Short: lang.N("Check the config, the model, the database, the audit chain and the workspace roots"),
-		/* lang:en */ Long: `doctor checks the config, the model (its key is set or in the vault, its
+		Long: lang.N(`doctor checks the config, the model (its key is set or in the vault, its
 endpoint answers and takes the key; --offline skips the network), the
 database, the audit chain, the workspace roots, the sandbox, and what the
 last start recovered (tool runs a stopped homard left running, stray temp
@@ -27,7 +27,7 @@ When homard finds its database or its audit log damaged it refuses every
 action with side effects (reads go on) until you have looked: run doctor to
 see what is wrong, keep a copy of the data folder if you want to
 investigate, then run 'homard doctor --ack' to accept the records as they
-are and allow side effects again.`,
+are and allow side effects again.`),
 	}
 	cmd.Flags().BoolVar(&offline, "offline", false, lang.N("skip the checks that use the network (the model endpoint)"))
 	jsonFlag(cmd, &asJSON, lang.N("print the checks as JSON: {checks: [{name, status (ok, fail, info), detail}], failed}"))

@@ -20,7 +20,7 @@ func (c *cli) evalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "eval",
 		Short: lang.N("Run the attack, benign and robustness scenarios against a copy of your config"),
-		/* lang:en */ Long: `Each scenario sets up a world (files, a vault secret, pages served on
+		Long: lang.N(`Each scenario sets up a world (files, a vault secret, pages served on
 loopback), lets a scripted model make its tool calls through homard's real
 agent loop, arbiter and tools, and checks oracles: a canary in any encoding
 reaching an outside server or the model, a file changed or created where it
@@ -42,7 +42,7 @@ decides every call itself, the oracles judge what happened, and the last
 line gives the attack success rate, labelled live. The model's key is
 read as homard reads it (its variable, or your vault for the model's host
 only) and handed to the copies through the environment; nothing else of
-your home is opened. No twin runs, and a card is never approved.`,
+your home is opened. No twin runs, and a card is never approved.`),
 		/* lang:en */ Example: `  homard eval
   homard eval --suite attacks --config /tmp/proposed.toml
   homard eval --dir ~/my-scenarios --run my-scenario --json

@@ -16,7 +16,7 @@ func (c *cli) initCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init",
 		Short: lang.N("Create config.toml, the data folder, the database and a workspace"),
-		/* lang:en */ Long: `init creates a commented config.toml, the data folder with the SQLite
+		Long: lang.N(`init creates a commented config.toml, the data folder with the SQLite
 database, and a workspace root, for you to fill in. It refuses to
 overwrite an existing config unless --force is given. To connect a model
 in one step (provider, key tested and kept in the encrypted vault, mode,
@@ -25,7 +25,7 @@ workspace), run 'homard setup' instead: it creates the home too.
 The API key is never written to the config: --api-key-env names the
 environment variable homard reads it from, or --api-key-secret names a
 secret in homard's encrypted vault (set it afterwards with
-'homard secret set NAME --host HOST', HOST being base_url's host).`,
+'homard secret set NAME --host HOST', HOST being base_url's host).`),
 		/* lang:en */ Example: `  homard init --home ~/homard
   homard init --provider anthropic --mode safe
   homard init --provider openai --base-url http://127.0.0.1:11434/v1 --model qwen3 --api-key-env OLLAMA_KEY`,

@@ -108,9 +108,9 @@ func (c *cli) translateCobra(root *cobra.Command) {
 		// Short, Long and the flags' usage are catalog keys marked with
 		// lang.N where the commands are built: translated here in one
 		// place rather than at each of their hundreds of call sites,
-		// which the binary's size ceiling would feel. The longest Long
-		// texts (xxxLong, `/* lang:en */ Long:`) stay English for the
-		// same ceiling: translated, they would cost about 30 KB more.
+		// which the binary's size ceiling would feel. A Long that is a
+		// format (task's, config migrate's) is translated and formatted
+		// where its command is built, and this lookup leaves it as it is.
 		cmd.Short, cmd.Long = c.say.T(cmd.Short), c.say.T(cmd.Long)
 		cmd.InitDefaultHelpFlag()
 		translate := func(f *pflag.Flag) { f.Usage = c.say.T(f.Usage) }

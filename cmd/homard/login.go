@@ -16,13 +16,13 @@ func (c *cli) loginCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "login",
 		Short: lang.N("Print a fresh one-time login URL for the running homard serve"),
-		/* lang:en */ Long: `login asks the homard serve running on this home for a new one-time login
+		Long: lang.N(`login asks the homard serve running on this home for a new one-time login
 URL, as serve printed when it started: open it once in your browser within
 10 minutes. No restart, and browsers already logged in stay logged in.
 
 It works on the machine running serve, as the account that runs it: it
 authenticates with the key in serve.json (DATA/serve.json, mode 0600).
-A serve started with --tls-cert is not reached; restart it instead.`,
+A serve started with --tls-cert is not reached; restart it instead.`),
 		/* lang:en */ Example: "  homard login\n  xdg-open \"$(homard login)\"",
 	}
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {

@@ -41,13 +41,13 @@ func (c *cli) logsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "logs",
 		Short: lang.N("What each model request contained: sizes, message roles, tool names (--follow to watch)"),
-		/* lang:en */ Long: `homard keeps a line per model request in its data folder
+		Long: lang.N(`homard keeps a line per model request in its data folder
 (model-requests.jsonl, rotated at 16 MiB; telemetry.log_requests): which
 role's model, how many bytes of system prompt and messages, each message's
 role and size, the tools an assistant message called, and the tools offered.
 The messages' text is kept too only with telemetry.log_model_inputs = true,
 and then redacted like everything homard stores. Nothing here is sent
-anywhere.`,
+anywhere.`),
 		/* lang:en */ Example: `  homard logs
   homard logs --follow
   homard logs -n 5 --json`,

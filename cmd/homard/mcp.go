@@ -20,7 +20,7 @@ func (c *cli) mcpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcp",
 		Short: lang.N("MCP: see, test and trust the servers of [[mcp.servers]]; serve homard's tools to another client"),
-		/* lang:en */ Long: `An MCP server's tools are offered to the model as mcp__SERVER__TOOL, each
+		Long: lang.N(`An MCP server's tools are offered to the model as mcp__SERVER__TOOL, each
 call decided by homard's permission checks like any other tool. A server
 offers nothing until you have read its tools and instructions and trusted
 them (homard mcp trust NAME); if they change later, its tools are withdrawn
@@ -28,7 +28,7 @@ until you trust them again. A trust takes effect at homard's next start
 (restart homard serve).
 
 homard mcp serve is the other way round: homard as an MCP server, its tools
-offered to another MCP client through homard's arbiter.`,
+offered to another MCP client through homard's arbiter.`),
 	}
 	cmd.AddCommand(c.mcpListCmd(), c.mcpTestCmd(), c.mcpTrustCmd(), c.mcpServeCmd(), c.mcpLoginCmd(), c.mcpLogoutCmd())
 	return cmd
@@ -92,14 +92,14 @@ func (c *cli) mcpTrustCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "trust NAME", // lang:en
 		Short: lang.N("Show a server's tools and instructions with their fingerprint, then trust them"),
-		/* lang:en */ Long: `trust starts the server, shows every tool it lists (its name, the name the
+		Long: lang.N(`trust starts the server, shows every tool it lists (its name, the name the
 model sees, its description and input schema) and its instructions, exactly
 as the model and homard would get them but printed inert, with the
 fingerprint that covers them all, then asks. What is trusted is that
 fingerprint: if the server lists anything else later, its tools are
 withdrawn until you trust again.
 
-Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`,
+Without a terminal, pass --yes (after reading 'homard mcp trust NAME' once).`),
 		/* lang:en */ Example: `  homard mcp trust everything
   homard mcp trust everything --yes --json`,
 	}

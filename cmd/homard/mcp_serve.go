@@ -16,7 +16,7 @@ func (c *cli) mcpServeCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: lang.N("Serve homard's tools to another MCP client over stdio, through homard's arbiter"),
-		/* lang:en */ Long: `serve makes homard an MCP server on stdin and stdout, so another MCP client
+		Long: lang.N(`serve makes homard an MCP server on stdin and stdout, so another MCP client
 (an editor, another agent) can use homard's tools as its guarded tool layer:
 
   {"command": "homard", "args": ["mcp", "serve", "--client", "editor"]}
@@ -29,7 +29,7 @@ the web UI, 'homard approval approve ID', a chat card — and can only be
 approved once. Nothing offered to the client can answer an approval, so the
 client's model cannot approve its own calls. Results read from files, pages
 or commands reach the client between untrusted markers. The calls are in the
-audit log under session mcp-CLIENT.`,
+audit log under session mcp-CLIENT.`),
 	}
 	cmd.Flags().StringVar(&client, "client", "client", lang.N("the client's name: its calls run in session mcp-NAME (lowercase letters, digits, '-')"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {

@@ -20,7 +20,7 @@ func (c *cli) memoryCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "memory",
 		Short: lang.N("Read, search and edit what homard remembers about you"),
-		/* lang:en */ Long: `homard's memory is a Markdown file you own: DATA/memory/OWNER/memory.md
+		Long: lang.N(`homard's memory is a Markdown file you own: DATA/memory/OWNER/memory.md
 (with --home DIR: DIR/data/memory/owner/memory.md; mode 0600). Open it in
 any editor. Each unit is a section:
 
@@ -48,7 +48,7 @@ Before each of your turns the few units most relevant to your message are
 shown to the model as notes (data, not instructions; they cannot change
 permissions). After every few turns, notes the model proposes wait in
 "homard memory review" until a later capture proposes them again or you
-accept them (memory.capture = "off" in config.toml turns this off).`,
+accept them (memory.capture = "off" in config.toml turns this off).`),
 	}
 	cmd.AddCommand(c.memoryListCmd(), c.memorySearchCmd(), c.memoryAddCmd(), c.memoryForgetCmd(),
 		c.memoryRebuildCmd(), c.memoryReviewCmd())
@@ -200,7 +200,7 @@ func (c *cli) memoryReviewCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "review",
 		Short: lang.N("Review notes homard proposes to remember from your conversations"),
-		/* lang:en */ Long: `After every few of your turns (with memory.capture = "on", the default;
+		Long: lang.N(`After every few of your turns (with memory.capture = "on", the default;
 memory.capture_every, 4) a model call without tools proposes short notes
 about you: facts, preferences, tasks. A proposed note waits here
 ("buffered") and is remembered on its own when a later capture proposes it
@@ -215,7 +215,21 @@ holding a secret is never proposed, stored or shown.
   homard memory review accept ID --replace UNIT_ID
                                             remember it and forget UNIT_ID
                                             (the old preference) in one write
-  homard memory review dismiss ID           drop it; it is not proposed again` + memoryReviewLong,
+  homard memory review dismiss ID           drop it; it is not proposed again
+
+Once a week (memory.review = "on", the default; memory.review_day, sunday,
+at 09:00) homard serve asks the model, without tools, for duplicate,
+contradicting and stale notes in memory.md, and looks for exact duplicates
+itself (it still finds those when the model is down). What it proposes
+waits here as one review, and in your direct chats as one card; nothing
+changes until you approve. Approving edits only the notes a proposal
+names; a note edited by hand since the review is left alone (run a new
+review).
+
+  homard memory review --now                review memory now
+  homard memory review approve N|all        apply proposal N, or all of them
+  homard memory review dismiss              drop the review's proposals
+  homard memory review dismiss N            drop proposal N`),
 	}
 	var now bool
 	cmd.Flags().BoolVar(&now, "now", false, lang.N("review memory now for duplicates, contradictions and stale notes"))

@@ -15,36 +15,20 @@ import (
 	"github.com/homard/homard/internal/termtext"
 )
 
-// memoryReviewLong is the weekly review's part of `homard memory review
-// --help`. lang:en: long help stays English (binary size), as the other
-// long helps.
-const memoryReviewLong = `
-
-Once a week (memory.review = "on", the default; memory.review_day, sunday,
-at 09:00) homard serve asks the model, without tools, for duplicate,
-contradicting and stale notes in memory.md, and looks for exact duplicates
-itself (it still finds those when the model is down). What it proposes
-waits here as one review, and in your direct chats as one card; nothing
-changes until you approve. Approving edits only the notes a proposal
-names; a note edited by hand since the review is left alone (run a new
-review).
-
-  homard memory review --now                review memory now
-  homard memory review approve N|all        apply proposal N, or all of them
-  homard memory review dismiss              drop the review's proposals
-  homard memory review dismiss N            drop proposal N`
-
 // memoryReviewNow makes a review now and shows it.
 func (c *cli) memoryReviewNow(ctx context.Context, r *app.Runtime) error {
 	rev, err := r.Owner.MemoryReviewRun(ctx)
 	switch {
 	case errors.Is(err, memreview.ErrTooFew):
-		fmt.Fprintln(c.stdout, err)
+		fmt.Fprintln(c.stdout, memreview.ErrorText(c.say, err))
 		return nil
 	case err != nil && len(rev.Proposals) == 0:
+		if me := (*memreview.ModelError)(nil); errors.As(err, &me) {
+			return errors.New(memreview.ErrorText(c.say, err))
+		}
 		return err
 	case err != nil:
-		fmt.Fprintln(c.stderr, termtext.Line(err.Error()))
+		fmt.Fprintln(c.stderr, termtext.Line(memreview.ErrorText(c.say, err)))
 	}
 	if len(rev.Proposals) == 0 {
 		fmt.Fprintln(c.stdout, memreview.Nothing(c.say))
@@ -114,7 +98,7 @@ func proposalArg(say lang.Printer, s string) (int, error) {
 func (c *cli) answerMemoryReview(ctx context.Context, r *app.Runtime, n int, dismiss bool) error {
 	rev, err := r.Owner.MemoryReviewAnswer(ctx, n, dismiss)
 	if errors.Is(err, memreview.ErrNoReview) || errors.Is(err, memreview.ErrProposal) {
-		return usageErr("%v", err)
+		return usageErr("%s", memreview.ErrorText(c.say, err))
 	}
 	if err != nil {
 		return err

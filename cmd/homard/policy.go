@@ -51,7 +51,7 @@ func (c *cli) policyReplayCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "replay --config NEW.toml", // lang:en
 		Short: lang.N("Decide your recorded tool calls again under a proposed config, without running anything"),
-		/* lang:en */ Long: `Every tool call recorded since --since is decided twice — under the config in
+		Long: lang.N(`Every tool call recorded since --since is decided twice — under the config in
 force and under --config — from its stored plan, and the calls whose verdict
 would change are listed: calls that ran and would now ask or be refused, and
 calls that asked and would now run. Nothing runs and nothing is changed.
@@ -60,7 +60,7 @@ What is replayed is the permission mode, the operator rules, the guest tools,
 commands.unknown and permissions.private_egress. Not replayed: grants and
 approvals (neither side uses them), and the hard limits a tool checks while
 planning (paths, sensitive files, egress): a changed [files] or [egress]
-section is not judged here.`,
+section is not judged here.`),
 		/* lang:en */ Example: `  cp ~/.config/homard/config.toml /tmp/new.toml && $EDITOR /tmp/new.toml
   homard policy replay --config /tmp/new.toml
   homard policy replay --config /tmp/new.toml --since 30d --json`,

@@ -22,12 +22,12 @@ func (c *cli) providerTestCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "test",
 		Short: lang.N("Send one tiny request (with one tool definition) and say what is wrong, if anything"),
-		/* lang:en */ Long: `test sends one short request to the model endpoint in config.toml, with one
+		Long: lang.N(`test sends one short request to the model endpoint in config.toml, with one
 tool definition so that a server without tool-call support is caught. It
 tells apart an unreachable server, a refused key (401/403), an unknown model
 name and a rejected request. The key is read from the environment variable
 named by model.api_key_env and never printed. The whole test gives up after
---timeout (default 60s) and says so.`,
+--timeout (default 60s) and says so.`),
 	}
 	cmd.Flags().DurationVar(&timeout, "timeout", app.ProviderTestTimeout, lang.N("give up after `DURATION` (the whole test: connect, answer)"))
 	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {

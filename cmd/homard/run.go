@@ -37,7 +37,7 @@ func (c *cli) runCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   `run "TASK" | -`, // lang:en
 		Short: lang.N("Run one turn of the agent on a task and print the answer"),
-		/* lang:en */ Long: `run sends TASK to the configured model as one turn of a conversation
+		Long: lang.N(`run sends TASK to the configured model as one turn of a conversation
 (TASK "-" reads it from stdin, up to 8 MiB). A task longer than the model's
 request budget (model.context_tokens, with the system prompt and tools) is
 cut in its middle before the model sees it: a warning on stderr says by
@@ -107,7 +107,7 @@ then writes the answer from the sanitised values only, so a web page cannot
 talk to it.
 
 Exit status: 0 answered, 3 some calls wait for approval, 2 usage error,
-1 homard or the model endpoint failed, 130 interrupted.`,
+1 homard or the model endpoint failed, 130 interrupted.`),
 		/* lang:en */ Example: `  homard run "summarise notes.txt"
   git diff | homard run -
   homard run "add tea to todo.md" --session kitchen

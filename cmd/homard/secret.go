@@ -21,12 +21,12 @@ func (c *cli) secretCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "secret",
 		Short: lang.N("Keep credentials in the encrypted vault, bound to the hosts they are for"),
-		/* lang:en */ Long: `Secrets are encrypted at rest (AES-256-GCM; the key is data/vault.key, mode
+		Long: lang.N(`Secrets are encrypted at rest (AES-256-GCM; the key is data/vault.key, mode
 0600) and bound to host names. A tool refers to a secret by name only; homard
 puts the value into a request at the network boundary, and only for a bound
 host. The value never appears in a plan, a prompt, a tool result, the audit
 trail or a log: known values are redacted in raw, base64, hex and URL-encoded
-form, and a proposal whose arguments contain one is denied.`,
+form, and a proposal whose arguments contain one is denied.`),
 	}
 	cmd.AddCommand(c.secretSetCmd(), c.secretListCmd(), c.secretRmCmd())
 	return cmd

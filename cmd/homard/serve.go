@@ -21,7 +21,7 @@ func (c *cli) serveCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "serve",
 		Short: lang.N("Run homard as a local HTTP service: the streaming API (and web UI)"),
-		/* lang:en */ Long: `serve runs the agent behind an HTTP API (JSON and Server-Sent Events,
+		Long: lang.N(`serve runs the agent behind an HTTP API (JSON and Server-Sent Events,
 described in docs/API.md) until you stop it with Ctrl+C or SIGTERM.
 
 It listens on gateway.addr from the config (default 127.0.0.1:8787), or
@@ -59,7 +59,7 @@ a line otherwise (a service, a container); --log-format text|json|auto
 chooses.
 
 On Ctrl+C or SIGTERM running turns get --grace to finish; then they are
-cancelled and nothing of them is stored.`,
+cancelled and nothing of them is stored.`),
 		/* lang:en */ Example: `  homard serve
   homard serve --addr 127.0.0.1:9000
   homard serve --allow-remote --addr 0.0.0.0:8787 --tls-cert cert.pem --tls-key key.pem`,

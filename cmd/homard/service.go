@@ -16,7 +16,7 @@ func (c *cli) serviceCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "service",
 		Short: lang.N("Run homard serve as a systemd service (install, uninstall, status)"),
-		/* lang:en */ Long: `service writes a systemd unit that runs 'homard serve' for this home and
+		Long: lang.N(`service writes a systemd unit that runs 'homard serve' for this home and
 starts it at boot (a system unit) or at login (a user unit).
 
   homard service install            ~/.config/systemd/user/homard.service,
@@ -30,7 +30,7 @@ starts it at boot (a system unit) or at login (a user unit).
 A user unit stops when you log out unless lingering is on:
   loginctl enable-linger $USER
 serve prints its one-time login URL into the journal when it starts
-(journalctl --user -u homard); see docs/INSTALL.md.`,
+(journalctl --user -u homard); see docs/INSTALL.md.`),
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return usage(c.say.Errorf("service needs a subcommand: install, uninstall or status"))

@@ -17,13 +17,13 @@ func (c *cli) sessionCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "session",
 		Short: lang.N("List your conversations and whether they have read your data"),
-		/* lang:en */ Long: `A session is one conversation: homard run --session ID, a chat, a tab of
+		Long: lang.N(`A session is one conversation: homard run --session ID, a chat, a tab of
 the web UI. Its history is replayed to the model on every turn.
 
 Once a session has read your private data (a file, command output, a
 memory), its web requests ask for your approval in autopilot
 (permissions.private_egress): the model could carry that data out in a URL.
-Start a new session for work that does not need your files.`,
+Start a new session for work that does not need your files.`),
 	}
 	cmd.AddCommand(c.sessionListCmd())
 	return cmd

@@ -17,7 +17,7 @@ func (c *cli) skillCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "skill",
 		Short: lang.N("Install, review and trust skills: small programs the model may run, asking you first"),
-		/* lang:en */ Long: `A skill is a folder with SKILL.md (front matter "name" and a one-line
+		Long: lang.N(`A skill is a folder with SKILL.md (front matter "name" and a one-line
 "description", then instructions) and skill.json (the program to run, a JSON
 schema of its parameters, and the roots, hosts and secrets it needs).
 
@@ -37,7 +37,7 @@ are applied as a checkpoint (homard checkpoint rollback undoes them), a git
 hook, a CI workflow or a sensitive file waits for your approval. Skills live in
 homard's data folder, never in the current directory or a workspace. Each
 installed tree is pinned by its hash: when a file changes, the skill is
-withdrawn ("changed: needs trust") until you trust it again.`,
+withdrawn ("changed: needs trust") until you trust it again.`),
 	}
 	cmd.AddCommand(c.skillAddCmd(), c.skillListCmd(), c.skillShowCmd(), c.skillTrustCmd(), c.skillRmCmd())
 	return cmd
@@ -48,13 +48,13 @@ func (c *cli) skillAddCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "add PATH", // lang:en
 		Short: lang.N("Review a skill folder (SKILL.md, permissions, red flags), then install and trust it"),
-		/* lang:en */ Long: `add reads the folder PATH and refuses symlinks, devices, sockets, FIFOs,
+		Long: lang.N(`add reads the folder PATH and refuses symlinks, devices, sockets, FIFOs,
 names with control or invisible characters, files over 1 MiB and more than 200
 files. It prints SKILL.md (escaped: nothing in it can move your cursor or
 hide text), the program, the permissions, the tree's hash and red flags:
 downloads piped into a shell, long base64 blobs, and scripts that reach the
 network themselves. Read them, then answer y. The files are copied into
-homard's home exactly as shown (never linked to PATH).`,
+homard's home exactly as shown (never linked to PATH).`),
 		/* lang:en */ Example: `  homard skill add ./weather
   homard skill add ./weather --yes --json    # in a script, after reviewing it`,
 	}

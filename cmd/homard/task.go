@@ -27,7 +27,7 @@ func (c *cli) taskCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "task",
 		Short: lang.N("Scheduled tasks: add, approve, list, run now, pause, remove"),
-		Long:  taskLong,
+		Long:  c.say.Sprintf(taskLong, config.PlatformList("or")),
 	}
 	cmd.AddCommand(c.taskAddCmd(), c.taskListCmd(), c.taskShowCmd(), c.taskApproveCmd(), c.taskRenewCmd(),
 		c.taskStatusCmd("pause", c.say.T("Stop a task's runs (a run in progress stops before its next tool call)"), (*app.TaskService).Pause),
@@ -63,7 +63,7 @@ func (c *cli) taskAddCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "add NAME PROMPT", // lang:en
 		Short: lang.N("Add a task, pending your approval (PROMPT, or - to read it from stdin)"),
-		/* lang:en */ Long: `add stores a new task, pending: it does not run until 'homard task approve ID'.
+		Long: lang.N(`add stores a new task, pending: it does not run until 'homard task approve ID'.
 
 When it runs, exactly one of:
   --at T         once: 2026-12-24T08:00 in --tz (or automation.tz), or RFC 3339
@@ -101,7 +101,7 @@ Call mum.") to --deliver, with no model call and no tools, so it costs
 nothing and arrives when the provider is down (at most 1 KiB of text).
 
 PROMPT is the last argument, or - to read it from stdin. Everything here
-is part of the body you approve; changing any of it needs a new task.`,
+is part of the body you approve; changing any of it needs a new task.`),
 		/* lang:en */ Example: `  homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
   homard task add watch --every 6h --tools read_file,http_get --ceiling network:status.example.com --deliver telegram "Check the status page"
   homard task add weekly --cron "0 9 * * 1" --tz Europe/Paris --max-calls 8 - < weekly-prompt.txt
@@ -270,14 +270,14 @@ func (c *cli) taskApproveCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "approve ID", // lang:en
 		Short: lang.N("Show a task's exact body and its hash, then seal it so it runs"),
-		/* lang:en */ Long: `approve prints the exact body you approve (its canonical JSON, indented
+		Long: lang.N(`approve prints the exact body you approve (its canonical JSON, indented
 here for reading: the sealed bytes are the compact form), its SHA-256 and
 the prefix of the seal it will store (HMAC-SHA-256 under a key derived
 from the vault key), then asks. What is approved is the body with the hash
 shown: if the task changed in between, approving is refused. From then on
 every run is checked against the seal before it starts.
 
-Without a terminal, pass --yes (after reading 'homard task show ID').`,
+Without a terminal, pass --yes (after reading 'homard task show ID').`),
 		/* lang:en */ Example: `  homard task approve task_3f9a2c1d7e4b5a60
   homard task show task_3f9a2c1d7e4b5a60 && homard task approve task_3f9a2c1d7e4b5a60 --yes`,
 	}
@@ -401,9 +401,9 @@ func (c *cli) taskRmCmd() *cobra.Command {
 	})
 }
 
-// taskLong is the command's long help, English only (lang:en; see
-// translateCobra).
-var taskLong = `A scheduled task is a prompt homard runs by itself, unattended, on a
+// taskLong is the command's long help, a format of the chat platforms
+// homard delivers to.
+var taskLong = lang.N(`A scheduled task is a prompt homard runs by itself, unattended, on a
 schedule, while 'homard serve' runs:
 
   homard task add digest --at 2026-12-24T08:00 --tz Europe/Paris "Summarise inbox.txt"
@@ -424,6 +424,6 @@ never above automation.max_mode), within its budgets; it ends only by
 calling complete_task with a summary. A call that needs approval waits for
 you on any channel (automation.approval_wait). Results go to --deliver:
 "web" (the web UI's tasks page and 'homard task runs ID') or a chat channel
-that is enabled (` + config.PlatformList("or") + `), through its outbox.
+that is enabled (%s), through its outbox.
 
-Try a task once in the foreground with 'homard task run-now ID'.`
+Try a task once in the foreground with 'homard task run-now ID'.`)

@@ -314,14 +314,14 @@ func (c *cli) taskRunNowCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run-now ID", // lang:en
 		Short: lang.N("Run one slot of an approved task now, in the foreground, and print how it ended"),
-		/* lang:en */ Long: `run-now runs the task once, here, exactly as a scheduled slot runs: the seal
+		Long: lang.N(`run-now runs the task once, here, exactly as a scheduled slot runs: the seal
 and the expiry are checked first (a task not approved, changed or expired
 is refused and nothing runs), then the model works within the task's tools,
 mode and budgets until it calls complete_task. The run is recorded and its
 result delivered like any other ('homard task runs ID').
 
 Exit status: 0 the run succeeded, 1 it failed or was refused, 130 Ctrl+C
-(the run is recorded as interrupted).`,
+(the run is recorded as interrupted).`),
 	}
 	jsonFlag(cmd, &asJSON, lang.N("print the run as JSON (docs/JSON.md, \"task run\")"))
 	return c.runtimeCmd(cmd, cobra.ExactArgs(1), func(ctx context.Context, r *app.Runtime, args []string) error {
@@ -379,12 +379,12 @@ func (c *cli) taskTickCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "tick --dry-run", // lang:en
 		Short: lang.N("Show what the scheduler would do now with each due task, and why (writes nothing)"),
-		/* lang:en */ Long: `tick --dry-run asks the scheduler what a tick now would do with each task
+		Long: lang.N(`tick --dry-run asks the scheduler what a tick now would do with each task
 that is due: run a slot, skip it (missed while homard was down, the
 previous run still running, the task's runs per day or the day's token
 limit reached) or refuse it (its body does not decode), and why. Nothing is
 claimed, run or written: the scheduler in 'homard serve' is what runs tasks.
-A task not due yet is not listed; 'homard task list' shows the next runs.`,
+A task not due yet is not listed; 'homard task list' shows the next runs.`),
 	}
 	cmd.Flags().BoolVar(&dryRun, "dry-run", false, lang.N("only show the plan (required)"))
 	jsonFlag(cmd, &asJSON, lang.N("print a JSON array (docs/JSON.md, \"task plan\")"))

@@ -17,13 +17,13 @@ func (c *cli) tokenCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "token",
 		Short: lang.N("Create, list or revoke bearer tokens for the HTTP API"),
-		/* lang:en */ Long: `A token lets a program use 'homard serve''s API with
+		Long: lang.N(`A token lets a program use 'homard serve''s API with
 "Authorization: Bearer TOKEN" instead of a browser's login cookie. It acts
 as you, the owner: treat it like a password.
 
 homard keeps only the SHA-256 of a token's secret part, so a token is shown
 once, when it is created, and never again. Revoking takes effect on the
-next request, even on a running serve.`,
+next request, even on a running serve.`),
 	}
 	cmd.AddCommand(c.tokenCreateCmd(), c.tokenListCmd(), c.tokenRevokeCmd())
 	return cmd

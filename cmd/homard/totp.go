@@ -17,7 +17,7 @@ func (c *cli) totpCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "totp",
 		Short: lang.N("Set up the authenticator app whose codes approve what you set aside"),
-		/* lang:en */ Long: `A second factor for approvals: with permissions.totp = "high" (or
+		Long: lang.N(`A second factor for approvals: with permissions.totp = "high" (or
 "medium", "critical"), approving a card of that risk or higher needs a
 6-digit code from an authenticator app (any TOTP app: Aegis, Google
 Authenticator, 1Password…), so a stolen API token or a terminal left open is
@@ -29,7 +29,7 @@ not enough to approve it.
 
 A code works once. Five wrong codes in 15 minutes refuse every code for the
 rest of those 15 minutes. Chat buttons cannot carry a code: approve such
-cards in the web UI or with "homard approval approve ID --code N".`,
+cards in the web UI or with "homard approval approve ID --code N".`),
 	}
 	cmd.AddCommand(c.totpSetupCmd(), c.totpConfirmCmd(), c.totpStatusCmd(), c.totpRemoveCmd())
 	return cmd

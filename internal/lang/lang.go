@@ -209,20 +209,30 @@ func (p Printer) Int(n int64) string {
 }
 
 var (
-	zhOnce = newOnce()
-	zhAll  map[string]string
+	zhOnce   = newOnce()
+	zhAll    map[string]string // the keyed parts: zhSets and zhPacked
+	zhByHash map[uint64]string // the hashed parts: zhHashed
 )
 
 // newOnce is a fresh once (a test swaps the catalog).
 func newOnce() *sync.Once { return new(sync.Once) }
+
+// loadZH reads the Chinese catalog's parts on the first Chinese lookup.
+func loadZH() {
+	zhAll = merge(append(zhSets[:len(zhSets):len(zhSets)], unpack(zhPacked)...))
+	zhByHash = unpackHashed(zhHashed)
+}
 
 // lookup finds msg's translation into t (only ZH has a catalog).
 func lookup(t Tag, msg string) (string, bool) {
 	if t != ZH {
 		return "", false
 	}
-	zhOnce.Do(func() { zhAll = merge(append(zhSets[:len(zhSets):len(zhSets)], unpack(zhPacked)...)) })
-	s, ok := zhAll[msg]
+	zhOnce.Do(loadZH)
+	if s, ok := zhAll[msg]; ok {
+		return s, true
+	}
+	s, ok := zhByHash[keyHash(msg)]
 	return s, ok
 }
 
@@ -244,13 +254,16 @@ func merge(sets []map[string]string) map[string]string {
 	return all
 }
 
-// Catalog returns a copy of the Chinese catalog: key (English) →
-// translation. The web UI's strings are served from it.
+// Catalog returns a copy of the keyed parts of the Chinese catalog: key
+// (English) → translation. The web UI's strings are served from it; the
+// hashed parts (the CLI's, setup's, the memory review's and mcp login's:
+// zhHashed) are not in it, and the catalog test keeps every key of the
+// web UI's scripts in it.
 func Catalog(t Tag) map[string]string {
 	if t != ZH {
 		return map[string]string{}
 	}
-	zhOnce.Do(func() { zhAll = merge(append(zhSets[:len(zhSets):len(zhSets)], unpack(zhPacked)...)) })
+	zhOnce.Do(loadZH)
 	out := make(map[string]string, len(zhAll))
 	for k, v := range zhAll {
 		out[k] = v

@@ -2,6 +2,7 @@ package memreview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -110,6 +111,24 @@ func StaleNote(pr lang.Printer, n int) string {
 // BadNumber says that s names no proposal.
 func BadNumber(pr lang.Printer, s string) string {
 	return pr.Sprintf("%q: want a proposal's number or all (homard memory review lists them)", s)
+}
+
+// ErrorText is err for a person in pr's language when it is one of the
+// package's errors (ErrTooFew, ErrNoReview, ErrProposal, a *ModelError),
+// else err's own text.
+func ErrorText(pr lang.Printer, err error) string {
+	var me *ModelError
+	switch {
+	case errors.Is(err, ErrTooFew):
+		return pr.T("memory holds fewer than two notes: nothing to review")
+	case errors.Is(err, ErrNoReview):
+		return pr.T("no memory review waits with that id (homard memory review --now makes one)")
+	case errors.Is(err, ErrProposal):
+		return pr.T("the review has no waiting proposal with that number")
+	case errors.As(err, &me):
+		return pr.Sprintf("the review model could not be asked (only exact duplicates were looked for): %v", me.Err)
+	}
+	return err.Error()
 }
 
 // ParseButton reads a review card's button data "v:<review id>:<n|a|x>":

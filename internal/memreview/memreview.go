@@ -97,6 +97,17 @@ var (
 	ErrProposal = errors.New("the review has no waiting proposal with that number")
 )
 
+// ModelError is a review made without the model: asking it failed (Err),
+// so only exact duplicates were looked for. ErrorText says it to a person.
+type ModelError struct{ Err error }
+
+func (e *ModelError) Error() string {
+	return "the review model could not be asked (only exact duplicates were looked for): " + e.Err.Error() // lang:en
+}
+
+// Unwrap is the model's error.
+func (e *ModelError) Unwrap() error { return e.Err }
+
 // Limits of what the model is shown.
 const (
 	maxShown     = 150  // units, the oldest first
@@ -170,7 +181,7 @@ func (s *Service) Run(ctx context.Context) (store.MemoryReview, error) {
 	dups, _ := s.d.Memory.CheckChanges(shown, memory.Duplicates(shown), taken)
 	kept = append(kept, dups...)
 	if modelErr != nil {
-		modelErr = fmt.Errorf("the review model could not be asked (only exact duplicates were looked for): %w", modelErr) // lang:en
+		modelErr = &ModelError{Err: modelErr}
 	}
 	r := store.MemoryReview{ID: newID(), Owner: s.d.Owner, CreatedAt: s.d.Now().UTC(), Status: "open", Dropped: dropped}
 	for i, c := range kept {

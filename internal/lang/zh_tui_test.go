@@ -2,7 +2,8 @@ package lang
 
 // zhTUI holds the terminal UI's messages (internal/channel/tui): its
 // input hint, footers, approval card, commands and notices. The keys a
-// card takes stay the letters o, s, a and d.
+// card takes stay the letters o, s, a and d. The binary carries it
+// packed (zh_packed.go).
 var zhTUI = map[string]string{
 	"Message homard — Enter sends, Alt+Enter or Ctrl+J adds a line, /help": "给 homard 发消息 —— Enter 发送，Alt+Enter 或 Ctrl+J 换行，/help 查看帮助",
 	" · %s mode": " · %s 模式",

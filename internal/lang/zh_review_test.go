@@ -2,6 +2,7 @@ package lang
 
 // zhReview is the weekly memory review's part of the Chinese catalog
 // (internal/memreview: its card, and its lines in `homard memory review`).
+// The binary carries it packed (zh_packed.go).
 var zhReview = map[string]string{
 	" (why: %s)": "（原因：%s）",
 	"%d proposals of the model failed the checks and were dropped.":         "模型的 %d 条提议未通过检查，已丢弃。",
@@ -19,4 +20,8 @@ var zhReview = map[string]string{
 	"replace":   "替换",
 	"dismissed": "已放弃",
 	"stale":     "已过时",
+	"memory holds fewer than two notes: nothing to review":                            "记忆中的笔记少于两条：没有可整理的内容",
+	"no memory review waits with that id (homard memory review --now makes one)":      "没有该 ID 的待处理记忆整理（homard memory review --now 会新建一次）",
+	"the review has no waiting proposal with that number":                             "本次整理没有该编号的待处理提议",
+	"the review model could not be asked (only exact duplicates were looked for): %v": "无法询问整理模型（只查找了完全相同的重复）：%v",
 }

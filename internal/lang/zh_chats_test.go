@@ -3,7 +3,7 @@ package lang
 // zhChats holds the chat core's messages (internal/chats): approval
 // cards and their buttons, press notices, reminders' buttons, the chat
 // commands' replies and pairing. The card labels are shared with the
-// TUI and the web UI.
+// TUI and the web UI. The binary carries it packed (zh_packed.go).
 var zhChats = map[string]string{
 	// Approval cards.
 	"Approval needed: %s\n\n%s\n\nrisk: %s\nwhy: %s\nplan hash: %s\n":     "需要批准：%s\n\n%s\n\n风险：%s\n原因：%s\n计划哈希：%s\n",
