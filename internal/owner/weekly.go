@@ -1,0 +1,91 @@
+package owner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/store"
+)
+
+// A weekly proposal's statuses, as memreview stores them.
+const (
+	proposalPending = "pending"
+	proposalStale   = "stale"
+)
+
+// WeeklyReview is the open weekly memory review with the texts of the
+// units each proposal names as they read now.
+func (a Admin) WeeklyReview(ctx context.Context) (channel.WeeklyReview, error) {
+	r, err := a.o.MemoryReviewOpen(ctx)
+	if errors.Is(err, store.ErrNotFound) {
+		return channel.WeeklyReview{}, fmt.Errorf("memory review: %w", channel.ErrNotFound)
+	}
+	if err != nil {
+		return channel.WeeklyReview{}, err
+	}
+	return a.shownReview(ctx, r)
+}
+
+// WeeklyAnswer answers proposal n (0: every pending one) of the open
+// weekly review. It checks first that the proposal waits, so a wrong
+// number is channel.ErrNotFound; a stale one is channel.ErrStale.
+func (a Admin) WeeklyAnswer(ctx context.Context, n int, dismiss bool) (channel.WeeklyReview, error) {
+	r, err := a.o.MemoryReviewOpen(ctx)
+	if errors.Is(err, store.ErrNotFound) {
+		return channel.WeeklyReview{}, fmt.Errorf("memory review: %w", channel.ErrNotFound)
+	}
+	if err != nil {
+		return channel.WeeklyReview{}, err
+	}
+	waits := false
+	for _, p := range r.Proposals {
+		waits = waits || p.Status == proposalPending && (n == 0 || p.N == n)
+	}
+	if !waits {
+		return channel.WeeklyReview{}, fmt.Errorf("memory review proposal %d: %w", n, channel.ErrNotFound)
+	}
+	before := r.Proposals
+	r, err = a.o.MemoryReviewAnswer(ctx, n, dismiss)
+	if err != nil {
+		return channel.WeeklyReview{}, err
+	}
+	var stale []string
+	for i, p := range r.Proposals {
+		if p.Status == proposalStale && i < len(before) && before[i].Status == proposalPending {
+			stale = append(stale, strconv.Itoa(p.N))
+		}
+	}
+	out, err := a.shownReview(ctx, r)
+	if err == nil && len(stale) > 0 {
+		err = fmt.Errorf("proposal %s not applied: %w", strings.Join(stale, ", "), channel.ErrStale) // lang:en
+	}
+	return out, err
+}
+
+// shownReview is r as front ends show it.
+func (a Admin) shownReview(ctx context.Context, r store.MemoryReview) (channel.WeeklyReview, error) {
+	units, _, err := a.o.MemoryList(ctx)
+	if err != nil {
+		return channel.WeeklyReview{}, err
+	}
+	text := make(map[string]string, len(units))
+	for _, u := range units {
+		text[u.ID] = u.Text
+	}
+	out := channel.WeeklyReview{ID: r.ID, CreatedAt: r.CreatedAt, Proposals: make([]channel.WeeklyProposal, 0, len(r.Proposals))}
+	for _, p := range r.Proposals {
+		sp := channel.WeeklyProposal{N: p.N, Action: p.Action, Text: p.Text, Reason: p.Reason, Status: p.Status,
+			Before: make([]channel.MemoryBefore, 0, len(p.IDs))}
+		for _, id := range p.IDs {
+			t, ok := text[id]
+			sp.Before = append(sp.Before, channel.MemoryBefore{ID: id, Text: t, Gone: !ok})
+		}
+		out.Proposals = append(out.Proposals, sp)
+	}
+	return out, nil
+}
+
