@@ -88,4 +88,3 @@ func (a Admin) shownReview(ctx context.Context, r store.MemoryReview) (channel.W
 	}
 	return out, nil
 }
-
