@@ -35,6 +35,7 @@ Apply	应用
 Approval ends	批准截止
 Approval for %s	%s 的批准
 Approvals	批准
+Approve	批准
 Approve %s?	批准 %s？
 Approve body %s	批准内容 %s
 Approved	已批准
@@ -149,6 +150,7 @@ Transcript	对话记录
 Views	视图
 Waiting for your answer	等待你的回复
 Waiting for your approval…	等待你的批准…
+Weekly memory review	每周记忆整理
 What it does	它做什么
 What it does:	它会做什么：
 When	时间
