@@ -256,30 +256,32 @@ type ReviewItem struct {
 
 // WeeklyReview is the weekly memory review: proposals to merge, delete
 // or replace the owner's notes, each waiting for the owner's answer. Its
-// texts are the model's and the memory's: show them inert.
+// texts are the model's and the memory's: show them inert. It is its own
+// JSON shape (GET /api/memory/weekly, docs/API.md): one type, not a copy
+// in wire.
 type WeeklyReview struct {
-	ID        string
-	CreatedAt time.Time
-	Proposals []WeeklyProposal
+	ID        string           `json:"id"`
+	CreatedAt time.Time        `json:"created_at"` // UTC
+	Proposals []WeeklyProposal `json:"proposals"`
 }
 
 // WeeklyProposal is one proposal of a weekly review.
 type WeeklyProposal struct {
-	N      int
-	Action string // merge, delete or replace
+	N      int    `json:"n"`
+	Action string `json:"action"` // merge, delete or replace
 	// Before is the units it names, with their texts now (Gone: no
 	// longer in memory).
-	Before []MemoryBefore
-	Text   string // the proposed text after; "" for a delete
-	Reason string
-	Status string // pending, approved, dismissed or stale
+	Before []MemoryBefore `json:"before"`
+	Text   string         `json:"after"` // the proposed text after; "" for a delete
+	Reason string         `json:"reason"`
+	Status string         `json:"status"` // pending, approved, dismissed or stale
 }
 
 // MemoryBefore is a unit a proposal names, as it reads now.
 type MemoryBefore struct {
-	ID   string
-	Text string
-	Gone bool
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	Gone bool   `json:"gone"`
 }
 
 // MemoryUnit is one thing homard remembers for the owner.

@@ -20,20 +20,21 @@ const (
 // WeeklyReview is the open weekly memory review with the texts of the
 // units each proposal names as they read now.
 func (a Admin) WeeklyReview(ctx context.Context) (channel.WeeklyReview, error) {
-	r, err := a.o.MemoryReviewOpen(ctx)
-	if errors.Is(err, store.ErrNotFound) {
-		return channel.WeeklyReview{}, fmt.Errorf("memory review: %w", channel.ErrNotFound)
-	}
-	if err != nil {
-		return channel.WeeklyReview{}, err
-	}
-	return a.shownReview(ctx, r)
+	return a.weekly(ctx, -1, false)
 }
 
 // WeeklyAnswer answers proposal n (0: every pending one) of the open
-// weekly review. It checks first that the proposal waits, so a wrong
-// number is channel.ErrNotFound; a stale one is channel.ErrStale.
+// weekly review.
 func (a Admin) WeeklyAnswer(ctx context.Context, n int, dismiss bool) (channel.WeeklyReview, error) {
+	return a.weekly(ctx, n, dismiss)
+}
+
+// weekly shows the open review, after answering proposal n when n >= 0.
+// It checks first that the proposal waits, so a wrong number is
+// channel.ErrNotFound (memreview's errors are not this package's to
+// know); a proposal that turned stale is channel.ErrStale, with the
+// review.
+func (a Admin) weekly(ctx context.Context, n int, dismiss bool) (channel.WeeklyReview, error) {
 	r, err := a.o.MemoryReviewOpen(ctx)
 	if errors.Is(err, store.ErrNotFound) {
 		return channel.WeeklyReview{}, fmt.Errorf("memory review: %w", channel.ErrNotFound)
@@ -41,33 +42,20 @@ func (a Admin) WeeklyAnswer(ctx context.Context, n int, dismiss bool) (channel.W
 	if err != nil {
 		return channel.WeeklyReview{}, err
 	}
-	waits := false
+	was := map[int]string{}
+	waits := n < 0
 	for _, p := range r.Proposals {
+		was[p.N] = p.Status
 		waits = waits || p.Status == proposalPending && (n == 0 || p.N == n)
 	}
 	if !waits {
 		return channel.WeeklyReview{}, fmt.Errorf("memory review proposal %d: %w", n, channel.ErrNotFound)
 	}
-	before := r.Proposals
-	r, err = a.o.MemoryReviewAnswer(ctx, n, dismiss)
-	if err != nil {
-		return channel.WeeklyReview{}, err
-	}
-	var stale []string
-	for i, p := range r.Proposals {
-		if p.Status == proposalStale && i < len(before) && before[i].Status == proposalPending {
-			stale = append(stale, strconv.Itoa(p.N))
+	if n >= 0 {
+		if r, err = a.o.MemoryReviewAnswer(ctx, n, dismiss); err != nil {
+			return channel.WeeklyReview{}, err
 		}
 	}
-	out, err := a.shownReview(ctx, r)
-	if err == nil && len(stale) > 0 {
-		err = fmt.Errorf("proposal %s not applied: %w", strings.Join(stale, ", "), channel.ErrStale) // lang:en
-	}
-	return out, err
-}
-
-// shownReview is r as front ends show it.
-func (a Admin) shownReview(ctx context.Context, r store.MemoryReview) (channel.WeeklyReview, error) {
 	units, _, err := a.o.MemoryList(ctx)
 	if err != nil {
 		return channel.WeeklyReview{}, err
@@ -76,8 +64,12 @@ func (a Admin) shownReview(ctx context.Context, r store.MemoryReview) (channel.W
 	for _, u := range units {
 		text[u.ID] = u.Text
 	}
-	out := channel.WeeklyReview{ID: r.ID, CreatedAt: r.CreatedAt, Proposals: make([]channel.WeeklyProposal, 0, len(r.Proposals))}
+	var stale []string
+	out := channel.WeeklyReview{ID: r.ID, CreatedAt: r.CreatedAt.UTC(), Proposals: make([]channel.WeeklyProposal, 0, len(r.Proposals))}
 	for _, p := range r.Proposals {
+		if p.Status == proposalStale && was[p.N] == proposalPending {
+			stale = append(stale, strconv.Itoa(p.N))
+		}
 		sp := channel.WeeklyProposal{N: p.N, Action: p.Action, Text: p.Text, Reason: p.Reason, Status: p.Status,
 			Before: make([]channel.MemoryBefore, 0, len(p.IDs))}
 		for _, id := range p.IDs {
@@ -86,5 +78,8 @@ func (a Admin) shownReview(ctx context.Context, r store.MemoryReview) (channel.W
 		}
 		out.Proposals = append(out.Proposals, sp)
 	}
-	return out, nil
+	if len(stale) > 0 {
+		err = fmt.Errorf("proposal %s not applied: %w", strings.Join(stale, ", "), channel.ErrStale) // lang:en
+	}
+	return out, err
 }
