@@ -34,6 +34,7 @@ Answering…	正在回答…
 Apply	应用
 Approval ends	批准截止
 Approval for %s	%s 的批准
+Approval lasts	批准有效期
 Approvals	批准
 Approve	批准
 Approve %s?	批准 %s？
@@ -81,6 +82,7 @@ Load more	加载更多
 Memory	记忆
 Message	消息
 Message (Enter sends, Shift+Enter new line)	消息（Enter 发送，Shift+Enter 换行）
+Mode	模式
 Name	名称
 New	新建
 New session	新会话
@@ -177,6 +179,7 @@ cli (homard task add)	命令行（homard task add）
 code	验证码
 conflicts with %s	与 %s 冲突
 consumed	已使用
+empty: the [automation] setting	留空：使用 [automation] 中的设置
 error	错误
 every	每隔
 every session	所有会话
