@@ -75,6 +75,7 @@ func TestWeeklyMemoryReviewCard(t *testing.T) {
 		t.Errorf("the refusal reads %q; want the server's message", msg)
 	}
 
+	p.screenshot("#view-memory", "weekly-review.png")
 	press(`#memory-weekly > .actions button.approve`, "all approve")
 	p.waitFor("all answered", `document.querySelector("#memory-weekly .proposal:nth-child(3)").dataset.status === "approved" &&
 		!document.querySelector("#memory-weekly button") && !document.querySelector("#memory-weekly .error")`)

@@ -893,9 +893,9 @@
     const box = $("memory-weekly");
     clear(box);
     box.hidden = !rev && !message;
+    if (rev) box.appendChild(el("h2", "", t("Weekly memory review")));
     if (message) box.appendChild(el("div", "error", message));
     if (!rev) return;
-    box.appendChild(el("h2", "", t("Weekly memory review")));
     const ol = el("ol", "proposals");
     // answer approves or dismisses proposal n ("all"); the card shows the
     // review as the server answers, and a refusal (a stale proposal).
@@ -906,7 +906,7 @@
           if (e.data && e.data.review) weeklyCard(e.data.review, e.message);
           else {
             await loadWeekly();
-            $("memory-weekly").prepend(el("div", "error", e.message));
+            $("memory-weekly").appendChild(el("div", "error", e.message));
             $("memory-weekly").hidden = false;
           }
         }
