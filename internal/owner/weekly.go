@@ -42,10 +42,10 @@ func (a Admin) weekly(ctx context.Context, n int, dismiss bool) (channel.WeeklyR
 	if err != nil {
 		return channel.WeeklyReview{}, err
 	}
-	was := map[int]string{}
+	was := r.Proposals // answering keeps their order
 	waits := n < 0
-	for _, p := range r.Proposals {
-		was[p.N] = p.Status
+	for i := range was {
+		p := &was[i]
 		waits = waits || p.Status == proposalPending && (n == 0 || p.N == n)
 	}
 	if !waits {
@@ -60,21 +60,23 @@ func (a Admin) weekly(ctx context.Context, n int, dismiss bool) (channel.WeeklyR
 	if err != nil {
 		return channel.WeeklyReview{}, err
 	}
-	text := make(map[string]string, len(units))
-	for _, u := range units {
-		text[u.ID] = u.Text
-	}
 	var stale []string
 	out := channel.WeeklyReview{ID: r.ID, CreatedAt: r.CreatedAt.UTC(), Proposals: make([]channel.WeeklyProposal, 0, len(r.Proposals))}
-	for _, p := range r.Proposals {
-		if p.Status == proposalStale && was[p.N] == proposalPending {
+	for i := range r.Proposals {
+		p := &r.Proposals[i]
+		if p.Status == proposalStale && i < len(was) && was[i].Status == proposalPending {
 			stale = append(stale, strconv.Itoa(p.N))
 		}
 		sp := channel.WeeklyProposal{N: p.N, Action: p.Action, Text: p.Text, Reason: p.Reason, Status: p.Status,
 			Before: make([]channel.MemoryBefore, 0, len(p.IDs))}
 		for _, id := range p.IDs {
-			t, ok := text[id]
-			sp.Before = append(sp.Before, channel.MemoryBefore{ID: id, Text: t, Gone: !ok})
+			b := channel.MemoryBefore{ID: id, Gone: true}
+			for j := range units {
+				if units[j].ID == id {
+					b.Text, b.Gone = units[j].Text, false
+				}
+			}
+			sp.Before = append(sp.Before, b)
 		}
 		out.Proposals = append(out.Proposals, sp)
 	}
