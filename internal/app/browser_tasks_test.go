@@ -43,9 +43,6 @@ func TestBrowserTasksPage(t *testing.T) {
 	if body := e2eEval[string](p, `document.querySelector('`+detail+` pre.task-body').textContent`); body != in.Canonical {
 		t.Errorf("the page shows the body\n%s\nwant it verbatim\n%s", body, in.Canonical)
 	}
-	if c := e2eEval[string](p, `document.querySelector('`+detail+` .task-ceiling').textContent`); c != "write" {
-		t.Errorf("the pending card's ceiling reads %q; want write", c)
-	}
 	if h := e2eEval[string](p, `document.querySelector('`+detail+` .task-hash').textContent`); h != in.Hash {
 		t.Errorf("the page shows the hash %q; want %s", h, in.Hash)
 	}
