@@ -120,8 +120,23 @@ func TestBrowserTasksAddForm(t *testing.T) {
 		t.Fatalf("after a refused add there are %d tasks; want none", len(list))
 	}
 
+	// A mode above automation.max_mode is refused by the server, saying
+	// what is allowed; its twin, a mode within it, is sealed with the
+	// ceiling and expiry the form carried.
 	e2eEval[string](p, `document.getElementById("task-name").value = ""`)
-	p.do(chromedp.SendKeys(chromedp.CSS(`#task-name`), "digest"))
+	p.do(
+		chromedp.SendKeys(chromedp.CSS(`#task-name`), "digest"),
+		chromedp.SendKeys(chromedp.CSS(`#task-mode`), "yolo"),
+		chromedp.SendKeys(chromedp.CSS(`#task-ceiling`), "write"),
+		chromedp.SendKeys(chromedp.CSS(`#task-expires`), "30d"),
+	)
+	p.do(chromedp.Click(chromedp.CSS(`#task-add-submit`)))
+	p.waitFor("the mode's refusal", `document.getElementById("task-add-outcome").textContent.includes("max_mode")`)
+	if list, _ := r.Tasks.List(context.Background()); len(list) != 0 {
+		t.Fatalf("after a mode above max_mode there are %d tasks; want none", len(list))
+	}
+	e2eEval[string](p, `document.getElementById("task-mode").value = ""`)
+	p.do(chromedp.SendKeys(chromedp.CSS(`#task-mode`), "safe"))
 	p.do(chromedp.Click(chromedp.CSS(`#task-add-submit`)))
 	p.waitFor("the pending task", `(document.querySelector('#task-detail') || {}).dataset?.status === "pending"`)
 	list, err := r.Tasks.List(context.Background())
@@ -133,12 +148,18 @@ func TestBrowserTasksAddForm(t *testing.T) {
 		in.Body.Sched.Kind != "every" || !strings.HasPrefix(in.Schedule, "every 2h") {
 		t.Fatalf("stored %+v; want pending, from the web, the prompt as typed, every 2h, read_file", in)
 	}
+	if lasts := time.Until(in.Body.Expires); in.Body.Mode != "safe" || in.Body.Ceiling.String() != "write" || lasts < 29*24*time.Hour || lasts > 30*24*time.Hour {
+		t.Fatalf("stored mode %q, ceiling %q, expiring %s; want the form's safe, write and 30 days", in.Body.Mode, in.Body.Ceiling, in.Body.Expires)
+	}
 	if !e2eEval[bool](p, `document.getElementById("task-add").hidden`) {
 		t.Error("the form is still open after the add")
 	}
 	detail := `#task-detail[data-task-id="` + in.ID + `"]`
 	if body := e2eEval[string](p, `document.querySelector('`+detail+` pre.task-body').textContent`); body != in.Canonical {
 		t.Errorf("the page shows the body\n%s\nwant it verbatim\n%s", body, in.Canonical)
+	}
+	if c := e2eEval[string](p, `document.querySelector('`+detail+` .task-ceiling').textContent`); c != "write" {
+		t.Errorf("the pending card's ceiling reads %q; want write", c)
 	}
 	if h := e2eEval[string](p, `document.querySelector('`+detail+` .task-hash').textContent`); h != in.Hash {
 		t.Errorf("the page shows the hash %q; want %s", h, in.Hash)

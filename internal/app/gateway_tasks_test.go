@@ -307,6 +307,8 @@ func TestGatewayAddTask(t *testing.T) {
 		{name: "memory tool", body: `{"name":"digest","prompt":"p","every":"2h","tools":["remember"]}`, token: g.token, want: 400, says: "memory"},
 		{name: "reminder with tools", body: `{"name":"mum","prompt":"Call mum.","every":"1d","remind":true,"tools":["read_file"]}`, token: g.token, want: 400, says: "reminder"},
 		{name: "mode above max_mode", body: `{"name":"digest","prompt":"p","every":"2h","mode":"yolo"}`, token: g.token, want: 400, says: "max_mode"},
+		{name: "not a mode", body: `{"name":"digest","prompt":"p","every":"2h","mode":"reckless"}`, token: g.token, want: 400, says: "smart"},
+		{name: "not a ceiling", body: `{"name":"digest","prompt":"p","every":"2h","ceiling":"everything"}`, token: g.token, want: 400, says: "network:HOSTS"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := g.req("POST", "/api/tasks", tc.body, tc.token)
@@ -386,5 +388,17 @@ func TestGatewayAddTask(t *testing.T) {
 	resp, text = g.do(g.req("POST", "/api/tasks", `{"name":"quiet","prompt":"Write a haiku","every":"1d","tools":[]}`, g.token))
 	if resp.StatusCode != 201 || !strings.Contains(text, `\"tools\":[]`) {
 		t.Errorf("add with tools [] = %d %s; want 201 with no tools", resp.StatusCode, text)
+	}
+
+	// Mode, ceiling and expiry, as task add's --mode, --ceiling and
+	// --expires: sealed into the body (the twins of the refusals above).
+	resp, text = g.do(g.req("POST", "/api/tasks", `{"name":"careful","prompt":"p","every":"1d","tools":["read_file"],"mode":"safe","ceiling":"write","expires":"30d"}`, g.token))
+	if resp.StatusCode != 201 {
+		t.Fatalf("add with mode, ceiling and expires = %d %s; want 201", resp.StatusCode, text)
+	}
+	careful, err := r.Tasks.Info(context.Background(), decode[wire.TaskAdded](t, text).ID)
+	if lasts := time.Until(careful.Body.Expires); err != nil || careful.Body.Mode != "safe" || careful.Body.Ceiling.String() != "write" ||
+		lasts < 29*24*time.Hour || lasts > 30*24*time.Hour || !strings.Contains(careful.Canonical, `"mode":"safe"`) {
+		t.Errorf("stored %+v (%v); want mode safe, ceiling write and 30 days in the sealed body", careful.Body, err)
 	}
 }

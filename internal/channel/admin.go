@@ -53,6 +53,16 @@ type Admin interface {
 	// accept, replace, when set, is a unit forgotten in the same write.
 	// ErrNotFound when no note waits with that id.
 	ReviewAnswer(ctx context.Context, id string, accept bool, replace string) error
+	// WeeklyReview is the weekly memory review waiting for the owner.
+	// ErrNotFound when none waits.
+	WeeklyReview(ctx context.Context) (WeeklyReview, error)
+	// WeeklyAnswer approves (or dismisses) proposal n of the open weekly
+	// review, every pending one when n is 0, and returns the review as it
+	// is then. ErrNotFound when no review waits or no pending proposal has
+	// that number; ErrStale, with the review, when a proposal it
+	// approved was stale (a note it names was edited since: it is left
+	// alone; the others are applied).
+	WeeklyAnswer(ctx context.Context, n int, dismiss bool) (WeeklyReview, error)
 	// Grants lists the owner's active grants (standing session or always
 	// approvals), newest first.
 	Grants(ctx context.Context) ([]Grant, error)
@@ -82,6 +92,9 @@ var (
 	// ErrSessionBusy: a turn runs in the session (here or in another
 	// process on the same home).
 	ErrSessionBusy = errors.New("a turn is running in this session; wait for it to finish or cancel it")
+	// ErrStale: a memory review proposal was not applied, a note it names
+	// having been edited since the review was made.
+	ErrStale = errors.New("memory.md changed since the review was made; run a new review")
 )
 
 // Shown is what an Admin answers for a listing: list with each item
@@ -239,6 +252,36 @@ type ReviewItem struct {
 	ConflictsWith string
 	Source        string // the session and turn that first proposed it
 	FirstSeen     time.Time
+}
+
+// WeeklyReview is the weekly memory review: proposals to merge, delete
+// or replace the owner's notes, each waiting for the owner's answer. Its
+// texts are the model's and the memory's: show them inert. It is its own
+// JSON shape (GET /api/memory/weekly, docs/API.md): one type, not a copy
+// in wire.
+type WeeklyReview struct {
+	ID        string           `json:"id"`
+	CreatedAt time.Time        `json:"created_at"` // UTC
+	Proposals []WeeklyProposal `json:"proposals"`
+}
+
+// WeeklyProposal is one proposal of a weekly review.
+type WeeklyProposal struct {
+	N      int    `json:"n"`
+	Action string `json:"action"` // merge, delete or replace
+	// Before is the units it names, with their texts now (Gone: no
+	// longer in memory).
+	Before []MemoryBefore `json:"before"`
+	Text   string         `json:"after"` // the proposed text after; "" for a delete
+	Reason string         `json:"reason"`
+	Status string         `json:"status"` // pending, approved, dismissed or stale
+}
+
+// MemoryBefore is a unit a proposal names, as it reads now.
+type MemoryBefore struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	Gone bool   `json:"gone"`
 }
 
 // MemoryUnit is one thing homard remembers for the owner.

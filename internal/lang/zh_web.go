@@ -34,7 +34,9 @@ Answering…	正在回答…
 Apply	应用
 Approval ends	批准截止
 Approval for %s	%s 的批准
+Approval lasts	批准有效期
 Approvals	批准
+Approve	批准
 Approve %s?	批准 %s？
 Approve body %s	批准内容 %s
 Approved	已批准
@@ -80,6 +82,7 @@ Load more	加载更多
 Memory	记忆
 Message	消息
 Message (Enter sends, Shift+Enter new line)	消息（Enter 发送，Shift+Enter 换行）
+Mode	模式
 Name	名称
 New	新建
 New session	新会话
@@ -149,6 +152,7 @@ Transcript	对话记录
 Views	视图
 Waiting for your answer	等待你的回复
 Waiting for your approval…	等待你的批准…
+Weekly memory review	每周记忆整理
 What it does	它做什么
 What it does:	它会做什么：
 When	时间
@@ -175,6 +179,7 @@ cli (homard task add)	命令行（homard task add）
 code	验证码
 conflicts with %s	与 %s 冲突
 consumed	已使用
+empty: the [automation] setting	留空：使用 [automation] 中的设置
 error	错误
 every	每隔
 every session	所有会话

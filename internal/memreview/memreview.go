@@ -6,7 +6,7 @@
 // finds them when the model is down or memory.review is "off". The
 // proposals are one review (store, migration 0032) shown as one card: in
 // the owner's direct chats (a button per proposal, "Approve all",
-// "Dismiss") and in `homard memory review` (the web UI does not show it yet).
+// "Dismiss"), in `homard memory review` and in the web UI's memory view.
 //
 // Contract:
 //   - The Markdown stays the truth: nothing changes until the owner

@@ -38,6 +38,7 @@ func (s *Server) routes() http.Handler {
 	mux.HandleFunc("GET /api/memory/review", s.memoryReview)
 	mux.HandleFunc("POST /api/memory/review/{id}", s.memoryReviewAnswer)
 	mux.HandleFunc("DELETE /api/memory/{id}", s.forget)
+	s.weeklyRoutes(mux)
 	s.taskRoutes(mux)
 	mux.HandleFunc("GET /api/artifacts/{id}", s.artifact)
 	s.browserRoutes(mux)
@@ -118,7 +119,7 @@ func (s *Server) fail(w http.ResponseWriter, err error) {
 	case errors.Is(err, channel.ErrNotFound):
 		writeError(w, http.StatusNotFound, err.Error())
 	case errors.Is(err, channel.ErrNotPending), errors.Is(err, channel.ErrSessionPending), errors.Is(err, channel.ErrSessionBusy),
-		errors.Is(err, channel.ErrConflict):
+		errors.Is(err, channel.ErrConflict), errors.Is(err, channel.ErrStale):
 		writeError(w, http.StatusConflict, err.Error())
 	case errors.Is(err, channel.ErrBadChoice), errors.Is(err, channel.ErrBadQuery), errors.Is(err, channel.ErrInvalid):
 		writeError(w, http.StatusBadRequest, err.Error())

@@ -92,6 +92,7 @@ type fakeServer struct {
 	browser    *fakeBrowser      // nil: the browser is off
 	lang       string            // the config's lang GET /api/lang answers with; "" means auto
 	artifacts  map[string]channel.Artifact
+	weekly     *fakeWeekly // nil: no weekly memory review waits (404)
 }
 
 func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
@@ -151,6 +152,7 @@ func newFakeServer(t *testing.T, withCSP bool, script chatScript) *fakeServer {
 		f.mu.Unlock()
 		writeJSON(w, http.StatusOK, map[string]string{})
 	}))
+	f.weeklyRoutes(mux)
 	f.browserRoutes(mux)
 	files := http.FileServerFS(ui.FS())
 	mux.HandleFunc("GET /", func(w http.ResponseWriter, r *http.Request) {

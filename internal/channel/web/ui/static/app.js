@@ -109,7 +109,7 @@
   // ---------- API ----------
 
   class APIError extends Error {
-    constructor(status, message) { super(message); this.status = status; }
+    constructor(status, message, data) { super(message); this.status = status; this.data = data; }
   }
 
   async function api(method, path, body) {
@@ -125,7 +125,7 @@
     if (ct.indexOf("application/json") >= 0) data = await res.json();
     if (!res.ok) {
       const msg = data && data.error ? data.error : res.status + " " + res.statusText;
-      throw new APIError(res.status, msg);
+      throw new APIError(res.status, msg, data);
     }
     return data;
   }
@@ -877,6 +877,72 @@
     if (!review || !review.length) rv.appendChild(el("li", "empty", t("Nothing to review.")));
   }
 
+  // loadWeekly shows the weekly memory review waiting for the owner (GET
+  // /api/memory/weekly; 404: none waits) as one card. Its texts are the
+  // model's and the memory's: text only, hidden characters marked.
+  async function loadWeekly() {
+    let rev = null;
+    try { rev = await api("GET", "/api/memory/weekly"); }
+    catch (e) { if (e.status !== 404) { weeklyCard(null, e.message); return; } }
+    weeklyCard(rev, "");
+  }
+
+  function weeklyCard(rev, message) {
+    const weeklyWords = { merge: t("merge"), delete: t("delete"), replace: t("replace"), approved: t("approved"),
+      dismissed: t("dismissed"), stale: t("stale") };
+    const box = $("memory-weekly");
+    clear(box);
+    box.hidden = !rev && !message;
+    if (rev) box.appendChild(el("h2", "", t("Weekly memory review")));
+    if (message) box.appendChild(el("div", "error", message));
+    if (!rev) return;
+    const ol = el("ol", "proposals");
+    // answer approves or dismisses proposal n ("all"); the card shows the
+    // review as the server answers, and a refusal (a stale proposal).
+    const answer = function (n, action) {
+      return async function () {
+        try { weeklyCard(await api("POST", "/api/memory/weekly/" + n, { action: action }), ""); }
+        catch (e) {
+          if (e.data && e.data.review) weeklyCard(e.data.review, e.message);
+          else {
+            await loadWeekly();
+            $("memory-weekly").appendChild(el("div", "error", e.message));
+            $("memory-weekly").hidden = false;
+          }
+        }
+      };
+    };
+    let pending = 0;
+    for (const p of rev.proposals || []) {
+      const li = el("li", "proposal");
+      li.dataset.status = p.status;
+      li.appendChild(el("div", "label", p.n + ". " + (weeklyWords[p.action] || p.action) +
+        (p.status !== "pending" ? " [" + (weeklyWords[p.status] || p.status) + "]" : "")));
+      for (const b of p.before || []) {
+        const d = el("div", "before");
+        d.appendChild(el("span", "meta", b.id + " "));
+        d.appendChild(b.gone ? el("span", "meta", t("(no longer in memory)")) : elm("span", "unit-text", b.text));
+        li.appendChild(d);
+      }
+      if (p.after) li.appendChild(elm("div", "after unit-text", "→ " + p.after));
+      if (p.reason) li.appendChild(elm("div", "meta", t(" (why: %s)", p.reason).trim()));
+      if (p.status === "pending") {
+        pending++;
+        const actions = el("div", "actions");
+        actions.appendChild(button(t("Approve"), answer(p.n, "approve"), "approve"));
+        actions.appendChild(button(t("Dismiss"), answer(p.n, "dismiss"), "deny"));
+        li.appendChild(actions);
+      }
+      ol.appendChild(li);
+    }
+    box.appendChild(ol);
+    if (pending > 0) {
+      const all = el("div", "actions");
+      all.appendChild(button(t("Approve all"), answer("all", "approve"), "approve"));
+      box.appendChild(all);
+    }
+  }
+
   // ---------- live events ----------
 
   function startEvents() {
@@ -959,7 +1025,7 @@
     }
     if (name === "approvals") loadApprovals();
     if (name === "audit") loadAudit(true);
-    if (name === "memory") loadMemory();
+    if (name === "memory") { loadMemory(); loadWeekly(); }
     if (name === "sessions") loadSessions();
     if (name === "tasks") tasks.load();
     if (name === "browser") browser.show(); else browser.hide();

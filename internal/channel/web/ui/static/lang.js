@@ -46,7 +46,8 @@
       t("Open"), t("Views"), t("Live updates"), t("Transcript"), t("Message (Enter sends, Shift+Enter new line)"),
       t("Audit timeline"), t("Scheduled tasks"), t("Summarise inbox.txt in five lines"), t("How it is scheduled"),
       t("When it runs"), t("Tools, separated by commas"), t("Task"),
-      t("The browser's page: click and type here while you have it"),
+      t("The browser's page: click and type here while you have it"), t("Mode"), t("Ceiling"), t("Approval lasts"),
+      t("empty: the [automation] setting"),
     ];
   })(function (k) { return k; }));
 

@@ -262,8 +262,10 @@
       } else if ($("task-tools-mode").value === "list") {
         req.tools = $("task-tools").value.split(/[\s,]+/).filter(Boolean);
       }
-      const deliver = $("task-deliver").value.trim();
-      if (deliver) req.deliver = deliver;
+      for (const k of ["deliver", "mode", "ceiling", "expires"]) {
+        const v = $("task-" + k).value.trim();
+        if (v) req[k] = v;
+      }
       return req;
     }
 
