@@ -12,7 +12,15 @@ import "strings"
 // cost 32 bytes an entry (6.6 KB here) of the binary's budget.
 var zhWeb = unpackText(zhWebText)
 
-const zhWebText = `[image: %s] %s	[图片：%s] %s
+const zhWebText = ` (why: %s)	（原因：%s）
+(no longer in memory)	（已不在记忆中）
+Approve all	全部批准
+merge	合并
+delete	删除
+replace	替换
+dismissed	已放弃
+stale	已过时
+[image: %s] %s	[图片：%s] %s
  Warning: %s	 警告：%s
  · busy	 · 忙碌
  · has read your data: fetches ask	 · 已读取你的数据：联网获取需询问
