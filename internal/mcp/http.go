@@ -48,7 +48,14 @@ func (b *bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 			req = req.Clone(req.Context())
 			req.Header.Set("Authorization", "Bearer "+b.token)
 		}
-		return b.send(req)
+		resp, err := b.send(req)
+		if err == nil && resp.StatusCode == http.StatusUnauthorized {
+			// A 401 otherwise reaches the person as the SDK's bare
+			// "Unauthorized": say what to do instead.
+			_ = resp.Body.Close()
+			return nil, unauthorized(b.token != "", resp.Header.Values("WWW-Authenticate"))
+		}
+		return resp, err
 	}
 	tok, err := b.login.token(req.Context(), false, "")
 	if err != nil {
@@ -74,6 +81,20 @@ func (b *bearer) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	again.Header.Set("Authorization", "Bearer "+tok)
 	return b.send(again)
+}
+
+// unauthorized is the error of a 401 from a server homard holds no login
+// for: a static token refused, or a server that asks for an OAuth login.
+func unauthorized(static bool, challenges []string) error {
+	if static {
+		return errors.New("the server refused the token_secret's token (401): store the right one with homard secret set")
+	}
+	for _, c := range challenges {
+		if len(c) >= 6 && strings.EqualFold(c[:6], "bearer") {
+			return errors.New(`the server asks for a login (401): set auth = "oauth" in its [[mcp.servers]] table, then run homard mcp login NAME`)
+		}
+	}
+	return errors.New("the server refused the request (401) and names no way to log in")
 }
 
 // send passes req on and caps the response body.

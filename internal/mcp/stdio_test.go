@@ -153,6 +153,7 @@ func TestHTTPBearer(t *testing.T) {
 	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return srv }, nil)
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("Authorization") != "Bearer s3cret" {
+			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="http://`+r.Host+`/.well-known/oauth-protected-resource"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 			return
 		}
@@ -163,6 +164,16 @@ func TestHTTPBearer(t *testing.T) {
 	if s, err := Connect(ctx, ServerConfig{Name: "web", URL: ts.URL, Token: "wrong"}, nil); err == nil {
 		_ = s.Close()
 		t.Fatal("Connect with a wrong token succeeded")
+	} else if !strings.Contains(err.Error(), "refused the token_secret's token (401)") {
+		t.Errorf("Connect with a wrong token: %v; want it to say the token was refused", err)
+	}
+	// No token at all, to a server that asks for an OAuth login: the
+	// error says how to log in rather than a bare "Unauthorized".
+	if s, err := Connect(ctx, ServerConfig{Name: "web", URL: ts.URL}, nil); err == nil {
+		_ = s.Close()
+		t.Fatal("Connect without a token succeeded")
+	} else if !strings.Contains(err.Error(), `auth = "oauth"`) || !strings.Contains(err.Error(), "homard mcp login") {
+		t.Errorf("Connect without a token: %v; want it to point at auth = \"oauth\" and homard mcp login", err)
 	}
 	s, err := Connect(ctx, ServerConfig{Name: "web", URL: ts.URL, Token: "s3cret"}, nil)
 	if err != nil {
