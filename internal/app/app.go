@@ -358,6 +358,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		TOTP:     &totp.Service{Store: st, Key: r.Vault.DerivedKey, Issuer: "homard", Now: r.now},
 		CodeFrom: codeFrom, CodeFromReach: codeFromReach,
 	})
+	r.reviews.SetAudit(r.Owner.Audit) // a chat press on the review card is audited as the CLI's answer
 
 	mode, err := policy.ParseMode(cfg.Permissions.Mode)
 	if err != nil {

@@ -163,6 +163,18 @@ func (s *Service) Press(ctx context.Context, data string) (string, []chat.Button
 	if err != nil {
 		return "", nil, err
 	}
+	s.mu.Lock()
+	audit := s.audit
+	s.mu.Unlock()
+	if audit != nil {
+		what, summary := "memory.review-approve", "the owner approved memory review proposals in a chat" // lang:en
+		if dismiss {
+			what, summary = "memory.review-dismiss", "the owner dismissed memory review proposals in a chat" // lang:en
+		}
+		if err := audit(ctx, what, "owner.memory", summary, map[string]string{"review": r.ID, "proposal": strconv.Itoa(n), "via": "chat"}, nil); err != nil {
+			return "", nil, err
+		}
+	}
 	units, _, err := s.d.Memory.List(ctx, s.d.Owner)
 	if err != nil {
 		return "", nil, err

@@ -71,8 +71,22 @@ type Deps struct {
 
 // Service runs reviews and answers them. It is safe for concurrent use.
 type Service struct {
-	d  Deps
-	mu sync.Mutex // serialises a review's run and answers to it
+	d     Deps
+	mu    sync.Mutex // serialises a review's run and answers to it
+	audit Audit      // records an answer pressed in a chat; nil records none
+}
+
+// Audit appends the owner's action to the audit log (owner.Actions.Audit):
+// the tool, the rule, the reason, the arguments and the effects.
+type Audit func(ctx context.Context, tool, rule, reason string, args map[string]string, effects []string) error
+
+// SetAudit makes a chat press on the review's card audited as the CLI's
+// and the web's answers are (they go through the owner facade, which
+// audits); app sets it once the facade exists.
+func (s *Service) SetAudit(a Audit) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.audit = a
 }
 
 // New returns the review service over d.

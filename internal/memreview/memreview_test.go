@@ -392,3 +392,45 @@ func TestParseButton(t *testing.T) {
 		}
 	}
 }
+
+// TestChatPressAudited: an answer pressed on the chat card is audited as
+// the owner's, as the CLI's and the web's are (through the owner facade);
+// a press that answers nothing (bad data, or a proposal answered already)
+// records nothing.
+func TestChatPressAudited(t *testing.T) {
+	ctx := context.Background()
+	var a1, a2 memory.Unit
+	r := newRig(t, func(n int, body []byte) llmtest.Reply {
+		return answer(`{"action": "merge", "ids": ["`+a1.ID+`", "`+a2.ID+`"], "text": "Lives in Lyon", "reason": "the same place"}`)(n, body)
+	})
+	a1 = r.remember("Lives in Lyon", memory.KindFact)
+	a2 = r.remember("Lives in Lyon, France", memory.KindFact)
+	if _, err := r.svc.Run(ctx); err != nil {
+		t.Fatal(err)
+	}
+	type call struct{ tool, via, proposal string }
+	var calls []call
+	r.svc.SetAudit(func(_ context.Context, tool, rule, reason string, args map[string]string, _ []string) error {
+		if rule != "owner.memory" {
+			t.Errorf("audited under rule %q; want owner.memory", rule)
+		}
+		calls = append(calls, call{tool, args["via"], args["proposal"]})
+		return nil
+	})
+	if len(r.cards.btns) != 1 || len(r.cards.btns[0]) == 0 {
+		t.Fatalf("no card buttons: %+v", r.cards.btns)
+	}
+	if _, _, err := r.svc.Press(ctx, "mr:bogus"); err == nil {
+		t.Error("a press with bad data was answered")
+	}
+	first := r.cards.btns[0][0].Data
+	if _, _, err := r.svc.Press(ctx, first); err != nil {
+		t.Fatalf("Press(%q): %v", first, err)
+	}
+	if _, _, err := r.svc.Press(ctx, first); err == nil {
+		t.Error("a proposal answered twice")
+	}
+	if len(calls) != 1 || calls[0] != (call{"memory.review-approve", "chat", "1"}) {
+		t.Errorf("audited %+v; want one approval of proposal 1 via chat", calls)
+	}
+}
