@@ -72,8 +72,9 @@ func coreOf(v string) (core string, bits []float64) {
 // tokenBits estimates the entropy of each character of a token, a run of
 // letters and digits between separators. A token of hex digits in one
 // case (with a letter and a digit) is hex; any other is cut into runs of
-// ASCII digits, of ASCII letters, and of other characters, and each run is
-// estimated on its own (runBits).
+// ASCII digits, of ASCII letters (a new one at each lower-to-upper case
+// change), and of other characters, and each run is estimated on its own
+// (runBits).
 func tokenBits(tok []rune) []float64 {
 	out := make([]float64, 0, len(tok))
 	class := func(r rune) int {
@@ -91,9 +92,13 @@ func tokenBits(tok []rune) []float64 {
 		}
 		return out
 	}
+	// A lower-case letter followed by a capital starts a new run, so that
+	// CamelCase words ("ProvidersEarlyWhom", a passphrase's usual shape)
+	// are estimated as words, not as random mixed-case letters.
+	camel := func(a, b rune) bool { return a >= 'a' && a <= 'z' && b >= 'A' && b <= 'Z' }
 	for i := 0; i < len(tok); {
 		j := i + 1
-		for j < len(tok) && class(tok[j]) == class(tok[i]) {
+		for j < len(tok) && class(tok[j]) == class(tok[i]) && !camel(tok[j-1], tok[j]) {
 			j++
 		}
 		per := runBits(tok[i:j], class(tok[i]))

@@ -239,6 +239,11 @@ func (v *Vault) Set(s Secret, value []byte) error {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	unlock, err := lockVault(v.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	v.reload()
 	e := sealed{Secret: s, Nonce: make([]byte, v.aead.NonceSize())}
 	_, _ = rand.Read(e.Nonce)
@@ -259,6 +264,11 @@ func (v *Vault) Set(s Secret, value []byte) error {
 func (v *Vault) Remove(name string) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	unlock, err := lockVault(v.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	v.reload()
 	if _, ok := v.entries[name]; !ok {
 		return fmt.Errorf("secret %q: %w", name, ErrNoSecret)

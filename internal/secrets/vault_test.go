@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -264,5 +265,50 @@ func TestValuesSplitsALoginsTokens(t *testing.T) {
 		if got := r.Redact("see " + keep); got != "see "+keep {
 			t.Errorf("Redact(%q) = %q; a non-secret field of the login was treated as a secret", keep, got)
 		}
+	}
+}
+
+// TestVaultConcurrentWritersLoseNothing: two openings of one vault (serve
+// and the CLI) writing at the same time keep every secret both wrote: the
+// lock file orders their read-modify-writes.
+func TestVaultConcurrentWritersLoseNothing(t *testing.T) {
+	dir := t.TempDir()
+	path, key := filepath.Join(dir, "vault.json"), filepath.Join(dir, "vault.key")
+	a, err := OpenVault(path, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := OpenVault(path, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = 25
+	errs := make(chan error, 2*n)
+	done := make(chan struct{})
+	for _, w := range []struct {
+		v    *Vault
+		name string
+	}{{a, "serve"}, {b, "cli"}} {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := range n {
+				errs <- w.v.Set(Secret{Name: fmt.Sprintf("%s-%d", w.name, i), Hosts: []string{"x.example.com"}}, []byte("value-0123456789abcdef"))
+			}
+		}()
+	}
+	<-done
+	<-done
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := OpenVault(path, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(again.List()); got != 2*n {
+		t.Errorf("the vault holds %d secrets after two writers set %d each; want %d (a write was lost)", got, n, 2*n)
 	}
 }
