@@ -86,7 +86,7 @@ var allowed = map[string][]string{
 	// Engine interface; egress checks a URL when it is planned.
 	"internal/browsertools": {"internal/tool", "internal/policy", "internal/egress", "internal/browser", "internal/channel"},
 	"internal/sandbox":      {"internal/workspace"}, // the change-set stream's writer
-	"internal/secrets":      {},
+	"internal/secrets":      {"internal/filelock"},
 	"internal/store":        {},
 	"internal/approval":     {"internal/store", "internal/policy"},
 	"internal/audit":        {"internal/store", "internal/policy", "internal/tool", "internal/termtext"}, // tool: strict decoding of an export; termtext: hidden characters escaped
@@ -106,7 +106,8 @@ var allowed = map[string][]string{
 	// Agent turns followed into spans and counters (the attribute
 	// allowlist), exported by telemetry; app wires it into every turn.
 	"internal/turntrace": {"internal/telemetry", "internal/agent", "internal/arbiter", "internal/config", "internal/llm", "internal/policy"},
-	"internal/memory":    {"internal/store"},
+	"internal/memory":    {"internal/store", "internal/filelock"},
+	"internal/filelock":  {}, // flock on one file, for memory.md and the vault
 	// The one facade for the owner's own actions, used by the CLI and the
 	// gateway alike (approvals, grants, audit, memory, sessions, tokens,
 	// secrets, rollbacks through the gate, the authenticator).

@@ -40,6 +40,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/homard/homard/internal/filelock"
 	"github.com/homard/homard/internal/store"
 )
 
@@ -250,7 +251,8 @@ func (m *Memory) lock(owner string) (func(), error) {
 	if err != nil {
 		return nil, err
 	}
-	return lockFile(filepath.Dir(p))
+	// The lock file orders a CLI command's edit and the daemon's.
+	return filelock.Lock(filepath.Join(filepath.Dir(p), ".lock"))
 }
 
 // edit takes m.mu and the cross-process lock on owner's folder and loads

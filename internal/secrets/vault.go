@@ -18,6 +18,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/homard/homard/internal/filelock"
 )
 
 // Vault errors.
@@ -239,9 +241,9 @@ func (v *Vault) Set(s Secret, value []byte) error {
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	unlock, err := lockVault(v.path)
+	unlock, err := filelock.Lock(v.path + ".lock") // orders serve's and the CLI's writes
 	if err != nil {
-		return err
+		return fmt.Errorf("lock vault: %w", err)
 	}
 	defer unlock()
 	v.reload()
@@ -264,9 +266,9 @@ func (v *Vault) Set(s Secret, value []byte) error {
 func (v *Vault) Remove(name string) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	unlock, err := lockVault(v.path)
+	unlock, err := filelock.Lock(v.path + ".lock") // orders serve's and the CLI's writes
 	if err != nil {
-		return err
+		return fmt.Errorf("lock vault: %w", err)
 	}
 	defer unlock()
 	v.reload()
