@@ -19,7 +19,7 @@ var allowed = map[string][]string{
 	// and no runtime.
 	// memreview: `homard memory review` prints a proposal as the card does
 	// (memreview.Line) and tells its errors apart.
-	"cmd/homard": {"internal/app", "internal/audit", "internal/channel", "internal/config", "internal/eval", "internal/service", "internal/setup", "internal/split", "internal/store", "internal/termtext", "internal/lang",
+	"cmd/homard": {"internal/app", "internal/audit", "internal/channel", "internal/config", "internal/eval", "internal/service", "internal/setup", "internal/split", "internal/store", "internal/store/pgstore", "internal/termtext", "internal/lang",
 		"internal/memreview"},
 	// homard eval (issue 25): scenarios run through the composed runtime
 	// in a throw-away home, as a command drives it (app, the one other
@@ -87,14 +87,18 @@ var allowed = map[string][]string{
 	"internal/browsertools": {"internal/tool", "internal/policy", "internal/egress", "internal/browser", "internal/channel"},
 	"internal/sandbox":      {"internal/workspace"}, // the change-set stream's writer
 	"internal/secrets":      {"internal/filelock"},
-	"internal/store":        {},
-	"internal/approval":     {"internal/store", "internal/policy"},
-	"internal/audit":        {"internal/store", "internal/policy", "internal/tool", "internal/termtext"}, // tool: strict decoding of an export; termtext: hidden characters escaped
-	"internal/integrity":    {"internal/store", "internal/audit"},
-	"internal/arbiter":      {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint", "internal/monitor"},
-	"internal/archtest":     {},
-	"internal/schedule":     {}, // pure slot arithmetic: stdlib only, no clock
-	"internal/llm":          {},
+	"internal/store":        {"internal/store/engine"},
+	// The seam a second database plugs into (issue 27), and PostgreSQL's
+	// engine: the one importer of pgx, linked only with -tags postgres.
+	"internal/store/engine":  {},
+	"internal/store/pgstore": {"internal/store/engine"},
+	"internal/approval":      {"internal/store", "internal/policy"},
+	"internal/audit":         {"internal/store", "internal/policy", "internal/tool", "internal/termtext"}, // tool: strict decoding of an export; termtext: hidden characters escaped
+	"internal/integrity":     {"internal/store", "internal/audit"},
+	"internal/arbiter":       {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint", "internal/monitor"},
+	"internal/archtest":      {},
+	"internal/schedule":      {}, // pure slot arithmetic: stdlib only, no clock
+	"internal/llm":           {},
 	// Reaching the configured model: the key (secrets), the wire clients,
 	// the deadlines; agent for the context error Explain passes through.
 	"internal/provider": {"internal/agent", "internal/config", "internal/llm", "internal/llm/openai", "internal/llm/anthropic", "internal/secrets"},
@@ -192,6 +196,7 @@ func isAdapter(target string) bool {
 // exclusive names third-party import prefixes only one package may use.
 var exclusive = map[string]string{
 	"modernc.org/sqlite":                     "internal/store",
+	"github.com/jackc/pgx":                   "internal/store/pgstore",
 	"github.com/charmbracelet/bubbletea":     "internal/channel/tui",
 	"charm.land/bubbletea":                   "internal/channel/tui",
 	"github.com/charmbracelet/huh":           "cmd/homard", // the setup wizard's forms
@@ -231,7 +236,9 @@ type pkg struct {
 
 func listPackages(t *testing.T) []pkg {
 	t.Helper()
-	cmd := exec.Command("go", "list", "-json", module+"/...")
+	// With the build tags of every optional part, so that their files
+	// are held to the table too.
+	cmd := exec.Command("go", "list", "-tags", "postgres", "-json", module+"/...")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -409,5 +416,25 @@ func TestCheckImportsCatchesViolations(t *testing.T) {
 		if got := checkImports(g.name, g.imports); got != "" {
 			t.Errorf("checkImports rejected an allowed import: %s", got)
 		}
+	}
+}
+
+// TestPostgresOnlyWithItsTag: the default binary links no PostgreSQL
+// driver (pgx would push it past its 25 MB limit; issue 27), and its
+// twin, a build with -tags postgres links the engine.
+func TestPostgresOnlyWithItsTag(t *testing.T) {
+	deps := func(tags ...string) string {
+		args := append([]string{"list", "-deps"}, tags...)
+		out, err := exec.Command("go", append(args, module+"/cmd/homard")...).CombinedOutput()
+		if err != nil {
+			t.Fatalf("go list %v: %v\n%s", tags, err, out)
+		}
+		return string(out)
+	}
+	if d := deps(); strings.Contains(d, "github.com/jackc/pgx") || strings.Contains(d, "/internal/store/pgstore\n") {
+		t.Error("the default build of cmd/homard links pgx or the PostgreSQL engine; only -tags postgres may")
+	}
+	if d := deps("-tags", "postgres"); !strings.Contains(d, "github.com/jackc/pgx/v5/stdlib\n") || !strings.Contains(d, module+"/internal/store/pgstore\n") {
+		t.Error("a -tags postgres build of cmd/homard does not link the PostgreSQL engine")
 	}
 }

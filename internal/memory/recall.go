@@ -57,9 +57,9 @@ func (m *Memory) Recall(ctx context.Context, owner, query string, limit int) ([]
 	var rows []store.MemoryUnit
 	switch {
 	case len(terms) > 0:
-		rows, err = m.o.Store.SearchMemory(ctx, owner, matchExpr(terms, " "), now, limit)
+		rows, err = m.o.Store.SearchMemory(ctx, owner, terms, false, now, limit)
 		if err == nil && len(rows) == 0 && len(terms) > 1 {
-			rows, err = m.o.Store.SearchMemory(ctx, owner, matchExpr(terms, " OR "), now, limit)
+			rows, err = m.o.Store.SearchMemory(ctx, owner, terms, true, now, limit)
 		}
 	case len(singles) > 0:
 		rows, err = m.o.Store.ScanMemory(ctx, owner, singles, now, limit)
@@ -72,16 +72,6 @@ func (m *Memory) Recall(ctx context.Context, owner, query string, limit int) ([]
 		out[i] = fromRow(r)
 	}
 	return out, nil
-}
-
-// matchExpr joins terms as FTS5 strings: sep " " means all of them, " OR "
-// any of them. A term is quoted, so FTS5 syntax in a query is only text.
-func matchExpr(terms []string, sep string) string {
-	q := make([]string, len(terms))
-	for i, t := range terms {
-		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
-	}
-	return strings.Join(q, sep)
 }
 
 func fromRow(r store.MemoryUnit) Unit {

@@ -39,7 +39,7 @@ func (tx *Tx) InsertArtifact(a Artifact) error {
 	}
 	_, err := tx.exec(`INSERT INTO artifacts (id, owner, session, tool_run, tool, untrusted, created_at, text, mime, name, data)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		a.ID, a.Owner, a.Session, nullString(a.ToolRun), a.Tool, a.Untrusted, nanos(a.CreatedAt), a.Text, a.MIME, a.Name, a.Data)
+		a.ID, a.Owner, a.Session, nullString(a.ToolRun), a.Tool, a.Untrusted, nanos(a.CreatedAt), tx.s.rawText(a.Text), a.MIME, a.Name, a.Data)
 	if err != nil {
 		return fmt.Errorf("insert artifact %s: %w", a.ID, err)
 	}
@@ -83,7 +83,7 @@ func (tx *Tx) DeleteArtifactsBefore(t time.Time) (int64, error) {
 // bytes and when the oldest was made (zero when there are none).
 func (s *Store) ArtifactStats(ctx context.Context) (count, textBytes int64, oldest time.Time, err error) {
 	var first sql.NullInt64
-	err = s.readRow(ctx, `SELECT count(*), coalesce(sum(length(CAST(text AS BLOB)) + coalesce(length(data), 0)), 0), min(created_at) FROM artifacts`).
+	err = s.readRow(ctx, `SELECT count(*), coalesce(sum(octet_length(text) + coalesce(length(data), 0)), 0), min(created_at) FROM artifacts`).
 		Scan(&count, &textBytes, &first)
 	if err != nil {
 		return 0, 0, time.Time{}, fmt.Errorf("artifact stats: %w", err)

@@ -63,8 +63,10 @@ func (s *Store) CaptureSessions(ctx context.Context, idle, stale time.Time) ([]s
 	if !idle.IsZero() {
 		cutoff = idle.UnixNano()
 	}
-	rows, err := s.readRows(ctx, `SELECT q.session_id, (SELECT max(t.created_at) FROM turns t WHERE t.session_id = q.session_id) AS last
-		FROM capture_queue q WHERE `+claimable+` GROUP BY q.session_id HAVING last < ? ORDER BY last, q.session_id`,
+	rows, err := s.readRows(ctx, `SELECT session_id, last FROM (
+			SELECT q.session_id, (SELECT max(t.created_at) FROM turns t WHERE t.session_id = q.session_id) AS last
+			FROM capture_queue q WHERE `+claimable+` GROUP BY q.session_id) w
+		WHERE last < ? ORDER BY last, session_id`,
 		nanos(stale), cutoff)
 	if err != nil {
 		return nil, fmt.Errorf("list sessions waiting for capture: %w", err)

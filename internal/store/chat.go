@@ -39,8 +39,8 @@ func scanInbox(sc interface{ Scan(...any) error }) (InboxRow, error) {
 // same (platform, bot, delivery id) is already there: inserted is false
 // then, and nothing changes.
 func (tx *Tx) InsertInbox(r InboxRow) (inserted bool, err error) {
-	res, err := tx.exec(`INSERT OR IGNORE INTO chat_inbox (platform, bot, delivery_id, kind, chat_id, sender_id, payload, state, received_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 'received', ?)`,
+	res, err := tx.exec(`INSERT INTO chat_inbox (platform, bot, delivery_id, kind, chat_id, sender_id, payload, state, received_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 'received', ?) ON CONFLICT DO NOTHING`,
 		r.Platform, r.Bot, r.DeliveryID, r.Kind, r.ChatID, r.SenderID, r.Payload, nanos(r.ReceivedAt))
 	if err != nil {
 		return false, fmt.Errorf("save chat delivery: %w", err)

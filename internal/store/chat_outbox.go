@@ -49,13 +49,14 @@ func (tx *Tx) InsertOutbox(r OutboxRow) (int64, error) {
 	if r.NextAt.IsZero() {
 		r.NextAt = r.CreatedAt
 	}
-	res, err := tx.exec(`INSERT INTO chat_outbox (platform, chat_id, text, buttons, reply_to, part, parts, state, next_at, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?)`,
-		r.Platform, r.ChatID, r.Text, r.Buttons, r.ReplyTo, r.Part, r.Parts, nanos(r.NextAt), nanos(r.CreatedAt))
+	var id int64
+	err := tx.queryRow(`INSERT INTO chat_outbox (platform, chat_id, text, buttons, reply_to, part, parts, state, next_at, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, 'queued', ?, ?) RETURNING id`,
+		r.Platform, r.ChatID, r.Text, r.Buttons, r.ReplyTo, r.Part, r.Parts, nanos(r.NextAt), nanos(r.CreatedAt)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("queue chat message: %w", err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // OutboxUnsent returns the rows of platform not yet sent or failed, in
@@ -143,12 +144,13 @@ func scanPairing(sc interface{ Scan(...any) error }) (Pairing, error) {
 
 // InsertPairing stores a new open pairing and returns its id.
 func (tx *Tx) InsertPairing(p Pairing) (int64, error) {
-	res, err := tx.exec(`INSERT INTO chat_pairings (platform, code_hash, state, created_at, expires_at) VALUES (?, ?, 'open', ?, ?)`,
-		p.Platform, p.CodeHash, nanos(p.CreatedAt), nanos(p.ExpiresAt))
+	var id int64
+	err := tx.queryRow(`INSERT INTO chat_pairings (platform, code_hash, state, created_at, expires_at) VALUES (?, ?, 'open', ?, ?) RETURNING id`,
+		p.Platform, p.CodeHash, nanos(p.CreatedAt), nanos(p.ExpiresAt)).Scan(&id)
 	if err != nil {
 		return 0, fmt.Errorf("create pairing: %w", err)
 	}
-	return res.LastInsertId()
+	return id, nil
 }
 
 // Pairing returns pairing id or ErrNotFound.

@@ -61,7 +61,7 @@ func (tx *Tx) ReplaceMemory(owner string, units []MemoryUnit, src MemorySource) 
 		return fmt.Errorf("replace memory: %w", err)
 	}
 	if others == 0 {
-		if _, err := tx.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`); err != nil {
+		if _, err := tx.exec(tx.s.named("memory.clear", `INSERT INTO memory_fts (memory_fts) VALUES ('delete-all')`)); err != nil {
 			return fmt.Errorf("clear memory index: %w", err)
 		}
 		if _, err := tx.exec(`DELETE FROM memory_units`); err != nil {
@@ -94,7 +94,7 @@ func (tx *Tx) ReplaceMemory(owner string, units []MemoryUnit, src MemorySource) 
 	if len(units) >= optimizeAfter {
 		// A bulk load leaves many segments; one merged b-tree makes
 		// every later query read one segment per term.
-		if _, err := tx.exec(`INSERT INTO memory_fts (memory_fts) VALUES ('optimize')`); err != nil {
+		if _, err := tx.exec(tx.s.named("memory.optimize", `INSERT INTO memory_fts (memory_fts) VALUES ('optimize')`)); err != nil {
 			return fmt.Errorf("optimize memory index: %w", err)
 		}
 	}
@@ -218,18 +218,30 @@ func (s *Store) MemorySource(ctx context.Context, owner string) (MemorySource, e
 	return src, nil
 }
 
-// SearchMemory returns owner's units unexpired at now that match the FTS5
-// query match, best first by bm25, at most limit (1 to 100).
+// SearchMemory returns owner's units unexpired at now whose terms hold
+// every one of terms (with anyTerm, at least one), best first by the
+// index's rank (bm25 in SQLite), at most limit (1 to 100). A term is only
+// text: the index's query syntax in it has no effect.
 //
 // The index holds every owner's units. The best candidates are ranked
 // inside the index first (joining each match to its unit before ranking
 // costs twice as much), then looked up and filtered by owner and expiry.
 // Only when filtering leaves fewer than limit and there were more
 // candidates does the query run again, joined, over every match.
-func (s *Store) SearchMemory(ctx context.Context, owner, match string, now time.Time, limit int) ([]MemoryUnit, error) {
+func (s *Store) SearchMemory(ctx context.Context, owner string, terms []string, anyTerm bool, now time.Time, limit int) ([]MemoryUnit, error) {
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	match := matchExpr(terms, anyTerm)
+	if s.eng != nil {
+		match = s.eng.Match(terms, anyTerm)
+	}
+	// The match is the first parameter of both queries: the engine's rank
+	// may name it again as ?1.
+	matches, rank := s.named("memory.match", `memory_fts MATCH ?`), s.named("memory.rank", `memory_fts.rank`)
 	limit = clampLimit(limit, 10, 100)
 	candidates := limit*4 + 16
-	st, err := s.readStmt(ctx, `SELECT rowid FROM memory_fts WHERE memory_fts MATCH ? ORDER BY rank LIMIT ?`)
+	st, err := s.readStmt(ctx, `SELECT rowid FROM memory_fts WHERE `+matches+` ORDER BY `+rank+` LIMIT ?`)
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
@@ -292,12 +304,26 @@ func (s *Store) SearchMemory(ctx context.Context, owner, match string, now time.
 	// Other owners' or expired units crowded the candidates out.
 	rows, err = s.reader.QueryContext(ctx, `SELECT `+memoryColumns+`
 		FROM memory_fts JOIN memory_units u ON u.seq = memory_fts.rowid
-		WHERE memory_fts MATCH ? AND +u.owner = ? AND (u.expires_at IS NULL OR u.expires_at > ?)
-		ORDER BY memory_fts.rank, u.seq DESC LIMIT ?`, match, owner, nanos(now), limit)
+		WHERE `+matches+` AND +u.owner = ? AND (u.expires_at IS NULL OR u.expires_at > ?)
+		ORDER BY `+rank+`, u.seq DESC LIMIT ?`, match, owner, nanos(now), limit)
 	if err != nil {
 		return nil, fmt.Errorf("search memory: %w", err)
 	}
 	return collect(rows, scanMemoryUnit(owner), "search memory")
+}
+
+// matchExpr joins terms as FTS5 strings: all of them, or with anyTerm any
+// of them. A term is quoted, so FTS5 syntax in a query is only text.
+func matchExpr(terms []string, anyTerm bool) string {
+	sep := " "
+	if anyTerm {
+		sep = " OR "
+	}
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		q[i] = `"` + strings.ReplaceAll(t, `"`, `""`) + `"`
+	}
+	return strings.Join(q, sep)
 }
 
 // scanFirst scans a row with one more leading column into first.

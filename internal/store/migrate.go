@@ -5,6 +5,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"path"
 	"strconv"
 	"strings"
 	"time"
@@ -25,8 +26,10 @@ type migration struct {
 	sql     string
 }
 
-func loadMigrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
+// loadMigrations reads the migrations of fsys's folder dir, numbered
+// without gaps from first.
+func loadMigrations(fsys fs.FS, dir string, first int) ([]migration, error) {
+	entries, err := fs.ReadDir(fsys, dir)
 	if err != nil {
 		return nil, fmt.Errorf("read migrations: %w", err)
 	}
@@ -37,10 +40,10 @@ func loadMigrations() ([]migration, error) {
 		if !ok || err != nil || !strings.HasSuffix(e.Name(), ".sql") {
 			return nil, fmt.Errorf("migration %s: want a name like 0001_init.sql", e.Name())
 		}
-		if v != len(ms)+1 {
-			return nil, fmt.Errorf("migration %s: want number %d (numbers start at 1, no gaps)", e.Name(), len(ms)+1)
+		if v != first+len(ms) {
+			return nil, fmt.Errorf("migration %s: want number %d (numbers start at %d, no gaps)", e.Name(), first+len(ms), first)
 		}
-		body, err := fs.ReadFile(migrationFiles, "migrations/"+e.Name())
+		body, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
 		if err != nil {
 			return nil, fmt.Errorf("read migration %s: %w", e.Name(), err)
 		}
@@ -50,17 +53,23 @@ func loadMigrations() ([]migration, error) {
 }
 
 func (s *Store) migrate(ctx context.Context) error {
-	ms, err := loadMigrations()
+	fsys, dir, first := fs.FS(migrationFiles), "migrations", 1
+	if s.eng != nil {
+		fsys, dir, first = s.eng.Migrations, ".", s.eng.Baseline
+	}
+	ms, err := loadMigrations(fsys, dir, first)
 	if err != nil {
 		return err
 	}
-	s.wmu.Lock()
-	_, err = s.wconn.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+	// In a write transaction: on a shared database another process may
+	// be creating it at the same moment.
+	err = s.Write(ctx, func(tx *Tx) error {
+		return tx.script(s.named("schema_migrations", `CREATE TABLE IF NOT EXISTS schema_migrations (
 		version    INTEGER PRIMARY KEY,
 		name       TEXT    NOT NULL,
 		applied_at INTEGER NOT NULL
-	) STRICT`)
-	s.wmu.Unlock()
+	) STRICT`))
+	})
 	if err != nil {
 		return fmt.Errorf("create schema_migrations: %w", err)
 	}
@@ -68,10 +77,14 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if current > len(ms) {
-		return fmt.Errorf("migrate: schema version %d, this homard knows %d: %w", current, len(ms), ErrSchemaTooNew)
+	last := first - 1 + len(ms)
+	if current > last {
+		return fmt.Errorf("migrate: schema version %d, this homard knows %d: %w", current, last, ErrSchemaTooNew)
 	}
-	for _, m := range ms[current:] {
+	for _, m := range ms {
+		if m.version <= current {
+			continue
+		}
 		err := s.Write(ctx, func(tx *Tx) error {
 			// Another process may have applied it since we looked.
 			var n int

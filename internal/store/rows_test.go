@@ -378,7 +378,7 @@ func TestToolRunIDsAcrossMigration8(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := loadMigrations()
+	ms, err := loadMigrations(migrationFiles, "migrations", 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"github.com/homard/homard/internal/store/engine"
 )
 
 // A run recorded as running is held by the process running it: on Linux an
@@ -139,3 +141,13 @@ func (s *Store) InterruptedRuns(ctx context.Context, since time.Time, limit int)
 	}
 	return collect(rows, scanToolRun, "list interrupted runs")
 }
+
+// engineLocks are an engine's run locks (engine.RunLocker) as a runLocker.
+type engineLocks struct{ l engine.RunLocker }
+
+func (e engineLocks) hold(seq int64) error { return e.l.Hold(seq) }
+func (e engineLocks) release(seq int64)    { e.l.Release(seq) }
+func (e engineLocks) probe() (func(int64) (bool, error), func(), error) {
+	return e.l.Probe()
+}
+func (e engineLocks) close() error { return e.l.Close() }

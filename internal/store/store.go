@@ -26,6 +26,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/homard/homard/internal/store/engine"
 	"modernc.org/sqlite"
 )
 
@@ -56,6 +57,10 @@ type Store struct {
 
 	// runs holds the locks of the tool runs this process runs (runlock.go).
 	runs runLocker
+
+	// eng is the engine of a store opened by URL (OpenURL); nil for the
+	// built-in SQLite. Its queries are the ones named (named).
+	eng *engine.Engine
 }
 
 // maxWriterStmts bounds the writer's statement cache; every query text in
@@ -207,6 +212,87 @@ func openDB(path string, extra url.Values) (*sql.DB, error) {
 	return sql.OpenDB(c), nil
 }
 
+// OpenURL opens the store url names. A path, or a file: URL, is a SQLite
+// file (Open). Another scheme opens through the engine registered for it
+// (package engine): postgres:// and postgresql:// in a homard built with
+// -tags postgres. Errors never repeat the URL, which may hold a password.
+func OpenURL(ctx context.Context, url string) (*Store, error) {
+	scheme, rest, ok := strings.Cut(url, "://")
+	if !ok || strings.ContainsAny(scheme, `/\`) {
+		return Open(ctx, url)
+	}
+	if strings.EqualFold(scheme, "file") {
+		return Open(ctx, rest)
+	}
+	eng, found := engine.Lookup(scheme)
+	if !found {
+		known := "none"
+		if s := engine.Schemes(); len(s) > 0 {
+			known = strings.Join(s, ", ")
+		}
+		hint := ""
+		if strings.HasPrefix(strings.ToLower(scheme), "postgres") {
+			hint = "; PostgreSQL needs a homard built with it: go build -tags postgres ./cmd/homard"
+		}
+		return nil, fmt.Errorf("open store: this homard cannot open %s:// URLs (besides SQLite files it opens: %s)%s", scheme, known, hint)
+	}
+	return openEngine(ctx, eng, url)
+}
+
+// openEngine opens url through eng: a writer pool of one connection held
+// for the store's life, like SQLite's, and a reader pool. Writes are
+// serialised in this process by wmu and across processes by eng.Begin.
+func openEngine(ctx context.Context, eng *engine.Engine, url string) (*Store, error) {
+	writer, err := eng.Open(ctx, url, false)
+	if err != nil {
+		return nil, fmt.Errorf("open %s store: %w", eng.Name, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetMaxIdleConns(1)
+	writer.SetConnMaxLifetime(0)
+	writer.SetConnMaxIdleTime(0)
+	reader, err := eng.Open(ctx, url, true)
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open %s store: %w", eng.Name, err)
+	}
+	// One more than SQLite's readers: the run locks hold a connection.
+	reader.SetMaxOpenConns(max(4, runtime.NumCPU()) + 1)
+	s := &Store{path: eng.Name, writer: writer, reader: reader, eng: eng, runs: engineLocks{eng.RunLocks(reader)}}
+	if s.wconn, err = writer.Conn(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open %s store: %w", eng.Name, err)
+	}
+	if err := s.migrate(ctx); err != nil {
+		s.Close()
+		return nil, fmt.Errorf("open %s store: %w", eng.Name, err)
+	}
+	return s, nil
+}
+
+// named returns the text of the query called name: sqlite as it is in a
+// SQLite store, the engine's own text otherwise. A name the engine does
+// not know gives a statement that fails naming it, never SQLite's text
+// sent to another database.
+func (s *Store) named(name, sqlite string) string {
+	if s.eng == nil {
+		return sqlite
+	}
+	if q, ok := s.eng.Queries[name]; ok {
+		return q
+	}
+	return `SELECT * FROM "the ` + s.eng.Name + ` engine has no query ` + name + `"`
+}
+
+// Engine names the database the store lives in: "SQLite", or the
+// engine's name.
+func (s *Store) Engine() string {
+	if s.eng == nil {
+		return "SQLite"
+	}
+	return s.eng.Name
+}
+
 func (s *Store) init(ctx context.Context) error {
 	var mode string
 	s.wmu.Lock()
@@ -221,7 +307,9 @@ func (s *Store) init(ctx context.Context) error {
 	return s.migrate(ctx)
 }
 
-// Path is the absolute path of the database file.
+// Path is the absolute path of the database file; for a store opened
+// through an engine, the engine's name (never its URL, which may hold a
+// password).
 func (s *Store) Path() string { return s.path }
 
 // Close closes both pools. The last connection to close checkpoints the
@@ -334,6 +422,15 @@ func runAll(fns []func()) {
 // transaction". A BEGIN that fails is rolled back too, in case it took
 // effect. The caller holds wmu.
 func (s *Store) begin(ctx context.Context) error {
+	if s.eng != nil {
+		for _, q := range s.eng.Begin {
+			if _, err := s.wexec(ctx, q); err != nil {
+				_ = s.rollback()
+				return err
+			}
+		}
+		return nil
+	}
 	_, err := s.wexec(ctx, "BEGIN IMMEDIATE")
 	if err == nil {
 		return nil
@@ -430,6 +527,13 @@ func (tx *Tx) queryRow(query string, args ...any) row {
 // Integrity runs PRAGMA integrity_check and foreign_key_check and returns
 // an error wrapping ErrCorrupt that lists the first problems found.
 func (s *Store) Integrity(ctx context.Context) error {
+	if s.eng != nil {
+		problems, err := s.eng.Check(ctx, s.reader)
+		if err != nil {
+			return fmt.Errorf("integrity check: %w", err)
+		}
+		return corrupt(problems)
+	}
 	var problems []string
 	rows, err := s.reader.QueryContext(ctx, "PRAGMA integrity_check")
 	if err != nil {
@@ -466,7 +570,12 @@ func (s *Store) Integrity(ctx context.Context) error {
 	if err := errors.Join(rows.Err(), rows.Close()); err != nil {
 		return fmt.Errorf("foreign key check: %w", err)
 	}
+	return corrupt(problems)
+}
 
+// corrupt is nil for no problems, else an error wrapping ErrCorrupt that
+// names the first few.
+func corrupt(problems []string) error {
 	if len(problems) == 0 {
 		return nil
 	}
@@ -500,4 +609,24 @@ func clampLimit(limit, def, maxLimit int) int {
 		return def
 	}
 	return min(limit, maxLimit)
+}
+
+// rawText is v as a parameter for a column that keeps text byte for byte,
+// invalid UTF-8 included (a tool's output): SQLite's TEXT does, so v goes
+// as it is; an engine's such column is bytes (PostgreSQL refuses invalid
+// UTF-8 in TEXT), so v goes as bytes.
+func (s *Store) rawText(v string) any {
+	if s.eng == nil {
+		return v
+	}
+	return []byte(v)
+}
+
+// boolInt is b as the 0 or 1 an INTEGER flag column holds: SQLite's driver
+// converts a bool itself, PostgreSQL's refuses one for an integer.
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -14,8 +14,26 @@ import (
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
 
+// openOther, when set, opens openTest's stores elsewhere than a new SQLite
+// file: pg_test.go sets it (-tags postgres, HOMARD_TEST_POSTGRES) to a
+// fresh schema of a PostgreSQL database, so that every test written on
+// openTest runs against both engines (scripts/pg-test).
+var openOther func(t *testing.T) *Store
+
+// sqliteOnly marks a test of what only the SQLite engine has (pragmas, the
+// file): it runs in the SQLite suite and is left out of another engine's.
+func sqliteOnly(t *testing.T) {
+	t.Helper()
+	if openOther != nil {
+		t.Skip("SQLite only: runs in the SQLite suite")
+	}
+}
+
 func openTest(t *testing.T) *Store {
 	t.Helper()
+	if openOther != nil {
+		return openOther(t)
+	}
 	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "homard.db"))
 	if err != nil {
 		t.Fatalf("Open: %v", err)
@@ -65,6 +83,7 @@ func TestOpenRejectsQuestionMark(t *testing.T) {
 }
 
 func TestPragmas(t *testing.T) {
+	sqliteOnly(t)
 	s := openTest(t)
 	ctx := t.Context()
 	for _, tc := range []struct {
@@ -97,14 +116,21 @@ func TestReaderPoolCannotWrite(t *testing.T) {
 	s := openTest(t)
 	_, err := s.execReader(t.Context(), `INSERT INTO sessions (id, owner, created_at) VALUES ('s', 'o', 1)`)
 	if err == nil {
-		t.Fatal("insert through the reader pool succeeded; want a query_only error")
+		t.Fatal("insert through the reader pool succeeded; want a query_only (SQLite) or read-only transaction (PostgreSQL) error")
+	}
+	// Its twin: the same insert through Write.
+	if err := s.Write(t.Context(), func(tx *Tx) error {
+		_, err := tx.exec(`INSERT INTO sessions (id, owner, created_at) VALUES ('s', 'o', 1)`)
+		return err
+	}); err != nil {
+		t.Fatalf("the same insert through Write: %v", err)
 	}
 }
 
 func TestMigrationsIdempotentOnReopen(t *testing.T) {
 	ctx := t.Context()
 	path := filepath.Join(t.TempDir(), "homard.db")
-	ms, err := loadMigrations()
+	ms, err := loadMigrations(migrationFiles, "migrations", 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,7 +326,7 @@ func TestForeignKeysEnforced(t *testing.T) {
 	_, err := s.execWriter(ctx, `INSERT INTO tool_runs (id, session_id, owner, tool, plan_hash, plan, display,
 		status, decision, rule, reason, created_at, updated_at)
 		VALUES ('r1', 'nope', 'alice', 't', 'h', '{}', '', 'requested', 'allow', '', '', 1, 1)`)
-	if err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
+	if err == nil || !strings.Contains(strings.ToUpper(err.Error()), "FOREIGN KEY") {
 		t.Errorf("insert with a missing session = %v; want a FOREIGN KEY error", err)
 	}
 	// Through InsertToolRun: an approval id that does not exist.
@@ -309,12 +335,13 @@ func TestForeignKeysEnforced(t *testing.T) {
 			ApprovalID: "ap_missing", CreatedAt: t0})
 		return err
 	})
-	if err == nil || !strings.Contains(err.Error(), "FOREIGN KEY") {
+	if err == nil || !strings.Contains(strings.ToUpper(err.Error()), "FOREIGN KEY") {
 		t.Errorf("InsertToolRun with a missing approval = %v; want a FOREIGN KEY error", err)
 	}
 }
 
 func TestIntegrityFindsForeignKeyDamage(t *testing.T) {
+	sqliteOnly(t)
 	s := openTest(t)
 	ctx := t.Context()
 	if err := s.Integrity(ctx); err != nil {

@@ -16,7 +16,7 @@ func TestTaskOriginAcrossMigration31(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := loadMigrations()
+	ms, err := loadMigrations(migrationFiles, "migrations", 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -86,17 +86,13 @@ func (tx *Tx) ClaimSlot(taskID, slotKey string, slotAt, now time.Time) (id int64
 	if slotKey == "" || slotAt.IsZero() || now.IsZero() {
 		return 0, false, fmt.Errorf("claim slot of task %s: a slot key, a slot time and the time now are required", taskID)
 	}
-	res, err := tx.exec(`INSERT INTO task_runs (task_id, slot_key, slot_at, status, started_at)
-		VALUES (?, ?, ?, 'claimed', ?) ON CONFLICT (task_id, slot_key) DO NOTHING`,
-		taskID, slotKey, slotAt.UnixNano(), now.UnixNano())
-	if err != nil {
-		return 0, false, fmt.Errorf("claim slot %s of task %s: %w", slotKey, taskID, err)
-	}
-	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return 0, false, err
-	}
-	id, err = res.LastInsertId()
-	if err != nil {
+	err = tx.queryRow(`INSERT INTO task_runs (task_id, slot_key, slot_at, status, started_at)
+		VALUES (?, ?, ?, 'claimed', ?) ON CONFLICT (task_id, slot_key) DO NOTHING RETURNING id`,
+		taskID, slotKey, slotAt.UnixNano(), now.UnixNano()).Scan(&id)
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return 0, false, nil
+	case err != nil:
 		return 0, false, fmt.Errorf("claim slot %s of task %s: %w", slotKey, taskID, err)
 	}
 	// The run's lock is held from before the row commits until its end

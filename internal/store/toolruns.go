@@ -73,23 +73,18 @@ func (tx *Tx) InsertToolRun(r ToolRun) (string, error) {
 	}
 	// One statement on the hot path: the row is inserted only if the
 	// session exists and is r.Owner's; why it was not is asked only then.
-	res, err := tx.exec(`INSERT INTO tool_runs (session_id, owner, tool, plan_hash, plan, display, status,
+	var seq int64
+	err := tx.queryRow(`INSERT INTO tool_runs (session_id, owner, tool, plan_hash, plan, display, status,
 		decision, rule, reason, approval_id, result, is_error, created_at, updated_at)
-		SELECT ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?
-		WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1 AND owner = ?2)`,
+		SELECT CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT),
+			CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS TEXT), CAST(? AS INTEGER), CAST(? AS BIGINT), CAST(? AS BIGINT)
+		WHERE EXISTS (SELECT 1 FROM sessions WHERE id = ?1 AND owner = ?2)
+		RETURNING seq`,
 		r.SessionID, r.Owner, r.Tool, r.PlanHash, string(r.Plan), r.Display, r.Status,
-		r.Decision, r.Rule, r.Reason, nullString(r.ApprovalID), r.Result, r.IsError,
-		nanos(r.CreatedAt), nanos(updated))
-	if err != nil {
-		return "", fmt.Errorf("insert tool run: %w", err)
-	}
-	if n, err := res.RowsAffected(); err != nil {
-		return "", fmt.Errorf("insert tool run: %w", err)
-	} else if n == 1 {
-		seq, err := res.LastInsertId()
-		if err != nil {
-			return "", fmt.Errorf("insert tool run: %w", err)
-		}
+		r.Decision, r.Rule, r.Reason, nullString(r.ApprovalID), r.Result, boolInt(r.IsError),
+		nanos(r.CreatedAt), nanos(updated)).Scan(&seq)
+	switch {
+	case err == nil:
 		if r.Status == RunRunning {
 			// Held by this process until it finishes (runlock.go).
 			if err := tx.holdRun(seq); err != nil {
@@ -97,6 +92,8 @@ func (tx *Tx) InsertToolRun(r ToolRun) (string, error) {
 			}
 		}
 		return runIDPrefix + strconv.FormatInt(seq, 10), nil
+	case !errors.Is(err, sql.ErrNoRows):
+		return "", fmt.Errorf("insert tool run: %w", err)
 	}
 	var owner string
 	err = tx.queryRow(`SELECT owner FROM sessions WHERE id = ?`, r.SessionID).Scan(&owner)

@@ -1,0 +1,107 @@
+//go:build postgres
+
+package store
+
+import (
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+
+	_ "github.com/homard/homard/internal/store/pgstore" // registers the engine and pgx's "pgx" driver
+)
+
+// With HOMARD_TEST_POSTGRES (scripts/pg-test sets it), openTest opens a
+// store in a new schema of that database, dropped after the test.
+func init() {
+	base := os.Getenv("HOMARD_TEST_POSTGRES")
+	if base == "" {
+		return
+	}
+	openOther = func(t *testing.T) *Store {
+		t.Helper()
+		b := make([]byte, 6)
+		rand.Read(b)
+		schema := "t_" + hex.EncodeToString(b)
+		admin, err := sql.Open("pgx", base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { admin.Close() })
+		if _, err := admin.ExecContext(t.Context(), `CREATE SCHEMA `+schema); err != nil {
+			t.Fatalf("create schema: %v", err)
+		}
+		u, err := url.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := u.Query()
+		q.Set("search_path", schema)
+		u.RawQuery = q.Encode()
+		s, err := OpenURL(t.Context(), u.String())
+		if err != nil {
+			t.Fatalf("OpenURL: %v", err)
+		}
+		t.Cleanup(func() {
+			s.Close()
+			if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+				t.Errorf("drop schema: %v", err)
+			}
+		})
+		return s
+	}
+}
+
+// TestSchemasMatch: the PostgreSQL schema has every table and column the
+// SQLite one has (besides the rowid columns it adds, and FTS5's own
+// tables), so a query written against one finds its columns in the other.
+func TestSchemasMatch(t *testing.T) {
+	if openOther == nil {
+		if os.Getenv("CI") != "" {
+			t.Fatal("HOMARD_TEST_POSTGRES is not set: CI runs this suite through scripts/pg-test")
+		}
+		t.Skip("HOMARD_TEST_POSTGRES is not set: run scripts/pg-test")
+	}
+	ctx := t.Context()
+	lite, err := Open(ctx, t.TempDir()+"/homard.db")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lite.Close()
+	pg := openTest(t)
+	columns := func(s *Store, q string) map[string]bool {
+		rows, err := s.reader.QueryContext(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := map[string]bool{}
+		for rows.Next() {
+			var table, col string
+			if err := rows.Scan(&table, &col); err != nil {
+				t.Fatal(err)
+			}
+			out[table+"."+col] = true
+		}
+		rows.Close()
+		return out
+	}
+	liteCols := columns(lite, `SELECT m.name, p.name FROM sqlite_master m, pragma_table_info(m.name) p
+		WHERE m.type = 'table' AND m.name NOT LIKE 'memory_fts%' AND m.name NOT LIKE 'sqlite_%'`)
+	pgCols := columns(pg, `SELECT table_name, column_name FROM information_schema.columns WHERE table_schema = current_schema()`)
+	for c := range liteCols {
+		if !pgCols[c] {
+			t.Errorf("PostgreSQL has no column %s", c)
+		}
+	}
+	for c := range pgCols {
+		if !liteCols[c] && !strings.HasSuffix(c, ".rowid") && !strings.HasPrefix(c, "memory_fts.") {
+			t.Errorf("PostgreSQL has a column %s that SQLite has not", c)
+		}
+	}
+	if len(liteCols) < 100 {
+		t.Errorf("SQLite schema: %d columns; the query read too little", len(liteCols))
+	}
+}

@@ -1,0 +1,16 @@
+// Package pgstore is homard's PostgreSQL engine (issue 27): it registers
+// itself with package engine for postgres:// and postgresql:// URLs, so
+// that store.OpenURL opens a shared database instead of a SQLite file.
+//
+// Only a homard built with -tags postgres holds it (pgx adds 0.6 MB, which
+// the default binary's 25 MB limit has no room for); Translate and the
+// schema are built and tested in every build. The store's queries are
+// SQLite's dialect: the engine's connections translate their parameters
+// (Translate), the schema defines the two SQLite idioms they use (instr()
+// and unary + on text), and the engine gives its own text for the queries
+// a second database cannot take as they are (full-text search). Writes are
+// serialised across every process on the database by a transaction-level
+// advisory lock, as SQLite's BEGIN IMMEDIATE serialises them on one file;
+// run locks are session-level advisory locks, which the server drops when
+// the process holding them dies.
+package pgstore

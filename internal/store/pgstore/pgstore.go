@@ -1,0 +1,238 @@
+//go:build postgres
+
+package pgstore
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"strings"
+	"sync"
+
+	"github.com/homard/homard/internal/store/engine"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+)
+
+//go:embed migrations/*.sql
+var migrations embed.FS
+
+func init() { engine.Register(Engine(), "postgres", "postgresql") }
+
+// writeLock is the advisory lock (two int4 keys: "homa", 1) every write
+// transaction takes first. Run locks use the one-bigint form, which
+// PostgreSQL keeps apart from the two-key form.
+const writeLock = "SELECT pg_advisory_xact_lock(1752132961, 1)"
+
+// Engine returns the PostgreSQL engine.
+func Engine() *engine.Engine {
+	sub, err := fs.Sub(migrations, "migrations")
+	if err != nil {
+		panic(err) // the folder is embedded above
+	}
+	return &engine.Engine{
+		Name:       "PostgreSQL",
+		Open:       open,
+		Begin:      []string{"BEGIN", writeLock},
+		Migrations: sub,
+		Baseline:   33,
+		Queries:    queries,
+		Match:      Match,
+		RunLocks:   func(db *sql.DB) engine.RunLocker { return &runLocks{db: db, held: map[int64]bool{}} },
+		Check:      check,
+	}
+}
+
+// queries are the store's named queries in PostgreSQL's text.
+var queries = map[string]string{
+	"schema_migrations": `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version    BIGINT PRIMARY KEY,
+		name       TEXT   NOT NULL,
+		applied_at BIGINT NOT NULL
+	)`,
+	"memory.clear":    `DELETE FROM memory_fts`,
+	"memory.optimize": `SELECT 1`, // a GIN index needs no merging
+	"memory.match":    `memory_fts.tsv @@ CAST(? AS tsquery)`,
+	"memory.rank":     `ts_rank(memory_fts.tsv, CAST(?1 AS tsquery)) DESC`,
+}
+
+// Match is the tsquery of terms: each one a quoted lexeme (so an operator
+// in a term is only text), joined by & — or | with anyTerm.
+func Match(terms []string, anyTerm bool) string {
+	sep := " & "
+	if anyTerm {
+		sep = " | "
+	}
+	q := make([]string, len(terms))
+	for i, t := range terms {
+		t = strings.ReplaceAll(t, `\`, `\\`)
+		q[i] = "'" + strings.ReplaceAll(t, "'", "''") + "'"
+	}
+	return strings.Join(q, sep)
+}
+
+// open connects to url through pgx's database/sql driver, with every
+// statement translated (Translate), and checks that the server answers.
+// A readOnly pool's sessions refuse writes (default_transaction_read_only),
+// as SQLite's reader pool does with query_only.
+func open(ctx context.Context, url string, readOnly bool) (*sql.DB, error) {
+	cfg, err := pgx.ParseConfig(url)
+	if err != nil {
+		// pgx's message masks the password.
+		return nil, fmt.Errorf("the store URL: %w", err)
+	}
+	if readOnly {
+		cfg.RuntimeParams["default_transaction_read_only"] = "on"
+	}
+	db := sql.OpenDB(connector{stdlib.GetConnector(*cfg)})
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to %s:%d as %s: %w", cfg.Host, cfg.Port, cfg.User, err)
+	}
+	return db, nil
+}
+
+// connector hands out connections that translate every statement.
+type connector struct{ driver.Connector }
+
+func (c connector) Connect(ctx context.Context) (driver.Conn, error) {
+	dc, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pc, ok := dc.(*stdlib.Conn)
+	if !ok {
+		dc.Close()
+		return nil, fmt.Errorf("pgx's driver returned a %T", dc)
+	}
+	return &conn{pc}, nil
+}
+
+// conn is pgx's connection, every optional interface of database/sql
+// included (they are promoted), with the statements translated.
+type conn struct{ *stdlib.Conn }
+
+// CheckNamedValue passes a bool as the 0 or 1 homard's INTEGER flag
+// columns hold (SQLite's driver does the same; pgx refuses a bool for a
+// bigint), and everything else to pgx as it is.
+func (c *conn) CheckNamedValue(nv *driver.NamedValue) error {
+	if b, ok := nv.Value.(bool); ok {
+		nv.Value = int64(0)
+		if b {
+			nv.Value = int64(1)
+		}
+	}
+	return nil
+}
+
+func (c *conn) Prepare(query string) (driver.Stmt, error) {
+	return c.Conn.Prepare(Translate(query))
+}
+
+func (c *conn) PrepareContext(ctx context.Context, query string) (driver.Stmt, error) {
+	return c.Conn.PrepareContext(ctx, Translate(query))
+}
+
+func (c *conn) ExecContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Result, error) {
+	return c.Conn.ExecContext(ctx, Translate(query), args)
+}
+
+func (c *conn) QueryContext(ctx context.Context, query string, args []driver.NamedValue) (driver.Rows, error) {
+	return c.Conn.QueryContext(ctx, Translate(query), args)
+}
+
+// check reports the data-page checksum failures the server counted in
+// this database (none when checksums are off): PostgreSQL checks its own
+// structure as it reads, and enforces foreign keys on every write.
+func check(ctx context.Context, db *sql.DB) ([]string, error) {
+	var failures sql.NullInt64
+	err := db.QueryRowContext(ctx, `SELECT checksum_failures FROM pg_stat_database WHERE datname = current_database()`).Scan(&failures)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	if failures.Int64 > 0 {
+		return []string{fmt.Sprintf("PostgreSQL counted %d data page checksum failures in this database", failures.Int64)}, nil
+	}
+	return nil, nil
+}
+
+// runLocks are session-level advisory locks on one connection held for
+// the store's life: the server drops them when that session ends, which
+// it does when the process holding it dies.
+type runLocks struct {
+	db   *sql.DB
+	mu   sync.Mutex
+	conn *sql.Conn // holds every lock; nil until the first Hold
+	held map[int64]bool
+}
+
+func (l *runLocks) Hold(key int64) error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.held[key] {
+		return nil
+	}
+	ctx := context.Background()
+	if l.conn == nil {
+		c, err := l.db.Conn(ctx)
+		if err != nil {
+			return err
+		}
+		l.conn = c
+	}
+	var got bool
+	if err := l.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(?)`, key).Scan(&got); err != nil {
+		return err
+	}
+	if !got {
+		return fmt.Errorf("run lock %d is held by another process", key)
+	}
+	l.held[key] = true
+	return nil
+}
+
+func (l *runLocks) Release(key int64) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.held[key] || l.conn == nil {
+		return
+	}
+	delete(l.held, key)
+	var ok bool
+	_ = l.conn.QueryRowContext(context.Background(), `SELECT pg_advisory_unlock(?)`, key).Scan(&ok)
+}
+
+func (l *runLocks) Probe() (func(int64) (bool, error), func(), error) {
+	ctx := context.Background()
+	c, err := l.db.Conn(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	free := func(key int64) (bool, error) {
+		var got, ok bool
+		if err := c.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(?)`, key).Scan(&got); err != nil || !got {
+			return false, err
+		}
+		return true, c.QueryRowContext(ctx, `SELECT pg_advisory_unlock(?)`, key).Scan(&ok)
+	}
+	return free, func() { c.Close() }, nil
+}
+
+func (l *runLocks) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return nil
+	}
+	// Closing a *sql.Conn returns its session to the pool: the locks
+	// would outlive the store. Drop them first.
+	_, err := l.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock_all()`)
+	clear(l.held)
+	err = errors.Join(err, l.conn.Close())
+	l.conn = nil
+	return err
+}
