@@ -171,9 +171,10 @@ func Open(ctx context.Context, paths config.Paths, o Options) (*Runtime, error) 
 
 func (r *Runtime) open(ctx context.Context, o Options) error {
 	cfg := r.Config
-	st, err := store.Open(ctx, r.Paths.DBFile)
+	where, name := cfg.StoreURL(r.Paths.DBFile, os.Getenv)
+	st, err := store.OpenURL(ctx, where)
 	if err != nil {
-		return fmt.Errorf("open database %s: %w", r.Paths.DBFile, err)
+		return fmt.Errorf("open database %s: %w", name, err)
 	}
 	r.Store = st
 	if !o.inspect {

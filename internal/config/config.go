@@ -111,6 +111,9 @@ type Config struct {
 	// Telemetry configures the OpenTelemetry export (telemetry.go). Off
 	// unless an endpoint is set.
 	Telemetry Telemetry `toml:"telemetry"`
+	// Store says where the state lives: SQLite (the default) or a shared
+	// PostgreSQL database (store.go).
+	Store Store `toml:"store"`
 	// Channels are the chat channels serve runs, one per platform of
 	// Platforms; every one is off unless enabled (channels.go).
 	Channels Channels `toml:"channels"`

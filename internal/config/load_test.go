@@ -156,7 +156,7 @@ func TestLoadEmptyGuestToolsMeansNone(t *testing.T) {
 
 func TestLoadUnknownKeys(t *testing.T) {
 	const (
-		top    = "config_version, owner, lang, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, monitor, browser, telemetry, channels, mcp, rules"
+		top    = "config_version, owner, lang, model, models, permissions, workspace, files, sandbox, commands, egress, memory, artifacts, gateway, agent, automation, monitor, browser, telemetry, store, channels, mcp, rules"
 		model  = "provider, base_url, name, api_key_env, api_key_secret, context_tokens"
 		perms  = "mode, approval_ttl, session_grant_ttl, always_grant_ttl, guest_tools, private_egress"
 		wspace = "roots, max_file_bytes, max_checkpoints, max_checkpoint_bytes"

@@ -275,6 +275,7 @@ extension_tool_budget = %d
 	renderMonitor(w, &c.Monitor)
 	renderBrowser(w, &c.Browser)
 	renderTelemetry(w, &c.Telemetry)
+	renderStore(w, &c.Store)
 	// Before the example rules: a test uncomments everything after those.
 	renderMCP(w, &c.MCP)
 	w("%s", exampleRules)

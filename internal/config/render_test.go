@@ -126,7 +126,7 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[Config](), reflect.TypeFor[Model](), reflect.TypeFor[Permissions](), reflect.TypeFor[Workspace](), reflect.TypeFor[Files](),
 		reflect.TypeFor[Sandbox](), reflect.TypeFor[Commands](), reflect.TypeFor[Egress](), reflect.TypeFor[Memory](), reflect.TypeFor[Artifacts](), reflect.TypeFor[Gateway](),
-		reflect.TypeFor[Agent](), reflect.TypeFor[Automation](), reflect.TypeFor[Models](), reflect.TypeFor[Roles](), reflect.TypeFor[Monitor](), reflect.TypeFor[Telemetry](),
+		reflect.TypeFor[Agent](), reflect.TypeFor[Automation](), reflect.TypeFor[Models](), reflect.TypeFor[Roles](), reflect.TypeFor[Monitor](), reflect.TypeFor[Telemetry](), reflect.TypeFor[Store](),
 	} {
 		for _, k := range tagNames(typ) {
 			switch k {
@@ -139,7 +139,7 @@ func TestRenderCommentsEveryKey(t *testing.T) {
 				continue // its keys are checked as Roles' below
 			case "rules", "channels", "mcp", "recipes":
 				continue // rules: an array of tables, checked below; channels and mcp: written when set (TestRenderCustomRoundTrips); recipes: TestRecipesValidation
-			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent", "automation", "monitor", "browser", "telemetry":
+			case "model", "permissions", "workspace", "files", "sandbox", "commands", "egress", "memory", "artifacts", "gateway", "agent", "automation", "monitor", "browser", "telemetry", "store":
 				if !strings.Contains(string(data), "\n["+k+"]\n") {
 					t.Errorf("Render does not write the table [%s]", k)
 				}
@@ -246,5 +246,41 @@ func TestQuote(t *testing.T) {
 		if _, err := toml.Decode(doc, &c); err != nil || c.Owner != tt.in {
 			t.Errorf("toml.Decode(%q) owner = %q, %v; want %q", doc, c.Owner, err, tt.in)
 		}
+	}
+}
+
+// TestStoreURL: store.url holds no password (its twin, a URL without one,
+// loads), HOMARD_STORE_URL takes its place, and the name a message prints
+// never holds the URL's user or password.
+func TestStoreURL(t *testing.T) {
+	c := Default(Paths{})
+	var ps problems
+	c.Store.URL = "postgres://homard:hunter2@db.example/homard"
+	validateStore(&c.Store, &ps)
+	c.Store.URL = "postgres://homard@db.example/homard?password=hunter2"
+	validateStore(&c.Store, &ps)
+	c.Store.URL = "mysql://db.example/homard"
+	validateStore(&c.Store, &ps)
+	if len(ps) != 3 || !strings.Contains(ps[0], "PGPASSWORD") {
+		t.Errorf("problems = %q; want three, the first naming PGPASSWORD", ps)
+	}
+	ps = nil
+	c.Store.URL = "postgres://homard@db.example/homard"
+	validateStore(&c.Store, &ps)
+	if len(ps) != 0 {
+		t.Errorf("a URL without a password: %q", ps)
+	}
+	env := map[string]string{}
+	getenv := func(k string) string { return env[k] }
+	if w, n := c.StoreURL("/d/homard.db", getenv); w != c.Store.URL || n != "PostgreSQL db.example/homard" {
+		t.Errorf("StoreURL = %q, %q", w, n)
+	}
+	env[StoreEnv] = "postgres://u:secret@other:5433/x"
+	if w, n := c.StoreURL("/d/homard.db", getenv); w != env[StoreEnv] || strings.Contains(n, "secret") || strings.Contains(n, "u:") {
+		t.Errorf("StoreURL with %s = %q, %q", StoreEnv, w, n)
+	}
+	c.Store.URL, env = "", map[string]string{}
+	if w, n := c.StoreURL("/d/homard.db", getenv); w != "/d/homard.db" || n != w {
+		t.Errorf("StoreURL unset = %q, %q; want the SQLite file", w, n)
 	}
 }

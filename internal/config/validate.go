@@ -51,6 +51,7 @@ func validate(c *Config, ps *problems) {
 	validateMonitor(&c.Monitor, ps)
 	validateBrowser(&c.Browser, ps)
 	validateTelemetry(&c.Telemetry, ps)
+	validateStore(&c.Store, ps)
 	validateChannels(&c.Channels, ps)
 	validateMCP(&c.MCP, ps)
 	validateCommandPath(c.Commands.Path, c.Workspace.Roots, ps)
