@@ -92,13 +92,15 @@ var allowed = map[string][]string{
 	// engine: the one importer of pgx, linked only with -tags postgres.
 	"internal/store/engine":  {},
 	"internal/store/pgstore": {"internal/store/engine"},
-	"internal/approval":      {"internal/store", "internal/policy"},
-	"internal/audit":         {"internal/store", "internal/policy", "internal/tool", "internal/termtext"}, // tool: strict decoding of an export; termtext: hidden characters escaped
-	"internal/integrity":     {"internal/store", "internal/audit"},
-	"internal/arbiter":       {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint", "internal/monitor"},
-	"internal/archtest":      {},
-	"internal/schedule":      {}, // pure slot arithmetic: stdlib only, no clock
-	"internal/llm":           {},
+	// Tests' stores on either engine; imported by tests only.
+	"internal/store/storetest": {"internal/store", "internal/store/pgstore"},
+	"internal/approval":        {"internal/store", "internal/policy"},
+	"internal/audit":           {"internal/store", "internal/policy", "internal/tool", "internal/termtext"}, // tool: strict decoding of an export; termtext: hidden characters escaped
+	"internal/integrity":       {"internal/store", "internal/audit"},
+	"internal/arbiter":         {"internal/tool", "internal/policy", "internal/approval", "internal/audit", "internal/secrets", "internal/store", "internal/taint", "internal/monitor"},
+	"internal/archtest":        {},
+	"internal/schedule":        {}, // pure slot arithmetic: stdlib only, no clock
+	"internal/llm":             {},
 	// Reaching the configured model: the key (secrets), the wire clients,
 	// the deadlines; agent for the context error Explain passes through.
 	"internal/provider": {"internal/agent", "internal/config", "internal/llm", "internal/llm/openai", "internal/llm/anthropic", "internal/secrets"},

@@ -3,19 +3,16 @@
 package store
 
 import (
-	"crypto/rand"
-	"database/sql"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"strings"
 	"testing"
 
-	_ "github.com/homard/homard/internal/store/pgstore" // registers the engine and pgx's "pgx" driver
+	"github.com/homard/homard/internal/store/pgstore"
 )
 
 // With HOMARD_TEST_POSTGRES (scripts/pg-test sets it), openTest opens a
-// store in a new schema of that database, dropped after the test.
+// store in a new schema of that database, dropped after the test. (The
+// store's own tests cannot use package storetest, which imports store.)
 func init() {
 	base := os.Getenv("HOMARD_TEST_POSTGRES")
 	if base == "" {
@@ -23,31 +20,17 @@ func init() {
 	}
 	openOther = func(t *testing.T) *Store {
 		t.Helper()
-		b := make([]byte, 6)
-		rand.Read(b)
-		schema := "t_" + hex.EncodeToString(b)
-		admin, err := sql.Open("pgx", base)
+		url, drop, err := pgstore.NewSchema(t.Context(), base)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("new schema: %v", err)
 		}
-		t.Cleanup(func() { admin.Close() })
-		if _, err := admin.ExecContext(t.Context(), `CREATE SCHEMA `+schema); err != nil {
-			t.Fatalf("create schema: %v", err)
-		}
-		u, err := url.Parse(base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		q := u.Query()
-		q.Set("search_path", schema)
-		u.RawQuery = q.Encode()
-		s, err := OpenURL(t.Context(), u.String())
+		s, err := OpenURL(t.Context(), url)
 		if err != nil {
 			t.Fatalf("OpenURL: %v", err)
 		}
 		t.Cleanup(func() {
 			s.Close()
-			if _, err := admin.Exec(`DROP SCHEMA ` + schema + ` CASCADE`); err != nil {
+			if err := drop(); err != nil {
 				t.Errorf("drop schema: %v", err)
 			}
 		})

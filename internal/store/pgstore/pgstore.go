@@ -4,12 +4,15 @@ package pgstore
 
 import (
 	"context"
+	"crypto/rand"
 	"database/sql"
 	"database/sql/driver"
 	"embed"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	neturl "net/url"
 	"strings"
 	"sync"
 
@@ -235,4 +238,36 @@ func (l *runLocks) Close() error {
 	err = errors.Join(err, l.conn.Close())
 	l.conn = nil
 	return err
+}
+
+// NewSchema creates an empty schema with a random name in the database at
+// base and returns base's URL with that schema as its search_path, and a
+// function that drops the schema and everything in it. It is for tests
+// (package storetest): every test a database of its own, in one cluster.
+func NewSchema(ctx context.Context, base string) (url string, drop func() error, err error) {
+	b := make([]byte, 8)
+	if _, err := rand.Read(b); err != nil {
+		return "", nil, err
+	}
+	schema := "t_" + hex.EncodeToString(b)
+	u, err := neturl.Parse(base)
+	if err != nil {
+		return "", nil, fmt.Errorf("the base URL: %w", err)
+	}
+	admin, err := open(ctx, base, false)
+	if err != nil {
+		return "", nil, err
+	}
+	if _, err := admin.ExecContext(ctx, `CREATE SCHEMA `+schema); err != nil {
+		admin.Close()
+		return "", nil, err
+	}
+	q := u.Query()
+	q.Set("search_path", schema)
+	u.RawQuery = q.Encode()
+	return u.String(), func() error {
+		defer admin.Close()
+		_, err := admin.ExecContext(context.Background(), `DROP SCHEMA `+schema+` CASCADE`)
+		return err
+	}, nil
 }
