@@ -11,6 +11,7 @@ import (
 
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // TestOldArtifactsArePruned: artifacts older than artifacts.keep are gone
@@ -21,7 +22,7 @@ func TestOldArtifactsArePruned(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(context.Background(), paths, config.InitOptions{}); err != nil {
+	if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t)}); err != nil {
 		t.Fatal(err)
 	}
 	now := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)

@@ -2,11 +2,13 @@ package app
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // newTestRuntime initialises a home in a temp dir and opens it.
@@ -17,7 +19,7 @@ func newTestRuntime(tb testing.TB, mode string) *Runtime {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := Init(context.Background(), paths, config.InitOptions{Mode: mode}); err != nil {
+	if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(tb), Mode: mode}); err != nil {
 		tb.Fatal(err)
 	}
 	r, err := Open(context.Background(), paths, Options{})
@@ -27,6 +29,18 @@ func newTestRuntime(tb testing.TB, mode string) *Runtime {
 	tb.Cleanup(func() { r.Close() })
 	return r
 }
+
+// storeWhere is where r's store lives: its PostgreSQL URL under
+// scripts/pg-test, else its SQLite file.
+func storeWhere(r *Runtime) string {
+	if r.Config.Store.URL != "" {
+		return r.Config.Store.URL
+	}
+	return r.Paths.DBFile
+}
+
+// rawDB is a connection to r's database behind homard's back (storetest.Raw).
+func rawDB(t testing.TB, r *Runtime) *sql.DB { return storetest.Raw(t, storeWhere(r)) }
 
 func writeWorkspaceFile(tb testing.TB, r *Runtime, rel, content string) {
 	tb.Helper()

@@ -63,7 +63,8 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 		}
 		add("root", err, detail)
 	}
-	if _, err := os.Stat(paths.DBFile); err != nil {
+	where, name := cfg.StoreURL(paths.DBFile, os.Getenv)
+	if _, err := os.Stat(paths.DBFile); err != nil && where == paths.DBFile {
 		add("database", fmt.Errorf("%w; homard creates an empty one at its next start (`homard setup` keeps your config and vault and checks the model); if you moved the home, pass --home DIR", err), "")
 		return out
 	}
@@ -73,7 +74,7 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 		return out
 	}
 	defer r.Close()
-	add("database", r.Store.Integrity(ctx), paths.DBFile+" (integrity ok)")
+	add("database", r.Store.Integrity(ctx), name+" (integrity ok)")
 	out = append(out, auditCheck(ctx, r))
 	out = append(out, recoveryChecks(ctx, r)...)
 	out = append(out, memoryCheck(ctx, r))

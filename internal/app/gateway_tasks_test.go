@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"net/http"
 	"strings"
@@ -60,11 +59,7 @@ func recordRun(t *testing.T, r *Runtime, id, slot, summary, target, failErr stri
 // access to the database file (not to the vault key) would.
 func editTaskRow(t *testing.T, r *Runtime, query string, args ...any) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+r.Paths.DBFile+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := rawDB(t, r)
 	if res, err := db.Exec(query, args...); err != nil {
 		t.Fatalf("%s: %v", query, err)
 	} else if n, _ := res.RowsAffected(); n != 1 {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // These tests drive the real composition — config, SQLite, os.Root
@@ -206,7 +207,7 @@ func TestPendingAndConsumedSurviveRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	if _, err := Init(ctx, paths, config.InitOptions{}); err != nil {
+	if _, err := Init(ctx, paths, config.InitOptions{StoreURL: storetest.URL(t)}); err != nil {
 		t.Fatal(err)
 	}
 	open := func() *Runtime {

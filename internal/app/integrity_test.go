@@ -2,12 +2,12 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"strings"
 	"testing"
 
 	"github.com/homard/homard/internal/arbiter"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 func callOK(t *testing.T, r *Runtime, tool, args string) arbiter.Outcome {
@@ -43,11 +43,12 @@ func TestDamagedAuditRefusesSideEffects(t *testing.T) {
 	}
 	r.Close()
 
-	db, err := sql.Open("sqlite", paths.DBFile)
-	if err != nil {
-		t.Fatal(err)
+	db := rawDB(t, r)
+	drop := "DROP TRIGGER audit_no_update"
+	if storetest.Postgres(storeWhere(r)) {
+		drop += " ON audit"
 	}
-	for _, q := range []string{"DROP TRIGGER audit_no_update", "UPDATE audit SET reason = 'nothing to see' WHERE seq = 1"} {
+	for _, q := range []string{drop, "UPDATE audit SET reason = 'nothing to see' WHERE seq = 1"} {
 		if _, err := db.Exec(q); err != nil {
 			t.Fatalf("%s: %v", q, err)
 		}

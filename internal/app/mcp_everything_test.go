@@ -15,6 +15,7 @@ import (
 
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // The MCP reference server these tests run against: the npm package
@@ -75,7 +76,7 @@ func newEverythingHome(t *testing.T) (config.Paths, *Runtime) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(context.Background(), paths, config.InitOptions{Mode: "smart"}); err != nil {
+	if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t), Mode: "smart"}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.OpenFile(paths.ConfigFile, os.O_APPEND|os.O_WRONLY, 0)

@@ -19,6 +19,7 @@ import (
 	"github.com/homard/homard/internal/mcp/mcptest"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // mcpHome is a home with the fake stdio server configured as "fake".
@@ -36,7 +37,7 @@ func newMCPHome(t *testing.T, mode, extra string) mcpHome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(context.Background(), paths, config.InitOptions{Mode: mode}); err != nil {
+	if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t), Mode: mode}); err != nil {
 		t.Fatal(err)
 	}
 	exe, err := os.Executable()
@@ -356,7 +357,7 @@ func BenchmarkOpenMCP(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			if _, err := Init(context.Background(), paths, config.InitOptions{}); err != nil {
+			if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(b)}); err != nil {
 				b.Fatal(err)
 			}
 			if withServer {

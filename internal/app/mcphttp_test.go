@@ -13,6 +13,7 @@ import (
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/mcp/mcptest"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // TestMCPHTTPThroughEgress: a url server is reached through egress. On
@@ -36,7 +37,7 @@ func TestMCPHTTPThroughEgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(context.Background(), paths, config.InitOptions{Mode: "yolo"}); err != nil {
+	if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t), Mode: "yolo"}); err != nil {
 		t.Fatal(err)
 	}
 	f, err := os.OpenFile(paths.ConfigFile, os.O_APPEND|os.O_WRONLY, 0)

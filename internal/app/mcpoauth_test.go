@@ -16,6 +16,7 @@ import (
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/mcp/mcptest"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // TestMCPOAuthTurn: a hosted server with auth = "oauth" fails to start
@@ -46,7 +47,7 @@ func TestMCPOAuthTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(context.Background(), paths, config.InitOptions{Mode: "yolo"}); err != nil {
+	if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t), Mode: "yolo"}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(paths.ConfigFile)

@@ -12,6 +12,7 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/sandbox"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // TestScenarioConfiguredBudgetEndsTheTurn: [agent] max_calls = 2 in the
@@ -62,7 +63,7 @@ func TestScenarioHomeAsReadOnlyRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(context.Background(), paths, config.InitOptions{Mode: "yolo"}); err != nil {
+	if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t), Mode: "yolo"}); err != nil {
 		t.Fatal(err)
 	}
 	for rel, content := range map[string]string{

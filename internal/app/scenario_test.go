@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -13,6 +12,7 @@ import (
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // Scenario tests: whole turns through Runtime.Run with everything real but
@@ -28,7 +28,7 @@ func newModeRuntime(t *testing.T, mode string, edit func(string) string, o Optio
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(context.Background(), paths, config.InitOptions{Mode: mode}); err != nil {
+	if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t), Mode: mode}); err != nil {
 		t.Fatal(err)
 	}
 	if edit != nil {
@@ -63,13 +63,7 @@ func auditSince(t *testing.T, r *Runtime, seq int64) []AuditRecord {
 // must see what is on disk, not what Run returned.
 func storedTurns(t *testing.T, r *Runtime, session string) (stopped []string) {
 	t.Helper()
-	// The sqlite driver is registered by internal/store, which this
-	// package imports.
-	db, err := sql.Open("sqlite", "file:"+r.Paths.DBFile+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := rawDB(t, r)
 	rows, err := db.Query(`SELECT stopped FROM turns WHERE session_id = ? ORDER BY turn`, session)
 	if err != nil {
 		t.Fatal(err)

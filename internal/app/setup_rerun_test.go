@@ -16,6 +16,7 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/setup"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // TestSetupRerunKeepsComments: running setup on an existing home edits the
@@ -160,7 +161,7 @@ func TestDoctorModel(t *testing.T) {
 				// (on loopback it may be a server without keys).
 				base = ""
 			}
-			if _, err := Init(context.Background(), paths, config.InitOptions{Provider: tt.provider, BaseURL: base, Model: "gpt-test"}); err != nil {
+			if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t), Provider: tt.provider, BaseURL: base, Model: "gpt-test"}); err != nil {
 				t.Fatal(err)
 			}
 			getenv := func(k string) string { return tt.env[k] }
@@ -288,7 +289,7 @@ func TestSetupShortKeyWritesNothing(t *testing.T) {
 			paths := setupPaths(t)
 			var before []byte
 			if existing {
-				if _, err := Init(context.Background(), paths, config.InitOptions{}); err != nil {
+				if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t)}); err != nil {
 					t.Fatal(err)
 				}
 				before, _ = os.ReadFile(paths.ConfigFile)

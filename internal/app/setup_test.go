@@ -15,6 +15,7 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm/llmtest"
 	"github.com/homard/homard/internal/setup"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 const setupKeyText = "sk-test-SETUPKEY-0123456789abcdef"
@@ -152,7 +153,7 @@ func TestSetupFailedTestWritesNothing(t *testing.T) {
 				paths := setupPaths(t)
 				var before []byte
 				if existing {
-					if _, err := Init(context.Background(), paths, config.InitOptions{}); err != nil {
+					if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t)}); err != nil {
 						t.Fatal(err)
 					}
 					before, _ = os.ReadFile(paths.ConfigFile)

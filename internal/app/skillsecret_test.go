@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // lockedBuffer is a bytes.Buffer safe for the proxy's goroutines.
@@ -69,7 +70,7 @@ func TestSkillUsesSecretThroughProxy(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(context.Background(), paths, config.InitOptions{Mode: "yolo"}); err != nil {
+	if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t), Mode: "yolo"}); err != nil {
 		t.Fatal(err)
 	}
 	cfg, err := os.ReadFile(paths.ConfigFile)

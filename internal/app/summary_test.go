@@ -11,6 +11,7 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/llm/llmtest"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // TestRunSummaryPersistsAcrossRestart: turns that outgrow the context
@@ -22,7 +23,7 @@ func TestRunSummaryPersistsAcrossRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(ctx, paths, config.InitOptions{}); err != nil {
+	if _, err := Init(ctx, paths, config.InitOptions{StoreURL: storetest.URL(t)}); err != nil {
 		t.Fatal(err)
 	}
 	open := func() *Runtime {

@@ -2,7 +2,6 @@ package app
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"os"
 	"path/filepath"
@@ -178,11 +177,7 @@ func TestRunRefusedWhenTheBodyChanges(t *testing.T) {
 	if run := runNow(t, r, in.ID); run.Status != store.TaskRunSucceeded {
 		t.Fatalf("unchanged task: run = %+v; want succeeded", run)
 	}
-	db, err := sql.Open("sqlite", r.Paths.DBFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := rawDB(t, r)
 	widened := strings.Replace(in.Canonical, `"tools":["read_file"]`, `"tools":["read_file","write_file"]`, 1)
 	if widened == in.Canonical {
 		t.Fatalf("test setup: no tools list in %s", in.Canonical)
@@ -424,11 +419,7 @@ func TestPlanTasksSaysARunWouldBeRefused(t *testing.T) {
 	if err != nil || len(plan) != 1 || plan[0].Action != automation.PlanRun {
 		t.Fatalf("plan of an unchanged due task = %+v, %v; want run", plan, err)
 	}
-	db, err := sql.Open("sqlite", r.Paths.DBFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
+	db := rawDB(t, r)
 	widened := strings.Replace(in.Canonical, `"tools":["read_file"]`, `"tools":["read_file","write_file"]`, 1)
 	if _, err := db.Exec(`UPDATE tasks SET body = ? WHERE id = ?`, widened, in.ID); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // newWebRuntime opens a home whose egress allows exactly the TLS test
@@ -27,7 +28,7 @@ func newWebRuntime(t *testing.T, srv *httptest.Server) *Runtime {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := Init(context.Background(), paths, config.InitOptions{Mode: "yolo"}); err != nil {
+	if _, err := Init(context.Background(), paths, config.InitOptions{StoreURL: storetest.URL(t), Mode: "yolo"}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(paths.ConfigFile)

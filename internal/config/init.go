@@ -29,6 +29,9 @@ type InitOptions struct {
 	Mode string
 	// Force replaces an existing config file.
 	Force bool
+	// StoreURL is store.url: a PostgreSQL database's URL, or "" for the
+	// SQLite file (tests on PostgreSQL set it; storetest.URL).
+	StoreURL string
 }
 
 // Init writes a new config file at p.ConfigFile built from Default(p) and o,
@@ -72,6 +75,7 @@ func Init(p Paths, o InitOptions) (*Config, error) {
 		}
 		c.Permissions.Mode = o.Mode
 	}
+	c.Store.URL = o.StoreURL
 	// Render validates: an invalid URL or key variable stops here.
 	data, err := Render(c)
 	if err != nil {

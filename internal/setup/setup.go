@@ -473,9 +473,10 @@ func Init(ctx context.Context, paths config.Paths, o config.InitOptions) (*confi
 	if err != nil {
 		return nil, err
 	}
-	st, err := store.Open(ctx, paths.DBFile)
+	where, name := cfg.StoreURL(paths.DBFile, os.Getenv)
+	st, err := store.OpenURL(ctx, where)
 	if err != nil {
-		return nil, fmt.Errorf("create database %s: %w", paths.DBFile, err) // lang:en: init's error
+		return nil, fmt.Errorf("create database %s: %w", name, err) // lang:en: init's error
 	}
 	return cfg, st.Close()
 }

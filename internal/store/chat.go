@@ -276,8 +276,8 @@ type ChannelState struct {
 // SetChannelState records a channel's state.
 func (tx *Tx) SetChannelState(c ChannelState) error {
 	_, err := tx.exec(`INSERT INTO chat_channels (platform, bot_id, bot_name, state, last_error, updated_at) VALUES (?, ?, ?, ?, ?, ?)
-		ON CONFLICT (platform) DO UPDATE SET bot_id = CASE WHEN excluded.bot_id = '' THEN bot_id ELSE excluded.bot_id END,
-		bot_name = CASE WHEN excluded.bot_name = '' THEN bot_name ELSE excluded.bot_name END,
+		ON CONFLICT (platform) DO UPDATE SET bot_id = CASE WHEN excluded.bot_id = '' THEN chat_channels.bot_id ELSE excluded.bot_id END,
+		bot_name = CASE WHEN excluded.bot_name = '' THEN chat_channels.bot_name ELSE excluded.bot_name END,
 		state = excluded.state, last_error = excluded.last_error, updated_at = excluded.updated_at`,
 		c.Platform, c.BotID, c.BotName, c.State, c.LastError, nanos(c.UpdatedAt))
 	if err != nil {

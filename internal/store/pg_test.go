@@ -3,9 +3,11 @@
 package store
 
 import (
+	"context"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/homard/homard/internal/store/pgstore"
 )
@@ -87,4 +89,25 @@ func TestSchemasMatch(t *testing.T) {
 	if len(liteCols) < 100 {
 		t.Errorf("SQLite schema: %d columns; the query read too little", len(liteCols))
 	}
+}
+
+// TestWriterSurvivesACancelledStatement: a write whose context ends while
+// its statement runs ends the PostgreSQL session under the writer; the
+// next write takes a new one instead of failing for the store's life.
+func TestWriterSurvivesACancelledStatement(t *testing.T) {
+	if openOther == nil {
+		t.Skip("HOMARD_TEST_POSTGRES is not set: run scripts/pg-test")
+	}
+	s := openTest(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	err := s.Write(ctx, func(tx *Tx) error {
+		go func() { time.Sleep(50 * time.Millisecond); cancel() }()
+		_, err := tx.exec(`SELECT pg_sleep(5)`)
+		return err
+	})
+	if err == nil {
+		t.Fatal("a write cancelled in the middle of a statement succeeded")
+	}
+	// The twin: the next write, with a live context, succeeds.
+	write(t, s, func(tx *Tx) error { return tx.EnsureSession("s1", "alice", t0) })
 }

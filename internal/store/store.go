@@ -423,13 +423,18 @@ func runAll(fns []func()) {
 // effect. The caller holds wmu.
 func (s *Store) begin(ctx context.Context) error {
 	if s.eng != nil {
-		for _, q := range s.eng.Begin {
-			if _, err := s.wexec(ctx, q); err != nil {
-				_ = s.rollback()
-				return err
+		err := s.beginEngine(ctx)
+		if err != nil && ctx.Err() == nil && s.wconn.PingContext(ctx) != nil {
+			// The writer's session is gone: a statement cancelled with
+			// its context ends a PostgreSQL connection (the driver cannot
+			// interrupt a query and keep the session), as does a server
+			// restart. Take a new one and begin again, once.
+			if rerr := s.reconnectWriter(ctx); rerr != nil {
+				return errors.Join(err, rerr)
 			}
+			err = s.beginEngine(ctx)
 		}
-		return nil
+		return err
 	}
 	_, err := s.wexec(ctx, "BEGIN IMMEDIATE")
 	if err == nil {
@@ -442,6 +447,34 @@ func (s *Store) begin(ctx context.Context) error {
 		_ = s.rollback()
 		return err
 	}
+	return nil
+}
+
+// beginEngine runs the engine's BEGIN statements. The caller holds wmu.
+func (s *Store) beginEngine(ctx context.Context) error {
+	for _, q := range s.eng.Begin {
+		if _, err := s.wexec(ctx, q); err != nil {
+			_ = s.rollback()
+			return err
+		}
+	}
+	return nil
+}
+
+// reconnectWriter replaces the writer's connection, and the statements
+// prepared on it, with a new session from the writer pool. The caller
+// holds wmu.
+func (s *Store) reconnectWriter(ctx context.Context) error {
+	for _, st := range s.wstmts {
+		_ = st.Close()
+	}
+	s.wstmts = nil
+	_ = s.wconn.Close()
+	c, err := s.writer.Conn(ctx)
+	if err != nil {
+		return fmt.Errorf("reconnect the writer: %w", err)
+	}
+	s.wconn = c
 	return nil
 }
 

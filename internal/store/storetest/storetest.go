@@ -7,10 +7,13 @@ package storetest
 
 import (
 	"context"
+	"database/sql"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/engine"
 )
 
 // TB is the part of testing.TB these helpers use (production packages do
@@ -65,4 +68,41 @@ func Open(tb TB) *store.Store {
 	}
 	tb.Cleanup(func() { s.Close() })
 	return s
+}
+
+// Raw opens a plain database/sql pool on the store at where (a SQLite
+// file or an engine's URL), closed when the test ends: for tests that
+// change the database behind homard's back, as an attacker with the file
+// or the database would. Its statements are written as the store's are:
+// SQLite's dialect, ? parameters (an engine translates them).
+func Raw(tb TB, where string) *sql.DB {
+	tb.Helper()
+	var db *sql.DB
+	var err error
+	if eng, ok := engineOf(where); ok {
+		db, err = eng.Open(tb.Context(), where, false)
+	} else {
+		// The driver package store links registers "sqlite".
+		db, err = sql.Open("sqlite", "file:"+where+"?_pragma=busy_timeout(5000)")
+	}
+	if err != nil {
+		tb.Fatalf("open the database behind the store: %v", err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	return db
+}
+
+// Postgres reports whether where is a PostgreSQL store (a test whose SQL
+// must differ, such as dropping a trigger).
+func Postgres(where string) bool {
+	eng, ok := engineOf(where)
+	return ok && eng.Name == "PostgreSQL"
+}
+
+func engineOf(where string) (*engine.Engine, bool) {
+	scheme, _, ok := strings.Cut(where, "://")
+	if !ok {
+		return nil, false
+	}
+	return engine.Lookup(scheme)
 }
