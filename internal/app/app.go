@@ -12,7 +12,6 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +39,7 @@ import (
 	"github.com/homard/homard/internal/reqlog"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
+	"github.com/homard/homard/internal/sessionlock"
 	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/store"
 	"github.com/homard/homard/internal/tasktools"
@@ -113,10 +113,8 @@ type Runtime struct {
 	// caches are run_command's warm build caches (nil when
 	// commands.warm_cache is off); Close ends their refreshes.
 	caches *sandbox.Caches
-	// lockOnce opens lockFile (data/sessions.lock) for LockSession.
-	lockOnce sync.Once
-	lockFile *os.File
-	lockErr  error
+	// locks are the session locks (LockSession).
+	locks *sessionlock.Locker
 	// models keeps a client per named model, for each role's (provider.go).
 	models provider.Clients
 	// Extensions are the MCP servers Open connected, the skill library,
@@ -176,7 +174,7 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 	if err != nil {
 		return fmt.Errorf("open database %s: %w", name, err)
 	}
-	r.Store = st
+	r.Store, r.locks = st, sessionlock.New(r.Paths.DataDir, st)
 	if !o.inspect {
 		// Cheap at every start; doctor runs the full check itself.
 		r.Start.Integrity, r.Start.IntegrityErr = integrity.Check(ctx, st, integrity.Options{Now: r.now})
@@ -449,8 +447,8 @@ func (r *Runtime) Close() error {
 	if r.Store != nil {
 		errs = append(errs, r.Store.Close())
 	}
-	if r.lockFile != nil {
-		errs = append(errs, r.lockFile.Close())
+	if r.locks != nil {
+		errs = append(errs, r.locks.Close())
 	}
 	return errors.Join(errs...)
 }

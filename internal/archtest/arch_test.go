@@ -92,6 +92,8 @@ var allowed = map[string][]string{
 	// engine: the one importer of pgx, linked only with -tags postgres.
 	"internal/store/engine":  {},
 	"internal/store/pgstore": {"internal/store/engine"},
+	// Session turn locks: a file lock, and the store's on a shared database.
+	"internal/sessionlock": {},
 	// Tests' stores on either engine; imported by tests only.
 	"internal/store/storetest": {"internal/store", "internal/store/engine", "internal/store/pgstore"},
 	"internal/approval":        {"internal/store", "internal/policy"},

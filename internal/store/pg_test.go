@@ -111,3 +111,76 @@ func TestWriterSurvivesACancelledStatement(t *testing.T) {
 	// The twin: the next write, with a live context, succeeds.
 	write(t, s, func(tx *Tx) error { return tx.EnsureSession("s1", "alice", t0) })
 }
+
+// TestTryLockAcrossReplicas: two stores on one database (two replicas)
+// exclude each other on a name; its twins: another name locks, and when
+// the holder's session dies (a replica killed mid-turn) the name is free.
+func TestTryLockAcrossReplicas(t *testing.T) {
+	base := os.Getenv("HOMARD_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("HOMARD_TEST_POSTGRES is not set: run scripts/pg-test")
+	}
+	url, drop, err := pgstore.NewSchema(t.Context(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer drop()
+	a, err := OpenURL(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	b, err := OpenURL(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if !a.Shared() {
+		t.Fatal("a PostgreSQL store says it is not shared")
+	}
+	unlock, ok, err := a.TryLock("session:s1")
+	if err != nil || !ok {
+		t.Fatalf("a.TryLock = %v, %v", ok, err)
+	}
+	if _, ok, err := b.TryLock("session:s1"); err != nil || ok {
+		t.Fatalf("b.TryLock of a's name = %v, %v; want refused", ok, err)
+	}
+	if u, ok, err := b.TryLock("session:s2"); err != nil || !ok {
+		t.Fatalf("b.TryLock of another name = %v, %v", ok, err)
+	} else {
+		u()
+	}
+	unlock()
+	u2, ok, err := b.TryLock("session:s1")
+	if err != nil || !ok {
+		t.Fatalf("b.TryLock after a's unlock = %v, %v", ok, err)
+	}
+	u2()
+	// a takes it again and its process dies: the server ends a's
+	// sessions, and the name is free for b.
+	if _, ok, err := a.TryLock("session:s1"); err != nil || !ok {
+		t.Fatalf("a.TryLock again = %v, %v", ok, err)
+	}
+	var pid int
+	if err := b.readRow(t.Context(), `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND classid = 1851878757 AND granted LIMIT 1`).Scan(&pid); err != nil {
+		t.Fatalf("find a's lock holder: %v", err)
+	}
+	if _, err := b.reader.ExecContext(t.Context(), `SELECT pg_terminate_backend(?)`, pid); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		u, ok, err := b.TryLock("session:s1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ok {
+			u()
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the name stayed locked after its holder's session ended")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

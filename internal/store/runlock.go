@@ -142,6 +142,25 @@ func (s *Store) InterruptedRuns(ctx context.Context, since time.Time, limit int)
 	return collect(rows, scanToolRun, "list interrupted runs")
 }
 
+// TryLock takes the database-wide lock called name, when the store is
+// shared (an engine's): ok is false while another process holds it, and
+// the database drops it when this process's session ends. A SQLite store
+// is one machine's, where file locks do this (package sessionlock): it
+// grants every name.
+func (s *Store) TryLock(name string) (unlock func(), ok bool, err error) {
+	el, shared := s.runs.(engineLocks)
+	if !shared {
+		return func() {}, true, nil
+	}
+	if ok, err = el.l.TryName(name); err != nil || !ok {
+		return nil, false, err
+	}
+	return func() { el.l.ReleaseName(name) }, true, nil
+}
+
+// Shared reports whether other machines may use this store (an engine's).
+func (s *Store) Shared() bool { return s.eng != nil }
+
 // engineLocks are an engine's run locks (engine.RunLocker) as a runLocker.
 type engineLocks struct{ l engine.RunLocker }
 

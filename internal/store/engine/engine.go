@@ -73,6 +73,11 @@ type RunLocker interface {
 	Probe() (free func(key int64) (bool, error), done func(), err error)
 	// Close drops every lock this store holds.
 	Close() error
+	// TryName takes the lock called name (a session's turn) if no other
+	// process holds it; the same process may take it again. Release drops
+	// one taking.
+	TryName(name string) (ok bool, err error)
+	ReleaseName(name string)
 }
 
 var (

@@ -5,9 +5,11 @@ package pgstore
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
 	"embed"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -196,6 +198,42 @@ func (l *runLocks) Hold(key int64) error {
 	}
 	l.held[key] = true
 	return nil
+}
+
+// nameLock is the two-int4 advisory lock of name: a class ("name") and
+// 32 bits of name's SHA-256 (a collision makes two sessions wait for each
+// other, never lets two turns share one).
+func nameLock(name string) (int32, int32) {
+	sum := sha256.Sum256([]byte(name))
+	return 0x6e616d65, int32(binary.BigEndian.Uint32(sum[:]))
+}
+
+func (l *runLocks) TryName(name string) (bool, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	ctx := context.Background()
+	if l.conn == nil {
+		c, err := l.db.Conn(ctx)
+		if err != nil {
+			return false, err
+		}
+		l.conn = c
+	}
+	class, key := nameLock(name)
+	var got bool
+	err := l.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(?, ?)`, class, key).Scan(&got)
+	return got, err
+}
+
+func (l *runLocks) ReleaseName(name string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.conn == nil {
+		return
+	}
+	class, key := nameLock(name)
+	var ok bool
+	_ = l.conn.QueryRowContext(context.Background(), `SELECT pg_advisory_unlock(?, ?)`, class, key).Scan(&ok)
 }
 
 func (l *runLocks) Release(key int64) {

@@ -1,4 +1,4 @@
-package app
+package sessionlock
 
 import "golang.org/x/sys/unix"
 
