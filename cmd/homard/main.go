@@ -143,7 +143,7 @@ shell; homard completion SHELL --help says where to put it.`),
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
 		return usage(c.say.Errorf("%v\nsee `%s --help`", err, cmd.CommandPath()))
 	})
-	root.AddCommand(c.initCmd(), c.setupCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd(), c.loginCmd(), c.serviceCmd(), c.channelCmd(), c.pairCmd(), c.taskCmd(), c.mcpCmd(), c.skillCmd(), c.totpCmd(), c.recipientCmd(), c.policyCmd(), c.logsCmd(), c.evalCmd(), c.configCmd())
+	root.AddCommand(c.initCmd(), c.setupCmd(), c.toolCmd(), c.approvalCmd(), c.auditCmd(), c.checkpointCmd(), c.secretCmd(), c.memoryCmd(), c.providerCmd(), c.doctorCmd(), c.runCmd(), c.chatCmd(), c.serveCmd(), c.tokenCmd(), c.sessionCmd(), c.versionCmd(), c.loginCmd(), c.serviceCmd(), c.channelCmd(), c.pairCmd(), c.taskCmd(), c.mcpCmd(), c.skillCmd(), c.totpCmd(), c.recipientCmd(), c.policyCmd(), c.logsCmd(), c.evalCmd(), c.configCmd(), c.storeCmd())
 	// cobra adds `completion` (bash, zsh, fish, powershell) when it runs;
 	// added here, strictArgs covers it and the man pages list it. Its
 	// scripts go where root's output goes at this point.

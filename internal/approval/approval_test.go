@@ -4,13 +4,13 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -28,13 +28,13 @@ type env struct {
 	svc   *Service
 	st    *store.Store
 	clock *clock
-	path  string
+	path  string // where the store lives (storetest.Where), to reopen it
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "homard.db")
-	st, err := store.Open(t.Context(), path)
+	path := storetest.Where(t)
+	st, err := store.OpenURL(t.Context(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -329,7 +329,7 @@ func TestStateSurvivesReopen(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	st, err := store.Open(ctx, e.path)
+	st, err := store.OpenURL(ctx, e.path)
 	if err != nil {
 		t.Fatal(err)
 	}

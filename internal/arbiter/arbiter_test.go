@@ -4,12 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/homard/homard/internal/changeset"
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
@@ -17,6 +18,7 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
 	"github.com/homard/homard/internal/workspace"
@@ -71,11 +73,7 @@ func newFixture(t *testing.T, mode policy.Mode, beforeRun func(root string)) *fi
 	if err := os.MkdirAll(f.root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(dir, "db", "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	ws, err := workspace.Open(workspace.Options{Roots: []workspace.Root{{Name: "main", Path: f.root}}, CheckpointDir: filepath.Join(dir, "cp")})
 	if err != nil {
 		t.Fatal(err)

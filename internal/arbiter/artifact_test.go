@@ -3,7 +3,6 @@ package arbiter_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -52,11 +52,7 @@ const testSecret = "zebraARTIFACTSECRET0123456789"
 // newEmitArbiter builds an arbiter over a real store with one emit tool.
 func newEmitArbiter(t *testing.T, e emit, o arbiter.Options) (*arbiter.Arbiter, *store.Store) {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	reg, err := tool.NewRegistry(tool.Adapt[emitParams](e))
 	if err != nil {
 		t.Fatal(err)

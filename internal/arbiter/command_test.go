@@ -3,7 +3,6 @@ package arbiter_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -11,7 +10,7 @@ import (
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/secrets"
-	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -53,11 +52,7 @@ type commandFixture struct {
 
 func newCommandFixture(t *testing.T, o arbiter.Options) *commandFixture {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	f := &commandFixture{}
 	reg, err := tool.NewRegistry(tool.Adapt[fakeCommandParams](fakeCommand{runs: &f.runs}))
 	if err != nil {

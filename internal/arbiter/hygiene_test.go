@@ -6,12 +6,13 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/homard/homard/internal/changeset"
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
@@ -19,6 +20,7 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
 	"github.com/homard/homard/internal/workspace"
@@ -60,7 +62,7 @@ func (b build) Run(ctx context.Context, _ tool.Plan) (tool.Result, error) {
 type hygiene struct {
 	arb    *arbiter.Arbiter
 	st     *store.Store
-	dbPath string
+	dbPath string // where the store lives (storetest.Where), to open it again
 	appr   *approval.Service
 	ws     *workspace.Workspace
 	root   string
@@ -72,13 +74,13 @@ type hygiene struct {
 func newHygiene(t *testing.T, o approval.Options) *hygiene {
 	t.Helper()
 	dir := t.TempDir()
-	h := &hygiene{root: filepath.Join(dir, "ws"), dbPath: filepath.Join(dir, "db", "homard.db"),
+	h := &hygiene{root: filepath.Join(dir, "ws"), dbPath: storetest.Where(t),
 		owner: arbiter.Caller{Owner: "me", Trust: policy.TrustOwner, Session: "s"}}
 	if err := os.MkdirAll(h.root, 0o755); err != nil {
 		t.Fatal(err)
 	}
 	var err error
-	if h.st, err = store.Open(t.Context(), h.dbPath); err != nil {
+	if h.st, err = store.OpenURL(t.Context(), h.dbPath); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { h.st.Close() })
@@ -263,7 +265,7 @@ func TestRecoverInterrupted(t *testing.T) {
 		return id
 	}
 	open := func() *store.Store {
-		st, err := store.Open(t.Context(), h.dbPath)
+		st, err := store.OpenURL(t.Context(), h.dbPath)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -15,7 +15,7 @@ import (
 	"github.com/homard/homard/internal/monitor"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/secrets"
-	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
 	"github.com/homard/homard/internal/workspace"
@@ -30,11 +30,7 @@ func newMonitored(t *testing.T, rules []policy.Rule) (*arbiter.Arbiter, *approva
 	if err := os.MkdirAll(root, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(dir, "db", "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	ws, err := workspace.Open(workspace.Options{Roots: []workspace.Root{{Name: "main", Path: root}}, CheckpointDir: filepath.Join(dir, "cp")})
 	if err != nil {
 		t.Fatal(err)

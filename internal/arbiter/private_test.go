@@ -4,17 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/homard/homard/internal/changeset"
 
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/tools"
 	"github.com/homard/homard/internal/workspace"
@@ -84,11 +86,7 @@ func newTaintFixture(t *testing.T, edit func(*arbiter.Options)) *taintFixture {
 	if err := os.WriteFile(filepath.Join(root, "notes", "private.md"), []byte("dentist on friday\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), filepath.Join(dir, "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	ws, err := workspace.Open(workspace.Options{Roots: []workspace.Root{{Name: "main", Path: root}}, CheckpointDir: filepath.Join(dir, "cp")})
 	if err != nil {
 		t.Fatal(err)

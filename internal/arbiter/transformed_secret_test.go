@@ -3,7 +3,6 @@ package arbiter_test
 import (
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -12,7 +11,7 @@ import (
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/secrets"
-	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -53,11 +52,7 @@ func reverse(s string) string {
 
 func newEchoArbiter(t *testing.T, e echoTool) *arbiter.Arbiter {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	reg, err := tool.NewRegistry(tool.Adapt[echoParams](e))
 	if err != nil {
 		t.Fatal(err)

@@ -12,11 +12,27 @@ import (
 
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 123456789, time.UTC)
 
+// openTest opens a new store on either engine (storetest) and returns
+// where it lives, for store.OpenURL to open it again.
 func openTest(t testing.TB) (*store.Store, string) {
+	t.Helper()
+	where := storetest.Where(t)
+	st, err := store.OpenURL(t.Context(), where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st, where
+}
+
+// openFile opens a new SQLite store and returns its file, for a test
+// about the database file itself.
+func openFile(t testing.TB) (*store.Store, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "homard.db")
 	st, err := store.Open(t.Context(), path)
@@ -241,7 +257,7 @@ func TestVerifyDetectsMissingAndMovedRecords(t *testing.T) {
 // file itself, as someone with access to the file would, and checks that
 // the real Verify over the real store finds it.
 func TestVerifyDetectsEditOnDisk(t *testing.T) {
-	st, path := openTest(t)
+	st, path := openFile(t)
 	appendN(t, st, 5)
 	if err := st.Close(); err != nil { // checkpoints the WAL into the file
 		t.Fatal(err)
@@ -294,8 +310,8 @@ func BenchmarkAppend(b *testing.B) {
 // last, and the one that is behind must notice and chain onto the other's
 // record rather than fork the chain.
 func TestAppendFromTwoProcesses(t *testing.T) {
-	a, path := openTest(t)
-	b, err := store.Open(t.Context(), path)
+	a, where := openTest(t)
+	b, err := store.OpenURL(t.Context(), where)
 	if err != nil {
 		t.Fatal(err)
 	}

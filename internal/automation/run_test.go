@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +15,7 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/llm"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/tool"
 )
 
@@ -104,11 +104,7 @@ func (noAnswers) Await(context.Context, string, time.Duration) (channel.Choice, 
 
 func newTestService(t *testing.T, turns Turns, out Outbox) *Service {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	cfg := config.Default(config.Paths{WorkspaceDir: t.TempDir()})
 	cfg.Channels.Of("telegram").Enabled = true
 	return New(Options{

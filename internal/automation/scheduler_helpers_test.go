@@ -3,9 +3,7 @@ package automation
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -17,6 +15,7 @@ import (
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/schedule"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/task"
 )
 
@@ -55,7 +54,7 @@ func sleepUntil(at time.Time) {
 
 func openSchedStore(t *testing.T, path string) *store.Store {
 	t.Helper()
-	s, err := store.Open(context.Background(), path)
+	s, err := store.OpenURL(context.Background(), path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -274,10 +273,7 @@ func ledgerRows(t *testing.T, s *store.Store) []string {
 // plain SQL behind the store's back.
 func dumpTables(t *testing.T, path string) string {
 	t.Helper()
-	db, err := sql.Open("sqlite", path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.Raw(t, path)
 	defer db.Close()
 	var b strings.Builder
 	for _, q := range []string{
@@ -305,7 +301,9 @@ func dumpTables(t *testing.T, path string) string {
 	return b.String()
 }
 
-func dbPath(t *testing.T) string { return filepath.Join(t.TempDir(), "homard.db") }
+// dbPath returns where a test's store lives, on either engine
+// (storetest.Where), for openSchedStore to open as often as it likes.
+func dbPath(t *testing.T) string { return storetest.Where(t) }
 
 // noticed returns the notices so far; the scheduler may still be running.
 func (r *schedRecorder) noticed() []string {

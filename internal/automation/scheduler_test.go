@@ -139,7 +139,7 @@ func TestSchedulerInterruptedRun(t *testing.T) {
 
 		// The "crashed" process claimed 10:00 and started it, but died
 		// before advancing the task's next run time or finishing.
-		crashed, err := store.Open(t.Context(), path)
+		crashed, err := store.OpenURL(t.Context(), path)
 		if err != nil {
 			t.Fatal(err)
 		}

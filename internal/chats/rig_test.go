@@ -3,7 +3,6 @@ package chats
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // fakeAdapter is an in-memory chat.Adapter: it records what homard sends.
@@ -146,11 +146,7 @@ type chatRig struct {
 // newChatRig returns a rig whose runner is running.
 func newChatRig(t *testing.T) *chatRig {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	rg := &chatRig{t: t, st: st, fake: &fakeAdapter{}, turns: &countTurns{}, stop: func() {}}
 	cfg := config.Default(config.Paths{})
 	rg.s = New(Deps{

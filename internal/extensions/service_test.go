@@ -1,7 +1,6 @@
 package extensions
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // TestMain lets this test binary act as the sandbox's helper stages (a
@@ -46,11 +46,7 @@ func newTestHome(t *testing.T) testHome {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := store.Open(context.Background(), paths.DBFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	vault, err := secrets.OpenVault(filepath.Join(paths.DataDir, "vault.json"), filepath.Join(paths.DataDir, "vault.key"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,35 +2,32 @@ package integrity
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	_ "modernc.org/sqlite" // raw SQL to damage the records, as someone with the file could
-
 	"github.com/homard/homard/internal/audit"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
 type env struct {
 	st   *store.Store
-	path string
+	path string // where the store lives (storetest.Where): a file or a URL
 	now  time.Time
 	n    int // records appended
 }
 
 func newEnv(t *testing.T) *env {
 	t.Helper()
-	e := &env{path: filepath.Join(t.TempDir(), "homard.db"), now: t0}
+	e := &env{path: storetest.Where(t), now: t0}
 	var err error
-	if e.st, err = store.Open(t.Context(), e.path); err != nil {
+	if e.st, err = store.OpenURL(t.Context(), e.path); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { e.st.Close() })
@@ -52,15 +49,16 @@ func (e *env) append(t *testing.T, k int) {
 	}
 }
 
-// sql runs statements on the database file behind homard's back.
+// sql runs statements on the database behind homard's back: the SQLite
+// file, or the PostgreSQL schema (where DROP TRIGGER names its table).
 func (e *env) sql(t *testing.T, stmts ...string) {
 	t.Helper()
-	db, err := sql.Open("sqlite", e.path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.Raw(t, e.path)
 	defer db.Close()
 	for _, s := range stmts {
+		if storetest.Postgres(e.path) && strings.HasPrefix(s, "DROP TRIGGER ") {
+			s += " ON audit"
+		}
 		if _, err := db.Exec(s); err != nil {
 			t.Fatalf("%s: %v", s, err)
 		}

@@ -4,7 +4,19 @@ package lang
 // help, the lines they print and the errors they make. The binary
 // carries it packed (zh_packed.go).
 var zhCLI = map[string]string{
-	"List, inspect, approve or deny calls waiting for you": "列出、查看、批准或拒绝等待你处理的调用",
+	"Where homard keeps its state, and moving it between SQLite and PostgreSQL": "homard 把状态存在哪里，以及在 SQLite 和 PostgreSQL 之间迁移",
+	"Copy this home's state into a new PostgreSQL database or SQLite file":      "把本主目录的状态复制到新的 PostgreSQL 数据库或 SQLite 文件",
+	"Copies every row of the store this home uses (store.url, or\ndata/homard.db) into a new one: a PostgreSQL database (postgres://…, a\nhomard built with -tags postgres) or a SQLite file, all of it or nothing.\nThe target must be empty; homard serve must not be running on this home.\nThen it counts each table's rows and verifies the audit hash chain on both\nsides. The memory index is rebuilt from memory.md at the next start.\nNothing switches by itself: set store.url (or HOMARD_STORE_URL) to the\ntarget afterwards, and keep the old store until you have checked.": "把本主目录所用存储(store.url，或 data/homard.db)的每一行复制到一个新存储：\nPostgreSQL 数据库(postgres://…，需用 -tags postgres 构建的 homard)或 SQLite 文件，\n要么全部复制，要么什么都不复制。目标必须为空；本主目录上不能有 homard serve 在运行。\n然后在两边逐表计数，并校验审计哈希链。记忆索引在下次启动时从 memory.md 重建。\n不会自动切换：之后把 store.url(或 HOMARD_STORE_URL)设为目标，\n并在检查无误前保留旧存储。",
+	"the new store: a postgres:// URL or a SQLite file path":                                                "新存储：postgres:// URL 或 SQLite 文件路径",
+	"--to is required: a postgres:// URL or a SQLite file path":                                             "需要 --to：postgres:// URL 或 SQLite 文件路径",
+	"homard serve (pid %d) is running on this home; stop it first, so that nothing changes during the copy": "homard serve(pid %d)正在本主目录上运行；请先停止它，以免复制期间有改动",
+	"the target already holds data; homard store migrate fills a new, empty store":                          "目标已有数据；homard store migrate 只填充新的空存储",
+	"%-22s %d rows\n": "%-22s %d 行\n",
+	"the source's audit chain does not verify: %v":                                    "源存储的审计链校验失败：%v",
+	"the target's audit chain does not verify (%d of %d records): %v":                 "目标存储的审计链校验失败(%d / %d 条记录)：%v",
+	"copied into %s; audit chain verified on both sides (%d records)\n":               "已复制到 %s；两边的审计链均已校验(%d 条记录)\n",
+	"to use it, set store.url in the config (or HOMARD_STORE_URL) and restart homard": "要使用它，请在配置中设置 store.url(或 HOMARD_STORE_URL)并重启 homard",
+	"List, inspect, approve or deny calls waiting for you":                            "列出、查看、批准或拒绝等待你处理的调用",
 	"An approval is bound to the tool, the SHA-256 of the exact canonical plan,\nthe owner and the session, and it expires. It is single use. Scopes:\n\n  once     this exact plan, one run\n  session  this tool on the same paths (e.g. notes/**) for this session\n  always   this tool on the same paths in any session, until it expires\n\nCritical actions can only be approved once. After approving, run the same\ncall again in the same session (a model retries by itself).\n\nA card shows what the call does: a write's diff against the file, a\ncommand's exact argv, a fetch's URL (show ID --full for a long one).\nA session or always approval leaves a grant: list them with 'grants',\nend one with 'revoke ID'. See docs/APPROVALS.md.": "审批绑定到工具、确切规范化计划的 SHA-256、所有者和会话，并且会过期。\n它只能使用一次。范围：\n\n  once     这个确切的计划，运行一次\n  session  本会话中同一工具在相同路径(如 notes/**)上的调用\n  always   任何会话中同一工具在相同路径上的调用，直到过期\n\n严重操作只能批准一次。批准后，在同一会话中再次运行同一调用(模型会自行重试)。\n\n卡片显示调用做什么：写入对文件的 diff、命令的确切 argv、获取的 URL\n(长的用 show ID --full)。会话或始终审批会留下授权：用 'grants' 列出，\n用 'revoke ID' 结束。见 docs/APPROVALS.md。",
 	"List pending approvals (--all for every state)":           "列出待批准的调用(--all 列出所有状态)",
 	"include approved, denied, consumed and expired approvals": "包括已批准、已拒绝、已使用和已过期的审批",

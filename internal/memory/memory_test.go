@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 type clock struct{ t time.Time }
@@ -29,11 +30,7 @@ func fakeSecret(s string) (string, bool) {
 func newMemory(tb testing.TB) (*Memory, *store.Store, *clock) {
 	tb.Helper()
 	dir := tb.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, "homard.db"))
-	if err != nil {
-		tb.Fatal(err)
-	}
-	tb.Cleanup(func() { st.Close() })
+	st := storetest.Open(tb)
 	c := &clock{t: time.Date(2026, 11, 30, 16, 0, 0, 0, time.UTC)}
 	return New(Options{Dir: filepath.Join(dir, "memory"), Store: st, Secret: fakeSecret, Now: c.now}), st, c
 }

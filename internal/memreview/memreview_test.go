@@ -20,6 +20,7 @@ import (
 	"github.com/homard/homard/internal/llm/openai"
 	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 type cardsSent struct {
@@ -52,11 +53,7 @@ type rig struct {
 func newRig(t *testing.T, answer func(n int, body []byte) llmtest.Reply) *rig {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	r := &rig{t: t, st: st, cards: &cardsSent{},
 		now: time.Date(2026, 12, 6, 9, 0, 30, 0, time.UTC), // a Sunday, just after 09:00
 		cfg: &config.Config{Memory: config.Memory{Review: "on", ReviewDay: "sunday"}, Automation: config.Automation{TZ: "UTC"}}}

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 var t0 = time.Date(2026, 12, 5, 18, 0, 0, 0, time.UTC)
@@ -26,11 +26,7 @@ type env struct {
 
 func newEnv(t *testing.T, lock func(string) (func(), error)) *env {
 	t.Helper()
-	st, err := store.Open(t.Context(), filepath.Join(t.TempDir(), "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	e := &env{st: st, now: t0}
 	clock := func() time.Time { return e.now }
 	e.ap = approval.New(st, approval.Options{Now: clock})

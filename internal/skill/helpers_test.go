@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 const goodDoc = `---
@@ -72,11 +72,7 @@ func writeSkill(t *testing.T, parent, dir string, extra map[string]string) strin
 func newLibrary(t *testing.T) *Library {
 	t.Helper()
 	data := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(data, "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	now := time.Date(2026, 12, 1, 10, 0, 0, 0, time.UTC)
 	return NewLibrary(Folder(data), st, func() time.Time { return now })
 }

@@ -3,7 +3,6 @@ package task
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"errors"
 	"path/filepath"
 	"strings"
@@ -12,13 +11,13 @@ import (
 
 	"github.com/homard/homard/internal/secrets"
 	"github.com/homard/homard/internal/store"
-	_ "modernc.org/sqlite" // the test edits the database behind the store's back
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // ledger is a real database with one approved task, sealed with a key
 // derived from a real vault.
 type ledger struct {
-	path  string
+	path  string // where the store lives (storetest.Where): a file or a URL
 	s     *store.Store
 	vault *secrets.Vault
 	key   []byte
@@ -36,8 +35,8 @@ func newLedger(t *testing.T) *ledger {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l := &ledger{path: filepath.Join(dir, "homard.db"), vault: v, key: k, body: sample()}
-	if l.s, err = store.Open(t.Context(), l.path); err != nil {
+	l := &ledger{path: storetest.Where(t), vault: v, key: k, body: sample()}
+	if l.s, err = store.OpenURL(t.Context(), l.path); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { l.s.Close() })
@@ -72,13 +71,11 @@ func (l *ledger) row(t *testing.T) store.Task {
 }
 
 // sqlEdit changes the tasks row with plain SQL on its own connection, as
-// someone with write access to the file but not to the vault key would.
+// someone with write access to the file (or the PostgreSQL database) but
+// not to the vault key would.
 func (l *ledger) sqlEdit(t *testing.T, query string, args ...any) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+l.path+"?_pragma=busy_timeout(5000)")
-	if err != nil {
-		t.Fatal(err)
-	}
+	db := storetest.Raw(t, l.path)
 	defer db.Close()
 	res, err := db.ExecContext(context.Background(), query, args...)
 	if err != nil {

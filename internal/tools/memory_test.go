@@ -11,18 +11,14 @@ import (
 
 	"github.com/homard/homard/internal/memory"
 	"github.com/homard/homard/internal/policy"
-	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/tool"
 )
 
 func newMemoryTools(t *testing.T) (*memory.Memory, map[string]tool.Tool) {
 	t.Helper()
 	dir := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(dir, "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	m := memory.New(memory.Options{Dir: filepath.Join(dir, "memory"), Store: st,
 		Secret: func(string) (string, bool) { return "", false }})
 	out := map[string]tool.Tool{}

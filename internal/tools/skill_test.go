@@ -4,16 +4,17 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/homard/homard/internal/changeset"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/homard/homard/internal/changeset"
+
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/skill"
-	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 	"github.com/homard/homard/internal/tool"
 	"github.com/homard/homard/internal/workspace"
 )
@@ -78,11 +79,7 @@ type skillEnv struct {
 func newSkillEnv(t *testing.T, doc string) *skillEnv {
 	t.Helper()
 	data := t.TempDir()
-	st, err := store.Open(context.Background(), filepath.Join(data, "homard.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	src := t.TempDir()
 	writeFile(t, src, "SKILL.md", doc)
 	writeFile(t, src, "skill.json", weatherJSON)

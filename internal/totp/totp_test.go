@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -12,7 +11,7 @@ import (
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
 
-	"github.com/homard/homard/internal/store"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // clock is a settable test clock.
@@ -22,11 +21,7 @@ func (c *clock) now() time.Time { return c.t }
 
 func newService(t *testing.T) (*Service, *clock) {
 	t.Helper()
-	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "h.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := storetest.Open(t)
 	c := &clock{time.Unix(1_800_000_000, 0)}
 	key := make([]byte, 32)
 	return &Service{Store: st, Key: func(string) ([]byte, error) { return key, nil }, Issuer: "homard", Now: c.now}, c

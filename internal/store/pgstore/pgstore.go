@@ -28,10 +28,18 @@ var migrations embed.FS
 
 func init() { engine.Register(Engine(), "postgres", "postgresql") }
 
-// writeLock is the advisory lock (two int4 keys: "homa", 1) every write
-// transaction takes first. Run locks use the one-bigint form, which
-// PostgreSQL keeps apart from the two-key form.
-const writeLock = "SELECT pg_advisory_xact_lock(1752132961, 1)"
+// Advisory locks are one space per database, and one database may hold
+// several deployments (or a test's many schemas): every lock here is
+// keyed by the schema the store lives in as well. writeLock is the
+// two-int4 lock (a class from the schema's name, 1) every write
+// transaction takes first; run locks are one-bigint locks, their key
+// XORed with a 64-bit hash of the schema's name (distinct keys stay
+// distinct); name locks are two-int4 locks in their own class.
+const (
+	writeLock = `SELECT pg_advisory_xact_lock(hashtext('homard.write.' || current_schema()), 1)`
+	runKey    = `(hashtextextended('homard.run.' || current_schema(), 0) # CAST(? AS BIGINT))`
+	nameClass = `hashtext('homard.name.' || current_schema())`
+)
 
 // Engine returns the PostgreSQL engine.
 func Engine() *engine.Engine {
@@ -63,6 +71,11 @@ var queries = map[string]string{
 	"memory.optimize": `SELECT 1`, // a GIN index needs no merging
 	"memory.match":    `memory_fts.tsv @@ CAST(? AS tsquery)`,
 	"memory.rank":     `ts_rank(memory_fts.tsv, CAST(?1 AS tsquery)) DESC`,
+	// store.Copy's introspection.
+	"columns": `SELECT column_name, data_type FROM information_schema.columns
+		WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`,
+	"identities": `SELECT table_name, column_name FROM information_schema.columns
+		WHERE table_schema = current_schema() AND is_identity = 'YES' AND identity_generation = 'BY DEFAULT'`,
 }
 
 // Match is the tsquery of terms: each one a quoted lexeme (so an operator
@@ -190,7 +203,7 @@ func (l *runLocks) Hold(key int64) error {
 		l.conn = c
 	}
 	var got bool
-	if err := l.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(?)`, key).Scan(&got); err != nil {
+	if err := l.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(`+runKey+`)`, key).Scan(&got); err != nil {
 		return err
 	}
 	if !got {
@@ -200,12 +213,12 @@ func (l *runLocks) Hold(key int64) error {
 	return nil
 }
 
-// nameLock is the two-int4 advisory lock of name: a class ("name") and
-// 32 bits of name's SHA-256 (a collision makes two sessions wait for each
-// other, never lets two turns share one).
-func nameLock(name string) (int32, int32) {
+// nameKey is the second int4 of name's advisory lock (the first is
+// nameClass): 32 bits of name's SHA-256. A collision makes two sessions
+// wait for each other, never lets two turns share one.
+func nameKey(name string) int32 {
 	sum := sha256.Sum256([]byte(name))
-	return 0x6e616d65, int32(binary.BigEndian.Uint32(sum[:]))
+	return int32(binary.BigEndian.Uint32(sum[:]))
 }
 
 func (l *runLocks) TryName(name string) (bool, error) {
@@ -219,9 +232,8 @@ func (l *runLocks) TryName(name string) (bool, error) {
 		}
 		l.conn = c
 	}
-	class, key := nameLock(name)
 	var got bool
-	err := l.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(?, ?)`, class, key).Scan(&got)
+	err := l.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(`+nameClass+`, ?)`, nameKey(name)).Scan(&got)
 	return got, err
 }
 
@@ -231,9 +243,8 @@ func (l *runLocks) ReleaseName(name string) {
 	if l.conn == nil {
 		return
 	}
-	class, key := nameLock(name)
 	var ok bool
-	_ = l.conn.QueryRowContext(context.Background(), `SELECT pg_advisory_unlock(?, ?)`, class, key).Scan(&ok)
+	_ = l.conn.QueryRowContext(context.Background(), `SELECT pg_advisory_unlock(`+nameClass+`, ?)`, nameKey(name)).Scan(&ok)
 }
 
 func (l *runLocks) Release(key int64) {
@@ -244,7 +255,7 @@ func (l *runLocks) Release(key int64) {
 	}
 	delete(l.held, key)
 	var ok bool
-	_ = l.conn.QueryRowContext(context.Background(), `SELECT pg_advisory_unlock(?)`, key).Scan(&ok)
+	_ = l.conn.QueryRowContext(context.Background(), `SELECT pg_advisory_unlock(`+runKey+`)`, key).Scan(&ok)
 }
 
 func (l *runLocks) Probe() (func(int64) (bool, error), func(), error) {
@@ -255,10 +266,10 @@ func (l *runLocks) Probe() (func(int64) (bool, error), func(), error) {
 	}
 	free := func(key int64) (bool, error) {
 		var got, ok bool
-		if err := c.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(?)`, key).Scan(&got); err != nil || !got {
+		if err := c.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(`+runKey+`)`, key).Scan(&got); err != nil || !got {
 			return false, err
 		}
-		return true, c.QueryRowContext(ctx, `SELECT pg_advisory_unlock(?)`, key).Scan(&ok)
+		return true, c.QueryRowContext(ctx, `SELECT pg_advisory_unlock(`+runKey+`)`, key).Scan(&ok)
 	}
 	return free, func() { c.Close() }, nil
 }
