@@ -56,6 +56,14 @@ type Options struct {
 	// TypingEvery is how often the typing indicator is renewed during a
 	// turn. Zero means 4s.
 	TypingEvery time.Duration
+	// Lease takes the lock that makes this process the one that polls a
+	// platform and sends its replies (see runPlatform). Nil means the
+	// store's TryLock: on a shared database one replica per platform, on
+	// SQLite always this process.
+	Lease func(name string) (unlock func(), ok bool, err error)
+	// LeaseEvery is how often a replica on standby asks for the lease
+	// again. Zero means 5s.
+	LeaseEvery time.Duration
 }
 
 // Runner runs homard's chat channels: it is the chat.Sink every adapter
@@ -124,6 +132,12 @@ func (s *Service) NewRunner(o Options) *Runner {
 	if o.TypingEvery <= 0 {
 		o.TypingEvery = 4 * time.Second
 	}
+	if o.Lease == nil {
+		o.Lease = s.d.Store.TryLock
+	}
+	if o.LeaseEvery <= 0 {
+		o.LeaseEvery = 5 * time.Second
+	}
 	c := &Runner{
 		s: s, o: o, log: o.Log, adapters: map[string]chat.Adapter{},
 		wakeInbox: make(chan struct{}, 1), wakeOut: map[string]chan struct{}{},
@@ -180,9 +194,8 @@ func (c *Runner) Run(ctx context.Context) error {
 	}
 	var wg sync.WaitGroup
 	for _, a := range c.adapters {
-		wg.Add(2)
-		go func() { defer wg.Done(); c.runAdapter(ctx, a) }()
-		go func() { defer wg.Done(); c.outboxLoop(ctx, a) }()
+		wg.Add(1)
+		go func() { defer wg.Done(); c.runPlatform(ctx, a) }()
 	}
 	wg.Add(1)
 	go func() { defer wg.Done(); c.dispatchLoop(ctx) }()
@@ -190,6 +203,42 @@ func (c *Runner) Run(ctx context.Context) error {
 	wg.Wait()
 	c.workers.Wait()
 	return nil
+}
+
+// runPlatform polls a platform and sends its replies while this process
+// holds the platform's lease. On a shared database (replicas, issue 27)
+// only one process may: two would each take updates meant for the other
+// (Telegram answers a second getUpdates with 409 Conflict), and both would
+// send the same reply. The others wait on standby and one takes over when
+// the holder stops or dies (the database drops its lock). Every replica
+// still dispatches the inbox and runs turns.
+func (c *Runner) runPlatform(ctx context.Context, a chat.Adapter) {
+	p := a.Platform()
+	var unlock func()
+	for standby := false; ; standby = true {
+		u, ok, err := c.o.Lease("channel:" + p)
+		if err != nil {
+			c.log.Warn("chat channel lease", "platform", p, "err", err)
+		}
+		if ok {
+			unlock = u
+			break
+		}
+		if !standby && err == nil {
+			// Not recorded as the channel's state: the row is the
+			// platform's, and the replica that polls keeps it.
+			c.log.Info("chat channel on standby: another replica polls it", "platform", p)
+		}
+		if !sleepCtx(ctx, c.o.LeaseEvery) {
+			return
+		}
+	}
+	defer unlock()
+	var wg sync.WaitGroup
+	wg.Add(2)
+	go func() { defer wg.Done(); c.runAdapter(ctx, a) }()
+	go func() { defer wg.Done(); c.outboxLoop(ctx, a) }()
+	wg.Wait()
 }
 
 // runAdapter learns the bot's identity and runs its receive loop,

@@ -1,0 +1,92 @@
+package chats
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/homard/homard/internal/channel/chat"
+)
+
+// leaseTable is a database's lock table seen by several replicas.
+type leaseTable struct {
+	mu    sync.Mutex
+	owner map[string]int
+}
+
+func (l *leaseTable) view(me int) func(string) (func(), bool, error) {
+	return func(name string) (func(), bool, error) {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		if o, held := l.owner[name]; held && o != me {
+			return nil, false, nil
+		}
+		l.owner[name] = me
+		return func() { l.mu.Lock(); delete(l.owner, name); l.mu.Unlock() }, true, nil
+	}
+}
+
+// pollingAdapter is the fake adapter that records which replicas poll.
+type pollingAdapter struct {
+	*fakeAdapter
+	replica          int
+	polling, maxPoll *atomic.Int32
+	last             *atomic.Int32 // the replica that last started polling
+}
+
+func (p pollingAdapter) Run(ctx context.Context, _ chat.Sink) error {
+	n := p.polling.Add(1)
+	defer p.polling.Add(-1)
+	for {
+		m := p.maxPoll.Load()
+		if n <= m || p.maxPoll.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	p.last.Store(int32(p.replica))
+	<-ctx.Done()
+	return nil
+}
+
+// TestOnePollerPerPlatform: two replicas run the chat channels on one
+// database; one polls the platform, the other waits on standby, and takes
+// over when the first stops. Its twin, on one machine:
+// a runner whose lease is always granted polls at once (every other test
+// of this package).
+func TestOnePollerPerPlatform(t *testing.T) {
+	rg := newChatRig(t)
+	rg.stop()
+	table := &leaseTable{owner: map[string]int{}}
+	var polling, maxPoll, last atomic.Int32
+	start := func(replica int) func() {
+		a := pollingAdapter{&fakeAdapter{}, replica, &polling, &maxPoll, &last}
+		r := rg.s.NewRunner(Options{Adapters: []chat.Adapter{a}, Poll: 10 * time.Millisecond, ApprovalWait: time.Minute,
+			Backoff: func(int) time.Duration { return 5 * time.Millisecond }, TypingEvery: time.Hour,
+			Lease: table.view(replica), LeaseEvery: 10 * time.Millisecond})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); _ = r.Run(ctx) }()
+		stop := func() { cancel(); <-done }
+		t.Cleanup(func() { cancel(); <-done })
+		return stop
+	}
+	stop1 := start(1)
+	waitFor(t, "replica 1 polling", func() bool { return last.Load() == 1 })
+	stop2 := start(2)
+	defer stop2()
+	time.Sleep(100 * time.Millisecond) // replica 2 asks for the lease several times
+	if m := maxPoll.Load(); m != 1 {
+		t.Fatalf("%d replicas polled at once; want 1", m)
+	}
+	if st, err := rg.st.ChannelStates(context.Background()); err != nil || st[chat.Telegram].State != "running" {
+		t.Errorf("channel state %+v, %v; want running (the standby replica leaves the poller's row)", st[chat.Telegram], err)
+	}
+	stop1()
+	waitFor(t, "replica 2 taking over", func() bool { return last.Load() == 2 && polling.Load() == 1 })
+	if m := maxPoll.Load(); m != 1 {
+		t.Errorf("%d replicas polled at once during the takeover; want 1", m)
+	}
+}
+
