@@ -89,4 +89,3 @@ func TestOnePollerPerPlatform(t *testing.T) {
 		t.Errorf("%d replicas polled at once during the takeover; want 1", m)
 	}
 }
-
