@@ -168,6 +168,9 @@ type Service struct {
 	// waiters are the Waits of this process, by approval id (wait.go).
 	waitMu  sync.Mutex
 	waiters map[string][]chan struct{}
+	// listen starts, at the first Wait, listening for answers recorded by
+	// other processes on a shared database (store.Listen).
+	listen sync.Once
 }
 
 // New returns a Service over st.

@@ -379,3 +379,44 @@ func TestTaskRunApprovalsOnlyOnce(t *testing.T) {
 		t.Errorf("Approve(ordinary session, session) = %+v, %v; want approved", got, err)
 	}
 }
+
+// TestWaitWokenByAnotherReplica: on a shared database an answer recorded
+// by another replica wakes a waiter at once — its poll here is an hour,
+// so only the announcement can. Its twin on SQLite (one machine) is
+// TestStateSurvivesReopen and the app's answers from the command line,
+// which the poll serves.
+func TestWaitWokenByAnotherReplica(t *testing.T) {
+	e := newEnv(t)
+	if !e.st.Shared() {
+		t.Skip("SQLite: no other machine to hear from; scripts/pg-test runs this against PostgreSQL")
+	}
+	a, _ := e.request(t, "alice", "s1", "notes/a.md", policy.RiskMedium)
+	other, err := store.OpenURL(t.Context(), e.path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	replica := New(other, Options{Now: e.clock.Now})
+	done := make(chan Waited, 1)
+	go func() {
+		_, w, err := e.svc.Wait(t.Context(), a.ID, time.Hour, time.Hour)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- w
+	}()
+	// The first read (at once) finds it pending; then only a wake-up
+	// ends the wait before the hour.
+	time.Sleep(100 * time.Millisecond)
+	if _, err := replica.Approve(t.Context(), a.ID, "alice", ScopeOnce); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case w := <-done:
+		if w != Answered {
+			t.Errorf("Wait = %v; want Answered", w)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the waiter did not hear of the answer recorded by the other replica")
+	}
+}

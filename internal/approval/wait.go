@@ -3,6 +3,8 @@ package approval
 import (
 	"context"
 	"time"
+
+	"github.com/homard/homard/internal/store"
 )
 
 // Waited is how a wait for the owner's answer ended.
@@ -68,6 +70,12 @@ func (s *Service) Wait(ctx context.Context, id string, within, poll time.Duratio
 // waitFor registers a waiter on id: the returned channel receives when an
 // answer to id is recorded through s.
 func (s *Service) waitFor(id string) chan struct{} {
+	// On a shared database an answer recorded by another replica is
+	// announced (store.TopicApprovals) and wakes the waiter at once; the
+	// poll is what remains when an announcement is lost. On SQLite
+	// nothing is announced and the poll reads answers from other
+	// processes.
+	s.listen.Do(func() { _, _ = s.st.Listen(store.TopicApprovals, func(id string) { s.wake(id) }) })
 	ch := make(chan struct{}, 1)
 	s.waitMu.Lock()
 	defer s.waitMu.Unlock()

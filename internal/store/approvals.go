@@ -133,7 +133,10 @@ func (tx *Tx) DecideApproval(d ApprovalDecision) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("decide approval %s: %w", d.ID, err)
 	}
-	return n == 1, nil
+	if n == 1 {
+		return true, tx.notify(TopicApprovals, d.ID)
+	}
+	return false, nil
 }
 
 // ConsumeApproval flips one approved approval with exactly this binding,
@@ -261,5 +264,8 @@ func (tx *Tx) LapsePending(id string, since, now time.Time) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("lapse approval %s: %w", id, err)
 	}
-	return n == 1, nil
+	if n == 1 {
+		return true, tx.notify(TopicApprovals, id)
+	}
+	return false, nil
 }

@@ -384,3 +384,35 @@ func TestCopyToPostgresAndBack(t *testing.T) {
 		}
 	}
 }
+
+// TestListenAcrossReplicas: a decision recorded by one replica is
+// announced to a listener on another as it commits; a decision in another
+// deployment (another schema of the database) is not.
+func TestListenAcrossReplicas(t *testing.T) {
+	a, b := twoReplicas(t)
+	other := openTest(t) // another deployment in the same database
+	got := make(chan string, 4)
+	if ok, err := a.Listen(TopicApprovals, func(id string) { got <- id }); err != nil || !ok {
+		t.Fatalf("Listen = %v, %v", ok, err)
+	}
+	decide := func(s *Store, id string) {
+		seedApproval(t, s, pending(id))
+		write(t, s, func(tx *Tx) error {
+			ok, err := tx.DecideApproval(ApprovalDecision{ID: id, Status: "approved", Scope: "once", Now: t0, Approver: "alice", ExpiresAt: t0.Add(time.Hour)})
+			if err == nil && !ok {
+				err = fmt.Errorf("approval %s not decided", id)
+			}
+			return err
+		})
+	}
+	decide(other, "ap_elsewhere")
+	decide(b, "ap_here")
+	select {
+	case id := <-got:
+		if id != "ap_here" {
+			t.Errorf("first announcement %q; want ap_here (another deployment's decision must not reach this one)", id)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("no announcement of a decision recorded by the other replica")
+	}
+}

@@ -61,6 +61,10 @@ type Store struct {
 	// eng is the engine of a store opened by URL (OpenURL); nil for the
 	// built-in SQLite. Its queries are the ones named (named).
 	eng *engine.Engine
+	// listeners stop the store's Listen calls; closed is set by Close.
+	// Both guarded by readMu.
+	listeners []context.CancelFunc
+	closed    bool
 }
 
 // maxWriterStmts bounds the writer's statement cache; every query text in
@@ -256,8 +260,9 @@ func openEngine(ctx context.Context, eng *engine.Engine, url string) (*Store, er
 		writer.Close()
 		return nil, fmt.Errorf("open %s store: %w", eng.Name, err)
 	}
-	// One more than SQLite's readers: the run locks hold a connection.
-	reader.SetMaxOpenConns(max(4, runtime.NumCPU()) + 1)
+	// Two more than SQLite's readers: the run locks hold a connection,
+	// and so does a listener (Listen).
+	reader.SetMaxOpenConns(max(4, runtime.NumCPU()) + 2)
 	s := &Store{path: eng.Name, writer: writer, reader: reader, eng: eng, runs: engineLocks{eng.RunLocks(reader)}}
 	if s.wconn, err = writer.Conn(ctx); err != nil {
 		s.Close()
@@ -331,6 +336,10 @@ func (s *Store) Close() error {
 		errs = append(errs, st.Close())
 	}
 	s.readStmts = nil
+	for _, stop := range s.listeners {
+		stop()
+	}
+	s.listeners, s.closed = nil, true
 	s.readMu.Unlock()
 	errs = append(errs, s.runs.close()) // drops this process's run locks
 	return errors.Join(append(errs, s.reader.Close(), s.writer.Close())...)

@@ -53,6 +53,11 @@ type Engine struct {
 	// RunLocks returns the locks that mark a tool or task run as held by
 	// a live process (see RunLocker), on db.
 	RunLocks func(db *sql.DB) RunLocker
+	// Listen calls fn with each announcement on topic (the store's
+	// notify, named query "notify": topic, payload) from any process on
+	// the database, until ctx ends, on a connection of its own from db.
+	// Nil: the engine announces nothing.
+	Listen func(ctx context.Context, db *sql.DB, topic string, fn func(payload string)) error
 	// Check returns the problems the database finds in itself (the
 	// engine's integrity check); nil when it finds none.
 	Check func(ctx context.Context, db *sql.DB) ([]string, error)

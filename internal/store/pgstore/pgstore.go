@@ -35,6 +35,11 @@ func init() { engine.Register(Engine(), "postgres", "postgresql") }
 // transaction takes first; run locks are one-bigint locks, their key
 // XORed with a 64-bit hash of the schema's name (distinct keys stay
 // distinct); name locks are two-int4 locks in their own class.
+// channelOf is the NOTIFY channel of the topic given as the query's first
+// parameter, in this schema: channels are one space per database, like
+// advisory locks, and a name is at most 63 bytes.
+const channelOf = `'homard_' || left(md5(current_schema()), 16) || '_' || CAST(? AS TEXT)`
+
 const (
 	writeLock = `SELECT pg_advisory_xact_lock(hashtext('homard.write.' || current_schema()), 1)`
 	runKey    = `(hashtextextended('homard.run.' || current_schema(), 0) # CAST(? AS BIGINT))`
@@ -57,6 +62,7 @@ func Engine() *engine.Engine {
 		Match:      Match,
 		RunLocks:   func(db *sql.DB) engine.RunLocker { return &runLocks{db: db, held: map[int64]bool{}} },
 		Check:      check,
+		Listen:     listen,
 	}
 }
 
@@ -71,6 +77,8 @@ var queries = map[string]string{
 	"memory.optimize": `SELECT 1`, // a GIN index needs no merging
 	"memory.match":    `memory_fts.tsv @@ CAST(? AS tsquery)`,
 	"memory.rank":     `ts_rank(memory_fts.tsv, CAST(?1 AS tsquery)) DESC`,
+	// An announcement (store.Listen): its channel is the deployment's.
+	"notify": `SELECT pg_notify(` + channelOf + `, ?)`,
 	// store.Copy's introspection.
 	"columns": `SELECT column_name, data_type FROM information_schema.columns
 		WHERE table_schema = current_schema() AND table_name = ? ORDER BY ordinal_position`,
@@ -319,4 +327,44 @@ func NewSchema(ctx context.Context, base string) (url string, drop func() error,
 		_, err := admin.ExecContext(context.Background(), `DROP SCHEMA `+schema+` CASCADE`)
 		return err
 	}, nil
+}
+
+// listen LISTENs to topic's channel on a connection of its own and calls
+// fn with each notification's payload until ctx ends (which ends the
+// connection too: it is not returned to the pool half-listening).
+func listen(ctx context.Context, db *sql.DB, topic string, fn func(string)) error {
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	var channel string
+	if err := c.QueryRowContext(ctx, `SELECT `+channelOf, topic).Scan(&channel); err != nil {
+		c.Close()
+		return err
+	}
+	if _, err := c.ExecContext(ctx, `LISTEN `+pgx.Identifier{channel}.Sanitize()); err != nil {
+		c.Close()
+		return err
+	}
+	go func() {
+		defer c.Close()
+		_ = c.Raw(func(dc any) error {
+			pc, ok := dc.(*conn)
+			if !ok {
+				return fmt.Errorf("listen: a %T connection", dc)
+			}
+			for {
+				n, err := pc.Conn.Conn().WaitForNotification(ctx)
+				if err != nil {
+					// ctx ended (the store closed) or the session did; a
+					// failed wait leaves the connection unusable, so it is
+					// closed rather than pooled.
+					_ = pc.Close()
+					return driver.ErrBadConn
+				}
+				fn(n.Payload)
+			}
+		})
+	}()
+	return nil
 }

@@ -1,0 +1,45 @@
+package store
+
+import (
+	"context"
+	"errors"
+)
+
+// TopicApprovals is the topic an approval's id is announced on when it is
+// decided or lapses.
+const TopicApprovals = "approvals"
+
+// notify announces payload on topic to every process on a shared
+// database, when the transaction commits (PostgreSQL's NOTIFY); on SQLite
+// it does nothing: a waiter there reads the database at its next poll.
+func (tx *Tx) notify(topic, payload string) error {
+	if tx.s.eng == nil || tx.s.eng.Listen == nil {
+		return nil
+	}
+	_, err := tx.exec(tx.s.named("notify", ""), topic, payload)
+	return err
+}
+
+// Listen calls fn with the payload of every announcement on topic made by
+// any process on a shared database, until the store closes; it returns
+// false, and listens to nothing, on SQLite. An announcement is only a
+// hint to read again: one lost with a dropped connection is made up for
+// by the reader's own polling.
+func (s *Store) Listen(topic string, fn func(payload string)) (bool, error) {
+	if s.eng == nil || s.eng.Listen == nil {
+		return false, nil
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	if err := s.eng.Listen(ctx, s.reader, topic, fn); err != nil {
+		cancel()
+		return false, err
+	}
+	s.readMu.Lock()
+	defer s.readMu.Unlock()
+	if s.closed {
+		cancel()
+		return false, errors.New("listen: the store is closed")
+	}
+	s.listeners = append(s.listeners, cancel)
+	return true, nil
+}
