@@ -459,13 +459,13 @@ func (s *Store) begin(ctx context.Context) error {
 	return nil
 }
 
-// beginEngine runs the engine's BEGIN statements. The caller holds wmu.
+// beginEngine runs the engine's BEGIN statements, as one unprepared
+// script: one round trip to the server instead of one per statement
+// (BEGIN and the write lock open every write). The caller holds wmu.
 func (s *Store) beginEngine(ctx context.Context) error {
-	for _, q := range s.eng.Begin {
-		if _, err := s.wexec(ctx, q); err != nil {
-			_ = s.rollback()
-			return err
-		}
+	if _, err := s.wconn.ExecContext(ctx, strings.Join(s.eng.Begin, "; ")); err != nil {
+		_ = s.rollback()
+		return err
 	}
 	return nil
 }

@@ -31,7 +31,8 @@ type Engine struct {
 	// pool must refuse every write (the store's readers).
 	Open func(ctx context.Context, url string, readOnly bool) (*sql.DB, error)
 	// Begin are the statements that open a write transaction on the
-	// store's writer connection, in order: they must serialise every
+	// store's writer connection, in order, sent as one script without
+	// parameters: they must serialise every
 	// writer of the database, across processes and machines, as SQLite's
 	// BEGIN IMMEDIATE does for one file.
 	Begin []string
