@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/termtext"
 )
@@ -48,7 +50,7 @@ are and allow side effects again.`),
 				c.say.Fprintf(c.stdout, "acknowledged: %s\nside effects are allowed again\n", termtext.Line(problem))
 			}
 		}
-		checks := app.Doctor(ctx, p, app.DoctorOptions{Offline: offline})
+		checks := app.Doctor(ctx, p, app.DoctorOptions{Offline: offline, StoreURL: os.Getenv(config.StoreEnv)})
 		failed := 0
 		report := doctorReport{Checks: []doctorCheck{}}
 		for _, ch := range checks {

@@ -179,6 +179,9 @@ func (c *cli) open(ctx context.Context, o app.Options) (*app.Runtime, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.StoreURL == "" {
+		o.StoreURL = os.Getenv(config.StoreEnv)
+	}
 	r, err := app.Open(ctx, p, o)
 	if err != nil {
 		return nil, err

@@ -133,6 +133,9 @@ type Options struct {
 	// SkipMCP: Open starts no MCP server and offers none of their tools
 	// (homard mcp test and trust start the one server they look at).
 	SkipMCP bool
+	// StoreURL, when set, is where the store lives instead of store.url
+	// (cmd/homard passes HOMARD_STORE_URL; homard eval's copies never do).
+	StoreURL string
 
 	// inspect opens without changing anything that reports drift
 	// (doctor): memory is not reconciled at start.
@@ -169,7 +172,7 @@ func Open(ctx context.Context, paths config.Paths, o Options) (*Runtime, error) 
 
 func (r *Runtime) open(ctx context.Context, o Options) error {
 	cfg := r.Config
-	where, name := cfg.StoreURL(r.Paths.DBFile, os.Getenv)
+	where, name := cfg.StoreURL(r.Paths.DBFile, o.StoreURL)
 	st, err := store.OpenURL(ctx, where)
 	if err != nil {
 		return fmt.Errorf("open database %s: %w", name, err)

@@ -63,12 +63,12 @@ func Doctor(ctx context.Context, paths config.Paths, o DoctorOptions) []Check {
 		}
 		add("root", err, detail)
 	}
-	where, name := cfg.StoreURL(paths.DBFile, os.Getenv)
+	where, name := cfg.StoreURL(paths.DBFile, o.StoreURL)
 	if _, err := os.Stat(paths.DBFile); err != nil && where == paths.DBFile {
 		add("database", fmt.Errorf("%w; homard creates an empty one at its next start (`homard setup` keeps your config and vault and checks the model); if you moved the home, pass --home DIR", err), "")
 		return out
 	}
-	r, err := Open(ctx, paths, Options{inspect: true})
+	r, err := Open(ctx, paths, Options{inspect: true, StoreURL: o.StoreURL})
 	if err != nil {
 		add("database", err, "")
 		return out

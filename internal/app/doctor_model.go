@@ -26,6 +26,8 @@ type DoctorOptions struct {
 	Offline bool
 	// Getenv reads the environment. Nil means os.Getenv.
 	Getenv func(string) string
+	// StoreURL overrides store.url (Options.StoreURL).
+	StoreURL string
 
 	// chatAdapters, when set, stand in for the channels' adapters (tests).
 	chatAdapters []chat.Adapter

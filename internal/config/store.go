@@ -51,12 +51,13 @@ url = %s
 }
 
 // StoreURL returns where the store lives and how to name it in a message:
-// HOMARD_STORE_URL (read through getenv) when set, else store.url, else
-// the SQLite file dbFile. The name never holds a user's password.
-func (c *Config) StoreURL(dbFile string, getenv func(string) string) (where, name string) {
+// override when set (HOMARD_STORE_URL, which only cmd/homard reads), else
+// store.url, else the SQLite file dbFile. The name never holds a user's
+// password.
+func (c *Config) StoreURL(dbFile, override string) (where, name string) {
 	where = c.Store.URL
-	if v := getenv(StoreEnv); v != "" {
-		where = v
+	if override != "" {
+		where = override
 	}
 	if where == "" {
 		return dbFile, dbFile

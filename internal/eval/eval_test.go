@@ -190,3 +190,30 @@ func TestLastToolResult(t *testing.T) {
 		t.Errorf("lastToolResult(no tool message) = %q; want empty", got)
 	}
 }
+
+// TestEvalNeverUsesTheOwnersStore: an owner whose config names a shared
+// database (store.url) gets an eval whose copies keep their own SQLite
+// file — a scenario's hostile writes never reach the owner's database. The
+// URL here names nothing that answers, so a run that tried to use it would
+// fail; its twin is the same scenario passing on a default home
+// (TestSuiteAll).
+func TestEvalNeverUsesTheOwnersStore(t *testing.T) {
+	paths, err := config.ResolvePaths(t.TempDir(), func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := config.Init(paths, config.InitOptions{Mode: "smart", StoreURL: "postgres://homard@127.0.0.1:1/owners"}); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(paths.ConfigFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(context.Background(), Options{Config: b, ConfigPath: paths.ConfigFile, Suite: SuiteAttacks, Only: "attack-exfil-private-raw"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Results) != 1 || rep.Results[0].Status != Pass {
+		t.Fatalf("results %+v; want the scenario run and passed on the copy's own store", rep.Results)
+	}
+}

@@ -243,6 +243,8 @@ func (w *world) config(base []byte, basePath string, s *Scenario, twin bool, liv
 		{Table: "telemetry", Key: "endpoint", Value: q("")},
 		{Table: "telemetry", Key: "log_requests", Value: "false"},
 		{Table: "browser", Key: "enabled", Value: "false"},
+		// The run's own SQLite file, never the owner's shared database.
+		{Table: "store", Key: "url", Value: q("")},
 	}
 	if live != nil {
 		// The owner's model, reached through the run's proxy, its key

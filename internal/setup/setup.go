@@ -473,7 +473,7 @@ func Init(ctx context.Context, paths config.Paths, o config.InitOptions) (*confi
 	if err != nil {
 		return nil, err
 	}
-	where, name := cfg.StoreURL(paths.DBFile, os.Getenv)
+	where, name := cfg.StoreURL(paths.DBFile, "")
 	st, err := store.OpenURL(ctx, where)
 	if err != nil {
 		return nil, fmt.Errorf("create database %s: %w", name, err) // lang:en: init's error
