@@ -1,9 +1,6 @@
 package store
 
-import (
-	"context"
-	"errors"
-)
+import "errors"
 
 // TopicApprovals is the topic an approval's id is announced on when it is
 // decided or lapses.
@@ -29,17 +26,16 @@ func (s *Store) Listen(topic string, fn func(payload string)) (bool, error) {
 	if s.eng == nil || s.eng.Listen == nil {
 		return false, nil
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	if err := s.eng.Listen(ctx, s.reader, topic, fn); err != nil {
-		cancel()
+	stop, err := s.eng.Listen(s.reader, topic, fn)
+	if err != nil {
 		return false, err
 	}
 	s.readMu.Lock()
 	defer s.readMu.Unlock()
 	if s.closed {
-		cancel()
+		stop()
 		return false, errors.New("listen: the store is closed")
 	}
-	s.listeners = append(s.listeners, cancel)
+	s.listeners = append(s.listeners, stop)
 	return true, nil
 }

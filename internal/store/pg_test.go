@@ -416,3 +416,59 @@ func TestListenAcrossReplicas(t *testing.T) {
 		t.Fatal("no announcement of a decision recorded by the other replica")
 	}
 }
+
+// TestCloseWhileListening: a store that listens closes. The listener
+// holds a reader connection on which the store's read statements were
+// prepared; closing those statements before the listener was stopped
+// waited for that connection for ever (a replica's shutdown hung, and so
+// did the first CI run of internal/app on PostgreSQL).
+func TestCloseWhileListening(t *testing.T) {
+	base := os.Getenv("HOMARD_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("HOMARD_TEST_POSTGRES is not set: run scripts/pg-test")
+	}
+	url, drop, err := pgstore.NewSchema(t.Context(), base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { drop() })
+	s, err := OpenURL(t.Context(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Reads one after another reuse one idle reader connection, which
+	// the listener then takes.
+	for range 3 {
+		if _, err := s.ListApprovals(t.Context(), "", t0, 10); err != nil {
+			t.Fatal(err)
+		}
+	}
+	heard := make(chan string, 1)
+	if ok, err := s.Listen(TopicApprovals, func(id string) { heard <- id }); err != nil || !ok {
+		t.Fatalf("Listen = %v, %v", ok, err)
+	}
+	// The twin: the listener still hears while the store is open.
+	seedApproval(t, s, pending("ap_1"))
+	write(t, s, func(tx *Tx) error {
+		_, err := tx.DecideApproval(ApprovalDecision{ID: "ap_1", Status: "approved", Scope: "once", Now: t0, Approver: "alice", ExpiresAt: t0.Add(time.Hour)})
+		return err
+	})
+	select {
+	case <-heard:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the listener heard no decision")
+	}
+	closed := make(chan error, 1)
+	go func() { closed <- s.Close() }()
+	select {
+	case err := <-closed:
+		if err != nil {
+			t.Errorf("Close = %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Close did not return within 30 s while a listener was open")
+	}
+	if ok, err := s.Listen(TopicApprovals, func(string) {}); err == nil || ok {
+		t.Errorf("Listen after Close = %v, %v; want an error", ok, err)
+	}
+}

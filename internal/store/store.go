@@ -321,6 +321,15 @@ func (s *Store) Path() string { return s.path }
 // WAL into the database file. A Write after Close fails with ErrClosed.
 func (s *Store) Close() error {
 	var errs []error
+	// Listeners first: each holds a reader connection that a statement
+	// closing below may need to lock.
+	s.readMu.Lock()
+	listeners := s.listeners
+	s.listeners, s.closed = nil, true
+	s.readMu.Unlock()
+	for _, stop := range listeners {
+		stop()
+	}
 	s.wmu.Lock()
 	for _, st := range s.wstmts {
 		errs = append(errs, st.Close())
@@ -336,10 +345,6 @@ func (s *Store) Close() error {
 		errs = append(errs, st.Close())
 	}
 	s.readStmts = nil
-	for _, stop := range s.listeners {
-		stop()
-	}
-	s.listeners, s.closed = nil, true
 	s.readMu.Unlock()
 	errs = append(errs, s.runs.close()) // drops this process's run locks
 	return errors.Join(append(errs, s.reader.Close(), s.writer.Close())...)

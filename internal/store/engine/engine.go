@@ -56,9 +56,11 @@ type Engine struct {
 	RunLocks func(db *sql.DB) RunLocker
 	// Listen calls fn with each announcement on topic (the store's
 	// notify, named query "notify": topic, payload) from any process on
-	// the database, until ctx ends, on a connection of its own from db.
-	// Nil: the engine announces nothing.
-	Listen func(ctx context.Context, db *sql.DB, topic string, fn func(payload string)) error
+	// the database, on a connection of its own from db, until stop is
+	// called; stop returns once that connection is given back, so the
+	// pool can close (database/sql holds a connection's lock while its
+	// driver connection is lent out). Nil: the engine announces nothing.
+	Listen func(db *sql.DB, topic string, fn func(payload string)) (stop func(), err error)
 	// Check returns the problems the database finds in itself (the
 	// engine's integrity check); nil when it finds none.
 	Check func(ctx context.Context, db *sql.DB) ([]string, error)

@@ -330,23 +330,32 @@ func NewSchema(ctx context.Context, base string) (url string, drop func() error,
 }
 
 // listen LISTENs to topic's channel on a connection of its own and calls
-// fn with each notification's payload until ctx ends (which ends the
-// connection too: it is not returned to the pool half-listening).
-func listen(ctx context.Context, db *sql.DB, topic string, fn func(string)) error {
+// fn with each notification's payload until stop is called, which ends
+// the wait, closes the connection (it is not returned to the pool
+// half-listening) and returns once it is released: database/sql keeps
+// the connection locked while Raw lends it out, and a pool closing a
+// statement prepared on it would wait for that lock for ever.
+func listen(db *sql.DB, topic string, fn func(string)) (func(), error) {
+	ctx, cancel := context.WithCancel(context.Background())
 	c, err := db.Conn(ctx)
 	if err != nil {
-		return err
+		cancel()
+		return nil, err
 	}
 	var channel string
 	if err := c.QueryRowContext(ctx, `SELECT `+channelOf, topic).Scan(&channel); err != nil {
+		cancel()
 		c.Close()
-		return err
+		return nil, err
 	}
 	if _, err := c.ExecContext(ctx, `LISTEN `+pgx.Identifier{channel}.Sanitize()); err != nil {
+		cancel()
 		c.Close()
-		return err
+		return nil, err
 	}
+	done := make(chan struct{})
 	go func() {
+		defer close(done)
 		defer c.Close()
 		_ = c.Raw(func(dc any) error {
 			pc, ok := dc.(*conn)
@@ -356,8 +365,8 @@ func listen(ctx context.Context, db *sql.DB, topic string, fn func(string)) erro
 			for {
 				n, err := pc.Conn.Conn().WaitForNotification(ctx)
 				if err != nil {
-					// ctx ended (the store closed) or the session did; a
-					// failed wait leaves the connection unusable, so it is
+					// stop was called or the session ended; a failed
+					// wait leaves the connection unusable, so it is
 					// closed rather than pooled.
 					_ = pc.Close()
 					return driver.ErrBadConn
@@ -366,5 +375,5 @@ func listen(ctx context.Context, db *sql.DB, topic string, fn func(string)) erro
 			}
 		})
 	}()
-	return nil
+	return func() { cancel(); <-done }, nil
 }
