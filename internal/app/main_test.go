@@ -14,6 +14,9 @@ func TestMain(m *testing.M) {
 	// First: a service's relay is this binary too, with the server's
 	// environment (the spec variable included), and must relay.
 	MaybeRunSandboxHelper()
+	if home := os.Getenv(replicaHomeEnv); home != "" { // TestReplicaKilledMidTurn's child replica
+		runReplicaChild(home)
+	}
 	if spec := os.Getenv(mcptest.SpecEnv); spec != "" {
 		mcptest.Serve(os.Stdin, os.Stdout, spec)
 		os.Exit(0)
