@@ -7,6 +7,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -160,5 +161,71 @@ func BenchmarkReplicaTurns(b *testing.B) {
 			})
 			b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "turns/s")
 		})
+	}
+}
+
+// TestTwoReplicasManyChatStreams (issue 27): 200 chat streams (POST
+// /api/chat, as the web page sends them), in 200 sessions spread over the
+// gateways of two replicas of one store, 32 open at once: every stream
+// ends with its answer, and each session holds its one turn.
+func TestTwoReplicasManyChatStreams(t *testing.T) {
+	t.Setenv("OPENAI_API_KEY", "sk-test")
+	srv, requests := contentServer(t)
+	rs := replicas(t, 2, srv)
+	gws := []*gw{startGateway(t, rs[0]), startGateway(t, rs[1])}
+	const sessions = 200
+	var wg sync.WaitGroup
+	errs := make(chan error, sessions)
+	sem := make(chan struct{}, 32)
+	client := &http.Client{Timeout: 2 * time.Minute}
+	for i := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			g := gws[i%2]
+			req, err := http.NewRequest("POST", g.base+"/api/chat", strings.NewReader(fmt.Sprintf(`{"session":"s%d","message":"read notes.md"}`, i)))
+			if err != nil {
+				errs <- err
+				return
+			}
+			req.Header.Set("Authorization", "Bearer "+g.token)
+			req.Header.Set("Content-Type", "application/json")
+			resp, err := client.Do(req)
+			if err != nil {
+				errs <- fmt.Errorf("session s%d: %w", i, err)
+				return
+			}
+			defer resp.Body.Close()
+			body, err := io.ReadAll(resp.Body)
+			if err != nil || resp.StatusCode != 200 {
+				errs <- fmt.Errorf("session s%d: %d %v %s", i, resp.StatusCode, err, body)
+				return
+			}
+			_, done, ok := strings.Cut(string(body), "event: done\ndata: ")
+			if !ok || !strings.Contains(done, `"text":"It says hello."`) {
+				errs <- fmt.Errorf("session s%d: the stream did not end with the answer:\n%s", i, body)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if got := requests.Load(); got != 2*sessions {
+		t.Errorf("%d model requests; want %d (two per one-tool turn)", got, 2*sessions)
+	}
+	list, err := rs[1].Store.SessionsOf(context.Background(), "owner", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := 0
+	for _, s := range list {
+		turns += s.Turns
+	}
+	if len(list) != sessions || turns != sessions {
+		t.Errorf("%d sessions with %d turns stored; want %d each", len(list), turns, sessions)
 	}
 }
