@@ -211,18 +211,41 @@ func (c *Runner) Run(ctx context.Context) error {
 // (Telegram answers a second getUpdates with 409 Conflict), and both would
 // send the same reply. The others wait on standby and one takes over when
 // the holder stops or dies (the database drops its lock). Every replica
-// still dispatches the inbox and runs turns.
+// still dispatches the inbox and runs turns. A platform that pushes its
+// deliveries (chat.Pushed: Feishu's callbacks, which a load balancer
+// sends to any replica) is received on every replica at once, since the
+// inbox keeps one of each; only its sending waits for the lease.
 func (c *Runner) runPlatform(ctx context.Context, a chat.Adapter) {
-	p := a.Platform()
-	var unlock func()
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	pushed := false
+	if p, ok := a.(chat.Pushed); ok && p.Pushed() {
+		pushed = true
+		wg.Add(1)
+		go func() { defer wg.Done(); c.runAdapter(ctx, a) }()
+	}
+	unlock, ok := c.lease(ctx, a.Platform())
+	if !ok {
+		return
+	}
+	defer unlock()
+	if !pushed {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.runAdapter(ctx, a) }()
+	}
+	c.outboxLoop(ctx, a)
+}
+
+// lease waits until this process holds platform p's lease, or ctx ends
+// (false).
+func (c *Runner) lease(ctx context.Context, p string) (func(), bool) {
 	for standby := false; ; standby = true {
 		u, ok, err := c.o.Lease("channel:" + p)
 		if err != nil {
 			c.log.Warn("chat channel lease", "platform", p, "err", err)
 		}
 		if ok {
-			unlock = u
-			break
+			return u, true
 		}
 		if !standby && err == nil {
 			// Not recorded as the channel's state: the row is the
@@ -230,15 +253,9 @@ func (c *Runner) runPlatform(ctx context.Context, a chat.Adapter) {
 			c.log.Info("chat channel on standby: another replica polls it", "platform", p)
 		}
 		if !sleepCtx(ctx, c.o.LeaseEvery) {
-			return
+			return nil, false
 		}
 	}
-	defer unlock()
-	var wg sync.WaitGroup
-	wg.Add(2)
-	go func() { defer wg.Done(); c.runAdapter(ctx, a) }()
-	go func() { defer wg.Done(); c.outboxLoop(ctx, a) }()
-	wg.Wait()
 }
 
 // runAdapter learns the bot's identity and runs its receive loop,

@@ -89,3 +89,50 @@ func TestOnePollerPerPlatform(t *testing.T) {
 		t.Errorf("%d replicas polled at once during the takeover; want 1", m)
 	}
 }
+
+// pushedAdapter is a pollingAdapter whose platform pushes deliveries
+// (chat.Pushed), as Feishu's callbacks do.
+type pushedAdapter struct{ pollingAdapter }
+
+func (pushedAdapter) Pushed() bool { return true }
+
+// TestPushedPlatformReceivedOnEveryReplica: a platform that pushes its
+// deliveries over HTTP (Feishu's callback mode behind a load balancer,
+// which may send any callback to any replica) is received on both
+// replicas at once — a standby that refused them would answer 503 and
+// lose the callback to the platform's retries — while its lease, and so
+// the sending of replies, stays with one replica and passes to the other
+// when it stops. The twin is TestOnePollerPerPlatform: a polled
+// platform is received on one replica only.
+func TestPushedPlatformReceivedOnEveryReplica(t *testing.T) {
+	rg := newChatRig(t)
+	rg.stop()
+	table := &leaseTable{owner: map[string]int{}}
+	var receiving, maxReceiving, last atomic.Int32
+	start := func(replica int) func() {
+		a := pushedAdapter{pollingAdapter{&fakeAdapter{}, replica, &receiving, &maxReceiving, &last}}
+		r := rg.s.NewRunner(Options{Adapters: []chat.Adapter{a}, Poll: 10 * time.Millisecond, ApprovalWait: time.Minute,
+			Backoff: func(int) time.Duration { return 5 * time.Millisecond }, TypingEvery: time.Hour,
+			Lease: table.view(replica), LeaseEvery: 10 * time.Millisecond})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); _ = r.Run(ctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+		return func() { cancel(); <-done }
+	}
+	holder := func() int {
+		table.mu.Lock()
+		defer table.mu.Unlock()
+		return table.owner["channel:"+chat.Telegram]
+	}
+	stop1 := start(1)
+	waitFor(t, "replica 1 receiving and holding the lease", func() bool { return receiving.Load() == 1 && holder() == 1 })
+	start(2)
+	waitFor(t, "both replicas receiving", func() bool { return receiving.Load() == 2 })
+	time.Sleep(50 * time.Millisecond) // replica 2 asks for the lease several times
+	if h := holder(); h != 1 {
+		t.Fatalf("the lease is held by replica %d; want replica 1 still (one sender)", h)
+	}
+	stop1()
+	waitFor(t, "replica 2 taking the lease", func() bool { return holder() == 2 && receiving.Load() == 1 })
+}

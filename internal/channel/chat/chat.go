@@ -75,6 +75,16 @@ type Adapter interface {
 	MaxChars() int
 }
 
+// Pushed is implemented by an adapter the platform may push its
+// deliveries to over HTTP (Feishu's callback mode) rather than one that
+// polls or holds a connection. Behind a load balancer any replica may be
+// sent a delivery, so with Pushed true every replica receives (the inbox
+// keeps one of each); sending stays with the one replica that holds the
+// platform's lease.
+type Pushed interface {
+	Pushed() bool
+}
+
 // Sink receives what an adapter got. Receive must save the delivery
 // durably (the inbox) before it returns nil, and returns nil for a
 // delivery it already has (a redelivery is not an error). It returns

@@ -34,6 +34,11 @@ func (a *Adapter) runCallback(ctx context.Context, sink chat.Sink) error {
 	return ctx.Err()
 }
 
+// Pushed reports whether Feishu pushes deliveries to ServeHTTP (callback
+// mode), so that every replica behind a load balancer receives them
+// (chat.Pushed).
+func (a *Adapter) Pushed() bool { return a.opt.Callback }
+
 // ServeHTTP answers Feishu's HTTP callbacks (events and card presses) in
 // callback mode (Options.Callback). It authenticates each request by
 // Feishu's signature, not by any cookie or token of homard's:

@@ -184,3 +184,17 @@ func TestCallbackPressToast(t *testing.T) {
 		t.Errorf("saved %+v; want the owner's press in their p2p chat", s)
 	}
 }
+
+// TestCallbackModeIsPushed: in callback mode Feishu pushes to every
+// replica behind a load balancer, so the adapter says so (chat.Pushed:
+// every replica receives); with the long connection it does not (one
+// replica holds the connection).
+func TestCallbackModeIsPushed(t *testing.T) {
+	var p chat.Pushed = New(Options{Callback: true})
+	if !p.Pushed() {
+		t.Error("callback mode: Pushed() = false; want true")
+	}
+	if New(Options{}).Pushed() {
+		t.Error("long connection: Pushed() = true; want false")
+	}
+}
