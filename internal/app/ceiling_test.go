@@ -48,7 +48,7 @@ func TestTaskCeilingRefusesWrite(t *testing.T) {
 			if written := err == nil; written != c.written {
 				t.Fatalf("out.txt written = %v (%q); want %v", written, got, c.written)
 			}
-			aps, err := r.Store.ListApprovals(context.Background(), "", time.Now(), 100)
+			aps, err := r.Store.ListApprovals(context.Background(), "", "", time.Now(), 100)
 			if err != nil {
 				t.Fatal(err)
 			}

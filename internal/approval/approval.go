@@ -474,16 +474,22 @@ func (s *Service) Get(ctx context.Context, id string) (Approval, error) {
 	return fromRow(row, s.now()), nil
 }
 
-// List returns approvals newest first (at most 1000), all of them when
-// status is empty, else those whose status as seen now is status.
+// List returns every owner's approvals newest first (at most 1000), all
+// of them when status is empty, else those whose status as seen now is
+// status. What an owner is shown is ListOf.
 func (s *Service) List(ctx context.Context, status Status) ([]Approval, error) {
+	return s.ListOf(ctx, "", status)
+}
+
+// ListOf is List of owner's approvals only ("" for every owner's).
+func (s *Service) ListOf(ctx context.Context, owner string, status Status) ([]Approval, error) {
 	switch status {
 	case "", Pending, Approved, Denied, Consumed, Expired:
 	default:
 		return nil, fmt.Errorf("list approvals: unknown status %q (want pending, approved, denied, consumed or expired)", status)
 	}
 	now := s.now()
-	rows, err := s.st.ListApprovals(ctx, string(status), now, 1000)
+	rows, err := s.st.ListApprovals(ctx, owner, string(status), now, 1000)
 	if err != nil {
 		return nil, err
 	}

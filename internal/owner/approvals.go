@@ -11,14 +11,21 @@ import (
 	"github.com/homard/homard/internal/totp"
 )
 
-// Approvals lists approvals in a status ("" for all), newest first.
+// Approvals lists the owner's approvals in a status ("" for all), newest
+// first. Another owner's (several owners on one shared store, issue 27)
+// are never listed.
 func (o *Actions) Approvals(ctx context.Context, status string) ([]approval.Approval, error) {
-	return o.d.Approvals.List(ctx, approval.Status(status))
+	return o.d.Approvals.ListOf(ctx, o.d.Owner, approval.Status(status))
 }
 
-// Approval returns one approval.
+// Approval returns one of the owner's approvals; another owner's is
+// approval.ErrNotFound, like an unknown id, so its plan is never shown.
 func (o *Actions) Approval(ctx context.Context, id string) (approval.Approval, error) {
-	return o.d.Approvals.Get(ctx, id)
+	a, err := o.d.Approvals.Get(ctx, id)
+	if err == nil && a.Owner != o.d.Owner {
+		return approval.Approval{}, fmt.Errorf("get approval %s: %w", id, approval.ErrNotFound)
+	}
+	return a, err
 }
 
 // Approve approves a pending card; scope is once, session or always (the
@@ -55,18 +62,20 @@ func (o *Actions) Answer(ctx context.Context, id string, c channel.Choice) (appr
 // (channel.ErrCodeNeeded when it is missing or refused; a code is
 // accepted once). Denying never needs one.
 func (o *Actions) AnswerCode(ctx context.Context, id string, c channel.Choice, code string) (approval.Approval, error) {
+	scope, ok := Scope(c)
+	if !ok && c != channel.Deny {
+		return approval.Approval{}, fmt.Errorf("%w: %q (want once, session, always or deny)", channel.ErrBadChoice, c)
+	}
+	// Another owner's approval is not found here, as in Approval (the
+	// decision below would refuse it too, but say that it exists).
+	a, err := o.Approval(ctx, id)
+	if err != nil {
+		return approval.Approval{}, err
+	}
 	if c == channel.Deny {
 		return o.d.Approvals.Deny(ctx, id, o.d.Owner)
 	}
-	scope, ok := Scope(c)
-	if !ok {
-		return approval.Approval{}, fmt.Errorf("%w: %q (want once, session, always or deny)", channel.ErrBadChoice, c)
-	}
 	if o.d.CodeFrom != 0 || o.d.CodeFromReach != 0 {
-		a, err := o.d.Approvals.Get(ctx, id)
-		if err != nil {
-			return approval.Approval{}, err
-		}
 		if o.NeedsCode(a) {
 			if err := o.checkCode(ctx, id, code); err != nil {
 				return approval.Approval{}, err
@@ -148,6 +157,9 @@ func Scope(c channel.Choice) (scope approval.Scope, ok bool) {
 // passes or it expires (channel.Lapsed). It records nothing. poll zero
 // reads every approval.DefaultPoll.
 func (o *Actions) Await(ctx context.Context, id string, within, poll time.Duration) (channel.Choice, error) {
+	if _, err := o.Approval(ctx, id); err != nil {
+		return channel.Leave, err
+	}
 	_, w, err := o.d.Approvals.Wait(ctx, id, within, poll)
 	switch {
 	case err != nil:

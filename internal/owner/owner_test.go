@@ -169,3 +169,89 @@ func TestAwaitRecorded(t *testing.T) {
 		t.Errorf("Await = %q; want recorded", c)
 	}
 }
+
+// TestOwnersNeverSeeEachOther (issue 27 point 2): two owners' actions on
+// one store (two homes on one shared database). Bob neither lists, reads,
+// answers nor awaits alice's approval, and neither lists, revokes nor
+// authenticates with her API token; each twin — alice doing the same to
+// her own — works.
+func TestOwnersNeverSeeEachOther(t *testing.T) {
+	e := newEnv(t, nil)
+	bob := New(Deps{Owner: "bob", Store: e.st, Approvals: e.ap, Now: func() time.Time { return e.now }})
+	ctx := t.Context()
+	hers := e.ask(t, "alice", "notes/diary.md", policy.RiskMedium)
+
+	if list, err := bob.Approvals(ctx, ""); err != nil || len(list) != 0 {
+		t.Errorf("bob's Approvals = %+v, %v; want none of alice's", list, err)
+	}
+	if _, err := bob.Approval(ctx, hers.ID); !errors.Is(err, approval.ErrNotFound) {
+		t.Errorf("bob's Approval(alice's) = %v; want ErrNotFound", err)
+	}
+	for _, c := range []channel.Choice{channel.Once, channel.Always, channel.Deny} {
+		if _, err := bob.Answer(ctx, hers.ID, c); !errors.Is(err, approval.ErrNotFound) {
+			t.Errorf("bob's Answer(alice's, %s) = %v; want ErrNotFound", c, err)
+		}
+	}
+	if _, err := bob.Await(ctx, hers.ID, time.Millisecond, time.Millisecond); !errors.Is(err, approval.ErrNotFound) {
+		t.Errorf("bob's Await(alice's) = %v; want ErrNotFound", err)
+	}
+	if list, err := e.o.Approvals(ctx, "pending"); err != nil || len(list) != 1 || list[0].ID != hers.ID {
+		t.Errorf("alice's Approvals = %+v, %v; want her pending one", list, err)
+	}
+	if a, err := e.o.Answer(ctx, hers.ID, channel.Once); err != nil || a.Status != approval.Approved {
+		t.Errorf("alice answering her own = %+v, %v", a, err)
+	}
+
+	tok, rec, err := e.o.TokenCreate(ctx, "laptop")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := bob.TokenVerify(ctx, tok); err != nil || ok {
+		t.Errorf("bob's gateway accepting alice's token = %v, %v; want refused (it would act as bob)", ok, err)
+	}
+	if list, err := bob.TokenList(ctx); err != nil || len(list) != 0 {
+		t.Errorf("bob's TokenList = %+v, %v; want none of alice's", list, err)
+	}
+	if err := bob.TokenRevoke(ctx, rec.ID); !errors.Is(err, ErrNoToken) {
+		t.Errorf("bob revoking alice's token = %v; want ErrNoToken", err)
+	}
+	if ok, err := e.o.TokenVerify(ctx, tok); err != nil || !ok {
+		t.Errorf("alice's gateway accepting her token = %v, %v; want accepted", ok, err)
+	}
+	if list, err := e.o.TokenList(ctx); err != nil || len(list) != 1 || list[0].Owner != "alice" {
+		t.Errorf("alice's TokenList = %+v, %v; want her token", list, err)
+	}
+}
+
+// TestTokenMadeBeforeOwnersIsClaimed: a token stored before owners were
+// recorded (owner '') is accepted by the first gateway it is presented to
+// and becomes that owner's; another owner's gateway refuses it after.
+func TestTokenMadeBeforeOwnersIsClaimed(t *testing.T) {
+	ctx := t.Context()
+	where := storetest.Where(t)
+	st, err := store.OpenURL(ctx, where)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	e := &env{st: st, now: t0}
+	e.ap = approval.New(st, approval.Options{Now: func() time.Time { return e.now }})
+	e.o = New(Deps{Owner: "alice", Store: st, Approvals: e.ap, Now: func() time.Time { return e.now }})
+	tok, rec, err := e.o.TokenCreate(ctx, "old")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := storetest.Raw(t, where).ExecContext(ctx, `UPDATE api_tokens SET owner = '' WHERE id = ?`, rec.ID); err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := e.o.TokenVerify(ctx, tok); err != nil || !ok {
+		t.Fatalf("alice's gateway accepting the old token = %v, %v; want accepted", ok, err)
+	}
+	if got, err := e.st.APIToken(ctx, rec.ID); err != nil || got.Owner != "alice" {
+		t.Errorf("the old token after its use = %+v, %v; want alice's", got, err)
+	}
+	bob := New(Deps{Owner: "bob", Store: e.st, Approvals: e.ap, Now: func() time.Time { return e.now }})
+	if ok, err := bob.TokenVerify(ctx, tok); err != nil || ok {
+		t.Errorf("bob's gateway accepting the token alice claimed = %v, %v; want refused", ok, err)
+	}
+}

@@ -33,31 +33,35 @@ func (o *Actions) TokenCreate(ctx context.Context, name string) (string, store.A
 	id := hex.EncodeToString(idb[:])
 	sec := base64.RawURLEncoding.EncodeToString(secret[:])
 	sum := sha256.Sum256([]byte(sec))
-	t := store.APIToken{ID: id, Name: name, SecretHash: sum[:], CreatedAt: o.d.Now()}
+	t := store.APIToken{ID: id, Name: name, SecretHash: sum[:], CreatedAt: o.d.Now(), Owner: o.d.Owner}
 	if err := o.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.InsertAPIToken(t) }); err != nil {
 		return "", store.APIToken{}, err
 	}
 	return tokenPrefix + id + "_" + sec, t, nil
 }
 
-// TokenList lists every API token, revoked ones included, newest first.
+// TokenList lists the owner's API tokens, revoked ones included, newest
+// first; another owner's (on a shared store) are never listed.
 func (o *Actions) TokenList(ctx context.Context) ([]store.APIToken, error) {
-	return o.d.Store.APITokens(ctx)
+	return o.d.Store.APITokens(ctx, o.d.Owner)
 }
 
 // TokenRevoke revokes a token at once: a running `homard serve` refuses
 // it on the next request.
 func (o *Actions) TokenRevoke(ctx context.Context, id string) error {
-	err := o.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.RevokeAPIToken(id, o.d.Now()) })
+	err := o.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.RevokeAPIToken(id, o.d.Owner, o.d.Now()) })
 	if errors.Is(err, store.ErrNotFound) {
 		return fmt.Errorf("revoke %s: %w", id, ErrNoToken)
 	}
 	return err
 }
 
-// TokenVerify reports whether token is a valid, unrevoked API token. The
-// id part finds the row; the secret part's hash is compared in constant
-// time. A valid token's last use is recorded.
+// TokenVerify reports whether token is a valid, unrevoked API token of
+// the owner. The id part finds the row; the secret part's hash is
+// compared in constant time. Another owner's token (several owners on one
+// shared store) is refused: it would act as this owner. A valid token's
+// last use is recorded, and a token made before owners were recorded
+// becomes this owner's at its first use here.
 func (o *Actions) TokenVerify(ctx context.Context, token string) (bool, error) {
 	rest, ok := strings.CutPrefix(token, tokenPrefix)
 	if !ok {
@@ -75,13 +79,13 @@ func (o *Actions) TokenVerify(ctx context.Context, token string) (bool, error) {
 		return false, err
 	}
 	sum := sha256.Sum256([]byte(sec))
-	if subtle.ConstantTimeCompare(sum[:], t.SecretHash) != 1 || !t.RevokedAt.IsZero() {
+	if subtle.ConstantTimeCompare(sum[:], t.SecretHash) != 1 || !t.RevokedAt.IsZero() || (t.Owner != o.d.Owner && t.Owner != "") {
 		return false, nil
 	}
 	// Record the use at most once a minute: it is a write, and a busy
-	// client sends many requests.
-	if now := o.d.Now(); now.Sub(t.LastUsedAt) > time.Minute {
-		_ = o.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.TouchAPIToken(id, now) }) // best effort
+	// client sends many requests. An unclaimed token is claimed now.
+	if now := o.d.Now(); now.Sub(t.LastUsedAt) > time.Minute || t.Owner == "" {
+		_ = o.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.TouchAPIToken(id, o.d.Owner, now) }) // best effort
 	}
 	return true, nil
 }

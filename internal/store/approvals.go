@@ -165,14 +165,16 @@ func (s *Store) GetApproval(ctx context.Context, id string) (Approval, error) {
 	return one(a, err, "get approval", id)
 }
 
-// ListApprovals returns approvals newest first, at most limit (≤ 0 means
-// 100, never more than 1000). A non-empty status filters on the status as
-// seen at now: a pending or approved approval whose expiry has passed
-// counts as "expired", not as what is stored.
-func (s *Store) ListApprovals(ctx context.Context, status string, now time.Time, limit int) ([]Approval, error) {
+// ListApprovals returns owner's approvals ("" for every owner's) newest
+// first, at most limit (≤ 0 means 100, never more than 1000). A non-empty
+// status filters on the status as seen at now: a pending or approved
+// approval whose expiry has passed counts as "expired", not as what is
+// stored.
+func (s *Store) ListApprovals(ctx context.Context, owner, status string, now time.Time, limit int) ([]Approval, error) {
 	rows, err := s.readRows(ctx, `SELECT `+approvalColumns+` FROM approvals
-		WHERE ?1 = '' OR ?1 = CASE WHEN status IN ('pending', 'approved') AND expires_at <= ?2 THEN 'expired' ELSE status END
-		ORDER BY created_at DESC, rowid DESC LIMIT ?3`, status, nanos(now), clampLimit(limit, 100, 1000))
+		WHERE (?4 = '' OR owner = ?4)
+		AND (?1 = '' OR ?1 = CASE WHEN status IN ('pending', 'approved') AND expires_at <= ?2 THEN 'expired' ELSE status END)
+		ORDER BY created_at DESC, rowid DESC LIMIT ?3`, status, nanos(now), clampLimit(limit, 100, 1000), owner)
 	if err != nil {
 		return nil, fmt.Errorf("list approvals: %w", err)
 	}

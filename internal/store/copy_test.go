@@ -65,7 +65,7 @@ func TestCopyRefusesATargetWithData(t *testing.T) {
 	if _, err := Copy(t.Context(), dst, src); err == nil {
 		t.Fatal("Copy into a store with a session succeeded")
 	}
-	if a, err := dst.ListApprovals(t.Context(), "pending", t0, 10); err != nil || len(a) != 1 || a[0].ID != "ap_other" {
+	if a, err := dst.ListApprovals(t.Context(), "", "pending", t0, 10); err != nil || len(a) != 1 || a[0].ID != "ap_other" {
 		t.Errorf("the target after the refusal: %+v, %v; want its own approval only", a, err)
 	}
 }

@@ -365,7 +365,7 @@ func TestCopyToPostgresAndBack(t *testing.T) {
 		t.Fatalf("Copy back to SQLite: %v", err)
 	}
 	for _, s := range []*Store{pg, back} {
-		a, err := s.ListApprovals(ctx, "pending", t0, 10)
+		a, err := s.ListApprovals(ctx, "", "pending", t0, 10)
 		if err != nil || len(a) != 1 || a[0].ID != "ap_1" || string(a[0].Plan) != `{"tool":"write_file"}` {
 			t.Errorf("%s: approvals %+v, %v", s.Engine(), a, err)
 		}
@@ -439,7 +439,7 @@ func TestCloseWhileListening(t *testing.T) {
 	// Reads one after another reuse one idle reader connection, which
 	// the listener then takes.
 	for range 3 {
-		if _, err := s.ListApprovals(t.Context(), "", t0, 10); err != nil {
+		if _, err := s.ListApprovals(t.Context(), "", "", t0, 10); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -239,7 +239,7 @@ func TestListApprovalsEffectiveStatus(t *testing.T) {
 		"expired":  {"lapsed"},
 		"approved": nil,
 	} {
-		got, err := s.ListApprovals(ctx, status, now, 0)
+		got, err := s.ListApprovals(ctx, "", status, now, 0)
 		if err != nil {
 			t.Fatal(err)
 		}

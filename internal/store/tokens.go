@@ -16,37 +16,45 @@ type APIToken struct {
 	CreatedAt  time.Time
 	LastUsedAt time.Time // zero until first used
 	RevokedAt  time.Time // zero while valid
+	// Owner is the owner the token acts as; "" for a token made before
+	// owners were recorded, not yet claimed (ClaimAPIToken).
+	Owner string
 }
 
-const tokenColumns = `id, name, secret_hash, created_at, last_used_at, revoked_at`
+const tokenColumns = `id, name, secret_hash, created_at, last_used_at, revoked_at, owner`
 
 func scanToken(sc interface{ Scan(...any) error }) (APIToken, error) {
 	var t APIToken
 	var created, used, revoked sql.NullInt64
-	if err := sc.Scan(&t.ID, &t.Name, &t.SecretHash, &created, &used, &revoked); err != nil {
+	if err := sc.Scan(&t.ID, &t.Name, &t.SecretHash, &created, &used, &revoked, &t.Owner); err != nil {
 		return APIToken{}, err
 	}
 	t.CreatedAt, t.LastUsedAt, t.RevokedAt = fromNanos(created), fromNanos(used), fromNanos(revoked)
 	return t, nil
 }
 
-// InsertAPIToken stores a new token. Its ID must be new.
+// InsertAPIToken stores a new token of t.Owner (not empty). Its ID must
+// be new.
 func (tx *Tx) InsertAPIToken(t APIToken) error {
 	if len(t.SecretHash) != 32 {
 		return fmt.Errorf("insert api token %s: secret hash must be 32 bytes", t.ID)
 	}
-	_, err := tx.exec(`INSERT INTO api_tokens (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)`,
-		t.ID, t.Name, t.SecretHash, nanos(t.CreatedAt))
+	if t.Owner == "" {
+		return fmt.Errorf("insert api token %s: no owner", t.ID)
+	}
+	_, err := tx.exec(`INSERT INTO api_tokens (id, name, secret_hash, created_at, owner) VALUES (?, ?, ?, ?, ?)`,
+		t.ID, t.Name, t.SecretHash, nanos(t.CreatedAt), t.Owner)
 	if err != nil {
 		return fmt.Errorf("insert api token %s: %w", t.ID, err)
 	}
 	return nil
 }
 
-// RevokeAPIToken marks a valid token revoked at now. It returns
-// ErrNotFound when there is no such token or it was already revoked.
-func (tx *Tx) RevokeAPIToken(id string, now time.Time) error {
-	res, err := tx.exec(`UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL`, nanos(now), id)
+// RevokeAPIToken marks owner's valid token (or an unclaimed one) revoked
+// at now. It returns ErrNotFound when there is no such token, it is
+// another owner's, or it was already revoked.
+func (tx *Tx) RevokeAPIToken(id, owner string, now time.Time) error {
+	res, err := tx.exec(`UPDATE api_tokens SET revoked_at = ? WHERE id = ? AND revoked_at IS NULL AND owner IN (?, '')`, nanos(now), id, owner)
 	if err != nil {
 		return fmt.Errorf("revoke api token %s: %w", id, err)
 	}
@@ -56,9 +64,10 @@ func (tx *Tx) RevokeAPIToken(id string, now time.Time) error {
 	return nil
 }
 
-// TouchAPIToken records that a token was used at now.
-func (tx *Tx) TouchAPIToken(id string, now time.Time) error {
-	if _, err := tx.exec(`UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, nanos(now), id); err != nil {
+// TouchAPIToken records that owner used a token at now; an unclaimed
+// token (made before owners were recorded) becomes owner's.
+func (tx *Tx) TouchAPIToken(id, owner string, now time.Time) error {
+	if _, err := tx.exec(`UPDATE api_tokens SET last_used_at = ?, owner = CASE WHEN owner = '' THEN ? ELSE owner END WHERE id = ?`, nanos(now), owner, id); err != nil {
 		return fmt.Errorf("touch api token %s: %w", id, err)
 	}
 	return nil
@@ -70,9 +79,9 @@ func (s *Store) APIToken(ctx context.Context, id string) (APIToken, error) {
 	return one(t, err, "get api token", id)
 }
 
-// APITokens returns every token, newest first.
-func (s *Store) APITokens(ctx context.Context) ([]APIToken, error) {
-	rows, err := s.readRows(ctx, `SELECT `+tokenColumns+` FROM api_tokens ORDER BY created_at DESC, rowid DESC`)
+// APITokens returns owner's tokens and the unclaimed ones, newest first.
+func (s *Store) APITokens(ctx context.Context, owner string) ([]APIToken, error) {
+	rows, err := s.readRows(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE owner IN (?, '') ORDER BY created_at DESC, rowid DESC`, owner)
 	if err != nil {
 		return nil, fmt.Errorf("list api tokens: %w", err)
 	}

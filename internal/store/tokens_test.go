@@ -15,7 +15,7 @@ func TestAPITokens(t *testing.T) {
 	now := time.Unix(1700000000, 0)
 	h := sha256.Sum256([]byte("secret"))
 	if err := s.Write(ctx, func(tx *Tx) error {
-		return tx.InsertAPIToken(APIToken{ID: "t1", Name: "laptop", SecretHash: h[:], CreatedAt: now})
+		return tx.InsertAPIToken(APIToken{ID: "t1", Name: "laptop", SecretHash: h[:], CreatedAt: now, Owner: "alice"})
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -28,19 +28,37 @@ func TestAPITokens(t *testing.T) {
 	if err != nil || got.Name != "laptop" || !bytes.Equal(got.SecretHash, h[:]) || !got.RevokedAt.IsZero() {
 		t.Fatalf("APIToken(t1) = %+v, %v; want laptop with the hash, not revoked", got, err)
 	}
-	if err := s.Write(ctx, func(tx *Tx) error { return tx.TouchAPIToken("t1", now.Add(time.Minute)) }); err != nil {
+	if err := s.Write(ctx, func(tx *Tx) error { return tx.TouchAPIToken("t1", "alice", now.Add(time.Minute)) }); err != nil {
 		t.Fatal(err)
 	}
-	if err := s.Write(ctx, func(tx *Tx) error { return tx.RevokeAPIToken("t1", now.Add(time.Hour)) }); err != nil {
+	if err := s.Write(ctx, func(tx *Tx) error { return tx.RevokeAPIToken("t1", "alice", now.Add(time.Hour)) }); err != nil {
 		t.Fatal(err)
 	}
-	err = s.Write(ctx, func(tx *Tx) error { return tx.RevokeAPIToken("t1", now.Add(time.Hour)) })
+	err = s.Write(ctx, func(tx *Tx) error { return tx.RevokeAPIToken("t1", "alice", now.Add(time.Hour)) })
 	if !errors.Is(err, ErrNotFound) {
 		t.Errorf("revoking twice: %v; want ErrNotFound", err)
 	}
-	list, err := s.APITokens(ctx)
+	list, err := s.APITokens(ctx, "alice")
 	if err != nil || len(list) != 1 || list[0].RevokedAt.IsZero() || !list[0].LastUsedAt.Equal(now.Add(time.Minute)) {
 		t.Errorf("APITokens = %+v, %v; want t1 revoked, used at +1m", list, err)
+	}
+	// Another owner's view of the store: alice's token is neither listed
+	// nor revocable there.
+	if err := s.Write(ctx, func(tx *Tx) error {
+		return tx.InsertAPIToken(APIToken{ID: "t3", Name: "phone", SecretHash: h[:], CreatedAt: now, Owner: "alice"})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if list, err := s.APITokens(ctx, "bob"); err != nil || len(list) != 0 {
+		t.Errorf("APITokens(bob) = %+v, %v; want none of alice's", list, err)
+	}
+	if err := s.Write(ctx, func(tx *Tx) error { return tx.RevokeAPIToken("t3", "bob", now) }); !errors.Is(err, ErrNotFound) {
+		t.Errorf("bob revoking alice's token: %v; want ErrNotFound", err)
+	}
+	if err := s.Write(ctx, func(tx *Tx) error {
+		return tx.InsertAPIToken(APIToken{ID: "t4", Name: "nobody's", SecretHash: h[:], CreatedAt: now})
+	}); err == nil {
+		t.Error("InsertAPIToken without an owner succeeded; want an error")
 	}
 	if _, err := s.APIToken(ctx, "nope"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("APIToken(nope): %v; want ErrNotFound", err)
