@@ -224,7 +224,7 @@ func TestOwnersNeverSeeEachOther(t *testing.T) {
 }
 
 // TestTokenMadeBeforeOwnersIsClaimed: a token stored before owners were
-// recorded (owner ”) is accepted by the first gateway it is presented to
+// recorded (an empty owner) is accepted by the first gateway it is presented to
 // and becomes that owner's; another owner's gateway refuses it after.
 func TestTokenMadeBeforeOwnersIsClaimed(t *testing.T) {
 	ctx := t.Context()
