@@ -51,6 +51,9 @@ type SlotPlan struct {
 // and the notices are the caller's (runTaskSlot and its helpers).
 type schedulerDeps struct {
 	Store *store.Store
+	// Owner is whose tasks this scheduler runs: on a store several owners
+	// share, each owner's homard runs its own.
+	Owner string
 	// Auto gives the limits: MaxRunsPerDay, DailyTokens, CatchUpWindow,
 	// WarnBefore (config defaults applied).
 	Auto config.Automation
@@ -188,7 +191,7 @@ func (s *sqliteScheduler) tick(ctx context.Context, now time.Time) (time.Duratio
 			s.lastExpiry = now
 		}
 	}
-	next, ok, err := s.d.Store.NextRunAt(ctx)
+	next, ok, err := s.d.Store.NextRunAt(ctx, s.d.Owner)
 	if err != nil {
 		return stillDue, errors.Join(append(errs, err)...)
 	}
@@ -200,7 +203,7 @@ func (s *sqliteScheduler) tick(ctx context.Context, now time.Time) (time.Duratio
 		if more {
 			return 0, errors.Join(errs...)
 		}
-		if next, ok, err = s.d.Store.NextRunAt(ctx); err != nil {
+		if next, ok, err = s.d.Store.NextRunAt(ctx, s.d.Owner); err != nil {
 			return stillDue, errors.Join(append(errs, err)...)
 		}
 	}
@@ -216,7 +219,7 @@ func (s *sqliteScheduler) tick(ctx context.Context, now time.Time) (time.Duratio
 // runDue decides and applies one batch of due tasks. more is true when
 // the batch was full and every task in it moved on: read the next at once.
 func (s *sqliteScheduler) runDue(ctx context.Context, now time.Time) (more bool, err error) {
-	due, err := s.d.Store.DueTasks(ctx, now, dueBatch)
+	due, err := s.d.Store.DueTasks(ctx, s.d.Owner, now, dueBatch)
 	if err != nil {
 		return false, err
 	}
@@ -318,7 +321,7 @@ func (s *sqliteScheduler) noticeTokenCap(ctx context.Context, t store.Task, body
 // warnExpiring tells each owner, once per approval, that a task's
 // approval ends within WarnBefore (or has ended).
 func (s *sqliteScheduler) warnExpiring(ctx context.Context, now time.Time) error {
-	tasks, err := s.d.Store.TasksExpiring(ctx, now.Add(s.d.Auto.WarnBefore.Std()))
+	tasks, err := s.d.Store.TasksExpiring(ctx, s.d.Owner, now.Add(s.d.Auto.WarnBefore.Std()))
 	if err != nil {
 		return err
 	}

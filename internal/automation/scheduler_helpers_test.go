@@ -64,6 +64,7 @@ func openSchedStore(t *testing.T, path string) *store.Store {
 
 // schedTask describes a task for schedAddTask.
 type schedTask struct {
+	owner   string // "" means "owner"
 	name    string
 	sched   task.Schedule
 	catchUp string // "" means skip
@@ -89,8 +90,11 @@ func schedAddTask(t *testing.T, s *store.Store, st schedTask) store.Task {
 	if st.expires == 0 {
 		st.expires = 30 * 24 * time.Hour
 	}
+	if st.owner == "" {
+		st.owner = "owner"
+	}
 	body := task.Body{
-		ID: task.NewID(), Owner: "owner", Name: st.name, Prompt: "say hello",
+		ID: task.NewID(), Owner: st.owner, Name: st.name, Prompt: "say hello",
 		Sched: st.sched, CatchUp: st.catchUp, Mode: policy.ModeSafe, Deliver: "web",
 		Expires: now.Add(st.expires).Truncate(time.Second),
 	}
@@ -154,7 +158,7 @@ type schedRecorder struct {
 
 func (r *schedRecorder) deps(t testing.TB, s *store.Store, auto config.Automation) schedulerDeps {
 	return schedulerDeps{
-		Store: s, Auto: auto,
+		Store: s, Owner: "owner", Auto: auto,
 		Run: func(ctx context.Context, tk store.Task, id int64, slot time.Time) {
 			r.mu.Lock()
 			r.runs = append(r.runs, schedRun{task: tk.Name, slot: slot, at: time.Now()})

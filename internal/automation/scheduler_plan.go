@@ -77,7 +77,7 @@ func (s *sqliteScheduler) decide(ctx context.Context, t store.Task, now time.Tim
 		d.plan.Why = fmt.Sprintf("the task already ran %d times today (automation.max_runs_per_day = %d); it runs again tomorrow (%s)", n, limit, spec.Location())
 		return d, nil
 	}
-	tokens, err := s.d.Store.TaskTokensToday(ctx, now.UTC())
+	tokens, err := s.d.Store.TaskTokensToday(ctx, s.d.Owner, now.UTC())
 	if err != nil {
 		return d, err
 	}
@@ -111,7 +111,7 @@ func slotTime(spec schedule.Spec, slot time.Time) string {
 // writes nothing. Runs in progress are this process's only: a `homard
 // task tick --dry-run` next to the daemon does not see the daemon's.
 func (s *sqliteScheduler) Plan(ctx context.Context, now time.Time) ([]SlotPlan, error) {
-	due, err := s.d.Store.DueTasks(ctx, now, planLimit)
+	due, err := s.d.Store.DueTasks(ctx, s.d.Owner, now, planLimit)
 	if err != nil {
 		return nil, fmt.Errorf("plan scheduled tasks: %w", err)
 	}

@@ -204,6 +204,40 @@ func TestSchedulerTwoSchedulersOneDatabase(t *testing.T) {
 	})
 }
 
+// TestSchedulerRunsOnlyItsOwnersTasks (issue 27 point 2): two owners'
+// homards on one shared store each run their own owner's tasks, never the
+// other's — run by the wrong one, a task would use that owner's home,
+// config and key. Each twin: the owner's own task runs every slot.
+func TestSchedulerRunsOnlyItsOwnersTasks(t *testing.T) {
+	path := dbPath(t)
+	synctest.Test(t, func(t *testing.T) {
+		sleepUntil(mustUTC(t, "2025-06-01T00:00:30Z"))
+		a, b := openSchedStore(t, path), openSchedStore(t, path)
+		anchor := mustUTC(t, "2025-06-01T00:00:00Z")
+		schedAddTask(t, a, schedTask{name: "alices", owner: "alice", sched: everySched(time.Minute, anchor)})
+		schedAddTask(t, a, schedTask{name: "bobs", owner: "bob", sched: everySched(time.Minute, anchor)})
+		var alice, bob schedRecorder
+		da, db := alice.deps(t, a, testAuto()), bob.deps(t, b, testAuto())
+		da.Owner, db.Owner = "alice", "bob"
+		_, stopA := startSched(t, da)
+		_, stopB := startSched(t, db)
+		sleepUntil(mustUTC(t, "2025-06-01T00:05:30Z"))
+		stopA()
+		stopB()
+		for who, rec := range map[string]*schedRecorder{"alice": &alice, "bob": &bob} {
+			slots := rec.slots(t, true) // when is TestSchedulerTimeRules'
+			if len(slots) != 5 {
+				t.Errorf("%s's scheduler ran %q; want her or his own task's 5 slots", who, slots)
+			}
+			for _, s := range slots {
+				if !strings.HasPrefix(s, who[:3]) {
+					t.Errorf("%s's scheduler ran %s, another owner's task", who, s)
+				}
+			}
+		}
+	})
+}
+
 // TestSchedulerRestart stops and starts the scheduler mid-day, on a slot's
 // instant and with a new Store: no slot runs twice and none is lost.
 func TestSchedulerRestart(t *testing.T) {

@@ -176,7 +176,7 @@ func (s *Service) Scheduler(log *slog.Logger) Scheduler {
 // with a nil log that nothing wakes.
 func (s *Service) taskScheduler(log *slog.Logger) *sqliteScheduler {
 	return newScheduler(schedulerDeps{
-		Store: s.o.Store, Auto: s.o.Config.Automation, Log: log,
+		Store: s.o.Store, Owner: s.o.Config.Owner, Auto: s.o.Config.Automation, Log: log,
 		Run: func(ctx context.Context, t store.Task, runID int64, slot time.Time) {
 			s.runTaskSlot(ctx, t, runID, slot)
 		},

@@ -17,10 +17,10 @@ func TestTaskExpiryWarnedOncePerApproval(t *testing.T) {
 	addTask(t, s, "t2", t0)
 	approve(t, s, "t1") // expires t0+240h
 	horizon := t0.Add(240 * time.Hour)
-	if got, err := s.TasksExpiring(ctx, horizon.Add(-time.Second)); err != nil || len(got) != 0 {
+	if got, err := s.TasksExpiring(ctx, "owner", horizon.Add(-time.Second)); err != nil || len(got) != 0 {
 		t.Fatalf("TasksExpiring before the expiry = %v, %v; want none", got, err)
 	}
-	got, err := s.TasksExpiring(ctx, horizon)
+	got, err := s.TasksExpiring(ctx, "owner", horizon)
 	if err != nil || len(got) != 1 || got[0].ID != "t1" {
 		t.Fatalf("TasksExpiring = %v, %v; want t1 only (t2 is pending)", got, err)
 	}
@@ -31,11 +31,11 @@ func TestTaskExpiryWarnedOncePerApproval(t *testing.T) {
 			t.Errorf("MarkTaskWarned #%d = %v, %v; want %v", i+1, first, err, want)
 		}
 	}
-	if got, _ := s.TasksExpiring(ctx, horizon); len(got) != 0 {
+	if got, _ := s.TasksExpiring(ctx, "owner", horizon); len(got) != 0 {
 		t.Errorf("TasksExpiring after the warning = %v; want none", got)
 	}
 	approve(t, s, "t1")
-	if got, _ := s.TasksExpiring(ctx, horizon); len(got) != 1 {
+	if got, _ := s.TasksExpiring(ctx, "owner", horizon); len(got) != 1 {
 		t.Errorf("TasksExpiring after a renewal = %v; want t1 again", got)
 	}
 }

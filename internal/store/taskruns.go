@@ -242,15 +242,15 @@ func (s *Store) RunsPerDay(ctx context.Context, taskID string, day time.Time) (i
 	return n, nil
 }
 
-// TaskTokensToday sums the model tokens of every task's runs claimed
-// during the calendar day holding now, in now's location: what the global
+// TaskTokensToday sums the model tokens of owner's tasks' runs claimed
+// during the calendar day holding now, in now's location: what owner's
 // daily token limit is checked against.
-func (s *Store) TaskTokensToday(ctx context.Context, now time.Time) (int64, error) {
+func (s *Store) TaskTokensToday(ctx context.Context, owner string, now time.Time) (int64, error) {
 	from, to := dayOf(now)
 	var n int64
-	err := s.readRow(ctx, `SELECT coalesce(sum(tokens), 0) FROM task_runs
-		WHERE tokens > 0 AND started_at >= ? AND started_at < ?`, // the partial index task_runs_tokens
-		from.UnixNano(), to.UnixNano()).Scan(&n)
+	err := s.readRow(ctx, `SELECT coalesce(sum(r.tokens), 0) FROM task_runs r JOIN tasks t ON t.id = r.task_id
+		WHERE r.tokens > 0 AND r.started_at >= ? AND r.started_at < ? AND t.owner = ?`, // the partial index task_runs_tokens
+		from.UnixNano(), to.UnixNano(), owner).Scan(&n)
 	if err != nil {
 		return 0, fmt.Errorf("task tokens today: %w", err)
 	}

@@ -227,12 +227,12 @@ func TestRunsPerDayAndTokensToday(t *testing.T) {
 	if n, err := s.RunsPerDay(ctx, "t2", day); err != nil || n != 1 {
 		t.Errorf("RunsPerDay(t2) = %d, %v; want 1", n, err)
 	}
-	if n, err := s.TaskTokensToday(ctx, day); err != nil || n != 460 {
+	if n, err := s.TaskTokensToday(ctx, "owner", day); err != nil || n != 460 {
 		t.Errorf("TaskTokensToday(2025-11-02 New York) = %d, %v; want 460 (10+20+30+400)", n, err)
 	}
 	// The same instant's day in UTC is another window: 04:00Z to 04:00Z
 	// the next day is New York's day, so "before" is in and "late" out.
-	if n, err := s.TaskTokensToday(ctx, day.UTC()); err != nil || n != 1430 {
+	if n, err := s.TaskTokensToday(ctx, "owner", day.UTC()); err != nil || n != 1430 {
 		t.Errorf("TaskTokensToday(2025-11-02 UTC) = %d, %v; want 1430 (1000+10+20+400)", n, err)
 	}
 }

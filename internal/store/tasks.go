@@ -173,24 +173,26 @@ func (s *Store) Tasks(ctx context.Context, owner string) ([]Task, error) {
 	return collect(rows, scanTask, "list tasks")
 }
 
-// DueTasks returns the active tasks whose next run is at or before now,
-// the earliest first (ties by id), at most limit (≤ 0 means 100). It reads
-// the partial index tasks_due only.
-func (s *Store) DueTasks(ctx context.Context, now time.Time, limit int) ([]Task, error) {
+// DueTasks returns owner's active tasks whose next run is at or before
+// now, the earliest first (ties by id), at most limit (≤ 0 means 100). It
+// walks the partial index tasks_due. Another owner's tasks (several
+// owners on one shared store) are their own scheduler's: run here they
+// would use this owner's home, config and key.
+func (s *Store) DueTasks(ctx context.Context, owner string, now time.Time, limit int) ([]Task, error) {
 	rows, err := s.readRows(ctx, `SELECT `+taskColumns+` FROM tasks
-		WHERE status = 'active' AND next_run_at <= ? ORDER BY next_run_at, id LIMIT ?`,
-		now.UnixNano(), clampLimit(limit, 100, 1000))
+		WHERE status = 'active' AND next_run_at <= ? AND owner = ? ORDER BY next_run_at, id LIMIT ?`,
+		now.UnixNano(), owner, clampLimit(limit, 100, 1000))
 	if err != nil {
 		return nil, fmt.Errorf("due tasks: %w", err)
 	}
 	return collect(rows, scanTask, "due tasks")
 }
 
-// NextRunAt is when the earliest active task is due, and false when no
-// active task has a slot left: what the scheduler arms its timer for.
-func (s *Store) NextRunAt(ctx context.Context) (time.Time, bool, error) {
+// NextRunAt is when owner's earliest active task is due, and false when
+// none has a slot left: what owner's scheduler arms its timer for.
+func (s *Store) NextRunAt(ctx context.Context, owner string) (time.Time, bool, error) {
 	var next sql.NullInt64
-	err := s.readRow(ctx, `SELECT min(next_run_at) FROM tasks WHERE status = 'active' AND next_run_at IS NOT NULL`).Scan(&next)
+	err := s.readRow(ctx, `SELECT min(next_run_at) FROM tasks WHERE status = 'active' AND next_run_at IS NOT NULL AND owner = ?`, owner).Scan(&next)
 	if err != nil {
 		return time.Time{}, false, fmt.Errorf("next run: %w", err)
 	}
@@ -208,11 +210,11 @@ func (tx *Tx) UpdatePendingTask(id string, body []byte, next time.Time) error {
 	return tx.taskChanged(res, id, "update task")
 }
 
-// TasksExpiring returns the active and paused tasks whose approval ends
-// at or before before and whose owner was not yet warned of it.
-func (s *Store) TasksExpiring(ctx context.Context, before time.Time) ([]Task, error) {
+// TasksExpiring returns owner's active and paused tasks whose approval
+// ends at or before before and whose owner was not yet warned of it.
+func (s *Store) TasksExpiring(ctx context.Context, owner string, before time.Time) ([]Task, error) {
 	rows, err := s.readRows(ctx, `SELECT `+taskColumns+` FROM tasks
-		WHERE status IN ('active', 'paused') AND warned_at IS NULL AND expires_at <= ? ORDER BY expires_at, id`, before.UnixNano())
+		WHERE status IN ('active', 'paused') AND warned_at IS NULL AND expires_at <= ? AND owner = ? ORDER BY expires_at, id`, before.UnixNano(), owner)
 	if err != nil {
 		return nil, fmt.Errorf("tasks expiring: %w", err)
 	}

@@ -62,7 +62,7 @@ func BenchmarkDueTasks10k(b *testing.B) {
 			b.ReportAllocs()
 			ctx := context.Background()
 			for b.Loop() {
-				due, err := s.DueTasks(ctx, c.now, 10)
+				due, err := s.DueTasks(ctx, "owner", c.now, 10)
 				if err != nil || len(due) != c.want {
 					b.Fatalf("DueTasks = %d tasks, %v; want %d", len(due), err, c.want)
 				}
@@ -77,7 +77,7 @@ func BenchmarkNextRunAt10k(b *testing.B) {
 	b.ReportAllocs()
 	ctx := context.Background()
 	for b.Loop() {
-		if _, ok, err := s.NextRunAt(ctx); err != nil || !ok {
+		if _, ok, err := s.NextRunAt(ctx, "owner"); err != nil || !ok {
 			b.Fatalf("NextRunAt = %v, %v", ok, err)
 		}
 	}

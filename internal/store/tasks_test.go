@@ -135,7 +135,7 @@ func TestDueTasksOrderAndLimit(t *testing.T) {
 		{3, "d b c"},
 		{1, "d"},
 	} {
-		due, err := s.DueTasks(ctx, now, c.limit)
+		due, err := s.DueTasks(ctx, "owner", now, c.limit)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,12 +143,12 @@ func TestDueTasksOrderAndLimit(t *testing.T) {
 			t.Errorf("DueTasks(now, %d) = %s; want %s", c.limit, got, c.want)
 		}
 	}
-	next, ok, err := s.NextRunAt(ctx)
+	next, ok, err := s.NextRunAt(ctx, "owner")
 	if err != nil || !ok || !next.Equal(t0) {
 		t.Errorf("NextRunAt = %v, %v, %v; want %v (d), true", next, ok, err, t0)
 	}
 	write(t, s, func(tx *Tx) error { return tx.SetNextRun("d", now.Add(time.Hour)) })
-	if due, _ := s.DueTasks(ctx, now, 0); ids(due) != "b c a exact" {
+	if due, _ := s.DueTasks(ctx, "owner", now, 0); ids(due) != "b c a exact" {
 		t.Errorf("after SetNextRun(d, later): DueTasks = %s; want b c a exact", ids(due))
 	}
 	list, err := s.Tasks(ctx, "owner")
@@ -163,7 +163,7 @@ func TestDueTasksOrderAndLimit(t *testing.T) {
 func TestNextRunAtEmpty(t *testing.T) {
 	s := openTest(t)
 	addTask(t, s, "pending", t0)
-	if next, ok, err := s.NextRunAt(t.Context()); err != nil || ok {
+	if next, ok, err := s.NextRunAt(t.Context(), "owner"); err != nil || ok {
 		t.Errorf("NextRunAt with no active task = %v, %v, %v; want false", next, ok, err)
 	}
 }
