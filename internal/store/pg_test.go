@@ -4,9 +4,13 @@ package store
 
 import (
 	"context"
+	"crypto/rand"
 	"crypto/sha256"
+	"database/sql"
+	"encoding/hex"
 	"encoding/binary"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -470,5 +474,91 @@ func TestCloseWhileListening(t *testing.T) {
 	}
 	if ok, err := s.Listen(TopicApprovals, func(string) {}); err == nil || ok {
 		t.Errorf("Listen after Close = %v, %v; want an error", ok, err)
+	}
+}
+
+// TestOwnersInSchemasOfTheirOwn (issue 27 point 2): the barrier between
+// owners that PostgreSQL itself enforces. Each owner's homard connects as
+// a role of its own to a schema that role owns (docs/CONFIG.md, "Several
+// owners"); bob's role pointed at alice's schema cannot open it, nor read
+// her approvals with plain SQL. The twin: each opens and uses their own,
+// and neither sees the other's rows.
+func TestOwnersInSchemasOfTheirOwn(t *testing.T) {
+	base := os.Getenv("HOMARD_TEST_POSTGRES")
+	if base == "" {
+		t.Skip("HOMARD_TEST_POSTGRES is not set: run scripts/pg-test")
+	}
+	ctx := t.Context()
+	admin, err := sql.Open("pgx", base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer admin.Close()
+	b := make([]byte, 4)
+	rand.Read(b)
+	suffix := hex.EncodeToString(b)
+	urlOf := func(role string) string {
+		u, err := neturl.Parse(base)
+		if err != nil {
+			t.Fatal(err)
+		}
+		u.User = neturl.User(role)
+		q := u.Query()
+		q.Set("search_path", role)
+		u.RawQuery = q.Encode()
+		return u.String()
+	}
+	// A role and a schema it owns per owner, as an operator sets them up.
+	for _, who := range []string{"alice_" + suffix, "bob_" + suffix} {
+		for _, q := range []string{`CREATE ROLE ` + who + ` LOGIN`, `CREATE SCHEMA ` + who + ` AUTHORIZATION ` + who} {
+			if _, err := admin.ExecContext(ctx, q); err != nil {
+				t.Fatal(err)
+			}
+		}
+		t.Cleanup(func() {
+			admin.ExecContext(context.Background(), `DROP SCHEMA `+who+` CASCADE`)
+			admin.ExecContext(context.Background(), `DROP ROLE `+who)
+		})
+	}
+	alice, err := OpenURL(ctx, urlOf("alice_"+suffix))
+	if err != nil {
+		t.Fatalf("alice opening her own schema: %v", err)
+	}
+	defer alice.Close()
+	seedApproval(t, alice, pending("ap_alice"))
+
+	// bob's role, pointed at alice's schema: the database refuses.
+	u, _ := neturl.Parse(urlOf("bob_" + suffix))
+	q := u.Query()
+	q.Set("search_path", "alice_"+suffix)
+	u.RawQuery = q.Encode()
+	if s, err := OpenURL(ctx, u.String()); err == nil {
+		list, lerr := s.ListApprovals(ctx, "", "", t0, 10)
+		s.Close()
+		t.Fatalf("bob's role opened alice's schema and listed %d approvals (%v); want the database to refuse", len(list), lerr)
+	} else if !strings.Contains(err.Error(), "permission denied") && !strings.Contains(err.Error(), "no schema has been selected") {
+		t.Logf("refused with: %v", err)
+	}
+	raw, err := sql.Open("pgx", urlOf("bob_"+suffix))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer raw.Close()
+	var n int
+	err = raw.QueryRowContext(ctx, `SELECT count(*) FROM alice_`+suffix+`.approvals`).Scan(&n)
+	if err == nil || !strings.Contains(err.Error(), "permission denied") {
+		t.Errorf("bob's role reading alice's approvals with SQL = %d rows, %v; want permission denied", n, err)
+	}
+
+	bob, err := OpenURL(ctx, urlOf("bob_"+suffix))
+	if err != nil {
+		t.Fatalf("bob opening his own schema: %v", err)
+	}
+	defer bob.Close()
+	if list, err := bob.ListApprovals(ctx, "", "", t0, 10); err != nil || len(list) != 0 {
+		t.Errorf("bob's store lists %d approvals, %v; want none (alice's are in her schema)", len(list), err)
+	}
+	if list, err := alice.ListApprovals(ctx, "", "", t0, 10); err != nil || len(list) != 1 {
+		t.Errorf("alice's store lists %d approvals, %v; want her one", len(list), err)
 	}
 }
