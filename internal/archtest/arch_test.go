@@ -206,6 +206,9 @@ var exclusive = map[string]string{
 	"github.com/charmbracelet/huh":           "cmd/homard", // the setup wizard's forms
 	"github.com/modelcontextprotocol/go-sdk": "internal/mcp",
 	"github.com/bwmarrin/discordgo":          "internal/channel/discord",
+	// river runs scheduled slots as jobs on PostgreSQL, linked only with
+	// -tags postgres (TestPostgresOnlyWithItsTag).
+	"github.com/riverqueue": "internal/automation",
 }
 
 // banned names third-party import prefixes no production package may
@@ -398,6 +401,9 @@ func TestCheckImportsCatchesViolations(t *testing.T) {
 		// reaches no command.
 		{"internal/app", []string{module + "/internal/eval"}},
 		{"internal/eval", []string{module + "/cmd/homard"}},
+		// river's jobs are the scheduler's: not the store's, nor app's.
+		{"internal/store/pgstore", []string{"github.com/riverqueue/river"}},
+		{"internal/app", []string{"github.com/riverqueue/river/rivermigrate"}},
 	}
 	for _, b := range bad {
 		if checkImports(b.name, b.imports) == "" {
@@ -415,6 +421,7 @@ func TestCheckImportsCatchesViolations(t *testing.T) {
 		{"internal/channel/matrix", []string{module + "/internal/channel/chat", module + "/internal/channel/matrix/codec"}},
 		{"internal/channel/matrix/matrixtest", []string{module + "/internal/channel/matrix/codec"}},
 		{"internal/channel/platforms", []string{module + "/internal/channel/chat", module + "/internal/channel/matrix"}},
+		{"internal/automation", []string{"github.com/riverqueue/river", "github.com/riverqueue/river/riverdriver/riverdatabasesql"}},
 	}
 	for _, g := range good {
 		if got := checkImports(g.name, g.imports); got != "" {
@@ -424,8 +431,9 @@ func TestCheckImportsCatchesViolations(t *testing.T) {
 }
 
 // TestPostgresOnlyWithItsTag: the default binary links no PostgreSQL
-// driver (pgx would push it past its 25 MB limit; issue 27), and its
-// twin, a build with -tags postgres links the engine.
+// driver and no river (pgx would push it past its 25 MB limit, and river
+// runs only on PostgreSQL; issue 27), and its twin, a build with -tags
+// postgres links the engine and river's scheduler.
 func TestPostgresOnlyWithItsTag(t *testing.T) {
 	deps := func(tags ...string) string {
 		args := append([]string{"list", "-deps"}, tags...)
@@ -438,7 +446,14 @@ func TestPostgresOnlyWithItsTag(t *testing.T) {
 	if d := deps(); strings.Contains(d, "github.com/jackc/pgx") || strings.Contains(d, "/internal/store/pgstore\n") {
 		t.Error("the default build of cmd/homard links pgx or the PostgreSQL engine; only -tags postgres may")
 	}
-	if d := deps("-tags", "postgres"); !strings.Contains(d, "github.com/jackc/pgx/v5/stdlib\n") || !strings.Contains(d, module+"/internal/store/pgstore\n") {
+	if d := deps(); strings.Contains(d, "github.com/riverqueue") {
+		t.Error("the default build of cmd/homard links river; only -tags postgres may")
+	}
+	d := deps("-tags", "postgres")
+	if !strings.Contains(d, "github.com/jackc/pgx/v5/stdlib\n") || !strings.Contains(d, module+"/internal/store/pgstore\n") {
 		t.Error("a -tags postgres build of cmd/homard does not link the PostgreSQL engine")
+	}
+	if !strings.Contains(d, "github.com/riverqueue/river\n") || !strings.Contains(d, "github.com/riverqueue/river/riverdriver/riverdatabasesql\n") {
+		t.Error("a -tags postgres build of cmd/homard does not link river's scheduler")
 	}
 }

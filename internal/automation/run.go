@@ -13,6 +13,7 @@ import (
 	"github.com/homard/homard/internal/approval"
 	"github.com/homard/homard/internal/arbiter"
 	"github.com/homard/homard/internal/channel"
+	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/policy"
 	"github.com/homard/homard/internal/sandbox"
 	"github.com/homard/homard/internal/store"
@@ -286,13 +287,19 @@ func (s *Service) work(ctx context.Context, row store.Task, b task.Body, runID i
 // --max-runtime, else automation.max_runtime), and a cancel its decider
 // calls when the task is paused or removed. stop releases both.
 func (s *Service) runContext(ctx context.Context, b task.Body) (rctx context.Context, cancel context.CancelCauseFunc, runtime time.Duration, stop func()) {
-	runtime = b.Budgets.MaxRuntime
-	if runtime <= 0 {
-		runtime = s.o.Config.Automation.MaxRuntime.Std()
-	}
+	runtime = runBudget(&b, &s.o.Config.Automation)
 	rctx, cancel = context.WithCancelCause(ctx)
 	tctx, stopTimer := context.WithTimeoutCause(rctx, runtime, errTaskTimeout)
 	return tctx, cancel, runtime, func() { stopTimer(); cancel(nil) }
+}
+
+// runBudget is a run's wall-clock budget: the task's --max-runtime, else
+// automation.max_runtime.
+func runBudget(b *task.Body, auto *config.Automation) time.Duration {
+	if b.Budgets.MaxRuntime > 0 {
+		return b.Budgets.MaxRuntime
+	}
+	return auto.MaxRuntime.Std()
 }
 
 // runFailure is how a run whose work ended with err failed: the task

@@ -15,9 +15,11 @@ import (
 )
 
 // Scheduler runs scheduled tasks' slots. The built-in implementation
-// (newScheduler) keeps its state in the SQLite ledger; a PostgreSQL
-// deployment could run each slot as a river job behind the same methods
-// (docs/ARCHITECTURE.md, "Scheduled tasks: the scheduler").
+// (newScheduler) keeps its state in the ledger and runs each slot in its
+// own process; on PostgreSQL, in a build with -tags postgres, each slot
+// runs as a river job on whichever replica fetches it (river.go), behind
+// the same methods (docs/ARCHITECTURE.md, "Scheduled tasks: the
+// scheduler").
 type Scheduler interface {
 	// Run schedules until ctx ends, then waits for the runs it started
 	// to return.
@@ -59,7 +61,8 @@ type schedulerDeps struct {
 	Auto config.Automation
 	// Run runs a claimed slot to its end, calling StartRun and FinishRun
 	// itself; it blocks until the run ended. Its ctx ends when the
-	// scheduler stops.
+	// scheduler stops (and, for a river job, when river's timeout for
+	// the job passes: the run's budget and a margin).
 	Run func(ctx context.Context, t store.Task, runID int64, slot time.Time)
 	// Refuse is told about a task whose stored body does not decode or
 	// whose schedule does not parse: it is never run. Refuse records it,
@@ -105,7 +108,7 @@ type sqliteScheduler struct {
 
 	runs sync.WaitGroup // run goroutines started by Run
 
-	mu      sync.Mutex      // guards running
+	mu      sync.Mutex      // guards running (river.go's hold and release too)
 	running map[string]bool // task id → one of its runs is in progress here
 
 	// Owned by Run's goroutine.
@@ -113,6 +116,11 @@ type sqliteScheduler struct {
 	capNotice  map[string]string // owner → UTC day they were told of the token limit
 
 	ticks atomic.Int64 // ticks so far; tests count the loop's wake-ups
+
+	// river, when set by river's Run (river.go), takes the slots a tick
+	// decides to run, instead of apply's claim and goroutine (its
+	// enqueue). Always nil in a build without river.
+	river *riverScheduler
 }
 
 var _ Scheduler = (*sqliteScheduler)(nil)
@@ -243,12 +251,17 @@ func (s *sqliteScheduler) runDue(ctx context.Context, now time.Time) (more bool,
 
 // apply carries out a decision: the claim, the skipped row and the next
 // run time in one transaction; a run on its own goroutine once claimed.
+// With river set, a slot to run is river's (riverBuilt: a build without
+// river has none, and this branch is compiled out of it).
 func (s *sqliteScheduler) apply(ctx context.Context, t store.Task, d decision, now time.Time) error {
 	p := d.plan
 	if p.Action == PlanRefuse {
 		s.log.Warn("scheduled task refused: its stored body does not decode", "task", t.ID, "err", d.refuse)
 		s.d.Refuse(ctx, t, d.refuse)
 		return nil
+	}
+	if riverBuilt && p.Action == PlanRun && s.river != nil {
+		return s.river.enqueue(ctx, t, d)
 	}
 	var id int64
 	var claimed bool

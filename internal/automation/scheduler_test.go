@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -457,4 +458,15 @@ func mustTasks(t *testing.T, s *store.Store) []store.Task {
 		t.Fatal(err)
 	}
 	return ts
+}
+
+// TestBuiltInSchedulerOnSQLite: serve's scheduler on a SQLite store is the
+// built-in one, in every build (river is for a shared PostgreSQL store:
+// TestRiverChosenOnPostgres is its twin).
+func TestBuiltInSchedulerOnSQLite(t *testing.T) {
+	s := openSchedStore(t, filepath.Join(t.TempDir(), "homard.db"))
+	sc := New(Options{Store: s, Config: &config.Config{Automation: testAuto()}}).Scheduler(nil)
+	if _, ok := sc.(*sqliteScheduler); !ok {
+		t.Errorf("Scheduler on SQLite is a %T; want the built-in one", sc)
+	}
 }

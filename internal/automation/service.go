@@ -164,11 +164,17 @@ func (s *Service) wakeScheduler() {
 
 // Scheduler is serve's scheduler over this service's ledger: it runs each
 // claimed slot with this service's runner, and the service wakes it when
-// tasks change. Build one per process.
+// tasks change. On a shared store (PostgreSQL) in a build with -tags
+// postgres it is river's (river.go): the same ticks, each slot run as a
+// job by whichever replica fetches it; else the built-in one. Build one
+// per process.
 func (s *Service) Scheduler(log *slog.Logger) Scheduler {
 	sc := s.taskScheduler(log)
-	f := sc.Wake
+	f := sc.Wake // river's Wake is its ticks'
 	s.wake.Store(&f)
+	if r := newRiverScheduler(sc, s.o.Store); r != nil {
+		return r
+	}
 	return sc
 }
 

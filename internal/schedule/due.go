@@ -32,17 +32,22 @@ func ParsePolicy(s string) (Policy, error) {
 	return "", fmt.Errorf("catch-up policy %q: use skip (the default) or once", s)
 }
 
+// Reach is how late a slot may still start under catchUp: Grace, or with
+// Once the window if it is longer.
+func Reach(catchUp Policy, window time.Duration) time.Duration {
+	if catchUp == Once && window > Grace {
+		return window
+	}
+	return Grace
+}
+
 // Due returns the slot to run at now, given last, the latest slot already
 // run (the zero time if none): the latest slot in (last, now] if it is at
 // most Grace old, or with Once at most window old (a window under Grace
 // counts as Grace). Any other policy value, the zero one included, is
 // Skip. It never returns more than one slot; nil means nothing is due.
 func Due(spec Spec, last, now time.Time, catchUp Policy, window time.Duration) []time.Time {
-	reach := Grace
-	if catchUp == Once && window > reach {
-		reach = window
-	}
-	lo := now.Add(-reach)
+	lo := now.Add(-Reach(catchUp, window))
 	if last.After(lo) {
 		lo = last
 	}

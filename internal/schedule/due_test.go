@@ -87,3 +87,25 @@ func TestParsePolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestReach: how late a slot may start — what Due looks back over, and
+// what river's job for a slot may still start by.
+func TestReach(t *testing.T) {
+	for _, c := range []struct {
+		policy Policy
+		window time.Duration
+		want   time.Duration
+	}{
+		{Skip, time.Hour, Grace},
+		{"", time.Hour, Grace},
+		{Once, time.Hour, time.Hour},
+		{Once, time.Second, Grace}, // a window under Grace counts as Grace
+		{"sometimes", time.Hour, Grace},
+	} {
+		t.Run(string(c.policy)+"/"+c.window.String(), func(t *testing.T) {
+			if got := Reach(c.policy, c.window); got != c.want {
+				t.Errorf("Reach(%q, %v) = %v; want %v", c.policy, c.window, got, c.want)
+			}
+		})
+	}
+}

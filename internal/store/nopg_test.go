@@ -27,3 +27,12 @@ func TestOpenURLWithoutEngine(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestPlainDBOnSQLite: a SQLite store has no plain pool (ok false), so
+// the scheduler keeps its built-in one; TestPlainDB is its twin.
+func TestPlainDBOnSQLite(t *testing.T) {
+	s := openTest(t)
+	if db, ok, err := s.PlainDB(t.Context()); db != nil || ok || err != nil {
+		t.Errorf("PlainDB on SQLite = %v, %v, %v; want none", db, ok, err)
+	}
+}

@@ -7,8 +7,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"database/sql"
-	"encoding/hex"
 	"encoding/binary"
+	"encoding/hex"
+	"errors"
 	"fmt"
 	neturl "net/url"
 	"os"
@@ -560,5 +561,50 @@ func TestOwnersInSchemasOfTheirOwn(t *testing.T) {
 	}
 	if list, err := alice.ListApprovals(ctx, "", "", t0, 10); err != nil || len(list) != 1 {
 		t.Errorf("alice's store lists %d approvals, %v; want her one", len(list), err)
+	}
+}
+
+// TestPlainDB: the plain pool (river's, on PostgreSQL) sends SQL as it
+// is written — jsonb's ? operator and $1 reach the server untouched,
+// where the store's pools would take ? for a parameter — in the store's
+// own schema (a table made there is the store's), and Close closes it.
+// Its twin: a SQLite store has none (TestPlainDBOnSQLite).
+func TestPlainDB(t *testing.T) {
+	if openOther == nil {
+		t.Skip("HOMARD_TEST_POSTGRES is not set: run scripts/pg-test")
+	}
+	s := openTest(t)
+	ctx := t.Context()
+	db, ok, err := s.PlainDB(ctx)
+	if err != nil || !ok {
+		t.Fatalf("PlainDB = %v, %v; want a pool", ok, err)
+	}
+	var has bool
+	var echo string
+	if err := db.QueryRowContext(ctx, `SELECT '{"a":1}'::jsonb ? 'a', $1::text`, "x").Scan(&has, &echo); err != nil || !has || echo != "x" {
+		t.Errorf("jsonb ? and $1 on the plain pool = %v, %q, %v; want true, x", has, echo, err)
+	}
+	var schema, plainSchema string
+	if err := s.readRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.QueryRowContext(ctx, `SELECT current_schema()`).Scan(&plainSchema); err != nil || plainSchema != schema {
+		t.Errorf("the plain pool's schema = %q, %v; want the store's, %q", plainSchema, err, schema)
+	}
+	if _, err := db.ExecContext(ctx, `CREATE TABLE plain_probe (x int)`); err != nil {
+		t.Fatalf("the plain pool cannot write: %v", err)
+	}
+	var n int
+	if err := s.readRow(ctx, `SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema() AND table_name = 'plain_probe'`).Scan(&n); err != nil || n != 1 {
+		t.Errorf("the store sees %d plain_probe tables in its schema (%v); want 1", n, err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.PingContext(ctx); err == nil {
+		t.Error("the plain pool still answers after the store's Close")
+	}
+	if _, _, err := s.PlainDB(ctx); !errors.Is(err, ErrClosed) {
+		t.Errorf("PlainDB after Close = %v; want ErrClosed", err)
 	}
 }

@@ -61,8 +61,8 @@ type Store struct {
 	// eng is the engine of a store opened by URL (OpenURL); nil for the
 	// built-in SQLite. Its queries are the ones named (named).
 	eng *engine.Engine
-	// listeners stop the store's Listen calls; closed is set by Close.
-	// Both guarded by readMu.
+	// listeners stop the store's Listen calls, and close PlainDB's pools;
+	// closed is set by Close. Both guarded by readMu.
 	listeners []context.CancelFunc
 	closed    bool
 }

@@ -269,6 +269,19 @@ func (s *Store) TaskRun(ctx context.Context, id int64) (TaskRun, error) {
 	return r, nil
 }
 
+// SlotRun returns the run of the task's slot slotKey, or ErrNotFound when
+// the slot has none yet (one read of the (task_id, slot_key) key).
+func (s *Store) SlotRun(ctx context.Context, taskID, slotKey string) (TaskRun, error) {
+	r, err := scanTaskRun(s.readRow(ctx, `SELECT `+taskRunColumns+taskRunFrom+` WHERE r.task_id = ? AND r.slot_key = ?`, taskID, slotKey))
+	if errors.Is(err, sql.ErrNoRows) {
+		return TaskRun{}, fmt.Errorf("get run of slot %s of task %s: %w", slotKey, taskID, ErrNotFound)
+	}
+	if err != nil {
+		return TaskRun{}, fmt.Errorf("get run of slot %s of task %s: %w", slotKey, taskID, err)
+	}
+	return r, nil
+}
+
 // SetRunDelivery records where run id's summary went: "web", or a chat
 // platform with outboxID the chat_outbox row that carries it (0 for none).
 func (tx *Tx) SetRunDelivery(id int64, target string, outboxID int64) error {

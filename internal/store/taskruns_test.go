@@ -56,6 +56,26 @@ func TestTaskRunLifecycle(t *testing.T) {
 	}
 }
 
+// TestSlotRun: a slot's run is found by its task and key, as it was
+// recorded; a slot without one, or another task's same key, is not found.
+func TestSlotRun(t *testing.T) {
+	s := openTest(t)
+	ctx := t.Context()
+	addTask(t, s, "t1", t0)
+	addTask(t, s, "t2", t0)
+	id, _ := claim(t, s, "t1", "a", t0)
+	write(t, s, func(tx *Tx) error { return tx.StartRun(id) })
+	r, err := s.SlotRun(ctx, "t1", "a")
+	if err != nil || r.ID != id || r.Status != TaskRunRunning || r.SlotKey != "a" || !r.SlotAt.Equal(t0) {
+		t.Errorf("SlotRun(t1, a) = %+v, %v; want run %d, running", r, err, id)
+	}
+	for _, c := range [][2]string{{"t1", "b"}, {"t2", "a"}} {
+		if r, err := s.SlotRun(ctx, c[0], c[1]); !errors.Is(err, ErrNotFound) {
+			t.Errorf("SlotRun(%s, %s) = %+v, %v; want ErrNotFound", c[0], c[1], r, err)
+		}
+	}
+}
+
 // TestMarkInterrupted: runs left claimed or running by a Store that is
 // gone (closed: its run locks dropped, as when a process dies) are marked
 // interrupted and never claimed again; the runs of a live Store on the

@@ -64,6 +64,13 @@ type Engine struct {
 	// Check returns the problems the database finds in itself (the
 	// engine's integrity check); nil when it finds none.
 	Check func(ctx context.Context, db *sql.DB) ([]string, error)
+	// Plain opens a pool like db, one of Open's pools (the same server,
+	// credentials, database and schema), but read-write and with
+	// connections that send SQL as it is written, in the database's own
+	// dialect (no translation, parameters as the database numbers them):
+	// for a library that brings its own queries (river's jobs, on
+	// PostgreSQL). Nil: the engine has no such pool.
+	Plain func(ctx context.Context, db *sql.DB) (*sql.DB, error)
 }
 
 // RunLocker holds the run locks of one store: a lock taken by hold is held

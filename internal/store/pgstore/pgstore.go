@@ -63,6 +63,7 @@ func Engine() *engine.Engine {
 		RunLocks:   func(db *sql.DB) engine.RunLocker { return &runLocks{db: db, held: map[int64]bool{}} },
 		Check:      check,
 		Listen:     listen,
+		Plain:      plain,
 	}
 }
 
@@ -120,6 +121,39 @@ func open(ctx context.Context, url string, readOnly bool) (*sql.DB, error) {
 		return nil, fmt.Errorf("connect to %s:%d as %s: %w", cfg.Host, cfg.Port, cfg.User, err)
 	}
 	return db, nil
+}
+
+// plain opens a pool through pgx's database/sql driver as it is, with
+// the configuration of db's connections (one of open's pools: the URL's
+// server, credentials and runtime parameters, search_path included, so
+// the pool is in the store's schema) less the reader's read-only setting.
+// Nothing is translated: a library's own $n would be renumbered, and its
+// ? operators on jsonb taken for parameters.
+func plain(ctx context.Context, db *sql.DB) (*sql.DB, error) {
+	c, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var cfg *pgx.ConnConfig
+	err = c.Raw(func(dc any) error {
+		pc, ok := dc.(*conn)
+		if !ok {
+			return fmt.Errorf("a %T connection", dc)
+		}
+		cfg = pc.Conn.Conn().Config() // a copy
+		return nil
+	})
+	c.Close()
+	if err != nil {
+		return nil, err
+	}
+	delete(cfg.RuntimeParams, "default_transaction_read_only")
+	p := stdlib.OpenDB(*cfg)
+	if err := p.PingContext(ctx); err != nil {
+		p.Close()
+		return nil, fmt.Errorf("connect to %s:%d as %s: %w", cfg.Host, cfg.Port, cfg.User, err)
+	}
+	return p, nil
 }
 
 // connector hands out connections that translate every statement.
