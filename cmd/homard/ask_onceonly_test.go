@@ -34,6 +34,7 @@ func TestRunOnceOnlyCardRefusesSessionInPlace(t *testing.T) {
 	)
 	defer srv.Close()
 	home := t.TempDir()
+	useTestStore(t, home)
 	homard := func(stdin string, args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := run(append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)
@@ -100,6 +101,7 @@ func TestRunCodeCardOffersSessionNotAlways(t *testing.T) {
 	)
 	defer srv.Close()
 	home := t.TempDir()
+	useTestStore(t, home)
 	homard := func(stdin string, args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := run(append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)

@@ -136,6 +136,7 @@ func TestChannelsDocCommands(t *testing.T) {
 	bases := map[string]string{"telegram": tg.URL, "discord": elsewhere.URL, "feishu": elsewhere.URL}
 
 	home := t.TempDir()
+	useTestStore(t, home)
 	homard := func(stdin string, args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := run(append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)

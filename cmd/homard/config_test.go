@@ -19,6 +19,7 @@ import (
 func v0Home(t *testing.T) (string, []byte) {
 	t.Helper()
 	home := t.TempDir()
+	useTestStore(t, home)
 	homardIn(t, home, "", "init")
 	v0, err := os.ReadFile(filepath.Join("..", "..", "internal", "config", "testdata", "config-v0.toml"))
 	if err != nil {
@@ -134,6 +135,7 @@ func TestConfigMigrateWrites(t *testing.T) {
 // The twin: a home init writes now is current: no note, no backup.
 func TestConfigCurrentNoMigration(t *testing.T) {
 	home := t.TempDir()
+	useTestStore(t, home)
 	homardIn(t, home, "", "init")
 	before := configFiles(t, home)
 	if len(before) != 1 {
@@ -152,6 +154,7 @@ func TestConfigCurrentNoMigration(t *testing.T) {
 
 func TestConfigNewerVersionRefused(t *testing.T) {
 	home := t.TempDir()
+	useTestStore(t, home)
 	homardIn(t, home, "", "init")
 	path := filepath.Join(home, "config.toml")
 	b, _ := os.ReadFile(path)
@@ -173,6 +176,7 @@ func TestConfigNewerVersionRefused(t *testing.T) {
 
 func TestConfigUnknownKeySuggests(t *testing.T) {
 	home := t.TempDir()
+	useTestStore(t, home)
 	homardIn(t, home, "", "init")
 	path := filepath.Join(home, "config.toml")
 	b, _ := os.ReadFile(path)

@@ -67,6 +67,7 @@ func TestCrashKill9DuringCommand(t *testing.T) {
 	bin := buildHomard(t)
 	home := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir()}
+	env = append(env, storeEnv(t, home)...)
 	homard := func(args ...string) *exec.Cmd {
 		cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)
 		cmd.Env = env
@@ -176,7 +177,7 @@ func TestCrashKill9DuringCommand(t *testing.T) {
 			t.Errorf("generation %d applied, but doctor's changes line says %q", g, changes)
 		}
 		checkChangeCheckpoints(t, cpDir, len(applied))
-		checkNoRunning(t, filepath.Join(home, "data", "homard.db"))
+		checkNoRunning(t, rawStore(t, home, env))
 		if out, err := homard("audit", "--verify").CombinedOutput(); err != nil {
 			t.Fatalf("generation %d: homard audit --verify after the crash: %v\n%s", g, err, out)
 		}
@@ -450,13 +451,10 @@ func checkChangeCheckpoints(t *testing.T, cpDir string, want int) {
 	}
 }
 
-// checkNoRunning checks that no tool run is left "running".
-func checkNoRunning(t *testing.T, dbFile string) {
+// checkNoRunning checks that no tool run in db is left "running"; it
+// closes db.
+func checkNoRunning(t *testing.T, db *sql.DB) {
 	t.Helper()
-	db, err := sql.Open("sqlite", "file:"+dbFile+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
 	defer db.Close()
 	var running int
 	if err := db.QueryRow(`SELECT count(*) FROM tool_runs WHERE status = 'running'`).Scan(&running); err != nil {

@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"bytes"
-	"database/sql"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
@@ -31,6 +30,7 @@ func TestCrashKill9DuringWrites(t *testing.T) {
 	bin := buildHomard(t)
 	home := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir()}
+	env = append(env, storeEnv(t, home)...)
 	homard := func(args ...string) *exec.Cmd {
 		cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)
 		cmd.Env = env
@@ -137,13 +137,8 @@ func TestCrashKill9DuringWrites(t *testing.T) {
 	}
 	t.Logf("%d checkpoints", len(metas))
 
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(home, "data", "homard.db")+"?mode=ro")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	var running int
-	if err := db.QueryRow(`SELECT count(*) FROM tool_runs WHERE status = 'running'`).Scan(&running); err != nil {
+	if err := rawStore(t, home, env).QueryRow(`SELECT count(*) FROM tool_runs WHERE status = 'running'`).Scan(&running); err != nil {
 		t.Fatal(err)
 	}
 	if running != 0 {

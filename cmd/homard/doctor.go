@@ -39,8 +39,9 @@ are and allow side effects again.`),
 		if err != nil {
 			return err
 		}
+		storeURL := os.Getenv(config.StoreEnv)
 		if ack {
-			problem, err := app.Acknowledge(ctx, p)
+			problem, err := app.Acknowledge(ctx, p, storeURL)
 			switch {
 			case errors.Is(err, app.ErrNothingToAck):
 				c.say.Fprintln(c.stdout, "nothing to acknowledge: no problem is holding side effects")
@@ -50,7 +51,7 @@ are and allow side effects again.`),
 				c.say.Fprintf(c.stdout, "acknowledged: %s\nside effects are allowed again\n", termtext.Line(problem))
 			}
 		}
-		checks := app.Doctor(ctx, p, app.DoctorOptions{Offline: offline, StoreURL: os.Getenv(config.StoreEnv)})
+		checks := app.Doctor(ctx, p, app.DoctorOptions{Offline: offline, StoreURL: storeURL})
 		failed := 0
 		report := doctorReport{Checks: []doctorCheck{}}
 		for _, ch := range checks {

@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"database/sql"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -40,7 +42,11 @@ func buildHomard(t *testing.T) string {
 			return
 		}
 		bin := filepath.Join(binDir, "homard")
-		cmd := exec.Command(goBin, "build", "-o", bin, ".")
+		args := []string{"build", "-o", bin}
+		if postgresBuild {
+			args = append(args, "-tags", "postgres") // as this test binary: the child opens what the test's homes use
+		}
+		cmd := exec.Command(goBin, append(args, ".")...)
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			binErr = fmt.Errorf("go build: %v\n%s", err, out)
@@ -134,6 +140,7 @@ func TestEndToEndBinary(t *testing.T) {
 			home := t.TempDir()
 			env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), p.keyEnv + "=" + key,
 				"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir()}
+			env = append(env, storeEnv(t, home)...)
 			homard := func(args ...string) *exec.Cmd {
 				cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)
 				cmd.Env = env
@@ -213,9 +220,19 @@ func TestEndToEndBinary(t *testing.T) {
 			}
 
 			// The key is nowhere: not in what homard printed, not in any
-			// file of the home (config, database, WAL, vault, workspace).
+			// file of the home (config, database, WAL, vault, workspace),
+			// not in any row of the store when it is PostgreSQL.
 			if strings.Contains(stdout+stderr.String(), key) {
 				t.Fatalf("the key appears in homard's output")
+			}
+			if onPostgres() {
+				db := rawStore(t, home, env)
+				if tables := pgTablesHolding(t, db, key); len(tables) > 0 {
+					t.Errorf("the API key is stored in %v", tables)
+				}
+				if tables := pgTablesHolding(t, db, "kettle"); len(tables) == 0 {
+					t.Errorf("no table holds the stored turn: the key search looked at the wrong store")
+				}
 			}
 			checked, sawDB := 0, false
 			err = filepath.WalkDir(home, func(path string, d fs.DirEntry, err error) error {
@@ -240,9 +257,42 @@ func TestEndToEndBinary(t *testing.T) {
 				}
 				return nil
 			})
-			if err != nil || checked < 3 || !sawDB {
-				t.Fatalf("walked %d files of the home (%v, database seen: %v); want config, database and notes at least", checked, err, sawDB)
+			if err != nil || checked < 3 || sawDB != !onPostgres() {
+				t.Fatalf("walked %d files of the home (%v, database seen: %v); want config, database (SQLite only) and notes at least", checked, err, sawDB)
 			}
 		})
 	}
+}
+
+// pgTablesHolding returns the tables of db, a PostgreSQL store, with a
+// row whose text holds s, as is or hex-encoded (a bytea column's text).
+func pgTablesHolding(t *testing.T, db *sql.DB, s string) []string {
+	t.Helper()
+	rows, err := db.Query(`SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema() ORDER BY 1`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for rows.Next() {
+		var n string
+		if err := rows.Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, n)
+	}
+	if err := rows.Err(); err != nil || len(names) == 0 {
+		t.Fatalf("list the store's tables: %d, %v", len(names), err)
+	}
+	var out []string
+	for _, n := range names {
+		var hits int
+		q := `SELECT count(*) FROM "` + strings.ReplaceAll(n, `"`, `""`) + `" AS r WHERE strpos(r::text, $1) > 0 OR strpos(r::text, $2) > 0`
+		if err := db.QueryRow(q, s, hex.EncodeToString([]byte(s))).Scan(&hits); err != nil {
+			t.Fatalf("search %s: %v", n, err)
+		}
+		if hits > 0 {
+			out = append(out, n)
+		}
+	}
+	return out
 }

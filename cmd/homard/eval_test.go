@@ -15,6 +15,7 @@ import (
 // name, with exit 1.
 func TestEvalBenignOnADefaultHome(t *testing.T) {
 	home := t.TempDir()
+	useTestStore(t, home)
 	homardIn(t, home, "", "init")
 	out := homardIn(t, home, "", "eval", "--suite", "benign")
 	if !regexp.MustCompile(`(?m)^[1-9][0-9]* passed, 0 failed(, [0-9]+ skipped)?$`).MatchString(out) {

@@ -71,6 +71,7 @@ func hangHome(t *testing.T, srv *httptest.Server, timeouts map[string]string) (s
 	home := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir(),
 		"XDG_DATA_HOME=" + t.TempDir(), "OPENAI_API_KEY=sk-test-HANGCLI0123456789"}
+	env = append(env, storeEnv(t, home)...)
 	homard := func(args ...string) *exec.Cmd {
 		cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)
 		cmd.Env = env

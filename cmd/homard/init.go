@@ -2,12 +2,13 @@ package main
 
 import (
 	"context"
+	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/lang"
+	"github.com/homard/homard/internal/setup"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -43,12 +44,16 @@ secret in homard's encrypted vault (set it afterwards with
 		if err != nil {
 			return err
 		}
-		cfg, err := app.Init(ctx, p, o)
+		// The store is created where this home's runtime will look for it
+		// (c.open): HOMARD_STORE_URL's, else store.url's, else data/homard.db.
+		override := os.Getenv(config.StoreEnv)
+		cfg, err := setup.Init(ctx, p, o, override)
 		if err != nil {
 			return err
 		}
+		_, name := cfg.StoreURL(p.DBFile, override)
 		c.say.Fprintf(c.stdout, "created %s\n", termtext.Line(p.ConfigFile))
-		c.say.Fprintf(c.stdout, "database  %s\n", termtext.Line(p.DBFile))
+		c.say.Fprintf(c.stdout, "database  %s\n", termtext.Line(name))
 		for _, r := range cfg.Workspace.Roots {
 			c.say.Fprintf(c.stdout, "workspace %s (%s)\n", termtext.Line(r.Path), termtext.Line(r.Name))
 		}

@@ -163,6 +163,7 @@ func decodeArray[T any](t *testing.T, what, out string) []T {
 // each kind and decodes it strictly into the documented struct.
 func TestListJSON(t *testing.T) {
 	home := t.TempDir()
+	useTestStore(t, home)
 	homardIn(t, home, "", "init", "--mode", "autopilot")
 	// Empty lists are [] (not null, not a sentence).
 	for _, args := range [][]string{{"memory", "list"}, {"token", "list"}, {"secret", "list"}, {"checkpoint", "list"}, {"session", "list"}} {

@@ -39,6 +39,7 @@ func TestRunCardInChinese(t *testing.T) {
 			)
 			defer srv.Close()
 			home := t.TempDir()
+			useTestStore(t, home)
 			homard := func(stdin string, args ...string) (int, string, string) {
 				var out, errb bytes.Buffer
 				code := run(append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -64,7 +65,20 @@ func scriptParams(dir string) testscript.Params {
 			env.Setenv("HOMARD_HOME", env.WorkDir+"/home")
 			env.Setenv("XDG_CONFIG_HOME", env.WorkDir+"/xdg-config")
 			env.Setenv("XDG_DATA_HOME", env.WorkDir+"/xdg-data")
+			scriptStore(env)
 			return nil
+		},
+		// [postgres]: the homes keep their state in PostgreSQL, not in
+		// data/homard.db; [pgengine]: homard has the PostgreSQL engine
+		// (-tags postgres) whether or not they do (store_test.go).
+		Condition: func(cond string) (bool, error) {
+			switch cond {
+			case "postgres":
+				return onPostgres(), nil
+			case "pgengine":
+				return postgresBuild, nil
+			}
+			return false, fmt.Errorf("unknown condition %q", cond)
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"exitcode":  exitcode,

@@ -21,13 +21,17 @@ import (
 func TestMCPServeOverStdio(t *testing.T) {
 	bin := buildHomard(t)
 	home := filepath.Join(t.TempDir(), "home")
-	if out, err := exec.Command(bin, "--home", home, "init").CombinedOutput(); err != nil {
+	env := append(os.Environ(), storeEnv(t, home)...)
+	initCmd := exec.Command(bin, "--home", home, "init")
+	initCmd.Env = env
+	if out, err := initCmd.CombinedOutput(); err != nil {
 		t.Fatalf("init: %v\n%s", err, out)
 	}
 	if err := os.WriteFile(filepath.Join(home, "workspace", "notes.txt"), []byte("the kettle is blue\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(bin, "--home", home, "mcp", "serve", "--client", "editor")
+	cmd.Env = env
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

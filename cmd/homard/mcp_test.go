@@ -27,6 +27,7 @@ func TestMCPTrustPrintsInert(t *testing.T) {
 		t.Skip("bwrap is not installed")
 	}
 	home := filepath.Join(t.TempDir(), "home")
+	useTestStore(t, home)
 	homardIn(t, home, "", "init")
 	exe, err := os.Executable()
 	if err != nil {

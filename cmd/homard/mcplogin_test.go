@@ -30,6 +30,7 @@ func TestMCPLoginCommand(t *testing.T) {
 	rig := mcptest.NewOAuthRig(spec, true)
 	t.Cleanup(rig.Close)
 	home := filepath.Join(t.TempDir(), "home")
+	useTestStore(t, home)
 	homardIn(t, home, "", "init")
 	cfgPath := filepath.Join(home, "config.toml")
 	b, err := os.ReadFile(cfgPath)

@@ -23,6 +23,7 @@ func TestRunTaskFromStdin(t *testing.T) {
 	srv := llmtest.NewServer(answer, answer)
 	defer srv.Close()
 	home := t.TempDir()
+	useTestStore(t, home)
 	homard := func(stdin string, args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := run(append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)

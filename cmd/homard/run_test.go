@@ -26,6 +26,7 @@ func TestRunCommand(t *testing.T) {
 	)
 	defer srv.Close()
 	home := t.TempDir()
+	useTestStore(t, home)
 	homard := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := run(append([]string{"--home", home}, args...), strings.NewReader(""), &out, &errb)
@@ -76,6 +77,7 @@ func TestRunAsksInline(t *testing.T) {
 	)
 	defer srv.Close()
 	home := t.TempDir()
+	useTestStore(t, home)
 	homard := func(stdin string, args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := run(append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)
@@ -158,6 +160,7 @@ func TestRunShowsToolCalls(t *testing.T) {
 	)
 	defer srv.Close()
 	home := t.TempDir()
+	useTestStore(t, home)
 	homard := func(stdin string, args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := run(append([]string{"--home", home}, args...), strings.NewReader(stdin), &out, &errb)
@@ -223,6 +226,7 @@ func TestRunCapturesInBatches(t *testing.T) {
 	)
 	defer srv.Close()
 	home := t.TempDir()
+	useTestStore(t, home)
 	homard := func(args ...string) (int, string, string) {
 		var out, errb bytes.Buffer
 		code := run(append([]string{"--home", home}, args...), strings.NewReader(""), &out, &errb)

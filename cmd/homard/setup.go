@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -87,6 +88,7 @@ first setup needs --provider.`),
 			c.say.Fprintf(c.stdout, "testing %s...\n", termtext.Line(cmp.Or(o.Provider, c.say.T("the configured provider"))))
 		}
 		o.Say = c.say
+		o.StoreURL = os.Getenv(config.StoreEnv) // a new home's store: where its runtime will look (c.open)
 		res, err := setup.Run(ctx, p, o)
 		if err != nil {
 			return err

@@ -35,6 +35,7 @@ func TestSetupWizardInARealTerminal(t *testing.T) {
 	dead.Close()
 
 	home := filepath.Join(dir, "home")
+	useTestStore(t, home) // the child homard inherits it
 	conf := filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g status off\nset -g history-limit 5000\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -126,6 +127,7 @@ func TestSetupWizardFindsOllama(t *testing.T) {
 	defer ollama.Close()
 
 	home := filepath.Join(dir, "home")
+	useTestStore(t, home) // the child homard inherits it
 	conf := filepath.Join(dir, "tmux.conf")
 	if err := os.WriteFile(conf, []byte("set -g status off\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -41,6 +41,7 @@ var cliSkill = map[string]string{
 
 func TestSkillCLI(t *testing.T) {
 	home := t.TempDir()
+	useTestStore(t, home)
 	homardIn(t, home, "", "init", "--mode", "smart")
 	src := writeSkillDir(t, filepath.Join(t.TempDir(), "weather-src"), cliSkill)
 
@@ -105,6 +106,7 @@ func TestSkillCLI(t *testing.T) {
 
 func TestSkillAddRefusesASymlinkInTheTree(t *testing.T) {
 	home := t.TempDir()
+	useTestStore(t, home)
 	homardIn(t, home, "", "init", "--mode", "smart")
 	src := writeSkillDir(t, filepath.Join(t.TempDir(), "weather"), cliSkill)
 	if err := os.Symlink(filepath.Join(home, "data", "vault.key"), filepath.Join(src, "key")); err != nil {

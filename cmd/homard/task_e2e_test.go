@@ -44,6 +44,7 @@ func newTaskE2E(t *testing.T, srv *llmtest.Server) *taskE2E {
 	e := &taskE2E{t: t, bin: buildHomard(t), home: t.TempDir()}
 	e.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "OPENAI_API_KEY=sk-test-TASKE2E0123456789",
 		"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(), "TZ=Europe/Paris"}
+	e.env = append(e.env, storeEnv(t, e.home)...)
 	e.ok("init", "--base-url", srv.URL+"/v1")
 	return e
 }
@@ -236,15 +237,10 @@ func TestTaskE2EHappyPath(t *testing.T) {
 }
 
 // openDB opens the home's database read-write, as an attacker with the
-// file would.
+// file or the database would.
 func (e *taskE2E) openDB() *sql.DB {
 	e.t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(e.home, "data", "homard.db")+"?_pragma=busy_timeout(10000)")
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.t.Cleanup(func() { db.Close() })
-	return db
+	return rawStore(e.t, e.home, e.env)
 }
 
 // TestTaskE2EChangedBody: an approved task that ran (the twin) has its

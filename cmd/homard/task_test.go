@@ -20,6 +20,7 @@ func taskHome(t *testing.T, srv *llmtest.Server) (string, func(stdin string, arg
 	home := t.TempDir()
 	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "OPENAI_API_KEY=sk-test-TASKKEY0123456789",
 		"XDG_CONFIG_HOME=" + t.TempDir(), "XDG_DATA_HOME=" + t.TempDir(), "TZ=Europe/Paris"}
+	env = append(env, storeEnv(t, home)...)
 	homard := func(stdin string, args ...string) (int, string, string) {
 		t.Helper()
 		cmd := exec.Command(bin, append([]string{"--home", home}, args...)...)

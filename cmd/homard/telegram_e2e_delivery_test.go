@@ -16,10 +16,30 @@ import (
 
 // lockDB takes the database's write lock from this process (BEGIN
 // IMMEDIATE) until the returned func is called: homard cannot save
-// anything meanwhile, as when its disk stalls.
+// anything meanwhile, as when its disk stalls. PostgreSQL has no lock
+// that makes a writer fail rather than wait (and a write that waited
+// would commit after the kill, once the lock is gone): there a trigger
+// refuses every change to the inbox, the table the stalled save writes.
 func (r *tgRig) lockDB() (release func()) {
 	r.t.Helper()
 	ctx := context.Background()
+	if onPostgres() {
+		db := rawStore(r.t, r.home, r.env)
+		for _, q := range []string{
+			`CREATE FUNCTION stalled() RETURNS trigger LANGUAGE plpgsql AS $$ BEGIN RAISE EXCEPTION 'the disk stalled (test)'; END $$`,
+			`CREATE TRIGGER stalled BEFORE INSERT OR UPDATE OR DELETE ON chat_inbox FOR EACH STATEMENT EXECUTE FUNCTION stalled()`,
+		} {
+			if _, err := db.ExecContext(ctx, q); err != nil {
+				r.t.Fatalf("stall the inbox: %v", err)
+			}
+		}
+		return func() {
+			if _, err := db.ExecContext(ctx, `DROP FUNCTION stalled() CASCADE`); err != nil {
+				r.t.Errorf("unstall the inbox: %v", err)
+			}
+			db.Close()
+		}
+	}
 	db, err := sql.Open("sqlite", "file:"+filepath.Join(r.home, "data", "homard.db")+"?_pragma=busy_timeout(30000)")
 	if err != nil {
 		r.t.Fatal(err)

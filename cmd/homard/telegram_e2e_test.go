@@ -87,6 +87,7 @@ func newTgRig(t *testing.T) *tgRig {
 	t.Cleanup(rig.tg.Close)
 	rig.env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + t.TempDir(), "XDG_CONFIG_HOME=" + t.TempDir(),
 		"XDG_DATA_HOME=" + t.TempDir(), "OPENAI_API_KEY=sk-test-TGE2E0123456789abcdef"}
+	rig.env = append(rig.env, storeEnv(t, rig.home)...)
 	rig.run("", "init", "--mode", "smart", "--base-url", rig.model.URL+"/v1")
 	captureOff(t, rig.home)
 	cfg := filepath.Join(rig.home, "config.toml")
@@ -268,14 +269,10 @@ func (r *tgRig) countText(chat int64, s string) int {
 	return n
 }
 
-// db opens the home's database read-only.
+// db opens the home's database, to read it; the caller closes it.
 func (r *tgRig) db() *sql.DB {
 	r.t.Helper()
-	db, err := sql.Open("sqlite", "file:"+filepath.Join(r.home, "data", "homard.db")+"?mode=ro&_pragma=busy_timeout(5000)")
-	if err != nil {
-		r.t.Fatal(err)
-	}
-	return db
+	return rawStore(r.t, r.home, r.env)
 }
 
 // inboxState is the state of the delivery with update id u ("" when it

@@ -43,6 +43,7 @@ func TestUntrustedTextIsPrintedVisibly(t *testing.T) {
 	)
 	defer srv.Close()
 	home := t.TempDir()
+	useTestStore(t, home)
 	homard := func(args ...string) (int, string, string) {
 		t.Helper()
 		var out, errb bytes.Buffer
@@ -120,6 +121,7 @@ func TestUntrustedTextIsPrintedVisibly(t *testing.T) {
 // provider sent; it is printed through the same printer.
 func TestErrorsArePrintedVisibly(t *testing.T) {
 	home := t.TempDir()
+	useTestStore(t, home)
 	if code := run([]string{"--home", home, "init"}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); code != 0 {
 		t.Fatalf("init: exit %d", code)
 	}

@@ -29,6 +29,7 @@ func TestUntrustedTextInARealTerminal(t *testing.T) {
 	const key = "sk-test-TERMKEY0123456789"
 	t.Setenv("OPENAI_API_KEY", key)
 	home := filepath.Join(dir, "home")
+	useTestStore(t, home)
 	// homard runs the CLI in this process, for the fixtures and for the
 	// text each command prints (the screen is compared with it).
 	homard := func(args ...string) (int, string, string) {

@@ -34,6 +34,7 @@ func TestOnceOnlyCardInARealTerminal(t *testing.T) {
 	srv := llmtest.NewServer(find("c1"), text("Not run here."), find("c2"), text("Not run in chat."))
 	defer srv.Close()
 	home := filepath.Join(dir, "home")
+	useTestStore(t, home)
 	if code := run([]string{"--home", home, "init", "--base-url", srv.URL + "/v1"}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); code != 0 {
 		t.Fatalf("init: exit %d", code)
 	}

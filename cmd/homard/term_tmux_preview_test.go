@@ -36,6 +36,7 @@ func TestCardShowsTheWriteInARealTerminal(t *testing.T) {
 	)
 	defer srv.Close()
 	home := filepath.Join(dir, "home")
+	useTestStore(t, home)
 	if code := run([]string{"--home", home, "init", "--base-url", srv.URL + "/v1"}, strings.NewReader(""), &bytes.Buffer{}, &bytes.Buffer{}); code != 0 {
 		t.Fatalf("init: exit %d", code)
 	}

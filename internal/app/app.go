@@ -456,9 +456,11 @@ func (r *Runtime) Close() error {
 	return errors.Join(errs...)
 }
 
-// Init creates a new home (setup.Init).
+// Init creates a new home (setup.Init) with its store where store.url
+// says: never HOMARD_STORE_URL's (homard eval's copies keep their own;
+// `homard init` calls setup.Init with it).
 func Init(ctx context.Context, paths config.Paths, o config.InitOptions) (*config.Config, error) {
-	return setup.Init(ctx, paths, o)
+	return setup.Init(ctx, paths, o, "")
 }
 
 // MaybeRunSandboxHelper must be the first call in main: when homard was

@@ -80,11 +80,11 @@ func TestDamagedAuditRefusesSideEffects(t *testing.T) {
 		t.Errorf("doctor audit line = %+v; want the break reported", c)
 	}
 
-	problem, err := Acknowledge(context.Background(), paths)
+	problem, err := Acknowledge(context.Background(), paths, "")
 	if err != nil || !strings.Contains(problem, "record 1") {
 		t.Fatalf("Acknowledge = %q, %v; want the audit problem", problem, err)
 	}
-	if _, err := Acknowledge(context.Background(), paths); !errors.Is(err, ErrNothingToAck) {
+	if _, err := Acknowledge(context.Background(), paths, ""); !errors.Is(err, ErrNothingToAck) {
 		t.Errorf("second Acknowledge = %v; want ErrNothingToAck", err)
 	}
 	if w := callOK(t, r2, "write_file", `{"path":"a.md","content":"v2"}`); w.Decision != arbiter.Ran {

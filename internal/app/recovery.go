@@ -36,8 +36,10 @@ var ErrNothingToAck = integrity.ErrNothingToAck
 // Acknowledge records that the owner has looked at the problem for which
 // homard refuses side effects and accepts the records as they are now;
 // side effects are allowed again. It returns the problem acknowledged.
-func Acknowledge(ctx context.Context, paths config.Paths) (string, error) {
-	r, err := Open(ctx, paths, Options{inspect: true})
+// storeURL is Options.StoreURL: the store the problem is in when it is
+// not store.url's.
+func Acknowledge(ctx context.Context, paths config.Paths, storeURL string) (string, error) {
+	r, err := Open(ctx, paths, Options{inspect: true, StoreURL: storeURL})
 	if err != nil {
 		return "", err
 	}

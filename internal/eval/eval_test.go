@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/homard/homard/internal/config"
+	"github.com/homard/homard/internal/store/storetest"
 )
 
 // TestSuiteAll runs every embedded scenario on a default home (all must
@@ -195,14 +196,19 @@ func TestLastToolResult(t *testing.T) {
 // database (store.url) gets an eval whose copies keep their own SQLite
 // file — a scenario's hostile writes never reach the owner's database. The
 // URL here names nothing that answers, so a run that tried to use it would
-// fail; its twin is the same scenario passing on a default home
-// (TestSuiteAll).
+// fail; under scripts/pg-test it is a live, empty schema instead, which
+// the run must leave empty. Its twin is the same scenario passing on a
+// default home (TestSuiteAll).
 func TestEvalNeverUsesTheOwnersStore(t *testing.T) {
+	owners := "postgres://homard@127.0.0.1:1/owners"
+	if u := storetest.URL(t); u != "" {
+		owners = u
+	}
 	paths, err := config.ResolvePaths(t.TempDir(), func(string) string { return "" })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := config.Init(paths, config.InitOptions{Mode: "smart", StoreURL: "postgres://homard@127.0.0.1:1/owners"}); err != nil {
+	if _, err := config.Init(paths, config.InitOptions{Mode: "smart", StoreURL: owners}); err != nil {
 		t.Fatal(err)
 	}
 	b, err := os.ReadFile(paths.ConfigFile)
@@ -215,5 +221,14 @@ func TestEvalNeverUsesTheOwnersStore(t *testing.T) {
 	}
 	if len(rep.Results) != 1 || rep.Results[0].Status != Pass {
 		t.Fatalf("results %+v; want the scenario run and passed on the copy's own store", rep.Results)
+	}
+	if storetest.Postgres(owners) {
+		var tables int
+		if err := storetest.Raw(t, owners).QueryRow(`SELECT count(*) FROM information_schema.tables WHERE table_schema = current_schema()`).Scan(&tables); err != nil {
+			t.Fatal(err)
+		}
+		if tables != 0 {
+			t.Errorf("the owner's database has %d tables after the eval; want it untouched", tables)
+		}
 	}
 }

@@ -71,6 +71,10 @@ type Options struct {
 	OllamaURL string
 	// Getenv reads the environment. Nil means os.Getenv.
 	Getenv func(string) string
+	// StoreURL, when set, is where a new home's store is created instead
+	// of store.url (cmd/homard passes HOMARD_STORE_URL, as it does to
+	// app.Options.StoreURL).
+	StoreURL string
 	// Say is the language of the errors and notes. The zero Printer is
 	// English.
 	Say lang.Printer
@@ -251,7 +255,7 @@ func Run(ctx context.Context, paths config.Paths, o Options) (Result, error) {
 	}
 
 	if !exists {
-		if _, err := Init(ctx, paths, config.InitOptions{}); err != nil {
+		if _, err := Init(ctx, paths, config.InitOptions{}, o.StoreURL); err != nil {
 			return res, say.Errorf("setup: %w", err)
 		}
 		res.Created = true
@@ -468,12 +472,15 @@ func Modes() []ModeInfo {
 }
 
 // Init creates a new home: config, data folder, workspace and database.
-func Init(ctx context.Context, paths config.Paths, o config.InitOptions) (*config.Config, error) {
+// The database is created where storeURL says when it is set
+// (HOMARD_STORE_URL, which the home's runtime will use too), else where
+// store.url does.
+func Init(ctx context.Context, paths config.Paths, o config.InitOptions, storeURL string) (*config.Config, error) {
 	cfg, err := config.Init(paths, o)
 	if err != nil {
 		return nil, err
 	}
-	where, name := cfg.StoreURL(paths.DBFile, "")
+	where, name := cfg.StoreURL(paths.DBFile, storeURL)
 	st, err := store.OpenURL(ctx, where)
 	if err != nil {
 		return nil, fmt.Errorf("create database %s: %w", name, err) // lang:en: init's error
