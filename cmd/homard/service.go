@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/service"
 	"github.com/spf13/cobra"
@@ -72,6 +73,15 @@ func (c *cli) serviceInstallCmd() *cobra.Command {
 			}
 			fmt.Fprint(c.stdout, unit)
 			return nil
+		}
+		// The unit's serve does not inherit this shell's environment: a
+		// store named only by HOMARD_STORE_URL would be left behind, and
+		// serve would start on data/homard.db. (The URL is not copied
+		// into the unit: it may hold a password.)
+		if env := os.Getenv(config.StoreEnv); env != "" {
+			if cfg, err := config.Load(p.ConfigFile); err == nil && cfg.Store.URL != env { // no config: Install says what to do
+				return c.say.Errorf("HOMARD_STORE_URL is set, but the service will not see it: put that URL in the config's [store] url (a password in ~/.pgpass of the user the service runs as, never in the URL), or unset HOMARD_STORE_URL")
+			}
 		}
 		if o.System && os.Geteuid() != 0 {
 			return c.say.Errorf("a system service is written to /etc/systemd/system: run it as root (sudo %s service install --system ...), or use --print", o.Binary)
