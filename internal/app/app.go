@@ -145,6 +145,31 @@ type Options struct {
 // ErrNotInitialized is returned by Open when there is no config file.
 var ErrNotInitialized = errors.New("homard is not initialised here")
 
+// ErrAnotherOwnersStore is Open's error on a shared store another owner's
+// homard claimed first (issue 27): one schema holds one owner's data.
+var ErrAnotherOwnersStore = errors.New("this store holds another owner's data")
+
+// claimStore makes a shared store this owner's, or refuses it when it is
+// another's: the chat tables, trusts and audit of a schema are one
+// owner's, so owners get a schema each, which the database keeps apart.
+// inspect (doctor) only reads. A SQLite file is its home's: nothing.
+func (r *Runtime) claimStore(ctx context.Context, name string, inspect bool) error {
+	if !r.Store.Shared() {
+		return nil
+	}
+	holder, err := r.Store.StoreOwner(ctx)
+	if err == nil && holder == "" && !inspect {
+		holder, err = r.Store.ClaimOwner(ctx, r.Config.Owner, r.now())
+	}
+	if err != nil {
+		return err
+	}
+	if holder != "" && holder != r.Config.Owner {
+		return fmt.Errorf("%w: %s belongs to owner %q, and this home's owner is %q. Give each owner a schema of their own (?search_path= in store.url; README, \"A household or a team\"), or set owner = %q in %s if this is the same person", ErrAnotherOwnersStore, name, holder, r.Config.Owner, holder, r.Paths.ConfigFile)
+	}
+	return nil
+}
+
 // Open loads the config under paths and opens everything it names.
 func Open(ctx context.Context, paths config.Paths, o Options) (*Runtime, error) {
 	load := config.LoadHome
@@ -178,6 +203,9 @@ func (r *Runtime) open(ctx context.Context, o Options) error {
 		return fmt.Errorf("open database %s: %w", name, err)
 	}
 	r.Store, r.locks = st, sessionlock.New(r.Paths.DataDir, st)
+	if err := r.claimStore(ctx, name, o.inspect); err != nil {
+		return err
+	}
 	if !o.inspect {
 		// Cheap at every start; doctor runs the full check itself.
 		r.Start.Integrity, r.Start.IntegrityErr = integrity.Check(ctx, st, integrity.Options{Now: r.now})

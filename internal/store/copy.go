@@ -20,7 +20,7 @@ var (
 		"chat_inbox", "chat_outbox", "chat_owners", "chat_pairings", "chat_sessions", "chat_cards", "chat_chats",
 		"chat_channels", "tasks", "task_runs", "skill_trust", "capture_queue", "capture_usage", "mcp_trust",
 		"chat_pair_wrong", "taint_texts", "totp", "totp_used", "totp_wrong", "recipients", "chat_settings",
-		"memory_reviews", "memory_review_slots",
+		"memory_reviews", "memory_review_slots", "store_owner",
 	}
 	copySkip = []string{"schema_migrations", "memory_units", "memory_fts", "memory_sources"}
 )
