@@ -2,12 +2,14 @@ package chats
 
 import (
 	"context"
+	"fmt"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/homard/homard/internal/channel/chat"
+	"github.com/homard/homard/internal/store"
 )
 
 // leaseTable is a database's lock table seen by several replicas.
@@ -135,4 +137,73 @@ func TestPushedPlatformReceivedOnEveryReplica(t *testing.T) {
 	}
 	stop1()
 	waitFor(t, "replica 2 taking the lease", func() bool { return holder() == 2 && receiving.Load() == 1 })
+}
+
+// TestRepliesSentOnceAcrossReplicas (issue 27): two replicas run one
+// platform's channel on one database; every queued reply is sent exactly
+// once, by the replica holding the lease, and after it stops the other
+// takes over the sending — still once each, none lost.
+func TestRepliesSentOnceAcrossReplicas(t *testing.T) {
+	rg := newChatRig(t)
+	rg.stop()
+	table := &leaseTable{owner: map[string]int{}}
+	fakes := []*fakeAdapter{{}, {}}
+	start := func(replica int) func() {
+		r := rg.s.NewRunner(Options{Adapters: []chat.Adapter{fakes[replica-1]}, Poll: 10 * time.Millisecond, ApprovalWait: time.Minute,
+			Backoff: func(int) time.Duration { return 5 * time.Millisecond }, TypingEvery: time.Hour,
+			Lease: table.view(replica), LeaseEvery: 10 * time.Millisecond})
+		ctx, cancel := context.WithCancel(context.Background())
+		done := make(chan struct{})
+		go func() { defer close(done); _ = r.Run(ctx) }()
+		t.Cleanup(func() { cancel(); <-done })
+		return func() { cancel(); <-done }
+	}
+	queue := func(from, n int) {
+		err := rg.st.Write(t.Context(), func(tx *store.Tx) error {
+			for i := from; i < from+n; i++ {
+				if _, err := tx.InsertOutbox(store.OutboxRow{Platform: chat.Telegram, ChatID: "100", Text: fmt.Sprint("reply ", i), CreatedAt: time.Now()}); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent := func() map[string]int {
+		out := map[string]int{}
+		for _, f := range fakes {
+			f.mu.Lock()
+			for _, m := range f.calls {
+				out[m.Text]++
+			}
+			f.mu.Unlock()
+		}
+		return out
+	}
+	stop1 := start(1)
+	waitFor(t, "replica 1 holding the lease", func() bool {
+		table.mu.Lock()
+		defer table.mu.Unlock()
+		return table.owner["channel:"+chat.Telegram] == 1
+	})
+	start(2)
+	queue(0, 20)
+	waitFor(t, "20 replies sent", func() bool { return len(sent()) == 20 })
+	stop1()
+	queue(20, 5)
+	waitFor(t, "25 replies sent", func() bool { return len(sent()) == 25 })
+	time.Sleep(50 * time.Millisecond) // a duplicate, had there been one, has time to go out
+	for text, n := range sent() {
+		if n != 1 {
+			t.Errorf("%q sent %d times; want once", text, n)
+		}
+	}
+	fakes[1].mu.Lock()
+	byTwo := len(fakes[1].calls)
+	fakes[1].mu.Unlock()
+	if byTwo != 5 {
+		t.Errorf("replica 2 sent %d replies; want the 5 queued after replica 1 stopped (the lease holder sends)", byTwo)
+	}
 }
