@@ -76,6 +76,34 @@ func replicas(tb testing.TB, n int, srv *httptest.Server) []*Runtime {
 	return out
 }
 
+// checkOneTurnEach fails t with each error of errs (closed here), unless
+// the model was asked twice per session (one one-tool turn each) and r's
+// store holds sessions sessions of exactly one turn.
+func checkOneTurnEach(t *testing.T, r *Runtime, errs chan error, requests int64, sessions int) {
+	t.Helper()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if requests != int64(2*sessions) {
+		t.Errorf("%d model requests; want %d (two per one-tool turn)", requests, 2*sessions)
+	}
+	list, err := r.Store.SessionsOf(context.Background(), "owner", 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	turns := 0
+	for _, s := range list {
+		if s.Turns != 1 {
+			t.Errorf("session %s holds %d turns; want 1", s.ID, s.Turns)
+		}
+		turns += s.Turns
+	}
+	if len(list) != sessions || turns != sessions {
+		t.Errorf("%d sessions with %d turns stored; want %d each", len(list), turns, sessions)
+	}
+}
+
 // TestTwoReplicasManyTurns (issue 27): 200 one-tool turns at once, in 200
 // sessions spread over two replicas of one store: every turn answers,
 // each session holds exactly its one turn, every tool call is recorded,
@@ -107,28 +135,8 @@ func TestTwoReplicasManyTurns(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if got := requests.Load(); got != 2*sessions {
-		t.Errorf("%d model requests; want %d (two per one-tool turn)", got, 2*sessions)
-	}
+	checkOneTurnEach(t, rs[1], errs, requests.Load(), sessions)
 	ctx := context.Background()
-	list, err := rs[1].Store.SessionsOf(ctx, "owner", 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	turns := 0
-	for _, s := range list {
-		if s.Turns != 1 {
-			t.Errorf("session %s holds %d turns; want 1", s.ID, s.Turns)
-		}
-		turns += s.Turns
-	}
-	if len(list) != sessions || turns != sessions {
-		t.Errorf("%d sessions with %d turns stored; want %d each", len(list), turns, sessions)
-	}
 	n, err := audit.Verify(ctx, rs[0].Store)
 	if err != nil || n < sessions {
 		t.Errorf("audit: %d records, %v; want one verified chain of at least %d", n, err, sessions)
@@ -210,22 +218,5 @@ func TestTwoReplicasManyChatStreams(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	close(errs)
-	for err := range errs {
-		t.Error(err)
-	}
-	if got := requests.Load(); got != 2*sessions {
-		t.Errorf("%d model requests; want %d (two per one-tool turn)", got, 2*sessions)
-	}
-	list, err := rs[1].Store.SessionsOf(context.Background(), "owner", 1000)
-	if err != nil {
-		t.Fatal(err)
-	}
-	turns := 0
-	for _, s := range list {
-		turns += s.Turns
-	}
-	if len(list) != sessions || turns != sessions {
-		t.Errorf("%d sessions with %d turns stored; want %d each", len(list), turns, sessions)
-	}
+	checkOneTurnEach(t, rs[1], errs, requests.Load(), sessions)
 }

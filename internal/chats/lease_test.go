@@ -30,6 +30,21 @@ func (l *leaseTable) view(me int) func(string) (func(), bool, error) {
 	}
 }
 
+// startReplica runs a Runner over a as replica number replica of one
+// database whose lock table is table, until the returned stop is called
+// or the test ends.
+func startReplica(t *testing.T, rg *chatRig, table *leaseTable, replica int, a chat.Adapter) (stop func()) {
+	r := rg.s.NewRunner(Options{Adapters: []chat.Adapter{a}, Poll: 10 * time.Millisecond, ApprovalWait: time.Minute,
+		Backoff: func(int) time.Duration { return 5 * time.Millisecond }, TypingEvery: time.Hour,
+		Lease: table.view(replica), LeaseEvery: 10 * time.Millisecond})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { defer close(done); _ = r.Run(ctx) }()
+	stop = sync.OnceFunc(func() { cancel(); <-done })
+	t.Cleanup(stop)
+	return stop
+}
+
 // pollingAdapter is the fake adapter that records which replicas poll.
 type pollingAdapter struct {
 	*fakeAdapter
@@ -63,16 +78,7 @@ func TestOnePollerPerPlatform(t *testing.T) {
 	table := &leaseTable{owner: map[string]int{}}
 	var polling, maxPoll, last atomic.Int32
 	start := func(replica int) func() {
-		a := pollingAdapter{&fakeAdapter{}, replica, &polling, &maxPoll, &last}
-		r := rg.s.NewRunner(Options{Adapters: []chat.Adapter{a}, Poll: 10 * time.Millisecond, ApprovalWait: time.Minute,
-			Backoff: func(int) time.Duration { return 5 * time.Millisecond }, TypingEvery: time.Hour,
-			Lease: table.view(replica), LeaseEvery: 10 * time.Millisecond})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { defer close(done); _ = r.Run(ctx) }()
-		stop := func() { cancel(); <-done }
-		t.Cleanup(func() { cancel(); <-done })
-		return stop
+		return startReplica(t, rg, table, replica, pollingAdapter{&fakeAdapter{}, replica, &polling, &maxPoll, &last})
 	}
 	stop1 := start(1)
 	waitFor(t, "replica 1 polling", func() bool { return last.Load() == 1 })
@@ -112,15 +118,7 @@ func TestPushedPlatformReceivedOnEveryReplica(t *testing.T) {
 	table := &leaseTable{owner: map[string]int{}}
 	var receiving, maxReceiving, last atomic.Int32
 	start := func(replica int) func() {
-		a := pushedAdapter{pollingAdapter{&fakeAdapter{}, replica, &receiving, &maxReceiving, &last}}
-		r := rg.s.NewRunner(Options{Adapters: []chat.Adapter{a}, Poll: 10 * time.Millisecond, ApprovalWait: time.Minute,
-			Backoff: func(int) time.Duration { return 5 * time.Millisecond }, TypingEvery: time.Hour,
-			Lease: table.view(replica), LeaseEvery: 10 * time.Millisecond})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { defer close(done); _ = r.Run(ctx) }()
-		t.Cleanup(func() { cancel(); <-done })
-		return func() { cancel(); <-done }
+		return startReplica(t, rg, table, replica, pushedAdapter{pollingAdapter{&fakeAdapter{}, replica, &receiving, &maxReceiving, &last}})
 	}
 	holder := func() int {
 		table.mu.Lock()
@@ -148,16 +146,7 @@ func TestRepliesSentOnceAcrossReplicas(t *testing.T) {
 	rg.stop()
 	table := &leaseTable{owner: map[string]int{}}
 	fakes := []*fakeAdapter{{}, {}}
-	start := func(replica int) func() {
-		r := rg.s.NewRunner(Options{Adapters: []chat.Adapter{fakes[replica-1]}, Poll: 10 * time.Millisecond, ApprovalWait: time.Minute,
-			Backoff: func(int) time.Duration { return 5 * time.Millisecond }, TypingEvery: time.Hour,
-			Lease: table.view(replica), LeaseEvery: 10 * time.Millisecond})
-		ctx, cancel := context.WithCancel(context.Background())
-		done := make(chan struct{})
-		go func() { defer close(done); _ = r.Run(ctx) }()
-		t.Cleanup(func() { cancel(); <-done })
-		return func() { cancel(); <-done }
-	}
+	start := func(replica int) func() { return startReplica(t, rg, table, replica, fakes[replica-1]) }
 	queue := func(from, n int) {
 		err := rg.st.Write(t.Context(), func(tx *store.Tx) error {
 			for i := from; i < from+n; i++ {

@@ -198,9 +198,9 @@ func TestTryLockAcrossReplicas(t *testing.T) {
 	}
 }
 
-// twoReplicas opens two stores on one new PostgreSQL schema, as two
-// `homard serve` processes on one database.
-func twoReplicas(t *testing.T) (*Store, *Store) {
+// schemaURL is the URL of a new PostgreSQL schema, dropped when the test
+// ends.
+func schemaURL(t *testing.T) string {
 	t.Helper()
 	base := os.Getenv("HOMARD_TEST_POSTGRES")
 	if base == "" {
@@ -211,6 +211,14 @@ func twoReplicas(t *testing.T) (*Store, *Store) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { drop() })
+	return url
+}
+
+// twoReplicas opens two stores on one new PostgreSQL schema, as two
+// `homard serve` processes on one database.
+func twoReplicas(t *testing.T) (*Store, *Store) {
+	t.Helper()
+	url := schemaURL(t)
 	var out [2]*Store
 	for i := range out {
 		s, err := OpenURL(t.Context(), url)
@@ -428,16 +436,7 @@ func TestListenAcrossReplicas(t *testing.T) {
 // waited for that connection for ever (a replica's shutdown hung, and so
 // did the first CI run of internal/app on PostgreSQL).
 func TestCloseWhileListening(t *testing.T) {
-	base := os.Getenv("HOMARD_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("HOMARD_TEST_POSTGRES is not set: run scripts/pg-test")
-	}
-	url, drop, err := pgstore.NewSchema(t.Context(), base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { drop() })
-	s, err := OpenURL(t.Context(), url)
+	s, err := OpenURL(t.Context(), schemaURL(t))
 	if err != nil {
 		t.Fatal(err)
 	}
