@@ -142,6 +142,20 @@ func NewPlan(s PlanSpec) (Plan, error) {
 	}, nil
 }
 
+// Plan builds the Plan of a call to the tool s describes, at the tool's
+// usual action, risk and read-only flag: the Plan's Tool, Action, Risk and
+// ReadOnly are s's Name, Action, Risk and ReadOnly, stated once in Spec.
+// p must leave those four zero; a Plan that differs from its Spec (a
+// command graded critical, a write graded by the change gate) is built
+// with NewPlan.
+func (s Spec) Plan(p PlanSpec) (Plan, error) {
+	if p.Tool != "" || p.Action != "" || p.Risk != 0 || p.ReadOnly {
+		return Plan{}, fmt.Errorf("plan for %s: tool, action, risk and read-only come from the Spec, not the PlanSpec", s.Name)
+	}
+	p.Tool, p.Action, p.Risk, p.ReadOnly = s.Name, s.Action, s.Risk, s.ReadOnly
+	return NewPlan(p)
+}
+
 // appendJCSStrings writes ss as a JSON array of RFC 8785 strings.
 func appendJCSStrings(out []byte, ss []string) []byte {
 	out = append(out, '[')

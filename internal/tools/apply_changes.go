@@ -86,8 +86,7 @@ func (t *ApplyChanges) Prepare(ctx context.Context, p ApplyChangesParams) (tool.
 			targets = append(targets, meta.Root+":"+c.Rel) // an unsafe name: shown, never applied
 		}
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "apply_changes", Action: policy.ActionWrite, Risk: policy.RiskCritical,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display:     b.String(),
 		PreviewFunc: func() string { return t.heldDiffs(p.ID) },
 		Targets:     targets,

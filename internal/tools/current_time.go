@@ -27,8 +27,7 @@ func (t *CurrentTime) Spec() tool.Spec {
 }
 
 func (t *CurrentTime) Prepare(ctx context.Context, p CurrentTimeParams) (tool.Plan, error) {
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "current_time", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: "read the clock",
 		Body:    struct{}{},
 	})

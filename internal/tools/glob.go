@@ -72,8 +72,7 @@ func (t *Glob) Prepare(ctx context.Context, p GlobParams) (tool.Plan, error) {
 		return tool.Plan{}, err
 	}
 	pattern := strings.Join(rest, "/")
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "glob", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("find %q under %s", pattern, shown(wp, real)),
 		Targets: targets,
 		Body:    globBody{Base: locate(real), Pattern: pattern},

@@ -56,8 +56,7 @@ func (t *Grep) Prepare(ctx context.Context, p GrepParams) (tool.Plan, error) {
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "grep", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("search %s for /%s/", shown(wp, real), p.Pattern),
 		Targets: targets,
 		Body:    grepBody{Base: locate(real), Pattern: p.Pattern},

@@ -43,8 +43,7 @@ func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, erro
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "list_dir", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: "list " + shown(wp, real),
 		Targets: targets,
 		Body:    listDirBody{Dir: locate(real)},

@@ -116,8 +116,7 @@ func (t *Remember) Prepare(ctx context.Context, p RememberParams) (tool.Plan, er
 	if p.TTLDays > 0 {
 		expiry = "expires in " + plural(p.TTLDays, "day", "days")
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "remember", Action: policy.ActionWrite, Risk: policy.RiskLow,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("remember (%s, %s): %s", kind, expiry, text),
 		Body:    rememberBody{Owner: c.Owner, Text: text, Kind: string(kind), TTLDays: p.TTLDays, Source: "session " + c.Session},
 	})
@@ -175,8 +174,7 @@ func (t *Recall) Prepare(ctx context.Context, p RecallParams) (tool.Plan, error)
 	if p.Limit == 0 {
 		p.Limit = 5
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "recall", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("recall up to %d memory units matching %q", p.Limit, q),
 		Body:    recallBody{Owner: c.Owner, Query: q, Limit: p.Limit},
 	})
@@ -261,8 +259,7 @@ func (t *Forget) Prepare(ctx context.Context, p ForgetParams) (tool.Plan, error)
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "forget", Action: policy.ActionWrite, Risk: policy.RiskMedium,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("forget %s: %s", u.ID, truncate(u.Text, 200)),
 		Body:    forgetBody{Owner: c.Owner, ID: p.ID},
 	})

@@ -97,8 +97,7 @@ func (t *ReadArtifact) Prepare(ctx context.Context, p ReadArtifactParams) (tool.
 		body.Limit = artifactDefaultLimit
 	}
 	body.Limit = min(body.Limit, artifactMaxLimit)
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "read_artifact", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("read artifact %s (characters %d-%d of %d)", a.ID, body.Offset, min(body.Offset+body.Limit, total)-1, total),
 		Body:    body,
 	})

@@ -56,8 +56,7 @@ func (t *ReadFile) Prepare(ctx context.Context, p ReadFileParams) (tool.Plan, er
 	if body.Limit <= 0 || body.Limit > readMaxLines {
 		body.Limit = readMaxLines
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "read_file", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("read %s (lines %d-%d)", shown(wp, real), body.Offset, body.Offset+body.Limit-1),
 		Targets: targets,
 		Body:    body,

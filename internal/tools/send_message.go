@@ -81,8 +81,7 @@ func (t *SendMessage) Prepare(ctx context.Context, p SendMessageParams) (tool.Pl
 	if !trusted {
 		who += " (not confirmed yet)"
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "send_message", Action: policy.ActionSend, Risk: policy.RiskMedium,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display:      fmt.Sprintf("send to %s: %d characters", who, utf8.RuneCountInString(p.Text)),
 		Preview:      p.Text,
 		Targets:      []string{p.Platform + ":" + p.Chat},

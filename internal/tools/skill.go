@@ -122,8 +122,7 @@ func (t *ReadSkill) Prepare(ctx context.Context, p ReadSkillParams) (tool.Plan, 
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "read_skill", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: "read the instructions of skill " + s.Name,
 		Body:    skillRef{Name: s.Name, Hash: s.Hash},
 	})
@@ -201,8 +200,7 @@ func (t *RunSkill) Prepare(ctx context.Context, p RunSkillParams) (tool.Plan, er
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "run_skill", Action: policy.ActionExec, Risk: policy.RiskMedium,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("run skill %s (files %s)", s.Name, s.Hash[:12]),
 		Preview: skillPreview(inv),
 		Body:    runSkillBody{Name: s.Name, Hash: s.Hash, Args: args, Argv: inv.Argv},

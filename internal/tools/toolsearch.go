@@ -63,8 +63,7 @@ func (t *ToolSearch) Prepare(_ context.Context, p ToolSearchParams) (tool.Plan, 
 	if len(searchWords(p.Query)) == 0 {
 		return tool.Plan{}, &tool.ArgError{Reason: "query has no words: describe the task or name the tool"}
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: ToolSearchName, Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("search the extension tools for %q", p.Query),
 		Body:    p,
 	})

@@ -57,8 +57,7 @@ func (t *WebSearch) Prepare(ctx context.Context, p WebSearchParams) (tool.Plan, 
 		return tool.Plan{}, tool.Refuse(policy.RuleLimitEgress, "search endpoint: %v", err)
 	}
 	pu, _ := url.Parse(u)
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "web_search", Action: policy.ActionFetch, Risk: policy.RiskMedium,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("search %q (%d results) at %s", q, p.Count, pu.Host),
 		Targets: []string{pu.Scheme + "://" + strings.ToLower(pu.Host)},
 		Body:    webSearchBody{URL: u, Query: q, Count: p.Count},
