@@ -194,12 +194,12 @@ func (b *base) activePage(ctx context.Context) (string, error) {
 	return b.active(ctx), nil
 }
 
-// pagePlan is the Plan of a call about the page at pageURL: the page's
-// origin is its target, and a page of a private host makes its result
-// private.
-func (b *base) pagePlan(pageURL string, s tool.PlanSpec) (tool.Plan, error) {
+// pagePlan is the Plan of a call to the tool spec describes (see
+// tool.Spec.Plan) about the page at pageURL: the page's origin is its
+// target, and a page of a private host makes its result private.
+func (b *base) pagePlan(spec tool.Spec, pageURL string, s tool.PlanSpec) (tool.Plan, error) {
 	s.Targets, s.PrivateResult = targets(pageURL), b.private(pageURL)
-	return tool.NewPlan(s)
+	return spec.Plan(s)
 }
 
 // decode begins a Run: it decodes plan's body into body and refuses the

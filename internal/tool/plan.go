@@ -145,8 +145,8 @@ func NewPlan(s PlanSpec) (Plan, error) {
 // Plan builds the Plan of a call to the tool s describes, at the tool's
 // usual action, risk and read-only flag: the Plan's Tool, Action, Risk and
 // ReadOnly are s's Name, Action, Risk and ReadOnly, stated once in Spec.
-// p must leave those four zero; a Plan that differs from its Spec (a
-// command graded critical, a write graded by the change gate) is built
+// p must leave those four zero; a Plan graded at the call (a command's
+// risk from its catalog entry, a write's from the change gate) is built
 // with NewPlan.
 func (s Spec) Plan(p PlanSpec) (Plan, error) {
 	if p.Tool != "" || p.Action != "" || p.Risk != 0 || p.ReadOnly {
