@@ -57,13 +57,7 @@ func (t *back) Spec() tool.Spec {
 }
 
 func (t *back) Prepare(ctx context.Context, _ NoParams) (tool.Plan, error) {
-	page, err := t.activePage(ctx)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	return t.pagePlan(t.Spec(), page, tool.PlanSpec{
-		Display: "go back from " + page, Body: urlBody{URL: page},
-	})
+	return t.activePlan(ctx, t.Spec(), "go back from")
 }
 
 func (t *back) Run(ctx context.Context, _ tool.Plan) (tool.Result, error) {
@@ -150,13 +144,7 @@ func (t *screenshot) Spec() tool.Spec {
 }
 
 func (t *screenshot) Prepare(ctx context.Context, _ NoParams) (tool.Plan, error) {
-	page, err := t.activePage(ctx)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	return t.pagePlan(t.Spec(), page, tool.PlanSpec{
-		Display: "take a screenshot of " + page, Body: urlBody{URL: page},
-	})
+	return t.activePlan(ctx, t.Spec(), "take a screenshot of")
 }
 
 func (t *screenshot) Run(ctx context.Context, _ tool.Plan) (tool.Result, error) {
@@ -188,12 +176,9 @@ func (t *fillSecret) Spec() tool.Spec {
 }
 
 func (t *fillSecret) Prepare(ctx context.Context, p FillSecretParams) (tool.Plan, error) {
-	el, err := t.element(ctx, p.Ref)
+	el, err := t.elementOf(ctx, p.Ref, textRoles, "a text field")
 	if err != nil {
 		return tool.Plan{}, err
-	}
-	if !slices.Contains(textRoles, el.Role) {
-		return tool.Plan{}, tool.InvalidArgs("ref %s is a %s, not a text field", q(p.Ref), el.Role)
 	}
 	u, err := url.Parse(el.PageURL)
 	if err != nil || u.Host == "" {

@@ -92,13 +92,7 @@ func (t *snapshot) Spec() tool.Spec {
 }
 
 func (t *snapshot) Prepare(ctx context.Context, _ NoParams) (tool.Plan, error) {
-	page, err := t.activePage(ctx)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	return t.pagePlan(t.Spec(), page, tool.PlanSpec{
-		Display: "read the page " + page, Body: urlBody{URL: page},
-	})
+	return t.activePlan(ctx, t.Spec(), "read the page")
 }
 
 func (t *snapshot) Run(ctx context.Context, _ tool.Plan) (tool.Result, error) {
@@ -141,8 +135,12 @@ func (t *click) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	return t.pageResult(ctx, fmt.Sprintf("clicked %s %s; tab %s: %s %s", b.Role, q(b.Name), info.TabID, q(info.Title), info.URL))
 }
 
-// textRoles are the roles text can be typed into.
-var textRoles = []string{"textbox", "searchbox", "combobox", "spinbutton"}
+// textRoles are the roles text can be typed into; listRoles, those
+// browser_select chooses in.
+var (
+	textRoles = []string{"textbox", "searchbox", "combobox", "spinbutton"}
+	listRoles = []string{"combobox", "listbox"}
+)
 
 // typeText is browser_type.
 type typeText struct{ *base }
@@ -163,12 +161,9 @@ func (t *typeText) Prepare(ctx context.Context, p TypeParams) (tool.Plan, error)
 	if n := len([]rune(p.Text)); n > maxTypeChars {
 		return tool.Plan{}, tool.InvalidArgs("text is %d characters; type at most %d at once", n, maxTypeChars)
 	}
-	el, err := t.element(ctx, p.Ref)
+	el, err := t.elementOf(ctx, p.Ref, textRoles, "a text field; type into a textbox, searchbox, combobox or spinbutton")
 	if err != nil {
 		return tool.Plan{}, err
-	}
-	if !slices.Contains(textRoles, el.Role) {
-		return tool.Plan{}, tool.InvalidArgs("ref %s is a %s, not a text field; type into a textbox, searchbox, combobox or spinbutton", q(p.Ref), el.Role)
 	}
 	return t.pagePlan(t.Spec(), el.PageURL, tool.PlanSpec{
 		Display: "type " + q(p.Text) + "\n  into " + describe(el),
@@ -251,12 +246,9 @@ func (t *selectOption) Spec() tool.Spec {
 }
 
 func (t *selectOption) Prepare(ctx context.Context, p SelectParams) (tool.Plan, error) {
-	el, err := t.element(ctx, p.Ref)
+	el, err := t.elementOf(ctx, p.Ref, listRoles, "a list box (combobox or listbox)")
 	if err != nil {
 		return tool.Plan{}, err
-	}
-	if el.Role != "combobox" && el.Role != "listbox" {
-		return tool.Plan{}, tool.InvalidArgs("ref %s is a %s, not a list box (combobox or listbox)", q(p.Ref), el.Role)
 	}
 	return t.pagePlan(t.Spec(), el.PageURL, tool.PlanSpec{
 		Display: "choose " + q(p.Value) + " in " + describe(el),
