@@ -72,11 +72,8 @@ func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, erro
 	if err != nil || u.Host == "" {
 		return tool.Plan{}, tool.InvalidArgs("url %q is not an absolute URL", p.URL)
 	}
-	if p.MaxBytes < 0 || p.MaxBytes > maxFetchBytes {
-		return tool.Plan{}, tool.InvalidArgs("max_bytes must be between 1 and %d", maxFetchBytes)
-	}
-	if p.MaxBytes == 0 {
-		p.MaxBytes = maxFetchBytes
+	if p.MaxBytes, err = upTo("max_bytes", p.MaxBytes, maxFetchBytes, maxFetchBytes); err != nil {
+		return tool.Plan{}, err
 	}
 	host := strings.ToLower(u.Host)
 	risk := policy.RiskMedium

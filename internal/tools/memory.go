@@ -168,11 +168,8 @@ func (t *Recall) Prepare(ctx context.Context, p RecallParams) (tool.Plan, error)
 	if q == "" || len(q) > 500 || !utf8.ValidString(q) {
 		return tool.Plan{}, tool.InvalidArgs("query must be 1 to 500 bytes of text")
 	}
-	if p.Limit < 0 || p.Limit > memory.MaxRecall {
-		return tool.Plan{}, tool.InvalidArgs("limit must be between 1 and %d", memory.MaxRecall)
-	}
-	if p.Limit == 0 {
-		p.Limit = 5
+	if p.Limit, err = upTo("limit", p.Limit, 5, memory.MaxRecall); err != nil {
+		return tool.Plan{}, err
 	}
 	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("recall up to %d memory units matching %q", p.Limit, q),

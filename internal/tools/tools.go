@@ -64,6 +64,18 @@ func FileTools(gate *changeset.Gate, now func() time.Time) []tool.Tool {
 	}
 }
 
+// upTo checks a whole-number argument named name that the model may leave
+// out: zero means def, and a value outside 1..most is an argument error.
+func upTo(name string, n, def, most int) (int, error) {
+	if n == 0 {
+		return def, nil
+	}
+	if n < 1 || n > most {
+		return 0, tool.InvalidArgs("%s must be between 1 and %d", name, most)
+	}
+	return n, nil
+}
+
 // doc is an embedded description without the file's final newline, which
 // would otherwise travel, escaped, in every request to the model.
 func doc(s string) string { return strings.TrimSpace(s) }

@@ -46,11 +46,9 @@ func (t *WebSearch) Prepare(ctx context.Context, p WebSearchParams) (tool.Plan, 
 	if q == "" || len(q) > 500 {
 		return tool.Plan{}, tool.InvalidArgs("query must be 1 to 500 characters")
 	}
-	if p.Count == 0 {
-		p.Count = 5
-	}
-	if p.Count < 1 || p.Count > 8 {
-		return tool.Plan{}, tool.InvalidArgs("count must be between 1 and 8")
+	count, err := upTo("count", p.Count, 5, 8)
+	if err != nil {
+		return tool.Plan{}, err
 	}
 	u := strings.Replace(t.searchURL, "{query}", url.QueryEscape(q), 1)
 	if err := t.client.Check(u); err != nil {
@@ -58,9 +56,9 @@ func (t *WebSearch) Prepare(ctx context.Context, p WebSearchParams) (tool.Plan, 
 	}
 	pu, _ := url.Parse(u)
 	return t.Spec().Plan(tool.PlanSpec{
-		Display: fmt.Sprintf("search %q (%d results) at %s", q, p.Count, pu.Host),
+		Display: fmt.Sprintf("search %q (%d results) at %s", q, count, pu.Host),
 		Targets: []string{pu.Scheme + "://" + strings.ToLower(pu.Host)},
-		Body:    webSearchBody{URL: u, Query: q, Count: p.Count},
+		Body:    webSearchBody{URL: u, Query: q, Count: count},
 	})
 }
 
