@@ -142,17 +142,21 @@ func NewPlan(s PlanSpec) (Plan, error) {
 	}, nil
 }
 
-// Plan builds the Plan of a call to the tool s describes, at the tool's
-// usual action, risk and read-only flag: the Plan's Tool, Action, Risk and
-// ReadOnly are s's Name, Action, Risk and ReadOnly, stated once in Spec.
-// p must leave those four zero; a Plan graded at the call (a command's
-// risk from its catalog entry, a write's from the change gate) is built
-// with NewPlan.
+// Plan builds the Plan of a call to the tool s describes: the Plan's Tool,
+// Action and ReadOnly are s's Name, Action and ReadOnly, stated once in
+// Spec, and p must leave them zero. Its Risk is s's usual Risk, or p's
+// when p raises it (a write the change gate grades high); p may never
+// lower it. A Plan graded below its tool's usual risk (a command the
+// catalog classes as a read) is built with NewPlan.
 func (s Spec) Plan(p PlanSpec) (Plan, error) {
-	if p.Tool != "" || p.Action != "" || p.Risk != 0 || p.ReadOnly {
-		return Plan{}, fmt.Errorf("plan for %s: tool, action, risk and read-only come from the Spec, not the PlanSpec", s.Name)
+	if p.Tool != "" || p.Action != "" || p.ReadOnly {
+		return Plan{}, fmt.Errorf("plan for %s: tool, action and read-only come from the Spec, not the PlanSpec", s.Name)
 	}
-	p.Tool, p.Action, p.Risk, p.ReadOnly = s.Name, s.Action, s.Risk, s.ReadOnly
+	if p.Risk != 0 && p.Risk < s.Risk {
+		return Plan{}, fmt.Errorf("plan for %s: risk %s is below the tool's usual %s", s.Name, p.Risk, s.Risk)
+	}
+	p.Tool, p.Action, p.ReadOnly = s.Name, s.Action, s.ReadOnly
+	p.Risk = max(p.Risk, s.Risk)
 	return NewPlan(p)
 }
 

@@ -297,8 +297,9 @@ func TestPlanClassAndTemplate(t *testing.T) {
 }
 
 // TestSpecPlan: a Plan built from its tool's Spec is the Plan NewPlan
-// builds with the Spec's name, action, risk and read-only flag, and a
-// PlanSpec that names any of them again is an error.
+// builds with the Spec's name, action, risk and read-only flag; a PlanSpec
+// may raise the risk but not lower it, and one that names the tool, the
+// action or read-only again is an error.
 func TestSpecPlan(t *testing.T) {
 	spec := Spec{Name: "write_file", Action: policy.ActionWrite, Risk: policy.RiskMedium}
 	s := baseSpec()
@@ -316,11 +317,17 @@ func TestSpecPlan(t *testing.T) {
 	if p, err := ro.Plan(PlanSpec{Body: map[string]int{}}); err != nil || !p.ReadOnly() || p.Risk() != policy.RiskLow {
 		t.Errorf("read-only Spec.Plan = %v, %v; want a low-risk read-only plan", p.Canonical(), err)
 	}
+	s.Risk = policy.RiskCritical
+	want = mustPlan(t, PlanSpec{Tool: spec.Name, Action: spec.Action, Risk: policy.RiskCritical,
+		Display: s.Display, Targets: s.Targets, Body: s.Body})
+	if got, err := spec.Plan(s); err != nil || got.Hash() != want.Hash() || got.Risk() != policy.RiskCritical {
+		t.Errorf("Spec.Plan raising the risk = %s, %v; want %s", got.Canonical(), err, want.Canonical())
+	}
 	for name, mod := range map[string]func(*PlanSpec){
-		"tool":      func(p *PlanSpec) { p.Tool = "write_file" },
-		"action":    func(p *PlanSpec) { p.Action = policy.ActionWrite },
-		"risk":      func(p *PlanSpec) { p.Risk = policy.RiskHigh },
-		"read-only": func(p *PlanSpec) { p.ReadOnly = true },
+		"tool":       func(p *PlanSpec) { p.Tool = "write_file" },
+		"action":     func(p *PlanSpec) { p.Action = policy.ActionWrite },
+		"lower risk": func(p *PlanSpec) { p.Risk = policy.RiskLow },
+		"read-only":  func(p *PlanSpec) { p.ReadOnly = true },
 	} {
 		p := PlanSpec{Body: map[string]int{}}
 		mod(&p)

@@ -57,8 +57,8 @@ func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, er
 	display := fmt.Sprintf("edit %s: replace %d bytes with %d bytes\n--- old\n%s\n+++ new\n%s",
 		shown(wp, real), len(p.OldText), len(p.NewText),
 		truncate(p.OldText, editPreviewBytes), truncate(p.NewText, editPreviewBytes))
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "edit_file", Action: policy.ActionWrite, Risk: risk,
+	return t.Spec().Plan(tool.PlanSpec{
+		Risk:    risk,
 		Display: display + graded,
 		PreviewFunc: func() string {
 			return editPreview(t.ws, real, shown(wp, real), p.OldText, p.NewText)

@@ -97,8 +97,8 @@ func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, erro
 	} else {
 		preview += "secret: none\n"
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "http_get", Action: policy.ActionFetch, Risk: risk,
+	return t.Spec().Plan(tool.PlanSpec{
+		Risk:    risk,
 		Display: display,
 		Preview: preview,
 		// A credential opens an account: what comes back is the owner's.

@@ -51,8 +51,8 @@ func (t *WriteFile) Prepare(ctx context.Context, p WriteFileParams) (tool.Plan, 
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "write_file", Action: policy.ActionWrite, Risk: risk,
+	return t.Spec().Plan(tool.PlanSpec{
+		Risk: risk,
 		Display: fmt.Sprintf("write %s: %d bytes, sha256 %s, %s", shown(wp, real), len(p.Content),
 			shortHash(sha256.Sum256([]byte(p.Content))), effect(t.ws, real)) + graded,
 		PreviewFunc: func() string {
