@@ -31,8 +31,6 @@ type ApplyChanges struct {
 	gate *changeset.Gate
 }
 
-var _ tool.Typed[ApplyChangesParams] = (*ApplyChanges)(nil)
-
 // NewApplyChanges builds the tool over the gate that holds change sets.
 func NewApplyChanges(gate *changeset.Gate) tool.Tool {
 	return tool.Adapt[ApplyChangesParams](&ApplyChanges{ws: gate.Workspace(), gate: gate})

@@ -19,8 +19,6 @@ type CurrentTimeParams struct{}
 // CurrentTime is the current_time tool.
 type CurrentTime struct{ now func() time.Time }
 
-var _ tool.Typed[CurrentTimeParams] = (*CurrentTime)(nil)
-
 func (t *CurrentTime) Spec() tool.Spec {
 	return tool.Spec{Name: "current_time", Description: doc(currentTimeDoc), Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
 		PublicResult: true} // the clock only

@@ -33,8 +33,6 @@ type EditFile struct {
 	gate *changeset.Gate
 }
 
-var _ tool.Typed[EditFileParams] = (*EditFile)(nil)
-
 type editFileBody struct {
 	File    location `json:"file"`
 	OldText string   `json:"old_text"`

@@ -32,8 +32,6 @@ type GlobParams struct {
 // see homard's own files.
 type Glob struct{ ws *workspace.Workspace }
 
-var _ tool.Typed[GlobParams] = (*Glob)(nil)
-
 type globBody struct {
 	Base    location `json:"base"`    // directory the walk starts in
 	Pattern string   `json:"pattern"` // the rest of the pattern, relative to Base

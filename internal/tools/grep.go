@@ -34,8 +34,6 @@ type GrepParams struct {
 // Grep is the grep tool.
 type Grep struct{ ws *workspace.Workspace }
 
-var _ tool.Typed[GrepParams] = (*Grep)(nil)
-
 type grepBody struct {
 	Base    location `json:"base"`
 	Pattern string   `json:"pattern"`

@@ -39,8 +39,6 @@ type HTTPGet struct {
 	vault  Vault
 }
 
-var _ tool.Typed[HTTPGetParams] = (*HTTPGet)(nil)
-
 // NewWebTools builds http_get and web_search over one egress client.
 // searchURL holds {query}.
 func NewWebTools(client *egress.Client, vault Vault, searchURL string) []tool.Tool {

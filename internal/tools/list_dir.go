@@ -28,8 +28,6 @@ type ListDirParams struct {
 // ListDir is the list_dir tool.
 type ListDir struct{ ws *workspace.Workspace }
 
-var _ tool.Typed[ListDirParams] = (*ListDir)(nil)
-
 type listDirBody struct {
 	Dir location `json:"dir"`
 }

@@ -78,8 +78,6 @@ type RememberParams struct {
 // Remember is the remember tool.
 type Remember struct{ m *memory.Memory }
 
-var _ tool.Typed[RememberParams] = (*Remember)(nil)
-
 type rememberBody struct {
 	Owner   string `json:"owner"`
 	Text    string `json:"text"`
@@ -146,8 +144,6 @@ type RecallParams struct {
 
 // Recall is the recall tool.
 type Recall struct{ m *memory.Memory }
-
-var _ tool.Typed[RecallParams] = (*Recall)(nil)
 
 type recallBody struct {
 	Owner string `json:"owner"`
@@ -229,8 +225,6 @@ type ForgetParams struct {
 
 // Forget is the forget tool.
 type Forget struct{ m *memory.Memory }
-
-var _ tool.Typed[ForgetParams] = (*Forget)(nil)
 
 type forgetBody struct {
 	Owner string `json:"owner"`

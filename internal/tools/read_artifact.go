@@ -54,8 +54,6 @@ type ReadArtifactParams struct {
 // ReadArtifact is the read_artifact tool.
 type ReadArtifact struct{ src ArtifactSource }
 
-var _ tool.Typed[ReadArtifactParams] = (*ReadArtifact)(nil)
-
 // NewReadArtifact returns read_artifact over src.
 func NewReadArtifact(src ArtifactSource) tool.Tool {
 	return tool.Adapt[ReadArtifactParams](&ReadArtifact{src: src})

@@ -33,8 +33,6 @@ type ReadFileParams struct {
 // ReadFile is the read_file tool.
 type ReadFile struct{ ws *workspace.Workspace }
 
-var _ tool.Typed[ReadFileParams] = (*ReadFile)(nil)
-
 type readFileBody struct {
 	File   location `json:"file"`
 	Offset int      `json:"offset"`

@@ -44,8 +44,6 @@ type SendMessageParams struct {
 // SendMessage is the send_message tool.
 type SendMessage struct{ m Messenger }
 
-var _ tool.Typed[SendMessageParams] = (*SendMessage)(nil)
-
 // NewSendMessage builds send_message over m.
 func NewSendMessage(m Messenger) tool.Tool {
 	return tool.Adapt[SendMessageParams](&SendMessage{m: m})

@@ -106,8 +106,6 @@ type ReadSkillParams struct {
 // ReadSkill is the read_skill tool.
 type ReadSkill struct{ lib SkillLibrary }
 
-var _ tool.Typed[ReadSkillParams] = (*ReadSkill)(nil)
-
 type skillRef struct {
 	Name string `json:"name"`
 	Hash string `json:"hash"`
@@ -171,8 +169,6 @@ type RunSkill struct {
 	menu string
 	fx   settler
 }
-
-var _ tool.Typed[RunSkillParams] = (*RunSkill)(nil)
 
 // runSkillBody is run_skill's Plan: the skill, the tree the owner
 // trusted, the checked arguments and the argv they make.

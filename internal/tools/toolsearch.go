@@ -45,8 +45,6 @@ type ToolSearchParams struct {
 // descriptions); the catalog is small enough to scan on every call.
 type ToolSearch struct{ catalog []tool.Spec }
 
-var _ tool.Typed[ToolSearchParams] = (*ToolSearch)(nil)
-
 // NewToolSearch builds tool_search over catalog, the extension tools the
 // runtime holds (fixed for its life).
 func NewToolSearch(catalog []tool.Spec) tool.Tool {

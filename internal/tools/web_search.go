@@ -28,8 +28,6 @@ type WebSearch struct {
 	searchURL string
 }
 
-var _ tool.Typed[WebSearchParams] = (*WebSearch)(nil)
-
 type webSearchBody struct {
 	URL   string `json:"url"`
 	Query string `json:"query"`

@@ -28,8 +28,6 @@ type WriteFile struct {
 	gate *changeset.Gate
 }
 
-var _ tool.Typed[WriteFileParams] = (*WriteFile)(nil)
-
 type writeFileBody struct {
 	File    location `json:"file"`
 	Content string   `json:"content"`
