@@ -149,14 +149,10 @@ func NewPlan(s PlanSpec) (Plan, error) {
 // lower it. A Plan graded below its tool's usual risk (a command the
 // catalog classes as a read) is built with NewPlan.
 func (s Spec) Plan(p PlanSpec) (Plan, error) {
-	if p.Tool != "" || p.Action != "" || p.ReadOnly {
-		return Plan{}, fmt.Errorf("plan for %s: tool, action and read-only come from the Spec, not the PlanSpec", s.Name)
+	if p.Tool != "" || p.Action != "" || p.ReadOnly || (p.Risk != 0 && p.Risk < s.Risk) {
+		return Plan{}, fmt.Errorf("plan for %s: its PlanSpec names the tool, action or read-only flag, or lowers the risk", s.Name)
 	}
-	if p.Risk != 0 && p.Risk < s.Risk {
-		return Plan{}, fmt.Errorf("plan for %s: risk %s is below the tool's usual %s", s.Name, p.Risk, s.Risk)
-	}
-	p.Tool, p.Action, p.ReadOnly = s.Name, s.Action, s.ReadOnly
-	p.Risk = max(p.Risk, s.Risk)
+	p.Tool, p.Action, p.ReadOnly, p.Risk = s.Name, s.Action, s.ReadOnly, max(p.Risk, s.Risk)
 	return NewPlan(p)
 }
 
