@@ -68,11 +68,10 @@ func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, er
 
 func (t *EditFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b editFileBody
-	p, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
+	p, name, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
 	if stop {
 		return res, err
 	}
-	name := t.ws.Display(p)
 	if b.OldText == "" {
 		return tool.Errorf("old_text is empty; give the exact text to replace, or use write_file to create or rewrite %s", name), nil
 	}

@@ -106,7 +106,7 @@ func splitPattern(pattern string) (base string, rest []string) {
 
 func (t *Glob) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b globBody
-	p, stop, res, err := openPlan(t.ws, plan, &b, &b.Base)
+	p, dir, stop, res, err := openPlan(t.ws, plan, &b, &b.Base)
 	if stop {
 		return res, err
 	}
@@ -149,11 +149,11 @@ func (t *Glob) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 		if ctx.Err() != nil {
 			return tool.Result{}, err
 		}
-		return walkError(t.ws.Display(p), err), nil
+		return walkError(dir, err), nil
 	}
 	var out strings.Builder
 	if len(found) == 0 {
-		fmt.Fprintf(&out, "no paths match %q under %s\n", b.Pattern, t.ws.Display(p))
+		fmt.Fprintf(&out, "no paths match %q under %s\n", b.Pattern, dir)
 	}
 	for _, f := range found {
 		out.WriteString(f + "\n")

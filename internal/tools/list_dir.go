@@ -50,11 +50,10 @@ func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, erro
 
 func (t *ListDir) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b listDirBody
-	p, stop, res, err := openPlan(t.ws, plan, &b, &b.Dir)
+	p, name, stop, res, err := openPlan(t.ws, plan, &b, &b.Dir)
 	if stop {
 		return res, err
 	}
-	name := t.ws.Display(p)
 	entries, err := t.ws.ReadDir(p)
 	switch {
 	case errors.Is(err, workspace.ErrNotDir):

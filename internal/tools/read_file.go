@@ -63,11 +63,10 @@ func (t *ReadFile) Prepare(ctx context.Context, p ReadFileParams) (tool.Plan, er
 
 func (t *ReadFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b readFileBody
-	p, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
+	p, name, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
 	if stop {
 		return res, err
 	}
-	name := t.ws.Display(p)
 	data, err := t.ws.ReadFile(p)
 	if err != nil {
 		return readError(name, err), nil

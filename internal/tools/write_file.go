@@ -74,11 +74,11 @@ func effect(ws *workspace.Workspace, p workspace.Path) string {
 
 func (t *WriteFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b writeFileBody
-	p, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
+	p, name, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
 	if stop {
 		return res, err
 	}
-	return write(ctx, t.gate, plan, p, []byte(b.Content), fmt.Sprintf("wrote %d bytes to %s", len(b.Content), t.ws.Display(p))), nil
+	return write(ctx, t.gate, plan, p, []byte(b.Content), fmt.Sprintf("wrote %d bytes to %s", len(b.Content), name)), nil
 }
 
 // gradeWrite grades writing data to p through the gate, for a file
