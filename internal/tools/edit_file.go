@@ -78,12 +78,9 @@ func (t *EditFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error)
 	if b.OldText == b.NewText {
 		return tool.Errorf("old_text and new_text are the same; nothing would change in %s", name), nil
 	}
-	data, err := t.ws.ReadFile(p)
-	if err != nil {
-		return readError(name, err), nil
-	}
-	if isBinary(data) {
-		return tool.Errorf("%s looks like a binary file (it has NUL bytes or invalid UTF-8); edit_file only edits text", name), nil
+	data, failed := readText(t.ws, p, name, "edit_file only edits text")
+	if failed != nil {
+		return *failed, nil
 	}
 	content := string(data)
 	at, n := occurrences(content, b.OldText)

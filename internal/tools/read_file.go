@@ -67,12 +67,9 @@ func (t *ReadFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error)
 	if stop {
 		return res, err
 	}
-	data, err := t.ws.ReadFile(p)
-	if err != nil {
-		return readError(name, err), nil
-	}
-	if isBinary(data) {
-		return tool.Errorf("%s looks like a binary file (it has NUL bytes or invalid UTF-8); read_file only reads text", name), nil
+	data, failed := readText(t.ws, p, name, "read_file only reads text")
+	if failed != nil {
+		return *failed, nil
 	}
 	if len(data) == 0 {
 		return tool.Result{Text: name + " is empty", Untrusted: true}, nil
@@ -95,6 +92,23 @@ func (t *ReadFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error)
 		fmt.Fprintf(&out, "[showing lines %d-%d of %d; call read_file with offset=%d to read on]\n", b.Offset, last, len(lines), last+1)
 	}
 	return tool.Result{Text: out.String(), Untrusted: true}, nil
+}
+
+// readText reads the text file p, which the model knows as name, for a
+// file tool's Run. A file it cannot read, or one that is not text, is
+// instead the error Result Run returns (failed), ending with only: what
+// the tool does with text ("read_file only reads text").
+func readText(ws *workspace.Workspace, p workspace.Path, name, only string) (data []byte, failed *tool.Result) {
+	data, err := ws.ReadFile(p)
+	if err != nil {
+		res := readError(name, err)
+		return nil, &res
+	}
+	if isBinary(data) {
+		res := tool.Errorf("%s looks like a binary file (it has NUL bytes or invalid UTF-8); %s", name, only)
+		return nil, &res
+	}
+	return data, nil
 }
 
 // readError turns a workspace read failure into a Result saying what to do.
