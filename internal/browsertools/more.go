@@ -33,8 +33,7 @@ func (t *scroll) Prepare(ctx context.Context, p ScrollParams) (tool.Plan, error)
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return t.pagePlan(page, tool.PlanSpec{
-		Tool: "browser_scroll", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.pagePlan(t.Spec(), page, tool.PlanSpec{
 		Display: "scroll " + p.Direction + " on " + page, Body: scrollBody{Direction: p.Direction, Page: page},
 	})
 }
@@ -58,14 +57,7 @@ func (t *back) Spec() tool.Spec {
 }
 
 func (t *back) Prepare(ctx context.Context, _ NoParams) (tool.Plan, error) {
-	page, err := t.activePage(ctx)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	return t.pagePlan(page, tool.PlanSpec{
-		Tool: "browser_back", Action: policy.ActionFetch, Risk: policy.RiskMedium,
-		Display: "go back from " + page, Body: urlBody{URL: page},
-	})
+	return t.activePlan(ctx, t.Spec(), "go back from")
 }
 
 func (t *back) Run(ctx context.Context, _ tool.Plan) (tool.Result, error) {
@@ -90,8 +82,7 @@ func (t *tabs) Prepare(ctx context.Context, _ NoParams) (tool.Plan, error) {
 	if err := t.guard(); err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{Tool: "browser_tabs", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: "list the browser's tabs", Body: NoParams{}})
+	return t.Spec().Plan(tool.PlanSpec{Display: "list the browser's tabs", Body: NoParams{}})
 }
 
 func (t *tabs) Run(ctx context.Context, _ tool.Plan) (tool.Result, error) {
@@ -131,8 +122,7 @@ func (t *closeTab) Prepare(ctx context.Context, p CloseParams) (tool.Plan, error
 	if p.Tab != "" {
 		what = "tab " + q(p.Tab)
 	}
-	return tool.NewPlan(tool.PlanSpec{Tool: "browser_close", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: "close " + what + " of the browser", Body: p})
+	return t.Spec().Plan(tool.PlanSpec{Display: "close " + what + " of the browser", Body: p})
 }
 
 func (t *closeTab) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
@@ -154,12 +144,7 @@ func (t *screenshot) Spec() tool.Spec {
 }
 
 func (t *screenshot) Prepare(ctx context.Context, _ NoParams) (tool.Plan, error) {
-	page, err := t.activePage(ctx)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	return t.pagePlan(page, tool.PlanSpec{Tool: "browser_screenshot", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: "take a screenshot of " + page, Body: urlBody{URL: page}})
+	return t.activePlan(ctx, t.Spec(), "take a screenshot of")
 }
 
 func (t *screenshot) Run(ctx context.Context, _ tool.Plan) (tool.Result, error) {
@@ -191,12 +176,9 @@ func (t *fillSecret) Spec() tool.Spec {
 }
 
 func (t *fillSecret) Prepare(ctx context.Context, p FillSecretParams) (tool.Plan, error) {
-	el, err := t.element(ctx, p.Ref)
+	el, err := t.elementOf(ctx, p.Ref, textRoles, "a text field")
 	if err != nil {
 		return tool.Plan{}, err
-	}
-	if !slices.Contains(textRoles, el.Role) {
-		return tool.Plan{}, tool.InvalidArgs("ref %s is a %s, not a text field", q(p.Ref), el.Role)
 	}
 	u, err := url.Parse(el.PageURL)
 	if err != nil || u.Host == "" {
@@ -206,8 +188,7 @@ func (t *fillSecret) Prepare(ctx context.Context, p FillSecretParams) (tool.Plan
 	if err := t.o.Vault.Bound(p.Secret, u.Scheme, host); err != nil {
 		return tool.Plan{}, tool.Refuse(policy.RuleLimitSecretHost, "%v", err)
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "browser_fill_secret", Action: policy.ActionSend, Risk: policy.RiskHigh,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: "type secret " + p.Secret + " (bound to " + host + ")\n  into " + describe(el),
 		Preview: "secret: " + p.Secret + " (its value is typed only into a page of " + host + "; you and the model never see it)\nfield: " + describe(el) + "\n",
 		Targets: []string{u.Scheme + "://" + host}, PrivateResult: true,

@@ -61,8 +61,7 @@ func (t *open) Prepare(ctx context.Context, p URLParams) (tool.Plan, error) {
 	if t.name == "browser_navigate" {
 		where = "in the active tab"
 	}
-	return t.pagePlan(p.URL, tool.PlanSpec{
-		Tool: t.name, Action: policy.ActionFetch, Risk: policy.RiskMedium,
+	return t.pagePlan(t.Spec(), p.URL, tool.PlanSpec{
 		Display: "open " + u.Redacted() + " " + where + " of the browser",
 		Preview: "url: " + u.Redacted() + "\nhost: " + strings.ToLower(u.Host) + "\nevery request the page makes passes the egress rules\n",
 		Body:    urlBody(p),
@@ -93,14 +92,7 @@ func (t *snapshot) Spec() tool.Spec {
 }
 
 func (t *snapshot) Prepare(ctx context.Context, _ NoParams) (tool.Plan, error) {
-	page, err := t.activePage(ctx)
-	if err != nil {
-		return tool.Plan{}, err
-	}
-	return t.pagePlan(page, tool.PlanSpec{
-		Tool: "browser_snapshot", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
-		Display: "read the page " + page, Body: urlBody{URL: page},
-	})
+	return t.activePlan(ctx, t.Spec(), "read the page")
 }
 
 func (t *snapshot) Run(ctx context.Context, _ tool.Plan) (tool.Result, error) {
@@ -126,8 +118,7 @@ func (t *click) Prepare(ctx context.Context, p RefParams) (tool.Plan, error) {
 	if el.Submits {
 		display += "\n  (submits a form or follows a link)"
 	}
-	return t.pagePlan(el.PageURL, tool.PlanSpec{
-		Tool: "browser_click", Action: policy.ActionSend, Risk: policy.RiskMedium,
+	return t.pagePlan(t.Spec(), el.PageURL, tool.PlanSpec{
 		Display: display, Body: targetOf(el),
 	})
 }
@@ -144,8 +135,12 @@ func (t *click) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	return t.pageResult(ctx, fmt.Sprintf("clicked %s %s; tab %s: %s %s", b.Role, q(b.Name), info.TabID, q(info.Title), info.URL))
 }
 
-// textRoles are the roles text can be typed into.
-var textRoles = []string{"textbox", "searchbox", "combobox", "spinbutton"}
+// textRoles are the roles text can be typed into; listRoles, those
+// browser_select chooses in.
+var (
+	textRoles = []string{"textbox", "searchbox", "combobox", "spinbutton"}
+	listRoles = []string{"combobox", "listbox"}
+)
 
 // typeText is browser_type.
 type typeText struct{ *base }
@@ -166,15 +161,11 @@ func (t *typeText) Prepare(ctx context.Context, p TypeParams) (tool.Plan, error)
 	if n := len([]rune(p.Text)); n > maxTypeChars {
 		return tool.Plan{}, tool.InvalidArgs("text is %d characters; type at most %d at once", n, maxTypeChars)
 	}
-	el, err := t.element(ctx, p.Ref)
+	el, err := t.elementOf(ctx, p.Ref, textRoles, "a text field; type into a textbox, searchbox, combobox or spinbutton")
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	if !slices.Contains(textRoles, el.Role) {
-		return tool.Plan{}, tool.InvalidArgs("ref %s is a %s, not a text field; type into a textbox, searchbox, combobox or spinbutton", q(p.Ref), el.Role)
-	}
-	return t.pagePlan(el.PageURL, tool.PlanSpec{
-		Tool: "browser_type", Action: policy.ActionSend, Risk: policy.RiskMedium,
+	return t.pagePlan(t.Spec(), el.PageURL, tool.PlanSpec{
 		Display: "type " + q(p.Text) + "\n  into " + describe(el),
 		Body:    typeBody{target: targetOf(el), Text: p.Text},
 	})
@@ -218,14 +209,14 @@ func (t *press) Prepare(ctx context.Context, p KeyParams) (tool.Plan, error) {
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	spec := tool.PlanSpec{
-		Tool: "browser_press", Action: policy.ActionSend, Risk: policy.RiskMedium,
-		Display: "press " + p.Key + " on " + page, Body: pressBody{Key: p.Key, Page: page},
-	}
+	spec := t.Spec()
 	if moves {
+		// A key that only moves reads the page: it is planned as a read.
 		spec.Action, spec.Risk, spec.ReadOnly = policy.ActionRead, policy.RiskLow, true
 	}
-	return t.pagePlan(page, spec)
+	return t.pagePlan(spec, page, tool.PlanSpec{
+		Display: "press " + p.Key + " on " + page, Body: pressBody{Key: p.Key, Page: page},
+	})
 }
 
 func (t *press) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
@@ -255,15 +246,11 @@ func (t *selectOption) Spec() tool.Spec {
 }
 
 func (t *selectOption) Prepare(ctx context.Context, p SelectParams) (tool.Plan, error) {
-	el, err := t.element(ctx, p.Ref)
+	el, err := t.elementOf(ctx, p.Ref, listRoles, "a list box (combobox or listbox)")
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	if el.Role != "combobox" && el.Role != "listbox" {
-		return tool.Plan{}, tool.InvalidArgs("ref %s is a %s, not a list box (combobox or listbox)", q(p.Ref), el.Role)
-	}
-	return t.pagePlan(el.PageURL, tool.PlanSpec{
-		Tool: "browser_select", Action: policy.ActionSend, Risk: policy.RiskMedium,
+	return t.pagePlan(t.Spec(), el.PageURL, tool.PlanSpec{
 		Display: "choose " + q(p.Value) + " in " + describe(el),
 		Body:    selectBody{target: targetOf(el), Value: p.Value},
 	})

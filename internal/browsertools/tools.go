@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -194,12 +195,24 @@ func (b *base) activePage(ctx context.Context) (string, error) {
 	return b.active(ctx), nil
 }
 
-// pagePlan is the Plan of a call about the page at pageURL: the page's
-// origin is its target, and a page of a private host makes its result
-// private.
-func (b *base) pagePlan(pageURL string, s tool.PlanSpec) (tool.Plan, error) {
+// pagePlan is the Plan of a call to the tool spec describes (see
+// tool.Spec.Plan) about the page at pageURL: the page's origin is its
+// target, and a page of a private host makes its result private.
+func (b *base) pagePlan(spec tool.Spec, pageURL string, s tool.PlanSpec) (tool.Plan, error) {
 	s.Targets, s.PrivateResult = targets(pageURL), b.private(pageURL)
-	return tool.NewPlan(s)
+	return spec.Plan(s)
+}
+
+// activePlan is the Plan of a call that takes no arguments and acts on
+// the active page, as pagePlan makes it: the card says what it does
+// (doing) to the page's URL, and the body is that URL. A call is refused
+// when no page is open.
+func (b *base) activePlan(ctx context.Context, spec tool.Spec, doing string) (tool.Plan, error) {
+	page, err := b.activePage(ctx)
+	if err != nil {
+		return tool.Plan{}, err
+	}
+	return b.pagePlan(spec, page, tool.PlanSpec{Display: doing + " " + page, Body: urlBody{URL: page}})
 }
 
 // decode begins a Run: it decodes plan's body into body and refuses the
@@ -290,6 +303,20 @@ func (b *base) element(ctx context.Context, ref string) (browser.Element, error)
 	el, err := b.o.Engine.Element(ctx, ref)
 	if err != nil {
 		return browser.Element{}, tool.Refuse(policy.RuleLimitBrowser, "ref %s is not on the page (%v); take a new browser_snapshot and use a ref from it", q(ref), err)
+	}
+	return el, nil
+}
+
+// elementOf looks up ref for a plan, as element does, and requires one of
+// roles: an element of another role is an argument error saying it is
+// not what (a text field, a list box).
+func (b *base) elementOf(ctx context.Context, ref string, roles []string, what string) (browser.Element, error) {
+	el, err := b.element(ctx, ref)
+	if err != nil {
+		return browser.Element{}, err
+	}
+	if !slices.Contains(roles, el.Role) {
+		return browser.Element{}, tool.InvalidArgs("ref %s is a %s, not %s", q(ref), el.Role, what)
 	}
 	return el, nil
 }

@@ -142,6 +142,20 @@ func NewPlan(s PlanSpec) (Plan, error) {
 	}, nil
 }
 
+// Plan builds the Plan of a call to the tool s describes: the Plan's Tool,
+// Action and ReadOnly are s's Name, Action and ReadOnly, stated once in
+// Spec, and p must leave them zero. Its Risk is s's usual Risk, or p's
+// when p raises it (a write the change gate grades high); p may never
+// lower it. A Plan graded below its tool's usual risk (a command the
+// catalog classes as a read) is built with NewPlan.
+func (s Spec) Plan(p PlanSpec) (Plan, error) {
+	if p.Tool != "" || p.Action != "" || p.ReadOnly || (p.Risk != 0 && p.Risk < s.Risk) {
+		return Plan{}, fmt.Errorf("plan for %s: its PlanSpec names the tool, action or read-only flag, or lowers the risk", s.Name)
+	}
+	p.Tool, p.Action, p.ReadOnly, p.Risk = s.Name, s.Action, s.ReadOnly, max(p.Risk, s.Risk)
+	return NewPlan(p)
+}
+
 // appendJCSStrings writes ss as a JSON array of RFC 8785 strings.
 func appendJCSStrings(out []byte, ss []string) []byte {
 	out = append(out, '[')

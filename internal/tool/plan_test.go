@@ -295,3 +295,44 @@ func TestPlanClassAndTemplate(t *testing.T) {
 		t.Errorf("a Plan without a template has one")
 	}
 }
+
+// TestSpecPlan: a Plan built from its tool's Spec is the Plan NewPlan
+// builds with the Spec's name, action, risk and read-only flag; a PlanSpec
+// may raise the risk but not lower it, and one that names the tool, the
+// action or read-only again is an error.
+func TestSpecPlan(t *testing.T) {
+	spec := Spec{Name: "write_file", Action: policy.ActionWrite, Risk: policy.RiskMedium}
+	s := baseSpec()
+	want := mustPlan(t, s)
+	s.Tool, s.Action, s.Risk = "", "", 0
+	got, err := spec.Plan(s)
+	if err != nil {
+		t.Fatalf("Spec.Plan: %v", err)
+	}
+	if got.Hash() != want.Hash() || got.Tool() != want.Tool() || got.Action() != want.Action() ||
+		got.Risk() != want.Risk() || got.ReadOnly() != want.ReadOnly() {
+		t.Errorf("Spec.Plan = %s; want %s", got.Canonical(), want.Canonical())
+	}
+	ro := Spec{Name: "read_file", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true}
+	if p, err := ro.Plan(PlanSpec{Body: map[string]int{}}); err != nil || !p.ReadOnly() || p.Risk() != policy.RiskLow {
+		t.Errorf("read-only Spec.Plan = %v, %v; want a low-risk read-only plan", p.Canonical(), err)
+	}
+	s.Risk = policy.RiskCritical
+	want = mustPlan(t, PlanSpec{Tool: spec.Name, Action: spec.Action, Risk: policy.RiskCritical,
+		Display: s.Display, Targets: s.Targets, Body: s.Body})
+	if got, err := spec.Plan(s); err != nil || got.Hash() != want.Hash() || got.Risk() != policy.RiskCritical {
+		t.Errorf("Spec.Plan raising the risk = %s, %v; want %s", got.Canonical(), err, want.Canonical())
+	}
+	for name, mod := range map[string]func(*PlanSpec){
+		"tool":       func(p *PlanSpec) { p.Tool = "write_file" },
+		"action":     func(p *PlanSpec) { p.Action = policy.ActionWrite },
+		"lower risk": func(p *PlanSpec) { p.Risk = policy.RiskLow },
+		"read-only":  func(p *PlanSpec) { p.ReadOnly = true },
+	} {
+		p := PlanSpec{Body: map[string]int{}}
+		mod(&p)
+		if _, err := spec.Plan(p); err == nil {
+			t.Errorf("Spec.Plan with %s set: no error; want one", name)
+		}
+	}
+}

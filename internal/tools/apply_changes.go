@@ -31,8 +31,6 @@ type ApplyChanges struct {
 	gate *changeset.Gate
 }
 
-var _ tool.Typed[ApplyChangesParams] = (*ApplyChanges)(nil)
-
 // NewApplyChanges builds the tool over the gate that holds change sets.
 func NewApplyChanges(gate *changeset.Gate) tool.Tool {
 	return tool.Adapt[ApplyChangesParams](&ApplyChanges{ws: gate.Workspace(), gate: gate})
@@ -86,8 +84,7 @@ func (t *ApplyChanges) Prepare(ctx context.Context, p ApplyChangesParams) (tool.
 			targets = append(targets, meta.Root+":"+c.Rel) // an unsafe name: shown, never applied
 		}
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "apply_changes", Action: policy.ActionWrite, Risk: policy.RiskCritical,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display:     b.String(),
 		PreviewFunc: func() string { return t.heldDiffs(p.ID) },
 		Targets:     targets,

@@ -19,16 +19,13 @@ type CurrentTimeParams struct{}
 // CurrentTime is the current_time tool.
 type CurrentTime struct{ now func() time.Time }
 
-var _ tool.Typed[CurrentTimeParams] = (*CurrentTime)(nil)
-
 func (t *CurrentTime) Spec() tool.Spec {
 	return tool.Spec{Name: "current_time", Description: doc(currentTimeDoc), Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
 		PublicResult: true} // the clock only
 }
 
 func (t *CurrentTime) Prepare(ctx context.Context, p CurrentTimeParams) (tool.Plan, error) {
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "current_time", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: "read the clock",
 		Body:    struct{}{},
 	})

@@ -33,8 +33,6 @@ type EditFile struct {
 	gate *changeset.Gate
 }
 
-var _ tool.Typed[EditFileParams] = (*EditFile)(nil)
-
 type editFileBody struct {
 	File    location `json:"file"`
 	OldText string   `json:"old_text"`
@@ -57,8 +55,8 @@ func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, er
 	display := fmt.Sprintf("edit %s: replace %d bytes with %d bytes\n--- old\n%s\n+++ new\n%s",
 		shown(wp, real), len(p.OldText), len(p.NewText),
 		truncate(p.OldText, editPreviewBytes), truncate(p.NewText, editPreviewBytes))
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "edit_file", Action: policy.ActionWrite, Risk: risk,
+	return t.Spec().Plan(tool.PlanSpec{
+		Risk:    risk,
 		Display: display + graded,
 		PreviewFunc: func() string {
 			return editPreview(t.ws, real, shown(wp, real), p.OldText, p.NewText)
@@ -70,23 +68,19 @@ func (t *EditFile) Prepare(ctx context.Context, p EditFileParams) (tool.Plan, er
 
 func (t *EditFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b editFileBody
-	p, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
+	p, name, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
 	if stop {
 		return res, err
 	}
-	name := t.ws.Display(p)
 	if b.OldText == "" {
 		return tool.Errorf("old_text is empty; give the exact text to replace, or use write_file to create or rewrite %s", name), nil
 	}
 	if b.OldText == b.NewText {
 		return tool.Errorf("old_text and new_text are the same; nothing would change in %s", name), nil
 	}
-	data, err := t.ws.ReadFile(p)
-	if err != nil {
-		return readError(name, err), nil
-	}
-	if isBinary(data) {
-		return tool.Errorf("%s looks like a binary file (it has NUL bytes or invalid UTF-8); edit_file only edits text", name), nil
+	data, failed := readText(t.ws, p, name, "edit_file only edits text")
+	if failed != nil {
+		return *failed, nil
 	}
 	content := string(data)
 	at, n := occurrences(content, b.OldText)

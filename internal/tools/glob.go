@@ -32,8 +32,6 @@ type GlobParams struct {
 // see homard's own files.
 type Glob struct{ ws *workspace.Workspace }
 
-var _ tool.Typed[GlobParams] = (*Glob)(nil)
-
 type globBody struct {
 	Base    location `json:"base"`    // directory the walk starts in
 	Pattern string   `json:"pattern"` // the rest of the pattern, relative to Base
@@ -72,8 +70,7 @@ func (t *Glob) Prepare(ctx context.Context, p GlobParams) (tool.Plan, error) {
 		return tool.Plan{}, err
 	}
 	pattern := strings.Join(rest, "/")
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "glob", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("find %q under %s", pattern, shown(wp, real)),
 		Targets: targets,
 		Body:    globBody{Base: locate(real), Pattern: pattern},
@@ -109,7 +106,7 @@ func splitPattern(pattern string) (base string, rest []string) {
 
 func (t *Glob) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b globBody
-	p, stop, res, err := openPlan(t.ws, plan, &b, &b.Base)
+	p, dir, stop, res, err := openPlan(t.ws, plan, &b, &b.Base)
 	if stop {
 		return res, err
 	}
@@ -152,11 +149,11 @@ func (t *Glob) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 		if ctx.Err() != nil {
 			return tool.Result{}, err
 		}
-		return walkError(t.ws.Display(p), err), nil
+		return walkError(dir, err), nil
 	}
 	var out strings.Builder
 	if len(found) == 0 {
-		fmt.Fprintf(&out, "no paths match %q under %s\n", b.Pattern, t.ws.Display(p))
+		fmt.Fprintf(&out, "no paths match %q under %s\n", b.Pattern, dir)
 	}
 	for _, f := range found {
 		out.WriteString(f + "\n")

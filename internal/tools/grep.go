@@ -34,8 +34,6 @@ type GrepParams struct {
 // Grep is the grep tool.
 type Grep struct{ ws *workspace.Workspace }
 
-var _ tool.Typed[GrepParams] = (*Grep)(nil)
-
 type grepBody struct {
 	Base    location `json:"base"`
 	Pattern string   `json:"pattern"`
@@ -56,8 +54,7 @@ func (t *Grep) Prepare(ctx context.Context, p GrepParams) (tool.Plan, error) {
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "grep", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("search %s for /%s/", shown(wp, real), p.Pattern),
 		Targets: targets,
 		Body:    grepBody{Base: locate(real), Pattern: p.Pattern},

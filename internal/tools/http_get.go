@@ -39,8 +39,6 @@ type HTTPGet struct {
 	vault  Vault
 }
 
-var _ tool.Typed[HTTPGetParams] = (*HTTPGet)(nil)
-
 // NewWebTools builds http_get and web_search over one egress client.
 // searchURL holds {query}.
 func NewWebTools(client *egress.Client, vault Vault, searchURL string) []tool.Tool {
@@ -72,11 +70,8 @@ func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, erro
 	if err != nil || u.Host == "" {
 		return tool.Plan{}, tool.InvalidArgs("url %q is not an absolute URL", p.URL)
 	}
-	if p.MaxBytes < 0 || p.MaxBytes > maxFetchBytes {
-		return tool.Plan{}, tool.InvalidArgs("max_bytes must be between 1 and %d", maxFetchBytes)
-	}
-	if p.MaxBytes == 0 {
-		p.MaxBytes = maxFetchBytes
+	if p.MaxBytes, err = upTo("max_bytes", p.MaxBytes, maxFetchBytes, maxFetchBytes); err != nil {
+		return tool.Plan{}, err
 	}
 	host := strings.ToLower(u.Host)
 	risk := policy.RiskMedium
@@ -100,8 +95,8 @@ func (t *HTTPGet) Prepare(ctx context.Context, p HTTPGetParams) (tool.Plan, erro
 	} else {
 		preview += "secret: none\n"
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "http_get", Action: policy.ActionFetch, Risk: risk,
+	return t.Spec().Plan(tool.PlanSpec{
+		Risk:    risk,
 		Display: display,
 		Preview: preview,
 		// A credential opens an account: what comes back is the owner's.

@@ -28,8 +28,6 @@ type ListDirParams struct {
 // ListDir is the list_dir tool.
 type ListDir struct{ ws *workspace.Workspace }
 
-var _ tool.Typed[ListDirParams] = (*ListDir)(nil)
-
 type listDirBody struct {
 	Dir location `json:"dir"`
 }
@@ -43,8 +41,7 @@ func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, erro
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "list_dir", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: "list " + shown(wp, real),
 		Targets: targets,
 		Body:    listDirBody{Dir: locate(real)},
@@ -53,11 +50,10 @@ func (t *ListDir) Prepare(ctx context.Context, p ListDirParams) (tool.Plan, erro
 
 func (t *ListDir) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b listDirBody
-	p, stop, res, err := openPlan(t.ws, plan, &b, &b.Dir)
+	p, name, stop, res, err := openPlan(t.ws, plan, &b, &b.Dir)
 	if stop {
 		return res, err
 	}
-	name := t.ws.Display(p)
 	entries, err := t.ws.ReadDir(p)
 	switch {
 	case errors.Is(err, workspace.ErrNotDir):

@@ -78,8 +78,6 @@ type RememberParams struct {
 // Remember is the remember tool.
 type Remember struct{ m *memory.Memory }
 
-var _ tool.Typed[RememberParams] = (*Remember)(nil)
-
 type rememberBody struct {
 	Owner   string `json:"owner"`
 	Text    string `json:"text"`
@@ -116,8 +114,7 @@ func (t *Remember) Prepare(ctx context.Context, p RememberParams) (tool.Plan, er
 	if p.TTLDays > 0 {
 		expiry = "expires in " + plural(p.TTLDays, "day", "days")
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "remember", Action: policy.ActionWrite, Risk: policy.RiskLow,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("remember (%s, %s): %s", kind, expiry, text),
 		Body:    rememberBody{Owner: c.Owner, Text: text, Kind: string(kind), TTLDays: p.TTLDays, Source: "session " + c.Session},
 	})
@@ -148,8 +145,6 @@ type RecallParams struct {
 // Recall is the recall tool.
 type Recall struct{ m *memory.Memory }
 
-var _ tool.Typed[RecallParams] = (*Recall)(nil)
-
 type recallBody struct {
 	Owner string `json:"owner"`
 	Query string `json:"query"`
@@ -169,14 +164,10 @@ func (t *Recall) Prepare(ctx context.Context, p RecallParams) (tool.Plan, error)
 	if q == "" || len(q) > 500 || !utf8.ValidString(q) {
 		return tool.Plan{}, tool.InvalidArgs("query must be 1 to 500 bytes of text")
 	}
-	if p.Limit < 0 || p.Limit > memory.MaxRecall {
-		return tool.Plan{}, tool.InvalidArgs("limit must be between 1 and %d", memory.MaxRecall)
+	if p.Limit, err = upTo("limit", p.Limit, 5, memory.MaxRecall); err != nil {
+		return tool.Plan{}, err
 	}
-	if p.Limit == 0 {
-		p.Limit = 5
-	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "recall", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("recall up to %d memory units matching %q", p.Limit, q),
 		Body:    recallBody{Owner: c.Owner, Query: q, Limit: p.Limit},
 	})
@@ -235,8 +226,6 @@ type ForgetParams struct {
 // Forget is the forget tool.
 type Forget struct{ m *memory.Memory }
 
-var _ tool.Typed[ForgetParams] = (*Forget)(nil)
-
 type forgetBody struct {
 	Owner string `json:"owner"`
 	ID    string `json:"id"`
@@ -261,8 +250,7 @@ func (t *Forget) Prepare(ctx context.Context, p ForgetParams) (tool.Plan, error)
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "forget", Action: policy.ActionWrite, Risk: policy.RiskMedium,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("forget %s: %s", u.ID, truncate(u.Text, 200)),
 		Body:    forgetBody{Owner: c.Owner, ID: p.ID},
 	})

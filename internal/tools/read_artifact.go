@@ -54,8 +54,6 @@ type ReadArtifactParams struct {
 // ReadArtifact is the read_artifact tool.
 type ReadArtifact struct{ src ArtifactSource }
 
-var _ tool.Typed[ReadArtifactParams] = (*ReadArtifact)(nil)
-
 // NewReadArtifact returns read_artifact over src.
 func NewReadArtifact(src ArtifactSource) tool.Tool {
 	return tool.Adapt[ReadArtifactParams](&ReadArtifact{src: src})
@@ -97,8 +95,7 @@ func (t *ReadArtifact) Prepare(ctx context.Context, p ReadArtifactParams) (tool.
 		body.Limit = artifactDefaultLimit
 	}
 	body.Limit = min(body.Limit, artifactMaxLimit)
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "read_artifact", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("read artifact %s (characters %d-%d of %d)", a.ID, body.Offset, min(body.Offset+body.Limit, total)-1, total),
 		Body:    body,
 	})

@@ -33,8 +33,6 @@ type ReadFileParams struct {
 // ReadFile is the read_file tool.
 type ReadFile struct{ ws *workspace.Workspace }
 
-var _ tool.Typed[ReadFileParams] = (*ReadFile)(nil)
-
 type readFileBody struct {
 	File   location `json:"file"`
 	Offset int      `json:"offset"`
@@ -56,8 +54,7 @@ func (t *ReadFile) Prepare(ctx context.Context, p ReadFileParams) (tool.Plan, er
 	if body.Limit <= 0 || body.Limit > readMaxLines {
 		body.Limit = readMaxLines
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "read_file", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("read %s (lines %d-%d)", shown(wp, real), body.Offset, body.Offset+body.Limit-1),
 		Targets: targets,
 		Body:    body,
@@ -66,17 +63,13 @@ func (t *ReadFile) Prepare(ctx context.Context, p ReadFileParams) (tool.Plan, er
 
 func (t *ReadFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b readFileBody
-	p, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
+	p, name, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
 	if stop {
 		return res, err
 	}
-	name := t.ws.Display(p)
-	data, err := t.ws.ReadFile(p)
-	if err != nil {
-		return readError(name, err), nil
-	}
-	if isBinary(data) {
-		return tool.Errorf("%s looks like a binary file (it has NUL bytes or invalid UTF-8); read_file only reads text", name), nil
+	data, failed := readText(t.ws, p, name, "read_file only reads text")
+	if failed != nil {
+		return *failed, nil
 	}
 	if len(data) == 0 {
 		return tool.Result{Text: name + " is empty", Untrusted: true}, nil
@@ -99,6 +92,23 @@ func (t *ReadFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error)
 		fmt.Fprintf(&out, "[showing lines %d-%d of %d; call read_file with offset=%d to read on]\n", b.Offset, last, len(lines), last+1)
 	}
 	return tool.Result{Text: out.String(), Untrusted: true}, nil
+}
+
+// readText reads the text file p, which the model knows as name, for a
+// file tool's Run. A file it cannot read, or one that is not text, is
+// instead the error Result Run returns (failed), ending with only: what
+// the tool does with text ("read_file only reads text").
+func readText(ws *workspace.Workspace, p workspace.Path, name, only string) (data []byte, failed *tool.Result) {
+	data, err := ws.ReadFile(p)
+	if err != nil {
+		res := readError(name, err)
+		return nil, &res
+	}
+	if isBinary(data) {
+		res := tool.Errorf("%s looks like a binary file (it has NUL bytes or invalid UTF-8); %s", name, only)
+		return nil, &res
+	}
+	return data, nil
 }
 
 // readError turns a workspace read failure into a Result saying what to do.

@@ -149,3 +149,20 @@ func TestReadFileSwapAfterPrepare(t *testing.T) {
 		}
 	}
 }
+
+// TestTextToolsRefuseBinary: read_file and edit_file read a file the same
+// way (readText): a binary file is an error saying what the tool does with
+// text, a missing one says how to find the path.
+func TestTextToolsRefuseBinary(t *testing.T) {
+	e := newEnv(t)
+	writeFile(t, e.root, "bin.dat", "a\x00b")
+	for _, c := range []struct{ tool, args, want string }{
+		{"read_file", `{"path":"bin.dat"}`, "bin.dat looks like a binary file (it has NUL bytes or invalid UTF-8); read_file only reads text"},
+		{"edit_file", `{"path":"bin.dat","old_text":"a","new_text":"c"}`, "bin.dat looks like a binary file (it has NUL bytes or invalid UTF-8); edit_file only edits text"},
+		{"read_file", `{"path":"gone.txt"}`, "gone.txt does not exist; check the path with list_dir or glob"},
+	} {
+		if res := e.call(t, c.tool, c.args); !res.IsError || res.Text != c.want {
+			t.Errorf("%s %s = %+v; want the error %q", c.tool, c.args, res, c.want)
+		}
+	}
+}

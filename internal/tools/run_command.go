@@ -161,8 +161,6 @@ func (t *RunCommand) sandbox() (sandbox.Backend, error) {
 	return t.backend, t.backendErr
 }
 
-var _ tool.Typed[RunCommandParams] = (*RunCommand)(nil)
-
 // NewRunCommand builds the tool. Its writes pass gate, whose options say
 // what is hidden from commands (sensitive files, the operator's deny
 // rules), which files host tools run, and where held change sets wait.

@@ -44,8 +44,6 @@ type SendMessageParams struct {
 // SendMessage is the send_message tool.
 type SendMessage struct{ m Messenger }
 
-var _ tool.Typed[SendMessageParams] = (*SendMessage)(nil)
-
 // NewSendMessage builds send_message over m.
 func NewSendMessage(m Messenger) tool.Tool {
 	return tool.Adapt[SendMessageParams](&SendMessage{m: m})
@@ -81,8 +79,7 @@ func (t *SendMessage) Prepare(ctx context.Context, p SendMessageParams) (tool.Pl
 	if !trusted {
 		who += " (not confirmed yet)"
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "send_message", Action: policy.ActionSend, Risk: policy.RiskMedium,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display:      fmt.Sprintf("send to %s: %d characters", who, utf8.RuneCountInString(p.Text)),
 		Preview:      p.Text,
 		Targets:      []string{p.Platform + ":" + p.Chat},

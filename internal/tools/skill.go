@@ -106,8 +106,6 @@ type ReadSkillParams struct {
 // ReadSkill is the read_skill tool.
 type ReadSkill struct{ lib SkillLibrary }
 
-var _ tool.Typed[ReadSkillParams] = (*ReadSkill)(nil)
-
 type skillRef struct {
 	Name string `json:"name"`
 	Hash string `json:"hash"`
@@ -122,8 +120,7 @@ func (t *ReadSkill) Prepare(ctx context.Context, p ReadSkillParams) (tool.Plan, 
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "read_skill", Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: "read the instructions of skill " + s.Name,
 		Body:    skillRef{Name: s.Name, Hash: s.Hash},
 	})
@@ -173,8 +170,6 @@ type RunSkill struct {
 	fx   settler
 }
 
-var _ tool.Typed[RunSkillParams] = (*RunSkill)(nil)
-
 // runSkillBody is run_skill's Plan: the skill, the tree the owner
 // trusted, the checked arguments and the argv they make.
 type runSkillBody struct {
@@ -201,8 +196,7 @@ func (t *RunSkill) Prepare(ctx context.Context, p RunSkillParams) (tool.Plan, er
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "run_skill", Action: policy.ActionExec, Risk: policy.RiskMedium,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("run skill %s (files %s)", s.Name, s.Hash[:12]),
 		Preview: skillPreview(inv),
 		Body:    runSkillBody{Name: s.Name, Hash: s.Hash, Args: args, Argv: inv.Argv},

@@ -64,6 +64,18 @@ func FileTools(gate *changeset.Gate, now func() time.Time) []tool.Tool {
 	}
 }
 
+// upTo checks a whole-number argument named name that the model may leave
+// out: zero means def, and a value outside 1..most is an argument error.
+func upTo(name string, n, def, most int) (int, error) {
+	if n == 0 {
+		return def, nil
+	}
+	if n < 1 || n > most {
+		return 0, tool.InvalidArgs("%s must be between 1 and %d", name, most)
+	}
+	return n, nil
+}
+
 // doc is an embedded description without the file's final newline, which
 // would otherwise travel, escaped, in every request to the model.
 func doc(s string) string { return strings.TrimSpace(s) }
@@ -243,19 +255,19 @@ func reopen(ws *workspace.Workspace, l location) (workspace.Path, *tool.Result) 
 }
 
 // openPlan begins a file tool's Run: it decodes plan's body into body and
-// reopens at, the body's location field. When Run must stop there, stop
-// is true and res and err are what it returns: a body that does not
-// decode is a Go error, a location refused now an error Result (see
-// reopen).
-func openPlan(ws *workspace.Workspace, plan tool.Plan, body any, at *location) (p workspace.Path, stop bool, res tool.Result, err error) {
+// reopens at, the body's location field, as p, which the model knows as
+// name (Workspace.Display). When Run must stop there, stop is true and res
+// and err are what it returns: a body that does not decode is a Go error,
+// a location refused now an error Result (see reopen).
+func openPlan(ws *workspace.Workspace, plan tool.Plan, body any, at *location) (p workspace.Path, name string, stop bool, res tool.Result, err error) {
 	if err := plan.Decode(body); err != nil {
-		return workspace.Path{}, true, tool.Result{}, err
+		return workspace.Path{}, "", true, tool.Result{}, err
 	}
 	p, refused := reopen(ws, *at)
 	if refused != nil {
-		return workspace.Path{}, true, *refused, nil
+		return workspace.Path{}, "", true, *refused, nil
 	}
-	return p, false, tool.Result{}, nil
+	return p, ws.Display(p), false, tool.Result{}, nil
 }
 
 // isBinary reports content the text tools refuse: a NUL byte or invalid

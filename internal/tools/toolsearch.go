@@ -45,8 +45,6 @@ type ToolSearchParams struct {
 // descriptions); the catalog is small enough to scan on every call.
 type ToolSearch struct{ catalog []tool.Spec }
 
-var _ tool.Typed[ToolSearchParams] = (*ToolSearch)(nil)
-
 // NewToolSearch builds tool_search over catalog, the extension tools the
 // runtime holds (fixed for its life).
 func NewToolSearch(catalog []tool.Spec) tool.Tool {
@@ -63,8 +61,7 @@ func (t *ToolSearch) Prepare(_ context.Context, p ToolSearchParams) (tool.Plan, 
 	if len(searchWords(p.Query)) == 0 {
 		return tool.Plan{}, &tool.ArgError{Reason: "query has no words: describe the task or name the tool"}
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: ToolSearchName, Action: policy.ActionRead, Risk: policy.RiskLow, ReadOnly: true,
+	return t.Spec().Plan(tool.PlanSpec{
 		Display: fmt.Sprintf("search the extension tools for %q", p.Query),
 		Body:    p,
 	})

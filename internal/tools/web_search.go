@@ -28,8 +28,6 @@ type WebSearch struct {
 	searchURL string
 }
 
-var _ tool.Typed[WebSearchParams] = (*WebSearch)(nil)
-
 type webSearchBody struct {
 	URL   string `json:"url"`
 	Query string `json:"query"`
@@ -46,22 +44,19 @@ func (t *WebSearch) Prepare(ctx context.Context, p WebSearchParams) (tool.Plan, 
 	if q == "" || len(q) > 500 {
 		return tool.Plan{}, tool.InvalidArgs("query must be 1 to 500 characters")
 	}
-	if p.Count == 0 {
-		p.Count = 5
-	}
-	if p.Count < 1 || p.Count > 8 {
-		return tool.Plan{}, tool.InvalidArgs("count must be between 1 and 8")
+	count, err := upTo("count", p.Count, 5, 8)
+	if err != nil {
+		return tool.Plan{}, err
 	}
 	u := strings.Replace(t.searchURL, "{query}", url.QueryEscape(q), 1)
 	if err := t.client.Check(u); err != nil {
 		return tool.Plan{}, tool.Refuse(policy.RuleLimitEgress, "search endpoint: %v", err)
 	}
 	pu, _ := url.Parse(u)
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "web_search", Action: policy.ActionFetch, Risk: policy.RiskMedium,
-		Display: fmt.Sprintf("search %q (%d results) at %s", q, p.Count, pu.Host),
+	return t.Spec().Plan(tool.PlanSpec{
+		Display: fmt.Sprintf("search %q (%d results) at %s", q, count, pu.Host),
 		Targets: []string{pu.Scheme + "://" + strings.ToLower(pu.Host)},
-		Body:    webSearchBody{URL: u, Query: q, Count: p.Count},
+		Body:    webSearchBody{URL: u, Query: q, Count: count},
 	})
 }
 

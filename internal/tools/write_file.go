@@ -28,8 +28,6 @@ type WriteFile struct {
 	gate *changeset.Gate
 }
 
-var _ tool.Typed[WriteFileParams] = (*WriteFile)(nil)
-
 type writeFileBody struct {
 	File    location `json:"file"`
 	Content string   `json:"content"`
@@ -51,8 +49,8 @@ func (t *WriteFile) Prepare(ctx context.Context, p WriteFileParams) (tool.Plan, 
 	if err != nil {
 		return tool.Plan{}, err
 	}
-	return tool.NewPlan(tool.PlanSpec{
-		Tool: "write_file", Action: policy.ActionWrite, Risk: risk,
+	return t.Spec().Plan(tool.PlanSpec{
+		Risk: risk,
 		Display: fmt.Sprintf("write %s: %d bytes, sha256 %s, %s", shown(wp, real), len(p.Content),
 			shortHash(sha256.Sum256([]byte(p.Content))), effect(t.ws, real)) + graded,
 		PreviewFunc: func() string {
@@ -76,11 +74,11 @@ func effect(ws *workspace.Workspace, p workspace.Path) string {
 
 func (t *WriteFile) Run(ctx context.Context, plan tool.Plan) (tool.Result, error) {
 	var b writeFileBody
-	p, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
+	p, name, stop, res, err := openPlan(t.ws, plan, &b, &b.File)
 	if stop {
 		return res, err
 	}
-	return write(ctx, t.gate, plan, p, []byte(b.Content), fmt.Sprintf("wrote %d bytes to %s", len(b.Content), t.ws.Display(p))), nil
+	return write(ctx, t.gate, plan, p, []byte(b.Content), fmt.Sprintf("wrote %d bytes to %s", len(b.Content), name)), nil
 }
 
 // gradeWrite grades writing data to p through the gate, for a file
