@@ -223,7 +223,6 @@ func firstLine(s string) string {
 }
 
 func (c *cli) approvalSuggestCmd() *cobra.Command {
-	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "suggest",
 		Short: lang.N("Grants homard proposes from what you approved again and again (nothing is applied until you accept one)"),
@@ -238,30 +237,24 @@ host, and what an always grant already covers.`),
   homard approval suggest accept 1
   homard approval suggest --json`,
 	}
-	jsonFlag(cmd, &asJSON, lang.N("print JSON"))
 	cmd.AddCommand(c.approvalSuggestAcceptCmd())
-	return c.runtimeCmd(cmd, cobra.NoArgs, func(ctx context.Context, r *app.Runtime, _ []string) error {
-		list, err := r.Owner.Suggestions(ctx)
-		if err != nil {
-			return err
-		}
-		n := 0
-		return listing[app.Suggestion]{
-			json: func(items []app.Suggestion) any {
-				out := make([]app.SuggestionJSON, 0, len(items))
-				for i, s := range items {
-					out = append(out, app.NewSuggestionJSON(i+1, s))
-				}
-				return out
-			},
-			empty:  c.say.T("no suggestions: nothing was approved 3 times in 7 days on one folder or host"),
-			header: "N\tID\tTOOL\tCOVERS\tUP TO RISK\tAPPROVED\tEXPIRES", // lang:en: column names (tabwriter aligns bytes, not wide characters)
-			row: func(w io.Writer, s app.Suggestion) {
-				n++
-				c.say.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d times in 7 days\tafter %s\n", n, s.ID, termtext.Line(s.Tool),
-					termtext.Line(strings.Join(s.Patterns, " ")), s.MaxRisk, s.Count, c.say.Sprintf("%d days", int(app.SuggestTTL.Hours()/24)))
-			},
-		}.print(c, list, asJSON)
+	load := func(ctx context.Context, r *app.Runtime) ([]app.Suggestion, error) { return r.Owner.Suggestions(ctx) }
+	n := 0 // the row's number, which `suggest accept N` takes (the command runs once)
+	return listCmd(c, cmd, lang.N("print JSON"), load, listing[app.Suggestion]{
+		json: func(items []app.Suggestion) any {
+			out := make([]app.SuggestionJSON, 0, len(items))
+			for i, s := range items {
+				out = append(out, app.NewSuggestionJSON(i+1, s))
+			}
+			return out
+		},
+		empty:  c.say.T("no suggestions: nothing was approved 3 times in 7 days on one folder or host"),
+		header: "N\tID\tTOOL\tCOVERS\tUP TO RISK\tAPPROVED\tEXPIRES", // lang:en: column names (tabwriter aligns bytes, not wide characters)
+		row: func(w io.Writer, s app.Suggestion) {
+			n++
+			c.say.Fprintf(w, "%d\t%s\t%s\t%s\t%s\t%d times in 7 days\tafter %s\n", n, s.ID, termtext.Line(s.Tool),
+				termtext.Line(strings.Join(s.Patterns, " ")), s.MaxRisk, s.Count, c.say.Sprintf("%d days", int(app.SuggestTTL.Hours()/24)))
+		},
 	})
 }
 

@@ -9,6 +9,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/homard/homard/internal/app"
+	"github.com/homard/homard/internal/channel"
 	"github.com/homard/homard/internal/termtext"
 )
 
@@ -23,6 +24,9 @@ const (
 	sgrHeader = "\x1b[1m"  // bold
 	sgrPlain  = "\x1b[0m"
 )
+
+// diffColours is the colour of each kind of diff line; none for context.
+var diffColours = [...]string{channel.DiffHeader: sgrHeader, channel.DiffAdded: sgrAdd, channel.DiffRemoved: sgrDel, channel.DiffHunk: sgrHunk}
 
 // previewOpts says how printPreview shows a preview.
 type previewOpts struct {
@@ -50,7 +54,7 @@ func (c *cli) printPreview(w io.Writer, preview string, o previewOpts) {
 	for _, line := range strings.Split(strings.TrimSuffix(shown, "\n"), "\n") {
 		text := termtext.Visible(line)
 		if o.colour && diff {
-			if c := diffColour(line); c != "" {
+			if c := diffColours[channel.DiffLineOf(line)]; c != "" {
 				text = c + text + sgrPlain
 			}
 		}
@@ -59,21 +63,6 @@ func (c *cli) printPreview(w io.Writer, preview string, o previewOpts) {
 	if omitted > 0 {
 		c.say.Fprintf(w, "%s… %d more lines; `homard approval show %s --full`\n", o.indent, omitted, termtext.Line(o.id))
 	}
-}
-
-// diffColour is the colour of one line of a unified diff.
-func diffColour(line string) string {
-	switch {
-	case strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
-		return sgrHeader
-	case strings.HasPrefix(line, "+"):
-		return sgrAdd
-	case strings.HasPrefix(line, "-"):
-		return sgrDel
-	case strings.HasPrefix(line, "@@"):
-		return sgrHunk
-	}
-	return ""
 }
 
 // isTerminal reports whether w is a terminal (and so may be coloured).

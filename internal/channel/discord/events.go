@@ -107,16 +107,8 @@ func decodeMessage(raw json.RawMessage, botID string) (chat.Inbound, error) {
 	if m.ID == "" || m.ChannelID == "" {
 		return chat.Inbound{}, fmt.Errorf("decode MESSAGE_CREATE: no id or channel_id")
 	}
-	in := chat.Inbound{
-		Platform:   chat.Discord,
-		Bot:        botID,
-		DeliveryID: m.ID,
-		Kind:       chat.KindMessage,
-		At:         m.Timestamp,
-		Chat:       chat.Chat{ID: m.ChannelID, Group: m.GuildID, Direct: m.GuildID == ""},
-		MessageID:  m.ID,
-		Text:       m.Content,
-	}
+	in := channelInbound(botID, m.ID, chat.KindMessage, m.ChannelID, m.GuildID)
+	in.At, in.MessageID, in.Text = m.Timestamp, m.ID, m.Content
 	if m.Author != nil {
 		in.Sender = chat.Sender{
 			ID:   m.Author.ID,
@@ -173,14 +165,9 @@ func decodeUpdate(raw json.RawMessage, botID string, seq int64) (chat.Inbound, e
 	if m.EditedTimestamp == "" {
 		id = fmt.Sprintf("update:%s:seq%d", m.ID, seq)
 	}
-	return chat.Inbound{
-		Platform:   chat.Discord,
-		Bot:        botID,
-		DeliveryID: id,
-		Kind:       chat.KindOther,
-		Chat:       chat.Chat{ID: m.ChannelID, Group: m.GuildID, Direct: m.GuildID == ""},
-		MessageID:  m.ID,
-	}, nil
+	in := channelInbound(botID, id, chat.KindOther, m.ChannelID, m.GuildID)
+	in.MessageID = m.ID
+	return in, nil
 }
 
 // decodeInteraction maps INTERACTION_CREATE. Only a message component
@@ -193,14 +180,8 @@ func decodeInteraction(raw json.RawMessage, botID string) (chat.Inbound, error) 
 	if it.ID == "" {
 		return chat.Inbound{}, fmt.Errorf("decode INTERACTION_CREATE: no id")
 	}
-	in := chat.Inbound{
-		Platform:   chat.Discord,
-		Bot:        botID,
-		DeliveryID: it.ID,
-		Kind:       chat.KindOther,
-		Chat:       chat.Chat{ID: it.ChannelID, Group: it.GuildID, Direct: it.GuildID == ""},
-		Lang:       it.Locale,
-	}
+	in := channelInbound(botID, it.ID, chat.KindOther, it.ChannelID, it.GuildID)
+	in.Lang = it.Locale
 	u := it.User
 	if it.Member != nil && it.Member.User != nil {
 		u = it.Member.User
@@ -219,6 +200,13 @@ func decodeInteraction(raw json.RawMessage, botID string) (chat.Inbound, error) 
 		in.MessageID = it.Message.ID
 	}
 	return in, nil
+}
+
+// channelInbound is a delivery to bot botID of an event in channel
+// channelID of guild guildID; a channel without a guild is a DM, Direct.
+func channelInbound(botID, deliveryID string, kind chat.Kind, channelID, guildID string) chat.Inbound {
+	return chat.Inbound{Platform: chat.Discord, Bot: botID, DeliveryID: deliveryID, Kind: kind,
+		Chat: chat.Chat{ID: channelID, Group: guildID, Direct: guildID == ""}}
 }
 
 // decodeGuild maps GUILD_CREATE to a join. ok is false for a guild in an

@@ -135,27 +135,26 @@ func (b *Bot) AckPress(ctx context.Context, p chat.Press, notice string) error {
 
 // Typing shows "typing…" in chatID for about five seconds.
 func (b *Bot) Typing(ctx context.Context, chatID string) error {
+	return b.chatCall(ctx, "sendChatAction", chatID, "typing")
+}
+
+// Leave makes the bot leave a group, supergroup or channel.
+func (b *Bot) Leave(ctx context.Context, chatID string) error {
+	return b.chatCall(ctx, "leaveChat", chatID, "")
+}
+
+// chatCall calls a method whose only parameters are the chat and, for
+// sendChatAction, the action ("" leaves the key out).
+func (b *Bot) chatCall(ctx context.Context, method, chatID, action string) error {
 	id, err := parseID("chat id", chatID)
 	if err != nil {
 		return err
 	}
 	params := struct {
 		ChatID int64  `json:"chat_id"`
-		Action string `json:"action"`
-	}{id, "typing"}
-	return retryable(ctx, b.call(ctx, "sendChatAction", params, nil))
-}
-
-// Leave makes the bot leave a group, supergroup or channel.
-func (b *Bot) Leave(ctx context.Context, chatID string) error {
-	id, err := parseID("chat id", chatID)
-	if err != nil {
-		return err
-	}
-	params := struct {
-		ChatID int64 `json:"chat_id"`
-	}{id}
-	return retryable(ctx, b.call(ctx, "leaveChat", params, nil))
+		Action string `json:"action,omitempty"`
+	}{id, action}
+	return retryable(ctx, b.call(ctx, method, params, nil))
 }
 
 // checkText refuses what Telegram would refuse with a 400: no text, or

@@ -189,7 +189,7 @@ func previewLines(p lang.Printer, c channel.Card, inner int) []string {
 	for _, line := range lines {
 		style := lipgloss.NewStyle()
 		if c.PreviewDiff {
-			style = diffStyle(line)
+			style = diffStyles[channel.DiffLineOf(line)]
 		}
 		for _, l := range wrap(clean(line), inner-2) {
 			out = append(out, "  "+style.Render(l))
@@ -201,20 +201,9 @@ func previewLines(p lang.Printer, c channel.Card, inner int) []string {
 	return out
 }
 
-// diffStyle is the style of one line of a unified diff.
-func diffStyle(line string) lipgloss.Style {
-	switch {
-	case strings.HasPrefix(line, "+++ "), strings.HasPrefix(line, "--- "):
-		return styleBold
-	case strings.HasPrefix(line, "+"):
-		return styleOK
-	case strings.HasPrefix(line, "-"):
-		return styleError
-	case strings.HasPrefix(line, "@@"):
-		return styleHeading
-	}
-	return lipgloss.NewStyle()
-}
+// diffStyles is the style of each kind of diff line.
+var diffStyles = [...]lipgloss.Style{channel.DiffContext: lipgloss.NewStyle(), channel.DiffHeader: styleBold,
+	channel.DiffAdded: styleOK, channel.DiffRemoved: styleError, channel.DiffHunk: styleHeading}
 
 // shortHash is the prefix of a plan hash people compare by eye.
 func shortHash(h string) string {

@@ -20,16 +20,18 @@ type User struct {
 
 func (u User) json() map[string]any {
 	m := map[string]any{"id": u.ID, "is_bot": u.IsBot, "first_name": u.FirstName}
-	if u.LanguageCode != "" {
-		m["language_code"] = u.LanguageCode
-	}
-	if u.LastName != "" {
-		m["last_name"] = u.LastName
-	}
-	if u.Username != "" {
-		m["username"] = u.Username
-	}
+	putText(m, "language_code", u.LanguageCode)
+	putText(m, "last_name", u.LastName)
+	putText(m, "username", u.Username)
 	return m
+}
+
+// putText sets m[key] to v unless v is empty: Telegram leaves an optional
+// string out rather than send it empty.
+func putText(m map[string]any, key, v string) {
+	if v != "" {
+		m[key] = v
+	}
 }
 
 // Chat is a Telegram chat. Type is "private", "group", "supergroup" or
@@ -52,9 +54,7 @@ func Group(id int64, title string) Chat {
 
 func (c Chat) json() map[string]any {
 	m := map[string]any{"id": c.ID, "type": c.Type}
-	if c.Title != "" {
-		m["title"] = c.Title
-	}
+	putText(m, "title", c.Title)
 	return m
 }
 
@@ -155,13 +155,7 @@ func (s *Server) messageJSON(id int64, from *User, chat Chat, m Message) map[str
 		if ents == nil {
 			ents = Entities(m.Text)
 		}
-		if len(ents) > 0 {
-			list := make([]any, len(ents))
-			for i, e := range ents {
-				list[i] = e.json()
-			}
-			msg["entities"] = list
-		}
+		putEntities(msg, ents)
 	}
 	if m.ReplyTo != 0 {
 		if r, ok := s.messages[msgKey{chat.ID, m.ReplyTo}]; ok {
@@ -180,10 +174,20 @@ func (s *Server) messageJSON(id int64, from *User, chat Chat, m Message) map[str
 	if v := m.ViaBot; v != nil {
 		msg["via_bot"] = v.json()
 	}
-	if m.BusinessConnectionID != "" {
-		msg["business_connection_id"] = m.BusinessConnectionID
-	}
+	putText(msg, "business_connection_id", m.BusinessConnectionID)
 	return msg
+}
+
+// putEntities sets msg's "entities" to ents, unless there are none.
+func putEntities(msg map[string]any, ents []Entity) {
+	if len(ents) == 0 {
+		return
+	}
+	list := make([]any, len(ents))
+	for i, e := range ents {
+		list[i] = e.json()
+	}
+	msg["entities"] = list
 }
 
 // Sent names what Say queued.
@@ -229,13 +233,7 @@ func (s *Server) EditMessage(chatID, messageID int64, text string) int64 {
 	}
 	msg["text"], msg["edit_date"] = text, time.Now().Unix()
 	delete(msg, "entities")
-	if ents := Entities(text); len(ents) > 0 {
-		list := make([]any, len(ents))
-		for i, e := range ents {
-			list[i] = e.json()
-		}
-		msg["entities"] = list
-	}
+	putEntities(msg, Entities(text))
 	kind := "edited_message"
 	if s.chats[chatID].Type == "channel" {
 		kind = "edited_channel_post"

@@ -118,19 +118,10 @@ type TaskRenewRequest struct {
 	Expires string `json:"expires"`
 }
 
-// optTime is t in UTC, or nil when zero.
-func optTime(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
-	}
-	u := t.UTC()
-	return &u
-}
-
 // NewTask is t on the wire.
 func NewTask(t channel.Task) Task {
 	out := Task{ID: t.ID, Name: t.Name, Status: t.Status, Origin: t.Origin, Schedule: t.Schedule, Next: make([]time.Time, 0, len(t.Next)),
-		Problem: t.Problem, Hash: t.Hash, Ceiling: t.Ceiling, ExpiresAt: optTime(t.ExpiresAt)}
+		Problem: t.Problem, Hash: t.Hash, Ceiling: t.Ceiling, ExpiresAt: timeOrNull(t.ExpiresAt)}
 	for _, n := range t.Next {
 		out.Next = append(out.Next, n.UTC())
 	}
@@ -144,7 +135,7 @@ func NewTask(t channel.Task) Task {
 // NewTaskDetail is t with its runs on the wire.
 func NewTaskDetail(t channel.Task, runs []channel.TaskRun) TaskDetail {
 	out := TaskDetail{Task: NewTask(t), Body: t.Canonical, Seal: t.Seal, SealIfApproved: t.SealIfApproved,
-		ApprovedAt: optTime(t.ApprovedAt), Runs: make([]TaskRun, 0, len(runs))}
+		ApprovedAt: timeOrNull(t.ApprovedAt), Runs: make([]TaskRun, 0, len(runs))}
 	for _, r := range runs {
 		out.Runs = append(out.Runs, NewTaskRun(r))
 	}
@@ -153,7 +144,7 @@ func NewTaskDetail(t channel.Task, runs []channel.TaskRun) TaskDetail {
 
 // NewTaskRun is r on the wire.
 func NewTaskRun(r channel.TaskRun) TaskRun {
-	return TaskRun{ID: r.ID, Status: r.Status, SlotAt: r.SlotAt.UTC(), StartedAt: r.StartedAt.UTC(), EndedAt: optTime(r.EndedAt),
+	return TaskRun{ID: r.ID, Status: r.Status, SlotAt: r.SlotAt.UTC(), StartedAt: r.StartedAt.UTC(), EndedAt: timeOrNull(r.EndedAt),
 		Tokens: r.Tokens, Summary: r.Summary, Error: r.Error, Refused: r.Refused,
 		Delivery: r.Delivery, DeliveryState: r.DeliveryState, DeliveryError: r.DeliveryError}
 }
