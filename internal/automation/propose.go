@@ -47,19 +47,15 @@ func (s *Service) Draft(ctx context.Context, spec TaskSpec) (Draft, error) {
 		}
 		id = spec.ID
 	}
-	b, err := s.taskBody(spec, id, now, nil)
+	row, b, err := s.pendingTask(spec, id, now, nil, store.TaskFromChat)
 	if err != nil {
 		return Draft{}, err
 	}
-	c, err := b.Canonical()
+	in, err := s.describeTask(row, b, nil)
 	if err != nil {
 		return Draft{}, err
 	}
-	in, err := s.describeTask(store.Task{ID: b.ID, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now, Origin: store.TaskFromChat}, b, nil)
-	if err != nil {
-		return Draft{}, err
-	}
-	return Draft{Canonical: c, Hash: in.Hash, Info: in}, nil
+	return Draft{Canonical: row.Body, Hash: in.Hash, Info: in}, nil
 }
 
 // AddApproved stores the body canonical — a Draft's bytes, carried in a

@@ -220,6 +220,20 @@ func (s *Service) checkTaskRules(b task.Body) error {
 	return nil
 }
 
+// pendingTask builds the body of a new task from spec (see taskBody) and
+// the row, not yet approved, that stores it in its canonical form.
+func (s *Service) pendingTask(spec TaskSpec, id string, now time.Time, plan *split.Plan, origin string) (store.Task, task.Body, error) {
+	b, err := s.taskBody(spec, id, now, plan)
+	if err != nil {
+		return store.Task{}, task.Body{}, err
+	}
+	c, err := b.Canonical()
+	if err != nil {
+		return store.Task{}, task.Body{}, err
+	}
+	return store.Task{ID: id, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now, Origin: origin}, b, nil
+}
+
 // taskBody builds the body of a new task from spec; plan, when set, is a
 // split task's plan (its tools none, its default ceiling the plan's).
 func (s *Service) taskBody(spec TaskSpec, id string, now time.Time, plan *split.Plan) (task.Body, error) {
@@ -372,22 +386,15 @@ func (s *Service) Add(ctx context.Context, spec TaskSpec) (TaskInfo, error) {
 			return TaskInfo{}, err
 		}
 	}
-	now := s.now()
-	id := task.NewID()
-	b, err := s.taskBody(spec, id, now, plan)
+	row, b, err := s.pendingTask(spec, task.NewID(), s.now(), plan, spec.Origin)
 	if err != nil {
 		return TaskInfo{}, err
 	}
-	c, err := b.Canonical()
-	if err != nil {
-		return TaskInfo{}, err
-	}
-	row := store.Task{ID: id, Owner: b.Owner, Name: b.Name, Body: c, Status: store.TaskPending, CreatedAt: now, Origin: spec.Origin}
 	err = s.o.Store.Write(ctx, func(tx *store.Tx) error {
 		if err := tx.InsertTask(row); err != nil {
 			return err
 		}
-		return s.auditTask(tx, b.Owner, id, policy.RuleTaskAdded, reason, "")
+		return s.auditTask(tx, b.Owner, row.ID, policy.RuleTaskAdded, reason, "")
 	})
 	if err != nil {
 		return TaskInfo{}, err

@@ -69,12 +69,7 @@ func (g *Gate) Hidden(root, rel string) bool {
 		return true
 	}
 	target := p.Target()
-	for _, pat := range g.o.DenyPaths {
-		if policy.MatchPath(pat, target) {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(g.o.DenyPaths, func(pat string) bool { return policy.MatchPath(pat, target) })
 }
 
 // Proposal is one writer's proposed change set and what its plan said.

@@ -247,21 +247,13 @@ func renderChannels(w func(string, ...any), c *Channels) {
 			continue
 		}
 		w("\n# A chat channel (docs/CHANNELS.md); the token is the vault secret named here.\n[channels.%s]\nenabled = %t\ntoken_secret = %s\n", name, ch.Enabled, quote(ch.TokenSecret))
-		if ch.AppID != "" {
-			w("app_id = %s\n", quote(ch.AppID))
-		}
-		if ch.APIBase != "" {
-			w("api_base = %s\n", quote(ch.APIBase))
-		}
+		optionalKey(w, "app_id", ch.AppID)
+		optionalKey(w, "api_base", ch.APIBase)
 		if ch.Groups != nil {
 			w("groups = %s\n", quoteList(ch.Groups))
 		}
-		if ch.Mode != "" {
-			w("mode = %s\n", quote(ch.Mode))
-		}
-		if ch.EncryptKeySecret != "" {
-			w("encrypt_key_secret = %s\n", quote(ch.EncryptKeySecret))
-		}
+		optionalKey(w, "mode", ch.Mode)
+		optionalKey(w, "encrypt_key_secret", ch.EncryptKeySecret)
 		if ch.Send {
 			w("# The model may send messages here (send_message); a new recipient always asks.\nsend = true\n")
 		}

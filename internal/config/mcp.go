@@ -235,9 +235,7 @@ func renderMCP(w func(string, ...any), m *MCP) {
 	w("%s", exampleMCP)
 	for _, s := range m.Servers {
 		w("\n[[mcp.servers]]\nname = %s\n", quote(s.Name))
-		if len(s.Command) > 0 {
-			w("command = %s\n", quoteList(s.Command))
-		}
+		optionalList(w, "command", s.Command)
 		if len(s.Env) > 0 {
 			keys := make([]string, 0, len(s.Env))
 			for k := range s.Env {
@@ -250,33 +248,17 @@ func renderMCP(w func(string, ...any), m *MCP) {
 			}
 			w("env = { %s }\n", strings.Join(parts, ", "))
 		}
-		if len(s.Mounts) > 0 {
-			w("mounts = %s\n", quoteList(s.Mounts))
-		}
+		optionalList(w, "mounts", s.Mounts)
 		if s.Network.Any() {
 			w("network = %s\n", s.Network.render())
 		}
-		if len(s.Secrets) > 0 {
-			w("secrets = %s\n", quoteList(s.Secrets))
-		}
-		if len(s.ReadOnly) > 0 {
-			w("read_only = %s\n", quoteList(s.ReadOnly))
-		}
-		if s.URL != "" {
-			w("url = %s\n", quote(s.URL))
-		}
-		if s.TokenSecret != "" {
-			w("token_secret = %s\n", quote(s.TokenSecret))
-		}
-		if s.Auth != "" {
-			w("auth = %s\n", quote(s.Auth))
-		}
-		if len(s.Scopes) > 0 {
-			w("scopes = %s\n", quoteList(s.Scopes))
-		}
-		if s.ClientID != "" {
-			w("client_id = %s\n", quote(s.ClientID))
-		}
+		optionalList(w, "secrets", s.Secrets)
+		optionalList(w, "read_only", s.ReadOnly)
+		optionalKey(w, "url", s.URL)
+		optionalKey(w, "token_secret", s.TokenSecret)
+		optionalKey(w, "auth", s.Auth)
+		optionalList(w, "scopes", s.Scopes)
+		optionalKey(w, "client_id", s.ClientID)
 		if s.StartTimeout != 0 {
 			w("start_timeout = %s\n", quote(s.StartTimeout.String()))
 		}

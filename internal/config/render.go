@@ -282,15 +282,9 @@ extension_tool_budget = %d
 	renderChannels(w, &c.Channels)
 	for _, r := range c.Rules {
 		w("\n[[rules]]\nid = %s\ntool = %s\n", quote(r.ID), quote(r.Tool))
-		if r.Path != "" {
-			w("path = %s\n", quote(r.Path))
-		}
-		if len(r.Command) > 0 {
-			w("command = %s\n", quoteList(r.Command))
-		}
-		if r.Host != "" {
-			w("host = %s\n", quote(r.Host))
-		}
+		optionalKey(w, "path", r.Path)
+		optionalList(w, "command", r.Command)
+		optionalKey(w, "host", r.Host)
 		w("effect = %s\n", quote(r.Effect))
 	}
 	// TOML files are UTF-8; a non-UTF-8 folder name cannot be written
@@ -336,6 +330,22 @@ func quoteList(l []string) string {
 		q[i] = quote(s)
 	}
 	return "[" + strings.Join(q, ", ") + "]"
+}
+
+// optionalKey writes `key = "value"` when value is not empty, and nothing
+// otherwise.
+func optionalKey(w func(string, ...any), key, value string) {
+	if value != "" {
+		w("%s = %s\n", key, quote(value))
+	}
+}
+
+// optionalList writes `key = [...]` when l is not empty, and nothing
+// otherwise.
+func optionalList(w func(string, ...any), key string, l []string) {
+	if len(l) > 0 {
+		w("%s = %s\n", key, quoteList(l))
+	}
 }
 
 // mib returns " (N MiB)" when n is a whole number of MiB.

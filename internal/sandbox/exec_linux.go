@@ -21,26 +21,9 @@ import (
 // in case a descendant escaped the group (setsid) and still holds the pipe.
 const drainGrace = 500 * time.Millisecond
 
-// command is a fully prepared exec: the program homard starts (the target
-// itself for host, bwrap for bwrap) with its complete argv.
-type command struct {
-	path   string
-	argv   []string // argv[0] included
-	env    []string
-	dir    string
-	stdin  []byte
-	cred   *syscall.Credential
-	limits Limits
-	// cgroup, when it asks for a controller, puts the child in a fresh
-	// cgroup holding those limits while it is stopped at exec (see
-	// startWithLimits); the cgroup is removed when the run ends.
-	cgroup    cgroupLimits
-	timeout   time.Duration
-	maxOutput int
-	// extraFiles become the child's fds 3, 4, ... (see exec.Cmd.ExtraFiles).
-	extraFiles []*os.File
-	// cloneflags, uidMap and gidMap create namespaces for the child (see
-	// syscall.SysProcAttr); zero values create none.
+// namespaces are the Linux namespaces created for a command's child (see
+// syscall.SysProcAttr); the zero value creates none.
+type namespaces struct {
 	cloneflags     uintptr
 	uidMap, gidMap []syscall.SysProcIDMap
 }
@@ -70,9 +53,9 @@ func execute(ctx context.Context, c command) (Result, error) {
 			Setpgid:     true,
 			Pdeathsig:   syscall.SIGKILL,
 			Credential:  c.cred,
-			Cloneflags:  c.cloneflags,
-			UidMappings: c.uidMap,
-			GidMappings: c.gidMap,
+			Cloneflags:  c.ns.cloneflags,
+			UidMappings: c.ns.uidMap,
+			GidMappings: c.ns.gidMap,
 		},
 	}
 	if c.stdin != nil {

@@ -2,26 +2,11 @@
 
 package sandbox
 
-import (
-	"context"
-	"syscall"
-	"time"
-)
+import "context"
 
-// command mirrors exec_linux.go's so the portable code compiles; outside
-// Linux nothing is ever executed.
-type command struct {
-	path      string
-	argv      []string
-	env       []string
-	dir       string
-	stdin     []byte
-	cred      *syscall.Credential
-	limits    Limits
-	cgroup    cgroupLimits
-	timeout   time.Duration
-	maxOutput int
-}
+// namespaces mirrors exec_linux.go's; there are no Linux namespaces
+// outside Linux.
+type namespaces struct{}
 
 // cgroupLimits mirrors cgroup_linux.go's; there are no cgroups outside
 // Linux.

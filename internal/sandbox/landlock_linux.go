@@ -98,9 +98,11 @@ func runLandlock(ctx context.Context, spec Spec) (Result, error) {
 		timeout:    spec.Timeout,
 		maxOutput:  spec.MaxOutput,
 		extraFiles: []*os.File{specFile, statusW},
-		cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET,
-		uidMap:     []syscall.SysProcIDMap{{ContainerID: sandboxID, HostID: os.Getuid(), Size: 1}},
-		gidMap:     []syscall.SysProcIDMap{{ContainerID: sandboxID, HostID: os.Getgid(), Size: 1}},
+		ns: namespaces{
+			cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET,
+			uidMap:     []syscall.SysProcIDMap{{ContainerID: sandboxID, HostID: os.Getuid(), Size: 1}},
+			gidMap:     []syscall.SysProcIDMap{{ContainerID: sandboxID, HostID: os.Getgid(), Size: 1}},
+		},
 		// rlimits are applied by the helper itself (see applyLimits); a
 		// the run's cgroup gets the helper while it is stopped at its exec.
 		cgroup: cg,

@@ -86,10 +86,12 @@ func runStaged(ctx context.Context, spec Spec, cg cgroupLimits, next func(scratc
 		// killed with homard (Pdeathsig), by the timeout, or crashing —
 		// the kernel kills everything below it, bubblewrap and every
 		// nested namespace included, whatever those processes do.
-		cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID,
-		uidMap:     []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
-		gidMap:     []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
-		cgroup:     cg,
+		ns: namespaces{
+			cloneflags: syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWNET | syscall.CLONE_NEWPID,
+			uidMap:     []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getuid(), Size: 1}},
+			gidMap:     []syscall.SysProcIDMap{{ContainerID: 0, HostID: os.Getgid(), Size: 1}},
+		},
+		cgroup: cg,
 	})
 	statusW.Close()
 	msg, _ := io.ReadAll(io.LimitReader(statusR, 4096))

@@ -239,44 +239,46 @@ func (v *Vault) Set(s Secret, value []byte) error {
 	if s.Created.IsZero() {
 		s.Created = time.Now().UTC()
 	}
-	v.mu.Lock()
-	defer v.mu.Unlock()
-	unlock, err := filelock.Lock(v.path + ".lock") // orders serve's and the CLI's writes
-	if err != nil {
-		return fmt.Errorf("lock vault: %w", err)
-	}
-	defer unlock()
-	v.reload()
-	e := sealed{Secret: s, Nonce: make([]byte, v.aead.NonceSize())}
-	_, _ = rand.Read(e.Nonce)
-	e.Box = v.aead.Seal(nil, e.Nonce, value, associated(s))
-	next := maps.Clone(v.entries)
-	if next == nil {
-		next = map[string]sealed{}
-	}
-	next[s.Name] = e
-	if err := v.save(next); err != nil {
-		return err
-	}
-	v.entries = next
-	return nil
+	return v.update(func(next map[string]sealed) error {
+		e := sealed{Secret: s, Nonce: make([]byte, v.aead.NonceSize())}
+		_, _ = rand.Read(e.Nonce)
+		e.Box = v.aead.Seal(nil, e.Nonce, value, associated(s))
+		next[s.Name] = e
+		return nil
+	})
 }
 
 // Remove deletes a secret.
 func (v *Vault) Remove(name string) error {
+	return v.update(func(next map[string]sealed) error {
+		if _, ok := next[name]; !ok {
+			return fmt.Errorf("secret %q: %w", name, ErrNoSecret)
+		}
+		delete(next, name)
+		return nil
+	})
+}
+
+// update applies change to a copy of the entries, reloaded from the file
+// first, then saves the copy and keeps it; an error from change leaves
+// the file and v.entries unchanged. It holds v.mu and the vault's file
+// lock throughout, which orders serve's and the CLI's writes.
+func (v *Vault) update(change func(next map[string]sealed) error) error {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	unlock, err := filelock.Lock(v.path + ".lock") // orders serve's and the CLI's writes
+	unlock, err := filelock.Lock(v.path + ".lock")
 	if err != nil {
 		return fmt.Errorf("lock vault: %w", err)
 	}
 	defer unlock()
 	v.reload()
-	if _, ok := v.entries[name]; !ok {
-		return fmt.Errorf("secret %q: %w", name, ErrNoSecret)
-	}
 	next := maps.Clone(v.entries)
-	delete(next, name)
+	if next == nil {
+		next = map[string]sealed{}
+	}
+	if err := change(next); err != nil {
+		return err
+	}
 	if err := v.save(next); err != nil {
 		return err
 	}
