@@ -52,13 +52,13 @@ var allowed = map[string][]string{
 	// for the rule ids and actions.
 	"internal/monitor": {"internal/policy"},
 	// config validates [channels.NAME] against the platform table.
-	"internal/config": {"internal/channel/chat", "internal/channel/platforms", "internal/policy", "internal/lang"},
+	"internal/config": {"internal/channel/chat", "internal/channel/platforms", "internal/policy", "internal/lang", "internal/atomicfile"},
 	// The language a person reads (issue 26): the setting, the catalog,
 	// dates and numbers; stdlib only. langscan is its tests' reader.
 	"internal/lang":          {},
 	"internal/lang/langscan": {},
 	// `homard service`: the systemd unit that runs serve (the bubblewrap check from sandbox).
-	"internal/service": {"internal/config", "internal/sandbox"},
+	"internal/service": {"internal/config", "internal/sandbox", "internal/atomicfile"},
 	// `homard setup` and `init`: the config, the key in the vault, the
 	// provider test, the database created; run_command's program folders
 	// (tools) for the toolchain check.
@@ -68,7 +68,7 @@ var allowed = map[string][]string{
 	"internal/changeset": {"internal/workspace", "internal/policy"}, // the one gate for every write
 	"internal/tools":     {"internal/tool", "internal/policy", "internal/workspace", "internal/changeset", "internal/egress", "internal/sandbox", "internal/secrets", "internal/memory", "internal/skill"},
 	"internal/skill":     {"internal/store", "internal/tool", "internal/termtext"}, // trust pins, strict decoding, readable names
-	"internal/workspace": {},
+	"internal/workspace": {"internal/atomicfile"},
 	"internal/egress":    {},
 	// The isolated browser (issue 24): every request a page makes is
 	// checked by egress (its open proxy and Client.Check).
@@ -86,7 +86,7 @@ var allowed = map[string][]string{
 	// Engine interface; egress checks a URL when it is planned.
 	"internal/browsertools": {"internal/tool", "internal/policy", "internal/egress", "internal/browser", "internal/channel"},
 	"internal/sandbox":      {"internal/workspace"}, // the change-set stream's writer
-	"internal/secrets":      {"internal/filelock"},
+	"internal/secrets":      {"internal/filelock", "internal/atomicfile"},
 	"internal/store":        {"internal/store/engine"},
 	// The seam a second database plugs into (issue 27), and PostgreSQL's
 	// engine: the one importer of pgx, linked only with -tags postgres.
@@ -113,9 +113,10 @@ var allowed = map[string][]string{
 	"internal/telemetry": {},
 	// Agent turns followed into spans and counters (the attribute
 	// allowlist), exported by telemetry; app wires it into every turn.
-	"internal/turntrace": {"internal/telemetry", "internal/agent", "internal/arbiter", "internal/config", "internal/llm", "internal/policy"},
-	"internal/memory":    {"internal/store", "internal/filelock"},
-	"internal/filelock":  {}, // flock on one file, for memory.md and the vault
+	"internal/turntrace":  {"internal/telemetry", "internal/agent", "internal/arbiter", "internal/config", "internal/llm", "internal/policy"},
+	"internal/memory":     {"internal/store", "internal/filelock", "internal/atomicfile"},
+	"internal/filelock":   {}, // flock on one file, for memory.md and the vault
+	"internal/atomicfile": {}, // a file replaced whole: config, memory.md, vault, checkpoints, unit
 	// The one facade for the owner's own actions, used by the CLI and the
 	// gateway alike (approvals, grants, audit, memory, sessions, tokens,
 	// secrets, rollbacks through the gate, the authenticator).

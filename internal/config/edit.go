@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+	"github.com/homard/homard/internal/atomicfile"
 )
 
 // This file is a small line-level TOML editor, hand-rolled because no
@@ -445,24 +446,16 @@ func Check(path string, data []byte) (*Config, error) {
 // lands is exactly what homard will read), then renames it into place.
 // On any error the old file is untouched.
 func WriteChecked(path string, data []byte) (*Config, error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".config-*.toml.tmp")
+	s, err := atomicfile.Stage(path, data, 0o600)
 	if err != nil {
 		return nil, fmt.Errorf("write config: %w", err)
 	}
-	name := tmp.Name()
-	defer os.Remove(name) // after the rename it finds nothing
-	if err := writeAndClose(tmp, data); err != nil {
-		return nil, fmt.Errorf("write config: %w", err)
-	}
-	c, err := Load(name)
+	defer s.Discard()
+	c, err := Load(s.Name())
 	if err != nil {
 		return nil, fmt.Errorf("write config: the new %s would not load, so it was not written: %w", path, err)
 	}
-	if err := os.Rename(name, path); err != nil {
-		return nil, fmt.Errorf("write config: %w", err)
-	}
-	if err := syncDir(dir); err != nil {
+	if err := s.Replace(); err != nil {
 		return nil, fmt.Errorf("write config: %w", err)
 	}
 	return c, nil

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/homard/homard/internal/atomicfile"
 )
 
 // InitOptions are the choices `homard init` passes on. Empty fields take the
@@ -125,65 +127,20 @@ func makeDir(dir string, perm fs.FileMode) error {
 
 // writeFile replaces path with data atomically: readers see the old file or
 // the whole new one, never a part. Without force it never replaces an
-// existing file, even one created after Init's first check: the new file is
-// hard-linked into place, which fails if the name is taken.
+// existing file, even one created after Init's first check
+// (atomicfile.Staged.Place).
 func writeFile(path string, data []byte, force bool) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, ".config-*.toml.tmp")
+	s, err := atomicfile.Stage(path, data, 0o600)
 	if err != nil {
 		return err
 	}
-	name := tmp.Name()
-	// After a rename this finds nothing; after a link it drops the extra name.
-	defer os.Remove(name)
-	if err := writeAndClose(tmp, data); err != nil {
-		return err
-	}
+	defer s.Discard()
 	if force {
-		err = os.Rename(name, path)
-	} else {
-		err = os.Link(name, path)
-		if errors.Is(err, fs.ErrExist) {
-			return existsError(path)
-		}
-		if err != nil {
-			// Some file systems have no hard links: fall back to check
-			// and rename, which is only racy against a concurrent init.
-			if _, serr := os.Lstat(path); serr == nil {
-				return existsError(path)
-			}
-			err = os.Rename(name, path)
-		}
+		return s.Replace()
 	}
-	if err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-// writeAndClose writes data to f with mode 0600, flushes it to disk and
-// closes f.
-func writeAndClose(f *os.File, data []byte) error {
-	// CreateTemp already uses 0600; Chmod states the contract.
-	err := f.Chmod(0o600)
-	if err == nil {
-		_, err = f.Write(data)
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	err = s.Place()
+	if errors.Is(err, fs.ErrExist) {
+		return existsError(path)
 	}
 	return err
-}
-
-// syncDir makes a rename or link in dir durable.
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

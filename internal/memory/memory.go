@@ -40,6 +40,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/homard/homard/internal/atomicfile"
 	"github.com/homard/homard/internal/filelock"
 	"github.com/homard/homard/internal/store"
 )
@@ -383,42 +384,11 @@ func row(owner string, u Unit) store.MemoryUnit {
 		Terms: terms.String(), CreatedAt: u.Created, UpdatedAt: u.Updated, ExpiresAt: u.Expires}
 }
 
-// writeAtomic replaces path with data: a temp file in the same folder,
-// fsync, rename, fsync of the folder. The folder is created 0700 and the
-// file is 0600.
+// writeAtomic replaces path with data (atomicfile.Write): the folder is
+// created 0700 and the file is 0600.
 func writeAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
 		return fmt.Errorf("write memory: %w", err)
-	}
-	tmp, err := os.CreateTemp(dir, ".memory-*.tmp")
-	if err != nil {
-		return fmt.Errorf("write memory: %w", err)
-	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	err = tmp.Chmod(0o600)
-	if err == nil {
-		_, err = tmp.Write(data)
-	}
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), path)
-	}
-	if err != nil {
-		return fmt.Errorf("write memory: %w", err)
-	}
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("write memory: %w", err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil {
-		return fmt.Errorf("write memory: sync folder: %w", err)
 	}
 	return nil
 }

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/homard/homard/internal/atomicfile"
 	"github.com/homard/homard/internal/filelock"
 )
 
@@ -460,19 +461,7 @@ func (v *Vault) save(entries map[string]sealed) error {
 	if err != nil {
 		return fmt.Errorf("save vault: %w", err)
 	}
-	if err := os.MkdirAll(filepath.Dir(v.path), 0o700); err != nil {
-		return fmt.Errorf("save vault: %w", err)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(v.path), ".vault-*")
-	if err != nil {
-		return fmt.Errorf("save vault: %w", err)
-	}
-	defer os.Remove(tmp.Name())
-	_, werr := tmp.Write(b)
-	if err := errors.Join(werr, tmp.Chmod(0o600), tmp.Sync(), tmp.Close()); err != nil {
-		return fmt.Errorf("save vault: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), v.path); err != nil {
+	if err := atomicfile.Write(v.path, b, 0o600); err != nil {
 		return fmt.Errorf("save vault: %w", err)
 	}
 	return nil

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/homard/homard/internal/atomicfile"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/sandbox"
 )
@@ -320,28 +321,12 @@ func Status(ctx context.Context, o Options) (string, error) {
 }
 
 // writeFileAtomic writes data to path (mode 0644, parents 0755) through a
-// temporary file renamed over it.
+// temporary file renamed over it (atomicfile.Write).
 func writeFileAtomic(path string, data []byte) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.CreateTemp(filepath.Dir(path), ".homard-unit-*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	return os.Rename(f.Name(), path)
+	return atomicfile.Write(path, data, 0o644)
 }
 
 // BwrapSetuid reports whether this machine's bubblewrap is setuid (see

@@ -97,10 +97,7 @@ func (c *checkpoints) writeJournal(j *journal) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(c.dir, j.ID+journalSuffix, b); err != nil {
-		return err
-	}
-	return syncDir(c.dir)
+	return writeAtomic(c.dir, j.ID+journalSuffix, b)
 }
 
 // readJournal reads a change set's journal.
@@ -172,19 +169,6 @@ func syncFSAt(dirfd int) error {
 	}
 	defer unix.Close(fd)
 	return syncfs(fd)
-}
-
-// syncDir makes a directory's entries durable.
-func syncDir(dir string) error {
-	fd, err := unix.Open(dir, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer unix.Close(fd)
-	if err := unix.Fsync(fd); err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	return nil
 }
 
 func closeFd(fd int) { unix.Close(fd) }

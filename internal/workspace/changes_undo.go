@@ -242,10 +242,7 @@ func (c *checkpoints) writeMeta(cp Checkpoint) error {
 	if err != nil {
 		return err
 	}
-	if err := writeAtomic(c.dir, cp.ID+".json", meta); err != nil {
-		return err
-	}
-	return syncDir(c.dir)
+	return writeAtomic(c.dir, cp.ID+".json", meta)
 }
 
 // Recovery says what RecoverChanges found.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/homard/homard/internal/atomicfile"
 )
 
 // Checkpoint describes the saved old content of a file that WriteFile
@@ -286,24 +288,10 @@ func (c *checkpoints) content(cp Checkpoint) ([]byte, error) {
 	return data, nil
 }
 
-// writeAtomic writes dir/name through a temp file and a rename.
+// writeAtomic writes dir/name through a temp file, a rename and a sync of
+// dir (atomicfile.Write).
 func writeAtomic(dir, name string, data []byte) error {
-	f, err := os.CreateTemp(dir, ".tmp-*")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", name, err)
-	}
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(f.Name(), filepath.Join(dir, name))
-	}
-	if err != nil {
-		os.Remove(f.Name())
+	if err := atomicfile.Write(filepath.Join(dir, name), data, 0o600); err != nil {
 		return fmt.Errorf("write %s: %w", name, err)
 	}
 	return nil
