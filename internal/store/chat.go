@@ -191,8 +191,11 @@ type ChatInfo struct {
 // Chat returns what homard knows about chat; the zero ChatInfo when
 // nothing.
 func (s *Store) Chat(ctx context.Context, platform, chat string) (ChatInfo, error) {
-	return scanChat(s.readRow(ctx, `SELECT allowed, left_at, notice_at FROM chat_chats WHERE platform = ? AND chat_id = ?`, platform, chat))
+	return scanChat(s.readRow(ctx, chatQuery, platform, chat))
 }
+
+// chatQuery reads a chat's row for scanChat.
+const chatQuery = `SELECT allowed, left_at, notice_at FROM chat_chats WHERE platform = ? AND chat_id = ?`
 
 func scanChat(sc interface{ Scan(...any) error }) (ChatInfo, error) {
 	var c ChatInfo
@@ -210,10 +213,16 @@ func scanChat(sc interface{ Scan(...any) error }) (ChatInfo, error) {
 
 // SetChatAllowed allows (or stops allowing) a group chat.
 func (tx *Tx) SetChatAllowed(platform, chat string, allowed bool) error {
-	_, err := tx.exec(`INSERT INTO chat_chats (platform, chat_id, allowed) VALUES (?, ?, ?)
-		ON CONFLICT (platform, chat_id) DO UPDATE SET allowed = excluded.allowed`, platform, chat, allowed)
+	return tx.setChat("allowed", "allow chat", platform, chat, allowed)
+}
+
+// setChat writes v to column (one of chat_chats' own, named by this
+// file) of chat's row, made if missing; what names the write in an error.
+func (tx *Tx) setChat(column, what, platform, chat string, v any) error {
+	_, err := tx.exec(`INSERT INTO chat_chats (platform, chat_id, `+column+`) VALUES (?, ?, ?)
+		ON CONFLICT (platform, chat_id) DO UPDATE SET `+column+` = excluded.`+column, platform, chat, v)
 	if err != nil {
-		return fmt.Errorf("allow chat: %w", err)
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
 }
@@ -234,17 +243,15 @@ func (s *Store) AllowedChats(ctx context.Context, platform string) ([]string, er
 // MarkChatLeft records that the bot left chat at now; first is false when
 // it had already left (the notice was posted then).
 func (tx *Tx) MarkChatLeft(platform, chat string, now time.Time) (first bool, err error) {
-	c, err := scanChat(tx.queryRow(`SELECT allowed, left_at, notice_at FROM chat_chats WHERE platform = ? AND chat_id = ?`, platform, chat))
+	c, err := scanChat(tx.queryRow(chatQuery, platform, chat))
 	if err != nil {
 		return false, err
 	}
 	if !c.LeftAt.IsZero() {
 		return false, nil
 	}
-	_, err = tx.exec(`INSERT INTO chat_chats (platform, chat_id, left_at) VALUES (?, ?, ?)
-		ON CONFLICT (platform, chat_id) DO UPDATE SET left_at = excluded.left_at`, platform, chat, nanos(now))
-	if err != nil {
-		return false, fmt.Errorf("mark chat left: %w", err)
+	if err := tx.setChat("left_at", "mark chat left", platform, chat, nanos(now)); err != nil {
+		return false, err
 	}
 	return true, nil
 }
@@ -252,17 +259,15 @@ func (tx *Tx) MarkChatLeft(platform, chat string, now time.Time) (first bool, er
 // NoticeDue reports whether a notice may be sent in chat at now (none in
 // the last every) and, if so, records it as sent.
 func (tx *Tx) NoticeDue(platform, chat string, now time.Time, every time.Duration) (bool, error) {
-	c, err := scanChat(tx.queryRow(`SELECT allowed, left_at, notice_at FROM chat_chats WHERE platform = ? AND chat_id = ?`, platform, chat))
+	c, err := scanChat(tx.queryRow(chatQuery, platform, chat))
 	if err != nil {
 		return false, err
 	}
 	if !c.NoticeAt.IsZero() && now.Sub(c.NoticeAt) < every {
 		return false, nil
 	}
-	_, err = tx.exec(`INSERT INTO chat_chats (platform, chat_id, notice_at) VALUES (?, ?, ?)
-		ON CONFLICT (platform, chat_id) DO UPDATE SET notice_at = excluded.notice_at`, platform, chat, nanos(now))
-	if err != nil {
-		return false, fmt.Errorf("record chat notice: %w", err)
+	if err := tx.setChat("notice_at", "record chat notice", platform, chat, nanos(now)); err != nil {
+		return false, err
 	}
 	return true, nil
 }
