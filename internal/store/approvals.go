@@ -171,26 +171,18 @@ func (s *Store) GetApproval(ctx context.Context, id string) (Approval, error) {
 // approval whose expiry has passed counts as "expired", not as what is
 // stored.
 func (s *Store) ListApprovals(ctx context.Context, owner, status string, now time.Time, limit int) ([]Approval, error) {
-	rows, err := s.readRows(ctx, `SELECT `+approvalColumns+` FROM approvals
+	return readAll(ctx, s, "list approvals", scanApproval, `SELECT `+approvalColumns+` FROM approvals
 		WHERE (?4 = '' OR owner = ?4)
 		AND (?1 = '' OR ?1 = CASE WHEN status IN ('pending', 'approved') AND expires_at <= ?2 THEN 'expired' ELSE status END)
 		ORDER BY created_at DESC, rowid DESC LIMIT ?3`, status, nanos(now), clampLimit(limit, 100, 1000), owner)
-	if err != nil {
-		return nil, fmt.Errorf("list approvals: %w", err)
-	}
-	return collect(rows, scanApproval, "list approvals")
 }
 
 // ApprovedSince returns owner's approvals the owner approved (any scope)
 // at or after since, newest first, at most 1000: the evidence for
 // approval suggestions.
 func (s *Store) ApprovedSince(ctx context.Context, owner string, since time.Time) ([]Approval, error) {
-	rows, err := s.readRows(ctx, `SELECT `+approvalColumns+` FROM approvals
+	return readAll(ctx, s, "list approvals given", scanApproval, `SELECT `+approvalColumns+` FROM approvals
 		WHERE owner = ? AND scope <> '' AND decided_at >= ? ORDER BY decided_at DESC, rowid DESC LIMIT 1000`, owner, nanos(since))
-	if err != nil {
-		return nil, fmt.Errorf("list approvals given: %w", err)
-	}
-	return collect(rows, scanApproval, "list approvals given")
 }
 
 func encodeStrings(s []string) string {

@@ -51,11 +51,7 @@ func (tx *Tx) InsertInbox(r InboxRow) (inserted bool, err error) {
 
 // InboxByState returns the rows in state, oldest first.
 func (s *Store) InboxByState(ctx context.Context, state string) ([]InboxRow, error) {
-	rows, err := s.readRows(ctx, `SELECT `+inboxColumns+` FROM chat_inbox WHERE state = ? ORDER BY id`, state)
-	if err != nil {
-		return nil, fmt.Errorf("list chat inbox: %w", err)
-	}
-	return collect(rows, scanInbox, "list chat inbox")
+	return readAll(ctx, s, "list chat inbox", scanInbox, `SELECT `+inboxColumns+` FROM chat_inbox WHERE state = ? ORDER BY id`, state)
 }
 
 // Inbox returns one inbox row or ErrNotFound.

@@ -62,11 +62,7 @@ func (tx *Tx) InsertOutbox(r OutboxRow) (int64, error) {
 // OutboxUnsent returns the rows of platform not yet sent or failed, in
 // send order.
 func (s *Store) OutboxUnsent(ctx context.Context, platform string) ([]OutboxRow, error) {
-	rows, err := s.readRows(ctx, `SELECT `+outboxColumns+` FROM chat_outbox WHERE platform = ? AND state IN ('queued', 'sending') ORDER BY id`, platform)
-	if err != nil {
-		return nil, fmt.Errorf("list chat outbox: %w", err)
-	}
-	return collect(rows, scanOutbox, "list chat outbox")
+	return readAll(ctx, s, "list chat outbox", scanOutbox, `SELECT `+outboxColumns+` FROM chat_outbox WHERE platform = ? AND state IN ('queued', 'sending') ORDER BY id`, platform)
 }
 
 // Outbox returns one outbox row or ErrNotFound.
@@ -255,11 +251,7 @@ func (s *Store) ChatCardOf(ctx context.Context, approvalID string) (ChatCard, er
 
 // OpenChatCards returns platform's open cards, oldest first.
 func (s *Store) OpenChatCards(ctx context.Context, platform string) ([]ChatCard, error) {
-	rows, err := s.readRows(ctx, `SELECT `+cardColumns+` FROM chat_cards c JOIN chat_outbox o ON o.id = c.outbox_id WHERE c.platform = ? AND c.state = 'open' ORDER BY c.created_at`, platform)
-	if err != nil {
-		return nil, fmt.Errorf("list approval cards: %w", err)
-	}
-	return collect(rows, scanCard, "list approval cards")
+	return readAll(ctx, s, "list approval cards", scanCard, `SELECT `+cardColumns+` FROM chat_cards c JOIN chat_outbox o ON o.id = c.outbox_id WHERE c.platform = ? AND c.state = 'open' ORDER BY c.created_at`, platform)
 }
 
 // SetChatCardState moves the open card of approval id to state; false

@@ -76,25 +76,17 @@ func (tx *Tx) RevokeGrant(id string, now time.Time) error {
 // unexpired at now, cover at least minRisk and apply to session (grants
 // without a session apply to every session), oldest first.
 func (s *Store) ActiveGrants(ctx context.Context, owner, session, tool string, minRisk int, now time.Time) ([]Grant, error) {
-	rows, err := s.readRows(ctx, `SELECT `+grantColumns+` FROM grants
+	return readAll(ctx, s, "find grants", scanGrant, `SELECT `+grantColumns+` FROM grants
 		WHERE owner = ? AND tool = ? AND revoked_at IS NULL AND expires_at > ? AND max_risk >= ?
 			AND (session_id IS NULL OR session_id = ?)
 		ORDER BY created_at, rowid`, owner, tool, nanos(now), minRisk, session)
-	if err != nil {
-		return nil, fmt.Errorf("find grants: %w", err)
-	}
-	return collect(rows, scanGrant, "find grants")
 }
 
 // ListGrants returns every grant of owner, revoked and expired ones
 // included, newest first (at most 1000).
 func (s *Store) ListGrants(ctx context.Context, owner string) ([]Grant, error) {
-	rows, err := s.readRows(ctx, `SELECT `+grantColumns+` FROM grants WHERE owner = ?
+	return readAll(ctx, s, "list grants", scanGrant, `SELECT `+grantColumns+` FROM grants WHERE owner = ?
 		ORDER BY created_at DESC, rowid DESC LIMIT 1000`, owner)
-	if err != nil {
-		return nil, fmt.Errorf("list grants: %w", err)
-	}
-	return collect(rows, scanGrant, "list grants")
 }
 
 // GetGrant returns one grant or ErrNotFound.

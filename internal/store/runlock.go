@@ -133,13 +133,9 @@ func (tx *Tx) InterruptToolRun(id, result string, now time.Time) error {
 // InterruptedRuns returns the runs marked interrupted (InterruptToolRun)
 // since the given time, newest first, at most limit (≤ 0 means 20).
 func (s *Store) InterruptedRuns(ctx context.Context, since time.Time, limit int) ([]ToolRun, error) {
-	rows, err := s.readRows(ctx, `SELECT `+toolRunColumns+` FROM tool_runs
+	return readAll(ctx, s, "list interrupted runs", scanToolRun, `SELECT `+toolRunColumns+` FROM tool_runs
 		WHERE rule = ? AND updated_at >= ? ORDER BY seq DESC LIMIT ?`,
 		RunInterrupted, since.UnixNano(), clampLimit(limit, 20, 1000))
-	if err != nil {
-		return nil, fmt.Errorf("list interrupted runs: %w", err)
-	}
-	return collect(rows, scanToolRun, "list interrupted runs")
 }
 
 // TryLock takes the database-wide lock called name, when the store is

@@ -51,9 +51,5 @@ func (s *Store) SkillTrust(ctx context.Context, name string) (SkillTrust, error)
 
 // SkillTrusts returns every trusted skill hash, by name.
 func (s *Store) SkillTrusts(ctx context.Context) ([]SkillTrust, error) {
-	rows, err := s.readRows(ctx, `SELECT name, hash, trusted_at FROM skill_trust ORDER BY name`)
-	if err != nil {
-		return nil, fmt.Errorf("list skill trust: %w", err)
-	}
-	return collect(rows, scanSkillTrust, "list skill trust")
+	return readAll(ctx, s, "list skill trust", scanSkillTrust, `SELECT name, hash, trusted_at FROM skill_trust ORDER BY name`)
 }

@@ -165,12 +165,8 @@ func (s *Store) Task(ctx context.Context, id string) (Task, error) {
 // Tasks returns owner's tasks that are not removed, oldest first; an
 // empty owner means every owner's.
 func (s *Store) Tasks(ctx context.Context, owner string) ([]Task, error) {
-	rows, err := s.readRows(ctx, `SELECT `+taskColumns+` FROM tasks
+	return readAll(ctx, s, "list tasks", scanTask, `SELECT `+taskColumns+` FROM tasks
 		WHERE status != 'removed' AND (?1 = '' OR owner = ?1) ORDER BY created_at, id`, owner)
-	if err != nil {
-		return nil, fmt.Errorf("list tasks: %w", err)
-	}
-	return collect(rows, scanTask, "list tasks")
 }
 
 // DueTasks returns owner's active tasks whose next run is at or before
@@ -179,13 +175,9 @@ func (s *Store) Tasks(ctx context.Context, owner string) ([]Task, error) {
 // owners on one shared store) are their own scheduler's: run here they
 // would use this owner's home, config and key.
 func (s *Store) DueTasks(ctx context.Context, owner string, now time.Time, limit int) ([]Task, error) {
-	rows, err := s.readRows(ctx, `SELECT `+taskColumns+` FROM tasks
+	return readAll(ctx, s, "due tasks", scanTask, `SELECT `+taskColumns+` FROM tasks
 		WHERE status = 'active' AND next_run_at <= ? AND owner = ? ORDER BY next_run_at, id LIMIT ?`,
 		now.UnixNano(), owner, clampLimit(limit, 100, 1000))
-	if err != nil {
-		return nil, fmt.Errorf("due tasks: %w", err)
-	}
-	return collect(rows, scanTask, "due tasks")
 }
 
 // NextRunAt is when owner's earliest active task is due, and false when
@@ -213,12 +205,8 @@ func (tx *Tx) UpdatePendingTask(id string, body []byte, next time.Time) error {
 // TasksExpiring returns owner's active and paused tasks whose approval
 // ends at or before before and whose owner was not yet warned of it.
 func (s *Store) TasksExpiring(ctx context.Context, owner string, before time.Time) ([]Task, error) {
-	rows, err := s.readRows(ctx, `SELECT `+taskColumns+` FROM tasks
+	return readAll(ctx, s, "tasks expiring", scanTask, `SELECT `+taskColumns+` FROM tasks
 		WHERE status IN ('active', 'paused') AND warned_at IS NULL AND expires_at <= ? AND owner = ? ORDER BY expires_at, id`, before.UnixNano(), owner)
-	if err != nil {
-		return nil, fmt.Errorf("tasks expiring: %w", err)
-	}
-	return collect(rows, scanTask, "tasks expiring")
 }
 
 // MarkTaskWarned records that the owner was told, at at, that the task's

@@ -81,9 +81,5 @@ func (s *Store) APIToken(ctx context.Context, id string) (APIToken, error) {
 
 // APITokens returns owner's tokens and the unclaimed ones, newest first.
 func (s *Store) APITokens(ctx context.Context, owner string) ([]APIToken, error) {
-	rows, err := s.readRows(ctx, `SELECT `+tokenColumns+` FROM api_tokens WHERE owner IN (?, '') ORDER BY created_at DESC, rowid DESC`, owner)
-	if err != nil {
-		return nil, fmt.Errorf("list api tokens: %w", err)
-	}
-	return collect(rows, scanToken, "list api tokens")
+	return readAll(ctx, s, "list api tokens", scanToken, `SELECT `+tokenColumns+` FROM api_tokens WHERE owner IN (?, '') ORDER BY created_at DESC, rowid DESC`, owner)
 }

@@ -199,23 +199,15 @@ func (s *Store) GetToolRun(ctx context.Context, id string) (ToolRun, error) {
 // no index on created_at has to be kept up to date on every insert). A limit ≤ 0 means 50; at
 // most 1000 rows are returned.
 func (s *Store) ListToolRuns(ctx context.Context, limit int) ([]ToolRun, error) {
-	rows, err := s.readRows(ctx, `SELECT `+toolRunColumns+` FROM tool_runs
+	return readAll(ctx, s, "list tool runs", scanToolRun, `SELECT `+toolRunColumns+` FROM tool_runs
 		ORDER BY seq DESC LIMIT ?`, clampLimit(limit, 50, 1000))
-	if err != nil {
-		return nil, fmt.Errorf("list tool runs: %w", err)
-	}
-	return collect(rows, scanToolRun, "list tool runs")
 }
 
 // ToolRunsSince returns the tool runs proposed at or after since, oldest
 // first, at most limit (≤ 0 means 10,000): a policy replay's history.
 func (s *Store) ToolRunsSince(ctx context.Context, since time.Time, limit int) ([]ToolRun, error) {
-	rows, err := s.readRows(ctx, `SELECT `+toolRunColumns+` FROM tool_runs
+	return readAll(ctx, s, "list tool runs since", scanToolRun, `SELECT `+toolRunColumns+` FROM tool_runs
 		WHERE created_at >= ? ORDER BY seq LIMIT ?`, nanos(since), clampLimit(limit, 10000, 10000))
-	if err != nil {
-		return nil, fmt.Errorf("list tool runs since: %w", err)
-	}
-	return collect(rows, scanToolRun, "list tool runs since")
 }
 
 // rowErr is the error of op's one-row read of key: "op key: " and
@@ -237,6 +229,16 @@ func one[T any](v T, err error, op, key string) (T, error) {
 		return zero, err
 	}
 	return v, nil
+}
+
+// readAll runs query on the reader and scans every row it returns with
+// scan; op names the read in an error.
+func readAll[T any](ctx context.Context, s *Store, op string, scan func(interface{ Scan(...any) error }) (T, error), query string, args ...any) ([]T, error) {
+	rows, err := s.readRows(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", op, err)
+	}
+	return collect(rows, scan, op)
 }
 
 // collect scans every row with scan and closes rows.
