@@ -219,26 +219,32 @@ func (r *riverScheduler) enqueue(ctx context.Context, t store.Task, d decision) 
 	return nil
 }
 
-// hold marks a run of the task in progress in this process, as start
-// does, so that a tick skips the task's slots that fall due meanwhile; ok
-// is false, and nothing changes, when one already is.
-func (r *riverScheduler) hold(taskID string) (ok bool) {
+// hold marks a run of the task in progress, in this process as start
+// does (so that a tick skips the task's slots that fall due meanwhile)
+// and across replicas with the store's lock "task:ID" (which the database
+// drops with a dead replica's session): ok is false, and nothing changes,
+// while a run of the task goes on here or on another replica. release
+// ends it.
+func (r *riverScheduler) hold(taskID string) (release func(), ok bool, err error) {
 	s := r.core
 	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.running[taskID] {
-		return false
+		s.mu.Unlock()
+		return nil, false, nil
 	}
 	s.running[taskID] = true
-	return true
-}
-
-// release ends what hold marked.
-func (r *riverScheduler) release(taskID string) {
-	s := r.core
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.running, taskID)
+	s.mu.Unlock()
+	done := func() {
+		s.mu.Lock()
+		delete(s.running, taskID)
+		s.mu.Unlock()
+	}
+	unlock, ok, err := s.d.Store.TryLock("task:" + taskID)
+	if err != nil || !ok {
+		done()
+		return nil, false, err
+	}
+	return func() { unlock(); done() }, true, nil
 }
 
 // migrateRiver brings river's tables in the store's schema up to date,
@@ -320,10 +326,16 @@ func (w *slotWorker) Work(ctx context.Context, job *river.Job[slotArgs]) error {
 	switch {
 	case now.After(a.StartBy):
 		skip = "missed: homard was not running at " + slotTimeOf(t, a.Slot)
-	case !w.r.hold(t.ID):
-		skip = "the previous run was still running"
 	default:
-		defer w.r.release(t.ID)
+		release, ok, err := w.r.hold(t.ID)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			skip = "the previous run was still running"
+			break
+		}
+		defer release()
 	}
 	var id int64
 	var claimed bool

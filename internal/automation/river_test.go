@@ -309,3 +309,38 @@ func TestRiverChosenOnPostgres(t *testing.T) {
 		t.Errorf("Scheduler on PostgreSQL is a %T; want river's", sc)
 	}
 }
+
+// TestRiverRunsOfATaskNeverOverlapAcrossReplicas: while a run of a task
+// goes on on replica a, replica b cannot start one of the same task (its
+// worker records the slot skipped, as a's own tick would), and can once
+// a's run ends; the twin: b runs another task meanwhile. Before, each
+// replica knew only its own runs, and two slots of one task could run at
+// once on two replicas.
+func TestRiverRunsOfATaskNeverOverlapAcrossReplicas(t *testing.T) {
+	where := riverWhere(t)
+	a, b := openSchedStore(t, where), openSchedStore(t, where)
+	var recA, recB schedRecorder
+	ra := newRiver(newScheduler(recA.deps(t, a, testAuto())), riverTest)
+	rb := newRiver(newScheduler(recB.deps(t, b, testAuto())), riverTest)
+	releaseA, ok, err := ra.hold("t1")
+	if err != nil || !ok {
+		t.Fatalf("a's hold of t1 = %v, %v; want it held", ok, err)
+	}
+	if _, ok, err := ra.hold("t1"); err != nil || ok {
+		t.Errorf("a's second hold of t1 = %v, %v; want refused (a run is in progress here)", ok, err)
+	}
+	if _, ok, err := rb.hold("t1"); err != nil || ok {
+		t.Errorf("b's hold of t1 while a runs it = %v, %v; want refused", ok, err)
+	}
+	releaseB2, ok, err := rb.hold("t2")
+	if err != nil || !ok {
+		t.Fatalf("b's hold of another task = %v, %v; want it held", ok, err)
+	}
+	releaseB2()
+	releaseA()
+	releaseB, ok, err := rb.hold("t1")
+	if err != nil || !ok {
+		t.Fatalf("b's hold of t1 after a's run ended = %v, %v; want it held", ok, err)
+	}
+	releaseB()
+}
