@@ -2,6 +2,8 @@ package approval
 
 import (
 	"context"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/homard/homard/internal/store"
@@ -75,7 +77,9 @@ func (s *Service) waitFor(id string) chan struct{} {
 	// poll is what remains when an announcement is lost. On SQLite
 	// nothing is announced and the poll reads answers from other
 	// processes.
-	s.listen.Do(func() { _, _ = s.st.Listen(store.TopicApprovals, func(id string) { s.wake(id) }) })
+	// The announcement names no approval (store.TopicApprovals): every
+	// waiter reads its own again.
+	s.listen.Do(func() { _, _ = s.st.Listen(store.TopicApprovals, func(string) { s.wakeAll() }) })
 	ch := make(chan struct{}, 1)
 	s.waitMu.Lock()
 	defer s.waitMu.Unlock()
@@ -101,6 +105,14 @@ func (s *Service) stopWaiting(id string, ch chan struct{}) {
 	} else {
 		s.waiters[id] = list
 	}
+}
+
+// wakeAll tells every waiter that an answer may have been recorded.
+func (s *Service) wakeAll() {
+	s.waitMu.Lock()
+	ids := slices.Collect(maps.Keys(s.waiters))
+	s.waitMu.Unlock()
+	s.wake(ids...)
 }
 
 // wake tells the waiters on ids that an answer was recorded.

@@ -134,7 +134,7 @@ func (tx *Tx) DecideApproval(d ApprovalDecision) (bool, error) {
 		return false, fmt.Errorf("decide approval %s: %w", d.ID, err)
 	}
 	if n == 1 {
-		return true, tx.notify(TopicApprovals, d.ID)
+		return true, tx.notify(TopicApprovals, "")
 	}
 	return false, nil
 }
@@ -259,7 +259,7 @@ func (tx *Tx) LapsePending(id string, since, now time.Time) (bool, error) {
 		return false, fmt.Errorf("lapse approval %s: %w", id, err)
 	}
 	if n == 1 {
-		return true, tx.notify(TopicApprovals, id)
+		return true, tx.notify(TopicApprovals, "")
 	}
 	return false, nil
 }

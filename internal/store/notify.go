@@ -2,8 +2,11 @@ package store
 
 import "errors"
 
-// TopicApprovals is the topic an approval's id is announced on when it is
-// decided or lapses.
+// TopicApprovals is the topic announced on when an approval is decided or
+// lapses, with an empty payload: a waiter reads its own approval again.
+// Any role on the database may LISTEN to any channel, so an id there
+// would tell another deployment's owner which approvals were answered
+// when (TestListenAcrossReplicas).
 const TopicApprovals = "approvals"
 
 // notify announces payload on topic to every process on a shared
