@@ -8,6 +8,7 @@ import (
 
 	"github.com/homard/homard/internal/app"
 	"github.com/homard/homard/internal/audit"
+	"github.com/homard/homard/internal/automation"
 	"github.com/homard/homard/internal/lang"
 	"github.com/homard/homard/internal/store"
 )
@@ -68,6 +69,15 @@ target afterwards, and keep the old store until you have checked.`),
 			return c.say.Errorf("the target's audit chain does not verify (%d of %d records): %v", got, from, err)
 		}
 		c.say.Fprintf(c.stdout, "copied into %s; audit chain verified on both sides (%d records)\n", dst.Engine(), got)
+		// river's jobs are not copied: a slot queued and not yet run is
+		// carried by setting its task's next run back to it.
+		carried, err := automation.CarryQueuedSlots(ctx, r.Store, dst)
+		if err != nil {
+			return err
+		}
+		if carried > 0 {
+			c.say.Fprintf(c.stdout, "tasks with a slot queued and not yet run: %d; in the new store each runs it next, by its catch-up policy\n", carried)
+		}
 		c.say.Fprintln(c.stdout, "to use it, set store.url in the config (or HOMARD_STORE_URL) and restart homard")
 		return nil
 	}))

@@ -19,7 +19,7 @@ var allowed = map[string][]string{
 	// and no runtime.
 	// memreview: `homard memory review` prints a proposal as the card does
 	// (memreview.Line) and tells its errors apart.
-	"cmd/homard": {"internal/app", "internal/audit", "internal/channel", "internal/config", "internal/eval", "internal/service", "internal/setup", "internal/split", "internal/store", "internal/store/pgstore", "internal/termtext", "internal/lang",
+	"cmd/homard": {"internal/app", "internal/audit", "internal/automation", "internal/channel", "internal/config", "internal/eval", "internal/service", "internal/setup", "internal/split", "internal/store", "internal/store/pgstore", "internal/termtext", "internal/lang",
 		"internal/memreview"},
 	// homard eval (issue 25): scenarios run through the composed runtime
 	// in a throw-away home, as a command drives it (app, the one other

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -217,6 +218,39 @@ func (r *riverScheduler) enqueue(ctx context.Context, t store.Task, d decision) 
 	}
 	r.core.log.Info("scheduled slot queued", "task", t.ID, "slot", d.plan.SlotKey, "why", d.plan.Why)
 	return nil
+}
+
+// queuedSlots lists the slots of st queued as river jobs that have not
+// ended (CarryQueuedSlots): none on SQLite, or before river's tables were
+// made. It reads river's own table in the store's schema.
+func queuedSlots(ctx context.Context, st *store.Store) ([]QueuedSlot, error) {
+	db, ok, err := st.PlainDB(ctx)
+	if err != nil || !ok {
+		return nil, err
+	}
+	var made bool
+	if err := db.QueryRowContext(ctx, `SELECT to_regclass('river_job') IS NOT NULL`).Scan(&made); err != nil || !made {
+		return nil, err
+	}
+	rows, err := db.QueryContext(ctx, `SELECT args FROM river_job
+		WHERE kind = $1 AND state IN ('available', 'pending', 'retryable', 'running', 'scheduled')`, slotArgs{}.Kind())
+	if err != nil {
+		return nil, fmt.Errorf("list queued slots: %w", err)
+	}
+	defer rows.Close()
+	var out []QueuedSlot
+	for rows.Next() {
+		var b []byte
+		var a slotArgs
+		if err := rows.Scan(&b); err != nil {
+			return nil, fmt.Errorf("list queued slots: %w", err)
+		}
+		if err := json.Unmarshal(b, &a); err != nil {
+			return nil, fmt.Errorf("list queued slots: %w", err)
+		}
+		out = append(out, QueuedSlot{TaskID: a.TaskID, SlotKey: a.SlotKey, Slot: a.Slot})
+	}
+	return out, rows.Err()
 }
 
 // hold marks a run of the task in progress, in this process as start

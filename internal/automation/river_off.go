@@ -25,3 +25,7 @@ type riverScheduler struct{}
 func (*riverScheduler) enqueue(context.Context, store.Task, decision) error {
 	panic("automation: no river in this build")
 }
+
+// queuedSlots lists src's slots queued as river jobs (river.go): none in
+// a build without river.
+func queuedSlots(context.Context, *store.Store) ([]QueuedSlot, error) { return nil, nil }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -343,4 +344,55 @@ func TestRiverRunsOfATaskNeverOverlapAcrossReplicas(t *testing.T) {
 		t.Fatalf("b's hold of t1 after a's run ended = %v, %v; want it held", ok, err)
 	}
 	releaseB()
+}
+
+// TestRiverQueuedSlotsCarried: a tick on PostgreSQL queues a slot as a
+// river job and moves its task's next run on at once; a copy of the
+// store (homard store migrate) has no river tables, so the slot queued
+// and not yet run would never run there. CarryQueuedSlots sets the
+// task's next run in the copy back to that slot. The twin: a task with
+// nothing queued keeps its next run.
+func TestRiverQueuedSlotsCarried(t *testing.T) {
+	ctx := t.Context()
+	src := openSchedStore(t, riverWhere(t))
+	dst := openSchedStore(t, filepath.Join(t.TempDir(), "homard.db"))
+	queued, slot, key := riverDueTask(t, src, "queued")
+	idle, _, _ := riverDueTask(t, src, "idle")
+	next := slot.Add(time.Hour)
+	db := plainDB(t, src)
+	if err := migrateRiver(ctx, src, db, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.Insert(ctx, slotArgs{TaskID: queued.ID, SlotKey: key, Slot: slot, StartBy: next}, &river.InsertOpts{Queue: "q"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{queued.ID, idle.ID} {
+		if err := src.Write(ctx, func(tx *store.Tx) error { return tx.SetNextRun(id, next) }); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := store.Copy(ctx, dst, src); err != nil {
+		t.Fatal(err)
+	}
+	n, err := CarryQueuedSlots(ctx, src, dst)
+	if err != nil || n != 1 {
+		t.Fatalf("CarryQueuedSlots = %d, %v; want 1 task set back", n, err)
+	}
+	for id, want := range map[string]time.Time{queued.ID: slot, idle.ID: next} {
+		got, err := dst.Task(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !got.NextRunAt.Equal(want) {
+			t.Errorf("task %s's next run in the copy = %v; want %v", got.Name, got.NextRunAt, want)
+		}
+	}
+	// Carried once: a second carry finds the copy's next run already there.
+	if n, err := CarryQueuedSlots(ctx, src, dst); err != nil || n != 0 {
+		t.Errorf("a second CarryQueuedSlots = %d, %v; want 0", n, err)
+	}
 }
