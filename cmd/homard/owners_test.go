@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -136,7 +137,7 @@ func TestEveryCommandKeepsToItsOwner(t *testing.T) {
 		} else if !noStore[path] && (code == exitOK || !strings.Contains(out, "another owner's data")) {
 			t.Errorf("bob: homard %s = exit %d; want it refused as another owner's store:\n%s", strings.Join(args, " "), code, out)
 		}
-		if after := tableSums(t, raw); !maps2Equal(before, after) {
+		if after := tableSums(t, raw); !maps.Equal(before, after) {
 			t.Fatalf("bob: homard %s changed alice's tables %v", strings.Join(args, " "), changed(before, after))
 		}
 		seen++
@@ -248,8 +249,6 @@ func tableSums(t *testing.T, db *sql.DB) map[string][32]byte {
 	}
 	return snap
 }
-
-func maps2Equal(a, b map[string][32]byte) bool { return len(changed(a, b)) == 0 }
 
 // changed lists the tables whose rows differ between two snapshots.
 func changed(a, b map[string][32]byte) []string {
