@@ -39,7 +39,8 @@ func (e Endpoint) WithBase(def string) Endpoint {
 // Stream POSTs body, a JSON request, to e.BaseURL+path, asking for an
 // event stream, with header's fields (the provider's auth and version)
 // added, and returns the open 2xx response; Send documents the retries
-// and errors.
+// and errors. body is handed over (Send.Recycle): a buffer of GetBuffer
+// (SpliceMessages' result) that the caller does not touch again.
 func (e Endpoint) Stream(ctx context.Context, provider, path string, header http.Header, body []byte) (*http.Response, error) {
 	header.Set("Content-Type", "application/json")
 	header.Set("Accept", "text/event-stream")
@@ -49,6 +50,7 @@ func (e Endpoint) Stream(ctx context.Context, provider, path string, header http
 		URL:        e.BaseURL + path,
 		Header:     header,
 		Body:       body,
+		Recycle:    true,
 		Secret:     e.APIKey,
 		MaxRetries: e.MaxRetries,
 		BaseDelay:  e.RetryDelay,

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"iter"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -234,23 +236,36 @@ var nullMessages = []byte(`"messages":null`)
 // nil, with that field's null replaced by the array of msgs, each one
 // message's JSON as encoding/json wrote it: the bytes json.Marshal would
 // have written for the whole request, without encoding the history again.
+// The result is a buffer of GetBuffer: hand it to Endpoint.Stream, or to
+// PutBuffer once used, and it is reused.
 func SpliceMessages(env []byte, msgs [][]byte) ([]byte, error) {
+	return SpliceSeq(env, slices.Values(msgs))
+}
+
+// SpliceSeq is SpliceMessages of the messages msgs yields (twice: once to
+// size the buffer), for a caller that has them in a list of its own.
+func SpliceSeq(env []byte, msgs iter.Seq[[]byte]) ([]byte, error) {
+	n := len(env) + 2
+	for m := range msgs {
+		n += len(m) + 1
+	}
+	return AppendSpliced(GetBuffer(n), env, msgs)
+}
+
+// AppendSpliced appends SpliceSeq's result to dst.
+func AppendSpliced(dst, env []byte, msgs iter.Seq[[]byte]) ([]byte, error) {
 	i := bytes.Index(env, nullMessages)
 	if i < 0 {
 		return nil, errors.New(`request has no "messages":null to fill`)
 	}
-	n := len(env) + 2
-	for _, m := range msgs {
-		n += len(m) + 1
-	}
-	out := make([]byte, 0, n)
-	out = append(out, env[:i+len(nullMessages)-len("null")]...)
+	out := append(dst, env[:i+len(nullMessages)-len("null")]...)
 	out = append(out, '[')
-	for j, m := range msgs {
-		if j > 0 {
+	first := true
+	for m := range msgs {
+		if !first {
 			out = append(out, ',')
 		}
-		out = append(out, m...)
+		out, first = append(out, m...), false
 	}
 	out = append(out, ']')
 	return append(out, env[i+len(nullMessages):]...), nil

@@ -22,6 +22,10 @@ type Send struct {
 	URL      string
 	Header   http.Header
 	Body     []byte
+	// Recycle hands Body over: it came from GetBuffer, and goes back to
+	// the pool once Do has returned and net/http has written it (see
+	// recycled). The caller must not touch Body after Do.
+	Recycle bool
 	// Secret is removed from every error text (the API key).
 	Secret string
 	// MaxRetries is the number of retries after the first try. Zero means
@@ -52,10 +56,24 @@ func (s *Send) Do(ctx context.Context) (*http.Response, error) {
 	if delay == 0 {
 		delay = 500 * time.Millisecond
 	}
+	var rc *recycled
+	plain := false // the answer came from the first request, not redirected
+	if s.Recycle && len(s.Body) > 0 {
+		rc = &recycled{buf: s.Body}
+		defer func() { rc.finish(plain) }()
+	}
 	for attempt := 0; ; attempt++ {
-		req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.URL, bytes.NewReader(s.Body))
+		rctx := ctx
+		if rc != nil {
+			rctx = rc.trace(ctx)
+		}
+		req, err := http.NewRequestWithContext(rctx, http.MethodPost, s.URL, bytes.NewReader(s.Body))
 		if err != nil {
 			return nil, fmt.Errorf("%s: build request: %s", s.Provider, Scrub(err.Error(), s.Secret))
+		}
+		if rc != nil {
+			req.Body = rc.reader()
+			req.GetBody = func() (io.ReadCloser, error) { return rc.reader(), nil }
 		}
 		req.Header = s.Header.Clone()
 		resp, err := client.Do(req)
@@ -70,6 +88,7 @@ func (s *Send) Do(ctx context.Context) (*http.Response, error) {
 			// header), but scrub anyway.
 			last = fmt.Errorf("%s: %w: %s", s.Provider, ErrUnreachable, Scrub(err.Error(), s.Secret))
 		case resp.StatusCode >= 200 && resp.StatusCode < 300:
+			plain = attempt == 0 && resp.Request == req
 			return resp, nil
 		default:
 			body, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))

@@ -14,6 +14,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -72,6 +73,8 @@ type Log struct {
 	lines llm.Memo[described]
 
 	mu   sync.Mutex
+	buf  []byte   // record's line, kept for the next
+	msgs [][]byte // line's message parts, kept for the next
 	f    *os.File // open for appending; nil until the first write or after a failure
 	size int64    // f's size
 	seen time.Time
@@ -137,11 +140,13 @@ func (l *Log) message(m llm.Message) Message {
 	return em
 }
 
-// line is the JSON of EntryOf(role, req), byte for byte, with each
-// message's part remembered across requests unless text is kept.
-func (l *Log) line(role string, req llm.Request) ([]byte, error) {
+// line appends the JSON of EntryOf(role, req), byte for byte, to dst,
+// with each message's part remembered across requests unless text is
+// kept. l.mu is held: the message list is l's own.
+func (l *Log) line(dst []byte, role string, req llm.Request) ([]byte, error) {
 	if l.o.Text {
-		return json.Marshal(l.EntryOf(role, req))
+		b, err := json.Marshal(l.EntryOf(role, req))
+		return append(dst, b...), err
 	}
 	e := l.envelope(role, req)
 	parts := l.lines.Seq(req.Messages, func(m llm.Message) described {
@@ -152,16 +157,37 @@ func (l *Log) line(role string, req llm.Request) ([]byte, error) {
 		}
 		return described{json: b, bytes: em.Bytes}
 	})
-	msgs := make([][]byte, len(parts))
-	for i, p := range parts {
-		msgs[i] = p.json
+	l.msgs = l.msgs[:0]
+	for _, p := range parts {
+		l.msgs = append(l.msgs, p.json)
 		e.Bytes += p.bytes
 	}
 	env, err := json.Marshal(e) // Messages nil: "messages":null, filled below
 	if err != nil {
 		return nil, err
 	}
-	return llm.SpliceMessages(env, msgs)
+	return llm.AppendSpliced(dst, env, slices.Values(l.msgs))
+}
+
+// maxKept is the largest line buffer record keeps for the next line.
+const maxKept = 1 << 20
+
+// record writes req's line. The line is built in a buffer l keeps, as
+// is the list of its messages' parts: a long session's line is kilobytes
+// a request, which allocated afresh grew the garbage collector's share
+// of a turn with the session (issue 22).
+func (l *Log) record(role string, req llm.Request) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	line, err := l.line(l.buf[:0], role, req)
+	if err != nil {
+		return
+	}
+	line = append(line, '\n')
+	l.writeLocked(line)
+	if cap(line) <= maxKept {
+		l.buf = line[:0]
+	}
 }
 
 // Add appends e; a failure is dropped (the log is a diagnostic, never a
@@ -187,6 +213,11 @@ func (l *Log) write(line []byte) {
 	line = append(line, '\n')
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	l.writeLocked(line)
+}
+
+// writeLocked is write of a line ending in its newline, l.mu held.
+func (l *Log) writeLocked(line []byte) {
 	now := time.Now()
 	if l.f != nil && now.Sub(l.seen) > reopenEvery {
 		if fi, err := os.Stat(l.path); err != nil || !sameFile(l.f, fi) {
@@ -267,8 +298,6 @@ type logged struct {
 }
 
 func (w logged) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
-	if line, err := w.l.line(w.role, req); err == nil {
-		w.l.write(line)
-	}
+	w.l.record(w.role, req)
 	return w.Model.Stream(ctx, req)
 }

@@ -112,7 +112,7 @@ func TestLineIsTheEntry(t *testing.T) {
 		l := Open(filepath.Join(t.TempDir(), "r.jsonl"), Options{Text: text, Redact: strings.ToUpper, Now: func() time.Time { return time.Unix(7, 0) }})
 		req := request()
 		for i := range 6 {
-			got, err := l.line("main", req)
+			got, err := l.line(nil, "main", req)
 			if err != nil {
 				t.Fatal(err)
 			}

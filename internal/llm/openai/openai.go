@@ -130,17 +130,28 @@ func (c *Client) encode(req llm.Request) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	msgs := make([][]byte, 0, len(req.Messages)+1)
+	var system []byte
 	if req.System != "" {
-		msgs = append(msgs, c.wire.Get(llm.Message{Role: "system", Content: req.System}, encodeMessage).json)
+		system = c.wire.Get(llm.Message{Role: "system", Content: req.System}, encodeMessage).json
 	}
-	for _, e := range c.wire.Seq(req.Messages, encodeMessage) {
+	wire := c.wire.Seq(req.Messages, encodeMessage)
+	for _, e := range wire {
 		if e.err != nil {
 			return nil, e.err
 		}
-		msgs = append(msgs, e.json)
 	}
-	return llm.SpliceMessages(env, msgs)
+	// Spliced from the memo's list as it is: no list of the messages'
+	// bytes a request, which grew with the session.
+	return llm.SpliceSeq(env, func(yield func([]byte) bool) {
+		if system != nil && !yield(system) {
+			return
+		}
+		for _, e := range wire {
+			if !yield(e.json) {
+				return
+			}
+		}
+	})
 }
 
 // encodeMessage maps one message to the wire and encodes it.
