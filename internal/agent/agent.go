@@ -300,6 +300,12 @@ type turn struct {
 	warned  bool   // the half-budget note was given
 	lastKey string // tool + args of the last failing call
 	streak  int    // how many times in a row lastKey failed
+
+	// list is the message list assemble made for the request in flight
+	// (a list of lists, returned when it is over); sizes its estimates,
+	// reused by the turn's next request.
+	list  []llm.Message
+	sizes []int
 }
 
 func (t *turn) run(ctx context.Context) error {
@@ -379,6 +385,7 @@ func (t *turn) stream(ctx context.Context, final bool) (_ llm.Result, err error)
 	if err != nil {
 		return llm.Result{}, err
 	}
+	defer func() { putList(t.list); t.list = nil }() // after s.Close, deferred below
 	// The final answer keeps the same tools (a stable, cacheable prefix)
 	// but may not call them.
 	req := llm.Request{Model: t.a.name, System: t.a.system, Messages: msgs, Tools: t.a.specs, NoToolCalls: final}

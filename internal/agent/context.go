@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"sync"
 
 	"github.com/homard/homard/internal/llm"
 )
@@ -93,8 +94,7 @@ func (t *turn) assemble(ctx context.Context) ([]llm.Message, int, error) {
 	}
 	// The estimates made above go to fit with their messages: a long
 	// history is not counted again for each request of the turn.
-	n := 2 + len(t.cs.history) + len(t.res.Messages)
-	msgs, sizes := make([]llm.Message, 0, n), make([]int, 0, n)
+	msgs, sizes := getList(), t.sizes[:0]
 	if t.cs.summary != "" {
 		msgs = append(msgs, summaryMessage(t.cs.summary))
 		sizes = append(sizes, summaryBlockTokens(t.cs.summary))
@@ -104,8 +104,38 @@ func (t *turn) assemble(ctx context.Context) ([]llm.Message, int, error) {
 		msgs, sizes = append(msgs, t.cs.memory), append(sizes, t.cs.memoryLen)
 	}
 	msgs, sizes = append(msgs, t.res.Messages...), append(sizes, own...)
-	msgs, n = fitSized(msgs, sizes, b.MaxTokens-t.a.prefix)
-	return msgs, n, nil
+	t.sizes = sizes
+	t.list = msgs // to putList once the request is over
+	fitted, n := fitSized(msgs, sizes, b.MaxTokens-t.a.prefix)
+	return fitted, n, nil
+}
+
+// A request's message list is as long as the session's history: made
+// afresh for each of a turn's requests it grew the garbage collector's
+// share of a turn with the session (issue 22). The lists go back to
+// lists once their request's stream is closed, which llm.Model's contract
+// allows (Stream does not keep req.Messages past its stream).
+var lists sync.Pool // of *[]llm.Message
+
+// maxListed is the longest list kept for reuse.
+const maxListed = 1 << 14
+
+func getList() []llm.Message {
+	if p, ok := lists.Get().(*[]llm.Message); ok {
+		return (*p)[:0]
+	}
+	return nil
+}
+
+// putList hands l back; nothing may use it after. Its messages are
+// cleared first: a pooled list must not keep a session's text alive.
+func putList(l []llm.Message) {
+	if cap(l) == 0 || cap(l) > maxListed {
+		return
+	}
+	clear(l) // past len: cleared when a longer use was put
+	l = l[:0]
+	lists.Put(&l)
 }
 
 // foldCount decides how many leading messages of history to fold: whole

@@ -159,7 +159,9 @@ type Model interface {
 	// Stream sends req and returns the answer as it arrives. An error
 	// returned here means nothing was received (after any retries). The
 	// stream lives within ctx: when ctx ends, the stream ends and its
-	// connection is closed.
+	// connection is closed. req.Messages is the caller's again once the
+	// stream is closed (it is reused for a later request): a model that
+	// keeps the messages past that copies them.
 	Stream(ctx context.Context, req Request) (Stream, error)
 }
 

@@ -29,7 +29,7 @@ func NewFunc(reply func(call int, req llm.Request) []llm.Event) *Func {
 func (f *Func) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
 	f.mu.Lock()
 	call := len(f.requests)
-	f.requests = append(f.requests, req)
+	f.requests = append(f.requests, kept(req))
 	f.mu.Unlock()
 	return &scriptedStream{ctx: ctx, events: f.reply(call, req)}, nil
 }

@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 
 	"github.com/homard/homard/internal/llm"
@@ -43,7 +44,7 @@ func NewScripted(turns ...[]llm.Event) *Scripted {
 func (s *Scripted) Stream(ctx context.Context, req llm.Request) (llm.Stream, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.requests = append(s.requests, req)
+	s.requests = append(s.requests, kept(req))
 	if s.next >= len(s.turns) {
 		return nil, fmt.Errorf("call %d: %w", s.next+1, ErrScriptExhausted)
 	}
@@ -126,3 +127,10 @@ func Fail(err error) llm.Event { return llm.Event{Kind: llm.EventError, Err: err
 
 // Answer is a whole turn: the text in one delta, then Done(StopEnd).
 func Answer(text string) []llm.Event { return []llm.Event{Text(text), Done(llm.StopEnd)} }
+
+// kept is req as a model keeps it past its stream: with a list of
+// messages of its own (llm.Model: the caller reuses its list).
+func kept(req llm.Request) llm.Request {
+	req.Messages = slices.Clone(req.Messages)
+	return req
+}
