@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"slices"
 	"strconv"
 	"sync"
@@ -16,6 +17,8 @@ import (
 	"github.com/homard/homard/internal/chats"
 	"github.com/homard/homard/internal/config"
 	"github.com/homard/homard/internal/store"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverdatabasesql"
 )
 
 var _ chats.Deliveries = (*riverScheduler)(nil)
@@ -147,19 +150,20 @@ func startChatReplica(t *testing.T, where string, log *sendLog, replica int, lea
 		MaxAttempts: 3, Backoff: func(int) time.Duration { return 5 * time.Millisecond }, Lease: lease})
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	wg.Add(2)
+	stop := sync.OnceFunc(func() { cancel(); wg.Wait(); st.Close() })
+	t.Cleanup(stop)
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		if err := r.Run(ctx); err != nil {
 			t.Errorf("replica %d: river: %v", replica, err)
 		}
 	}()
-	go func() { defer wg.Done(); _ = runner.Run(ctx) }()
-	stop := sync.OnceFunc(func() { cancel(); wg.Wait(); st.Close() })
-	t.Cleanup(stop)
-	// Its river started: from now on its chat core's sweep queues jobs
-	// (before, it would send the parts itself).
+	// The chat core starts once river has: its sweep queues jobs from the
+	// first (before, it would send the parts itself).
 	waitFor(t, 60*time.Second, "river started", func() bool { return r.chat.jobs.Load() != nil })
+	wg.Add(1)
+	go func() { defer wg.Done(); _ = runner.Run(ctx) }()
 	return &chatReplica{st: st, stop: stop}
 }
 
@@ -355,4 +359,57 @@ func TestRiverChatRetries(t *testing.T) {
 	if snoozes == 0 {
 		t.Error("the waiting chat's job was never snoozed; want it to wait for the retry time snoozed")
 	}
+}
+
+// TestRiverChatStrandedJobReplaced: a replica died (SIGKILL) while its
+// job sent a chat's first part: the row is left sending and the job
+// running, which river rescues only after its timeout. Replica b's sweep
+// does not count a running job as one waiting, so it queues another at
+// once; b sends the part again with the same key, then the chat's later
+// parts in order. The twin is TestRiverChatReplicaKilledMidDelivery,
+// whose job ended cut short and is retried by river itself.
+func TestRiverChatStrandedJobReplaced(t *testing.T) {
+	where := riverWhere(t)
+	ctx := t.Context()
+	a := openSchedStore(t, where)
+	ids := queueParts(t, a, []string{"c1"}, 3)
+	db := plainDB(t, a)
+	if err := migrateRiver(ctx, a, db, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	insert, err := river.NewClient(riverdatabasesql.New(db), &river.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := insert.Insert(ctx, chatArgs{Platform: chat.Telegram, Chat: "c1"}, &river.InsertOpts{Queue: chatQueueOf("owner")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.ExecContext(ctx, `UPDATE river_job SET state = 'running', attempt = 1, attempted_at = now(),
+		attempted_by = ARRAY['replica-a'] WHERE id = $1`, res.Job.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Write(ctx, func(tx *store.Tx) error { return tx.OutboxSending(ids["c1"][0]) }); err != nil {
+		t.Fatal(err)
+	}
+	log := newSendLog()
+	b := startChatReplica(t, where, log, 2, nil)
+	waitFor(t, 60*time.Second, "b sending the chat's parts", func() bool {
+		st, _ := outboxState(t, b.st, ids["c1"][2])
+		return st == "sent"
+	})
+	inOrder(t, log, ids)
+	if st, n := outboxState(t, b.st, ids["c1"][0]); st != "sent" || n != 2 {
+		t.Errorf("the stranded part is %s after %d attempts; want sent at the second", st, n)
+	}
+	// Sent by a job the sweep queued, not by the stranded one rescued
+	// (which river does only after its timeout and a rescuer's round).
+	waitFor(t, 60*time.Second, "a job of the chat other than the stranded one completed", func() bool {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT count(*) FROM river_job WHERE kind = $1 AND id <> $2
+			AND state = 'completed' AND args->>'chat' = 'c1'`, chatArgs{}.Kind(), res.Job.ID).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	})
 }
