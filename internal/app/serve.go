@@ -227,20 +227,22 @@ func (r *Runtime) Serve(ctx context.Context, o ServeOptions) error {
 			log.Warn("capturing the turns still waiting failed", "err", err)
 		}
 	}()
+	// On PostgreSQL river's scheduler also sends the chats' parts, as jobs.
+	r.log.Store(log)
+	sched := r.Tasks.Scheduler(log)
+	deliveries, _ := sched.(chats.Deliveries)
 	// Chat channels stop with serve: a chat turn still running is cut and
 	// reported to its owner as interrupted at the next start.
 	chatsDone := make(chan struct{})
 	go func() {
 		defer close(chatsDone)
 		if len(adapters) > 0 {
-			_ = r.Chats.NewRunner(chats.Options{Adapters: adapters, Log: log, ApprovalWait: g.ApprovalWait.Std()}).Run(pruneCtx)
+			_ = r.Chats.NewRunner(chats.Options{Adapters: adapters, Log: log, ApprovalWait: g.ApprovalWait.Std(), Deliveries: deliveries}).Run(pruneCtx)
 		}
 	}()
 	defer func() { stopPrune(); <-chatsDone }()
 	// Scheduled tasks run with serve; a run still going when it stops is
 	// recorded as interrupted and never re-run.
-	r.log.Store(log)
-	sched := r.Tasks.Scheduler(log)
 	schedDone := make(chan struct{})
 	go func() {
 		defer close(schedDone)

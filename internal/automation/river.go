@@ -115,16 +115,24 @@ func (slotArgs) InsertOpts() river.InsertOpts {
 // one schema (issue 27 point 2) must each work their own owner's jobs:
 // another's would run with this home's config, workspace and key. The
 // owner is hashed: a queue's name allows few characters.
-func queueOf(owner string) string {
+func queueOf(owner string) string { return riverQueue + "_" + ownerTag(owner) }
+
+// chatQueueOf is the river queue of owner's chat deliveries (river_chat.go).
+func chatQueueOf(owner string) string { return riverChatQueue + "_" + ownerTag(owner) }
+
+// ownerTag names owner in a queue's name.
+func ownerTag(owner string) string {
 	sum := sha256.Sum256([]byte(owner))
-	return riverQueue + "_" + hex.EncodeToString(sum[:8])
+	return hex.EncodeToString(sum[:8])
 }
 
 // riverScheduler is river's Scheduler. Run must not be called twice.
 type riverScheduler struct {
-	core  *sqliteScheduler
-	tune  riverTuning
-	queue string // queueOf(core.d.Owner)
+	core      *sqliteScheduler
+	tune      riverTuning
+	queue     string // queueOf(core.d.Owner)
+	chatQueue string // chatQueueOf(core.d.Owner)
+	chat      chatState
 	// client is set by Run before the ticks start, and read by enqueue
 	// on the ticks' goroutine only (core.river is set with it).
 	client *river.Client[*sql.Tx]
@@ -133,7 +141,7 @@ type riverScheduler struct {
 var _ Scheduler = (*riverScheduler)(nil)
 
 func newRiver(core *sqliteScheduler, tune riverTuning) *riverScheduler {
-	return &riverScheduler{core: core, tune: tune, queue: queueOf(core.d.Owner)}
+	return &riverScheduler{core: core, tune: tune, queue: queueOf(core.d.Owner), chatQueue: chatQueueOf(core.d.Owner)}
 }
 
 func (r *riverScheduler) Wake() { r.core.Wake() }
@@ -161,9 +169,10 @@ func (r *riverScheduler) Run(ctx context.Context) error {
 	}
 	workers := river.NewWorkers()
 	river.AddWorker(workers, &slotWorker{r: r})
+	river.AddWorker(workers, &chatWorker{r: r})
 	timeout := r.core.d.Auto.MaxRuntime.Std() + r.tune.slack
 	client, err := river.NewClient(riverdatabasesql.New(db), &river.Config{
-		Queues:            map[string]river.QueueConfig{r.queue: {MaxWorkers: riverWorkers}},
+		Queues:            map[string]river.QueueConfig{r.queue: {MaxWorkers: riverWorkers}, r.chatQueue: {MaxWorkers: riverWorkers}},
 		Workers:           workers,
 		PollOnly:          true,
 		FetchPollInterval: r.tune.poll,
@@ -186,8 +195,10 @@ func (r *riverScheduler) Run(ctx context.Context) error {
 		return fmt.Errorf("start scheduler: river: %w", err)
 	}
 	r.client = client
+	r.chat.jobs.Store(&chatJobs{client: client, db: db})
 	r.core.river = r
 	err = r.core.Run(ctx)
+	r.chat.jobs.Store(nil) // the chat core's sweep sends itself from now on
 	stopCtx, cancel := context.WithTimeout(context.WithoutCancel(ctx), r.tune.stopWait)
 	defer cancel()
 	if serr := client.StopAndCancel(stopCtx); serr != nil {

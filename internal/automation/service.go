@@ -12,7 +12,9 @@
 // implements: Turns runs an agent turn, Outbox queues to the owner's
 // chats, Answers waits for an approval's answer, Splitter reaches the
 // planner and worker models of split tasks (a plan made at add, sealed
-// in the body, run by split.RunPlan). It never imports app.
+// in the body, run by split.RunPlan). It never imports app. On PostgreSQL
+// its river client also runs the chat outbox's deliveries, a job per
+// chat whose work the chat core hands it (river_chat.go).
 package automation
 
 import (

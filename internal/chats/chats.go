@@ -64,6 +64,10 @@ type Options struct {
 	// LeaseEvery is how often a replica on standby asks for the lease
 	// again. Zero means 5s.
 	LeaseEvery time.Duration
+	// Deliveries, when set, sends the parts as jobs any replica may run
+	// (a shared store; deliver.go); the lease holder's outbox loop then
+	// queues them. Nil: the lease holder sends them itself.
+	Deliveries Deliveries
 }
 
 // Runner runs homard's chat channels: it is the chat.Sink every adapter
@@ -80,9 +84,10 @@ type Runner struct {
 	wakeInbox chan struct{}            // a delivery was saved or a chat's turn ended
 	wakeOut   map[string]chan struct{} // by platform: a part was queued
 
-	mu   sync.Mutex       // guards busy and bots
-	busy map[chatKey]bool // chats whose turn is running
-	bots map[string]chat.BotInfo
+	mu       sync.Mutex       // guards busy, bots and draining
+	busy     map[chatKey]bool // chats whose turn is running
+	bots     map[string]chat.BotInfo
+	draining map[chatKey]bool // chats whose parts a drain sends here
 
 	workers sync.WaitGroup // running turns
 }
@@ -141,7 +146,7 @@ func (s *Service) NewRunner(o Options) *Runner {
 	c := &Runner{
 		s: s, o: o, log: o.Log, adapters: map[string]chat.Adapter{},
 		wakeInbox: make(chan struct{}, 1), wakeOut: map[string]chan struct{}{},
-		busy: map[chatKey]bool{}, bots: map[string]chat.BotInfo{},
+		busy: map[chatKey]bool{}, bots: map[string]chat.BotInfo{}, draining: map[chatKey]bool{},
 	}
 	for _, a := range o.Adapters {
 		c.adapters[a.Platform()] = a
@@ -191,6 +196,9 @@ func wake(ch chan struct{}) {
 func (c *Runner) Run(ctx context.Context) error {
 	if err := c.recover(ctx); err != nil {
 		return err
+	}
+	if c.o.Deliveries != nil {
+		c.o.Deliveries.Work(c.drain)
 	}
 	var wg sync.WaitGroup
 	for _, a := range c.adapters {

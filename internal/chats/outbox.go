@@ -12,12 +12,18 @@ import (
 )
 
 // outboxLoop sends a's queued parts, oldest first and one chat in order
-// (a part waits for the one before it), and checks open cards, until ctx
-// ends. Every Poll it also prunes old inbox rows.
+// (a part waits for the one before it), or hands each chat with parts to
+// send to a job (Options.Deliveries: deliverDue), and checks open cards,
+// until ctx ends. Every hour it also prunes old chat state.
 func (c *Runner) outboxLoop(ctx context.Context, a chat.Adapter) {
 	lastPrune := time.Time{}
 	for {
-		next := c.sendDue(ctx, a)
+		var next time.Time
+		if c.o.Deliveries != nil {
+			next = c.deliverDue(ctx, a)
+		} else {
+			next = c.sendDue(ctx, a)
+		}
 		c.checkCards(ctx, a)
 		if now := c.s.d.Now(); now.Sub(lastPrune) > time.Hour {
 			lastPrune = now
@@ -62,7 +68,7 @@ func (c *Runner) sendDue(ctx context.Context, a chat.Adapter) (next time.Time) {
 			}
 			continue
 		}
-		if at := c.send(ctx, a, row); !at.IsZero() && (next.IsZero() || at.Before(next)) {
+		if at, _ := c.send(ctx, a, row); !at.IsZero() && (next.IsZero() || at.Before(next)) {
 			next = at
 		}
 	}
@@ -70,11 +76,12 @@ func (c *Runner) sendDue(ctx context.Context, a chat.Adapter) (next time.Time) {
 }
 
 // send tries one part; it returns when to try again (zero: sent or given
-// up). A row left sending by a crash comes here again with the same Key:
-// platforms with a duplicate-send guard drop the second copy.
-func (c *Runner) send(ctx context.Context, a chat.Adapter, row store.OutboxRow) time.Time {
+// up, or a write of the row's state failed: err). A row left sending by a
+// crash comes here again with the same Key: platforms with a
+// duplicate-send guard drop the second copy.
+func (c *Runner) send(ctx context.Context, a chat.Adapter, row store.OutboxRow) (time.Time, error) {
 	if err := c.s.d.Store.Write(ctx, func(tx *store.Tx) error { return tx.OutboxSending(row.ID) }); err != nil {
-		return time.Time{}
+		return time.Time{}, err
 	}
 	attempt := row.Attempts + 1
 	var buttons []chat.Button
@@ -82,20 +89,20 @@ func (c *Runner) send(ctx context.Context, a chat.Adapter, row store.OutboxRow) 
 	out := chat.Outbound{ChatID: row.ChatID, Text: row.Text, ReplyTo: row.ReplyTo, Buttons: buttons, Key: strconv.FormatInt(row.ID, 10)}
 	msgID, err := a.Send(ctx, out)
 	if ctx.Err() != nil {
-		return time.Time{} // stays sending; sent again at the next start
+		return time.Time{}, ctx.Err() // stays sending; sent again at the next start
 	}
 	bg := context.WithoutCancel(ctx)
 	if err == nil {
-		if err := c.s.d.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxSent(row.ID, msgID, c.s.d.Now()) }); err != nil {
+		err := c.s.d.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxSent(row.ID, msgID, c.s.d.Now()) })
+		if err != nil {
 			c.log.Warn("record sent part", "outbox", row.ID, "err", err)
 		}
-		return time.Time{}
+		return time.Time{}, err
 	}
 	var retry *chat.RetryError
 	if attempt >= c.o.MaxAttempts {
 		c.log.Warn("chat part given up", "platform", row.Platform, "outbox", row.ID, "attempts", attempt, "err", err)
-		_ = c.s.d.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxFailed(row.ID, errText(err)) })
-		return time.Time{}
+		return time.Time{}, c.s.d.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxFailed(row.ID, errText(err)) })
 	}
 	wait := c.o.Backoff(attempt)
 	if errors.As(err, &retry) && retry.After > 0 {
@@ -104,9 +111,9 @@ func (c *Runner) send(ctx context.Context, a chat.Adapter, row store.OutboxRow) 
 	at := c.s.d.Now().Add(wait)
 	c.log.Info("chat part retried", "platform", row.Platform, "outbox", row.ID, "attempt", attempt, "wait", wait, "err", err)
 	if err := c.s.d.Store.Write(bg, func(tx *store.Tx) error { return tx.OutboxRetry(row.ID, at, errText(err)) }); err != nil {
-		return time.Time{}
+		return time.Time{}, err
 	}
-	return at
+	return at, nil
 }
 
 // How long finished chat state is kept: sent or failed reply parts and

@@ -41,6 +41,23 @@ type Approvals interface {
 	Await(ctx context.Context, id string, within, poll time.Duration) (channel.Choice, error)
 }
 
+// Deliveries hands the sending of each chat's parts to jobs that any
+// replica of a shared store may run (issue 27: automation's river client
+// on PostgreSQL; app wires it). chat_outbox stays the queue of record: a
+// job only names a chat, and its work is the drain Work is given, which
+// sends that chat's due parts in the order they were queued, under the
+// chat's lock. A build without -tags postgres has no Deliveries: its
+// outbox loop sends every part itself whatever Options say.
+type Deliveries interface {
+	// Work makes drain the work of this replica's chat jobs; Run calls
+	// it once, before it queues any.
+	Work(drain func(ctx context.Context, platform, chatID string) (next time.Time, err error))
+	// Deliver queues a job that drains chatID on platform, unless one
+	// waits to start already (a job that has started may have passed
+	// the part just queued, so a new one is queued next to it).
+	Deliver(ctx context.Context, platform, chatID string) error
+}
+
 // Redactor hides known secrets and secret patterns in text.
 type Redactor interface{ Redact(s string) string }
 
