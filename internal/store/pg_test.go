@@ -5,9 +5,7 @@ package store
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -173,9 +171,7 @@ func TestTryLockAcrossReplicas(t *testing.T) {
 		t.Fatalf("a.TryLock again = %v, %v", ok, err)
 	}
 	var pid int
-	if err := b.readRow(t.Context(), `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted
-		AND classid::bigint = (hashtext('homard.name.' || current_schema())::bigint & 4294967295)
-		AND objid::bigint = ?`, nameKey("session:s1")).Scan(&pid); err != nil {
+	if err := b.readRow(t.Context(), `SELECT pid FROM held_locks WHERE name = 'name:session:s1'`).Scan(&pid); err != nil {
 		t.Fatalf("find a's lock holder: %v", err)
 	}
 	if _, err := b.reader.ExecContext(t.Context(), `SELECT pg_terminate_backend(?)`, pid); err != nil {
@@ -305,12 +301,6 @@ func TestSlotClaimedOnceAcrossReplicas(t *testing.T) {
 			t.Errorf("slot %s claimed %d times across two replicas; want once", slot, n)
 		}
 	}
-}
-
-// nameKey is pgstore's second key of a name lock, as pg_locks shows it.
-func nameKey(name string) int64 {
-	sum := sha256.Sum256([]byte(name))
-	return int64(binary.BigEndian.Uint32(sum[:]))
 }
 
 // TestLocksKeptPerSchema: two deployments in one database (two schemas)
