@@ -266,8 +266,12 @@ func (l *runLocks) Close() error {
 		return nil
 	}
 	// Were this step to fail, the rows would still be free once the
-	// session ends, just below.
-	_, err := l.conn.ExecContext(context.Background(), releaseAll)
+	// session ends, just below; a session already gone freed them.
+	ctx := context.Background()
+	_, err := l.conn.ExecContext(ctx, releaseAll)
+	if err != nil && l.conn.PingContext(ctx) != nil {
+		err = nil
+	}
 	discard(l.conn)
 	l.conn = nil
 	return err
