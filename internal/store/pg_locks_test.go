@@ -15,15 +15,16 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/homard/homard/internal/store/pgstore"
 )
 
 // ownerRoles creates, for each name, a login role name_<random> and a
 // schema of the same name that role owns, as an operator sets up owners
 // who share a database (docs/CONFIG.md, "Several owners"); both are
-// dropped when the test ends. It returns the roles in order, an admin
-// pool on the test database, and urlOf, the URL that connects as a role
-// with its own schema as search_path.
-func ownerRoles(t *testing.T, names ...string) (roles []string, admin *sql.DB, urlOf func(role string) string) {
+// dropped when the test ends. It returns the roles in order, and urlOf,
+// the URL that connects as a role with its own schema as search_path.
+func ownerRoles(t *testing.T, names ...string) (roles []string, urlOf func(role string) string) {
 	t.Helper()
 	base := os.Getenv("HOMARD_TEST_POSTGRES")
 	if base == "" {
@@ -61,7 +62,7 @@ func ownerRoles(t *testing.T, names ...string) (roles []string, admin *sql.DB, u
 		})
 		roles = append(roles, who)
 	}
-	return roles, admin, urlOf
+	return roles, urlOf
 }
 
 // within runs fn and fails the test if it has not returned after d: a
@@ -90,7 +91,7 @@ func within(t *testing.T, d time.Duration, what string, fn func()) {
 // her write waited for bob's session (until its deadline), and her turn
 // and run locks were refused as held by another process.
 func TestCoOwnerCannotTakeLocks(t *testing.T) {
-	roles, _, urlOf := ownerRoles(t, "alice", "bob")
+	roles, urlOf := ownerRoles(t, "alice", "bob")
 	aliceSchema := roles[0]
 	ctx := t.Context()
 	alice, err := OpenURL(ctx, urlOf(roles[0]))
@@ -375,5 +376,32 @@ func TestFreshSchemaOpenedAtOnce(t *testing.T) {
 		if rows != versions || last != 32+versions {
 			t.Errorf("round %d: schema_migrations holds %d rows of %d versions up to %d; want each of 33..%d once", round, rows, versions, last, last)
 		}
+	}
+}
+
+// BenchmarkTryLockShared is a session's turn lock on PostgreSQL, as every
+// turn takes and releases it: TryLock and its unlock.
+func BenchmarkTryLockShared(b *testing.B) {
+	base := os.Getenv("HOMARD_TEST_POSTGRES")
+	if base == "" {
+		b.Skip("HOMARD_TEST_POSTGRES is not set: run scripts/pg-test")
+	}
+	url, drop, err := pgstore.NewSchema(b.Context(), base)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer drop()
+	s, err := OpenURL(b.Context(), url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	b.ReportAllocs()
+	for b.Loop() {
+		unlock, ok, err := s.TryLock("session:s1")
+		if err != nil || !ok {
+			b.Fatalf("TryLock = %v, %v", ok, err)
+		}
+		unlock()
 	}
 }
