@@ -56,9 +56,9 @@ func errString(err error) string {
 // TestReplicaKilledMidTurn (issue 27): a replica — another process, on
 // PostgreSQL another home on the same database — is killed (SIGKILL) in
 // the middle of a turn. While it lives, its session is busy for the other
-// replica; once it is dead the session is free again (the database drops
-// a dead session's advisory locks; on SQLite the kernel drops the lock
-// file's), and a turn there runs to its end. Without the store's lock the
+// replica; once it is dead the session is free again (on PostgreSQL a
+// lock row of a session that ended counts as free; on SQLite the kernel
+// drops the lock file's), and a turn there runs to its end. Without the store's lock the
 // busy check fails; with a lock that outlived its process the last fails.
 func TestReplicaKilledMidTurn(t *testing.T) {
 	t.Setenv("OPENAI_API_KEY", "sk-test")

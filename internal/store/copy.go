@@ -12,7 +12,9 @@ import (
 // foreign keys name them. copySkip are the tables it leaves: the memory
 // index is a projection of memory.md, rebuilt at the next start when
 // memory_sources says nothing was indexed; schema_migrations is each
-// store's own. TestCopyCoversEveryTable holds the two lists to the schema.
+// store's own, and so is held_locks (the locks of the processes on that
+// store, alive or dead: none of them runs on the copy).
+// TestCopyCoversEveryTable holds the two lists to the schema.
 var (
 	copyOrder = []string{
 		"sessions", "approvals", "grants", "audit", "turns", "messages", "artifacts", "session_summaries",
@@ -22,7 +24,7 @@ var (
 		"chat_pair_wrong", "taint_texts", "totp", "totp_used", "totp_wrong", "recipients", "chat_settings",
 		"memory_reviews", "memory_review_slots", "store_owner",
 	}
-	copySkip = []string{"schema_migrations", "memory_units", "memory_fts", "memory_sources"}
+	copySkip = []string{"schema_migrations", "held_locks", "memory_units", "memory_fts", "memory_sources"}
 )
 
 // CopyReport is what Copy moved: each table's rows, in copyOrder.

@@ -4,11 +4,7 @@ package store
 
 import (
 	"context"
-	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
-	"encoding/binary"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	neturl "net/url"
@@ -173,9 +169,7 @@ func TestTryLockAcrossReplicas(t *testing.T) {
 		t.Fatalf("a.TryLock again = %v, %v", ok, err)
 	}
 	var pid int
-	if err := b.readRow(t.Context(), `SELECT pid FROM pg_locks WHERE locktype = 'advisory' AND objsubid = 2 AND granted
-		AND classid::bigint = (hashtext('homard.name.' || current_schema())::bigint & 4294967295)
-		AND objid::bigint = ?`, nameKey("session:s1")).Scan(&pid); err != nil {
+	if err := b.readRow(t.Context(), `SELECT pid FROM held_locks WHERE name = 'name:session:s1'`).Scan(&pid); err != nil {
 		t.Fatalf("find a's lock holder: %v", err)
 	}
 	if _, err := b.reader.ExecContext(t.Context(), `SELECT pg_terminate_backend(?)`, pid); err != nil {
@@ -305,12 +299,6 @@ func TestSlotClaimedOnceAcrossReplicas(t *testing.T) {
 			t.Errorf("slot %s claimed %d times across two replicas; want once", slot, n)
 		}
 	}
-}
-
-// nameKey is pgstore's second key of a name lock, as pg_locks shows it.
-func nameKey(name string) int64 {
-	sum := sha256.Sum256([]byte(name))
-	return int64(binary.BigEndian.Uint32(sum[:]))
 }
 
 // TestLocksKeptPerSchema: two deployments in one database (two schemas)
@@ -491,43 +479,10 @@ func TestCloseWhileListening(t *testing.T) {
 // her approvals with plain SQL. The twin: each opens and uses their own,
 // and neither sees the other's rows.
 func TestOwnersInSchemasOfTheirOwn(t *testing.T) {
-	base := os.Getenv("HOMARD_TEST_POSTGRES")
-	if base == "" {
-		t.Skip("HOMARD_TEST_POSTGRES is not set: run scripts/pg-test")
-	}
+	roles, urlOf := ownerRoles(t, "alice", "bob")
 	ctx := t.Context()
-	admin, err := sql.Open("pgx", base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer admin.Close()
-	b := make([]byte, 4)
-	rand.Read(b)
-	suffix := hex.EncodeToString(b)
-	urlOf := func(role string) string {
-		u, err := neturl.Parse(base)
-		if err != nil {
-			t.Fatal(err)
-		}
-		u.User = neturl.User(role)
-		q := u.Query()
-		q.Set("search_path", role)
-		u.RawQuery = q.Encode()
-		return u.String()
-	}
-	// A role and a schema it owns per owner, as an operator sets them up.
-	for _, who := range []string{"alice_" + suffix, "bob_" + suffix} {
-		for _, q := range []string{`CREATE ROLE ` + who + ` LOGIN`, `CREATE SCHEMA ` + who + ` AUTHORIZATION ` + who} {
-			if _, err := admin.ExecContext(ctx, q); err != nil {
-				t.Fatal(err)
-			}
-		}
-		t.Cleanup(func() {
-			admin.ExecContext(context.Background(), `DROP SCHEMA `+who+` CASCADE`)
-			admin.ExecContext(context.Background(), `DROP ROLE `+who)
-		})
-	}
-	alice, err := OpenURL(ctx, urlOf("alice_"+suffix))
+	aliceRole, bobRole := roles[0], roles[1]
+	alice, err := OpenURL(ctx, urlOf(aliceRole))
 	if err != nil {
 		t.Fatalf("alice opening her own schema: %v", err)
 	}
@@ -535,9 +490,9 @@ func TestOwnersInSchemasOfTheirOwn(t *testing.T) {
 	seedApproval(t, alice, pending("ap_alice"))
 
 	// bob's role, pointed at alice's schema: the database refuses.
-	u, _ := neturl.Parse(urlOf("bob_" + suffix))
+	u, _ := neturl.Parse(urlOf(bobRole))
 	q := u.Query()
-	q.Set("search_path", "alice_"+suffix)
+	q.Set("search_path", aliceRole)
 	u.RawQuery = q.Encode()
 	if s, err := OpenURL(ctx, u.String()); err == nil {
 		list, lerr := s.ListApprovals(ctx, "", "", t0, 10)
@@ -546,18 +501,18 @@ func TestOwnersInSchemasOfTheirOwn(t *testing.T) {
 	} else if !strings.Contains(err.Error(), "permission denied") && !strings.Contains(err.Error(), "no schema has been selected") {
 		t.Logf("refused with: %v", err)
 	}
-	raw, err := sql.Open("pgx", urlOf("bob_"+suffix))
+	raw, err := sql.Open("pgx", urlOf(bobRole))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer raw.Close()
 	var n int
-	err = raw.QueryRowContext(ctx, `SELECT count(*) FROM alice_`+suffix+`.approvals`).Scan(&n)
+	err = raw.QueryRowContext(ctx, `SELECT count(*) FROM `+aliceRole+`.approvals`).Scan(&n)
 	if err == nil || !strings.Contains(err.Error(), "permission denied") {
 		t.Errorf("bob's role reading alice's approvals with SQL = %d rows, %v; want permission denied", n, err)
 	}
 
-	bob, err := OpenURL(ctx, urlOf("bob_"+suffix))
+	bob, err := OpenURL(ctx, urlOf(bobRole))
 	if err != nil {
 		t.Fatalf("bob opening his own schema: %v", err)
 	}

@@ -268,6 +268,12 @@ func openEngine(ctx context.Context, eng *engine.Engine, url string) (*Store, er
 		s.Close()
 		return nil, fmt.Errorf("open %s store: %w", eng.Name, err)
 	}
+	if eng.Bootstrap != nil {
+		if err := eng.Bootstrap(ctx, s.wconn); err != nil {
+			s.Close()
+			return nil, fmt.Errorf("open %s store: %w", eng.Name, err)
+		}
+	}
 	if err := s.migrate(ctx); err != nil {
 		s.Close()
 		return nil, fmt.Errorf("open %s store: %w", eng.Name, err)

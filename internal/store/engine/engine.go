@@ -32,10 +32,16 @@ type Engine struct {
 	Open func(ctx context.Context, url string, readOnly bool) (*sql.DB, error)
 	// Begin are the statements that open a write transaction on the
 	// store's writer connection, in order, sent as one script without
-	// parameters: they must serialise every
-	// writer of the database, across processes and machines, as SQLite's
-	// BEGIN IMMEDIATE does for one file.
+	// parameters: they must serialise every writer of the store, across
+	// processes and machines, as SQLite's BEGIN IMMEDIATE does for one
+	// file — with a lock only the store's own role can take, never one
+	// any role of the database may hold.
 	Begin []string
+	// Bootstrap makes what Begin needs in a store that may be brand new
+	// (the table Begin locks): the store runs it once as it opens, on its
+	// writer connection, before the first write. Several processes may
+	// run it at once on one new store. Nil: Begin needs nothing.
+	Bootstrap func(ctx context.Context, c *sql.Conn) error
 	// Migrations holds the engine's schema as files NNNN_name.sql at its
 	// root, numbered without gaps from Baseline: the first file is the
 	// whole schema up to that version (the engine arrived then), each
@@ -77,7 +83,8 @@ type Engine struct {
 // for this process's life at most — the database (or the kernel) drops it
 // when the process dies, however it dies — and probe sees every holder,
 // this process included, so a run recorded as running whose lock is free
-// was left by a process that is gone.
+// was left by a process that is gone. Only the store's own role (or the
+// kernel's user) can take or hold one.
 type RunLocker interface {
 	// Hold takes run key's lock; holding it again is a no-op.
 	Hold(key int64) error

@@ -9,8 +9,12 @@
 // (Translate), the schema defines the two SQLite idioms they use (instr()
 // and unary + on text), and the engine gives its own text for the queries
 // a second database cannot take as they are (full-text search). Writes are
-// serialised across every process on the database by a transaction-level
-// advisory lock, as SQLite's BEGIN IMMEDIATE serialises them on one file;
-// run locks are session-level advisory locks, which the server drops when
-// the process holding them dies.
+// serialised across every process on the store by a lock on one of its
+// tables (LOCK TABLE schema_migrations IN EXCLUSIVE MODE), as SQLite's
+// BEGIN IMMEDIATE serialises them on one file; run and session locks are
+// rows of its held_locks naming the session that holds each, free once
+// that session has ended — when the process holding it dies. Every lock is
+// on the store's own tables, so only the store's role can take one: the
+// advisory locks used before were one space for every role of the
+// database (locks.go).
 package pgstore

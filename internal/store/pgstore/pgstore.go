@@ -5,18 +5,15 @@ package pgstore
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"database/sql"
 	"database/sql/driver"
 	"embed"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	neturl "net/url"
 	"strings"
-	"sync"
 
 	"github.com/homard/homard/internal/store/engine"
 	"github.com/jackc/pgx/v5"
@@ -28,23 +25,11 @@ var migrations embed.FS
 
 func init() { engine.Register(Engine(), "postgres", "postgresql") }
 
-// Advisory locks are one space per database, and one database may hold
-// several deployments (or a test's many schemas): every lock here is
-// keyed by the schema the store lives in as well. writeLock is the
-// two-int4 lock (a class from the schema's name, 1) every write
-// transaction takes first; run locks are one-bigint locks, their key
-// XORed with a 64-bit hash of the schema's name (distinct keys stay
-// distinct); name locks are two-int4 locks in their own class.
 // channelOf is the NOTIFY channel of the topic given as the query's first
-// parameter, in this schema: channels are one space per database, like
-// advisory locks, and a name is at most 63 bytes.
+// parameter, in this schema: channels are one space per database, and a
+// name is at most 63 bytes. Any role of the database may LISTEN to any
+// channel, so an announcement's payload is always empty (store.Listen).
 const channelOf = `'homard_' || left(md5(current_schema()), 16) || '_' || CAST(? AS TEXT)`
-
-const (
-	writeLock = `SELECT pg_advisory_xact_lock(hashtext('homard.write.' || current_schema()), 1)`
-	runKey    = `(hashtextextended('homard.run.' || current_schema(), 0) # CAST(? AS BIGINT))`
-	nameClass = `hashtext('homard.name.' || current_schema())`
-)
 
 // Engine returns the PostgreSQL engine.
 func Engine() *engine.Engine {
@@ -56,11 +41,12 @@ func Engine() *engine.Engine {
 		Name:       "PostgreSQL",
 		Open:       open,
 		Begin:      []string{"BEGIN", writeLock},
+		Bootstrap:  bootstrap,
 		Migrations: sub,
 		Baseline:   33,
 		Queries:    queries,
 		Match:      Match,
-		RunLocks:   func(db *sql.DB) engine.RunLocker { return &runLocks{db: db, held: map[int64]bool{}} },
+		RunLocks:   newRunLocks,
 		Check:      check,
 		Listen:     listen,
 		Plain:      plain,
@@ -218,117 +204,6 @@ func check(ctx context.Context, db *sql.DB) ([]string, error) {
 		return []string{fmt.Sprintf("PostgreSQL counted %d data page checksum failures in this database", failures.Int64)}, nil
 	}
 	return nil, nil
-}
-
-// runLocks are session-level advisory locks on one connection held for
-// the store's life: the server drops them when that session ends, which
-// it does when the process holding it dies.
-type runLocks struct {
-	db   *sql.DB
-	mu   sync.Mutex
-	conn *sql.Conn // holds every lock; nil until the first Hold
-	held map[int64]bool
-}
-
-func (l *runLocks) Hold(key int64) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.held[key] {
-		return nil
-	}
-	ctx := context.Background()
-	if l.conn == nil {
-		c, err := l.db.Conn(ctx)
-		if err != nil {
-			return err
-		}
-		l.conn = c
-	}
-	var got bool
-	if err := l.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(`+runKey+`)`, key).Scan(&got); err != nil {
-		return err
-	}
-	if !got {
-		return fmt.Errorf("run lock %d is held by another process", key)
-	}
-	l.held[key] = true
-	return nil
-}
-
-// nameKey is the second int4 of name's advisory lock (the first is
-// nameClass): 32 bits of name's SHA-256. A collision makes two sessions
-// wait for each other, never lets two turns share one.
-func nameKey(name string) int32 {
-	sum := sha256.Sum256([]byte(name))
-	return int32(binary.BigEndian.Uint32(sum[:]))
-}
-
-func (l *runLocks) TryName(name string) (bool, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	ctx := context.Background()
-	if l.conn == nil {
-		c, err := l.db.Conn(ctx)
-		if err != nil {
-			return false, err
-		}
-		l.conn = c
-	}
-	var got bool
-	err := l.conn.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(`+nameClass+`, ?)`, nameKey(name)).Scan(&got)
-	return got, err
-}
-
-func (l *runLocks) ReleaseName(name string) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.conn == nil {
-		return
-	}
-	var ok bool
-	_ = l.conn.QueryRowContext(context.Background(), `SELECT pg_advisory_unlock(`+nameClass+`, ?)`, nameKey(name)).Scan(&ok)
-}
-
-func (l *runLocks) Release(key int64) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if !l.held[key] || l.conn == nil {
-		return
-	}
-	delete(l.held, key)
-	var ok bool
-	_ = l.conn.QueryRowContext(context.Background(), `SELECT pg_advisory_unlock(`+runKey+`)`, key).Scan(&ok)
-}
-
-func (l *runLocks) Probe() (func(int64) (bool, error), func(), error) {
-	ctx := context.Background()
-	c, err := l.db.Conn(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	free := func(key int64) (bool, error) {
-		var got, ok bool
-		if err := c.QueryRowContext(ctx, `SELECT pg_try_advisory_lock(`+runKey+`)`, key).Scan(&got); err != nil || !got {
-			return false, err
-		}
-		return true, c.QueryRowContext(ctx, `SELECT pg_advisory_unlock(`+runKey+`)`, key).Scan(&ok)
-	}
-	return free, func() { c.Close() }, nil
-}
-
-func (l *runLocks) Close() error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.conn == nil {
-		return nil
-	}
-	// Closing a *sql.Conn returns its session to the pool: the locks
-	// would outlive the store. Drop them first.
-	_, err := l.conn.ExecContext(context.Background(), `SELECT pg_advisory_unlock_all()`)
-	clear(l.held)
-	err = errors.Join(err, l.conn.Close())
-	l.conn = nil
-	return err
 }
 
 // NewSchema creates an empty schema with a random name in the database at
