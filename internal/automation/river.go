@@ -272,17 +272,9 @@ func queuedSlots(ctx context.Context, st *store.Store) ([]QueuedSlot, error) {
 // ends it.
 func (r *riverScheduler) hold(taskID string) (release func(), ok bool, err error) {
 	s := r.core
-	s.mu.Lock()
-	if s.running[taskID] {
-		s.mu.Unlock()
+	done, ok := s.claim(taskID)
+	if !ok {
 		return nil, false, nil
-	}
-	s.running[taskID] = true
-	s.mu.Unlock()
-	done := func() {
-		s.mu.Lock()
-		delete(s.running, taskID)
-		s.mu.Unlock()
 	}
 	unlock, ok, err := s.d.Store.TryLock("task:" + taskID)
 	if err != nil || !ok {

@@ -299,17 +299,31 @@ func (s *sqliteScheduler) apply(ctx context.Context, t store.Task, d decision, n
 
 // start runs a claimed slot on its own goroutine, owned by Run.
 func (s *sqliteScheduler) start(ctx context.Context, t store.Task, id int64, slot time.Time) {
-	s.mu.Lock()
-	s.running[t.ID] = true
-	s.mu.Unlock()
+	done, ok := s.claim(t.ID)
+	if !ok {
+		done = func() {} // a tick starts only a task not busy; the other run's mark ends with it
+	}
 	s.runs.Go(func() {
-		defer func() {
-			s.mu.Lock()
-			delete(s.running, t.ID)
-			s.mu.Unlock()
-		}()
+		defer done()
 		s.d.Run(ctx, t, id, slot)
 	})
+}
+
+// claim marks a run of the task in progress in this process (busy), so
+// that a tick skips the task's slots that fall due meanwhile; ok is false
+// while another is. done ends the mark.
+func (s *sqliteScheduler) claim(taskID string) (done func(), ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.running[taskID] {
+		return nil, false
+	}
+	s.running[taskID] = true
+	return func() {
+		s.mu.Lock()
+		delete(s.running, taskID)
+		s.mu.Unlock()
+	}, true
 }
 
 func (s *sqliteScheduler) busy(taskID string) bool {

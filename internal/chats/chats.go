@@ -84,10 +84,9 @@ type Runner struct {
 	wakeInbox chan struct{}            // a delivery was saved or a chat's turn ended
 	wakeOut   map[string]chan struct{} // by platform: a part was queued
 
-	mu       sync.Mutex       // guards busy, bots and draining
-	busy     map[chatKey]bool // chats whose turn is running
-	bots     map[string]chat.BotInfo
-	draining map[chatKey]bool // chats whose parts a drain sends here
+	mu   sync.Mutex       // guards busy and bots
+	busy map[chatKey]bool // chats whose turn is running
+	bots map[string]chat.BotInfo
 
 	workers sync.WaitGroup // running turns
 }
@@ -146,7 +145,7 @@ func (s *Service) NewRunner(o Options) *Runner {
 	c := &Runner{
 		s: s, o: o, log: o.Log, adapters: map[string]chat.Adapter{},
 		wakeInbox: make(chan struct{}, 1), wakeOut: map[string]chan struct{}{},
-		busy: map[chatKey]bool{}, bots: map[string]chat.BotInfo{}, draining: map[chatKey]bool{},
+		busy: map[chatKey]bool{}, bots: map[string]chat.BotInfo{},
 	}
 	for _, a := range o.Adapters {
 		c.adapters[a.Platform()] = a

@@ -24,27 +24,17 @@ import (
 // and its queueing (a crash), or stranded running on a dead replica, is
 // queued again.
 func (c *Runner) deliverDue(ctx context.Context, a chat.Adapter) (next time.Time) {
-	rows, err := c.s.d.Store.OutboxUnsent(ctx, a.Platform())
-	if err != nil {
-		return time.Time{}
-	}
-	seen := map[string]bool{}
-	for _, row := range rows {
+	for _, row := range c.firstOfEachChat(ctx, a.Platform()) {
 		if ctx.Err() != nil {
 			return time.Time{}
 		}
-		if seen[row.ChatID] {
-			continue
-		}
-		seen[row.ChatID] = true
 		err := c.o.Deliveries.Deliver(ctx, row.Platform, row.ChatID)
 		if err == nil {
 			continue
 		}
 		c.log.Warn("chat delivery not queued as a job; sending here", "platform", row.Platform, "err", err)
-		if at, _ := c.drain(ctx, row.Platform, row.ChatID); !at.IsZero() && (next.IsZero() || at.Before(next)) {
-			next = at
-		}
+		at, _ := c.drain(ctx, row.Platform, row.ChatID)
+		next = earliest(next, at)
 	}
 	return next
 }
@@ -61,7 +51,9 @@ func (c *Runner) drain(ctx context.Context, platform, chatID string) (time.Time,
 	if a == nil {
 		return time.Time{}, fmt.Errorf("send to a %s chat: the channel does not run here", platform) // lang:en
 	}
-	release, ok, err := c.holdChat(chatKey{platform, chatID})
+	// The chat's lock: on another replica through the database, and in
+	// this process too (two jobs of one chat fetched here).
+	release, ok, err := c.s.d.Store.TryLockAlone("outbox:" + platform + ":" + chatID)
 	if err != nil || !ok {
 		return c.s.d.Now().Add(c.o.Poll), err
 	}
@@ -85,29 +77,4 @@ func (c *Runner) drain(ctx context.Context, platform, chatID string) (time.Time,
 			return at, err
 		}
 	}
-}
-
-// holdChat takes chat k's sending lock: ok is false while a drain of the
-// chat goes on in this process or on another replica (the store's named
-// lock, which the database drops with a dead replica's session, and which
-// one process may take twice: hence the map).
-func (c *Runner) holdChat(k chatKey) (release func(), ok bool, err error) {
-	c.mu.Lock()
-	if c.draining[k] {
-		c.mu.Unlock()
-		return nil, false, nil
-	}
-	c.draining[k] = true
-	c.mu.Unlock()
-	done := func() {
-		c.mu.Lock()
-		delete(c.draining, k)
-		c.mu.Unlock()
-	}
-	unlock, ok, err := c.s.d.Store.TryLock("outbox:" + k.platform + ":" + k.chat)
-	if err != nil || !ok {
-		done()
-		return nil, false, err
-	}
-	return func() { unlock(); done() }, true, nil
 }

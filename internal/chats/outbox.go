@@ -49,30 +49,44 @@ func (c *Runner) outboxLoop(ctx context.Context, a chat.Adapter) {
 // returns when the earliest part that is not yet due will be (zero:
 // none).
 func (c *Runner) sendDue(ctx context.Context, a chat.Adapter) (next time.Time) {
-	rows, err := c.s.d.Store.OutboxUnsent(ctx, a.Platform())
-	if err != nil {
-		return time.Time{}
-	}
-	seen := map[string]bool{}
-	for _, row := range rows {
+	for _, row := range c.firstOfEachChat(ctx, a.Platform()) {
 		if ctx.Err() != nil {
 			return time.Time{}
 		}
-		if seen[row.ChatID] {
-			continue
+		at := row.NextAt
+		if !at.After(c.s.d.Now()) {
+			at, _ = c.send(ctx, a, row)
 		}
-		seen[row.ChatID] = true
-		if now := c.s.d.Now(); row.NextAt.After(now) {
-			if next.IsZero() || row.NextAt.Before(next) {
-				next = row.NextAt
-			}
-			continue
-		}
-		if at, _ := c.send(ctx, a, row); !at.IsZero() && (next.IsZero() || at.Before(next)) {
-			next = at
-		}
+		next = earliest(next, at)
 	}
 	return next
+}
+
+// firstOfEachChat is the first unsent part of each chat on platform,
+// oldest first: a chat's later parts wait for it. None when the store
+// cannot be read (the next poll tries again).
+func (c *Runner) firstOfEachChat(ctx context.Context, platform string) []store.OutboxRow {
+	rows, err := c.s.d.Store.OutboxUnsent(ctx, platform)
+	if err != nil {
+		return nil
+	}
+	seen := map[string]bool{}
+	first := rows[:0]
+	for _, row := range rows {
+		if !seen[row.ChatID] {
+			seen[row.ChatID] = true
+			first = append(first, row)
+		}
+	}
+	return first
+}
+
+// earliest is the earlier of two times, a zero one meaning none.
+func earliest(a, b time.Time) time.Time {
+	if a.IsZero() || (!b.IsZero() && b.Before(a)) {
+		return b
+	}
+	return a
 }
 
 // send tries one part; it returns when to try again (zero: sent or given

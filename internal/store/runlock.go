@@ -154,6 +154,34 @@ func (s *Store) TryLock(name string) (unlock func(), ok bool, err error) {
 	return func() { el.l.ReleaseName(name) }, true, nil
 }
 
+// TryLockAlone is TryLock held by one taker at a time in this process
+// too — TryLock lets the process holding a name take it again — for work
+// one holder does alone wherever it runs (a chat's sender: its parts go
+// one after the other).
+func (s *Store) TryLockAlone(name string) (unlock func(), ok bool, err error) {
+	s.aloneMu.Lock()
+	if s.alone[name] {
+		s.aloneMu.Unlock()
+		return nil, false, nil
+	}
+	if s.alone == nil {
+		s.alone = map[string]bool{}
+	}
+	s.alone[name] = true
+	s.aloneMu.Unlock()
+	free := func() {
+		s.aloneMu.Lock()
+		delete(s.alone, name)
+		s.aloneMu.Unlock()
+	}
+	held, ok, err := s.TryLock(name)
+	if err != nil || !ok {
+		free()
+		return nil, false, err
+	}
+	return func() { held(); free() }, true, nil
+}
+
 // Shared reports whether other machines may use this store (an engine's).
 func (s *Store) Shared() bool { return s.eng != nil }
 

@@ -132,3 +132,32 @@ func TestIntegrityStateRoundTrip(t *testing.T) {
 		t.Errorf("QuickCheck of a sound database = %v", err)
 	}
 }
+
+// TestTryLockAloneOncePerProcess: TryLockAlone refuses a name this
+// process holds already (TryLock would grant it again), and grants it
+// once released; another name is its own.
+func TestTryLockAloneOncePerProcess(t *testing.T) {
+	st, err := Open(t.Context(), filepath.Join(t.TempDir(), "homard.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	unlock, ok, err := st.TryLockAlone("outbox:telegram:1")
+	if err != nil || !ok {
+		t.Fatalf("first taking: %v, %v", ok, err)
+	}
+	if _, ok, err := st.TryLockAlone("outbox:telegram:1"); err != nil || ok {
+		t.Fatalf("second taking in this process: %v, %v; want refused", ok, err)
+	}
+	other, ok, err := st.TryLockAlone("outbox:telegram:2")
+	if err != nil || !ok {
+		t.Fatalf("another name: %v, %v", ok, err)
+	}
+	other()
+	unlock()
+	again, ok, err := st.TryLockAlone("outbox:telegram:1")
+	if err != nil || !ok {
+		t.Fatalf("after release: %v, %v", ok, err)
+	}
+	again()
+}

@@ -57,6 +57,9 @@ type Store struct {
 
 	// runs holds the locks of the tool runs this process runs (runlock.go).
 	runs runLocker
+	// alone are the names TryLockAlone holds in this process.
+	aloneMu sync.Mutex
+	alone   map[string]bool
 
 	// eng is the engine of a store opened by URL (OpenURL); nil for the
 	// built-in SQLite. Its queries are the ones named (named).
