@@ -25,7 +25,16 @@ type requestLine struct {
 	Model       string    `json:"model"`
 	Bytes       int       `json:"bytes"`
 	SystemBytes int       `json:"system_bytes"`
-	Messages    []struct {
+	// Earlier sums up the first messages an earlier line listed; Messages
+	// lists those after them.
+	Earlier *struct {
+		Messages  int `json:"messages"`
+		User      int `json:"user"`
+		Assistant int `json:"assistant"`
+		Tool      int `json:"tool"`
+		Calls     int `json:"calls"`
+	} `json:"earlier"`
+	Messages []struct {
 		Role  string   `json:"role"`
 		Bytes int      `json:"bytes"`
 		Calls []string `json:"calls"`
@@ -148,15 +157,25 @@ func (c *cli) printRequest(line string, asJSON bool) {
 	}
 	roles := map[string]int{}
 	var calls []string
+	n := len(e.Messages)
+	if e.Earlier != nil {
+		n += e.Earlier.Messages
+		roles["user"], roles["assistant"], roles["tool"] = e.Earlier.User, e.Earlier.Assistant, e.Earlier.Tool
+		if e.Earlier.Calls > 0 {
+			calls = append(calls, c.say.Sprintf("%d earlier", e.Earlier.Calls))
+		}
+	}
 	for _, m := range e.Messages {
 		roles[m.Role]++
-		calls = append(calls, m.Calls...)
+		for _, call := range m.Calls {
+			calls = append(calls, termtext.Line(call))
+		}
 	}
 	c.say.Fprintf(c.stdout, "%s  %-8s %-24s %7d bytes  %d messages (%d user, %d assistant, %d tool)  %d tools offered",
-		e.Time.Local().Format(time.DateTime), termtext.Line(e.Role), termtext.Line(e.Model), e.Bytes, len(e.Messages),
+		e.Time.Local().Format(time.DateTime), termtext.Line(e.Role), termtext.Line(e.Model), e.Bytes, n,
 		roles["user"], roles["assistant"], roles["tool"], len(e.Tools))
 	if len(calls) > 0 {
-		c.say.Fprintf(c.stdout, "  calls so far: %s", termtext.Line(strings.Join(calls, ", ")))
+		c.say.Fprintf(c.stdout, "  calls so far: %s", strings.Join(calls, ", "))
 	}
 	fmt.Fprintln(c.stdout)
 	for _, m := range e.Messages {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -55,5 +56,24 @@ func TestLogsShowWhatTheModelGot(t *testing.T) {
 	fi, err := os.Stat(filepath.Join(home, "data", "model-requests.jsonl"))
 	if err != nil || fi.Mode().Perm() != 0o600 {
 		t.Errorf("the request log: %v, mode %v; want 0600", err, fi.Mode().Perm())
+	}
+}
+
+// TestLogsCountEarlierMessages: a line that sums up the messages an
+// earlier line listed (a long session's) is shown with the whole
+// request's counts — earlier and listed together — and its earlier calls
+// counted before the listed ones' names; a tool name is shown through
+// termtext.
+func TestLogsCountEarlierMessages(t *testing.T) {
+	out := &bytes.Buffer{}
+	c := &cli{stdout: out, say: sayFor(nil, func(string) string { return "" })}
+	c.printRequest(`{"time":"2026-12-07T01:00:00Z","role":"main","model":"m","bytes":900,"system_bytes":10,`+
+		`"earlier":{"messages":40,"bytes":800,"user":14,"assistant":13,"tool":13,"calls":13},`+
+		`"messages":[{"role":"assistant","bytes":20,"calls":["read_file\u001b[2J"]},{"role":"tool","bytes":70,"answers":"c9"}],"tools":["read_file"]}`, false)
+	got := out.String()
+	for _, want := range []string{"42 messages (14 user, 14 assistant, 14 tool)", "calls so far: 13 earlier, read_file\\x1b[2J"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("homard logs shows %q; want it to contain %q", got, want)
+		}
 	}
 }

@@ -132,6 +132,13 @@ func (c *Memo[V]) Get(m Message, f func(Message) V) V {
 // computes or looks up only what follows the longest match. The result
 // must not be modified; appending to it copies.
 func (c *Memo[V]) Seq(msgs []Message, f func(Message) V) []V {
+	vals, _ := c.SeqKnown(msgs, f)
+	return vals
+}
+
+// SeqKnown is Seq, and how many of msgs' first messages an earlier call
+// served in the same order (the conversation it continues).
+func (c *Memo[V]) SeqKnown(msgs []Message, f func(Message) V) (vals []V, known int) {
 	c.mu.Lock()
 	c.clock++
 	best, n := -1, 0
@@ -154,7 +161,7 @@ func (c *Memo[V]) Seq(msgs []Message, f func(Message) V) []V {
 		knownMsgs, knownVals = r.msgs[:n:n], r.vals[:n:n]
 		if n == len(msgs) {
 			c.mu.Unlock()
-			return knownVals
+			return knownVals, n
 		}
 	}
 	c.mu.Unlock()
@@ -174,7 +181,7 @@ func (c *Memo[V]) Seq(msgs []Message, f func(Message) V) []V {
 			// the run returned before ends where the run did then, and
 			// its capacity with it, so nothing it holds changes.
 			r.msgs, r.vals = append(r.msgs, owned...), append(r.vals, more...)
-			return r.vals[:len(r.vals):len(r.vals)]
+			return r.vals[:len(r.vals):len(r.vals)], n
 		}
 	}
 	// A new run, in the place of the one served longest ago; the run it
@@ -188,7 +195,7 @@ func (c *Memo[V]) Seq(msgs []Message, f func(Message) V) []V {
 	r := run[V]{msgs: make([]Message, 0, len(msgs)+8), vals: make([]V, 0, len(msgs)+8), used: c.clock, gen: c.clock}
 	r.msgs, r.vals = append(append(r.msgs, knownMsgs...), owned...), append(append(r.vals, knownVals...), more...)
 	c.runs[old] = r
-	return r.vals[:len(r.vals):len(r.vals)]
+	return r.vals[:len(r.vals):len(r.vals)], n
 }
 
 // ownMessage returns m with its tool calls' arguments copied: a caller

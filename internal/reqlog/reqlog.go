@@ -31,11 +31,43 @@ type Entry struct {
 	Model string    `json:"model"`
 	// Bytes is the request's text in bytes: the system prompt, every
 	// message's content and tool-call arguments (not the wire's framing).
-	Bytes       int       `json:"bytes"`
-	SystemBytes int       `json:"system_bytes"`
+	Bytes       int `json:"bytes"`
+	SystemBytes int `json:"system_bytes"`
+	// Earlier sums up the request's first messages when an earlier line
+	// described them, in this order (the conversation so far): Messages
+	// then lists only those after them. A long session's line would
+	// otherwise describe its whole history again, request after request.
+	// Nil: Messages lists every message.
+	Earlier     *Earlier  `json:"earlier,omitempty"`
 	Messages    []Message `json:"messages"`
 	Tools       []string  `json:"tools"` // the tools offered
 	NoToolCalls bool      `json:"no_tool_calls,omitempty"`
+}
+
+// Earlier is what the leading messages an earlier line described add up
+// to.
+type Earlier struct {
+	Messages  int `json:"messages"`
+	Bytes     int `json:"bytes"`
+	User      int `json:"user"`
+	Assistant int `json:"assistant"`
+	Tool      int `json:"tool"`
+	Calls     int `json:"calls"` // the tool calls among them
+}
+
+// add counts m in e.
+func (e *Earlier) add(m Message) {
+	e.Messages++
+	e.Bytes += m.Bytes
+	e.Calls += len(m.Calls)
+	switch m.Role {
+	case string(llm.RoleUser):
+		e.User++
+	case string(llm.RoleAssistant):
+		e.Assistant++
+	case string(llm.RoleTool):
+		e.Tool++
+	}
 }
 
 // Message is one message of a request.
@@ -66,10 +98,10 @@ type Options struct {
 type Log struct {
 	path string
 	o    Options
-	// lines remembers each message's part of a line (without text only:
+	// lines remembers each message's part of a line (without its text:
 	// a redaction is done again each time, as the redactor learns new
-	// secrets), so a long session's request is not described again
-	// message by message.
+	// secrets), and which messages an earlier line described, so that a
+	// long session's request is not described again message by message.
 	lines llm.Memo[described]
 
 	mu   sync.Mutex
@@ -80,10 +112,11 @@ type Log struct {
 	seen time.Time
 }
 
-// described is one message's JSON in a line, and its Bytes.
+// described is one message's JSON in a line (without its text), and the
+// message it encodes.
 type described struct {
-	json  []byte
-	bytes int
+	json []byte
+	m    Message
 }
 
 // Open returns a Log appending to path (created 0600 on first write).
@@ -103,14 +136,28 @@ func Open(path string, o Options) *Log {
 // Path is the file the log appends to.
 func (l *Log) Path() string { return l.path }
 
-// EntryOf describes req as a line of the log.
+// EntryOf describes req as a line of the log, every message listed.
 func (l *Log) EntryOf(role string, req llm.Request) Entry {
+	return l.entryAfter(role, req, 0)
+}
+
+// entryAfter is EntryOf with req's first known messages summed up in
+// Earlier (none when known is 0).
+func (l *Log) entryAfter(role string, req llm.Request, known int) Entry {
 	e := l.envelope(role, req)
-	e.Messages = make([]Message, 0, len(req.Messages))
-	for _, m := range req.Messages {
+	e.Messages = make([]Message, 0, len(req.Messages)-known)
+	var earlier Earlier
+	for i, m := range req.Messages {
 		em := l.message(m)
 		e.Bytes += em.Bytes
-		e.Messages = append(e.Messages, em)
+		if i < known {
+			earlier.add(em)
+		} else {
+			e.Messages = append(e.Messages, em)
+		}
+	}
+	if known > 0 {
+		e.Earlier = &earlier
 	}
 	return e
 }
@@ -140,27 +187,42 @@ func (l *Log) message(m llm.Message) Message {
 	return em
 }
 
-// line appends the JSON of EntryOf(role, req), byte for byte, to dst,
-// with each message's part remembered across requests unless text is
-// kept. l.mu is held: the message list is l's own.
+// line appends the JSON of entryAfter(role, req, known) to dst, byte for
+// byte, where known is how many of req's first messages an earlier line
+// described in this order. Each message's part is remembered across
+// requests (without its text: a redaction is done again each time, as
+// the redactor learns new secrets). l.mu is held: the list of parts is
+// l's own.
 func (l *Log) line(dst []byte, role string, req llm.Request) ([]byte, error) {
-	if l.o.Text {
-		b, err := json.Marshal(l.EntryOf(role, req))
-		return append(dst, b...), err
-	}
 	e := l.envelope(role, req)
-	parts := l.lines.Seq(req.Messages, func(m llm.Message) described {
+	parts, known := l.lines.SeqKnown(req.Messages, func(m llm.Message) described {
 		em := l.message(m)
+		em.Text = ""
 		b, err := json.Marshal(em)
 		if err != nil {
 			panic(err) // a Message of strings, ints and a string slice always encodes
 		}
-		return described{json: b, bytes: em.Bytes}
+		return described{json: b, m: em}
 	})
+	var earlier Earlier
 	l.msgs = l.msgs[:0]
-	for _, p := range parts {
-		l.msgs = append(l.msgs, p.json)
-		e.Bytes += p.bytes
+	for i, p := range parts {
+		e.Bytes += p.m.Bytes
+		switch {
+		case i < known:
+			earlier.add(p.m)
+		case l.o.Text:
+			b, err := json.Marshal(l.message(req.Messages[i]))
+			if err != nil {
+				return nil, err
+			}
+			l.msgs = append(l.msgs, b)
+		default:
+			l.msgs = append(l.msgs, p.json)
+		}
+	}
+	if known > 0 {
+		e.Earlier = &earlier
 	}
 	env, err := json.Marshal(e) // Messages nil: "messages":null, filled below
 	if err != nil {

@@ -5,11 +5,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/homard/homard/internal/llm"
+	"github.com/homard/homard/internal/llm/llmtest"
 )
 
 const canary = "sk-proj-CANARY0123456789abcdef"
@@ -106,22 +108,73 @@ func TestRotationAndNil(t *testing.T) {
 
 // TestLineIsTheEntry: the line a wrapped request writes, its messages'
 // parts remembered across a growing conversation, is byte for byte the
-// JSON of EntryOf — with text on (never remembered) and off.
+// JSON of its entry with the messages the line before listed summed up —
+// with text on (never remembered) and off.
 func TestLineIsTheEntry(t *testing.T) {
 	for _, text := range []bool{false, true} {
 		l := Open(filepath.Join(t.TempDir(), "r.jsonl"), Options{Text: text, Redact: strings.ToUpper, Now: func() time.Time { return time.Unix(7, 0) }})
 		req := request()
+		known := 0
 		for i := range 6 {
 			got, err := l.line(nil, "main", req)
 			if err != nil {
 				t.Fatal(err)
 			}
-			want, _ := json.Marshal(l.EntryOf("main", req))
+			want, _ := json.Marshal(l.entryAfter("main", req, known))
 			if string(got) != string(want) {
 				t.Fatalf("text %v, request %d:\n got %s\nwant %s", text, i, got, want)
 			}
+			known = len(req.Messages)
 			req.Messages = append(req.Messages, llm.Message{Role: llm.RoleUser, Content: strings.Repeat("x", i)})
 		}
+	}
+}
+
+// TestLongSessionListsOnlyWhatIsNew: a request that continues the
+// conversation of an earlier line lists only the messages after those,
+// and sums the earlier ones up (count, bytes, roles, calls), its Bytes
+// still the whole request's — a 50-turn session's line no longer grows
+// with its history. Twin: a request of another conversation lists every
+// message; with text on, the new messages' text is there, redacted.
+func TestLongSessionListsOnlyWhatIsNew(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "r.jsonl")
+	l := Open(path, Options{Text: true, Redact: func(s string) string { return strings.ReplaceAll(s, canary, "[REDACTED]") }})
+	answer := []llm.Event{llmtest.Text("ok"), llmtest.Done(llm.StopEnd)}
+	m := l.Wrap(llmtest.NewScripted(answer, answer, answer), "main")
+	first := request()
+	next := first
+	next.Messages = append(slices.Clone(first.Messages),
+		llm.Message{Role: llm.RoleAssistant, Content: "done"},
+		llm.Message{Role: llm.RoleUser, Content: "again " + canary})
+	other := request()
+	other.Messages[0].Content = "another conversation"
+	for _, req := range []llm.Request{first, next, other} {
+		s, err := m.Stream(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+	}
+	got := lines(t, path)
+	if len(got) != 3 {
+		t.Fatalf("%d lines; want 3", len(got))
+	}
+	if got[0].Earlier != nil || len(got[0].Messages) != 3 {
+		t.Errorf("first request: earlier %+v, %d messages listed; want none, 3", got[0].Earlier, len(got[0].Messages))
+	}
+	e := got[1]
+	want := Earlier{Messages: 3, Bytes: 18 + len(`{"path":"notes/key.txt"}`) + len("the key is "+canary), User: 1, Assistant: 1, Tool: 1, Calls: 1}
+	if e.Earlier == nil || *e.Earlier != want {
+		t.Errorf("continued request: earlier %+v; want %+v", e.Earlier, want)
+	}
+	if len(e.Messages) != 2 || e.Messages[0].Text != "done" || e.Messages[1].Text != "again [REDACTED]" {
+		t.Errorf("continued request lists %+v; want only its two new messages, redacted", e.Messages)
+	}
+	if whole := 14 + want.Bytes + len("done") + len("again "+canary); e.Bytes != whole {
+		t.Errorf("continued request: bytes %d; want the whole request's %d", e.Bytes, whole)
+	}
+	if got[2].Earlier != nil || len(got[2].Messages) != 3 {
+		t.Errorf("another conversation: earlier %+v, %d messages listed; want none, 3", got[2].Earlier, len(got[2].Messages))
 	}
 }
 
