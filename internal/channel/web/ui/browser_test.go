@@ -124,13 +124,23 @@ func newPage(t *testing.T, f *fakeServer, w, h int64, mobile bool) *page {
 	return p
 }
 
-// do runs actions with a time limit, failing the test on error.
+// do runs actions with a time limit, failing the test on error. A single
+// action whose node the page replaced between finding and using it (a
+// list drawn again as an event arrives: "Could not find node with given
+// id") is run again, finding the node anew: it never reached the page, as
+// a person's click at that place would have reached the new node.
 func (p *page) do(actions ...chromedp.Action[chromedp.Void]) {
 	p.t.Helper()
 	ctx, cancel := context.WithTimeout(p.ctx, 20*time.Second)
 	defer cancel()
-	if err := chromedp.Do(ctx, actions...); err != nil {
-		p.t.Fatalf("browser: %v", err)
+	for try := 1; ; try++ {
+		err := chromedp.Do(ctx, actions...)
+		if err == nil {
+			return
+		}
+		if len(actions) != 1 || try == 3 || !strings.Contains(err.Error(), "Could not find node with given id") {
+			p.t.Fatalf("browser: %v", err)
+		}
 	}
 }
 
